@@ -1,0 +1,33 @@
+"""warmbo: Bayesian optimization that does not start cold.
+
+The data path: ``Space.encode -> model.fit -> acquisition.bind(model) -> maximize -> Space.decode``.
+"""
+
+from . import bounds, kernels, problems
+from .acquisition import EI, PI, UCB, Acquisition, PosteriorMean
+from .bounds import IGPUCB, Srinivas
+from .maximize import MaximizeResult, maximize
+from .models import GP
+from .space import Categorical, Float, Int, Space
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Acquisition",
+    "Categorical",
+    "EI",
+    "Float",
+    "GP",
+    "IGPUCB",
+    "Int",
+    "MaximizeResult",
+    "PI",
+    "PosteriorMean",
+    "Space",
+    "Srinivas",
+    "UCB",
+    "bounds",
+    "kernels",
+    "maximize",
+    "problems",
+]

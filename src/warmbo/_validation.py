@@ -1,0 +1,85 @@
+"""Input validation shared by kernels, models and acquisitions.
+
+Every public entry point converts user arrays here, so the rules are the same everywhere: float64,
+finite, the expected shape, and an error (``ValueError``) that names the argument and says which
+shape was expected and which was given.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_points", "as_values", "as_noise", "check_positive"]
+
+
+def as_points(X, name: str = "X", dim: int | None = None) -> np.ndarray:
+    """Return ``X`` as a finite float64 array of shape (n, d).
+
+    A 1-D array is read as n points of dimension 1 (convenient for 1-D problems), except when the
+    expected ``dim`` is known and larger than 1: then a 1-D array of length ``dim`` is one point and
+    any other length is an error rather than a guess.
+    """
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim == 1:
+        if dim is not None and dim != 1:
+            if arr.shape[0] == dim:
+                arr = arr[None, :]
+                return as_points(arr, name, dim)
+            raise ValueError(f"{name} must have shape (n, {dim}), got a 1-D array of shape {arr.shape}")
+        arr = arr[:, None]
+    elif arr.ndim != 2:
+        expected = f"(n, {dim})" if dim is not None else "(n, d)"
+        raise ValueError(f"{name} must have shape {expected}, got an array of shape {arr.shape}")
+    if dim is not None and arr.shape[1] != dim:
+        raise ValueError(f"{name} must have shape (n, {dim}), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        raise ValueError(f"{name} contains NaN or inf (first at row {bad[0]}, column {bad[1]})")
+    return arr
+
+
+def as_values(y, name: str = "y", n: int | None = None) -> np.ndarray:
+    """Return ``y`` as a finite float64 vector of length n."""
+    try:
+        arr = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim == 0:
+        arr = arr[None]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} must have length {n} (one value per point), got {arr.shape[0]}")
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.argwhere(~np.isfinite(arr))[0, 0])
+        raise ValueError(f"{name} contains NaN or inf (first at index {bad})")
+    return arr
+
+
+def as_noise(noise, n: int, name: str = "noise") -> np.ndarray:
+    """Noise variances as a length-n vector: a scalar is broadcast; all must be finite and >= 0."""
+    arr = np.asarray(noise, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    arr = as_values(arr, name, n)
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be non-negative (a variance), got {arr[arr < 0][0]:g}")
+    return arr
+
+
+def check_positive(value, name: str) -> np.ndarray:
+    """A positive finite scalar or vector parameter as a float64 array (0-d or 1-d)."""
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number or vector, got {value!r}") from None
+    if arr.ndim > 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a positive number or a 1-D vector, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return arr

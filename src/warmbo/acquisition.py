@@ -1,0 +1,265 @@
+"""Acquisition functions: UCB (GP-UCB), EI, PI and the posterior mean, in the maximisation convention.
+
+An acquisition is a small immutable configuration (``UCB(schedule)``, ``EI(incumbent="mean")``).
+``acq.bind(model, space=None)`` fixes it to a fitted model and returns a :class:`Bound` acquisition,
+a function of points in the model's input space with
+
+- ``bound(X)`` -> values (m,) for a batch X (m, d);
+- ``bound.value_and_gradient(x)`` -> (value, gradient (d,)) for one point, when the model's kernel
+  supplies input gradients (``bound.has_gradient``);
+
+which is what :func:`warmbo.maximize.maximize` maximises. The round is ``t = n_observations + 1``.
+
+Formulas (mu, sigma the posterior mean and standard deviation; 003 eqs. 8-11):
+
+- GP-UCB (003 eq. 8): ``mu(x) + sqrt(beta_t) sigma(x)`` with ``beta_t`` from a
+  :mod:`warmbo.bounds` schedule;
+- EI (003 eq. 10): ``(mu - y+) Phi(z) + sigma phi(z)``, ``z = (mu - y+) / sigma``, 0 where sigma = 0;
+  incumbent ``y+`` = best observation (``"best"``) or ``mu+ = max_x mu(x)`` (``"mean"``, 003 eq. 11,
+  better under noise);
+- PI (Kushner 1964): ``Phi((mu - y+ - xi) / sigma)``;
+- posterior mean ``mu(x)`` (used for ``mu+`` and for the inference regret of 000).
+
+The gradients follow from ``dEI = Phi(z) dmu + phi(z) dsigma`` and
+``dPI = phi(z) (dmu - z dsigma) / sigma``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import ndtr
+
+from .bounds import Schedule, Srinivas
+
+__all__ = ["Acquisition", "Bound", "UCB", "EI", "PI", "PosteriorMean"]
+
+_INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
+
+
+def _pdf(z):
+    return _INV_SQRT_2PI * np.exp(-0.5 * z * z)
+
+
+class Bound(ABC):
+    """An acquisition fixed to a fitted model: a function of (m, d) points."""
+
+    def __init__(self, model):
+        self.model = model
+
+    @property
+    def has_gradient(self) -> bool:
+        """Whether :meth:`value_and_gradient` is available (the kernel supplies input gradients)."""
+        kernel = getattr(self.model, "kernel_", None)
+        return bool(getattr(kernel, "has_gradient_x", False)) and hasattr(self.model, "predict_gradient")
+
+    @abstractmethod
+    def __call__(self, X) -> np.ndarray:
+        """Acquisition values at the points X (m, d)."""
+
+    @abstractmethod
+    def value_and_gradient(self, x) -> tuple[float, np.ndarray]:
+        """Value and gradient at one point x (d,)."""
+
+
+class Acquisition(ABC):
+    """Configuration of an acquisition; :meth:`bind` fixes it to a fitted model."""
+
+    @abstractmethod
+    def bind(self, model, space=None) -> Bound:
+        """Return the acquisition as a function of points, for ``model`` conditioned on t - 1 points."""
+
+    def __call__(self, model, X, space=None) -> np.ndarray:
+        """Shortcut for ``acq.bind(model, space)(X)``."""
+        return self.bind(model, space)(X)
+
+
+# ---------------------------------------------------------------------------- posterior mean
+class _BoundMean(Bound):
+    def __call__(self, X):
+        return self.model.predict(X)[0]
+
+    def value_and_gradient(self, x):
+        mean, _, dmean, _ = self.model.predict_gradient(x)
+        return float(mean), dmean
+
+
+@dataclass(frozen=True)
+class PosteriorMean(Acquisition):
+    """The posterior mean ``mu_{t-1}(x)`` (pure exploitation; ``mu+`` of 003 eq. 11 is its maximum)."""
+
+    def bind(self, model, space=None) -> Bound:
+        return _BoundMean(model)
+
+
+# ---------------------------------------------------------------------------- UCB
+class _BoundUCB(Bound):
+    def __init__(self, model, root_beta: float):
+        super().__init__(model)
+        self.root_beta = root_beta
+
+    def __call__(self, X):
+        mean, std = self.model.predict(X)
+        return mean + self.root_beta * std
+
+    def value_and_gradient(self, x):
+        mean, std, dmean, dstd = self.model.predict_gradient(x)
+        return float(mean + self.root_beta * std), dmean + self.root_beta * dstd
+
+
+@dataclass(frozen=True)
+class UCB(Acquisition):
+    """GP-UCB: ``mu_{t-1}(x) + sqrt(beta_t) sigma_{t-1}(x)`` (003 eq. 8; 002).
+
+    Parameters
+    ----------
+    schedule : Schedule
+        Source of ``beta_t`` (default :class:`~warmbo.bounds.Srinivas` with delta = 0.1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from warmbo import GP, UCB
+    >>> from warmbo.bounds import Constant
+    >>> from warmbo.kernels import RBF
+    >>> gp = GP(RBF(0.2), noise=1e-4).fit([[0.2], [0.8]], [0.0, 1.0])
+    >>> acq = UCB(Constant(4.0)).bind(gp)
+    >>> mean, std = gp.predict([[0.5]])
+    >>> bool(np.isclose(acq([[0.5]])[0], mean[0] + 2.0 * std[0]))
+    True
+    """
+
+    schedule: Schedule = field(default_factory=Srinivas)
+
+    def __post_init__(self):
+        if not isinstance(self.schedule, Schedule):
+            raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {self.schedule!r}")
+
+    def beta_t(self, model) -> float:
+        """``beta_t`` for the next round, ``t = model.n_observations + 1``."""
+        return float(self.schedule.beta_t(model.n_observations + 1, model))
+
+    def bind(self, model, space=None) -> Bound:
+        return _BoundUCB(model, float(np.sqrt(self.beta_t(model))))
+
+
+# ---------------------------------------------------------------------------- EI and PI
+def _check_incumbent(incumbent) -> None:
+    if incumbent not in ("best", "mean"):
+        raise ValueError(f"incumbent must be 'best' or 'mean', got {incumbent!r}")
+
+
+def _check_xi(xi) -> None:
+    if isinstance(xi, bool) or not isinstance(xi, numbers.Real) or not np.isfinite(xi) or xi < 0:
+        raise ValueError(f"xi must be a finite non-negative number, got {xi!r}")
+
+
+def incumbent_value(model, incumbent: str, space=None) -> float:
+    """The incumbent of EI/PI: best observed y (``"best"``) or ``mu+ = max_x mu(x)`` (``"mean"``).
+
+    ``mu+`` is the largest posterior mean over the training inputs and, when a ``space`` is given,
+    over the maximiser's search of the whole space (003 eq. 11).
+    """
+    if model.n_observations == 0:
+        raise ValueError("EI and PI need at least one observation to define the incumbent")
+    if incumbent == "best":
+        return float(np.max(model.y_train_))
+    value = float(np.max(model.predict(model.X_train_)[0]))
+    if space is not None:
+        from .maximize import maximize
+
+        result = maximize(PosteriorMean().bind(model), space, seed=0, n_starts=3)
+        value = max(value, float(result.value))
+    return value
+
+
+class _BoundEI(Bound):
+    def __init__(self, model, incumbent: float, xi: float):
+        super().__init__(model)
+        self.incumbent = incumbent
+        self.xi = xi
+
+    def __call__(self, X):
+        mean, std = self.model.predict(X)
+        diff = mean - self.incumbent - self.xi
+        out = np.maximum(diff, 0.0)
+        pos = std > 0
+        z = diff[pos] / std[pos]
+        out[pos] = diff[pos] * ndtr(z) + std[pos] * _pdf(z)
+        return out
+
+    def value_and_gradient(self, x):
+        mean, std, dmean, dstd = self.model.predict_gradient(x)
+        diff = mean - self.incumbent - self.xi
+        if std <= 0:
+            return float(max(diff, 0.0)), dmean if diff > 0 else np.zeros_like(dmean)
+        z = diff / std
+        cdf, pdf = float(ndtr(z)), float(_pdf(z))
+        return float(diff * cdf + std * pdf), cdf * dmean + pdf * dstd
+
+
+@dataclass(frozen=True)
+class EI(Acquisition):
+    """Expected improvement over an incumbent (003 eqs. 10-11).
+
+    Parameters
+    ----------
+    incumbent : {"best", "mean"}
+        ``y+`` = the best observed value, or ``mu+ = max_x mu_{t-1}(x)`` (003 eq. 11).
+    xi : float
+        Optional margin: improvement is measured over ``incumbent + xi`` (0 in the papers).
+    """
+
+    incumbent: str = "best"
+    xi: float = 0.0
+
+    def __post_init__(self):
+        _check_incumbent(self.incumbent)
+        _check_xi(self.xi)
+
+    def bind(self, model, space=None) -> Bound:
+        return _BoundEI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
+
+
+class _BoundPI(_BoundEI):
+    def __call__(self, X):
+        mean, std = self.model.predict(X)
+        diff = mean - self.incumbent - self.xi
+        out = (diff > 0).astype(np.float64)
+        pos = std > 0
+        out[pos] = ndtr(diff[pos] / std[pos])
+        return out
+
+    def value_and_gradient(self, x):
+        mean, std, dmean, dstd = self.model.predict_gradient(x)
+        diff = mean - self.incumbent - self.xi
+        if std <= 0:
+            return float(diff > 0), np.zeros_like(dmean)
+        z = diff / std
+        return float(ndtr(z)), float(_pdf(z)) * (dmean - z * dstd) / std
+
+
+@dataclass(frozen=True)
+class PI(Acquisition):
+    """Probability of improvement ``Phi((mu - y+ - xi) / sigma)`` (Kushner 1964; 003 Section 2.2).
+
+    Parameters
+    ----------
+    incumbent : {"best", "mean"}
+        As for :class:`EI`.
+    xi : float
+        Margin over the incumbent.
+    """
+
+    incumbent: str = "best"
+    xi: float = 0.0
+
+    def __post_init__(self):
+        _check_incumbent(self.incumbent)
+        _check_xi(self.xi)
+
+    def bind(self, model, space=None) -> Bound:
+        return _BoundPI(model, incumbent_value(model, self.incumbent, space), float(self.xi))

@@ -1,0 +1,176 @@
+"""Confidence-bound schedules ``beta_t`` for GP-UCB and the confidence intervals it relies on.
+
+One convention everywhere in warmbo: a schedule returns ``beta_t`` and every acquisition and
+interval uses ``mean +/- sqrt(beta_t) * std``. (002 writes the interval as
+``mu +/- sqrt(beta_t sigma)`` on one slide; that is a typesetting slip, the lecture's theorem and
+Srinivas et al. multiply sigma by ``beta_t^{1/2}``.)
+
+``t`` is the round being chosen: with ``t - 1`` observations in the model, round t uses ``beta_t``.
+Acquisitions call ``schedule.beta_t(t, model)`` with ``t = model.n_observations + 1``.
+
+Schedules:
+
+- :class:`Constant`: ``beta_t = beta``.
+- :class:`Srinivas` (Srinivas et al. 2010, Bayesian setting):
+  finite domain D, ``beta_t = 2 log(|D| t^2 pi^2 / (6 delta))``;
+  continuous domain ``[0, r]^d`` (003 eq. 8),
+  ``beta_t = 2 log(t^2 2 pi^2 / (3 delta)) + 2 d log(t^2 d b r sqrt(log(4 d a / delta)))``,
+  with a, b the constants of the Lipschitz tail assumption (default 1) and r the domain width
+  (default 1, the unit cube warmbo's optimizer works in).
+- :class:`IGPUCB` (Chowdhury & Gopalan 2017, as in the digest of 002):
+  ``beta_t^{1/2} = B + R sqrt(2 (gamma_{t-1} + 1 + ln(1/delta)))``, with ``||f||_k <= B`` and
+  R-sub-Gaussian noise. gamma_{t-1} here is the information gain of the points actually observed,
+  ``1/2 log det(I + lam^-1 K_{t-1})`` (``model.info_gain()``), which is what the theorem's proof
+  uses; the maximum information gain gamma_T proper is a supremum over all point sets and is only
+  needed to state the regret bound, not to run the algorithm. The theorem assumes the model's
+  regulariser is ``lam = 1 + 2/T``; that is the caller's choice of ``GP(noise=...)``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB"]
+
+
+def _check_round(t) -> int:
+    if isinstance(t, bool) or not isinstance(t, numbers.Integral) or t < 1:
+        raise ValueError(f"t (the round) must be an integer >= 1, got {t!r}")
+    return int(t)
+
+
+def _check_delta(delta) -> None:
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+
+
+def _check_number(value, name: str, *, positive: bool = False) -> None:
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if not ok or value < 0 or (positive and value == 0):
+        kind = "positive" if positive else "non-negative"
+        raise ValueError(f"{name} must be a finite {kind} number, got {value!r}")
+
+
+def _check_count(value, name: str) -> None:
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1
+    ):
+        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+
+
+class Schedule(ABC):
+    """A confidence schedule: ``beta_t(t, model)`` returns ``beta_t`` (the square of the width multiplier)."""
+
+    @abstractmethod
+    def beta_t(self, t: int, model=None) -> float:
+        """``beta_t`` for round t, given the model conditioned on the first t - 1 observations."""
+
+    def __call__(self, t: int, model=None) -> float:
+        return self.beta_t(t, model)
+
+
+@dataclass(frozen=True)
+class Constant(Schedule):
+    """``beta_t = beta`` for every round.
+
+    Examples
+    --------
+    >>> from warmbo.bounds import Constant
+    >>> Constant(4.0).beta_t(10)
+    4.0
+    """
+
+    beta: float
+
+    def __post_init__(self):
+        _check_number(self.beta, "beta")
+
+    def beta_t(self, t: int, model=None) -> float:
+        _check_round(t)
+        return float(self.beta)
+
+
+@dataclass(frozen=True)
+class Srinivas(Schedule):
+    """GP-UCB schedule of Srinivas et al. (2010) for finite or continuous domains.
+
+    Parameters
+    ----------
+    delta : float
+        Failure probability in (0, 1).
+    domain_size : int, optional
+        |D| for a finite domain; None for a continuous domain (003 eq. 8).
+    dim : int, optional
+        Input dimension d for the continuous form; taken from ``model.input_dim`` when None.
+    a, b : float
+        Constants of the Lipschitz tail assumption of 003 eq. 8.
+    r : float
+        Width of the domain ``[0, r]^d`` (1 for warmbo's unit cube).
+
+    Examples
+    --------
+    >>> from warmbo.bounds import Srinivas
+    >>> round(Srinivas(delta=0.1, domain_size=100).beta_t(1), 4)  # 2 log(100 pi^2 / 0.6)
+    14.8109
+    """
+
+    delta: float = 0.1
+    domain_size: int | None = None
+    dim: int | None = None
+    a: float = 1.0
+    b: float = 1.0
+    r: float = 1.0
+
+    def __post_init__(self):
+        _check_delta(self.delta)
+        _check_count(self.domain_size, "domain_size")
+        _check_count(self.dim, "dim")
+        for name in ("a", "b", "r"):
+            _check_number(getattr(self, name), name, positive=True)
+
+    def beta_t(self, t: int, model=None) -> float:
+        t = _check_round(t)
+        if self.domain_size is not None:
+            return 2.0 * math.log(self.domain_size * t**2 * math.pi**2 / (6.0 * self.delta))
+        d = self.dim if self.dim is not None else getattr(model, "input_dim", None)
+        if d is None:
+            raise ValueError("Srinivas needs dim (or a fitted model) for a continuous domain")
+        inner = t**2 * d * self.b * self.r * math.sqrt(math.log(4.0 * d * self.a / self.delta))
+        return 2.0 * math.log(t**2 * 2.0 * math.pi**2 / (3.0 * self.delta)) + 2.0 * d * math.log(inner)
+
+
+@dataclass(frozen=True)
+class IGPUCB(Schedule):
+    """Improved GP-UCB (RKHS, frequentist): ``beta_t^{1/2} = B + R sqrt(2 (gamma_{t-1} + 1 + ln(1/delta)))``.
+
+    Parameters
+    ----------
+    B : float
+        Bound on the RKHS norm of the objective, ``||f||_k <= B``.
+    R : float
+        Sub-Gaussian constant of the noise.
+    delta : float
+        Failure probability in (0, 1).
+
+    Notes
+    -----
+    ``gamma_{t-1}`` is ``model.info_gain()`` of the t - 1 points the model holds (module docstring).
+    """
+
+    B: float
+    R: float = 1.0
+    delta: float = 0.1
+
+    def __post_init__(self):
+        _check_number(self.B, "B")
+        _check_number(self.R, "R")
+        _check_delta(self.delta)
+
+    def beta_t(self, t: int, model=None) -> float:
+        _check_round(t)
+        gamma = 0.0 if model is None or model.n_observations == 0 else float(model.info_gain())
+        root = self.B + self.R * math.sqrt(2.0 * (gamma + 1.0 + math.log(1.0 / self.delta)))
+        return root**2

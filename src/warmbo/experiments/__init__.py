@@ -1,0 +1,1 @@
+"""One module per paper's experiments (and the demo); each returns results and writes JSON + plots."""

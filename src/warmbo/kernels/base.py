@@ -1,0 +1,357 @@
+"""The kernel base class and kernel algebra (sums, products, constants).
+
+A kernel is a small immutable value holding only its parameters (modelled on tinygp's kernels):
+
+- ``k(X, Y)`` is the Gram matrix ``[k(x_i, y_j)]`` of shape (n, m);
+- ``k(X)`` and ``k.diag(X)`` are the diagonal ``[k(x_i, x_i)]`` of shape (n,);
+- ``k.gram(X)`` is ``k(X, X)``;
+- ``k1 + k2``, ``k1 * k2``, ``c * k`` build :class:`Sum`, :class:`Product` and :class:`Constant`
+  kernels, so ``sum([k1, k2, k3])`` works. Sums and products of PSD kernels are PSD (002).
+
+Hyperparameters are the positive parameters of the leaves (lengthscales, constants). They are
+exposed in log space as ``theta`` with ``theta_bounds`` and ``with_theta(theta)``, and
+``gram_gradient(X)`` returns ``dK/dtheta`` for ML-II and leave-one-out fitting (see
+:mod:`warmbo.models.gp`). ``gradient_x(x, X)`` returns ``d k(x, X_j) / dx`` where the kernel supplies
+it; the acquisition maximiser uses it.
+"""
+
+from __future__ import annotations
+
+import numbers
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from .._validation import as_points, check_positive
+
+__all__ = ["Kernel", "Sum", "Product", "Constant"]
+
+
+class Kernel(ABC):
+    """Base class of all kernels: subclasses implement :meth:`evaluate` and, ideally, :meth:`diag`.
+
+    Subclasses set their attributes in ``__init__`` through ``self._set(name=value)``; afterwards the
+    object is immutable (assignment raises ``AttributeError``).
+    """
+
+    #: Input dimension the kernel requires, or None if it works for any.
+    input_dim: int | None = None
+
+    # ------------------------------------------------------------------ immutability
+    def _set(self, **attributes) -> None:
+        for key, value in attributes.items():
+            if isinstance(value, np.ndarray):
+                value = value.copy()
+                value.flags.writeable = False
+            object.__setattr__(self, key, value)
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is immutable; build a new kernel instead")
+
+    def __delattr__(self, key):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    # ------------------------------------------------------------------ parameters
+    def _parameters(self) -> dict:
+        """Constructor arguments, used by ``repr``, ``==`` and ``hash``."""
+        return {}
+
+    def __repr__(self) -> str:
+        def fmt(value):
+            if isinstance(value, np.ndarray):
+                return np.array2string(value, precision=4, separator=", ")
+            if isinstance(value, float):
+                return f"{value:.6g}"
+            return repr(value)
+
+        args = ", ".join(f"{k}={fmt(v)}" for k, v in self._parameters().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other) -> bool:
+        if type(self) is not type(other):
+            return NotImplemented
+        mine, theirs = self._parameters(), other._parameters()
+        if mine.keys() != theirs.keys():
+            return False
+        for key, value in mine.items():
+            other_value = theirs[key]
+            if isinstance(value, np.ndarray) or isinstance(other_value, np.ndarray):
+                a, b = np.asarray(value), np.asarray(other_value)
+                if a.shape != b.shape or not np.array_equal(a, b):
+                    return False
+            elif value != other_value:
+                return False
+        return True
+
+    def __hash__(self) -> int:
+        items = []
+        for key, value in self._parameters().items():
+            if isinstance(value, np.ndarray):
+                value = tuple(np.atleast_1d(value).tolist())
+            elif isinstance(value, list):
+                value = tuple(value)
+            items.append((key, value))
+        try:
+            return hash((type(self).__name__, tuple(items)))
+        except TypeError:
+            return id(self)
+
+    # ------------------------------------------------------------------ evaluation
+    def __call__(self, X, Y=None) -> np.ndarray:
+        """Gram matrix ``k(X, Y)`` (n, m), or the diagonal ``k(x_i, x_i)`` (n,) when Y is None."""
+        X = as_points(X, "X", self.input_dim)
+        if Y is None:
+            return self.diag(X)
+        Y = as_points(Y, "Y", X.shape[1])
+        return self.evaluate(X, Y)
+
+    def gram(self, X) -> np.ndarray:
+        """The symmetric Gram matrix ``k(X, X)``."""
+        X = as_points(X, "X", self.input_dim)
+        return self.evaluate(X, X)
+
+    @abstractmethod
+    def evaluate(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        """Gram matrix for validated float64 arrays X (n, d) and Y (m, d)."""
+
+    def diag(self, X) -> np.ndarray:
+        """Diagonal ``[k(x_i, x_i)]``; subclasses override with an O(n) formula."""
+        X = as_points(X, "X", self.input_dim)
+        return np.array([self.evaluate(x[None, :], x[None, :])[0, 0] for x in X])
+
+    # ------------------------------------------------------------------ hyperparameters
+    @property
+    def n_theta(self) -> int:
+        """Number of free hyperparameters."""
+        return int(self.theta.shape[0])
+
+    @property
+    def theta(self) -> np.ndarray:
+        """Log of the free positive hyperparameters (empty for kernels without any)."""
+        return np.zeros(0)
+
+    @property
+    def theta_bounds(self) -> np.ndarray:
+        """Bounds on ``theta`` (log space), shape (n_theta, 2)."""
+        return np.zeros((0, 2))
+
+    @property
+    def theta_names(self) -> list[str]:
+        """Names of the entries of ``theta``."""
+        return []
+
+    def with_theta(self, theta) -> Kernel:
+        """A copy of the kernel with hyperparameters ``exp(theta)``."""
+        theta = np.asarray(theta, dtype=np.float64)
+        if theta.shape != (self.n_theta,):
+            raise ValueError(f"theta must have shape ({self.n_theta},), got {theta.shape}")
+        return self
+
+    def gram_gradient(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """Gram matrix K (n, n) and its derivatives ``dK/dtheta`` of shape (n, n, n_theta)."""
+        X = as_points(X, "X", self.input_dim)
+        K = self.evaluate(X, X)
+        if self.n_theta:
+            raise NotImplementedError(f"{type(self).__name__} does not implement gram_gradient")
+        return K, np.zeros(K.shape + (0,))
+
+    # ------------------------------------------------------------------ input gradients
+    @property
+    def has_gradient_x(self) -> bool:
+        """Whether :meth:`gradient_x` is implemented."""
+        return False
+
+    def gradient_x(self, x: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """Derivatives ``d k(x, X_j) / dx`` of shape (m, d) for a single point x (d,)."""
+        raise NotImplementedError(f"{type(self).__name__} does not supply input gradients")
+
+    def diag_gradient_x(self, x: np.ndarray) -> np.ndarray:
+        """Derivative of ``k(x, x)`` with respect to x, shape (d,)."""
+        raise NotImplementedError(f"{type(self).__name__} does not supply input gradients")
+
+    # ------------------------------------------------------------------ algebra
+    def __add__(self, other) -> Kernel:
+        if isinstance(other, numbers.Real):
+            return Sum(self, Constant(float(other))) if other != 0 else self
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Sum(self, other)
+
+    def __radd__(self, other) -> Kernel:
+        if isinstance(other, numbers.Real):
+            return self if other == 0 else Sum(Constant(float(other)), self)
+        return NotImplemented
+
+    def __mul__(self, other) -> Kernel:
+        if isinstance(other, numbers.Real):
+            return Product(Constant(float(other)), self)
+        if not isinstance(other, Kernel):
+            return NotImplemented
+        return Product(self, other)
+
+    def __rmul__(self, other) -> Kernel:
+        if isinstance(other, numbers.Real):
+            return Product(Constant(float(other)), self)
+        return NotImplemented
+
+
+def _combined_input_dim(k1: Kernel, k2: Kernel) -> int | None:
+    if k1.input_dim is not None and k2.input_dim is not None and k1.input_dim != k2.input_dim:
+        raise ValueError(f"cannot combine kernels with input dimensions {k1.input_dim} and {k2.input_dim}")
+    return k1.input_dim if k1.input_dim is not None else k2.input_dim
+
+
+class _Binary(Kernel):
+    def __init__(self, k1: Kernel, k2: Kernel):
+        if not isinstance(k1, Kernel) or not isinstance(k2, Kernel):
+            raise ValueError(f"{type(self).__name__} needs two kernels, got {k1!r} and {k2!r}")
+        self._set(k1=k1, k2=k2, input_dim=_combined_input_dim(k1, k2))
+
+    def _parameters(self) -> dict:
+        return {"k1": self.k1, "k2": self.k2}
+
+    @property
+    def theta(self) -> np.ndarray:
+        return np.concatenate([self.k1.theta, self.k2.theta])
+
+    @property
+    def theta_bounds(self) -> np.ndarray:
+        return np.concatenate([self.k1.theta_bounds, self.k2.theta_bounds])
+
+    @property
+    def theta_names(self) -> list[str]:
+        return [f"k1.{n}" for n in self.k1.theta_names] + [f"k2.{n}" for n in self.k2.theta_names]
+
+    def with_theta(self, theta) -> Kernel:
+        theta = np.asarray(theta, dtype=np.float64)
+        if theta.shape != (self.n_theta,):
+            raise ValueError(f"theta must have shape ({self.n_theta},), got {theta.shape}")
+        p = self.k1.n_theta
+        return type(self)(self.k1.with_theta(theta[:p]), self.k2.with_theta(theta[p:]))
+
+    @property
+    def has_gradient_x(self) -> bool:
+        return self.k1.has_gradient_x and self.k2.has_gradient_x
+
+
+class Sum(_Binary):
+    """Sum of two kernels, ``k(x, y) = k1(x, y) + k2(x, y)``."""
+
+    def __repr__(self) -> str:
+        return f"{self.k1!r} + {self.k2!r}"
+
+    def evaluate(self, X, Y):
+        return self.k1.evaluate(X, Y) + self.k2.evaluate(X, Y)
+
+    def diag(self, X):
+        X = as_points(X, "X", self.input_dim)
+        return self.k1.diag(X) + self.k2.diag(X)
+
+    def gram_gradient(self, X):
+        X = as_points(X, "X", self.input_dim)
+        K1, dK1 = self.k1.gram_gradient(X)
+        K2, dK2 = self.k2.gram_gradient(X)
+        return K1 + K2, np.concatenate([dK1, dK2], axis=2)
+
+    def gradient_x(self, x, X):
+        return self.k1.gradient_x(x, X) + self.k2.gradient_x(x, X)
+
+    def diag_gradient_x(self, x):
+        return self.k1.diag_gradient_x(x) + self.k2.diag_gradient_x(x)
+
+
+class Product(_Binary):
+    """Product of two kernels, ``k(x, y) = k1(x, y) k2(x, y)``."""
+
+    def __repr__(self) -> str:
+        def wrap(k):
+            return f"({k!r})" if isinstance(k, Sum) else repr(k)
+
+        return f"{wrap(self.k1)} * {wrap(self.k2)}"
+
+    def evaluate(self, X, Y):
+        return self.k1.evaluate(X, Y) * self.k2.evaluate(X, Y)
+
+    def diag(self, X):
+        X = as_points(X, "X", self.input_dim)
+        return self.k1.diag(X) * self.k2.diag(X)
+
+    def gram_gradient(self, X):
+        X = as_points(X, "X", self.input_dim)
+        K1, dK1 = self.k1.gram_gradient(X)
+        K2, dK2 = self.k2.gram_gradient(X)
+        return K1 * K2, np.concatenate([dK1 * K2[..., None], K1[..., None] * dK2], axis=2)
+
+    def gradient_x(self, x, X):
+        x2 = np.asarray(x, dtype=np.float64)[None, :]
+        k1 = self.k1.evaluate(x2, X)[0]
+        k2 = self.k2.evaluate(x2, X)[0]
+        return self.k1.gradient_x(x, X) * k2[:, None] + k1[:, None] * self.k2.gradient_x(x, X)
+
+    def diag_gradient_x(self, x):
+        x2 = np.asarray(x, dtype=np.float64)[None, :]
+        return self.k1.diag_gradient_x(x) * self.k2.diag(x2)[0] + self.k1.diag(x2)[
+            0
+        ] * self.k2.diag_gradient_x(x)
+
+
+class Constant(Kernel):
+    """Constant kernel ``k(x, y) = c`` with c > 0; ``c * k`` scales a kernel (signal variance).
+
+    Parameters
+    ----------
+    value : float
+        The constant c (a hyperparameter, fitted in log space within ``bounds``).
+    bounds : (float, float)
+        Range of c for hyperparameter fitting.
+    """
+
+    def __init__(self, value: float = 1.0, bounds: tuple[float, float] = (1e-5, 1e5)):
+        check_positive(value, "value")
+        lo, hi = check_positive(bounds, "bounds")
+        if not lo < hi:
+            raise ValueError(f"bounds must satisfy low < high, got {bounds}")
+        self._set(value=float(value), bounds=(float(lo), float(hi)))
+
+    def _parameters(self) -> dict:
+        return {"value": self.value}
+
+    def evaluate(self, X, Y):
+        return np.full((X.shape[0], Y.shape[0]), self.value)
+
+    def diag(self, X):
+        X = as_points(X, "X")
+        return np.full(X.shape[0], self.value)
+
+    @property
+    def theta(self):
+        return np.array([np.log(self.value)])
+
+    @property
+    def theta_bounds(self):
+        return np.log(np.array([self.bounds]))
+
+    @property
+    def theta_names(self):
+        return ["value"]
+
+    def with_theta(self, theta):
+        theta = np.asarray(theta, dtype=np.float64).reshape(-1)
+        if theta.shape != (1,):
+            raise ValueError(f"theta must have shape (1,), got {theta.shape}")
+        return Constant(float(np.exp(theta[0])), self.bounds)
+
+    def gram_gradient(self, X):
+        X = as_points(X, "X")
+        K = np.full((X.shape[0], X.shape[0]), self.value)
+        return K, K[..., None].copy()
+
+    @property
+    def has_gradient_x(self) -> bool:
+        return True
+
+    def gradient_x(self, x, X):
+        return np.zeros((np.asarray(X).shape[0], np.asarray(x).shape[-1]))
+
+    def diag_gradient_x(self, x):
+        return np.zeros(np.asarray(x).shape[-1])

@@ -1,0 +1,48 @@
+"""Benchmark problems: closed-form test functions with known optima, and regret measures.
+
+This subpackage owns the objectives used in experiments and tests (:mod:`.functions`, definitions
+from the Virtual Library of Simulation Experiments, Surjanovic & Bingham) and the regret curves
+computed from them (:mod:`.regret`; maximisation convention by default).
+"""
+
+from warmbo.problems.functions import (
+    FUNCTIONS,
+    TestFunction,
+    ackley,
+    branin,
+    easom,
+    eggholder,
+    get,
+    hartmann6,
+    himmelblau,
+    holder_table,
+    levy13,
+    rastrigin,
+    styblinski_tang,
+)
+from warmbo.problems.regret import (
+    cumulative_inference_regret,
+    cumulative_regret,
+    inference_regret,
+    simple_regret,
+)
+
+__all__ = [
+    "FUNCTIONS",
+    "TestFunction",
+    "ackley",
+    "branin",
+    "cumulative_inference_regret",
+    "cumulative_regret",
+    "easom",
+    "eggholder",
+    "get",
+    "hartmann6",
+    "himmelblau",
+    "holder_table",
+    "inference_regret",
+    "levy13",
+    "rastrigin",
+    "simple_regret",
+    "styblinski_tang",
+]

@@ -1,0 +1,1082 @@
+"""Search spaces and their encoding to the unit cube.
+
+This module owns the description of *what an optimizer may propose*:
+
+* the parameter types :class:`Float`, :class:`Int` and :class:`Categorical`;
+* :class:`Space`, an ordered collection of parameters with unique names, including finite
+  "grid" spaces whose only valid points are a fixed set of candidates (:meth:`Space.grid`);
+* the encoding of points (``dict`` of name to value) into the unit cube ``[0, 1]^dim`` that
+  models and acquisition optimizers work in, and its inverse (:meth:`Space.encode`,
+  :meth:`Space.decode`, :meth:`Space.snap`);
+* validation of user points, initial designs (scrambled Sobol, :meth:`Space.sample`) and
+  JSON-serialisable round trips (:meth:`Space.to_dict`, :meth:`Space.from_dict`).
+
+Encoding conventions
+--------------------
+``Float``
+    One column. Linear ``(v - low) / (high - low)``, or linear in ``log(v)`` when ``log=True``.
+``Int``
+    One column. Each integer owns an equal-width bin of ``[0, 1]`` and is encoded at the bin
+    centre, ``(v - low + 0.5) / (high - low + 1)``. With ``log=True`` the bins are equal in log
+    space: integer ``v`` owns ``[log(v - 0.5), log(v + 0.5)]`` rescaled from
+    ``[log(low - 0.5), log(high + 0.5)]`` to ``[0, 1]``, and is encoded at the centre of that
+    interval. Decoding maps any ``u`` to the integer whose bin contains it.
+``Categorical``
+    One-hot, one column per choice. One-hot imposes no order on the categories and puts every
+    pair of categories at the same distance, which is what a stationary kernel on the unit cube
+    should see; the price is ``len(choices)`` columns. Decoding takes the argmax of the block
+    (first maximum on ties), so every point of the block's cube decodes to a valid category.
+
+All errors raised for invalid input are :class:`SpaceError` (a ``ValueError``) whose message
+names the parameter and the offending value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import numbers
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.spatial import cKDTree
+from scipy.stats import qmc
+
+__all__ = [
+    "Categorical",
+    "Float",
+    "Int",
+    "Parameter",
+    "Space",
+    "SpaceError",
+    "param_from_dict",
+]
+
+FloatArray = NDArray[np.float64]
+Seed = int | np.random.Generator | None
+
+#: Relative tolerance used to match a point against the candidates of a grid space.
+GRID_RTOL = 1e-9
+
+_SOBOL_WARNING = r"The balance properties of Sobol' points require n to be a power of 2"
+
+
+class SpaceError(ValueError):
+    """Invalid search space, parameter value, point or encoded array."""
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not _is_bool(value)
+
+
+def _check_name(name: Any) -> str:
+    if not isinstance(name, str) or not name:
+        raise SpaceError(f"parameter name must be a non-empty str, got {name!r}")
+    return name
+
+
+def _check_flag(name: str, what: str, value: Any) -> bool:
+    if not _is_bool(value):
+        raise SpaceError(f"parameter {name!r}: {what} must be a bool, got {value!r}")
+    return bool(value)
+
+
+def _check_float_bound(name: str, what: str, value: Any) -> float:
+    if not _is_real(value):
+        raise SpaceError(f"parameter {name!r}: {what} must be a real number, got {value!r}")
+    try:
+        v = float(value)
+    except OverflowError:
+        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite") from None
+    if not math.isfinite(v):
+        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite")
+    return v
+
+
+def _to_int(name: str, what: str, value: Any) -> int:
+    """Convert an integral real (``int``, numpy integer, integral float) to ``int``."""
+    if not _is_real(value):
+        raise SpaceError(
+            f"parameter {name!r}: {what} must be an integer, got {value!r} of type {type(value).__name__}"
+        )
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    try:
+        f = float(value)
+    except OverflowError:
+        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite") from None
+    if not math.isfinite(f):
+        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite")
+    if not f.is_integer():
+        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not an integer")
+    return int(f)
+
+
+def _as_unit_matrix(
+    U: ArrayLike, width: int, what: str, column_names: Sequence[str] | None = None
+) -> FloatArray:
+    """Check an encoded ``(n, width)`` array: float64, no NaN, clipped to ``[0, 1]``."""
+    try:
+        A = np.asarray(U, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise SpaceError(f"{what}: encoded array cannot be converted to float64 ({exc})") from None
+    if A.ndim != 2 or A.shape[1] != width:
+        raise SpaceError(f"{what}: expected an encoded array of shape (n, {width}), got shape {A.shape}")
+    nan = np.isnan(A)
+    if nan.any():
+        r, c = (int(i) for i in np.argwhere(nan)[0])
+        col = f"parameter {column_names[c]!r}" if column_names is not None else f"column {c}"
+        raise SpaceError(f"{what}: encoded value nan at row {r}, {col}")
+    return np.clip(A, 0.0, 1.0)
+
+
+def _lerp(a: float, b: float, u: FloatArray) -> FloatArray:
+    """``a + u * (b - a)``, exact at both ends (``u = 0 -> a``, ``u = 1 -> b``)."""
+    span = b - a
+    return np.where(u < 0.5, a + u * span, b - (1.0 - u) * span)
+
+
+def _iter_values(values: Any, name: str) -> list[Any]:
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise SpaceError(f"parameter {name!r}: expected a sequence of values, got {values!r}")
+    return list(values)
+
+
+def _check_count(n: Any) -> int:
+    if _is_bool(n) or not isinstance(n, numbers.Integral) or int(n) < 0:
+        raise SpaceError(f"number of samples must be a non-negative int, got {n!r}")
+    return int(n)
+
+
+# ----------------------------------------------------------------------------------------------
+# parameters
+# ----------------------------------------------------------------------------------------------
+
+
+class Parameter:
+    """Common interface of :class:`Float`, :class:`Int` and :class:`Categorical`.
+
+    Subclasses are frozen dataclasses; every parameter has a ``name``, an encoded ``width``
+    and the methods below.
+    """
+
+    name: str
+    kind: ClassVar[str] = ""
+
+    @property
+    def width(self) -> int:
+        """Number of columns of the encoding."""
+        return 1
+
+    def validate(self, value: Any) -> Any:
+        """Return the canonical form of ``value`` or raise :class:`SpaceError`.
+
+        Parameters
+        ----------
+        value : Any
+            Candidate value.
+
+        Returns
+        -------
+        Any
+            Canonical value (``float``, ``int`` or the matching choice).
+
+        Raises
+        ------
+        SpaceError
+            On a wrong type, NaN/inf, out-of-bounds value or unknown category.
+        """
+        raise NotImplementedError
+
+    def encode(self, values: Sequence[Any]) -> FloatArray:
+        """Validate and encode values.
+
+        Parameters
+        ----------
+        values : sequence
+            ``n`` values of this parameter.
+
+        Returns
+        -------
+        numpy.ndarray
+            Array of shape ``(n, width)`` in ``[0, 1]``.
+        """
+        vals = [self.validate(v) for v in _iter_values(values, self.name)]
+        return self._encode_valid(vals)
+
+    def decode(self, U: ArrayLike) -> list[Any]:
+        """Decode an encoded array (clipped to ``[0, 1]`` first).
+
+        Parameters
+        ----------
+        U : array_like
+            Array of shape ``(n, width)``; NaN is an error.
+
+        Returns
+        -------
+        list
+            ``n`` canonical values.
+        """
+        return self._decode_clipped(_as_unit_matrix(U, self.width, f"parameter {self.name!r}"))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable description; inverse of :func:`param_from_dict`."""
+        d: dict[str, Any] = {"type": self.kind}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            v = getattr(self, f.name)
+            d[f.name] = list(v) if isinstance(v, tuple) else v
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Parameter:
+        """Rebuild a parameter from :meth:`to_dict` output (see :func:`param_from_dict`)."""
+        p = param_from_dict(d)
+        if not isinstance(p, cls):
+            raise SpaceError(f"parameter {p.name!r}: type {p.kind!r} is not a {cls.__name__}")
+        return p
+
+    # -- internals: operate on already valid values / clipped arrays -------------------------
+    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
+        raise NotImplementedError
+
+    def _decode_clipped(self, U: FloatArray) -> list[Any]:
+        raise NotImplementedError
+
+    def _snap_clipped(self, U: FloatArray) -> FloatArray:
+        return self._encode_valid(self._decode_clipped(U))
+
+    def _from_uniform(self, u: FloatArray) -> list[Any]:
+        """Map one uniform in ``[0, 1)`` per row to a value (used for sampling)."""
+        return self._decode_clipped(u.reshape(-1, 1))
+
+    def _field_equal(self, other: Parameter, name: str) -> bool:
+        return getattr(self, name) == getattr(other, name)
+
+
+@dataclass(frozen=True)
+class Float(Parameter):
+    """Continuous parameter on ``[low, high]``.
+
+    Parameters
+    ----------
+    name : str
+        Non-empty parameter name.
+    low, high : float
+        Finite bounds with ``low < high``.
+    log : bool, default False
+        Encode linearly in ``log(v)``; requires ``low > 0``.
+    """
+
+    name: str
+    low: float
+    high: float
+    log: bool = False
+
+    kind: ClassVar[str] = "float"
+
+    def __post_init__(self) -> None:
+        name = _check_name(self.name)
+        low = _check_float_bound(name, "low", self.low)
+        high = _check_float_bound(name, "high", self.high)
+        if not low < high:
+            raise SpaceError(f"parameter {name!r}: low {low!r} must be < high {high!r}")
+        if not math.isfinite(high - low):
+            raise SpaceError(f"parameter {name!r}: range high - low = {high - low!r} is not finite")
+        log = _check_flag(name, "log", self.log)
+        if log and low <= 0:
+            raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "log", log)
+
+    def validate(self, value: Any) -> float:
+        if not _is_real(value):
+            raise SpaceError(
+                f"parameter {self.name!r}: expected a real number, got {value!r} "
+                f"of type {type(value).__name__}"
+            )
+        try:
+            v = float(value)
+        except OverflowError:
+            raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite") from None
+        if not math.isfinite(v):
+            raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite")
+        if not self.low <= v <= self.high:
+            raise SpaceError(f"parameter {self.name!r}: value {v!r} is outside [{self.low!r}, {self.high!r}]")
+        return v
+
+    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
+        v = np.asarray(values, dtype=np.float64).reshape(-1)
+        if self.log:
+            lo, hi = math.log(self.low), math.log(self.high)
+            u = (np.log(v) - lo) / (hi - lo)
+        else:
+            u = (v - self.low) / (self.high - self.low)
+        return np.clip(u, 0.0, 1.0).reshape(-1, 1)
+
+    def _decode_clipped(self, U: FloatArray) -> list[float]:
+        u = U[:, 0]
+        if self.log:
+            v = np.exp(_lerp(math.log(self.low), math.log(self.high), u))
+        else:
+            v = _lerp(self.low, self.high, u)
+        return [float(x) for x in np.clip(v, self.low, self.high)]
+
+    def _snap_clipped(self, U: FloatArray) -> FloatArray:
+        return np.array(U, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Int(Parameter):
+    """Integer parameter on ``[low, high]`` (inclusive).
+
+    Each integer owns an equal-width bin of ``[0, 1]`` and is encoded at its centre,
+    ``(v - low + 0.5) / (high - low + 1)``; ``u`` decodes to ``low + floor(u * (high - low + 1))``
+    clipped to ``[low, high]``. With ``log=True`` (requires ``low >= 1``) the bins are equal in log
+    space: ``v`` owns ``[log(v - 0.5), log(v + 0.5)]`` rescaled from
+    ``[log(low - 0.5), log(high + 0.5)]``, is encoded at the centre of that interval and ``u``
+    decodes to ``floor(exp(t) + 0.5)`` with ``t`` the un-rescaled log coordinate.
+
+    Parameters
+    ----------
+    name : str
+        Non-empty parameter name.
+    low, high : int
+        Integral bounds with ``low < high``.
+    log : bool, default False
+        Use log-spaced bins; requires ``low > 0``.
+    """
+
+    name: str
+    low: int
+    high: int
+    log: bool = False
+
+    kind: ClassVar[str] = "int"
+
+    def __post_init__(self) -> None:
+        name = _check_name(self.name)
+        low = _to_int(name, "low", self.low)
+        high = _to_int(name, "high", self.high)
+        if not low < high:
+            raise SpaceError(f"parameter {name!r}: low {low!r} must be < high {high!r}")
+        log = _check_flag(name, "log", self.log)
+        if log and low <= 0:
+            raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
+        object.__setattr__(self, "low", low)
+        object.__setattr__(self, "high", high)
+        object.__setattr__(self, "log", log)
+
+    @property
+    def _n(self) -> int:
+        return self.high - self.low + 1
+
+    def _log_edges(self) -> tuple[float, float]:
+        return math.log(self.low - 0.5), math.log(self.high + 0.5)
+
+    def validate(self, value: Any) -> int:
+        v = _to_int(self.name, "value", value)
+        if not self.low <= v <= self.high:
+            raise SpaceError(f"parameter {self.name!r}: value {value!r} is outside [{self.low}, {self.high}]")
+        return v
+
+    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
+        if self.log:
+            v = np.asarray([float(x) for x in values], dtype=np.float64)
+            a, b = self._log_edges()
+            centre = 0.5 * (np.log(v - 0.5) + np.log(v + 0.5))
+            u = (centre - a) / (b - a)
+        else:
+            k = np.asarray([float(x - self.low) for x in values], dtype=np.float64)
+            u = (k + 0.5) / float(self._n)
+        return np.clip(u, 0.0, 1.0).reshape(-1, 1)
+
+    def _decode_clipped(self, U: FloatArray) -> list[int]:
+        u = U[:, 0]
+        if self.log:
+            a, b = self._log_edges()
+            v = np.floor(np.exp(_lerp(a, b, u)) + 0.5)
+            v = np.clip(v, self.low, self.high)
+            return [int(x) for x in v]
+        k = np.clip(np.floor(u * self._n), 0, self._n - 1)
+        return [self.low + int(x) for x in k]
+
+
+def _choice_key(value: Any) -> tuple[str, Any] | None:
+    """Type-aware identity of a category: bools, numbers and strings never collide."""
+    if _is_bool(value):
+        return ("bool", bool(value))
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return ("num", value.item() if isinstance(value, np.generic) else value)
+    if isinstance(value, str):
+        return ("str", str(value))
+    return None
+
+
+@dataclass(frozen=True, eq=False)
+class Categorical(Parameter):
+    """Unordered parameter taking one of ``choices``, encoded one-hot.
+
+    Parameters
+    ----------
+    name : str
+        Non-empty parameter name.
+    choices : sequence of str, int, float or bool
+        Non-empty, distinct, finite choices. Bools, numbers and strings are distinct kinds
+        (``True`` and ``1`` are different choices; ``1`` and ``1.0`` are the same). Numpy
+        scalars are converted to Python scalars.
+
+    Notes
+    -----
+    One-hot encoding (``width = len(choices)``) imposes no order on the categories and keeps all
+    pairs of categories equidistant. Decoding takes the argmax of the block.
+    """
+
+    name: str
+    choices: tuple[Any, ...]
+
+    kind: ClassVar[str] = "categorical"
+
+    def __post_init__(self) -> None:
+        name = _check_name(self.name)
+        raw = self.choices
+        if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+            raise SpaceError(f"parameter {name!r}: choices must be a sequence, got {raw!r}")
+        choices: list[Any] = []
+        index: dict[tuple[str, Any], int] = {}
+        for c in raw:
+            key = _choice_key(c)
+            if key is None:
+                raise SpaceError(
+                    f"parameter {name!r}: choice {c!r} of type {type(c).__name__} is not a str, int, "
+                    "float or bool"
+                )
+            value = key[1]
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SpaceError(f"parameter {name!r}: choice {c!r} is not finite")
+            if key in index:
+                raise SpaceError(f"parameter {name!r}: duplicate choice {c!r}")
+            index[key] = len(choices)
+            choices.append(value)
+        if not choices:
+            raise SpaceError(f"parameter {name!r}: choices must be non-empty")
+        object.__setattr__(self, "choices", tuple(choices))
+        object.__setattr__(self, "_index", index)
+
+    @property
+    def width(self) -> int:
+        return len(self.choices)
+
+    def _keys(self) -> tuple[tuple[str, Any], ...]:
+        return tuple(_choice_key(c) for c in self.choices)  # type: ignore[misc]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Categorical):
+            return NotImplemented
+        return self.name == other.name and self._keys() == other._keys()
+
+    def __hash__(self) -> int:
+        return hash((Categorical, self.name, self._keys()))
+
+    def _field_equal(self, other: Parameter, name: str) -> bool:
+        if name == "choices" and isinstance(other, Categorical):
+            return self._keys() == other._keys()
+        return super()._field_equal(other, name)
+
+    def index(self, value: Any) -> int:
+        """Position of ``value`` in ``choices`` (after validation)."""
+        key = _choice_key(value)
+        if key is None:
+            raise SpaceError(
+                f"parameter {self.name!r}: value {value!r} of type {type(value).__name__} "
+                "is not a str, int, float or bool"
+            )
+        if isinstance(key[1], float) and not math.isfinite(key[1]):
+            raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite")
+        i = self._index.get(key)  # type: ignore[attr-defined]
+        if i is None:
+            raise SpaceError(
+                f"parameter {self.name!r}: unknown category {value!r}; choices are {self.choices!r}"
+            )
+        return i
+
+    def validate(self, value: Any) -> Any:
+        return self.choices[self.index(value)]
+
+    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
+        idx = np.asarray([self.index(v) for v in values], dtype=np.intp)
+        out = np.zeros((idx.size, self.width), dtype=np.float64)
+        out[np.arange(idx.size), idx] = 1.0
+        return out
+
+    def _decode_clipped(self, U: FloatArray) -> list[Any]:
+        return [self.choices[int(i)] for i in np.argmax(U, axis=1)]
+
+    def _from_uniform(self, u: FloatArray) -> list[Any]:
+        k = self.width
+        idx = np.clip(np.floor(u * k), 0, k - 1)
+        return [self.choices[int(i)] for i in idx]
+
+
+_PARAM_TYPES: dict[str, type[Parameter]] = {"float": Float, "int": Int, "categorical": Categorical}
+
+
+def param_from_dict(d: Mapping[str, Any]) -> Parameter:
+    """Rebuild a parameter from the output of its ``to_dict``.
+
+    Parameters
+    ----------
+    d : Mapping
+        ``{"type": "float" | "int" | "categorical", "name": ..., ...}``.
+
+    Returns
+    -------
+    Parameter
+        The reconstructed parameter.
+
+    Raises
+    ------
+    SpaceError
+        On an unknown type, unknown or missing keys, or invalid values.
+    """
+    if not isinstance(d, Mapping):
+        raise SpaceError(f"parameter description must be a mapping, got {d!r}")
+    name = d.get("name")
+    kind = d.get("type")
+    cls = _PARAM_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise SpaceError(f"parameter {name!r}: unknown type {kind!r}; expected one of {sorted(_PARAM_TYPES)}")
+    kwargs = {k: v for k, v in d.items() if k != "type"}
+    allowed = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(kwargs) - allowed, key=str)
+    if unknown:
+        raise SpaceError(f"parameter {name!r}: unknown key(s) {unknown!r} for type {kind!r}")
+    missing = sorted(
+        f.name
+        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
+        if f.name not in kwargs and f.default is dataclasses.MISSING
+    )
+    if missing:
+        raise SpaceError(f"parameter {name!r}: missing key(s) {missing!r} for type {kind!r}")
+    return cls(**kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# space
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class Space:
+    """Ordered collection of parameters with unique names, encoded to ``[0, 1]^dim``.
+
+    Parameters
+    ----------
+    params : sequence of Parameter
+        Non-empty; names must be unique. Column order of the encoding follows this order.
+    candidate_points : array_like, optional
+        Raw ``(N, len(params))`` candidate points, which makes this a finite ("grid") space:
+        only these points are valid, ``decode``/``snap`` map to the nearest candidate (Euclidean
+        distance in the encoded space) and ``sample`` draws from them. All parameters must then
+        be :class:`Float` and every point must lie inside their bounds. Usually built with
+        :meth:`Space.grid`.
+    """
+
+    params: tuple[Parameter, ...]
+    candidate_points: FloatArray | None = field(default=None, kw_only=True)
+
+    def __post_init__(self) -> None:
+        raw = self.params
+        if isinstance(raw, (Parameter, str, bytes, Mapping)) or not isinstance(raw, Iterable):
+            raise SpaceError(f"params must be a sequence of parameters, got {raw!r}")
+        params = tuple(raw)
+        if not params:
+            raise SpaceError("a Space needs at least one parameter, got an empty sequence")
+        index: dict[str, int] = {}
+        slices: list[slice] = []
+        col_names: list[str] = []
+        start = 0
+        for i, p in enumerate(params):
+            if not isinstance(p, Parameter):
+                raise SpaceError(f"params[{i}] is not a parameter: {p!r}")
+            if p.name in index:
+                raise SpaceError(f"duplicate parameter name {p.name!r}")
+            index[p.name] = i
+            slices.append(slice(start, start + p.width))
+            col_names.extend([p.name] * p.width)
+            start += p.width
+        object.__setattr__(self, "params", params)
+        object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "_slices", tuple(slices))
+        object.__setattr__(self, "_col_names", tuple(col_names))
+        object.__setattr__(self, "_dim", start)
+        object.__setattr__(self, "_tree", None)
+        pts, enc = None, None
+        if self.candidate_points is not None:
+            pts, enc = self._check_candidates(self.candidate_points)
+        object.__setattr__(self, "candidate_points", pts)
+        object.__setattr__(self, "_candidates", enc)
+
+    def _check_candidates(self, points: ArrayLike) -> tuple[FloatArray, FloatArray]:
+        for p in self.params:
+            if not isinstance(p, Float):
+                raise SpaceError(
+                    f"parameter {p.name!r}: grid spaces only support Float parameters, got {p!r}"
+                )
+        try:
+            P = np.array(points, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise SpaceError(f"candidate points cannot be converted to float64 ({exc})") from None
+        d = len(self.params)
+        if P.ndim != 2 or P.shape[1] != d or P.shape[0] == 0:
+            raise SpaceError(f"candidate points must have shape (N >= 1, {d}), got shape {P.shape}")
+        enc = np.empty_like(P)
+        for j, p in enumerate(self.params):
+            for i, v in enumerate(P[:, j]):
+                try:
+                    p.validate(v)
+                except SpaceError as exc:
+                    raise SpaceError(f"candidate point {i}: {exc}") from None
+            enc[:, j] = p._encode_valid(P[:, j])[:, 0]
+        P.setflags(write=False)
+        enc.setflags(write=False)
+        return P, enc
+
+    # -- basic properties ----------------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Parameter names in order."""
+        return tuple(p.name for p in self.params)
+
+    @property
+    def dim(self) -> int:
+        """Total encoded width (number of columns of the encoding)."""
+        return self._dim  # type: ignore[attr-defined]
+
+    @property
+    def bounds(self) -> FloatArray:
+        """Bounds of the encoded space: ``(dim, 2)`` array of ``[0, 1]`` rows."""
+        return np.tile(np.array([0.0, 1.0]), (self.dim, 1))
+
+    @property
+    def is_finite(self) -> bool:
+        """True only for grid spaces (a finite set of candidates)."""
+        return self.candidate_points is not None
+
+    @property
+    def candidates(self) -> FloatArray | None:
+        """Encoded candidates ``(N, dim)`` of a grid space (a copy), else None."""
+        enc = self._candidates  # type: ignore[attr-defined]
+        return None if enc is None else enc.copy()
+
+    def slice_of(self, name: str) -> slice:
+        """Columns of the encoding that belong to parameter ``name``."""
+        try:
+            return self._slices[self._index[name]]  # type: ignore[attr-defined]
+        except KeyError:
+            raise SpaceError(f"unknown parameter name {name!r}; space has {list(self.names)!r}") from None
+
+    def __len__(self) -> int:
+        return len(self.params)
+
+    def __iter__(self) -> Iterator[Parameter]:
+        return iter(self.params)
+
+    def __repr__(self) -> str:
+        inner = ", ".join(repr(p) for p in self.params)
+        extra = ""
+        if self.candidate_points is not None:
+            n, d = self.candidate_points.shape
+            extra = f", candidate_points=<{n} x {d} array>"
+        return f"Space([{inner}]{extra})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Space):
+            return NotImplemented
+        if self.params != other.params:
+            return False
+        a, b = self.candidate_points, other.candidate_points
+        if a is None or b is None:
+            return a is b
+        return a.shape == b.shape and bool(np.array_equal(a, b))
+
+    def __hash__(self) -> int:
+        pts = self.candidate_points
+        return hash((self.params, None if pts is None else (pts.shape, pts.tobytes())))
+
+    # -- validation / encoding -----------------------------------------------------------------
+    def _validate_base(self, point: Any) -> dict[str, Any]:
+        if not isinstance(point, Mapping):
+            raise SpaceError(f"a point must be a mapping of parameter name to value, got {point!r}")
+        unknown = [k for k in point if k not in self._index]  # type: ignore[attr-defined]
+        if unknown:
+            raise SpaceError(f"unknown parameter name(s) {unknown!r}; space has {list(self.names)!r}")
+        missing = [n for n in self.names if n not in point]
+        if missing:
+            raise SpaceError(f"missing parameter(s) {missing!r} in point {dict(point)!r}")
+        return {p.name: p.validate(point[p.name]) for p in self.params}
+
+    def _match_candidates(self, points: list[dict[str, Any]]) -> NDArray[np.intp]:
+        """Index of the candidate each (validated) point equals within :data:`GRID_RTOL`."""
+        P = self.candidate_points
+        assert P is not None
+        X = np.array([[pt[n] for n in self.names] for pt in points], dtype=np.float64).reshape(-1, P.shape[1])
+        span = np.array([p.high - p.low for p in self.params])  # type: ignore[attr-defined]
+        idx = self._nearest(self._encode_rows(X))
+
+        def close(x: FloatArray, c: FloatArray) -> NDArray[np.bool_]:
+            tol = GRID_RTOL * np.maximum(np.maximum(np.abs(x), np.abs(c)), span)
+            return np.abs(x - c) <= tol
+
+        for i in range(X.shape[0]):
+            if close(X[i], P[idx[i]]).all():
+                continue
+            ok = np.flatnonzero(close(X[i], P).all(axis=1))
+            if ok.size == 0:
+                raise SpaceError(f"point {points[i]!r} is not one of the {P.shape[0]} grid candidates")
+            idx[i] = ok[0]
+        return idx
+
+    def _encode_rows(self, X: FloatArray) -> FloatArray:
+        """Encode raw float rows of a grid space (all parameters are Float)."""
+        out = np.empty_like(X)
+        for j, p in enumerate(self.params):
+            out[:, j] = p._encode_valid(X[:, j])[:, 0]
+        return out
+
+    def _nearest(self, U: FloatArray) -> NDArray[np.intp]:
+        tree = self._tree  # type: ignore[attr-defined]
+        if tree is None:
+            tree = cKDTree(self._candidates)  # type: ignore[attr-defined]
+            object.__setattr__(self, "_tree", tree)
+        if U.shape[0] == 0:
+            return np.zeros(0, dtype=np.intp)
+        _, idx = tree.query(U)
+        return np.asarray(idx, dtype=np.intp).reshape(-1)
+
+    def _grid_point(self, i: int) -> dict[str, float]:
+        P = self.candidate_points
+        assert P is not None
+        return {n: float(v) for n, v in zip(self.names, P[i], strict=True)}
+
+    def validate(self, point: Mapping[str, Any]) -> dict[str, Any]:
+        """Check a point and return it in canonical form.
+
+        Parameters
+        ----------
+        point : Mapping
+            Parameter name to value; must contain exactly the names of this space.
+
+        Returns
+        -------
+        dict
+            Canonical point, keys in the order of :attr:`names`. For a grid space, the exact
+            matching candidate.
+
+        Raises
+        ------
+        SpaceError
+            Unknown or missing names (all listed), an invalid value (naming the parameter), or,
+            for a grid space, a point that is not a candidate (within relative 1e-9, or 1e-9 of
+            the parameter range for values near zero).
+        """
+        return self._validate_many([point])[0]
+
+    def _validate_many(self, points: list[Any]) -> list[dict[str, Any]]:
+        vals = [self._validate_base(p) for p in points]
+        if self.candidate_points is not None and vals:
+            vals = [self._grid_point(int(i)) for i in self._match_candidates(vals)]
+        return vals
+
+    def _as_points(self, points: Any) -> list[Any]:
+        if isinstance(points, Mapping):
+            return [points]
+        if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
+            raise SpaceError(f"expected a point (mapping) or a sequence of points, got {points!r}")
+        return list(points)
+
+    def _encode_valid(self, vals: list[dict[str, Any]]) -> FloatArray:
+        out = np.empty((len(vals), self.dim), dtype=np.float64)
+        for p, sl in zip(self.params, self._slices, strict=True):  # type: ignore[attr-defined]
+            out[:, sl] = p._encode_valid([v[p.name] for v in vals])
+        return out
+
+    def encode(self, points: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> FloatArray:
+        """Validate and encode points to the unit cube.
+
+        Parameters
+        ----------
+        points : Mapping or sequence of Mapping
+            One point or ``n`` points.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 array of shape ``(1, dim)`` for a single point, ``(n, dim)`` otherwise, with
+            entries in ``[0, 1]``.
+        """
+        return self._encode_valid(self._validate_many(self._as_points(points)))
+
+    def _as_batch(self, U: ArrayLike) -> tuple[FloatArray, bool]:
+        try:
+            A = np.asarray(U, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise SpaceError(f"encoded array cannot be converted to float64 ({exc})") from None
+        single = A.ndim == 1
+        if single:
+            if A.shape[0] != self.dim:
+                raise SpaceError(f"expected an encoded point of shape ({self.dim},), got shape {A.shape}")
+            A = A.reshape(1, -1)
+        return _as_unit_matrix(A, self.dim, "Space", self._col_names), single  # type: ignore[attr-defined]
+
+    def decode(self, U: ArrayLike) -> list[dict[str, Any]]:
+        """Decode encoded points.
+
+        Parameters
+        ----------
+        U : array_like
+            ``(dim,)`` or ``(n, dim)``; clipped to ``[0, 1]`` first, NaN is an error.
+
+        Returns
+        -------
+        list of dict
+            Always a list (length 1 for a ``(dim,)`` input). Floats are decoded exactly up to
+            round-off (log floats clamped into ``[low, high]``), ints to the bin containing the
+            coordinate, categoricals to the argmax of their block. For a grid space each row is
+            decoded to its nearest candidate (Euclidean distance in the encoded space).
+        """
+        A, _ = self._as_batch(U)
+        if self.candidate_points is not None:
+            return [self._grid_point(int(i)) for i in self._nearest(A)]
+        columns = [p._decode_clipped(A[:, sl]) for p, sl in zip(self.params, self._slices, strict=True)]  # type: ignore[attr-defined]
+        return [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+    def snap(self, U: ArrayLike) -> FloatArray:
+        """Project encoded points onto valid encodings, ``encode(decode(U))``.
+
+        Float columns are only clipped to ``[0, 1]``, int columns move to their bin centre,
+        categorical blocks become exactly one-hot; grid spaces snap to the nearest candidate.
+        The operation is idempotent.
+
+        Parameters
+        ----------
+        U : array_like
+            ``(dim,)`` or ``(n, dim)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64 array of the same shape as ``U``.
+        """
+        A, single = self._as_batch(U)
+        if self.candidate_points is not None:
+            out = self._candidates[self._nearest(A)]  # type: ignore[attr-defined]
+        else:
+            out = np.empty_like(A)
+            for p, sl in zip(self.params, self._slices, strict=True):  # type: ignore[attr-defined]
+                out[:, sl] = p._snap_clipped(A[:, sl])
+        return out[0].copy() if single else np.array(out)
+
+    # -- sampling ------------------------------------------------------------------------------
+    def _sample(self, n: Any, seed: Seed) -> tuple[list[dict[str, Any]], FloatArray]:
+        n = _check_count(n)
+        if self.candidate_points is not None:
+            N = self.candidate_points.shape[0]
+            rng = np.random.default_rng(seed)
+            idx = rng.choice(N, size=n, replace=n > N)
+            return [self._grid_point(int(i)) for i in idx], self._candidates[idx].copy()  # type: ignore[attr-defined]
+        if n == 0:
+            return [], np.empty((0, self.dim), dtype=np.float64)
+        sampler = qmc.Sobol(len(self.params), scramble=True, seed=seed)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_SOBOL_WARNING, category=UserWarning)
+            u = sampler.random(n)
+        columns = [p._from_uniform(u[:, j]) for j, p in enumerate(self.params)]
+        vals = [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
+        return vals, self._encode_valid(vals)
+
+    def sample(self, n: int, seed: Seed = None) -> list[dict[str, Any]]:
+        """Draw ``n`` valid points (scrambled Sobol; candidates for grid spaces).
+
+        One Sobol coordinate is drawn per parameter (not per one-hot column) and mapped to the
+        parameter through its bins. Grid spaces draw candidates without replacement, or with
+        replacement when ``n`` exceeds the number of candidates.
+
+        Parameters
+        ----------
+        n : int
+            Number of points (``>= 0``; powers of two keep Sobol's balance properties).
+        seed : int or numpy.random.Generator, optional
+            Same seed, same samples.
+
+        Returns
+        -------
+        list of dict
+            ``n`` canonical points.
+        """
+        return self._sample(n, seed)[0]
+
+    def sample_encoded(self, n: int, seed: Seed = None) -> FloatArray:
+        """Encoded version of :meth:`sample`: ``encode(sample(n, seed))``, shape ``(n, dim)``."""
+        return self._sample(n, seed)[1]
+
+    # -- construction helpers ------------------------------------------------------------------
+    @classmethod
+    def box(cls, bounds: ArrayLike, names: Sequence[str] | None = None) -> Space:
+        """Space of continuous parameters from ``(low, high)`` pairs.
+
+        Parameters
+        ----------
+        bounds : array_like
+            Sequence of ``(low, high)`` pairs or a ``(d, 2)`` array.
+        names : sequence of str, optional
+            Parameter names; default ``x0, ..., x{d-1}``.
+
+        Returns
+        -------
+        Space
+        """
+        try:
+            B = np.asarray(bounds, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise SpaceError(f"bounds cannot be converted to a float array ({exc})") from None
+        if B.ndim != 2 or B.shape[1] != 2 or B.shape[0] == 0:
+            raise SpaceError(f"bounds must have shape (d >= 1, 2), got shape {B.shape}")
+        names_ = cls._default_names(B.shape[0], names)
+        return cls(tuple(Float(n, float(lo), float(hi)) for n, (lo, hi) in zip(names_, B, strict=True)))
+
+    @staticmethod
+    def _default_names(d: int, names: Sequence[str] | None) -> list[str]:
+        if names is None:
+            return [f"x{i}" for i in range(d)]
+        if isinstance(names, str):
+            raise SpaceError(f"names must be a sequence of str, got {names!r}")
+        names_ = list(names)
+        if len(names_) != d:
+            raise SpaceError(f"got {len(names_)} names {names_!r} for {d} dimensions")
+        return names_
+
+    @classmethod
+    def grid(cls, points: ArrayLike, names: Sequence[str] | None = None) -> Space:
+        """Finite space whose valid points are the rows of ``points``.
+
+        Parameters
+        ----------
+        points : array_like
+            ``(N, d)`` finite candidate points (N, d >= 1). Duplicated rows are kept.
+        names : sequence of str, optional
+            Column names; default ``x0, ..., x{d-1}``.
+
+        Returns
+        -------
+        Space
+            Space of :class:`Float` parameters with per-column ``[min, max]`` bounds (a constant
+            column ``v`` gets ``[v - 0.5, v + 0.5]``, widened for ``|v| > 2**39`` so the bounds
+            stay distinct), ``is_finite=True`` and ``candidates`` the encoded points.
+        """
+        try:
+            P = np.array(points, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise SpaceError(f"grid points cannot be converted to a float array ({exc})") from None
+        if P.ndim != 2:
+            raise SpaceError(f"grid points must be a 2-D array (N, d), got shape {P.shape}")
+        if P.shape[0] == 0 or P.shape[1] == 0:
+            raise SpaceError(f"grid points must be non-empty, got shape {P.shape}")
+        names_ = cls._default_names(P.shape[1], names)
+        bad = ~np.isfinite(P)
+        if bad.any():
+            i, j = (int(k) for k in np.argwhere(bad)[0])
+            raise SpaceError(f"parameter {names_[j]!r}: grid point {i} has non-finite value {P[i, j]!r}")
+        params = []
+        for j, name in enumerate(names_):
+            lo, hi = float(P[:, j].min()), float(P[:, j].max())
+            if lo == hi:
+                h = max(0.5, abs(lo) * 2.0**-40)
+                lo, hi = lo - h, hi + h
+            params.append(Float(name, lo, hi))
+        return cls(tuple(params), candidate_points=P)
+
+    # -- serialisation / comparison ------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable description (grid candidates stored as raw points)."""
+        pts = self.candidate_points
+        return {
+            "params": [p.to_dict() for p in self.params],
+            "candidate_points": None if pts is None else pts.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Space:
+        """Inverse of :meth:`to_dict`."""
+        if not isinstance(d, Mapping) or "params" not in d:
+            raise SpaceError(f"space description must be a mapping with a 'params' key, got {d!r}")
+        unknown = sorted(set(d) - {"params", "candidate_points"}, key=str)
+        if unknown:
+            raise SpaceError(f"unknown key(s) {unknown!r} in space description")
+        params = d["params"]
+        if isinstance(params, (str, bytes, Mapping)) or not isinstance(params, Iterable):
+            raise SpaceError(f"'params' must be a list of parameter descriptions, got {params!r}")
+        return cls(tuple(param_from_dict(p) for p in params), candidate_points=d.get("candidate_points"))
+
+    def diff(self, other: Space) -> list[str]:
+        """Human-readable differences to ``other``; empty iff ``self == other``.
+
+        Parameters
+        ----------
+        other : Space
+            Space to compare with.
+
+        Returns
+        -------
+        list of str
+            E.g. ``"parameter 'lr': high 1.0 != 10.0"`` or ``"parameter 'x' only in this space"``.
+        """
+        if not isinstance(other, Space):
+            raise SpaceError(f"can only diff against a Space, got {other!r}")
+        out: list[str] = []
+        mine = {p.name: p for p in self.params}
+        theirs = {p.name: p for p in other.params}
+        out += [f"parameter {n!r} only in this space" for n in self.names if n not in theirs]
+        out += [f"parameter {n!r} only in other space" for n in other.names if n not in mine]
+        for n in self.names:
+            if n in theirs:
+                out += _param_diff(mine[n], theirs[n])
+        order_a = tuple(n for n in self.names if n in theirs)
+        order_b = tuple(n for n in other.names if n in mine)
+        if order_a != order_b:
+            out.append(f"parameter order differs: {order_a!r} != {order_b!r}")
+        a, b = self.candidate_points, other.candidate_points
+        if a is not None and b is None:
+            out.append(f"this space is a grid of {a.shape[0]} candidates, other space is not a grid")
+        elif a is None and b is not None:
+            out.append(f"other space is a grid of {b.shape[0]} candidates, this space is not a grid")
+        elif a is not None and b is not None:
+            if a.shape != b.shape:
+                out.append(f"grid candidates: shape {a.shape} != {b.shape}")
+            elif not np.array_equal(a, b):
+                rows = int((a != b).any(axis=1).sum())
+                out.append(f"grid candidates differ in {rows} of {a.shape[0]} rows")
+        return out
+
+
+def _param_diff(p: Parameter, q: Parameter) -> list[str]:
+    if type(p) is not type(q):
+        return [f"parameter {p.name!r}: type {p.kind} != {q.kind}"]
+    out = []
+    for f in dataclasses.fields(p):  # type: ignore[arg-type]
+        if f.name != "name" and not p._field_equal(q, f.name):
+            out.append(f"parameter {p.name!r}: {f.name} {getattr(p, f.name)!r} != {getattr(q, f.name)!r}")
+    return out

@@ -1,0 +1,269 @@
+"""The exact posterior against independent oracles: scikit-learn, dense formulas, brute-force refits."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.gaussian_process import GaussianProcessRegressor
+from sklearn.gaussian_process import kernels as sk
+
+from warmbo import GP
+from warmbo._linalg import JitterWarning
+from warmbo.kernels import RBF, Constant, Matern
+
+
+def data(n=30, d=3, seed=0, noise=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, d))
+    y = np.sin(3 * X.sum(axis=1)) + noise * rng.standard_normal(n)
+    return X, y, rng.random((15, d))
+
+
+KERNELS = [
+    (RBF([0.3, 0.5, 0.7]), sk.RBF([0.3, 0.5, 0.7])),
+    (Matern(0.5, [0.4, 0.6, 0.9]), sk.Matern([0.4, 0.6, 0.9], nu=0.5)),
+    (Matern(1.5, 0.4), sk.Matern(0.4, nu=1.5)),
+    (Matern(2.5, [0.2, 0.3, 0.5]), sk.Matern([0.2, 0.3, 0.5], nu=2.5)),
+    (Constant(2.5) * RBF(0.4), sk.ConstantKernel(2.5) * sk.RBF(0.4)),
+]
+
+
+@pytest.mark.parametrize("normalize_y", [False, True])
+@pytest.mark.parametrize("ours, theirs", KERNELS, ids=lambda k: repr(k)[:25])
+def test_posterior_equals_sklearn(ours, theirs, normalize_y):
+    X, y, Xs = data()
+    gp = GP(ours, noise=1e-3, normalize_y=normalize_y).fit(X, y)
+    ref = GaussianProcessRegressor(theirs, alpha=1e-3, optimizer=None, normalize_y=normalize_y).fit(X, y)
+    mean, cov = gp.predict(Xs, return_cov=True)
+    ref_mean, ref_cov = ref.predict(Xs, return_cov=True)
+    # both compute the same closed form in float64: agreement is at round-off level, 1e-8 is the spec
+    np.testing.assert_allclose(mean, ref_mean, atol=1e-8)
+    np.testing.assert_allclose(cov, ref_cov, atol=1e-8)
+    _, std = gp.predict(Xs)
+    np.testing.assert_allclose(std, np.sqrt(np.clip(np.diag(ref_cov), 0, None)), atol=1e-8)
+    np.testing.assert_allclose(gp.log_marginal_likelihood(), ref.log_marginal_likelihood_value_, rtol=1e-10)
+
+
+def test_per_point_noise_equals_dense_formula():
+    X, y, Xs = data(n=20)
+    noise = np.linspace(1e-3, 0.5, 20)
+    kernel = Matern(2.5, 0.3)
+    gp = GP(kernel, noise=noise).fit(X, y)
+    A = kernel(X, X) + np.diag(noise)
+    Ks = kernel(X, Xs)
+    mean = Ks.T @ np.linalg.solve(A, y)
+    cov = kernel(Xs, Xs) - Ks.T @ np.linalg.solve(A, Ks)
+    got_mean, got_cov = gp.predict(Xs, return_cov=True)
+    np.testing.assert_allclose(got_mean, mean, atol=1e-9)
+    np.testing.assert_allclose(got_cov, cov, atol=1e-9)
+
+
+def test_rank_one_updates_equal_refactorisation_after_200_additions():
+    X, y, Xs = data(n=210, d=2, seed=1, noise=0.1)
+    gp = GP(Matern(2.5, [0.3, 0.4]), noise=0.01).fit(X[:10], y[:10])
+    for i in range(10, 210):
+        gp.add(X[i], y[i : i + 1])
+    ref = GP(Matern(2.5, [0.3, 0.4]), noise=0.01).fit(X, y)
+    assert gp.n_observations == 210
+    np.testing.assert_allclose(gp.L_, ref.L_, atol=1e-9)
+    np.testing.assert_allclose(gp.alpha_, ref.alpha_, atol=1e-9)
+    for a, b in zip(gp.predict(Xs, return_cov=True), ref.predict(Xs, return_cov=True), strict=True):
+        np.testing.assert_allclose(a, b, atol=1e-9)
+
+
+def test_block_update_with_per_point_noise_and_frozen_standardisation():
+    X, y, Xs = data(n=40, seed=2)
+    noise = np.full(40, 0.05)
+    noise[25:] = 0.2
+    gp = GP(RBF(0.4), noise=noise[:25], normalize_y=True).fit(X[:25], y[:25])
+    with pytest.raises(ValueError, match="per-point noise"):
+        gp.add(X[25:], y[25:])
+    gp.add(X[25:], y[25:], noise=0.2)
+    # the dense oracle with the standardisation frozen at fit()
+    m, s = y[:25].mean(), y[:25].std()
+    A = RBF(0.4)(X, X) + np.diag(noise)
+    Ks = RBF(0.4)(X, Xs)
+    mean = Ks.T @ np.linalg.solve(A, (y - m) / s) * s + m
+    np.testing.assert_allclose(gp.predict(Xs)[0], mean, atol=1e-9)
+    np.testing.assert_allclose(gp.y_train_, y, atol=1e-12)
+
+
+def test_add_to_unfitted_model_conditions_on_the_points():
+    X, y, Xs = data(n=10)
+    a = GP(RBF(0.5), noise=1e-2).add(X, y)
+    b = GP(RBF(0.5), noise=1e-2).fit(X, y)
+    np.testing.assert_allclose(a.predict(Xs)[0], b.predict(Xs)[0], atol=1e-12)
+
+
+def test_info_gain_two_ways():
+    X, y, _ = data(n=25, d=2, seed=3)
+    lam = 0.05
+    kernel = Matern(1.5, 0.3)
+    gp = GP(kernel, noise=lam).fit(X, y)
+    dense = 0.5 * np.linalg.slogdet(np.eye(25) + kernel(X, X) / lam)[1]
+    # chain rule: sum of 1/2 log(1 + sigma_{s-1}^2(x_s)/lam) over the sequence
+    sequential = 0.0
+    seq = GP(kernel, noise=lam)
+    for i in range(25):
+        std = seq.predict(X[i : i + 1])[1][0]
+        sequential += 0.5 * np.log1p(std**2 / lam)
+        seq.add(X[i : i + 1], y[i : i + 1])
+    np.testing.assert_allclose(gp.info_gain(), dense, rtol=1e-10)
+    np.testing.assert_allclose(gp.info_gain(), sequential, rtol=1e-10)
+    np.testing.assert_allclose(seq.info_gain(), dense, rtol=1e-10)
+
+
+def test_rkhs_norm_is_sqrt_alpha_K_alpha():
+    X, y, _ = data(n=20)
+    kernel = RBF(0.3)
+    gp = GP(kernel, noise=0.1).fit(X, y)
+    alpha = np.linalg.solve(kernel(X, X) + 0.1 * np.eye(20), y)
+    np.testing.assert_allclose(gp.rkhs_norm(), np.sqrt(alpha @ kernel(X, X) @ alpha), rtol=1e-9)
+
+
+def test_loo_equals_brute_force_refits():
+    X, y, _ = data(n=15, seed=4, noise=0.05)
+    gp = GP(Matern(2.5, 0.4), noise=0.01, normalize_y=True).fit(X, y)
+    mean, std = gp.loo()
+    for i in range(15):
+        keep = np.arange(15) != i
+        # same frozen standardisation: condition a fixed-hyperparameter model on the other points
+        sub = GP(Matern(2.5, 0.4), noise=0.01).fit(X[keep], (y[keep] - gp.y_mean_) / gp.y_std_)
+        m, s = sub.predict(X[i : i + 1])
+        np.testing.assert_allclose(mean[i], m[0] * gp.y_std_ + gp.y_mean_, atol=1e-9)
+        np.testing.assert_allclose(std[i] ** 2, (s[0] ** 2 + 0.01) * gp.y_std_**2, rtol=1e-8)
+
+
+@pytest.mark.parametrize("kind", ["ml2", "loo", "loo-mse"])
+def test_objective_gradients_match_finite_differences(kind):
+    X, y, _ = data(n=20, d=2, seed=5, noise=0.1)
+    kernel = Constant(1.3) * Matern(2.5, [0.3, 0.6])
+    gp = GP(kernel, noise=0.02)
+    params = np.append(kernel.theta, np.log(0.02))
+    noise = np.full(20, 0.02)
+    value, grad = gp.objective(X, y, kernel, noise, True, params, kind)
+    h = 1e-6
+    numeric = np.array(
+        [
+            (
+                gp.objective(X, y, kernel, noise, True, params + h * e, kind)[0]
+                - gp.objective(X, y, kernel, noise, True, params - h * e, kind)[0]
+            )
+            / (2 * h)
+            for e in np.eye(params.size)
+        ]
+    )
+    # central differences are accurate to O(h^2) plus round-off ~ 1e-10 / h: 1e-5 relative is safe
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+    if kind == "ml2":
+        ref = GP(kernel, noise=0.02).fit(X, y)
+        np.testing.assert_allclose(value, -ref.log_marginal_likelihood(), rtol=1e-10)
+
+
+def test_ml2_reaches_sklearn_optimum():
+    X, y, _ = data(n=40, seed=6, noise=0.05)
+    gp = GP(Constant(1.0) * RBF([1.0, 1.0, 1.0]), noise=1e-2, optimizer="ml2", n_restarts=3, seed=0).fit(X, y)
+    ref = GaussianProcessRegressor(
+        sk.ConstantKernel(1.0, (1e-5, 1e5)) * sk.RBF([1.0] * 3, (1e-3, 1e3))
+        + sk.WhiteKernel(1e-2, (1e-8, 1.0)),
+        alpha=0.0,
+        n_restarts_optimizer=3,
+        random_state=0,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref.fit(X, y)
+    # same model family and bounds: our optimum must be at least as good as scikit-learn's
+    assert gp.log_marginal_likelihood() >= ref.log_marginal_likelihood_value_ - 1e-6
+    assert gp.kernel_ != gp.kernel and gp.noise_level_ is not None
+
+
+def test_loo_fitting_improves_the_loo_error():
+    X, y, _ = data(n=30, d=2, seed=7, noise=0.05)
+    start = GP(RBF(3.0), noise=1e-2).fit(X, y)
+    fitted = GP(RBF(3.0), noise=1e-2, optimizer="loo-mse", seed=0).fit(X, y)
+    err_start = np.mean((start.loo()[0] - y) ** 2)
+    err_fitted = np.mean((fitted.loo()[0] - y) ** 2)
+    assert err_fitted < 0.5 * err_start
+
+
+def test_predict_gradient_matches_finite_differences():
+    X, y, _ = data(n=20, d=2, seed=8)
+    gp = GP(Constant(2.0) * Matern(2.5, [0.3, 0.5]), noise=1e-3, normalize_y=True).fit(X, y)
+    x = np.array([0.37, 0.61])
+    mean, std, dmean, dstd = gp.predict_gradient(x)
+    m0, s0 = gp.predict(x[None])
+    np.testing.assert_allclose([mean, std], [m0[0], s0[0]], rtol=1e-12)
+    h = 1e-6
+    num_mean = [
+        (gp.predict((x + h * e)[None])[0][0] - gp.predict((x - h * e)[None])[0][0]) / (2 * h)
+        for e in np.eye(2)
+    ]
+    num_std = [
+        (gp.predict((x + h * e)[None])[1][0] - gp.predict((x - h * e)[None])[1][0]) / (2 * h)
+        for e in np.eye(2)
+    ]
+    np.testing.assert_allclose(dmean, num_mean, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(dstd, num_std, rtol=1e-5, atol=1e-8)
+
+
+def test_prior_prediction_before_fit():
+    gp = GP(Constant(4.0) * RBF(0.5))
+    mean, std = gp.predict(np.zeros((3, 2)))
+    np.testing.assert_allclose(mean, 0.0)
+    np.testing.assert_allclose(std, 2.0)
+
+
+def test_duplicate_points_without_noise_warn_with_jitter_and_stay_finite():
+    X = np.array([[0.1], [0.1], [0.5], [0.5]])
+    y = np.array([1.0, 1.0, 0.0, 0.0])
+    with pytest.warns(JitterWarning, match="jitter"):
+        gp = GP(RBF(0.3), noise=0.0).fit(X, y)
+    assert gp.jitter_ > 0
+    mean, std = gp.predict(np.linspace(-5, 5, 101)[:, None])
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)) and np.all(std >= 0)
+    with pytest.raises(ValueError, match="info_gain"):
+        gp.info_gain()
+
+
+def test_predict_far_from_data_and_at_data_is_finite():
+    X, y, _ = data(n=30, d=2)
+    gp = GP(RBF(0.01), noise=1e-10).fit(X, y)
+    mean, std = gp.predict(np.vstack([X, X + 1e3]))
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(std)) and np.all(std >= 0)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: GP(RBF(0.5)).fit([[np.nan]], [1.0]), "X"),
+        (lambda: GP(RBF(0.5)).fit([[0.0]], [np.inf]), "y"),
+        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(4)), "y"),
+        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2, 1)), np.zeros(3)), "X"),
+        (lambda: GP(RBF(0.5), noise=-1.0).fit([[0.0]], [1.0]), "noise"),
+        (lambda: GP(RBF(0.5), noise=[0.1, 0.2]).fit([[0.0]], [1.0]), "noise"),
+        (lambda: GP(RBF([0.5, 0.5])).fit(np.zeros((3, 3)), np.zeros(3)), "X"),
+        (lambda: GP(RBF(0.5), optimizer="bfgs").fit([[0.0]], [1.0]), "optimizer"),
+        (lambda: GP("rbf").fit([[0.0]], [1.0]), "kernel"),
+        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(3)).predict(np.zeros((2, 3))), "X"),
+        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(3)).add([[0.0, np.nan]], [1.0]), "X_new"),
+        (lambda: RBF(-1.0), "lengthscale"),
+    ],
+)
+def test_bad_input_raises_value_error_naming_the_argument(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_failed_add_leaves_model_unchanged():
+    X, y, Xs = data(n=10)
+    gp = GP(RBF(0.5), noise=1e-2).fit(X, y)
+    before = gp.predict(Xs)
+    with pytest.raises(ValueError):
+        gp.add([[0.1, 0.2, np.nan]], [1.0])
+    with pytest.raises(ValueError):
+        gp.add([[0.1, 0.2, 0.3]], [np.nan])
+    assert gp.n_observations == 10
+    np.testing.assert_array_equal(gp.predict(Xs)[0], before[0])
