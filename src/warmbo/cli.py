@@ -26,7 +26,7 @@ def demo(
         "warmbo-demo"
     ),
 ) -> None:
-    """GP-UCB against random search on Branin and Hartmann-6: a table, results.json and regret.png."""
+    """GP-UCB and GP-EI against random search on Branin and Hartmann-6: a table, JSON and plots."""
     from .experiments.demo import run_demo
 
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))

@@ -9,8 +9,9 @@ With data ``X_t = (x_1..x_t)``, outputs ``y``, kernel k and noise variances ``La
 
 A scalar ``noise`` gives ``Lambda = lam I``; a vector gives one variance per point (003 eq. 17 puts
 source points and target points at different noise levels). The factor ``L L^T = K_t + Lambda`` is
-extended by a block Cholesky update when points are added (:meth:`GP.add`), never refactorised, and
-stored in a buffer that grows geometrically so that t additions cost O(t^3) in total, not O(t^4).
+extended by a block Cholesky update when points are added (:meth:`GP.add`), never refactorised:
+adding k points to n costs O(n^2 k + k^3) (the old factor is copied into a contiguous (n + k)^2
+array, which keeps every later triangular solve copy-free) instead of O((n + k)^3).
 
 Information gain (002; Srinivas et al. 2010, Lemma 5.3):
 ``I_t = 1/2 log det(I + Lambda^{-1} K_t) = 1/2 sum_s log(1 + sigma_{s-1}^2(x_s) / lam_s)``.
@@ -184,24 +185,24 @@ class GP:
 
     @property
     def X_train_(self) -> np.ndarray:
-        return self._X[: self._n] if self._X is not None else np.zeros((0, 0))
+        return self._X if self._X is not None else np.zeros((0, 0))
 
     @property
     def y_train_(self) -> np.ndarray:
-        return self._y[: self._n] * self.y_std_ + self.y_mean_
+        return self._y * self.y_std_ + self.y_mean_
 
     @property
     def noise_(self) -> np.ndarray:
-        return self._noise[: self._n]
+        return self._noise
 
     @property
     def L_(self) -> np.ndarray:
-        return self._L[: self._n, : self._n]
+        return self._L
 
     @property
     def alpha_(self) -> np.ndarray:
         if self._alpha is None:
-            self._alpha = solve_upper(self.L_, self._v[: self._n])
+            self._alpha = solve_upper(self._L, self._v)
         return self._alpha
 
     @property
@@ -255,37 +256,13 @@ class GP:
         return self
 
     def _store(self, X, ys, noise, L) -> None:
-        n = X.shape[0]
-        cap = max(16, n)
-        self._L = np.zeros((cap, cap))
-        self._L[:n, :n] = L
-        self._X = np.zeros((cap, X.shape[1]))
-        self._X[:n] = X
-        self._y = np.zeros(cap)
-        self._y[:n] = ys
-        self._noise = np.zeros(cap)
-        self._noise[:n] = noise
-        self._v = np.zeros(cap)
-        self._v[:n] = solve_lower(L, ys)
-        self._n = n
+        self._L = np.ascontiguousarray(L)
+        self._X = X.copy()
+        self._y = ys.copy()
+        self._noise = noise.copy()
+        self._v = solve_lower(self._L, ys)
+        self._n = X.shape[0]
         self._alpha = None
-
-    def _grow(self, needed: int) -> None:
-        cap = self._L.shape[0]
-        if needed <= cap:
-            return
-        new_cap = max(needed, 2 * cap)
-        n = self._n
-        L = np.zeros((new_cap, new_cap))
-        L[:n, :n] = self._L[:n, :n]
-        X = np.zeros((new_cap, self._X.shape[1]))
-        X[:n] = self._X[:n]
-        self._L, self._X = L, X
-        for name in ("_y", "_noise", "_v"):
-            old = getattr(self, name)
-            new = np.zeros(new_cap)
-            new[:n] = old[:n]
-            setattr(self, name, new)
 
     def add(self, X_new, y_new, noise=None) -> GP:
         """Condition on more points by a block Cholesky update (no refactorisation, no refitting).
@@ -325,26 +302,29 @@ class GP:
         noise = as_noise(noise, k, "noise")
         ys = (y_new - self.y_mean_) / self.y_std_
         n = self._n
-        X_old = self._X[:n]
+        X_old = self._X
         B = self.kernel_.evaluate(X_old, X_new)
         C = self.kernel_.evaluate(X_new, X_new)
         C[np.diag_indices_from(C)] += noise
-        S_T, M, jitter = cholesky_append(self.L_, B, C, name="K + noise (new block)")
+        S_T, M, jitter = cholesky_append(self._L, B, C, name="K + noise (new block)")
         self.jitter_ = max(self.jitter_, jitter)
-        self._grow(n + k)
-        self._L[n : n + k, :n] = S_T
-        self._L[n : n + k, n : n + k] = M
-        self._X[n : n + k] = X_new
-        self._y[n : n + k] = ys
-        self._noise[n : n + k] = noise
-        self._v[n : n + k] = solve_lower(M, ys - S_T @ self._v[:n])
+        L = np.zeros((n + k, n + k))
+        L[:n, :n] = self._L
+        L[n:, :n] = S_T
+        L[n:, n:] = M
+        v_new = solve_lower(M, ys - S_T @ self._v)
+        self._L = L
+        self._X = np.vstack([X_old, X_new])
+        self._y = np.concatenate([self._y, ys])
+        self._noise = np.concatenate([self._noise, noise])
+        self._v = np.concatenate([self._v, v_new])
         self._n = n + k
         self._alpha = None
         return self
 
     # ------------------------------------------------------------------ prediction
     def _cross(self, X: np.ndarray) -> np.ndarray:
-        return self.kernel_.evaluate(self._X[: self._n], X)
+        return self.kernel_.evaluate(self._X, X)
 
     def predict(self, X, return_cov: bool = False):
         """Posterior mean and standard deviation (or full covariance) of the latent f at X.
@@ -400,7 +380,7 @@ class GP:
             std = np.sqrt(var)
             dstd = dkxx / (2 * std) if std > 0 else np.zeros_like(x)
             return self.y_mean_, std * self.y_std_, np.zeros_like(x), dstd * self.y_std_
-        X = self._X[: self._n]
+        X = self._X
         k = kernel.evaluate(X, x2)[:, 0]
         G = kernel.gradient_x(x, X)  # (n, d)
         mean = float(k @ self.alpha_) * self.y_std_ + self.y_mean_
@@ -432,7 +412,7 @@ class GP:
         """``log p(y | X) = -1/2 y^T alpha - sum log L_ii - n/2 log 2 pi`` on the model's output scale."""
         if self._n == 0:
             return 0.0
-        ys = self._y[: self._n]
+        ys = self._y
         return float(-0.5 * ys @ self.alpha_ - np.sum(np.log(np.diag(self.L_))) - 0.5 * self._n * _LOG_2PI)
 
     def rkhs_norm(self) -> float:
@@ -444,7 +424,7 @@ class GP:
         if self._n == 0:
             return 0.0
         a = self.alpha_
-        value = float(a @ self._y[: self._n] - a @ (self.noise_ * a))
+        value = float(a @ self._y - a @ (self.noise_ * a))
         return float(np.sqrt(max(value, 0.0)) * self.y_std_)
 
     def loo(self) -> tuple[np.ndarray, np.ndarray]:
@@ -457,7 +437,7 @@ class GP:
         Linv = solve_lower(self.L_, np.eye(self._n))
         c = np.einsum("ij,ij->j", Linv, Linv)
         a = self.alpha_
-        mean = (self._y[: self._n] - a / c) * self.y_std_ + self.y_mean_
+        mean = (self._y - a / c) * self.y_std_ + self.y_mean_
         return mean, np.sqrt(1.0 / c) * self.y_std_
 
     # ------------------------------------------------------------------ hyperparameter objectives
