@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
+SHELL = re.compile(r"```bash\n(.*?)```", re.S)
+SETUP_ONLY = {"README.md"}  # its bash block is the set-up itself (make demo / make test)
 
 
 def markdown_blocks():
@@ -32,3 +37,25 @@ def test_markdown_example_runs(code, tmp_path, monkeypatch):
 def test_example_script_runs(script, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     runpy.run_path(str(script), run_name="__main__")
+
+
+def shell_pages():
+    pages = sorted((ROOT / "docs").glob("*.md"))
+    return [
+        pytest.param(p, id=p.name) for p in pages if p.name not in SETUP_ONLY and SHELL.search(p.read_text())
+    ]
+
+
+def test_there_are_shell_examples():
+    assert len(shell_pages()) >= 1
+
+
+@pytest.mark.parametrize("page", shell_pages())
+def test_shell_examples_run_in_order(page, tmp_path):
+    """A page's bash blocks run one after the other in a scratch folder, failing on any error."""
+    script = "set -euo pipefail\n" + "\n".join(SHELL.findall(page.read_text()))
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    done = subprocess.run(
+        ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

@@ -6,9 +6,13 @@ The data path: ``Space.encode -> model.fit -> acquisition.bind(model) -> maximiz
 from . import bounds, kernels, problems
 from .acquisition import EI, PI, UCB, Acquisition, PosteriorMean
 from .bounds import IGPUCB, Srinivas
+from .data import TaskData
 from .maximize import MaximizeResult, maximize
 from .models import GP
+from .optimizer import Optimizer, Suggestion
 from .space import Categorical, Float, Int, Space
+from .storage import Study
+from .trial import History, Trial
 
 __version__ = "0.1.0"
 
@@ -21,6 +25,12 @@ __all__ = [
     "IGPUCB",
     "Int",
     "MaximizeResult",
+    "Optimizer",
+    "Suggestion",
+    "Study",
+    "History",
+    "Trial",
+    "TaskData",
     "PI",
     "PosteriorMean",
     "Space",

@@ -1,0 +1,711 @@
+"""Prior data: observations from related tasks (or earlier runs of the same task).
+
+This module owns the *import and validation of prior observations* before they reach a model:
+
+* :class:`TaskData`, an immutable table of ``n`` observations -- validated parameter dicts, finite
+  objective values ``y`` and optional task labels -- bound to the :class:`~warmbo.space.Space`
+  it was validated against, with its encoding (:attr:`TaskData.X`) and per-task views
+  (:meth:`TaskData.by_task`, :meth:`TaskData.split`);
+* readers that turn CSV files (stdlib :mod:`csv`), DataFrames (duck-typed; pandas is not a
+  dependency), numpy arrays and lists of dicts into :class:`TaskData`, and a CSV writer
+  (:meth:`TaskData.to_csv`) whose output :meth:`TaskData.from_csv` reads back identically;
+* :class:`DataError` (a ``ValueError``), raised for every invalid input. Its message names the
+  source (file path or ``<DataFrame>``, ``<array>``, ``<records>``), the row and the column, e.g.
+  ``prior.csv, row 7 (line 8), column 'lr': value 'abc' is not a number``.
+
+Row numbers
+-----------
+``row k`` is the 1-based number of the data row (the header and blank lines are not counted).
+For CSV files the physical ``line`` of the file (1-based, header included) is given as well; for a
+DataFrame with an ``index``, the index label of the row.
+
+Conversion of cells
+-------------------
+Strings (CSV cells, or string values in a DataFrame / records) are converted per parameter type:
+:class:`~warmbo.space.Float` and :class:`~warmbo.space.Int` cells are parsed as numbers (``"3"``
+and ``"3.0"`` are both valid ints); :class:`~warmbo.space.Categorical` cells match a string choice
+exactly (or after stripping whitespace), else a numeric choice by value (choices ``(16, 32)`` and
+cell ``"32"`` give ``32``), else a bool choice (``"true"``/``"false"``, case-insensitive, or
+``"1"``/``"0"``). Non-string values are passed to the space's validation unchanged. Task labels
+are ``str``; integer labels are converted with ``str()``, CSV labels are stripped.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import numbers
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .space import Categorical, Float, Int, Parameter, Space, SpaceError
+
+__all__ = ["DataError", "TaskData"]
+
+FloatArray = NDArray[np.float64]
+Label = str | None
+
+
+class DataError(ValueError):
+    """Invalid prior data; the message names the source, the row and the column."""
+
+
+class _CellError(Exception):
+    """Internal: a cell could not be converted (message without location)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# helpers
+# ----------------------------------------------------------------------------------------------
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not _is_bool(value)
+
+
+def _at(where: str, column: Any = None) -> str:
+    return where if column is None else f"{where}, column {column!r}"
+
+
+def _strip_param_prefix(message: str, name: str) -> str:
+    """Drop the ``parameter 'name': `` prefix of a SpaceError message (the column is named)."""
+    prefix = f"parameter {name!r}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
+
+
+def _parse_number(text: str) -> int | float:
+    """``int`` if ``text`` is an integer literal, else ``float``; raise _CellError otherwise."""
+    s = text.strip()
+    if not s:
+        raise _CellError("empty value")
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        return float(s)
+    except ValueError:
+        raise _CellError(f"value {text!r} is not a number") from None
+
+
+def _convert_categorical(p: Categorical, text: str) -> Any:
+    """Map a string cell to the matching choice (see the module docstring); unknown -> as is."""
+    strings = [c for c in p.choices if isinstance(c, str)]
+    if text in strings:
+        return text
+    s = text.strip()
+    if s in strings:
+        return s
+    if not s:
+        raise _CellError("empty value")
+    if any(_is_real(c) for c in p.choices):
+        try:
+            return p.validate(_parse_number(s))
+        except (_CellError, SpaceError):
+            pass
+    if any(_is_bool(c) for c in p.choices):
+        word = {"true": True, "false": False, "1": True, "0": False}.get(s.lower())
+        if word is not None:
+            try:
+                return p.validate(word)
+            except SpaceError:
+                pass
+    return s  # validation reports the unknown category
+
+
+def _convert_value(p: Parameter, value: Any) -> Any:
+    """Canonical value of ``p`` for a raw cell/value; raise _CellError or SpaceError."""
+    if value is None:
+        raise _CellError("missing value")
+    if isinstance(value, str):
+        if isinstance(p, Categorical):
+            value = _convert_categorical(p, value)
+        elif isinstance(p, (Float, Int)):
+            value = _parse_number(value)
+    return p.validate(value)
+
+
+def _convert_y(value: Any) -> float:
+    if value is None:
+        raise _CellError("missing value")
+    if isinstance(value, str):
+        if not value.strip():
+            raise _CellError("empty value")
+        try:
+            v = float(value.strip())
+        except ValueError:
+            raise _CellError(f"value {value!r} is not a number") from None
+    elif _is_real(value):
+        try:
+            v = float(value)
+        except OverflowError:
+            raise _CellError(f"value {value!r} is not finite") from None
+    else:
+        raise _CellError(f"value {value!r} of type {type(value).__name__} is not a number")
+    if not math.isfinite(v):
+        raise _CellError(f"value {value!r} is not finite")
+    return v
+
+
+def _convert_label(value: Any) -> str:
+    if isinstance(value, str):
+        if not value.strip():
+            raise _CellError("empty task label")
+        return str(value)
+    if isinstance(value, numbers.Integral) and not _is_bool(value):
+        return str(int(value))
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        raise _CellError("missing task label")
+    raise _CellError(f"task label {value!r} of type {type(value).__name__} is not a str or int")
+
+
+def _convert_point(space: Space, row: Mapping[Any, Any], cols: Sequence[Any], where: str) -> dict[str, Any]:
+    """Validated point from the columns ``cols`` (one per parameter, in space order) of ``row``."""
+    point: dict[str, Any] = {}
+    for p, col in zip(space.params, cols, strict=True):
+        try:
+            point[p.name] = _convert_value(p, row[col])
+        except _CellError as exc:
+            raise DataError(f"{_at(where, col)}: {exc}") from None
+        except SpaceError as exc:
+            raise DataError(f"{_at(where, col)}: {_strip_param_prefix(str(exc), p.name)}") from None
+    if space.is_finite:  # grid spaces: the point must also be one of the candidates
+        try:
+            point = space.validate(point)
+        except SpaceError as exc:
+            raise DataError(f"{where}: {exc}") from None
+    return point
+
+
+def _columns(
+    space: Space, x: Sequence[Any] | Mapping[str, Any] | None, y: Any, task: Any, source: str
+) -> list[Any]:
+    """Column of each parameter (space order); checks that x, y and task columns are distinct."""
+    if x is None:
+        cols = list(space.names)
+    elif isinstance(x, Mapping):
+        unknown = [k for k in x if k not in space.names]
+        if unknown:
+            raise DataError(
+                f"{source}: x maps unknown parameter(s) {unknown!r}; space has {list(space.names)!r}"
+            )
+        cols = [x.get(n, n) for n in space.names]
+    elif isinstance(x, (str, bytes)) or not isinstance(x, Iterable):
+        raise DataError(f"{source}: x must be a list of column names, got {x!r}")
+    else:
+        cols = list(x)
+        if len(cols) != len(space):
+            raise DataError(
+                f"{source}: x names {len(cols)} column(s) {cols!r} for the {len(space)} parameter(s) "
+                f"{list(space.names)!r} (one column per parameter, in the space's order)"
+            )
+    seen: set[Any] = set()
+    for c in cols:
+        if c in seen:
+            raise DataError(f"{source}: column {c!r} is used for more than one parameter")
+        seen.add(c)
+    if y in seen:
+        raise DataError(f"{source}: column {y!r} is both a parameter column and the y column")
+    if task is not None and (task in seen or task == y):
+        what = "the y column" if task == y else "a parameter column"
+        raise DataError(f"{source}: task column {task!r} is also {what}")
+    return cols
+
+
+def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> None:
+    have = set(found)
+    missing = [c for c in needed if c not in have]
+    if missing:
+        names = ", ".join(repr(c) for c in missing)
+        shown = ", ".join(str(c) for c in found if c != "") or "none"
+        raise DataError(f"{source}: missing column(s) {names} (found: {shown})")
+
+
+def _as_rows(data: Any, what: str, source: str) -> list[Any]:
+    if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, Iterable):
+        raise DataError(f"{source}: {what} must be a sequence, got {data!r}")
+    return list(data)
+
+
+def _canonical(value: Any) -> tuple[str, Any]:
+    """Type-aware identity of a canonical value (``True`` and ``1`` differ)."""
+    return ("bool" if _is_bool(value) else type(value).__name__, value)
+
+
+# ----------------------------------------------------------------------------------------------
+# TaskData
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TaskData:
+    """Observations ``(params, y)``, optionally labelled by task, validated against a space.
+
+    Construct it with :meth:`from_csv`, :meth:`from_dataframe`, :meth:`from_numpy` or
+    :meth:`from_records`; the constructor itself validates too (every point with
+    ``space.validate``, ``y`` finite, labels ``str``/``int``) and raises :class:`DataError`
+    naming the row. Instances compare equal when the space, the points (type-aware), ``y`` and
+    the labels are equal; ``source`` is not compared.
+
+    Attributes
+    ----------
+    params : tuple of dict
+        ``n`` canonical points (keys in the order of ``space.names``). Do not mutate them: the
+        encoding :attr:`X` is computed once, at construction.
+    y : numpy.ndarray
+        Read-only float64 array of shape ``(n,)``, finite.
+    task : numpy.ndarray or None
+        Read-only array of shape ``(n,)`` of ``str`` task labels, or None without a task column.
+    space : Space
+        The space the points were validated against.
+    source : str
+        Where the data came from (file path, ``<DataFrame>``, ...), used in messages.
+    """
+
+    params: tuple[dict[str, Any], ...]
+    y: FloatArray
+    task: NDArray[np.str_] | None
+    space: Space
+    source: str = "<data>"
+
+    def __post_init__(self) -> None:
+        source = str(self.source)
+        space = self.space
+        if not isinstance(space, Space):
+            raise DataError(f"{source}: space must be a Space, got {space!r}")
+        points = _as_rows(self.params, "params", source)
+        params = []
+        for i, pt in enumerate(points, start=1):
+            try:
+                params.append(space.validate(pt))
+            except SpaceError as exc:
+                raise DataError(f"{source}, row {i}: {exc}") from None
+        n = len(params)
+        y = self._vector(self.y, n, "y", source)
+        values = []
+        for i, v in enumerate(y, start=1):
+            try:
+                values.append(_convert_y(v))
+            except _CellError as exc:
+                raise DataError(f"{source}, row {i}, y: {exc}") from None
+        yv = np.array(values, dtype=np.float64).reshape(n)
+        task = None
+        if self.task is not None:
+            raw = self._vector(self.task, n, "task", source)
+            labels = []
+            for i, v in enumerate(raw, start=1):
+                try:
+                    labels.append(_convert_label(v))
+                except _CellError as exc:
+                    raise DataError(f"{source}, row {i}, task: {exc}") from None
+            task = np.array(labels, dtype=str).reshape(n)
+            task.setflags(write=False)
+        yv.setflags(write=False)
+        X = space.encode(params) if n else np.empty((0, space.dim), dtype=np.float64)
+        X.setflags(write=False)
+        object.__setattr__(self, "params", tuple(params))
+        object.__setattr__(self, "y", yv)
+        object.__setattr__(self, "task", task)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "_X", X)
+
+    @staticmethod
+    def _vector(values: Any, n: int, what: str, source: str) -> list[Any]:
+        if isinstance(values, np.ndarray):
+            if values.ndim != 1:
+                raise DataError(f"{source}: {what} must be 1-D with {n} values, got shape {values.shape}")
+            rows = values.tolist()
+        else:
+            rows = _as_rows(values, what, source)
+        if len(rows) != n:
+            raise DataError(f"{source}: {what} has {len(rows)} values for {n} points")
+        return rows
+
+    # -- basic properties ----------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        """Number of observations."""
+        return len(self.params)
+
+    def __len__(self) -> int:
+        return len(self.params)
+
+    @property
+    def tasks(self) -> list[str]:
+        """Sorted unique task labels; ``[]`` without a task column."""
+        return [] if self.task is None else sorted({str(t) for t in self.task})
+
+    @property
+    def X(self) -> FloatArray:
+        """Encoded points, read-only float64 array of shape ``(n, space.dim)`` (``space.encode``)."""
+        return self._X  # type: ignore[attr-defined,no-any-return]
+
+    def by_task(self) -> dict[Label, tuple[FloatArray, FloatArray]]:
+        """Encoded points and values per task.
+
+        Returns
+        -------
+        dict
+            ``{label: (X, y)}`` in sorted label order, ``X`` of shape ``(n_label, dim)`` and ``y``
+            of shape ``(n_label,)`` (fresh arrays); a single key ``None`` without a task column.
+        """
+        if self.task is None:
+            return {None: (np.array(self.X), np.array(self.y))}
+        return {t: (self.X[self.task == t], self.y[self.task == t]) for t in self.tasks}
+
+    def split(self, label: Label) -> TaskData:
+        """The observations of one task (with their labels).
+
+        Parameters
+        ----------
+        label : str or None
+            One of :attr:`tasks`; ``None`` only when there is no task column (returns ``self``).
+
+        Raises
+        ------
+        DataError
+            Unknown label, or ``None`` for data with a task column.
+        """
+        if self.task is None:
+            if label is None:
+                return self
+            raise DataError(f"{self.source}: no task column, cannot split on task {label!r}")
+        if label is None or str(label) not in self.tasks:
+            raise DataError(f"{self.source}: unknown task {label!r}; tasks are {self.tasks!r}")
+        idx = np.flatnonzero(self.task == str(label))
+        return TaskData(
+            tuple(self.params[i] for i in idx), self.y[idx], self.task[idx], self.space, self.source
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TaskData):
+            return NotImplemented
+        if self.space != other.space or self.n != other.n:
+            return False
+        mine = [[_canonical(v) for v in p.values()] for p in self.params]
+        theirs = [[_canonical(v) for v in p.values()] for p in other.params]
+        if mine != theirs or not np.array_equal(self.y, other.y):
+            return False
+        if self.task is None or other.task is None:
+            return self.task is None and other.task is None
+        return bool(np.array_equal(self.task, other.task))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        tasks = f", tasks={self.tasks!r}" if self.task is not None else ""
+        return f"TaskData(n={self.n}, names={list(self.space.names)!r}{tasks}, source={self.source!r})"
+
+    # -- constructors --------------------------------------------------------------------------
+    @classmethod
+    def from_csv(
+        cls,
+        path: str | os.PathLike[str],
+        space: Space,
+        x: Sequence[str] | Mapping[str, str] | None = None,
+        y: str = "y",
+        task: str | None = None,
+        delimiter: str = ",",
+    ) -> TaskData:
+        """Read observations from a CSV file with a header row.
+
+        Parameters
+        ----------
+        path : str or path-like
+            UTF-8 file (a BOM is accepted). Header names are stripped of whitespace.
+        space : Space
+            Space to validate the points against.
+        x : list of str or dict, optional
+            Column of each parameter, in the order of ``space.names`` (default: the names
+            themselves); or a dict ``{parameter name: column}`` for the renamed ones.
+        y : str, default "y"
+            Column of the objective values.
+        task : str, optional
+            Column of the task labels (stripped; read as ``str``).
+        delimiter : str, default ","
+            Field delimiter, e.g. ``";"``.
+
+        Returns
+        -------
+        TaskData
+            ``source`` is ``str(path)``.
+
+        Raises
+        ------
+        FileNotFoundError
+            The file does not exist (raised by :func:`open`; the message names the path).
+        DataError
+            Empty file, no data rows, missing or ambiguous columns, rows with more non-empty
+            fields than the header, and any invalid cell (non-number, empty, NaN/inf ``y``, out of
+            bounds, unknown category, ...). Messages name the file, the row (1-based data row
+            and line of the file) and the column. Rows whose fields are all empty are skipped.
+        """
+        source = os.fspath(path)
+        source = source.decode() if isinstance(source, bytes) else source
+        cols = _columns(space, x, y, task, source)
+        needed = [*cols, y] + ([task] if task is not None else [])
+        params: list[dict[str, Any]] = []
+        ys: list[float] = []
+        labels: list[str] = []
+        reader: csv.DictReader[str] | None = None
+        try:
+            with open(path, newline="", encoding="utf-8-sig") as f:
+                reader = csv.DictReader(f, delimiter=delimiter)
+                header = None
+                for raw in reader.reader:
+                    if any(c.strip() for c in raw):
+                        header = raw
+                        break
+                if header is None:
+                    raise DataError(f"{source}: empty file")
+                names = [h.strip().lstrip("\ufeff").strip() for h in header]
+                for c in needed:
+                    if names.count(c) > 1:
+                        raise DataError(f"{source}: duplicate column {c!r} in the header")
+                _check_missing(source, needed, names)
+                reader.fieldnames = names
+                for row in reader:
+                    extra = row.get(None) or []  # type: ignore[call-overload]
+                    values = [v for k, v in row.items() if k is not None and v is not None]
+                    if not any(v.strip() for v in [*values, *extra]):
+                        continue  # blank row such as ",,,"
+                    where = f"{source}, row {len(ys) + 1} (line {reader.line_num})"
+                    if any(v.strip() for v in extra):
+                        nfields = len(names) + len(extra)
+                        raise DataError(f"{where}: {nfields} fields but the header has {len(names)}")
+                    for c in needed:
+                        if row[c] is None:
+                            raise DataError(f"{_at(where, c)}: missing value (fewer fields than the header)")
+                    params.append(_convert_point(space, row, cols, where))
+                    try:
+                        ys.append(_convert_y(row[y]))
+                    except _CellError as exc:
+                        raise DataError(f"{_at(where, y)}: {exc}") from None
+                    if task is not None:
+                        try:
+                            labels.append(_convert_label(row[task].strip()))
+                        except _CellError as exc:
+                            raise DataError(f"{_at(where, task)}: {exc}") from None
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{source}: not a UTF-8 text file ({exc})") from None
+        except csv.Error as exc:
+            line = f", line {reader.line_num}" if reader is not None else ""
+            raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
+        if not ys:
+            raise DataError(f"{source}: no data rows")
+        return cls(tuple(params), np.array(ys), np.array(labels) if task is not None else None, space, source)
+
+    @classmethod
+    def from_dataframe(
+        cls,
+        df: Any,
+        space: Space,
+        x: Sequence[Any] | Mapping[str, Any] | None = None,
+        y: Any = "y",
+        task: Any = None,
+        source: str = "<DataFrame>",
+    ) -> TaskData:
+        """Read observations from a DataFrame (pandas is not required).
+
+        ``df`` is used duck-typed: its ``columns`` and ``to_dict("records")`` (one dict per row),
+        and, if present, an ``index`` of the same length whose labels are shown in messages.
+        Column labels are matched exactly (not stripped). Parameters as in :meth:`from_csv`;
+        string cells are converted the same way, other values are validated as they are (a NaN
+        is reported as not finite). Rows are numbered from 1 in messages.
+
+        Raises
+        ------
+        DataError
+            As :meth:`from_csv`; ``df`` without ``columns``/``to_dict`` is an error too.
+        """
+        cols = _columns(space, x, y, task, source)
+        if not hasattr(df, "columns") or not callable(getattr(df, "to_dict", None)):
+            raise DataError(f"{source}: expected a DataFrame (with .columns and .to_dict), got {type(df)!r}")
+        found = list(df.columns)
+        needed = [*cols, y] + ([task] if task is not None else [])
+        for c in needed:
+            if found.count(c) > 1:
+                raise DataError(f"{source}: duplicate column {c!r}")
+        _check_missing(source, needed, found)
+        rows = list(df.to_dict("records"))
+        if not rows:
+            raise DataError(f"{source}: no data rows")
+        index = getattr(df, "index", None)
+        try:
+            index = list(index) if index is not None else None
+        except TypeError:
+            index = None
+        if index is not None and len(index) != len(rows):
+            index = None
+        params, ys, labels = [], [], []
+        for i, row in enumerate(rows):
+            where = f"{source}, row {i + 1}" + (f" (index {index[i]!r})" if index is not None else "")
+            params.append(_convert_point(space, row, cols, where))
+            try:
+                ys.append(_convert_y(row[y]))
+            except _CellError as exc:
+                raise DataError(f"{_at(where, y)}: {exc}") from None
+            if task is not None:
+                value = row[task]
+                try:
+                    labels.append(_convert_label(value.strip() if isinstance(value, str) else value))
+                except _CellError as exc:
+                    raise DataError(f"{_at(where, task)}: {exc}") from None
+        return cls(tuple(params), np.array(ys), labels if task is not None else None, space, source)
+
+    @classmethod
+    def from_numpy(
+        cls,
+        X: ArrayLike,
+        y: ArrayLike,
+        space: Space,
+        task: ArrayLike | None = None,
+        source: str = "<array>",
+    ) -> TaskData:
+        """Observations from raw (not encoded) numeric arrays.
+
+        Parameters
+        ----------
+        X : array_like
+            ``(n, len(space))`` raw values, columns in the order of ``space.names`` (a 1-D array
+            is ``n`` values of a one-parameter space). Only :class:`~warmbo.space.Float` and
+            :class:`~warmbo.space.Int` parameters; use :meth:`from_records` with categoricals.
+        y : array_like
+            ``(n,)`` finite values.
+        space : Space
+        task : array_like, optional
+            ``(n,)`` task labels (``str`` or ``int``).
+        source : str, default "<array>"
+            Name used in messages.
+
+        Raises
+        ------
+        DataError
+            Categorical parameters, wrong shapes, no rows, or invalid values (row and column named).
+        """
+        cat = [p.name for p in space.params if not isinstance(p, (Float, Int))]
+        if cat:
+            raise DataError(
+                f"{source}: from_numpy supports only Float and Int parameters; {cat!r} are categorical, "
+                "use TaskData.from_records with a list of dicts instead"
+            )
+        A = np.asarray(X)
+        if A.ndim == 1 and len(space) == 1:
+            A = A.reshape(-1, 1)
+        if A.ndim != 2 or A.shape[1] != len(space):
+            raise DataError(
+                f"{source}: X must have shape (n, {len(space)}) (columns {list(space.names)!r}), "
+                f"got shape {A.shape}"
+            )
+        if A.shape[0] == 0:
+            raise DataError(f"{source}: no data rows")
+        names = space.names
+        params = [
+            _convert_point(space, dict(zip(names, row, strict=True)), names, f"{source}, row {i + 1}")
+            for i, row in enumerate(A.tolist())
+        ]
+        return cls(tuple(params), y, task, space, source)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_records(
+        cls,
+        records: Iterable[Mapping[str, Any]],
+        y: ArrayLike,
+        space: Space,
+        task: ArrayLike | None = None,
+        source: str = "<records>",
+    ) -> TaskData:
+        """Observations from a list of parameter dicts (e.g. ``[t.params for t in trials]``).
+
+        Each record must hold every name of the space; other keys are ignored (as extra CSV
+        columns are). String values are converted as CSV cells are (``"32"`` for a choice ``32``).
+
+        Parameters
+        ----------
+        records : iterable of Mapping
+            ``n`` points.
+        y : array_like
+            ``(n,)`` finite values.
+        space : Space
+        task : array_like, optional
+            ``(n,)`` task labels (``str`` or ``int``).
+        source : str, default "<records>"
+            Name used in messages.
+        """
+        rows = _as_rows(records, "records", source)
+        if not rows:
+            raise DataError(f"{source}: no data rows")
+        names = space.names
+        params = []
+        for i, rec in enumerate(rows, start=1):
+            where = f"{source}, row {i}"
+            if not isinstance(rec, Mapping):
+                raise DataError(
+                    f"{where}: a record must be a mapping of parameter name to value, got {rec!r}"
+                )
+            missing = [n for n in names if n not in rec]
+            if missing:
+                raise DataError(f"{where}: missing parameter(s) {missing!r}")
+            params.append(_convert_point(space, rec, names, where))
+        return cls(tuple(params), y, task, space, source)  # type: ignore[arg-type]
+
+    # -- writing -------------------------------------------------------------------------------
+    def to_csv(
+        self, path: str | os.PathLike[str], y: str = "y", task: str = "task", delimiter: str = ","
+    ) -> None:
+        """Write a CSV file that :meth:`from_csv` reads back equal to ``self``.
+
+        Columns: the space's names, then ``y``, then ``task`` (only with a task column). Floats
+        are written with ``repr`` (exact round trip). Read it back with
+        ``TaskData.from_csv(path, space, y=y, task=task, delimiter=delimiter)``
+        (``task=None`` when there is no task column).
+
+        Raises
+        ------
+        DataError
+            Column names that collide, or values whose text would read back differently
+            (a categorical whose choices include both ``"1"`` and ``1``, a task label with
+            surrounding whitespace).
+        """
+        names = list(self.space.names)
+        header = [*names, y] + ([task] if self.task is not None else [])
+        for c in header:
+            if header.count(c) > 1:
+                raise DataError(f"{self.source}: cannot write column {c!r} twice; choose another y/task name")
+        for p in self.space.params:
+            if isinstance(p, Categorical):
+                for v in {_canonical(pt[p.name]): pt[p.name] for pt in self.params}.values():
+                    try:
+                        back = _convert_value(p, _text(v))
+                    except (_CellError, SpaceError):
+                        back = None
+                    if back is None or _canonical(back) != _canonical(v):
+                        raise DataError(
+                            f"{self.source}: parameter {p.name!r}: value {v!r} would be read back as "
+                            f"{back!r} from its text {_text(v)!r}"
+                        )
+        if self.task is not None:
+            for t in self.tasks:
+                if t != t.strip():
+                    raise DataError(f"{self.source}: task label {t!r} has surrounding whitespace")
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f, delimiter=delimiter)
+            writer.writerow(header)
+            for i, pt in enumerate(self.params):
+                row = [_text(pt[n]) for n in names] + [repr(float(self.y[i]))]
+                if self.task is not None:
+                    row.append(str(self.task[i]))
+                writer.writerow(row)
+
+
+def _text(value: Any) -> str:
+    return repr(value) if isinstance(value, float) else str(value)

@@ -1,0 +1,767 @@
+"""Study reports: diagnostic figures and self-contained HTML pages.
+
+This module owns how a study is *shown* to a person, never how it is run:
+
+* the series and figures of a study's progress (:func:`best_so_far_series`,
+  :func:`plot_best_so_far`) and of its observations per parameter (:func:`plot_observed`);
+* posterior slices through the best point and the cheap sensitivity read off them
+  (:func:`plot_posterior_slices`, :func:`parameter_importance`, :func:`plot_importance`);
+* single-file HTML reports (:func:`write_report` for a study, :func:`write_experiment_report` for
+  the paper reproductions in :mod:`warmbo.experiments`): images embedded as base64 ``data:`` URIs,
+  inline CSS, no external resource, every user string escaped.
+
+Figures are drawn on :class:`matplotlib.figure.Figure` objects attached to the Agg canvas, without
+pyplot: making a report never changes the caller's matplotlib backend, opens no window and leaves
+no figure registered in pyplot. The plotting functions also accept a pyplot ``Axes`` where they
+take ``ax``.
+
+Models are reached only through a ``predict`` callable, ``predict(U) -> (mean, std)`` with ``U`` of
+shape ``(n, space.dim)`` in the unit cube (the :meth:`warmbo.space.Space.encode` convention) and
+``mean``, ``std`` on the user's scale and sign, so the report does not care which model made them
+(``GP.predict`` qualifies directly for a model fitted on the user's values).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from .space import Categorical, Float, Int, Parameter, Space
+from .trial import COMPLETE, STATES, Trial
+
+__all__ = [
+    "BestSoFar",
+    "best_so_far_series",
+    "parameter_importance",
+    "plot_best_so_far",
+    "plot_importance",
+    "plot_observed",
+    "plot_posterior_slices",
+    "write_experiment_report",
+    "write_report",
+]
+
+Predict = Callable[[np.ndarray], tuple[Any, Any]]
+
+#: PNG file signature; every embedded image is checked against it.
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: Figures written by :func:`write_report`, in page order, with their captions.
+REPORT_FIGURES = {
+    "best_so_far.png": "Best value so far against trial id; dots are the observed values.",
+    "observed.png": "Observed values against each parameter; the star is the best trial.",
+    "slices.png": (
+        "Posterior mean and mean \u00b1 2 std along each parameter, the others fixed at the best point."
+    ),
+    "importance.png": "Range of the posterior mean along each slice, as a share of the total.",
+}
+
+_N_SWEEP = 100
+_DPI = 100
+_BEST_COLOR = "#d62728"
+_LINE_COLOR = "#1f77b4"
+_DOT_COLOR = "#7f7f7f"
+
+_CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
+       max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #ddd; padding-bottom: 0.2em; }
+h2 { margin-top: 1.6em; border-bottom: 1px solid #eee; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+tr.failed td { color: #a00; }
+tr.pending td { color: #777; }
+.scroll { overflow-x: auto; }
+figure { margin: 1em 0; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.9em; color: #555; }
+.note { background: #fff8e1; border-left: 4px solid #f0c36d; padding: 0.5em 1em; }
+"""
+
+
+# ----------------------------------------------------------------------------------------------
+# data helpers
+# ----------------------------------------------------------------------------------------------
+
+
+class BestSoFar(NamedTuple):
+    """Series plotted by :func:`plot_best_so_far`.
+
+    Attributes
+    ----------
+    trial_ids : ndarray of int, shape (n,)
+        Ids of the complete trials with a finite value, increasing.
+    values : ndarray, shape (n,)
+        Their observed values.
+    best : ndarray, shape (n,)
+        Running maximum (``maximize=True``) or minimum of ``values``.
+    failed_ids : ndarray of int
+        Ids of the failed trials, increasing.
+    """
+
+    trial_ids: np.ndarray
+    values: np.ndarray
+    best: np.ndarray
+    failed_ids: np.ndarray
+
+
+def _scored(trials: Sequence[Trial]) -> list[Trial]:
+    """Complete trials with a finite value, in id order."""
+    out = [t for t in trials if t.state == COMPLETE and t.value is not None and math.isfinite(float(t.value))]
+    return sorted(out, key=lambda t: t.id)
+
+
+def _best_trial(trials: Sequence[Trial], maximize: bool) -> Trial | None:
+    """Best complete trial (lowest id on ties), or None without any."""
+    scored = _scored(trials)
+    if not scored:
+        return None
+    sign = 1.0 if maximize else -1.0
+    return max(scored, key=lambda t: (sign * float(t.value), -t.id))  # type: ignore[arg-type]
+
+
+def best_so_far_series(trials: Sequence[Trial], maximize: bool) -> BestSoFar:
+    """Best value so far over the complete trials, in id order.
+
+    Parameters
+    ----------
+    trials : sequence of Trial
+        Any order; pending trials are ignored, and so are complete trials whose value is missing
+        or not finite.
+    maximize : bool
+        Running maximum if True, running minimum otherwise.
+
+    Returns
+    -------
+    BestSoFar
+        ``trial_ids``, ``values``, ``best`` (monotone: non-decreasing when maximising,
+        non-increasing when minimising) and ``failed_ids``.
+    """
+    scored = _scored(trials)
+    ids = np.array([t.id for t in scored], dtype=np.int64)
+    values = np.array([float(t.value) for t in scored], dtype=np.float64)  # type: ignore[arg-type]
+    accumulate = np.maximum.accumulate if maximize else np.minimum.accumulate
+    best = accumulate(values) if values.size else values.copy()
+    failed = np.array(sorted(t.id for t in trials if t.is_failed), dtype=np.int64)
+    return BestSoFar(ids, values, best, failed)
+
+
+def _label(text: Any, max_chars: int = 40) -> str:
+    """A user string made safe for matplotlib text, shortened to ``max_chars`` with an ellipsis.
+
+    ``$`` is escaped because it would otherwise start mathtext (and fail to parse on e.g. ``$^$``).
+    """
+    s = str(text)
+    if len(s) > max_chars:
+        s = s[: max_chars - 1] + "\u2026"
+    return s.replace("$", r"\$")
+
+
+def _objective_label(maximize: bool) -> str:
+    return f"objective ({'higher' if maximize else 'lower'} is better)"
+
+
+def _maybe_log_y(ax: Axes, values: np.ndarray) -> None:
+    """Log y-axis when all values are positive and span at least two decades."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size >= 2 and v.min() > 0 and v.max() / v.min() >= 100.0:
+        ax.set_yscale("log")
+
+
+def _new_figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def _panel_figure(n: int, ncols: int = 3) -> tuple[Figure, list[Axes]]:
+    """A figure with ``n`` small panels, ``ncols`` per row (unused cells hidden)."""
+    cols = max(1, min(ncols, n))
+    rows = math.ceil(n / cols)
+    fig = _new_figure(3.8 * cols, 3.1 * rows + 0.4)
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, list(axes[:n])
+
+
+def _is_log(p: Parameter) -> bool:
+    return isinstance(p, (Float, Int)) and bool(p.log)
+
+
+def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
+    labels = [_label(c, max_chars=16) for c in p.choices]
+    ax.set_xticks(range(len(labels)))
+    rotate = max(len(s) for s in labels) * len(labels) > 28
+    ax.set_xticklabels(labels, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    ax.set_xlim(-0.6, len(labels) - 0.4)
+
+
+# ----------------------------------------------------------------------------------------------
+# figures of the observations
+# ----------------------------------------------------------------------------------------------
+
+
+def plot_best_so_far(trials: Sequence[Trial], maximize: bool, ax: Axes | None = None) -> Axes:
+    """Best value so far against trial id, with the observed values as dots.
+
+    Parameters
+    ----------
+    trials : sequence of Trial
+        The study's trials (see :func:`best_so_far_series` for which ones count).
+    maximize : bool
+        Direction of the study.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure (Agg canvas, not registered in pyplot) by default.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on (``ax.figure`` is the figure). The step line carries the label
+        ``"best so far"``; failed trials are small red crosses on the x-axis.
+    """
+    if ax is None:
+        ax = _new_figure(7.0, 4.0).subplots()
+    series = best_so_far_series(trials, maximize)
+    if series.values.size:
+        ax.plot(series.trial_ids, series.values, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+        ax.step(series.trial_ids, series.best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
+        _maybe_log_y(ax, series.values)
+    else:
+        ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
+    if series.failed_ids.size:
+        ax.plot(
+            series.failed_ids,
+            np.zeros(series.failed_ids.size),
+            "x",
+            ms=5,
+            color=_BEST_COLOR,
+            transform=ax.get_xaxis_transform(),
+            clip_on=False,
+            label="failed",
+        )
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("trial id")
+    ax.set_ylabel(_objective_label(maximize))
+    ax.set_title(f"Best value so far ({'maximize' if maximize else 'minimize'})")
+    ax.grid(True, alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="best", fontsize="small")
+    return ax
+
+
+def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool) -> Figure:
+    """One panel per parameter: observed value against the parameter's value.
+
+    Log-scale ``Float``/``Int`` parameters get a log x-axis; a ``Categorical`` is drawn as a
+    jittered strip per choice (fixed jitter seed, so the figure is reproducible). The best trial is
+    a red star in every panel.
+
+    Parameters
+    ----------
+    trials : sequence of Trial
+        Complete trials with a finite value are plotted; a trial missing a parameter, or with a
+        value the parameter does not accept, is left out of that parameter's panel.
+    space : Space
+        The study's search space.
+    maximize : bool
+        Direction of the study (which trial is best).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    scored = _scored(trials)
+    best = _best_trial(trials, maximize)
+    fig, axes = _panel_figure(len(space.params))
+    rng = np.random.default_rng(0)
+    values = np.array([float(t.value) for t in scored])  # type: ignore[arg-type]
+    for ax, p in zip(axes, space.params, strict=True):
+        xs, ys, best_x = [], [], None
+        for t, y in zip(scored, values, strict=True):
+            try:
+                v = p.validate(t.params[p.name])
+            except (KeyError, ValueError):
+                continue
+            x = float(p.index(v)) if isinstance(p, Categorical) else float(v)
+            xs.append(x)
+            ys.append(y)
+            if best is not None and t.id == best.id:
+                best_x = x
+        x_arr, y_arr = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        if isinstance(p, Categorical):
+            jitter = rng.uniform(-0.18, 0.18, size=x_arr.size)
+            ax.plot(x_arr + jitter, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            _set_categorical_ticks(ax, p)
+        else:
+            ax.plot(x_arr, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            if _is_log(p):
+                ax.set_xscale("log")
+            if isinstance(p, Int) and not p.log:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        if best_x is not None:
+            ax.plot([best_x], [float(best.value)], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best")  # type: ignore[union-attr, arg-type]
+        if not xs:
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+        _maybe_log_y(ax, y_arr)
+        ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
+        ax.set_ylabel(_objective_label(maximize))
+        ax.set_title(_label(p.name), fontsize="medium")
+        ax.grid(True, alpha=0.3)
+    if axes and axes[0].get_legend_handles_labels()[0]:
+        axes[0].legend(loc="best", fontsize="small")
+    fig.suptitle("Observed values per parameter")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# posterior slices
+# ----------------------------------------------------------------------------------------------
+
+
+class _Slice(NamedTuple):
+    param: Parameter
+    x: np.ndarray  # user-scale values (choice indices for a Categorical)
+    mean: np.ndarray
+    std: np.ndarray
+    best_x: float
+
+
+def _encode_points(space: Space, points: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """Encode points parameter by parameter (works for grid spaces off their candidates too)."""
+    U = np.empty((len(points), space.dim), dtype=np.float64)
+    for p in space.params:
+        U[:, space.slice_of(p.name)] = p.encode([pt[p.name] for pt in points])
+    return U
+
+
+def _check_best_params(space: Space, best_params: Mapping[str, Any]) -> dict[str, Any]:
+    if not isinstance(best_params, Mapping):
+        raise TypeError(f"best_params must be a mapping of parameter name to value, got {best_params!r}")
+    missing = [n for n in space.names if n not in best_params]
+    if missing:
+        raise ValueError(f"best_params is missing parameter(s) {missing!r}")
+    return {p.name: p.validate(best_params[p.name]) for p in space.params}
+
+
+def _sweep_values(p: Parameter) -> list[Any]:
+    """Values of one parameter along its slice: every choice, or 100 decoded points in order."""
+    if isinstance(p, Categorical):
+        return list(p.choices)
+    decoded = p.decode(np.linspace(0.0, 1.0, _N_SWEEP)[:, None])
+    return list(dict.fromkeys(decoded))  # ints repeat across a bin: keep each value once
+
+
+def _call_predict(predict: Predict, U: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    mean, std = predict(U)
+    mean = np.asarray(mean, dtype=np.float64)
+    std = np.asarray(std, dtype=np.float64)
+    n = U.shape[0]
+    if mean.shape != (n,) or std.shape != (n,):
+        raise ValueError(
+            f"predict must return (mean, std) of shape ({n},) each for {n} points, "
+            f"got shapes {mean.shape} and {std.shape}"
+        )
+    if not np.all(np.isfinite(mean)):
+        raise ValueError("predict returned a non-finite posterior mean")
+    return mean, np.maximum(np.nan_to_num(std, nan=0.0), 0.0)
+
+
+def _posterior_slices(space: Space, best_params: Mapping[str, Any], predict: Predict) -> list[_Slice]:
+    """Slices through the best point along every parameter, from one batched ``predict`` call."""
+    best = _check_best_params(space, best_params)
+    points: list[dict[str, Any]] = []
+    spans: list[tuple[int, int, list[Any]]] = []
+    for p in space.params:
+        values = _sweep_values(p)
+        spans.append((len(points), len(points) + len(values), values))
+        points.extend({**best, p.name: v} for v in values)
+    mean, std = _call_predict(predict, _encode_points(space, points))
+    out = []
+    for p, (start, stop, values) in zip(space.params, spans, strict=True):
+        if isinstance(p, Categorical):
+            x = np.arange(len(values), dtype=np.float64)
+            best_x = float(p.index(best[p.name]))
+        else:
+            x = np.asarray(values, dtype=np.float64)
+            best_x = float(best[p.name])
+        out.append(_Slice(p, x, mean[start:stop], std[start:stop], best_x))
+    return out
+
+
+def plot_posterior_slices(
+    space: Space, best_params: Mapping[str, Any], predict: Predict, maximize: bool
+) -> Figure:
+    """Posterior mean and mean +/- 2 std along each parameter, the others fixed at the best point.
+
+    A ``Float`` or ``Int`` parameter is swept over 100 points evenly spaced in its encoding, decoded
+    (so log parameters are swept log-uniformly and integers land on their bin centres, each integer
+    once) and encoded again; a ``Categorical`` is evaluated at each choice and drawn with error bars.
+
+    Parameters
+    ----------
+    space : Space
+        The study's search space.
+    best_params : Mapping
+        The point the slices go through (usually the best trial's parameters), marked in red.
+    predict : callable
+        ``predict(U) -> (mean, std)`` for ``U`` of shape ``(n, space.dim)`` in the unit cube, both
+        of shape ``(n,)`` on the user's scale and sign.
+    maximize : bool
+        Direction of the study (used in the axis labels).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    slices = _posterior_slices(space, best_params, predict)
+    fig, axes = _panel_figure(len(slices))
+    for ax, s in zip(axes, slices, strict=True):
+        p = s.param
+        lo, hi = s.mean - 2.0 * s.std, s.mean + 2.0 * s.std
+        at_best = int(np.argmin(np.abs(s.x - s.best_x)))
+        if isinstance(p, Categorical):
+            ax.errorbar(
+                s.x,
+                s.mean,
+                yerr=2.0 * s.std,
+                fmt="o",
+                color=_LINE_COLOR,
+                capsize=4,
+                label="mean \u00b1 2 std",
+            )
+            _set_categorical_ticks(ax, p)
+        else:
+            style = "-" if s.x.size > 30 else "-o"
+            ax.fill_between(s.x, lo, hi, color=_LINE_COLOR, alpha=0.2, lw=0, label="mean \u00b1 2 std")
+            ax.plot(s.x, s.mean, style, ms=3, color=_LINE_COLOR, lw=1.8, label="posterior mean")
+            if _is_log(p):
+                ax.set_xscale("log")
+            if isinstance(p, Int) and not p.log:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.axvline(s.best_x, color=_BEST_COLOR, lw=1, ls="--", alpha=0.7)
+        ax.plot([s.best_x], [s.mean[at_best]], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best point")
+        ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
+        ax.set_ylabel(_objective_label(maximize))
+        ax.set_title(_label(p.name), fontsize="medium")
+        ax.grid(True, alpha=0.3)
+    if axes:
+        axes[0].legend(loc="best", fontsize="small")
+    fig.suptitle("Posterior slices through the best point")
+    return fig
+
+
+def parameter_importance(space: Space, best_params: Mapping[str, Any], predict: Predict) -> dict[str, float]:
+    """Cheap sensitivity: range of the posterior mean along each slice through the best point.
+
+    For each parameter, ``max - min`` of the posterior mean along its slice (the sweep of
+    :func:`plot_posterior_slices`, every choice for a ``Categorical``), divided by the sum over
+    parameters. This is a local, one-at-a-time measure: it ignores interactions and the
+    uncertainty of the mean.
+
+    Parameters
+    ----------
+    space : Space
+        The study's search space.
+    best_params : Mapping
+        The point the slices go through.
+    predict : callable
+        ``predict(U) -> (mean, std)``, as for :func:`plot_posterior_slices`.
+
+    Returns
+    -------
+    dict
+        Parameter name to importance in ``[0, 1]``, in the order of ``space.names``; the values sum
+        to 1 (equal shares when the posterior mean is flat along every slice).
+    """
+    slices = _posterior_slices(space, best_params, predict)
+    ranges = np.array([float(np.ptp(s.mean)) for s in slices])
+    total = float(ranges.sum())
+    shares = ranges / total if total > 0 else np.full(ranges.size, 1.0 / ranges.size)
+    return {s.param.name: float(v) for s, v in zip(slices, shares, strict=True)}
+
+
+def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> Axes:
+    """Horizontal bar chart of :func:`parameter_importance`, most important on top.
+
+    Parameters
+    ----------
+    importance : Mapping
+        Parameter name to importance.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure (Agg canvas) by default.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    items = sorted(importance.items(), key=lambda kv: kv[1])  # barh draws bottom-up
+    if ax is None:
+        ax = _new_figure(6.5, 1.2 + 0.4 * max(len(items), 1)).subplots()
+    names = [_label(k, max_chars=30) for k, _ in items]
+    values = [float(v) for _, v in items]
+    bars = ax.barh(range(len(items)), values, color=_LINE_COLOR)
+    ax.bar_label(bars, labels=[f"{v:.0%}" for v in values], padding=3, fontsize="small")
+    ax.set_yticks(range(len(items)))
+    ax.set_yticklabels(names)
+    ax.set_xlim(0, max([*values, 0.0]) * 1.15 + 1e-12)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("share of the posterior-mean range along its slice")
+    ax.set_title("Parameter importance (local, one at a time)")
+    ax.grid(True, axis="x", alpha=0.3)
+    return ax
+
+
+# ----------------------------------------------------------------------------------------------
+# HTML
+# ----------------------------------------------------------------------------------------------
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value: Any) -> str:
+    """Compact text for a table cell (not yet escaped)."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _iso(timestamp: float | None) -> str:
+    if timestamp is None:
+        return ""
+    try:
+        return datetime.fromtimestamp(float(timestamp), tz=timezone.utc).isoformat(timespec="seconds")
+    except (OverflowError, OSError, ValueError):
+        return str(timestamp)
+
+
+def _figure_png(fig: Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=_DPI)
+    return buf.getvalue()
+
+
+def _img(png: bytes, alt: str) -> str:
+    if not png.startswith(PNG_SIGNATURE):
+        raise ValueError(f"{alt!r} is not a PNG image")
+    data = base64.b64encode(png).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" alt="{_esc(alt)}">'
+
+
+def _figure_html(png: bytes, alt: str, caption: str) -> str:
+    return f"<figure>{_img(png, alt)}<figcaption>{_esc(caption)}</figcaption></figure>"
+
+
+def _page(title: str, body: str) -> str:
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{_esc(title)}</title>\n<style>{_CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{_esc(title)}</h1>\n{body}\n</body>\n</html>\n"
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[tuple[str, Sequence[tuple[str, bool]]]]) -> str:
+    """Table of escaped cells; ``rows`` are ``(row_class, [(text, numeric), ...])``."""
+    head = "".join(f"<th>{_esc(h)}</th>" for h in header)
+    body = []
+    for cls, cells in rows:
+        tds = "".join(f'<td class="num">{_esc(c)}</td>' if num else f"<td>{_esc(c)}</td>" for c, num in cells)
+        attr = f' class="{_esc(cls)}"' if cls else ""
+        body.append(f"<tr{attr}>{tds}</tr>")
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="scroll">{table}</div>'
+
+
+def _summary_html(space: Space, trials: Sequence[Trial], maximize: bool, best: Trial | None) -> str:
+    counts = Counter(t.state for t in trials)
+    states = [s for s in STATES if s in counts] + sorted(s for s in counts if s not in STATES)
+    by_state = ", ".join(f"{counts[s]} {_esc(s)}" for s in states) or "none"
+    parts = [
+        "<h2>Summary</h2>",
+        "<ul>",
+        f"<li>Direction: <strong>{'maximize' if maximize else 'minimize'}</strong></li>",
+        f"<li>Trials: {len(trials)} ({by_state})</li>",
+        f"<li>Parameters: {len(space.params)} ({', '.join(_esc(n) for n in space.names)})</li>",
+    ]
+    if best is None:
+        parts.append("</ul>")
+        parts.append(
+            '<p class="note">No complete trials yet: there is no best value, and the figures that '
+            "need observed values are not drawn.</p>"
+        )
+        return "\n".join(parts)
+    parts.append(f"<li>Best value: <strong>{_esc(_fmt(float(best.value)))}</strong> (trial {best.id})</li>")  # type: ignore[arg-type]
+    parts.append("</ul>")
+    parts.append("<h3>Best parameters</h3>")
+    rows = [("", [(name, False), (_fmt(best.params.get(name)), False)]) for name in space.names]
+    parts.append(_table(["parameter", "value"], rows))
+    return "\n".join(parts)
+
+
+def _trials_html(space: Space, trials: Sequence[Trial]) -> str:
+    names = list(space.names)
+    extra = sorted({k for t in trials for k in t.params if k not in space.names}, key=str)
+    header = ["id", "state", "value", *names, *extra, "worker", "created (UTC)", "error"]
+    rows = []
+    for t in sorted(trials, key=lambda t: t.id):
+        cells = [(str(t.id), True), (t.state, False), (_fmt(t.value), True)]
+        for k in [*names, *extra]:
+            v = t.params.get(k)
+            cells.append((_fmt(v), isinstance(v, (int, float)) and not isinstance(v, bool)))
+        cells += [(_fmt(t.worker), False), (_iso(t.created), False), (_fmt(t.error), False)]
+        rows.append((t.state, cells))
+    if not rows:
+        return "<h2>Trials</h2>\n<p>No trials.</p>"
+    return "<h2>Trials</h2>\n" + _table(header, rows)
+
+
+def write_report(
+    out_dir: str | Path,
+    space: Space,
+    trials: Sequence[Trial],
+    *,
+    maximize: bool,
+    title: str = "warmbo study",
+    predict: Predict | None = None,
+    extra_html: str = "",
+) -> Path:
+    """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
+
+    The page has the title, a summary (trials by state, direction, best value and parameters), the
+    figures and a table of every trial (id, state, value, parameters, worker, creation time in ISO
+    8601 UTC, error). Images are embedded as base64 ``data:`` URIs and the CSS is inline, so the
+    file can be moved or mailed alone; every user string (title, names, values, workers, errors)
+    is HTML-escaped.
+
+    Figures, also written as PNG files: ``best_so_far.png`` and ``observed.png`` when there is at
+    least one complete trial; ``slices.png`` and ``importance.png`` when ``predict`` is given too
+    (slices through the best trial). A figure that is not drawn has its stale PNG from an earlier
+    report in ``out_dir`` removed, so the files always match the page.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Output directory, created (with parents) if needed.
+    space : Space
+        The study's search space.
+    trials : sequence of Trial
+        All trials of the study, any order, any state.
+    maximize : bool
+        Direction of the study.
+    title : str
+        Page title.
+    predict : callable, optional
+        ``predict(U) -> (mean, std)`` on the user's scale and sign, as for
+        :func:`plot_posterior_slices`.
+    extra_html : str
+        Trusted HTML appended after the figures, inserted as is (not escaped).
+
+    Returns
+    -------
+    pathlib.Path
+        Path of ``report.html``.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    trials = list(trials)
+    best = _best_trial(trials, maximize)
+
+    figures: dict[str, Figure] = {}
+    if best is not None:
+        figures["best_so_far.png"] = plot_best_so_far(trials, maximize).figure  # type: ignore[assignment]
+        figures["observed.png"] = plot_observed(trials, space, maximize)
+        if predict is not None:
+            figures["slices.png"] = plot_posterior_slices(space, best.params, predict, maximize)
+            importance = parameter_importance(space, best.params, predict)
+            figures["importance.png"] = plot_importance(importance).figure  # type: ignore[assignment]
+
+    blocks = [_summary_html(space, trials, maximize, best)]
+    if figures:
+        blocks.append("<h2>Figures</h2>")
+    for name, caption in REPORT_FIGURES.items():
+        path = out / name
+        if name not in figures:
+            path.unlink(missing_ok=True)
+            continue
+        png = _figure_png(figures[name])
+        path.write_bytes(png)
+        blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
+    if extra_html:
+        blocks.append(extra_html)
+    blocks.append(_trials_html(space, trials))
+
+    report = out / "report.html"
+    report.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")
+    return report
+
+
+def write_experiment_report(
+    out_dir: str | Path,
+    title: str,
+    sections: Sequence[tuple[str, str, Sequence[str | Path]]],
+    *,
+    filename: str = "report.html",
+) -> Path:
+    """Write a self-contained HTML page of headed sections with text and embedded PNG images.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        Output directory, created (with parents) if needed.
+    title : str
+        Page title.
+    sections : sequence of (heading, text, png_paths)
+        ``text`` is plain text (escaped; blank lines separate paragraphs); each PNG is read and
+        embedded as a base64 ``data:`` URI, captioned with its file name.
+    filename : str
+        Name of the page inside ``out_dir``.
+
+    Returns
+    -------
+    pathlib.Path
+        Path of the page.
+
+    Raises
+    ------
+    ValueError
+        If a file is not a PNG image.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    blocks = []
+    for heading, text, pngs in sections:
+        blocks.append(f"<h2>{_esc(heading)}</h2>")
+        for para in str(text).split("\n\n"):
+            if para.strip():
+                blocks.append(f"<p>{_esc(para.strip())}</p>")
+        for png_path in pngs:
+            png_path = Path(png_path)
+            data = png_path.read_bytes()
+            if not data.startswith(PNG_SIGNATURE):
+                raise ValueError(f"{str(png_path)!r} is not a PNG image (wrong file signature)")
+            blocks.append(_figure_html(data, png_path.stem, png_path.name))
+    page = out / filename
+    page.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")
+    return page

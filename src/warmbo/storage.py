@@ -1,0 +1,368 @@
+"""Durable study store: the space, the optimizer settings and every trial, in SQLite.
+
+A study lives at a storage URL: ``"study.db"``, ``"sqlite:///study.db"`` (relative path),
+``"sqlite:////abs/path/study.db"`` or ``None``/``":memory:"`` (in memory, for throw-away runs).
+Guarantees:
+
+- every change (a new pending trial, a told value, a failure) is committed before the call returns,
+  with ``synchronous=FULL``, so a process killed at any moment loses no told trial;
+- several processes may share one study: writes run in ``BEGIN IMMEDIATE`` transactions (one
+  writer at a time, readers never blocked, WAL journal), and :meth:`Study.transaction` lets the
+  optimizer read the trials, choose points and insert them as pending atomically, so two workers
+  never get the same trial id or the same pending point;
+- a study opened with a different space is refused with an error that lists the differences.
+
+Written on the standard library's ``sqlite3``: no ORM is needed for two tables, and the URL form
+leaves room for other back ends.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .space import Space
+from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
+
+__all__ = ["Study", "StorageError", "TrialNotFoundError", "parse_url", "default_worker"]
+
+_SCHEMA_VERSION = "1"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    params TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')),
+    value REAL,
+    created REAL NOT NULL,
+    completed REAL,
+    worker TEXT,
+    error TEXT
+);
+"""
+
+
+class StorageError(ValueError):
+    """A storage URL, a study file or a stored record is unusable."""
+
+
+class TrialNotFoundError(StorageError, KeyError):
+    """No trial with the given id exists in the study."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0])
+
+
+def default_worker() -> str:
+    """Worker name recorded with trials: ``host:pid[:thread]``."""
+    name = f"{socket.gethostname()}:{os.getpid()}"
+    thread = threading.current_thread()
+    if thread is not threading.main_thread():
+        name += f":{thread.name}"
+    return name
+
+
+def parse_url(url: str | os.PathLike | None) -> str:
+    """The SQLite path of a storage URL (``":memory:"`` for in-memory studies)."""
+    if url is None:
+        return ":memory:"
+    if isinstance(url, os.PathLike):
+        return os.fspath(url)
+    if not isinstance(url, str) or not url.strip():
+        raise StorageError(f"storage must be a path or a sqlite:/// URL, got {url!r}")
+    url = url.strip()
+    if url == ":memory:" or url == "sqlite://":
+        return ":memory:"
+    if url.startswith("sqlite:") and not url.startswith("sqlite://"):
+        raise StorageError(f"malformed storage URL {url!r}; use sqlite:///relative.db or sqlite:////abs.db")
+    if "://" in url:
+        scheme, _, rest = url.partition("://")
+        if scheme != "sqlite":
+            raise StorageError(f"unsupported storage URL scheme {scheme!r} in {url!r}; use sqlite:///path.db")
+        if not rest.startswith("/") or rest == "/":
+            raise StorageError(
+                f"malformed storage URL {url!r}; use sqlite:///relative.db or sqlite:////abs.db"
+            )
+        return rest[1:]
+    return url
+
+
+def _finite_value(value: Any) -> float:
+    if isinstance(value, bool):
+        raise ValueError(f"value must be a number, got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"value must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(f"value must be finite, got {value!r}; use tell_failed for a failed evaluation")
+    return number
+
+
+class Study:
+    """A study in SQLite: its space, settings and trials.
+
+    Parameters
+    ----------
+    storage : str, path or None
+        Storage URL (see module docstring); None keeps the study in memory.
+    space : Space, optional
+        Required to create a study; when opening an existing one it must equal the stored space.
+    settings : dict, optional
+        JSON-serialisable optimizer settings stored at creation (informative; ``direction`` is checked
+        on reopening).
+    """
+
+    def __init__(self, storage=None, space: Space | None = None, settings: dict | None = None):
+        self.path = parse_url(storage)
+        self.url = storage if isinstance(storage, str) else self.path
+        if self.path != ":memory:":
+            parent = Path(self.path).expanduser().resolve().parent
+            if not parent.is_dir():
+                raise StorageError(
+                    f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist"
+                )
+        self._local = threading.local()
+        self._memory_conn = None
+        self._lock = threading.RLock()
+        try:
+            self._initialise(space, settings or {})
+        except sqlite3.DatabaseError as exc:
+            raise StorageError(f"{self.path!r} is not a warmbo study (SQLite says: {exc})") from None
+
+    # ------------------------------------------------------------------ connections
+    def _connect(self) -> sqlite3.Connection:
+        if self.path == ":memory:":
+            if self._memory_conn is None:
+                self._memory_conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            return self._memory_conn
+        conn = getattr(self._local, "conn", None)
+        if conn is None or getattr(self._local, "pid", None) != os.getpid():
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout = 60000")
+            conn.execute("PRAGMA synchronous = FULL")
+            self._local.conn = conn
+            self._local.pid = os.getpid()
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """An exclusive write transaction (``BEGIN IMMEDIATE``); re-entrant within a thread."""
+        depth = getattr(self._local, "depth", 0)
+        conn = self._connect()
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield conn
+            finally:
+                self._local.depth = depth
+            return
+        with self._lock:
+            conn.execute("BEGIN IMMEDIATE")
+            self._local.depth = 1
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            else:
+                conn.execute("COMMIT")
+            finally:
+                self._local.depth = 0
+
+    def close(self) -> None:
+        """Close this thread's connection (the study stays on disk)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # ------------------------------------------------------------------ creation / reopening
+    def _initialise(self, space: Space | None, settings: dict) -> None:
+        conn = self._connect()
+        if self.path != ":memory:":
+            conn.execute("PRAGMA journal_mode = WAL")
+        with self.transaction() as conn:
+            for statement in _SCHEMA.strip().split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            if not meta:
+                if space is None:
+                    raise StorageError(f"no study at {self.path!r}: create it with a space first")
+                if not isinstance(space, Space):
+                    raise StorageError(f"space must be a warmbo Space, got {type(space).__name__}")
+                rows = {
+                    "schema_version": _SCHEMA_VERSION,
+                    "space": json.dumps(space.to_dict()),
+                    "settings": json.dumps(settings),
+                    "created": repr(time.time()),
+                }
+                conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", rows.items())
+                meta = rows
+            self._check_meta(meta, space, settings)
+
+    def _check_meta(self, meta: dict, space: Space | None, settings: dict) -> None:
+        if meta.get("schema_version") != _SCHEMA_VERSION:
+            raise StorageError(f"{self.path!r} has schema version {meta.get('schema_version')!r}, expected 1")
+        try:
+            stored_space = Space.from_dict(json.loads(meta["space"]))
+            self.settings = json.loads(meta["settings"])
+        except (KeyError, ValueError, TypeError) as exc:
+            raise StorageError(
+                f"{self.path!r}: the stored space or settings are unreadable ({exc})"
+            ) from None
+        if space is not None and space != stored_space:
+            differences = "; ".join(space.diff(stored_space)) or "different structure"
+            raise StorageError(f"study {self.path!r} was created with a different space: {differences}")
+        stored_direction = self.settings.get("direction")
+        new_direction = settings.get("direction")
+        if stored_direction and new_direction and stored_direction != new_direction:
+            raise StorageError(
+                f"study {self.path!r} was created to {stored_direction} the objective, "
+                f"not to {new_direction} it"
+            )
+        self.space = stored_space
+        self.created = float(meta.get("created", "nan"))
+
+    # ------------------------------------------------------------------ reading
+    @staticmethod
+    def _trial(row) -> Trial:
+        id_, params, state, value, created, completed, worker, error = row
+        return Trial(
+            id=int(id_),
+            params=json.loads(params),
+            state=state,
+            value=value,
+            created=created,
+            completed=completed,
+            worker=worker,
+            error=error,
+        )
+
+    def trials(self, states: tuple[str, ...] | None = None) -> History:
+        """All trials (or those in ``states``) in id order."""
+        conn = self._connect()
+        query = "SELECT id, params, state, value, created, completed, worker, error FROM trials"
+        args: tuple = ()
+        if states is not None:
+            bad = [s for s in states if s not in STATES]
+            if bad:
+                raise ValueError(f"unknown trial state(s) {bad}; states are {STATES}")
+            query += f" WHERE state IN ({', '.join('?' * len(states))})"
+            args = tuple(states)
+        return History(self._trial(row) for row in conn.execute(query + " ORDER BY id", args))
+
+    def trial(self, trial_id: int) -> Trial:
+        """The trial with this id; :class:`TrialNotFoundError` if there is none."""
+        trial_id = self._check_id(trial_id)
+        row = (
+            self._connect()
+            .execute(
+                "SELECT id, params, state, value, created, completed, worker, error FROM trials WHERE id = ?",
+                (trial_id,),
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self.path!r}")
+        return self._trial(row)
+
+    def __len__(self) -> int:
+        return int(self._connect().execute("SELECT COUNT(*) FROM trials").fetchone()[0])
+
+    def count(self, state: str) -> int:
+        """Number of trials in a state."""
+        return int(
+            self._connect().execute("SELECT COUNT(*) FROM trials WHERE state = ?", (state,)).fetchone()[0]
+        )
+
+    # ------------------------------------------------------------------ writing
+    @staticmethod
+    def _check_id(trial_id) -> int:
+        if isinstance(trial_id, Trial):
+            return trial_id.id
+        if isinstance(trial_id, bool):
+            raise ValueError(f"trial id must be an integer, got {trial_id!r}")
+        try:
+            value = int(trial_id)
+        except (TypeError, ValueError):
+            raise ValueError(f"trial id must be an integer, got {trial_id!r}") from None
+        if isinstance(trial_id, float) and value != trial_id:
+            raise ValueError(f"trial id must be an integer, got {trial_id!r}")
+        return value
+
+    def add_trial(
+        self,
+        params: dict,
+        state: str = PENDING,
+        value=None,
+        worker: str | None = None,
+        error: str | None = None,
+    ) -> Trial:
+        """Insert a trial (params are validated against the space) and commit."""
+        if state not in STATES:
+            raise ValueError(f"unknown trial state {state!r}; states are {STATES}")
+        params = self.space.validate(params)
+        if state == COMPLETE:
+            value = _finite_value(value)
+        now = time.time()
+        completed = now if state != PENDING else None
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO trials (params, state, value, created, completed, worker, error) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (json.dumps(params), state, value, now, completed, worker or default_worker(), error),
+            )
+            trial_id = int(cursor.lastrowid)
+        return Trial(trial_id, params, state, value, now, completed, worker or default_worker(), error)
+
+    def complete(self, trial_id, value, worker: str | None = None) -> Trial:
+        """Record the value of a pending (or failed) trial and commit before returning."""
+        value = _finite_value(value)
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            trial = self.trial(trial_id)
+            if trial.state == COMPLETE:
+                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+            now = time.time()
+            conn.execute(
+                "UPDATE trials SET state = ?, value = ?, completed = ?, error = NULL, "
+                "worker = COALESCE(?, worker) WHERE id = ?",
+                (COMPLETE, value, now, worker, trial_id),
+            )
+        return self.trial(trial_id)
+
+    def fail(self, trial_id, error: str | None = None) -> Trial:
+        """Mark a pending trial failed (the run continues; failed points are not re-asked)."""
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            trial = self.trial(trial_id)
+            if trial.state == COMPLETE:
+                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+            conn.execute(
+                "UPDATE trials SET state = ?, completed = ?, error = ? WHERE id = ?",
+                (FAILED, time.time(), error, trial_id),
+            )
+        return self.trial(trial_id)
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Store a small string under ``key`` (e.g. which prior files were imported)."""
+        with self.transaction() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def get_meta(self, key: str) -> str | None:
+        row = self._connect().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def __repr__(self) -> str:
+        return f"Study({self.url!r}, trials={len(self)})"

@@ -1,0 +1,90 @@
+"""Trials: one evaluation of the objective, as stored in a study.
+
+A trial is created ``pending`` by ``Optimizer.ask`` (or directly ``complete`` by telling a point
+that was never asked), then becomes ``complete`` with a value or ``failed``. Trials are immutable
+records: the store returns new ones after every change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES"]
+
+PENDING = "pending"
+COMPLETE = "complete"
+FAILED = "failed"
+STATES = (PENDING, COMPLETE, FAILED)
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One evaluation of the objective.
+
+    Attributes
+    ----------
+    id : int
+        Trial id, unique within the study, increasing in creation order.
+    params : dict
+        Parameter values (validated against the study's space).
+    state : {"pending", "complete", "failed"}
+    value : float or None
+        Objective value on the user's scale (None unless complete).
+    created, completed : float or None
+        Unix timestamps.
+    worker : str or None
+        Who asked for / told the trial (``host:pid`` by default, ``"prior"`` for imported data).
+    error : str or None
+        Why the trial failed, if it did.
+    """
+
+    id: int
+    params: dict[str, Any]
+    state: str
+    value: float | None = None
+    created: float | None = None
+    completed: float | None = None
+    worker: str | None = None
+    error: str | None = field(default=None, compare=False)
+
+    @property
+    def is_complete(self) -> bool:
+        return self.state == COMPLETE
+
+    @property
+    def is_pending(self) -> bool:
+        return self.state == PENDING
+
+    @property
+    def is_failed(self) -> bool:
+        return self.state == FAILED
+
+    def as_row(self) -> dict[str, Any]:
+        """Flat dict: id, state, value, timestamps, worker, then one column per parameter."""
+        row = {
+            "id": self.id,
+            "state": self.state,
+            "value": self.value,
+            "created": self.created,
+            "completed": self.completed,
+            "worker": self.worker,
+        }
+        row.update(self.params)
+        return row
+
+
+class History(list):
+    """A list of trials with a ``to_dataframe()`` (needs pandas, not a core dependency)."""
+
+    def to_dataframe(self):
+        """The trials as a pandas DataFrame, one row per trial (see :meth:`Trial.as_row`)."""
+        try:
+            import pandas as pd
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("History.to_dataframe() needs pandas: pip install pandas") from exc
+        return pd.DataFrame([trial.as_row() for trial in self])
+
+    def complete(self) -> History:
+        """Only the complete trials."""
+        return History(t for t in self if t.is_complete)

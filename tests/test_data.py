@@ -1,0 +1,478 @@
+"""Tests for warmbo.data: TaskData readers, validation messages, round trips and per-task views."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from warmbo.data import DataError, TaskData
+from warmbo.space import Categorical, Float, Int, Space
+
+SPACE = Space((Float("lr", 1e-4, 1.0, log=True), Int("layers", 1, 8), Categorical("act", ("relu", "tanh"))))
+NUMERIC = Space((Float("a", -1.0, 1.0), Int("b", 0, 10)))
+
+
+def write(tmp_path: Path, text: str, name: str = "prior.csv", encoding: str = "utf-8") -> Path:
+    path = tmp_path / name
+    path.write_bytes(text.encode(encoding))
+    return path
+
+
+def csv_error(tmp_path: Path, text: str, space: Space = NUMERIC, **kw: Any) -> str:
+    path = write(tmp_path, text)
+    with pytest.raises(DataError) as info:
+        TaskData.from_csv(path, space, **kw)
+    msg = str(info.value)
+    assert "prior.csv" in msg
+    return msg
+
+
+class FakeFrame:
+    """Minimal duck-typed DataFrame: ``columns``, ``index`` and ``to_dict("records")``."""
+
+    def __init__(self, data: dict[str, list[Any]], index: list[Any] | None = None) -> None:
+        self._data = data
+        self.columns = list(data)
+        n = len(next(iter(data.values())))
+        self.index = list(range(n)) if index is None else index
+
+    def to_dict(self, orient: str) -> list[dict[str, Any]]:
+        assert orient == "records"
+        n = len(self.index)
+        return [{c: v[i] for c, v in self._data.items()} for i in range(n)]
+
+
+def frames(data: dict[str, list[Any]], index: list[Any] | None = None) -> list[Any]:
+    out: list[Any] = [FakeFrame(data, index)]
+    if importlib.util.find_spec("pandas") is not None:
+        import pandas as pd
+
+        out.append(pd.DataFrame(data, index=index))
+    return out
+
+
+@pytest.fixture
+def mixed() -> TaskData:
+    params = [
+        {"lr": 0.1, "layers": 2, "act": "relu"},
+        {"lr": 0.001, "layers": 8, "act": "tanh"},
+        {"lr": 1e-4, "layers": 1, "act": "relu"},
+        {"lr": 1.0 / 3.0, "layers": 5, "act": "tanh"},
+    ]
+    return TaskData.from_records(params, [1.5, -2.0, 0.1 + 0.2, 1e-300], SPACE, task=["b", "a", "b", "c"])
+
+
+# ----------------------------------------------------------------------------------------------
+# construction, properties, round trips
+# ----------------------------------------------------------------------------------------------
+
+
+def test_from_csv_basic_properties(tmp_path: Path) -> None:
+    path = write(tmp_path, "lr,layers,act,y,task\n0.01,3,relu,1.5,t2\n0.5,3.0,tanh,-2,t1\n1e-3,8,relu,0,t2\n")
+    d = TaskData.from_csv(path, SPACE, task="task")
+    assert d.n == len(d) == 3
+    assert d.params[1] == {"lr": 0.5, "layers": 3, "act": "tanh"}
+    assert type(d.params[1]["layers"]) is int
+    assert d.y.dtype == np.float64 and d.y.tolist() == [1.5, -2.0, 0.0]
+    assert d.task is not None and d.task.tolist() == ["t2", "t1", "t2"]
+    assert d.tasks == ["t1", "t2"]
+    assert d.source == str(path)
+    assert d.X.shape == (3, SPACE.dim)
+    np.testing.assert_array_equal(d.X, SPACE.encode(list(d.params)))
+
+
+def test_arrays_are_read_only(mixed: TaskData) -> None:
+    for arr in (mixed.y, mixed.X, mixed.task):
+        assert arr is not None
+        with pytest.raises(ValueError):
+            arr[0] = arr[1]
+
+
+def test_csv_round_trip_with_tasks(tmp_path: Path, mixed: TaskData) -> None:
+    path = tmp_path / "out.csv"
+    mixed.to_csv(path)
+    back = TaskData.from_csv(path, SPACE, task="task")
+    assert back == mixed
+    assert back.y.tolist() == mixed.y.tolist()  # exact floats (repr)
+    assert back.params == mixed.params
+    np.testing.assert_array_equal(back.X, mixed.X)
+
+
+def test_csv_round_trip_without_tasks_semicolon_custom_y(tmp_path: Path) -> None:
+    d = TaskData.from_numpy([[0.1, 3], [-1.0, 10], [2.0 / 3.0, 0]], [3.0, 1e-17, -5.5], NUMERIC)
+    path = tmp_path / "out.csv"
+    d.to_csv(path, y="score", delimiter=";")
+    assert path.read_text().splitlines()[0] == "a;b;score"
+    back = TaskData.from_csv(path, NUMERIC, y="score", delimiter=";")
+    assert back == d and back.task is None and back.tasks == []
+
+
+def test_csv_round_trip_odd_categoricals(tmp_path: Path) -> None:
+    space = Space(
+        (
+            Categorical("s", ("a,b", 'q"uote', " pad ", "")),
+            Categorical("num", (16, 32, 0.5)),
+            Categorical("flag", (True, False)),
+        )
+    )
+    records = [
+        {"s": "a,b", "num": 32, "flag": True},
+        {"s": 'q"uote', "num": 0.5, "flag": False},
+        {"s": " pad ", "num": 16, "flag": True},
+        {"s": "", "num": 32, "flag": False},
+    ]
+    d = TaskData.from_records(records, [1, 2, 3, 4], space, task=["x y", "z", "x y", "z"])
+    path = tmp_path / "odd.csv"
+    d.to_csv(path)
+    back = TaskData.from_csv(path, space, task="task")
+    assert back == d
+    assert [p["s"] for p in back.params] == ["a,b", 'q"uote', " pad ", ""]
+    assert [type(p["flag"]) for p in back.params] == [bool] * 4
+
+
+def test_from_numpy_round_trip_and_types() -> None:
+    X = np.array([[0.25, 4.0], [-1.0, 0.0]])
+    d = TaskData.from_numpy(X, np.array([1.0, 2.0]), NUMERIC, task=["u", "v"])
+    assert d.params == ({"a": 0.25, "b": 4}, {"a": -1.0, "b": 0})
+    assert type(d.params[0]["b"]) is int
+    raw = np.array([[p[n] for n in NUMERIC.names] for p in d.params], dtype=float)
+    np.testing.assert_array_equal(raw, X)
+    np.testing.assert_array_equal(d.X, NUMERIC.encode(list(d.params)))
+    one = TaskData.from_numpy([0.1, 0.2, 0.3], [1, 2, 3], Space((Float("x", 0, 1),)))
+    assert [p["x"] for p in one.params] == [0.1, 0.2, 0.3]
+
+
+def test_from_records_round_trip_ignores_extra_keys_and_parses_strings() -> None:
+    records = [
+        {"lr": 0.01, "layers": 2, "act": "relu", "note": "ignored"},
+        {"lr": "0.5", "layers": "3", "act": "tanh"},
+    ]
+    d = TaskData.from_records(records, [0.0, 1.0], SPACE)
+    assert d.params == ({"lr": 0.01, "layers": 2, "act": "relu"}, {"lr": 0.5, "layers": 3, "act": "tanh"})
+    again = TaskData.from_records(list(d.params), d.y, SPACE)
+    assert again == d
+
+
+def test_from_dataframe_round_trip() -> None:
+    data = {"lr": [0.01, 0.5], "layers": [2, 3], "act": ["relu", "tanh"], "y": [1.0, 2.0], "t": ["a", "b"]}
+    ref = TaskData.from_records(
+        [{"lr": 0.01, "layers": 2, "act": "relu"}, {"lr": 0.5, "layers": 3, "act": "tanh"}],
+        [1.0, 2.0],
+        SPACE,
+        task=["a", "b"],
+    )
+    for df in frames(data):
+        d = TaskData.from_dataframe(df, SPACE, task="t")
+        assert d == ref
+        assert d.source == "<DataFrame>"
+
+
+def test_from_dataframe_renamed_columns_and_int_labels() -> None:
+    data = {"rate": [0.01], "depth": [4], "activation": ["tanh"], "score": [3.0], "task": [7]}
+    for df in frames(data):
+        d = TaskData.from_dataframe(
+            df, SPACE, x={"lr": "rate", "layers": "depth", "act": "activation"}, y="score", task="task"
+        )
+        assert d.params == ({"lr": 0.01, "layers": 4, "act": "tanh"},)
+        assert d.tasks == ["7"]
+
+
+def test_x_column_list_maps_in_space_order(tmp_path: Path) -> None:
+    path = write(tmp_path, "B,A,score,other\n7,0.5,1.0,zzz\n")
+    d = TaskData.from_csv(path, NUMERIC, x=["A", "B"], y="score")
+    assert d.params == ({"a": 0.5, "b": 7},)
+
+
+def test_equality_is_type_aware_and_ignores_source() -> None:
+    space = Space((Categorical("c", (True, 1)),))
+    a = TaskData.from_records([{"c": True}], [1.0], space, source="one")
+    b = TaskData.from_records([{"c": 1}], [1.0], space, source="two")
+    assert a != b
+    assert a == TaskData.from_records([{"c": True}], [1.0], space, source="three")
+    assert a != TaskData.from_records([{"c": True}], [2.0], space)
+    assert a != TaskData.from_records([{"c": True}], [1.0], space, task=["t"])
+
+
+def test_direct_constructor_validates() -> None:
+    d = TaskData(({"a": 0, "b": 1},), [1], None, NUMERIC)
+    assert d.params == ({"a": 0.0, "b": 1},) and d.y.dtype == np.float64
+    with pytest.raises(DataError, match=r"<data>, row 1: parameter 'a'"):
+        TaskData(({"a": 5.0, "b": 1},), [1.0], None, NUMERIC)
+    with pytest.raises(DataError, match=r"y has 2 values for 1 points"):
+        TaskData(({"a": 0.0, "b": 1},), [1.0, 2.0], None, NUMERIC)
+
+
+# ----------------------------------------------------------------------------------------------
+# by_task / split
+# ----------------------------------------------------------------------------------------------
+
+
+def test_by_task(mixed: TaskData) -> None:
+    groups = mixed.by_task()
+    assert list(groups) == ["a", "b", "c"]
+    Xb, yb = groups["b"]
+    assert yb.tolist() == [1.5, 0.1 + 0.2]
+    np.testing.assert_array_equal(Xb, mixed.X[[0, 2]])
+    assert sum(len(g[1]) for g in groups.values()) == mixed.n
+    Xb[0, 0] = -1.0  # fresh arrays
+    assert mixed.X[0, 0] != -1.0
+
+
+def test_by_task_without_task_column() -> None:
+    d = TaskData.from_numpy([[0.0, 1], [0.5, 2]], [1.0, 2.0], NUMERIC)
+    groups = d.by_task()
+    assert list(groups) == [None]
+    np.testing.assert_array_equal(groups[None][0], d.X)
+    assert groups[None][1].tolist() == [1.0, 2.0]
+
+
+def test_split(mixed: TaskData) -> None:
+    b = mixed.split("b")
+    assert b.n == 2 and b.tasks == ["b"]
+    assert b.params == (mixed.params[0], mixed.params[2])
+    assert b.y.tolist() == [1.5, 0.1 + 0.2]
+    assert b.space == mixed.space
+    with pytest.raises(DataError, match=r"unknown task 'zz'; tasks are \['a', 'b', 'c'\]"):
+        mixed.split("zz")
+    d = TaskData.from_numpy([[0.0, 1]], [1.0], NUMERIC)
+    assert d.split(None) is d
+    with pytest.raises(DataError, match="no task column"):
+        d.split("a")
+
+
+# ----------------------------------------------------------------------------------------------
+# CSV dialect details
+# ----------------------------------------------------------------------------------------------
+
+
+def test_bom_and_whitespace_in_headers(tmp_path: Path) -> None:
+    path = write(tmp_path, "\ufeff a ;  b\t; y ; task \r\n0.5;2;1.0; t1 \r\n-0.5; 3 ;2.0;t2\r\n")
+    d = TaskData.from_csv(path, NUMERIC, task="task", delimiter=";")
+    assert d.params == ({"a": 0.5, "b": 2}, {"a": -0.5, "b": 3})
+    assert d.task is not None and d.task.tolist() == ["t1", "t2"]
+
+
+def test_semicolon_delimiter_with_decimal_commas_is_an_error(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a;b;y\n0,5;2;1\n", delimiter=";")
+    assert "row 1 (line 2), column 'a': value '0,5' is not a number" in msg
+
+
+def test_blank_rows_are_skipped_and_row_numbers_count_data_rows(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,b,y\n\n0.5,2,1\n,,\n0.1,2,x\n")
+    assert "row 2 (line 5), column 'y': value 'x' is not a number" in msg
+    d = TaskData.from_csv(write(tmp_path, "a,b,y\n\n0.5,2,1\n,,\n0.1,2,3\n", "ok.csv"), NUMERIC)
+    assert d.n == 2
+
+
+def test_trailing_delimiter_and_extra_columns_are_ignored(tmp_path: Path) -> None:
+    path = write(tmp_path, "note,a,b,y,\nhello,0.5,2,1,\n")
+    assert TaskData.from_csv(path, NUMERIC).params == ({"a": 0.5, "b": 2},)
+
+
+def test_int_cells_as_floats_and_categorical_numeric_choices(tmp_path: Path) -> None:
+    space = Space((Int("n", 1, 100), Categorical("bs", (16, 32)), Categorical("w", (0.5, 1.5))))
+    path = write(tmp_path, "n,bs,w,y\n3.0,32,0.5,1\n 4 ,16.0,1.50,2\n")
+    d = TaskData.from_csv(path, space)
+    assert d.params == ({"n": 3, "bs": 32, "w": 0.5}, {"n": 4, "bs": 16, "w": 1.5})
+    assert [type(p["bs"]) for p in d.params] == [int, int]
+    assert [type(p["n"]) for p in d.params] == [int, int]
+
+
+def test_categorical_bool_and_string_digits(tmp_path: Path) -> None:
+    space = Space((Categorical("f", (True, False)), Categorical("s", ("1", "2"))))
+    d = TaskData.from_csv(write(tmp_path, "f,s,y\nTRUE,1,0\nfalse,2,0\n0, 2 ,0\n"), space)
+    assert [p["f"] for p in d.params] == [True, False, False]
+    assert [type(p["f"]) for p in d.params] == [bool] * 3
+    assert [p["s"] for p in d.params] == ["1", "2", "2"]
+
+
+def test_grid_space_candidates(tmp_path: Path) -> None:
+    grid = Space.grid([[0.0, 1.0], [0.5, 2.0]], names=["u", "v"])
+    d = TaskData.from_csv(write(tmp_path, "u,v,y\n0.5,2,1\n"), grid)
+    assert d.params == ({"u": 0.5, "v": 2.0},)
+    msg = csv_error(tmp_path, "u,v,y\n0,1,1\n0.5,1,2\n", space=grid)
+    assert "row 2 (line 3)" in msg and "not one of the 2 grid candidates" in msg
+
+
+# ----------------------------------------------------------------------------------------------
+# CSV errors: file, row and column named
+# ----------------------------------------------------------------------------------------------
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="nope.csv"):
+        TaskData.from_csv(tmp_path / "nope.csv", NUMERIC)
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "\ufeff"])
+def test_empty_file(tmp_path: Path, text: str) -> None:
+    assert csv_error(tmp_path, text).endswith("prior.csv: empty file")
+
+
+def test_no_data_rows(tmp_path: Path) -> None:
+    assert csv_error(tmp_path, "a,b,y\n").endswith("prior.csv: no data rows")
+    assert csv_error(tmp_path, "a,b,y\n,,\n").endswith("prior.csv: no data rows")
+
+
+def test_missing_columns(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,c,x\n1,2,3\n")
+    assert msg.endswith("prior.csv: missing column(s) 'b', 'y' (found: a, c, x)")
+    msg = csv_error(tmp_path, "a,b,y\n0,1,2\n", task="task")
+    assert "missing column(s) 'task'" in msg
+
+
+def test_not_a_number(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,b,y\n0.5,1,1\n0.5,1,2\nabc,1,3\n")
+    assert msg.endswith("prior.csv, row 3 (line 4), column 'a': value 'abc' is not a number")
+
+
+def test_int_not_integral(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,b,y\n0.5,2.5,1\n")
+    assert "row 1 (line 2), column 'b': value 2.5 is not an integer" in msg
+
+
+def test_out_of_bounds(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,b,y\n0.5,1,1\n2.0,1,1\n")
+    assert msg.endswith("prior.csv, row 2 (line 3), column 'a': value 2.0 is outside [-1.0, 1.0]")
+    msg = csv_error(tmp_path, "a,b,y\n0.5,11,1\n")
+    assert "row 1 (line 2), column 'b': value 11 is outside [0, 10]" in msg
+
+
+def test_out_of_bounds_names_the_renamed_column(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "A,B,y\n0.5,-1,1\n", x=["A", "B"])
+    assert "row 1 (line 2), column 'B': value -1 is outside [0, 10]" in msg
+
+
+@pytest.mark.parametrize(
+    ("cell", "expected"),
+    [
+        ("nan", "value 'nan' is not finite"),
+        ("inf", "value 'inf' is not finite"),
+        ("-Infinity", "value '-Infinity' is not finite"),
+        ("", "empty value"),
+        ("  ", "empty value"),
+        ("1.0.0", "value '1.0.0' is not a number"),
+    ],
+)
+def test_bad_y(tmp_path: Path, cell: str, expected: str) -> None:
+    msg = csv_error(tmp_path, f"a,b,y\n0,1,1\n0,1,{cell}\n")
+    assert msg.endswith(f"prior.csv, row 2 (line 3), column 'y': {expected}")
+
+
+def test_nan_or_empty_parameter(tmp_path: Path) -> None:
+    assert "row 1 (line 2), column 'a': value nan is not finite" in csv_error(tmp_path, "a,b,y\nnan,1,1\n")
+    assert "row 1 (line 2), column 'b': empty value" in csv_error(tmp_path, "a,b,y\n0.5,,1\n")
+
+
+def test_unknown_category(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "lr,layers,act,y\n0.1,2,relu,1\n0.1,2,gelu,1\n", space=SPACE)
+    assert "prior.csv, row 2 (line 3), column 'act': unknown category 'gelu'" in msg
+    assert "choices are ('relu', 'tanh')" in msg
+    space = Space((Categorical("bs", (16, 32)),))
+    msg = csv_error(tmp_path, "bs,y\n64,1\n", space=space)
+    assert "row 1 (line 2), column 'bs': unknown category '64'; choices are (16, 32)" in msg
+
+
+def test_short_and_long_rows(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,b,y\n0.5,1\n")
+    assert "row 1 (line 2), column 'y': missing value" in msg
+    msg = csv_error(tmp_path, "a,b,y\n0.5,1,1\n0.5,1,1,oops\n")
+    assert "row 2 (line 3): 4 fields but the header has 3" in msg
+
+
+def test_empty_task_label(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, "a,b,y,t\n0.5,1,1,x\n0.5,1,1, \n", task="t")
+    assert msg.endswith("prior.csv, row 2 (line 3), column 't': empty task label")
+
+
+def test_line_numbers_follow_multiline_quoted_fields(tmp_path: Path) -> None:
+    msg = csv_error(tmp_path, 'a,b,y,note\n0.5,1,1,"two\nlines"\n0.5,x,1,z\n')
+    assert "row 2 (line 4), column 'b': value 'x' is not a number" in msg
+
+
+def test_column_conflicts(tmp_path: Path) -> None:
+    assert "duplicate column 'a'" in csv_error(tmp_path, "a,b,a,y\n0,1,0,1\n")
+    assert "both a parameter column and the y column" in csv_error(tmp_path, "a,b\n0,1\n", y="a")
+    assert "task column 'y' is also the y column" in csv_error(tmp_path, "a,b,y\n0,1,1\n", task="y")
+    assert "x names 1 column(s)" in csv_error(tmp_path, "a,b,y\n0,1,1\n", x=["a"])
+
+
+def test_not_utf8(tmp_path: Path) -> None:
+    path = write(tmp_path, "a,b,y\n0,1,1\n", encoding="utf-16")
+    with pytest.raises(DataError, match=r"prior\.csv: not a UTF-8 text file"):
+        TaskData.from_csv(path, NUMERIC)
+
+
+# ----------------------------------------------------------------------------------------------
+# errors of the other constructors and of to_csv
+# ----------------------------------------------------------------------------------------------
+
+
+def test_dataframe_errors_name_row_index_and_column() -> None:
+    data = {"a": [0.5, 3.0], "b": [1, 2], "y": [1.0, 2.0]}
+    for df in frames(data, index=["first", "second"]):
+        with pytest.raises(DataError) as info:
+            TaskData.from_dataframe(df, NUMERIC)
+        assert (
+            str(info.value)
+            == "<DataFrame>, row 2 (index 'second'), column 'a': value 3.0 is outside [-1.0, 1.0]"
+        )
+    for df in frames({"a": [0.5], "b": [1], "y": [float("nan")]}):
+        with pytest.raises(
+            DataError, match=r"<DataFrame>, row 1 \(index 0\), column 'y': value nan is not finite"
+        ):
+            TaskData.from_dataframe(df, NUMERIC)
+    for df in frames({"a": [0.5], "y": [1.0]}):
+        with pytest.raises(DataError, match=r"<DataFrame>: missing column\(s\) 'b' \(found: a, y\)"):
+            TaskData.from_dataframe(df, NUMERIC)
+    with pytest.raises(DataError, match="expected a DataFrame"):
+        TaskData.from_dataframe([{"a": 0.5, "b": 1, "y": 1.0}], NUMERIC)
+
+
+def test_from_numpy_errors() -> None:
+    with pytest.raises(DataError, match=r"'act'.*categorical.*from_records"):
+        TaskData.from_numpy([[0.1, 2, 0]], [1.0], SPACE)
+    with pytest.raises(DataError, match=r"X must have shape \(n, 2\)"):
+        TaskData.from_numpy([[0.1, 2, 0]], [1.0], NUMERIC)
+    with pytest.raises(DataError, match=r"<array>, row 2, column 'b': value 11.0 is outside \[0, 10\]"):
+        TaskData.from_numpy([[0.1, 2], [0.1, 11]], [1.0, 2.0], NUMERIC)
+    with pytest.raises(DataError, match=r"<array>, row 2, y: value inf is not finite"):
+        TaskData.from_numpy([[0.1, 2], [0.1, 1]], [1.0, np.inf], NUMERIC)
+    with pytest.raises(DataError, match=r"y has 1 values for 2 points"):
+        TaskData.from_numpy([[0.1, 2], [0.1, 1]], [1.0], NUMERIC)
+    with pytest.raises(DataError, match=r"row 1, task: missing task label"):
+        TaskData.from_numpy([[0.1, 2]], [1.0], NUMERIC, task=[None])
+    with pytest.raises(DataError, match="no data rows"):
+        TaskData.from_numpy(np.empty((0, 2)), [], NUMERIC)
+
+
+def test_from_records_errors() -> None:
+    with pytest.raises(DataError, match=r"<records>, row 2: missing parameter\(s\) \['act'\]"):
+        TaskData.from_records(
+            [{"lr": 0.1, "layers": 1, "act": "relu"}, {"lr": 0.1, "layers": 1}], [1, 2], SPACE
+        )
+    with pytest.raises(DataError, match=r"<records>, row 1, column 'act': unknown category 'gelu'"):
+        TaskData.from_records([{"lr": 0.1, "layers": 1, "act": "gelu"}], [1], SPACE)
+    with pytest.raises(DataError, match=r"<records>, row 1, column 'lr': value 'fast' is not a number"):
+        TaskData.from_records([{"lr": "fast", "layers": 1, "act": "relu"}], [1], SPACE)
+    with pytest.raises(DataError, match="no data rows"):
+        TaskData.from_records([], [], SPACE)
+
+
+def test_to_csv_refuses_what_would_not_read_back(tmp_path: Path) -> None:
+    space = Space((Categorical("c", ("1", 1)),))
+    d = TaskData.from_records([{"c": 1}], [1.0], space)
+    with pytest.raises(DataError, match=r"value 1 would be read back as '1'"):
+        d.to_csv(tmp_path / "x.csv")
+    clash = TaskData.from_numpy([[0.0, 1]], [1.0], Space((Float("y", 0, 1), Int("b", 0, 2))))
+    with pytest.raises(DataError, match="cannot write column 'y' twice"):
+        clash.to_csv(tmp_path / "x.csv")
+    clash.to_csv(tmp_path / "x.csv", y="value")
+    assert TaskData.from_csv(tmp_path / "x.csv", clash.space, y="value") == clash
+    padded = TaskData.from_numpy([[0.0, 1]], [1.0], NUMERIC, task=[" t "])
+    with pytest.raises(DataError, match="surrounding whitespace"):
+        padded.to_csv(tmp_path / "y.csv")

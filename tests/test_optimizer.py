@@ -1,0 +1,303 @@
+"""The ask/tell optimizer and its study store: behaviour, durability, concurrency, bad input."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo.bounds import Constant
+from warmbo.storage import StorageError, TrialNotFoundError
+
+WORKER = Path(__file__).parent / "helpers" / "worker.py"
+BRANIN = wb.problems.branin()
+SPACE = wb.Space.box(BRANIN.bounds)
+
+
+def branin_objective(params):
+    return float(BRANIN(np.array([params["x0"], params["x1"]])))
+
+
+def test_run_minimises_branin():
+    opt = wb.Optimizer(SPACE, seed=0)
+    best = opt.run(branin_objective, budget=30, progress=False)
+    # default GP + EI finds one of Branin's minima (0.3979) to within 0.05 in 30 evaluations
+    assert best.value - BRANIN.optimum_value < 0.05
+    assert len(opt.history) == 30 and all(t.is_complete for t in opt.history)
+    values = [t.value for t in opt.history]
+    assert best.value == min(values)
+
+
+def test_maximize_flag_and_initial_design():
+    opt = wb.Optimizer(SPACE, maximize=True, n_initial=4, seed=3)
+    assert opt.n_initial == 4
+    best = opt.run(lambda p: -branin_objective(p), budget=20, progress=False)
+    assert best.value == max(t.value for t in opt.history)
+    # the first n_initial points are the Sobol design of the seed
+    design = SPACE.sample(4, seed=3)
+    for trial, point in zip(opt.history[:4], design, strict=True):
+        assert trial.params == pytest.approx(point)
+    assert wb.Optimizer(wb.Space.box([(0, 1)])).n_initial == 3
+    assert wb.Optimizer(wb.Space.box([(0, 1)] * 4)).n_initial == 8
+
+
+def test_ask_batch_gives_distinct_points_and_pending_trials():
+    opt = wb.Optimizer(SPACE, seed=1)
+    opt.run(branin_objective, budget=12, progress=False)
+    batch = opt.ask(4)
+    assert len(batch) == 4 and len({s.trial_id for s in batch}) == 4
+    U = SPACE.encode(batch)
+    distances = np.max(np.abs(U[:, None, :] - U[None, :, :]), axis=2)
+    assert np.min(distances[np.triu_indices(4, 1)]) > 1e-6
+    pending = opt.study.trials(("pending",))
+    assert [t.id for t in pending] == [s.trial_id for s in batch]
+    for s in batch:
+        opt.tell(s, branin_objective(s))
+    assert opt.study.count("pending") == 0
+
+
+def test_tell_forms_and_failures():
+    opt = wb.Optimizer(SPACE, seed=2)
+    a, b, c = opt.ask(3)
+    opt.tell(a, 1.0)  # a Suggestion
+    opt.tell(b.trial_id, 2.0)  # a trial id
+    opt.tell(dict(c), 3.0)  # a plain dict matching a pending trial
+    outside = opt.tell({"x0": 0.0, "x1": 0.0}, 4.0)  # never asked: a new complete trial
+    assert [t.value for t in opt.history] == [1.0, 2.0, 3.0, 4.0]
+    assert outside.id == 4 and outside.is_complete
+    d = opt.ask()
+    failed = opt.tell_failed(d, error="diverged")
+    assert failed.is_failed and failed.error == "diverged"
+    assert opt.best.value == 1.0
+    # a failed point is fantasised, so it is not suggested again
+    nxt = opt.ask()
+    assert SPACE.encode(nxt) != pytest.approx(SPACE.encode(d))
+
+
+def test_objective_exceptions_and_nan_mark_trials_failed():
+    calls = []
+
+    def flaky(params):
+        calls.append(params)
+        if len(calls) % 3 == 0:
+            raise RuntimeError("simulator crashed")
+        if len(calls) % 5 == 0:
+            return float("nan")
+        return branin_objective(params)
+
+    opt = wb.Optimizer(SPACE, seed=4)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="failed"):
+        opt.run(flaky, budget=15, progress=False)
+    states = [t.state for t in opt.history]
+    assert len(states) == 15 and states.count("failed") >= 5
+    assert any("simulator crashed" in (t.error or "") for t in opt.history)
+
+
+def test_schedule_and_acquisition_configuration():
+    opt = wb.Optimizer(SPACE, schedule=Constant(4.0))
+    assert isinstance(opt.acquisition, wb.UCB) and opt.acquisition.schedule == Constant(4.0)
+    opt = wb.Optimizer(SPACE, acquisition=wb.UCB(), schedule=Constant(9.0))
+    assert opt.acquisition.schedule == Constant(9.0)
+    with pytest.raises(ValueError, match="schedule applies to UCB"):
+        wb.Optimizer(SPACE, acquisition=wb.EI(), schedule=Constant(1.0))
+    fixed = wb.GP(wb.kernels.RBF([0.25, 0.25]), noise=1e-6, normalize_y=True)
+    opt = wb.Optimizer(SPACE, model=fixed, acquisition=wb.UCB(Constant(4.0)), seed=0)
+    best = opt.run(branin_objective, budget=25, progress=False)
+    assert best.value - BRANIN.optimum_value < 0.5
+    assert opt.model_.kernel_ == fixed.kernel  # the prototype's fixed hyperparameters were used
+
+
+def test_mixed_space_with_grid_and_categoricals():
+    space = wb.Space(
+        [wb.Float("lr", 1e-4, 1.0, log=True), wb.Int("depth", 1, 8), wb.Categorical("opt", ["sgd", "adam"])]
+    )
+
+    def objective(p):
+        return (np.log10(p["lr"]) + 2) ** 2 + (p["depth"] - 5) ** 2 / 10 + (p["opt"] == "sgd")
+
+    opt = wb.Optimizer(space, seed=0)
+    best = opt.run(objective, budget=25, progress=False)
+    assert best.params["opt"] == "adam" and best.value < 0.5
+    grid = wb.Space.grid(np.random.default_rng(0).random((30, 2)))
+    opt = wb.Optimizer(grid, seed=0)
+    opt.run(lambda p: (p["x0"] - 0.3) ** 2 + (p["x1"] - 0.7) ** 2, budget=30, progress=False)
+    points = {(t.params["x0"], t.params["x1"]) for t in opt.history}
+    assert len(points) == 30  # a finite space is explored without repeats
+
+
+def test_run_with_thread_and_process_executors():
+    opt = wb.Optimizer(SPACE, seed=5)
+    opt.run(branin_objective, budget=12, n_workers=3, progress=False)
+    assert opt.study.count("complete") == 12
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        opt.run(branin_objective, budget=18, n_workers=2, executor=pool, progress=False)
+    assert opt.study.count("complete") == 18
+    assert len({t.id for t in opt.history}) == 18
+
+
+def test_callbacks_and_history_rows():
+    seen = []
+    opt = wb.Optimizer(SPACE, seed=6)
+    opt.run(branin_objective, budget=8, callbacks=[lambda o, t: seen.append((t.id, t.state))], progress=False)
+    assert seen == [(i, "complete") for i in range(1, 9)]
+    row = opt.history[0].as_row()
+    assert {"id", "state", "value", "x0", "x1", "worker"} <= set(row)
+
+
+def test_resume_continues_to_the_budget(tmp_path):
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    first = wb.Optimizer(SPACE, storage=url, seed=0)
+    first.run(branin_objective, budget=10, progress=False)
+    values = [t.value for t in first.history]
+    second = wb.Optimizer(SPACE, storage=url, seed=0)
+    assert [t.value for t in second.history] == values
+    second.run(branin_objective, budget=15, progress=False)
+    assert len(second.history) == 15
+    assert [t.value for t in second.history[:10]] == values
+    reloaded = wb.Optimizer.load(url)
+    assert reloaded.space == SPACE and len(reloaded.history) == 15 and reloaded.maximize is False
+
+
+def test_kill_between_tells_loses_nothing(tmp_path):
+    db = tmp_path / "killed.db"
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), str(db), "1000", "0.05"], stdout=subprocess.PIPE, text=True
+    )
+    told = []
+    for line in proc.stdout:
+        told.append(int(line.split()[1]))
+        if len(told) == 8:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    study = wb.Study(str(db))
+    complete = {t.id for t in study.trials(("complete",))}
+    assert set(told) <= complete  # every trial reported as told is in the store
+    opt = wb.Optimizer(SPACE, storage=str(db), seed=0, n_initial=6)
+    opt.run(branin_objective, budget=len(complete) + 5, progress=False)
+    assert opt.study.count("complete") == len(complete) + 5
+
+
+def test_four_processes_share_one_study(tmp_path):
+    db = tmp_path / "shared.db"
+    wb.Optimizer(SPACE, storage=str(db), seed=0, n_initial=6)  # create it before the race
+    procs = [
+        subprocess.Popen([sys.executable, str(WORKER), str(db), "25"], stdout=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    for proc in procs:
+        proc.communicate(timeout=300)
+        assert proc.returncode == 0
+    trials = wb.Study(str(db)).trials()
+    assert len(trials) == 100
+    assert all(t.is_complete for t in trials)
+    assert len({t.id for t in trials}) == 100
+    points = {(t.params["x0"], t.params["x1"]) for t in trials}
+    assert len(points) == 100
+    assert len({t.worker for t in trials}) == 4
+
+
+def test_reopening_with_another_space_or_direction_is_an_error(tmp_path):
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=url)
+    opt.tell(opt.ask(), 1.0)
+    other = wb.Space.box([(-5.0, 10.0), (0.0, 20.0)])
+    with pytest.raises(StorageError, match="different space.*x1"):
+        wb.Optimizer(other, storage=url)
+    with pytest.raises(StorageError, match="minimize"):
+        wb.Optimizer(SPACE, storage=url, maximize=True)
+    assert len(wb.Optimizer(SPACE, storage=url).history) == 1  # intact
+
+
+def test_bad_values_and_ids_leave_the_study_intact(tmp_path):
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=url, seed=0)
+    s = opt.ask()
+    opt.tell(s, 2.0)
+    t = opt.ask()
+    for bad in (float("nan"), float("inf"), "abc", None, True):
+        with pytest.raises(ValueError, match="value"):
+            opt.tell(t, bad)
+    with pytest.raises(TrialNotFoundError, match="no trial with id 99"):
+        opt.tell(99, 1.0)
+    with pytest.raises(StorageError, match="already complete"):
+        opt.tell(s, 3.0)
+    with pytest.raises(ValueError, match="x0"):
+        opt.tell({"x0": 100.0, "x1": 1.0}, 1.0)
+    with pytest.raises(ValueError, match="unknown"):
+        opt.tell({"x0": 1.0, "x1": 1.0, "lr": 0.1}, 1.0)
+    reopened = wb.Optimizer(SPACE, storage=url)
+    assert [(x.state, x.value) for x in reopened.history] == [("complete", 2.0), ("pending", None)]
+
+
+@pytest.mark.parametrize(
+    "url, match",
+    [
+        ("postgresql://host/db", "unsupported storage URL scheme"),
+        ("sqlite:/x.db", "unsupported|malformed"),
+        ("", "storage must be"),
+    ],
+)
+def test_bad_storage_urls(url, match):
+    with pytest.raises(StorageError, match=match):
+        wb.Optimizer(SPACE, storage=url)
+
+
+def test_a_file_that_is_not_a_study(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("this is not sqlite\n" * 100)
+    with pytest.raises(StorageError, match="not a warmbo study"):
+        wb.Optimizer(SPACE, storage=str(path))
+    assert path.read_text().startswith("this is not sqlite")
+    with pytest.raises(StorageError, match="no study"):
+        wb.Study(str(tmp_path / "missing.db"))
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"n_initial": 0}, "n_initial"),
+        ({"seed": 1.5}, "seed"),
+        ({"maximize": "yes"}, "maximize"),
+        ({"model": object()}, "model"),
+        ({"acquisition": "ei"}, "acquisition"),
+        ({"kernel": "rbf"}, "kernel"),
+    ],
+)
+def test_bad_configuration(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        wb.Optimizer(SPACE, **kwargs)
+    with pytest.raises(ValueError, match="budget"):
+        wb.Optimizer(SPACE).run(branin_objective, budget=-1)
+    with pytest.raises(ValueError, match="n must"):
+        wb.Optimizer(SPACE).ask(0)
+
+
+def test_history_to_dataframe_or_clear_import_error():
+    opt = wb.Optimizer(SPACE, seed=0)
+    opt.tell(opt.ask(), 1.0)
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            opt.history.to_dataframe()
+    else:
+        frame = opt.history.to_dataframe()
+        assert list(frame["value"]) == [1.0] and "x0" in frame.columns
+
+
+def test_timestamps_are_ordered():
+    opt = wb.Optimizer(SPACE, seed=0)
+    s = opt.ask()
+    time.sleep(0.01)
+    trial = opt.tell(s, 1.0)
+    assert trial.completed > trial.created

@@ -1,0 +1,347 @@
+"""Study reports: valid self-contained HTML, escaped user strings, valid PNGs, honest series."""
+
+from __future__ import annotations
+
+import base64
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from warmbo import GP, Categorical, Float, Int, Space
+from warmbo.kernels import RBF
+from warmbo.report import (
+    PNG_SIGNATURE,
+    best_so_far_series,
+    parameter_importance,
+    plot_best_so_far,
+    plot_importance,
+    plot_observed,
+    plot_posterior_slices,
+    write_experiment_report,
+    write_report,
+)
+from warmbo.trial import COMPLETE, FAILED, PENDING, Trial
+
+EVIL_NAME = "<script>alert(1)</script>"
+EVIL_CHOICE = "<b onmouseover=x>$\\frac$</b>"  # markup for HTML, broken mathtext for matplotlib
+T0 = 1_700_000_000.0
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class TagBalance(HTMLParser):
+    """Tracks open/close tags of non-void elements and collects ``<img>`` and link attributes."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.imgs: list[dict[str, str]] = []
+        self.hrefs: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "img":
+            self.imgs.append(attrs)
+        if "href" in attrs:
+            self.hrefs.append(attrs["href"])
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag(tag, attrs)
+        if tag not in VOID:
+            self.stack.pop()
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            self.errors.append(f"end tag for void element {tag}")
+        elif not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"unexpected </{tag}>, open: {self.stack}")
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def check_html(text: str) -> TagBalance:
+    parser = TagBalance()
+    parser.feed(text)
+    parser.close()
+    assert parser.errors == []
+    assert parser.stack == []
+    for img in parser.imgs:
+        src = img["src"]
+        assert src.startswith("data:image/png;base64,")
+        assert base64.b64decode(src.split(",", 1)[1], validate=True).startswith(PNG_SIGNATURE)
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//)""", text, re.IGNORECASE)
+    assert parser.hrefs == []
+    return parser
+
+
+def mixed_space() -> Space:
+    return Space(
+        (
+            Float("lr", 1e-4, 1e-1, log=True),
+            Int("layers", 1, 8),
+            Categorical("opt", ("adam", "sgd", EVIL_CHOICE)),
+            Float(EVIL_NAME, 0.0, 1.0),
+        )
+    )
+
+
+def objective(p: dict) -> float:
+    return (
+        -((np.log10(p["lr"]) + 2.5) ** 2) - 0.1 * (p["layers"] - 4) ** 2 + (p["opt"] == "adam") + p[EVIL_NAME]
+    )
+
+
+def make_trials(
+    space: Space, n: int = 16, seed: int = 0, n_failed: int = 3, n_pending: int = 1
+) -> list[Trial]:
+    points = space.sample(n + n_failed + n_pending, seed=seed)
+    states = [COMPLETE] * n + [FAILED] * n_failed + [PENDING] * n_pending
+    order = np.random.default_rng(seed).permutation(len(points))
+    trials = []
+    for i, (k, state) in enumerate(zip(order, states, strict=True)):
+        p = points[k]
+        trials.append(
+            Trial(
+                id=i,
+                params=p,
+                state=state,
+                value=objective(p) if state == COMPLETE else None,
+                created=T0 + 60.0 * i,
+                completed=T0 + 60.0 * i + 30.0 if state != PENDING else None,
+                worker="<host>:1" if i % 2 else "prior",
+                error="boom <i>" if state == FAILED else None,
+            )
+        )
+    return trials
+
+
+def fitted_predict(space: Space, trials: list[Trial]):
+    done = [t for t in trials if t.state == COMPLETE]
+    U = space.encode([t.params for t in done])
+    y = np.array([t.value for t in done])
+    gp = GP(RBF(0.5), noise=1e-3, normalize_y=True).fit(U, y)
+    return gp.predict
+
+
+# ----------------------------------------------------------------------------------------------
+# best so far
+# ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("maximize", [True, False])
+def test_best_so_far_is_monotone_and_is_the_running_extreme(maximize):
+    rng = np.random.default_rng(1)
+    values = rng.standard_normal(25)
+    states = [FAILED if i % 7 == 3 else COMPLETE for i in range(25)]
+    trials = [
+        Trial(id=i, params={}, state=s, value=float(v) if s == COMPLETE else None)
+        for i, (v, s) in enumerate(zip(values, states, strict=True))
+    ]
+    series = best_so_far_series(list(reversed(trials)), maximize)  # order of the input is irrelevant
+    ok = np.array([s == COMPLETE for s in states])
+    np.testing.assert_array_equal(series.trial_ids, np.flatnonzero(ok))
+    np.testing.assert_array_equal(series.values, values[ok])
+    np.testing.assert_array_equal(series.failed_ids, np.flatnonzero(~ok))
+    steps = np.diff(series.best)
+    assert np.all(steps >= 0) if maximize else np.all(steps <= 0)
+    extreme = np.maximum if maximize else np.minimum
+    expected = [extreme.reduce(values[ok][: i + 1]) for i in range(ok.sum())]
+    np.testing.assert_array_equal(series.best, expected)
+
+    ax = plot_best_so_far(trials, maximize)
+    (line,) = [ln for ln in ax.lines if ln.get_label() == "best so far"]
+    np.testing.assert_array_equal(line.get_ydata(), series.best)
+    (failed,) = [ln for ln in ax.lines if ln.get_label() == "failed"]
+    np.testing.assert_array_equal(failed.get_xdata(), series.failed_ids)
+
+
+def test_best_so_far_ignores_pending_and_non_finite_values():
+    trials = [
+        Trial(0, {}, COMPLETE, 1.0),
+        Trial(1, {}, PENDING),
+        Trial(2, {}, COMPLETE, float("nan")),
+        Trial(3, {}, COMPLETE, 3.0),
+    ]
+    series = best_so_far_series(trials, maximize=False)
+    np.testing.assert_array_equal(series.trial_ids, [0, 3])
+    np.testing.assert_array_equal(series.best, [1.0, 1.0])
+    empty = best_so_far_series([Trial(0, {}, FAILED)], maximize=True)
+    assert empty.best.size == 0 and list(empty.failed_ids) == [0]
+
+
+# ----------------------------------------------------------------------------------------------
+# importance and slices
+# ----------------------------------------------------------------------------------------------
+
+
+def test_importance_ranks_the_parameter_the_objective_depends_on():
+    space = Space((Float("ignored", 0.0, 1.0), Float("used", 1e-3, 1.0, log=True), Int("k", 0, 4)))
+    points = space.sample(32, seed=3)
+    U = space.encode(points)
+    y = np.array([-((np.log10(p["used"]) + 1.5) ** 2) for p in points])  # depends on "used" only
+    gp = GP(RBF([0.3, 0.3, 0.3]), noise=1e-4, optimizer="ml2", n_restarts=0, normalize_y=True, seed=0)
+    gp.fit(U, y)
+    best = points[int(np.argmax(y))]
+    importance = parameter_importance(space, best, gp.predict)
+    assert list(importance) == ["ignored", "used", "k"]
+    assert sum(importance.values()) == pytest.approx(1.0)
+    assert all(v >= 0 for v in importance.values())
+    assert importance["used"] > 0.9
+    assert importance["used"] > 20 * max(importance["ignored"], importance["k"])
+
+    ax = plot_importance(importance)
+    assert [t.get_text() for t in ax.get_yticklabels()][-1] == "used"  # most important on top
+
+
+def test_importance_of_a_flat_posterior_is_equal_shares():
+    space = Space((Float("a", 0.0, 1.0), Categorical("c", ("x", "y"))))
+
+    def flat(U):
+        return np.full(len(U), 2.0), np.ones(len(U))
+
+    importance = parameter_importance(space, {"a": 0.5, "c": "x"}, flat)
+    assert importance == pytest.approx({"a": 0.5, "c": 0.5})
+
+
+def test_slices_sweep_decoded_values_and_hold_the_rest_at_the_best_point():
+    space = Space((Float("lr", 1e-4, 1e-1, log=True), Int("n", 1, 5), Categorical("c", ("a", "b", "c"))))
+    best = {"lr": 1e-2, "n": 3, "c": "b"}
+    seen = []
+
+    def predict(U):
+        seen.append(np.array(U))
+        return U.sum(axis=1), np.full(len(U), 0.1)
+
+    fig = plot_posterior_slices(space, best, predict, maximize=True)
+    (U,) = seen
+    assert U.shape == (100 + 5 + 3, space.dim)
+    np.testing.assert_allclose(U, space.snap(U))  # every swept point is a valid encoding
+    decoded = space.decode(U)
+    lrs = [p["lr"] for p in decoded[:100]]
+    assert lrs[0] == pytest.approx(1e-4) and lrs[-1] == pytest.approx(1e-1)
+    assert np.allclose(np.diff(np.log(lrs)), np.log(1e3) / 99)  # log-uniform sweep
+    assert [p["n"] for p in decoded[100:105]] == [1, 2, 3, 4, 5]  # each integer once
+    assert [p["c"] for p in decoded[105:]] == ["a", "b", "c"]
+    assert all(p["n"] == 3 and p["c"] == "b" for p in decoded[:100])
+    assert fig.axes[0].get_xscale() == "log" and fig.axes[1].get_xscale() == "linear"
+
+    with pytest.raises(ValueError, match="shape"):
+        plot_posterior_slices(space, best, lambda U: (np.zeros(2), np.zeros(2)), maximize=True)
+    with pytest.raises(ValueError, match="missing"):
+        parameter_importance(space, {"lr": 1e-2}, predict)
+
+
+def test_observed_panels_use_log_axes_and_highlight_the_best():
+    space = mixed_space()
+    trials = make_trials(space)
+    fig = plot_observed(trials, space, maximize=True)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 4
+    assert axes[0].get_xscale() == "log" and axes[1].get_xscale() == "linear"
+    best = max((t for t in trials if t.state == COMPLETE), key=lambda t: t.value)
+    (star,) = [ln for ln in axes[0].lines if ln.get_label() == "best"]
+    assert star.get_xdata()[0] == pytest.approx(best.params["lr"])
+    assert star.get_ydata()[0] == pytest.approx(best.value)
+
+
+# ----------------------------------------------------------------------------------------------
+# HTML reports
+# ----------------------------------------------------------------------------------------------
+
+
+def test_write_report_is_self_contained_valid_and_escaped(tmp_path):
+    space = mixed_space()
+    trials = make_trials(space)
+    path = write_report(
+        tmp_path / "out",
+        space,
+        trials,
+        maximize=True,
+        title="study <&>",
+        predict=fitted_predict(space, trials),
+    )
+    assert path == tmp_path / "out" / "report.html"
+    text = path.read_text(encoding="utf-8")
+    parser = check_html(text)
+
+    pngs = ["best_so_far.png", "observed.png", "slices.png", "importance.png"]
+    for name in pngs:
+        assert (tmp_path / "out" / name).read_bytes().startswith(PNG_SIGNATURE)
+    assert len(parser.imgs) == len(pngs)
+    embedded = {base64.b64decode(img["src"].split(",", 1)[1]) for img in parser.imgs}
+    assert embedded == {(tmp_path / "out" / name).read_bytes() for name in pngs}
+
+    for raw in (EVIL_NAME, EVIL_CHOICE, "<host>", "boom <i>", "study <&>"):
+        assert raw not in text
+    assert "<script" not in text.lower()
+    visible = "".join(parser.text)
+    assert EVIL_NAME in visible and "study <&>" in visible  # escaped, not dropped
+
+    best = max((t for t in trials if t.state == COMPLETE), key=lambda t: t.value)
+    assert f"{best.value:.6g}" in visible
+    assert "16 complete" in visible and "3 failed" in visible and "1 pending" in visible
+    assert "maximize" in visible
+    assert "2023-11-14T22:13:20+00:00" in visible  # created of trial 0, ISO 8601 UTC
+    assert text.count("<tr") == 1 + len(trials) + 1 + len(space.params)  # trials + best-params tables
+
+
+@pytest.mark.parametrize("case", ["no trials", "only failed", "failed and pending"])
+def test_write_report_without_complete_trials(tmp_path, case):
+    space = mixed_space()
+    trials = {
+        "no trials": [],
+        "only failed": make_trials(space, n=0, n_failed=4, n_pending=0),
+        "failed and pending": make_trials(space, n=0, n_failed=2, n_pending=2),
+    }[case]
+    (tmp_path / "slices.png").write_bytes(b"stale")  # from an earlier report: must not linger
+
+    def never(U):
+        raise AssertionError("predict must not be called without a best point")
+
+    path = write_report(tmp_path, space, trials, maximize=False, predict=never)
+    text = path.read_text(encoding="utf-8")
+    parser = check_html(text)
+    assert "no complete trials" in "".join(parser.text).lower()
+    assert parser.imgs == []
+    assert list(tmp_path.glob("*.png")) == []
+    assert text.count("<tr") == (1 + len(trials) if trials else 0)
+
+
+def test_write_report_without_predict_skips_model_figures(tmp_path):
+    space = Space((Int("n", 1, 100, log=True),))
+    trials = [Trial(i, {"n": n}, COMPLETE, float(n) ** 2) for i, n in enumerate([1, 3, 10, 40, 100])]
+    path = write_report(tmp_path, space, trials, maximize=False)
+    parser = check_html(path.read_text(encoding="utf-8"))
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["best_so_far.png", "observed.png"]
+    assert len(parser.imgs) == 2
+
+
+def test_write_experiment_report_embeds_images_and_escapes_text(tmp_path):
+    ax = plot_best_so_far([Trial(0, {}, COMPLETE, 1.0), Trial(1, {}, COMPLETE, 0.5)], maximize=False)
+    png = tmp_path / "curve.png"
+    ax.figure.savefig(png)
+    path = write_experiment_report(
+        tmp_path / "exp",
+        "Experiment <1>",
+        [("Regret <b>", "first para\n\nsecond & last", [png]), ("Notes", "", [])],
+    )
+    text = path.read_text(encoding="utf-8")
+    parser = check_html(text)
+    assert len(parser.imgs) == 1
+    assert base64.b64decode(parser.imgs[0]["src"].split(",", 1)[1]) == png.read_bytes()
+    assert "<b>" not in text and "Experiment <1>" not in text
+    assert text.count("<p>") == 2 and "second &amp; last" in text
+
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"GIF89a")
+    with pytest.raises(ValueError, match="not a PNG"):
+        write_experiment_report(tmp_path, "x", [("h", "t", [bad])])
