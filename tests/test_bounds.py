@@ -59,7 +59,7 @@ def test_constant_and_immutability():
         (lambda: Srinivas(delta=0.0), "delta"),
         (lambda: Srinivas(delta=1.5), "delta"),
         (lambda: Srinivas(domain_size=0), "domain_size"),
-        (lambda: Srinivas(a=-1.0), "a"),
+        (lambda: Srinivas(a=-1.0), "^a must be"),
         (lambda: IGPUCB(B=-1.0), "B"),
         (lambda: IGPUCB(B=1.0, R=float("nan")), "R"),
         (lambda: Constant(float("inf")), "beta"),

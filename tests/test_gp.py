@@ -238,18 +238,24 @@ def test_predict_far_from_data_and_at_data_is_finite():
 @pytest.mark.parametrize(
     "make, match",
     [
-        (lambda: GP(RBF(0.5)).fit([[np.nan]], [1.0]), "X"),
-        (lambda: GP(RBF(0.5)).fit([[0.0]], [np.inf]), "y"),
-        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(4)), "y"),
-        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2, 1)), np.zeros(3)), "X"),
-        (lambda: GP(RBF(0.5), noise=-1.0).fit([[0.0]], [1.0]), "noise"),
-        (lambda: GP(RBF(0.5), noise=[0.1, 0.2]).fit([[0.0]], [1.0]), "noise"),
-        (lambda: GP(RBF([0.5, 0.5])).fit(np.zeros((3, 3)), np.zeros(3)), "X"),
-        (lambda: GP(RBF(0.5), optimizer="bfgs").fit([[0.0]], [1.0]), "optimizer"),
-        (lambda: GP("rbf").fit([[0.0]], [1.0]), "kernel"),
-        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(3)).predict(np.zeros((2, 3))), "X"),
-        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(3)).add([[0.0, np.nan]], [1.0]), "X_new"),
-        (lambda: RBF(-1.0), "lengthscale"),
+        (lambda: GP(RBF(0.5)).fit([[np.nan]], [1.0]), "^X contains NaN"),
+        (lambda: GP(RBF(0.5)).fit([[0.0]], [np.inf]), "^y contains NaN or inf"),
+        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(4)), "^y must have length 3"),
+        (lambda: GP(RBF(0.5)).fit(np.zeros((3, 2, 1)), np.zeros(3)), "^X must have shape"),
+        (lambda: GP(RBF(0.5), noise=-1.0).fit([[0.0]], [1.0]), "^noise must be non-negative"),
+        (lambda: GP(RBF(0.5), noise=[0.1, 0.2]).fit([[0.0]], [1.0]), "^noise must have length 1"),
+        (lambda: GP(RBF([0.5, 0.5])).fit(np.zeros((3, 3)), np.zeros(3)), r"^X must have shape \(n, 2\)"),
+        (lambda: GP(RBF(0.5), optimizer="bfgs").fit([[0.0]], [1.0]), "^optimizer must be"),
+        (lambda: GP("rbf").fit([[0.0]], [1.0]), "^kernel must be"),
+        (
+            lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(3)).predict(np.zeros((2, 3))),
+            "^X must have shape",
+        ),
+        (
+            lambda: GP(RBF(0.5)).fit(np.zeros((3, 2)), np.zeros(3)).add([[0.0, np.nan]], [1.0]),
+            "^X_new contains",
+        ),
+        (lambda: RBF(-1.0), "^lengthscale must be positive"),
     ],
 )
 def test_bad_input_raises_value_error_naming_the_argument(make, match):
@@ -267,3 +273,44 @@ def test_failed_add_leaves_model_unchanged():
         gp.add([[0.1, 0.2, 0.3]], [np.nan])
     assert gp.n_observations == 10
     np.testing.assert_array_equal(gp.predict(Xs)[0], before[0])
+
+
+def test_failed_fit_keeps_the_previous_posterior():
+    X, y, Xs = data(n=10)
+    gp = GP(RBF(0.5), noise=1e-2).fit(X, y)
+    before = gp.predict(Xs)
+    gp.noise = -1.0
+    with pytest.raises(ValueError, match="noise"):
+        gp.fit(X, y)
+    gp.noise = 1e-2
+
+    class Indefinite(RBF):
+        def evaluate(self, X, Y):  # not a kernel: -k is negative definite
+            return -super().evaluate(X, Y)
+
+    gp.kernel = Indefinite(0.5)
+    with pytest.raises(ValueError, match="positive definite"):
+        gp.fit(X, y)
+    assert gp.n_observations == 10
+    np.testing.assert_array_equal(gp.predict(Xs)[0], before[0])
+
+
+def test_outputs_too_large_to_standardise_are_rejected():
+    with pytest.raises(ValueError, match="too large to standardise"):
+        GP(RBF(0.5), normalize_y=True).fit([[0.0], [0.5], [1.0]], [1e308, 1e308, 0.0])
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"noise": "a"}, "^noise must be"),
+        ({"n_restarts": "a"}, "^n_restarts"),
+        ({"n_restarts": 2.5}, "^n_restarts"),
+        ({"noise_bounds": (1.0,)}, "^noise_bounds"),
+        ({"normalize_y": "no"}, "^normalize_y"),
+        ({"seed": 1.5}, "^seed"),
+    ],
+)
+def test_bad_settings_name_the_argument(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GP(RBF(0.5), **kwargs).fit([[0.0], [1.0]], [0.0, 1.0])

@@ -301,3 +301,133 @@ def test_timestamps_are_ordered():
     time.sleep(0.01)
     trial = opt.tell(s, 1.0)
     assert trial.completed > trial.created
+
+
+# ---------------------------------------------------------------------------- review regressions
+def test_failed_point_is_not_suggested_again():
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, maximize=True, seed=0, n_initial=3)
+    for _ in range(6):
+        s = opt.ask()
+        opt.tell(s, -((s["x0"] - 0.4) ** 2))
+    near = opt.ask()
+    opt.tell_failed(near, error="sample lost")
+    following = opt.ask()
+    # a failed point is fantasised at the worst value observed: the next suggestion keeps a clear
+    # distance from it instead of re-proposing (nearly) the same experiment
+    assert abs(following["x0"] - near["x0"]) > 1e-3
+
+
+def test_fantasies_do_not_change_the_incumbent_or_the_round():
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, maximize=True, seed=0, n_initial=3, acquisition=wb.UCB(Constant(4.0)))
+    for _ in range(5):
+        s = opt.ask()
+        opt.tell(s, -((s["x0"] - 0.4) ** 2))
+    opt.ask(3)  # three pending points are fantasised at the next ask
+    captured = {}
+    original = wb.EI.bind
+
+    def spy(self, model, space=None, reference=None):
+        bound = original(self, model, space, reference)
+        captured["incumbent"] = bound.incumbent
+        captured["fantasised"] = model.n_observations
+        captured["real"] = reference.n_observations
+        return bound
+
+    opt.acquisition = wb.EI()
+    wb.EI.bind = spy
+    try:
+        opt.ask()
+    finally:
+        wb.EI.bind = original
+    best = max(t.value for t in opt.history if t.is_complete)
+    assert captured["incumbent"] == pytest.approx(best)
+    assert captured["fantasised"] == 8 and captured["real"] == 5
+
+
+def test_grid_initial_design_never_repeats_a_candidate():
+    for seed in range(5):
+        grid = wb.Space.grid(np.linspace(0, 1, 5)[:, None])
+        opt = wb.Optimizer(grid, seed=seed, n_initial=4)
+        batch = opt.ask(3) + opt.ask(2)
+        assert len({s["x0"] for s in batch}) == 5
+    grid = wb.Space.grid(np.linspace(0, 1, 40)[:, None])
+    opt = wb.Optimizer(grid, seed=1)
+    for _ in range(3):
+        for s in opt.ask(3):
+            opt.tell(s, float(np.sin(7 * s["x0"])))
+    assert len({t.params["x0"] for t in opt.history}) == 9
+
+
+def test_seed_none_draws_and_stores_one_seed(tmp_path):
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=url, n_initial=4)
+    assert isinstance(opt.seed, int)
+    design = SPACE.sample(4, seed=opt.seed)
+    for expected in design:
+        assert opt.ask() == pytest.approx(expected)
+    assert wb.Optimizer(SPACE, storage=url).seed == opt.seed
+    assert wb.Optimizer.load(url).seed == opt.seed
+
+
+class WrappedGP:
+    """A user model exposing only the documented protocol (no add, no clone, no gradients)."""
+
+    def __init__(self):
+        self.gp = wb.GP(wb.kernels.Matern(2.5, 0.3), noise=1e-4, normalize_y=True)
+
+    def fit(self, X, y):
+        self.gp = wb.GP(wb.kernels.Matern(2.5, 0.3), noise=1e-4, normalize_y=True).fit(X, y)
+        return self
+
+    def predict(self, X):
+        return self.gp.predict(X)
+
+    @property
+    def n_observations(self):
+        return self.gp.n_observations
+
+    @property
+    def X_train_(self):
+        return self.gp.X_train_
+
+    @property
+    def y_train_(self):
+        return self.gp.y_train_
+
+
+@pytest.mark.parametrize("acquisition", [wb.EI(), wb.UCB(), wb.PI(incumbent="mean")], ids=repr)
+def test_a_custom_model_with_the_documented_protocol(acquisition):
+    opt = wb.Optimizer(SPACE, model=WrappedGP(), acquisition=acquisition, seed=0)
+    opt.run(branin_objective, budget=12, progress=False)
+    opt.ask(2)  # pending points are fantasised by refitting (no add method)
+    assert opt.study.count("complete") == 12 and opt.study.count("pending") == 2
+
+
+def test_ask_does_not_hold_the_lock_while_fitting(tmp_path):
+    url = str(tmp_path / "lock.db")
+    opt = wb.Optimizer(SPACE, storage=url, seed=0, n_initial=3)
+    opt.run(branin_objective, budget=4, progress=False)
+    pending = opt.ask()
+    other = wb.Study(url)
+    other._connect().execute("PRAGMA busy_timeout = 100")  # fail fast if the lock were held
+    seen = {}
+
+    class Probe(WrappedGP):
+        def fit(self, X, y):
+            # another process tells a result while this worker is fitting its model
+            if "told" not in seen:
+                seen["told"] = other.complete(pending.trial_id, 1.0).state
+            return super().fit(X, y)
+
+    opt.model = Probe()
+    opt.ask()
+    assert seen["told"] == "complete"
+
+
+def test_mistyped_storage_leaves_no_file(tmp_path):
+    path = tmp_path / "typo.db"
+    with pytest.raises(StorageError, match="no study"):
+        wb.Optimizer.load(str(path))
+    assert not path.exists()

@@ -63,7 +63,10 @@ def as_values(y, name: str = "y", n: int | None = None) -> np.ndarray:
 
 def as_noise(noise, n: int, name: str = "noise") -> np.ndarray:
     """Noise variances as a length-n vector: a scalar is broadcast; all must be finite and >= 0."""
-    arr = np.asarray(noise, dtype=np.float64)
+    try:
+        arr = np.asarray(noise, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or one number per point, got {noise!r}") from None
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     arr = as_values(arr, name, n)

@@ -1,14 +1,17 @@
 """Acquisition functions: UCB (GP-UCB), EI, PI and the posterior mean, in the maximisation convention.
 
 An acquisition is a small immutable configuration (``UCB(schedule)``, ``EI(incumbent="mean")``).
-``acq.bind(model, space=None)`` fixes it to a fitted model and returns a :class:`Bound` acquisition,
-a function of points in the model's input space with
+``acq.bind(model, space=None, reference=None)`` fixes it to a fitted model and returns a
+:class:`Bound` acquisition, a function of points in the model's input space with
 
 - ``bound(X)`` -> values (m,) for a batch X (m, d);
 - ``bound.value_and_gradient(x)`` -> (value, gradient (d,)) for one point, when the model's kernel
   supplies input gradients (``bound.has_gradient``);
 
 which is what :func:`warmbo.maximize.maximize` maximises. The round is ``t = n_observations + 1``.
+``reference`` is the model conditioned on real observations only, when ``model`` also holds
+fantasised points (pending evaluations, kriging believer): incumbents, the round t and the
+information gain are taken from it, so fantasies never raise the bar of EI or advance beta_t.
 
 Formulas (mu, sigma the posterior mean and standard deviation; 003 eqs. 8-11):
 
@@ -28,7 +31,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.special import ndtr
@@ -69,8 +72,11 @@ class Acquisition(ABC):
     """Configuration of an acquisition; :meth:`bind` fixes it to a fitted model."""
 
     @abstractmethod
-    def bind(self, model, space=None) -> Bound:
-        """Return the acquisition as a function of points, for ``model`` conditioned on t - 1 points."""
+    def bind(self, model, space=None, reference=None) -> Bound:
+        """Return the acquisition as a function of points, for ``model`` conditioned on t - 1 points.
+
+        ``reference`` (default ``model``) supplies incumbents, t and the information gain.
+        """
 
     def __call__(self, model, X, space=None) -> np.ndarray:
         """Shortcut for ``acq.bind(model, space)(X)``."""
@@ -91,7 +97,7 @@ class _BoundMean(Bound):
 class PosteriorMean(Acquisition):
     """The posterior mean ``mu_{t-1}(x)`` (pure exploitation; ``mu+`` of 003 eq. 11 is its maximum)."""
 
-    def bind(self, model, space=None) -> Bound:
+    def bind(self, model, space=None, reference=None) -> Bound:
         return _BoundMean(model)
 
 
@@ -138,12 +144,17 @@ class UCB(Acquisition):
         if not isinstance(self.schedule, Schedule):
             raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {self.schedule!r}")
 
-    def beta_t(self, model) -> float:
+    def beta_t(self, model, space=None) -> float:
         """``beta_t`` for the next round, ``t = model.n_observations + 1``."""
-        return float(self.schedule.beta_t(model.n_observations + 1, model))
+        schedule = self.schedule
+        if isinstance(schedule, Srinivas) and schedule.dim is None and schedule.domain_size is None:
+            if space is not None:
+                schedule = replace(schedule, dim=space.dim)
+        return float(schedule.beta_t(model.n_observations + 1, model))
 
-    def bind(self, model, space=None) -> Bound:
-        return _BoundUCB(model, float(np.sqrt(self.beta_t(model))))
+    def bind(self, model, space=None, reference=None) -> Bound:
+        reference = model if reference is None else reference
+        return _BoundUCB(model, float(np.sqrt(self.beta_t(reference, space))))
 
 
 # ---------------------------------------------------------------------------- EI and PI
@@ -166,7 +177,10 @@ def incumbent_value(model, incumbent: str, space=None) -> float:
     if model.n_observations == 0:
         raise ValueError("EI and PI need at least one observation to define the incumbent")
     if incumbent == "best":
-        return float(np.max(model.y_train_))
+        y = getattr(model, "y_train_", None)
+        if y is None:
+            raise ValueError("EI/PI with incumbent='best' need a model with y_train_ (its observed outputs)")
+        return float(np.max(y))
     value = float(np.max(model.predict(model.X_train_)[0]))
     if space is not None:
         from .maximize import maximize
@@ -220,8 +234,9 @@ class EI(Acquisition):
         _check_incumbent(self.incumbent)
         _check_xi(self.xi)
 
-    def bind(self, model, space=None) -> Bound:
-        return _BoundEI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
+    def bind(self, model, space=None, reference=None) -> Bound:
+        reference = model if reference is None else reference
+        return _BoundEI(model, incumbent_value(reference, self.incumbent, space), float(self.xi))
 
 
 class _BoundPI(_BoundEI):
@@ -261,5 +276,6 @@ class PI(Acquisition):
         _check_incumbent(self.incumbent)
         _check_xi(self.xi)
 
-    def bind(self, model, space=None) -> Bound:
-        return _BoundPI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
+    def bind(self, model, space=None, reference=None) -> Bound:
+        reference = model if reference is None else reference
+        return _BoundPI(model, incumbent_value(reference, self.incumbent, space), float(self.xi))

@@ -9,10 +9,12 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
 - The first ``n_initial`` trials (default ``max(3, 2 * dim)``) follow a scrambled Sobol design; after
   that every point maximises the acquisition. Design points are indexed by how many trials exist, so
   concurrent workers take different ones.
-- Pending and failed trials are fantasised with the kriging believer (Ginsbourger et al. 2010): the
-  model is conditioned on them at its own posterior mean, which collapses the uncertainty there, so
-  ``ask(4)`` or four workers get four different points and a failing point is not proposed again.
-  Models with an ``add`` method (``GP``) are updated in place; others are refitted.
+- Pending trials are fantasised with the kriging believer (Ginsbourger et al. 2010): the model is
+  conditioned on them at its own posterior mean, which collapses the uncertainty there, so
+  ``ask(4)`` or four workers get four different points. Failed trials are fantasised as a constant
+  liar at the worst value observed, so the search moves away from configurations that fail. Models
+  with an ``add`` method (``GP``) are updated; others are refitted. Incumbents, the round t and the
+  information gain come from the model of the real observations (``reference`` in ``bind``).
 - Prior knowledge enters only through ``model=`` (a transfer model) or ``kernel=``; the optimizer
   never branches on which method is in use.
 
@@ -188,7 +190,15 @@ class Optimizer:
             "model": repr(self.model),
             "acquisition": repr(self.acquisition),
         }
+        if self.seed is None:
+            # drawn once and stored, so the design stays one Sobol sequence across asks, processes
+            # and reopenings (a fresh scramble per ask would make it i.i.d. uniform)
+            settings["seed"] = int(np.random.SeedSequence().entropy % (2**31))
         self.study = Study(storage, space, settings)
+        if self.seed is None:
+            self.seed = int(self.study.settings["seed"])
+        if self.space.is_finite:
+            self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
         self.model_ = None
 
     @classmethod
@@ -251,57 +261,90 @@ class Optimizer:
         return self._signed(mean), std
 
     @staticmethod
-    def _fantasise(model, X: np.ndarray):
-        """Kriging believer: condition the model on X at its own posterior mean."""
+    def _fantasise(model, X: np.ndarray, values: np.ndarray):
+        """Condition the model on fantasy observations ``values`` at X (no hyperparameter refit)."""
         if X.shape[0] == 0:
             return model
-        mean, _ = model.predict(X)
         add = getattr(model, "add", None)
         if callable(add):
             try:
-                add(X, mean)
+                add(X, values)
                 return model
             except (NotImplementedError, ValueError):
                 pass
         X_all = np.vstack([model.X_train_, X])
-        y_all = np.concatenate([model.y_train_, mean])
+        y_all = np.concatenate([model.y_train_, values])
         refit = _new_model(model)
         refit.fit(X_all, y_all)
         return refit
 
     # ------------------------------------------------------------------ ask / tell
+    def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
+        """Encoded points that must not be suggested again: pending and failed trials, and on a
+        finite space every evaluated candidate too (unless the space is exhausted)."""
+        states = (PENDING, FAILED, COMPLETE) if self.space.is_finite else (PENDING, FAILED)
+        points = [t.params for t in trials if t.state in states]
+        if self.space.is_finite and len(points) >= self.space.candidates.shape[0]:
+            points = [t.params for t in trials if t.state in (PENDING, FAILED)]
+        return self.space.encode(points) if points else np.zeros((0, self.space.dim))
+
+    @staticmethod
+    def _collides(x: np.ndarray, busy_X: np.ndarray) -> bool:
+        return (
+            bool(busy_X.shape[0])
+            and float(np.min(np.max(np.abs(busy_X - x), axis=1))) <= _DUPLICATE_TOLERANCE
+        )
+
     def _next_point(self, trials: list[Trial], index: int) -> np.ndarray:
+        """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
         space = self.space
         n_complete = sum(t.state == COMPLETE for t in trials)
-        busy = [t for t in trials if t.state in (PENDING, FAILED)]
-        busy_X = space.encode([t.params for t in busy]) if busy else np.zeros((0, space.dim))
+        busy_X = self._busy(trials)
         if index < self.n_initial or n_complete < 2:
             return self._design_point(index, busy_X)
-        model = self.fit_model(trials)
+        reference = self.fit_model(trials)
+        fantasies = [t for t in trials if t.state in (PENDING, FAILED)]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            model = self._fantasise(model, busy_X)
-            self.model_ = model
-            bound = self.acquisition.bind(model, space=space)
-            seed = None if self.seed is None else self.seed * 100_003 + index
-            exclude = busy_X
-            if space.is_finite:
-                done = space.encode([t.params for t in trials if t.state == COMPLETE])
-                exclude = np.vstack([busy_X, done])
-            x = maximize_acquisition(bound, space, seed=seed, exclude=exclude).x
-        if busy_X.shape[0] and np.min(np.max(np.abs(busy_X - x), axis=1)) <= _DUPLICATE_TOLERANCE:
+            model = reference
+            if fantasies:
+                # pending points: kriging believer (the posterior mean); failed points: constant liar
+                # at the worst value observed, so the search moves away from configurations that fail
+                fantasy_X = space.encode([t.params for t in fantasies])
+                values = reference.predict(fantasy_X)[0]
+                failed = np.array([t.state == FAILED for t in fantasies])
+                values[failed] = float(np.min(reference.y_train_))
+                model = self._fantasise(copy.deepcopy(reference), fantasy_X, values)
+            self.model_ = reference
+            # incumbents, the round t and the information gain come from the real observations only
+            bound = self.acquisition.bind(model, space=space, reference=reference)
+            seed = self.seed * 100_003 + index
+            x = maximize_acquisition(bound, space, seed=seed, exclude=busy_X if space.is_finite else None).x
+        if self._collides(x, busy_X):
             return self._design_point(index, busy_X)
         return x
 
     def _design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
-        """Point ``index`` of the Sobol design, skipping points that are pending or failed."""
+        """Point ``index`` of the initial design, skipping points that must not be repeated.
+
+        Continuous spaces: the scrambled Sobol sequence of the study's seed. Finite spaces: a seeded
+        random order of the candidates (Sobol over a finite set would repeat points).
+        """
+        if self.space.is_finite:
+            candidates = self.space.candidates
+            order = np.random.default_rng(self.seed).permutation(candidates.shape[0])
+            rotated = np.concatenate([order[index % order.size :], order[: index % order.size]])
+            for i in rotated:
+                if not self._collides(candidates[i], busy_X):
+                    return candidates[i].copy()
+            raise ValueError("every candidate of the finite search space is pending or failed")
         n = max(self.n_initial, index + 1)
         for _ in range(8):
             design = self.space.sample_encoded(
                 int(2 ** math.ceil(math.log2(n + busy_X.shape[0] + 1))), self.seed
             )
             for x in design[index:]:
-                if busy_X.shape[0] == 0 or np.min(np.max(np.abs(busy_X - x), axis=1)) > _DUPLICATE_TOLERANCE:
+                if not self._collides(x, busy_X):
                     return x
             n *= 2
         raise ValueError("the search space has no point left that is not pending or failed")
@@ -323,15 +366,38 @@ class Optimizer:
         if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
             raise ValueError(f"n must be a positive integer, got {n!r}")
         suggestions = []
-        with self.study.transaction():
-            trials = list(self.study.trials())
-            for _ in range(int(count)):
-                x = self._next_point(trials, len(trials))
-                params = self.space.decode(x)[0]
-                trial = self.study.add_trial(params, PENDING, worker=self.worker)
-                trials.append(trial)
-                suggestions.append(Suggestion(trial.params, trial.id))
+        for _ in range(int(count)):
+            suggestions.append(self._ask_one())
         return suggestions[0] if n is None else suggestions
+
+    def _ask_one(self, attempts: int = 3) -> Suggestion:
+        """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
+        take seconds), then insert it in a short transaction that re-checks that no other worker
+        took the same point meanwhile; if one did, start again from a fresh snapshot."""
+        for _ in range(attempts):
+            snapshot = list(self.study.trials())
+            x = self._next_point(snapshot, len(snapshot))
+            with self.study.transaction():
+                current = list(self.study.trials())
+                if len(current) != len(snapshot) or any(
+                    a != b for a, b in zip(current, snapshot, strict=False)
+                ):
+                    # another worker acted meanwhile: its new trials (in any state, they may already be
+                    # complete) and every pending or failed point are off limits
+                    known = {t.id for t in snapshot}
+                    fresh = [t.params for t in current if t.id not in known]
+                    taken = self._busy(current)
+                    if fresh:
+                        taken = np.vstack([taken, self.space.encode(fresh)])
+                    if self._collides(x, taken):
+                        continue
+                trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
+                return Suggestion(trial.params, trial.id)
+        with self.study.transaction():  # contended: a design point, chosen under the lock
+            current = list(self.study.trials())
+            x = self._design_point(len(current), self._busy(current))
+            trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
+            return Suggestion(trial.params, trial.id)
 
     def _resolve(self, trial_or_params) -> int | None:
         if isinstance(trial_or_params, Suggestion):

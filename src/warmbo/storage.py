@@ -131,6 +131,9 @@ class Study:
                 raise StorageError(
                     f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist"
                 )
+            if space is None and not Path(self.path).is_file():
+                # opening an existing study: leave no empty file behind for a mistyped path
+                raise StorageError(f"no study at {self.path!r}: create it with a space first")
         self._local = threading.local()
         self._memory_conn = None
         self._lock = threading.RLock()
@@ -167,7 +170,15 @@ class Study:
                 self._local.depth = depth
             return
         with self._lock:
-            conn.execute("BEGIN IMMEDIATE")
+            for attempt in range(3):  # busy_timeout waits 60 s each time; transactions are short
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    break
+                except sqlite3.OperationalError as exc:
+                    if "locked" not in str(exc) or attempt == 2:
+                        raise StorageError(
+                            f"study {self.path!r} is locked by another process: {exc}"
+                        ) from None
             self._local.depth = 1
             try:
                 yield conn

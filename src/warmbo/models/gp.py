@@ -28,6 +28,7 @@ fitting; it serves as the oracle in the tests instead.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -172,9 +173,24 @@ class GP:
             raise ValueError(f"kernel must be a warmbo Kernel, got {self.kernel!r}")
         if self.optimizer not in (None, *_OBJECTIVES):
             raise ValueError(f"optimizer must be None or one of {_OBJECTIVES}, got {self.optimizer!r}")
-        if int(self.n_restarts) < 0:
-            raise ValueError(f"n_restarts must be >= 0, got {self.n_restarts!r}")
-        lo, hi = self.noise_bounds
+        if (
+            isinstance(self.n_restarts, bool)
+            or not isinstance(self.n_restarts, numbers.Integral)
+            or self.n_restarts < 0
+        ):
+            raise ValueError(f"n_restarts must be an integer >= 0, got {self.n_restarts!r}")
+        if not isinstance(self.normalize_y, bool):
+            raise ValueError(f"normalize_y must be True or False, got {self.normalize_y!r}")
+        if self.fit_noise is not None and not isinstance(self.fit_noise, bool):
+            raise ValueError(f"fit_noise must be True, False or None, got {self.fit_noise!r}")
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral)
+        ):
+            raise ValueError(f"seed must be an integer or None, got {self.seed!r}")
+        try:
+            lo, hi = (float(v) for v in self.noise_bounds)
+        except (TypeError, ValueError):
+            raise ValueError(f"noise_bounds must be a pair (low, high), got {self.noise_bounds!r}") from None
         if not (0 < lo < hi and np.isfinite(hi)):
             raise ValueError(f"noise_bounds must satisfy 0 < low < high, got {self.noise_bounds!r}")
 
@@ -228,10 +244,15 @@ class GP:
         if X.shape[0] == 0:
             raise ValueError("X must contain at least one point")
         noise = as_noise(self.noise, X.shape[0], "noise")
+        if not np.all(np.isfinite(self.kernel.evaluate(X[:1], X[:1]))):
+            raise ValueError(f"kernel {self.kernel!r} is not finite at X")
         scalar_noise = np.ndim(self.noise) == 0
 
         if self.normalize_y:
-            mean, std = float(np.mean(y)), float(np.std(y))
+            with np.errstate(over="ignore", invalid="ignore"):
+                mean, std = float(np.mean(y)), float(np.std(y))
+            if not (np.isfinite(mean) and np.isfinite(std)):
+                raise ValueError("y values are too large to standardise (their mean or spread overflows)")
             std = std if std > 0 else 1.0
         else:
             mean, std = 0.0, 1.0
@@ -244,13 +265,13 @@ class GP:
                 raise ValueError("fit_noise=True needs a scalar noise, got one value per point")
             kernel, noise = self._optimize(X, ys, kernel, noise, fit_noise)
 
+        A = kernel.evaluate(X, X)
+        A[np.diag_indices_from(A)] += noise
+        L, jitter = cholesky(A, name="K + noise")  # may raise: the previous posterior is still intact
         self._reset()
         self.kernel_ = kernel
         self.y_mean_, self.y_std_ = mean, std
         self.noise_level_ = float(noise[0]) if scalar_noise else None
-        A = kernel.evaluate(X, X)
-        A[np.diag_indices_from(A)] += noise
-        L, jitter = cholesky(A, name="K + noise")
         self.jitter_ = jitter
         self._store(X, ys, noise, L)
         return self
