@@ -5,13 +5,14 @@ The data path: ``Space.encode -> model.fit -> acquisition.bind(model) -> maximiz
 
 from . import bounds, kernels, problems
 from .acquisition import EI, PI, UCB, Acquisition, PosteriorMean
-from .bounds import IGPUCB, Srinivas
+from .bounds import IGPUCB, MetaKeLBound, Srinivas
 from .data import TaskData
 from .maximize import MaximizeResult, maximize
 from .models import GP
 from .optimizer import Optimizer, Suggestion
 from .space import Categorical, Float, Int, Space
 from .storage import Study
+from .transfer.metakel import MetaKeL
 from .trial import History, Trial
 
 __version__ = "0.1.0"
@@ -25,6 +26,8 @@ __all__ = [
     "IGPUCB",
     "Int",
     "MaximizeResult",
+    "MetaKeL",
+    "MetaKeLBound",
     "Optimizer",
     "Suggestion",
     "Study",

@@ -24,6 +24,9 @@ Schedules:
   uses; the maximum information gain gamma_T proper is a supremum over all point sets and is only
   needed to state the regret bound, not to run the algorithm. The theorem assumes the model's
   regulariser is ``lam = 1 + 2/T``; that is the caller's choice of ``GP(noise=...)``.
+- :class:`MetaKeLBound` (000 Thm 5 / Cor. 7): ``beta_t = nu_t^2`` with
+  ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t / c1) + 2 + 2 log(1/delta))``,
+  ``sbar = 1 + 2/T``, for GP-UCB with a meta-learned kernel (``MetaKeL.bound`` builds it).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB"]
+__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound"]
 
 
 def _check_round(t) -> int:
@@ -174,3 +177,72 @@ class IGPUCB(Schedule):
         gamma = 0.0 if model is None or model.n_observations == 0 else float(model.info_gain())
         root = self.B + self.R * math.sqrt(2.0 * (gamma + 1.0 + math.log(1.0 / self.delta)))
         return root**2
+
+
+@dataclass(frozen=True)
+class MetaKeLBound(Schedule):
+    """Meta-KeL's confidence schedule (000 Thm 5 and Cor. 7): ``beta_t = nu_t^2`` with
+
+    ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t / c1) + 2 + 2 log(1/delta))``,
+    ``sbar = 1 + 2/T``.
+
+    Parameters
+    ----------
+    B : float
+        Bound on ``||f||_{k*}``.
+    sigma : float
+        Sub-Gaussian noise parameter.
+    d_hat : int
+        Feature dimension of the meta-learned kernel, ``sum_{j in J_hat} d_j``.
+    c1 : float
+        Normalisation constant of the meta-learned kernel (000 eq. 7).
+    T : int
+        Horizon (sets ``sbar``).
+    delta : float
+        Failure probability.
+    eps : float
+        epsilon(n, m) of Thm 4 (0 in the limit of much meta-data).
+
+    Notes
+    -----
+    The posterior it goes with uses the regulariser ``sbar^2`` (000 eq. 2):
+    ``GP(kernel, noise=bound.regulariser)``.
+    """
+
+    B: float
+    sigma: float
+    d_hat: int
+    c1: float
+    T: int
+    delta: float = 0.1
+    eps: float = 0.0
+
+    def __post_init__(self):
+        _check_number(self.B, "B")
+        _check_number(self.sigma, "sigma")
+        _check_number(self.c1, "c1", positive=True)
+        _check_number(self.eps, "eps")
+        _check_count(self.d_hat, "d_hat")
+        _check_count(self.T, "T")
+        _check_delta(self.delta)
+
+    @property
+    def sbar(self) -> float:
+        """``sbar = 1 + 2/T`` (000 Thm 5)."""
+        return 1.0 + 2.0 / self.T
+
+    @property
+    def regulariser(self) -> float:
+        """The noise / regulariser ``sbar^2`` of 000 eq. 2."""
+        return self.sbar**2
+
+    def nu_t(self, t: int) -> float:
+        """The width multiplier ``nu_t`` itself (``beta_t = nu_t^2``)."""
+        t = _check_round(t)
+        root = (
+            self.d_hat * math.log(1.0 + t / (self.sbar**2 * self.c1)) + 2.0 + 2.0 * math.log(1.0 / self.delta)
+        )
+        return self.B * (1.0 + self.eps / (2.0 * self.c1)) + self.sigma * math.sqrt(root)
+
+    def beta_t(self, t: int, model=None) -> float:
+        return self.nu_t(t) ** 2

@@ -1,7 +1,8 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``. Errors are one
-line on standard error with exit status 1 (no traceback unless ``--debug``); usage errors exit 2.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``reproduce``.
+Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
+errors exit 2.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sqlite3
 import sys
 import warnings
 from pathlib import Path
@@ -47,7 +49,7 @@ def friendly(command):
             return command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
-        except (ValueError, KeyError, OSError, RuntimeError) as exc:
+        except (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error) as exc:
             if _STATE["debug"]:
                 raise
             _fail(str(exc) if not isinstance(exc, KeyError) else str(exc.args[0]))
@@ -320,6 +322,67 @@ def report(
         predict=study_predictor(opt),
     )
     console.print(f"wrote {path}")
+
+
+_REPRODUCTIONS = ("metakel", "multitask", "envelope", "tuned-prior")
+
+
+@app.command()
+@friendly
+def reproduce(
+    experiment: Annotated[
+        str, typer.Argument(help=f"Which paper's experiments: one of {', '.join(_REPRODUCTIONS)}.")
+    ],
+    runs: Annotated[
+        int | None,
+        typer.Option("--runs", help="Runs of every experiment (default: the paper's numbers).", min=1),
+    ] = None,
+    workers: Annotated[int, typer.Option("--workers", help="Processes running the runs.", min=1)] = 1,
+    quick: Annotated[bool, typer.Option("--quick", help="A few small runs to check the pipeline.")] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every random draw.", min=0)] = 0,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output folder (default: warmbo-reproduce/EXPERIMENT).")
+    ] = None,
+) -> None:
+    """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html."""
+    if experiment not in _REPRODUCTIONS:
+        raise ValueError(f"unknown experiment {experiment!r}; choose one of {', '.join(_REPRODUCTIONS)}")
+    if experiment != "metakel":
+        raise ValueError(f"the {experiment!r} reproduction is not implemented yet (available: metakel)")
+    from .experiments.metakel import run_metakel
+
+    out = out or Path("warmbo-reproduce") / experiment
+    parts = ("calibration", "regret", "lambda", "support")
+    sizes = {} if runs is None else {f"runs_{part}": runs for part in parts}
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
+    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+        result = run_metakel(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
+    head = result.headline()
+    cal = result.calibration
+    table = Table(title="Meta-KeL (000): calibration over runs, GP-UCB regret over instances (means)")
+    for column in ("kernel", "coverage a=.5/.8/.9/.95", "sharpness", "r_T", "R_T"):
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    for name in dict.fromkeys([*cal.kernels, *result.regret.kernels]):
+        coverage = head["coverage"].get(name)
+        final = head["regret_final"].get(name)
+        table.add_row(
+            name,
+            " ".join(f"{v:.2f}" for v in coverage.values()) if coverage else "",
+            f"{cal.sharpness_mean[name]:.3g}" if coverage else "",
+            f"{final['simple']:.3g}" if final else "",
+            f"{final['cumulative']:.3g}" if final else "",
+        )
+    console.print(table)
+    lambdas = ", ".join(f"{k}: {row['cumulative']:.3g}" for k, row in head["lambda_final"].items())
+    console.print(f"R_T of k_hat by lambda (Fig. 8): {lambdas}")
+    recovery = "; ".join(
+        f"lambda {rule}: J_hat = J* in {row['exact']:.0%}, J_hat ⊇ J* in {row['superset']:.0%}"
+        for rule, row in head["support_at_largest_mn"].items()
+    )
+    largest = f"m = {max(result.support.ms)}, n = {max(result.support.ns)}"
+    console.print(f"support recovery at {largest}: {recovery}")
+    seconds = result.seconds["total"]
+    console.print(f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s")
 
 
 def study_predictor(opt):

@@ -144,6 +144,10 @@ class Legendre(FeatureKernel):
     """One orthonormal Legendre feature, ``k(x, y) = phi_j(x) phi_j(y)``, ``phi_j = sqrt((2j+1)/2) P_j``.
 
     ``int_{-1}^{1} phi_j(x) phi_k(x) dx = delta_jk`` (orthonormal in L^2[-1, 1], as in 000 Appendix E).
+    With ``domain=(a, b)`` the polynomial is moved to [a, b] and stays orthonormal there:
+    ``phi_j(x) = sqrt(2 / (b - a)) sqrt((2j+1)/2) P_j((2x - a - b) / (b - a))``. Use ``domain=(0, 1)``
+    for kernels that act on a :class:`~warmbo.space.Space`'s encoded unit cube (what the optimizer's
+    models see).
 
     Parameters
     ----------
@@ -151,6 +155,8 @@ class Legendre(FeatureKernel):
         Degree of the Legendre polynomial (j >= 0).
     variable : int
         Which input column the polynomial acts on (default 0, the 1-D case).
+    domain : (float, float)
+        Interval on which the feature is orthonormal (default (-1, 1)).
 
     Examples
     --------
@@ -159,19 +165,34 @@ class Legendre(FeatureKernel):
     1.5
     """
 
-    def __init__(self, j: int, variable: int = 0):
+    def __init__(self, j: int, variable: int = 0, domain: tuple[float, float] = (-1.0, 1.0)):
         if isinstance(j, bool) or not isinstance(j, numbers.Integral) or j < 0:
             raise ValueError(f"j must be a non-negative integer, got {j!r}")
         if isinstance(variable, bool) or not isinstance(variable, numbers.Integral) or variable < 0:
             raise ValueError(f"variable must be a non-negative integer, got {variable!r}")
+        try:
+            a, b = (float(v) for v in domain)
+        except (TypeError, ValueError):
+            raise ValueError(f"domain must be a pair (a, b), got {domain!r}") from None
+        if not (np.isfinite(a) and np.isfinite(b) and a < b):
+            raise ValueError(f"domain must satisfy a < b (finite), got {domain!r}")
         coef = np.zeros(j + 1)
-        coef[j] = np.sqrt((2 * j + 1) / 2.0)
-        self._set(j=int(j), variable=int(variable), dim=1, _coef=coef, _dcoef=npleg.legder(coef))
+        coef[j] = np.sqrt((2 * j + 1) / 2.0) * np.sqrt(2.0 / (b - a))
+        self._set(
+            j=int(j),
+            variable=int(variable),
+            domain=(a, b),
+            dim=1,
+            _coef=coef,
+            _dcoef=npleg.legder(coef) * (2.0 / (b - a)),
+        )
 
     def _parameters(self) -> dict:
         out = {"j": self.j}
         if self.variable:
             out["variable"] = self.variable
+        if self.domain != (-1.0, 1.0):
+            out["domain"] = self.domain
         return out
 
     def _column(self, X):
@@ -179,7 +200,8 @@ class Legendre(FeatureKernel):
             raise ValueError(
                 f"Legendre(variable={self.variable}) needs at least {self.variable + 1} input columns"
             )
-        return X[:, self.variable]
+        a, b = self.domain
+        return (2.0 * X[:, self.variable] - a - b) / (b - a)
 
     def _features(self, X):
         return npleg.legval(self._column(X), self._coef)[:, None]
@@ -190,7 +212,7 @@ class Legendre(FeatureKernel):
 
     def _feature_jacobian(self, x):
         J = np.zeros((1, x.shape[0]))
-        J[0, self.variable] = npleg.legval(x[self.variable], self._dcoef)
+        J[0, self.variable] = npleg.legval(self._column(x[None, :])[0], self._dcoef)
         return J
 
 

@@ -20,6 +20,7 @@ from warmbo.problems.functions import (
     rastrigin,
     styblinski_tang,
 )
+from warmbo.problems.legendre import LegendreFunction, LegendreSetup
 from warmbo.problems.regret import (
     cumulative_inference_regret,
     cumulative_regret,
@@ -29,6 +30,8 @@ from warmbo.problems.regret import (
 
 __all__ = [
     "FUNCTIONS",
+    "LegendreFunction",
+    "LegendreSetup",
     "TestFunction",
     "ackley",
     "branin",
