@@ -183,3 +183,19 @@ def test_prior_is_imported_once(workdir):
 def test_debug_shows_the_traceback(workdir):
     result = runner.invoke(app, ["--debug", "status", "--storage", "missing.db"])
     assert result.exit_code != 0 and result.exception is not None
+
+
+def test_optimize_with_an_envelope_over_prior_source_trials(workdir):
+    (workdir / "source.csv").write_text(
+        "x,mode,y\n0.4,a,0.02\n-1.0,a,2.3\n1.5,a,1.1\n0.0,a,0.3\n1.0,a,0.28\n"
+    )
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "env.db", "--seed", 0)
+    result = invoke(*args, "--budget", 6, "--prior", "source.csv", "--method", "envelope")
+    assert result.exit_code == 0, result.output
+    assert "transferring from 5 source evaluations" in result.output
+    trials = wb.Study("env.db").trials()
+    assert len(trials) == 6 and all(t.worker != "prior" for t in trials)  # the source is not told as trials
+    missing = invoke(*args, "--budget", 6, "--method", "envelope")
+    assert missing.exit_code == 1 and "--prior" in missing.output
+    unknown = invoke(*args, "--budget", 6, "--prior", "source.csv", "--method", "spline")
+    assert unknown.exit_code == 1 and "unknown --method 'spline'" in unknown.output

@@ -12,6 +12,7 @@ from .models import GP
 from .optimizer import Optimizer, Suggestion
 from .space import Categorical, Float, Int, Space
 from .storage import Study
+from .transfer.envelope import Envelope
 from .transfer.metakel import MetaKeL
 from .trial import History, Trial
 
@@ -21,6 +22,7 @@ __all__ = [
     "Acquisition",
     "Categorical",
     "EI",
+    "Envelope",
     "Float",
     "GP",
     "IGPUCB",

@@ -190,6 +190,17 @@ def optimize(
     prior: Annotated[
         Path | None, typer.Option("--prior", help="CSV of earlier evaluations to start from.")
     ] = None,
+    method: Annotated[
+        str,
+        typer.Option(
+            "--method",
+            help="How --prior is used: gp (told as trials of this study) or a transfer model "
+            "(envelope, generic, efficient, collaborative, diff, rgpe) with the prior as source task(s).",
+        ),
+    ] = "gp",
+    task: Annotated[
+        str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
+    ] = None,
     maximize: Annotated[bool, typer.Option("--maximize", help="Maximise instead of minimise.")] = False,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
@@ -211,14 +222,26 @@ def optimize(
     else:
         space = load_space(space_file)
     fn = load_callable(objective) if objective else CommandObjective(cmd, space.names, timeout)
-    opt = Optimizer(space, maximize=maximize, seed=seed, storage=storage)
-    if prior is not None:
-        data = TaskData.from_csv(prior, space)
+    models = transfer_models()
+    if method != "gp" and method not in models:
+        raise ValueError(f"unknown --method {method!r}; choose gp or one of {', '.join(sorted(models))}")
+    if method != "gp" and prior is None:
+        raise ValueError(f"--method {method} transfers from source data: give them with --prior FILE.csv")
+    data = TaskData.from_csv(prior, space, task=task) if prior is not None else None
+    model = None
+    if method != "gp":
+        # models see outputs in the maximisation convention, so a minimised source is negated too
+        source = data if maximize else TaskData(data.params, -data.y, data.task, space, source=data.source)
+        model = models[method](source=source, seed=seed)
+    opt = Optimizer(space, model=model, maximize=maximize, seed=seed, storage=storage)
+    if data is not None and method == "gp":
         digest = hashlib.sha256(prior.read_bytes()).hexdigest()[:16]
         added = opt.add_prior(data, tag=digest)
         console.print(
             f"imported {added} prior evaluations from {prior}" if added else f"{prior} already imported"
         )
+    elif data is not None:
+        console.print(f"transferring from {len(data)} source evaluations in {prior} with {method}")
 
     def report_failure(_, trial) -> None:
         if trial.is_failed:
@@ -347,8 +370,32 @@ def reproduce(
     """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html."""
     if experiment not in _REPRODUCTIONS:
         raise ValueError(f"unknown experiment {experiment!r}; choose one of {', '.join(_REPRODUCTIONS)}")
+    if experiment == "envelope":
+        from .experiments.envelope import run_envelope
+
+        out = out or Path("warmbo-reproduce") / experiment
+        sizes = {} if runs is None else {"repeats": runs, "hpo_repeats": runs}
+        columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
+        with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+            result = run_envelope(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
+        head = result.headline()
+        table = Table(title="Envelope-BO (003): iterations to 95% of the target's maximum (median [IQR])")
+        table.add_column("case / acquisition")
+        for method in result.methods:
+            table.add_column(method, justify="right")
+        for key, row in head["iterations_to_95"].items():
+            table.add_row(key, *(row.get(m, "").split(",")[0] for m in result.methods))
+        console.print(table)
+        noise = ", ".join(f"{k}: {v:.3f}" for k, v in head["final_source_noise"].items())
+        console.print(f"Envelope-BO's final learned source noise: {noise}")
+        for note in result.settings.get("notes", []):
+            console.print(note)
+        console.print(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
+        return
     if experiment != "metakel":
-        raise ValueError(f"the {experiment!r} reproduction is not implemented yet (available: metakel)")
+        raise ValueError(
+            f"the {experiment!r} reproduction is not implemented yet (available: metakel, envelope)"
+        )
     from .experiments.metakel import run_metakel
 
     out = out or Path("warmbo-reproduce") / experiment
@@ -383,6 +430,19 @@ def reproduce(
     console.print(f"support recovery at {largest}: {recovery}")
     seconds = result.seconds["total"]
     console.print(f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s")
+
+
+def transfer_models() -> dict:
+    """Transfer models selectable with ``--method``: name -> class taking ``source=`` and ``seed=``."""
+    from .transfer.envelope import Envelope
+
+    models = {"envelope": Envelope}
+    try:
+        from .transfer.baselines import BASELINES
+    except ImportError:  # the baselines module is optional while it is being written
+        BASELINES = {}
+    models.update(BASELINES)
+    return models
 
 
 def study_predictor(opt):

@@ -1,0 +1,179 @@
+"""Envelope-BO (003): the inverse-gamma update, the per-point-noise posterior, learned relatedness."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import warmbo as wb
+from warmbo.transfer.envelope import inverse_gamma_mode
+
+SPACE = wb.Space.box([(-3.0, 3.0), (-3.0, 3.0)])
+
+
+def gaussian(centre, scale=1.0):
+    """2-D Gaussian pdf of 003 Section 4.1 (identity covariance) at raw points (n, 2)."""
+    c = np.asarray(centre, dtype=float)
+    return lambda X: scale * np.exp(-0.5 * np.sum((np.atleast_2d(X) - c) ** 2, axis=1)) / (2 * np.pi)
+
+
+def encoded(X):
+    return SPACE.encode([{"x0": a, "x1": b} for a, b in X])
+
+
+def source(f, n=25, seed=0):
+    X = np.random.default_rng(seed).uniform(-3, 3, (n, 2))
+    return encoded(X), f(X)
+
+
+def target_data(f, n, seed=1, noise=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, (n, 2))
+    return encoded(X), f(X) + noise * rng.standard_normal(n)
+
+
+def test_inverse_gamma_update_is_the_closed_form_posterior_mode():
+    r = np.array([0.3, -1.2, 0.5, 2.0])
+    tau, nu, mode = inverse_gamma_mode(r, tau0=5.0, nu0=3.0)
+    assert tau == 5.0 + 4 / 2 and nu == pytest.approx(3.0 + np.sum(r**2) / 2)
+    # scipy's inverse gamma (shape a, scale b) has its mode at b / (a + 1): eq. 24
+    assert mode == pytest.approx(
+        stats.invgamma(a=tau, scale=nu).mode() if hasattr(stats.invgamma, "mode") else nu / (tau + 1)
+    )
+    grid = np.linspace(1e-3, 10, 200_001)
+    assert grid[np.argmax(stats.invgamma(a=tau, scale=nu).pdf(grid))] == pytest.approx(mode, abs=1e-3)
+
+
+def test_combined_posterior_is_the_dense_per_point_noise_formula():
+    Xs, ys = source(gaussian((0, 0)))
+    X, y = target_data(gaussian((0.1, 0.1)), 6)
+    env = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
+    kernel = env.gp_.kernel_
+    a, b = env.source_scale_[0]
+    z_s = (a * (ys - ys.mean()) / ys.std() + b - env.y_mean_) / env.y_std_
+    z_t = (y - env.y_mean_) / env.y_std_
+    X_all, y_all = np.vstack([Xs, X]), np.concatenate([z_s, z_t])
+    noise = np.concatenate([np.full(25, env.source_noise_[0]), np.full(6, env.target_noise_)])
+    A = kernel(X_all, X_all) + np.diag(noise)  # eq. 17
+    test = np.random.default_rng(2).random((10, 2))
+    Ks = kernel(X_all, test)
+    mean = Ks.T @ np.linalg.solve(A, y_all)  # eq. 18
+    var = kernel(test) - np.einsum("ij,ij->j", Ks, np.linalg.solve(A, Ks))  # eq. 19
+    got_mean, got_std = env.predict(test)
+    np.testing.assert_allclose(got_mean, mean * env.y_std_ + env.y_mean_, atol=1e-9)
+    np.testing.assert_allclose(got_std, np.sqrt(var) * env.y_std_, atol=1e-9)
+
+
+def test_identical_source_drives_the_source_noise_toward_the_target_noise():
+    f = gaussian((0.1, 0.1))
+    Xs, ys = source(f, n=40)
+    trace, excess = [], []
+    for t in (5, 10, 20, 40):
+        X, y = target_data(f, t, noise=0.002)
+        env = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
+        trace.append(env.source_noise_[0])
+        # eq. 24 = nu_0/(tau_t + 1) (the prior's share, vanishing like 2 nu_0 / t) + the data's share
+        excess.append(trace[-1] - 3.0 / (5.0 + t / 2 + 1.0))
+        assert env.source_scale_[0, 0] == pytest.approx(ys.std(), rel=0.1)  # mapped as it is
+    assert trace[0] < 3.0 / 6.0 and np.all(np.diff(trace) < 0)
+    # the residuals of an identical source contribute less than 0.01 target variances
+    assert max(excess[1:]) < 0.01
+
+
+def test_unrelated_source_grows_the_noise_and_falls_back_to_plain_bo():
+    rng = np.random.default_rng(5)
+    centres = rng.uniform(-3, 3, (6, 2))
+    weights = rng.standard_normal(6)
+
+    def unrelated(X):  # an independent random function
+        return sum(
+            w * np.exp(-np.sum((np.atleast_2d(X) - c) ** 2, axis=1))
+            for w, c in zip(weights, centres, strict=True)
+        )
+
+    f = gaussian((1.5, -1.0))
+    Xs, ys = source(unrelated, n=25)
+    test = SPACE.sample_encoded(256, seed=3)
+    noise, gaps = [], []
+    for t in (10, 40, 80):
+        X, y = target_data(f, t, noise=0.001)
+        env = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
+        assert env.source_scale_[0, 0] < 0.05 * ys.std()  # the source is judged unrelated: slope ~ 0
+        generic = wb.GP(env.gp_.kernel_, noise=env.target_noise_ * env.y_std_**2).fit(X, y)
+        gap = env.predict(test)[0] - generic.predict(test)[0]
+        noise.append(env.source_noise_[0])
+        gaps.append(np.sqrt(np.mean(gap**2)) / np.std(y))
+    assert noise[0] > 0.5 and np.all(np.diff(noise) > 0)  # grows above the prior mode
+    # quantified fallback: the RMS gap to the no-transfer posterior shrinks to < 0.05 target sd
+    assert np.all(np.diff(gaps) < 0) and gaps[-1] < 0.05
+
+
+def test_several_sources_each_learn_their_own_envelope():
+    f = gaussian((0.1, 0.1))
+    related = source(f, seed=0)
+    unrelated = source(gaussian((-2.5, 2.5)), seed=1)
+    X, y = target_data(f, 20)
+    env = wb.Envelope(source=[related, unrelated], seed=0).fit(X, y)
+    assert env.source_noise_.shape == (2,)
+    assert env.source_noise_[0] < env.source_noise_[1]
+
+
+def test_a_source_on_another_scale_gives_the_same_model():
+    f = gaussian((0.1, 0.1))
+    Xs, ys = source(f)
+    X, y = target_data(f, 8)
+    a = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
+    b = wb.Envelope(source=(Xs, 100 * ys + 7), seed=0).fit(X, y)
+    test = np.random.default_rng(4).random((20, 2))
+    np.testing.assert_allclose(a.predict(test)[0], b.predict(test)[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(a.source_noise_, b.source_noise_, rtol=1e-6)
+
+
+def test_add_updates_the_envelope_and_clone_shares_the_source_fit():
+    f = gaussian((0.1, 0.1))
+    Xs, ys = source(f)
+    X, y = target_data(f, 10)
+    env = wb.Envelope(source=(Xs, ys), seed=0).fit(X[:5], y[:5])
+    before = env.source_noise_.copy()
+    env.add(X[5:], y[5:])
+    assert env.n_observations == 10 and not np.allclose(env.source_noise_, before)
+    assert len(env.source_noise_history_) == 3
+    clone = env.clone()
+    assert not hasattr(clone, "gp_") and clone._source_fit is env._source_fit
+
+
+@pytest.mark.parametrize("acquisition", [wb.EI(incumbent="mean"), wb.UCB(wb.Srinivas(delta=0.01))], ids=repr)
+def test_optimizer_end_to_end(acquisition):
+    Xs, ys = source(gaussian((0, 0)))
+    f = gaussian((0.1, 0.1))
+    opt = wb.Optimizer(
+        SPACE, model=wb.Envelope(source=(Xs, ys), seed=0), acquisition=acquisition, maximize=True, seed=0
+    )
+    best = opt.run(lambda p: float(f(np.array([p["x0"], p["x1"]]))[0]), budget=12, progress=False)
+    assert best.value > 0.9 / (2 * np.pi)
+    assert opt.model_.n_observations == 11  # the model chose the 12th point from 11 observations
+
+
+@pytest.mark.parametrize(
+    "src, match",
+    [
+        ((np.zeros((0, 2)), np.zeros(0)), "source is empty"),
+        ((np.zeros((3, 3)), np.zeros(3)), r"source X must have shape \(n, 2\)"),
+        ((np.full((3, 2), np.nan), np.zeros(3)), "source X contains NaN"),
+        ((np.zeros((3, 2)), np.array([1.0, np.nan, 0.0])), "source y contains NaN"),
+        ([(np.zeros((2, 2)), np.zeros(2)), (np.zeros((2, 2)),)], r"source\[1\] must be"),
+        (None, "source is required"),
+    ],
+)
+def test_bad_sources(src, match):
+    with pytest.raises(ValueError, match=match):
+        wb.Envelope(source=src).fit(np.zeros((2, 2)), np.zeros(2))
+
+
+def test_bad_settings():
+    Xs, ys = source(gaussian((0, 0)))
+    with pytest.raises(ValueError, match="tau0"):
+        wb.Envelope(source=(Xs, ys), tau0=0.0).fit(np.zeros((2, 2)), np.zeros(2))
+    with pytest.raises(ValueError, match="noise"):
+        wb.Envelope(source=(Xs, ys), noise=-1.0).fit(np.zeros((2, 2)), np.zeros(2))
