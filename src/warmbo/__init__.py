@@ -14,6 +14,7 @@ from .space import Categorical, Float, Int, Space
 from .storage import Study
 from .transfer.envelope import Envelope
 from .transfer.metakel import MetaKeL
+from .transfer.tuned_prior import TunedPrior
 from .trial import History, Trial
 
 __version__ = "0.1.0"
@@ -35,6 +36,7 @@ __all__ = [
     "Study",
     "History",
     "Trial",
+    "TunedPrior",
     "TaskData",
     "PI",
     "PosteriorMean",

@@ -1,0 +1,152 @@
+"""Free m-kernels and tuned priors (004): Table 1 at m = 2, Definition 1, Theorem 1, the XOR example."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo.kernels import RBF, Linear, Polynomial, free
+
+XOR_A = np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]])
+XOR_Y = np.array([-1.0, 1.0, 1.0, -1.0])
+
+
+def points(n, d=2, seed=0, scale=0.9):
+    return np.random.default_rng(seed).uniform(-scale, scale, (n, d))
+
+
+def test_xor_example_of_004_section_4_exactly():
+    tp = wb.TunedPrior(free.Polynomial(2, 1.0), C=1.0, learner="svm", normalize=False).fit(XOR_A, XOR_Y)
+    np.testing.assert_allclose(tp.alpha_, [-1 / 8, 1 / 8, 1 / 8, -1 / 8], atol=1e-6)
+    X, Y = points(7, seed=1, scale=3), points(5, seed=2, scale=3)
+    expected = 0.5 * np.outer(X[:, 0] * X[:, 1], Y[:, 0] * Y[:, 1])
+    np.testing.assert_allclose(tp.kernel_(X, Y), expected, atol=1e-10)
+    # tau_A = [0, 0, 0, 0, 0, 1/sqrt 2] up to sign and the order of the features
+    tau = tp.tau_A()
+    index = free.Polynomial(2, 1.0).multi_indices(2).index((1, 1))
+    assert abs(tau[index]) == pytest.approx(1 / np.sqrt(2))
+    assert np.allclose(np.delete(tau, index), 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("degree, offset", [(2, 1.0), (3, 0.5), (2, 0.0)])
+def test_theorem_1_for_the_polynomial_free_kernel(degree, offset):
+    fk = free.Polynomial(degree, offset)
+    A = points(6, d=2, seed=3)
+    alpha = np.random.default_rng(4).standard_normal(6)
+    K = free.TunedKernel(fk, A, alpha, normalize=False)
+    tau_A = fk.tau_for(2) * (alpha @ fk.theta(A))  # Thm 1's formula
+    X, Y = points(8, seed=5), points(6, seed=6)
+    features = lambda Z: fk.theta(Z) * tau_A  # noqa: E731 - K^A_2 read off its features
+    np.testing.assert_allclose(K(X, Y), features(X) @ features(Y).T, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [2, 4, 6])
+def test_definition_1_free_kernel_identity(m):
+    fk = free.Polynomial(2, 1.0)
+    Xs = [points(5, seed=10 + k) for k in range(m)]
+    tau2 = fk.tau_for(2) ** 2
+    expected = np.sum(tau2 * np.prod([fk.theta(X) for X in Xs], axis=0), axis=1)  # eq. 2
+    np.testing.assert_allclose(fk(*Xs), expected, rtol=1e-12)
+    phi = [fk.tau_for(2) ** (2 / m) * fk.theta(X) for X in Xs]  # eq. 3 implied feature map
+    if m == 2:  # K_2 is an ordinary kernel: its Gram diagonal holds the row-wise values
+        np.testing.assert_allclose(np.diag(fk.order(2)(Xs[0], Xs[1])), free.mdot(*phi), rtol=1e-12)
+    else:
+        np.testing.assert_allclose(fk.order(m)(*Xs), free.mdot(*phi), rtol=1e-12)
+
+
+def test_order_2_members_equal_their_ordinary_kernels():
+    X, Y = points(6, seed=7), points(4, seed=8)
+    np.testing.assert_allclose(free.Linear().order(2)(X, Y), Linear()(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(free.Polynomial(3, 0.7).order(2)(X, Y), Polynomial(3, 0.7)(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(free.SE(0.4).order(2)(X, Y), RBF(0.4)(X, Y), rtol=1e-12)
+    np.testing.assert_allclose(free.Exponential(0.8).order(2)(X, Y), np.exp(0.8 * X @ Y.T), rtol=1e-12)
+    np.testing.assert_allclose(free.Sinh(0.8).order(2)(X, Y), np.sinh(0.8 * X @ Y.T), rtol=1e-12)
+    expected = np.prod(np.log((1 + X[:, None, :] * Y[None]) / (1 - X[:, None, :] * Y[None])), axis=2)
+    np.testing.assert_allclose(free.LogRatio().order(2)(X, Y), expected, rtol=1e-12)
+    np.testing.assert_allclose(free.DotProduct(np.exp).order(2)(X, Y), np.exp(X @ Y.T), rtol=1e-12)
+    np.testing.assert_allclose(free.DirectProduct(np.exp).order(2)(X, Y), np.exp(X @ Y.T), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "fk",
+    [
+        free.SE(0.5),
+        free.Polynomial(2, 1.0),
+        free.Exponential(0.7),
+        free.Sinh(0.7),
+        free.LogRatio(),
+        free.Linear(),
+    ],
+    ids=repr,
+)
+def test_tuned_kernels_are_psd_and_match_the_double_sum(fk):
+    A = points(7, seed=9)
+    alpha = np.random.default_rng(10).standard_normal(7)
+    K = free.TunedKernel(fk, A, alpha, normalize=False)
+    X = points(30, seed=11)
+    G = K(X, X)
+    eig = np.linalg.eigvalsh((G + G.T) / 2)
+    assert eig[0] >= -1e-10 * max(eig[-1], 1e-300)
+    # eq. 14 term by term, as an independent oracle
+    x, y = X[3:4], X[8:9]
+    double = sum(
+        alpha[i] * alpha[j] * fk(A[i : i + 1], A[j : j + 1], x, y) for i in range(7) for j in range(7)
+    )
+    assert K(x, y)[0, 0] == pytest.approx(float(double[0]), rel=1e-10, abs=1e-12)
+    normalised = free.TunedKernel(fk, A, alpha, normalize=True)
+    np.testing.assert_allclose(np.diag(normalised(X, X)), 1.0, rtol=1e-10)
+
+
+def test_flat_auxiliary_data_fall_back_to_the_base_kernel():
+    A = points(10, seed=12)
+    with pytest.warns(RuntimeWarning, match="falling back"):
+        tp = wb.TunedPrior(free.SE(0.5), C=1.0, learner="krr", tune_scale=False).fit(A, np.zeros(10))
+    assert tp.vanished_ and tp.kernel_ == free.SE(0.5).order(2)
+
+
+def test_loo_tuning_and_a_tuned_prior_in_the_optimizer():
+    rng = np.random.default_rng(13)
+    A = rng.uniform(0, 1, (40, 2))
+    g = lambda X: np.sin(6 * X[:, 0]) * np.cos(4 * X[:, 1])  # noqa: E731
+    tp = wb.TunedPrior(free.SE(0.3), learner="krr").fit(A, -g(A))  # flipped auxiliary data
+    assert tp.C_ > 0 and np.isfinite(tp.loo_error_) and not tp.vanished_
+    model = wb.GP(tp.kernel_, noise=1e-4, normalize_y=True)
+    space = wb.Space.box([(0.0, 1.0), (0.0, 1.0)])
+    opt = wb.Optimizer(space, model=model, maximize=True, seed=0, n_initial=3)
+    best = opt.run(lambda p: float(g(np.array([[p["x0"], p["x1"]]]))[0]), budget=25, progress=False)
+    assert best.value > 0.85  # the maximum of g is 1
+
+
+def test_max_aux_reports_its_approximation():
+    A = points(60, seed=14)
+    y = np.sin(3 * A[:, 0])
+    full = wb.TunedPrior(free.SE(0.5), C=10.0, learner="krr", tune_scale=False).fit(A, y)
+    capped = wb.TunedPrior(free.SE(0.5), C=10.0, learner="krr", tune_scale=False, max_aux=30).fit(A, y)
+    assert full.truncation_error_ == 0.0 and 0.0 < capped.truncation_error_ < 1.0
+    assert capped.kernel_.A.shape[0] == 30
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: wb.TunedPrior(free.SE(0.5)).fit(points(4), [1.0, 1.0, 1.0, 1.0]), "single value"),
+        (lambda: wb.TunedPrior(free.SE(0.5)).fit(points(4), [1.0, np.nan, 0.0, 1.0]), "y_aux"),
+        (lambda: wb.TunedPrior(free.SE(0.5)).fit(np.full((3, 2), np.nan), [1.0, 0.0, 1.0]), "X_aux"),
+        (lambda: wb.TunedPrior(free.SE(0.5), learner="tree").fit(points(4), [0, 1, 0, 1]), "learner"),
+        (lambda: wb.TunedPrior(RBF(0.5)).fit(points(4), [0, 1, 0, 1]), "free kernel"),
+        (lambda: free.TunedKernel(free.SE(0.5), points(3), [1.0, 2.0]), "alpha"),
+        (lambda: free.SE(0.5)(points(3), points(3, d=3)), "columns"),
+        (lambda: free.SE(0.5)(points(3)), "even number"),
+        (lambda: free.Polynomial(0), "degree"),
+    ],
+)
+def test_bad_input(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_auxiliary_data_of_another_dimension_is_an_error():
+    tp = wb.TunedPrior(free.SE(0.5), C=1.0, learner="krr", tune_scale=False).fit(points(10), np.arange(10.0))
+    with pytest.raises(ValueError, match="X"):
+        tp.kernel_(points(3, d=3), points(3, d=3))
