@@ -318,32 +318,70 @@ def test_failed_point_is_not_suggested_again():
     assert abs(following["x0"] - near["x0"]) > 1e-3
 
 
-def test_fantasies_do_not_change_the_incumbent_or_the_round():
+def test_fantasies_set_the_ei_incumbent_but_not_the_round():
     space = wb.Space.box([(0.0, 1.0)])
     opt = wb.Optimizer(space, maximize=True, seed=0, n_initial=3, acquisition=wb.UCB(Constant(4.0)))
     for _ in range(5):
         s = opt.ask()
         opt.tell(s, -((s["x0"] - 0.4) ** 2))
-    opt.ask(3)  # three pending points are fantasised at the next ask
+    pending = opt.ask(3)  # three pending points are fantasised at the next ask
+    captured = {}
+    original_ei, original_ucb = wb.EI.bind, wb.UCB.bind
+
+    def spy_ei(self, model, space=None, reference=None):
+        bound = original_ei(self, model, space, reference)
+        captured.update(incumbent=bound.incumbent, y=model.y_train_.copy(), fantasised=model.n_observations)
+        captured["real"] = reference.n_observations
+        return bound
+
+    def spy_ucb(self, model, space=None, reference=None):
+        captured["beta"] = self.beta_t(reference, space)
+        return original_ucb(self, model, space, reference)
+
+    opt.acquisition = wb.EI()
+    wb.EI.bind = spy_ei
+    try:
+        opt.ask()
+    finally:
+        wb.EI.bind = original_ei
+    best = max(t.value for t in opt.history if t.is_complete)
+    # kriging believer: the incumbent is the best of the real and the fantasised values
+    assert captured["incumbent"] == pytest.approx(np.max(captured["y"]))
+    assert captured["incumbent"] >= best
+    assert captured["fantasised"] == 8 and captured["real"] == 5
+    # UCB's round comes from the real observations: t = 5 + 1 whatever is pending
+    opt.acquisition = wb.UCB(wb.IGPUCB(B=1.0))
+    wb.UCB.bind = spy_ucb
+    try:
+        opt.ask()
+    finally:
+        wb.UCB.bind = original_ucb
+    model = opt.fit_model()
+    assert captured["beta"] == pytest.approx(wb.IGPUCB(B=1.0).beta_t(6, model))
+    assert len(pending) == 3
+
+
+def test_a_failed_point_never_raises_the_incumbent():
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, maximize=True, seed=0, n_initial=3)
+    for _ in range(5):
+        s = opt.ask()
+        opt.tell(s, -((s["x0"] - 0.4) ** 2))
+    opt.tell_failed(opt.ask())
     captured = {}
     original = wb.EI.bind
 
     def spy(self, model, space=None, reference=None):
         bound = original(self, model, space, reference)
         captured["incumbent"] = bound.incumbent
-        captured["fantasised"] = model.n_observations
-        captured["real"] = reference.n_observations
         return bound
 
-    opt.acquisition = wb.EI()
     wb.EI.bind = spy
     try:
         opt.ask()
     finally:
         wb.EI.bind = original
-    best = max(t.value for t in opt.history if t.is_complete)
-    assert captured["incumbent"] == pytest.approx(best)
-    assert captured["fantasised"] == 8 and captured["real"] == 5
+    assert captured["incumbent"] == pytest.approx(max(t.value for t in opt.history if t.is_complete))
 
 
 def test_grid_initial_design_never_repeats_a_candidate():

@@ -10,8 +10,12 @@ An acquisition is a small immutable configuration (``UCB(schedule)``, ``EI(incum
 
 which is what :func:`warmbo.maximize.maximize` maximises. The round is ``t = n_observations + 1``.
 ``reference`` is the model conditioned on real observations only, when ``model`` also holds
-fantasised points (pending evaluations, kriging believer): incumbents, the round t and the
-information gain are taken from it, so fantasies never raise the bar of EI or advance beta_t.
+fantasised points (pending evaluations, kriging believer): the round t and the information gain
+of UCB's beta_t are taken from it, so fantasies never advance the schedule. EI and PI take their
+incumbent from ``model``, fantasies included, as the kriging believer prescribes (Ginsbourger et
+al. 2010): a pending point predicted above the best observation raises the bar, otherwise EI stays
+positive right next to it and a batch repeats it. (The optimizer fantasises failed points at the
+worst value observed, so they never raise it.)
 
 Formulas (mu, sigma the posterior mean and standard deviation; 003 eqs. 8-11):
 
@@ -235,8 +239,7 @@ class EI(Acquisition):
         _check_xi(self.xi)
 
     def bind(self, model, space=None, reference=None) -> Bound:
-        reference = model if reference is None else reference
-        return _BoundEI(model, incumbent_value(reference, self.incumbent, space), float(self.xi))
+        return _BoundEI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
 
 
 class _BoundPI(_BoundEI):
@@ -277,5 +280,4 @@ class PI(Acquisition):
         _check_xi(self.xi)
 
     def bind(self, model, space=None, reference=None) -> Bound:
-        reference = model if reference is None else reference
-        return _BoundPI(model, incumbent_value(reference, self.incumbent, space), float(self.xi))
+        return _BoundPI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
