@@ -181,7 +181,6 @@ def test_cli_reproduce_quick(tmp_path):
     ("name", "message"),
     [
         ("multitask", "not implemented yet"),
-        ("tuned-prior", "not implemented yet"),
         ("nope", "unknown experiment"),
     ],
 )

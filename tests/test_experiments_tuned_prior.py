@@ -47,3 +47,14 @@ def test_quick_run_writes_files(tmp_path):
     data = json.loads((tmp_path / "results.json").read_text())
     assert {"settings", "mean", "sd", "runs", "headline"} <= set(data)
     assert "final_regret" in res.headline()
+
+
+def test_cli_reproduce_tuned_prior_quick(tmp_path):
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    done = CliRunner().invoke(app, ["reproduce", "tuned-prior", "--quick", "--out", str(tmp_path)])
+    assert done.exit_code == 0, done.output
+    assert "tuned prior beats plain BO" in done.output
+    assert (tmp_path / "results.json").is_file() and (tmp_path / "report.html").is_file()
