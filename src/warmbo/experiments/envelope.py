@@ -32,16 +32,16 @@ recorded with its error instead of stopping the reproduction.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 import traceback
 import warnings
-from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ._runner import execute, figure, process_pool
 
 __all__ = [
     "ACQUISITIONS",
@@ -266,31 +266,6 @@ def hpo_run(
 
 
 # ----------------------------------------------------------------------------------------- execution
-def _limited(fn: Callable, kwargs: dict):
-    """``fn(**kwargs)`` with BLAS on one thread (same numbers in every process, no oversubscription)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        return fn(**kwargs)
-
-
-def _execute(fn: Callable, jobs: list[dict], pool, progress, description: str) -> list:
-    task = progress.add_task(description, total=len(jobs)) if progress is not None else None
-    results: list = [None] * len(jobs)
-    if pool is None:
-        for i, job in enumerate(jobs):
-            results[i] = _limited(fn, job)
-            if task is not None:
-                progress.advance(task)
-    else:
-        futures = {pool.submit(_limited, fn, job): i for i, job in enumerate(jobs)}
-        for future in as_completed(futures):
-            results[futures[future]] = future.result()
-            if task is not None:
-                progress.advance(task)
-    return results
-
-
 # ------------------------------------------------------------------------------------------- summary
 def _first_reaching(curve, threshold: float) -> float:
     """1-based index of the first evaluation with ``curve >= threshold`` (inf when never)."""
@@ -507,11 +482,7 @@ def run_envelope(
     }
     seconds: dict = {}
     start = time.perf_counter()
-    pool = (
-        ProcessPoolExecutor(max_workers=int(workers), mp_context=multiprocessing.get_context("spawn"))
-        if workers > 1
-        else None
-    )
+    pool = process_pool(workers) if workers > 1 else None
     try:
         t0 = time.perf_counter()
         jobs = [
@@ -529,7 +500,7 @@ def run_envelope(
             for k in range(repeats)
             for m in methods
         ]
-        syn_runs = _execute(synthetic_run, jobs, pool, progress, "synthetic (003 4.1)")
+        syn_runs = execute(synthetic_run, jobs, pool, progress, "synthetic (003 4.1)")
         seconds["synthetic"] = time.perf_counter() - t0
         hpo_runs: list[BORun] = []
         if hpo:
@@ -539,7 +510,7 @@ def run_envelope(
                 for p in hpo_problems
                 for k in range(hpo_repeats)
             ]
-            sources = _execute(hpo_source, src_jobs, pool, progress, "HPO sources")
+            sources = execute(hpo_source, src_jobs, pool, progress, "HPO sources")
             by_key = {(j["problem"], j["repeat"]): s for j, s in zip(src_jobs, sources, strict=True)}
             jobs = [
                 {
@@ -558,7 +529,7 @@ def run_envelope(
                 for k in range(hpo_repeats)
                 for m in methods
             ]
-            hpo_runs = _execute(hpo_run, jobs, pool, progress, "HPO (003 4.2)")
+            hpo_runs = execute(hpo_run, jobs, pool, progress, "HPO (003 4.2)")
             seconds["hpo"] = time.perf_counter() - t0
     finally:
         if isinstance(pool, Executor):
@@ -599,16 +570,6 @@ _COLORS = {
 }
 
 
-def _figure(width: float, height: float, ncols: int):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height))
-    FigureCanvasAgg(fig)
-    axes = fig.subplots(1, ncols)
-    return fig, np.atleast_1d(axes)
-
-
 def _curves(ax, by_method: dict, key: str, ylabel: str) -> None:
     for method, entry in by_method.items():
         if key not in entry:
@@ -628,7 +589,7 @@ def _plot_all(result: EnvelopeReproduction, out: Path) -> dict:
     pngs: dict = {"synthetic": [], "noise": [], "hpo": []}
     for i, (case, by_acq) in enumerate(result.synthetic.items()):
         acqs = list(by_acq)
-        fig, axes = _figure(5.2 * len(acqs), 4.0, len(acqs))
+        fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
         for ax, acq in zip(axes, acqs, strict=True):
             _curves(ax, by_acq[acq], "percent_of_max", "% of the target's maximum (best so far)")
             ax.axhline(95.0, color="grey", ls=":", lw=1)
@@ -638,7 +599,7 @@ def _plot_all(result: EnvelopeReproduction, out: Path) -> dict:
         path = out / f"synthetic_{case.replace(' ', '_')}.png"
         fig.savefig(path, dpi=100)
         pngs["synthetic"].append(path)
-    fig, axes = _figure(10.4, 4.0, 2)
+    fig, axes = figure(10.4, 4.0, 2)
     for ax, case in zip(axes, result.synthetic, strict=False):
         for acq, by_method in result.synthetic[case].items():
             noise = by_method.get("Envelope-BO", {}).get("source_noise")
@@ -659,7 +620,7 @@ def _plot_all(result: EnvelopeReproduction, out: Path) -> dict:
     pngs["noise"].append(path)
     for problem, block in result.hpo.items():
         acqs = [a for a in ACQUISITIONS if a in block]
-        fig, axes = _figure(5.2 * len(acqs), 4.0, len(acqs))
+        fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
         metric = "validation AUC" if problem.startswith("Elastic") else "validation accuracy"
         for ax, acq in zip(axes, acqs, strict=True):
             _curves(ax, block[acq], "best_so_far", f"best {metric} so far")

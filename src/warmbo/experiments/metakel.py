@@ -45,11 +45,10 @@ self-contained ``report.html``.
 from __future__ import annotations
 
 import json
-import multiprocessing
 import time
 import warnings
-from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from collections.abc import Sequence
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -64,6 +63,7 @@ from ..problems.legendre import LegendreSetup
 from ..problems.regret import cumulative_inference_regret, simple_regret
 from ..space import Space
 from ..transfer.metakel import MetaKeL, full_kernel
+from ._runner import execute, figure, process_pool, warning_texts
 
 __all__ = [
     "ALPHAS",
@@ -157,10 +157,6 @@ def _support_stats(meta: MetaKeL, setup: LegendreSetup) -> tuple[bool, bool, int
     return found == true, true <= found, len(found)
 
 
-def _warning_texts(caught) -> list[str]:
-    return sorted({f"{w.category.__name__}: {w.message}" for w in caught})
-
-
 def calibration_run(
     index: int,
     seed: int = 0,
@@ -202,7 +198,7 @@ def calibration_run(
             coverage[name] = [float(np.mean(error <= zi * sd)) for zi in z]
             sharpness[name] = float(np.mean(sd**2))
     exact, superset, size = _support_stats(meta, setup)
-    return CalibrationRun(setup.seed, coverage, sharpness, exact, superset, size, _warning_texts(caught))
+    return CalibrationRun(setup.seed, coverage, sharpness, exact, superset, size, warning_texts(caught))
 
 
 class _OnGrid:
@@ -310,7 +306,7 @@ def regret_run(
             cumulative[name] = cumulative_inference_regret(trace["recommended"], f_star).tolist()
             nu_1[name] = schedule.nu_t(1)
     exact, superset, size = _support_stats(meta, setup)
-    return RegretRun(simple, cumulative, nu_1, exact, superset, size, _warning_texts(caught))
+    return RegretRun(simple, cumulative, nu_1, exact, superset, size, warning_texts(caught))
 
 
 def support_run(index: int, seed: int = 0, *, m: int, n: int, lam: float = 0.03) -> SupportRun:
@@ -327,50 +323,10 @@ def support_run(index: int, seed: int = 0, *, m: int, n: int, lam: float = 0.03)
             meta = MetaKeL(list(setup.base), **options).fit(tasks)
             exact[rule], superset[rule], size[rule] = _support_stats(meta, setup)
             lams[rule] = float(meta.lam_)
-    return SupportRun(m, n, identifiable, exact, superset, size, lams, _warning_texts(caught))
+    return SupportRun(m, n, identifiable, exact, superset, size, lams, warning_texts(caught))
 
 
 # ---------------------------------------------------------------------------------------------- running
-def _limited(fn: Callable, kwargs: dict):
-    """Run ``fn(**kwargs)`` with BLAS on one thread (same numbers in every process, no oversubscription)."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):
-        return fn(**kwargs)
-
-
-def _executor(workers: int) -> ProcessPoolExecutor:
-    return ProcessPoolExecutor(max_workers=int(workers), mp_context=multiprocessing.get_context("spawn"))
-
-
-def _execute(fn: Callable, jobs: list[dict], workers, progress, description: str) -> list:
-    """``[fn(**job) for job in jobs]``, in order, inline or on a process pool, advancing ``progress``."""
-    task = progress.add_task(description, total=len(jobs)) if progress is not None else None
-    if isinstance(workers, Executor):
-        pool, own = workers, False
-    elif isinstance(workers, (int, np.integer)) and not isinstance(workers, bool) and workers >= 1:
-        pool, own = (_executor(workers), True) if workers > 1 else (None, False)
-    else:
-        raise ValueError(f"workers must be a positive integer or an Executor, got {workers!r}")
-    results: list = [None] * len(jobs)
-    try:
-        if pool is None:
-            for i, job in enumerate(jobs):
-                results[i] = _limited(fn, job)
-                if task is not None:
-                    progress.advance(task)
-        else:
-            futures = {pool.submit(_limited, fn, job): i for i, job in enumerate(jobs)}
-            for future in as_completed(futures):
-                results[futures[future]] = future.result()
-                if task is not None:
-                    progress.advance(task)
-    finally:
-        if own:
-            pool.shutdown()
-    return results
-
-
 def _mean_sd(rows) -> tuple[list[float], list[float]]:
     arr = np.asarray(rows, dtype=np.float64)
     return arr.mean(axis=0).tolist(), arr.std(axis=0).tolist()
@@ -426,7 +382,7 @@ def calibration(
         }
         for i in range(runs)
     ]
-    results: list[CalibrationRun] = _execute(calibration_run, jobs, workers, progress, "calibration (Fig. 4)")
+    results: list[CalibrationRun] = execute(calibration_run, jobs, workers, progress, "calibration (Fig. 4)")
     mean, sd, sharp_mean, sharp_sd, gap = {}, {}, {}, {}, {}
     for name in CALIBRATION_KERNELS:
         mean[name], sd[name] = _mean_sd([r.coverage[name] for r in results])
@@ -540,7 +496,7 @@ def regret(
         "grid_size": grid_size,
     }
     jobs = _regret_jobs(instances, seed, setup_seed, m, n, lam, T, grid_size, kernels)
-    results = _execute(regret_run, jobs, workers, progress, "GP-UCB regret (Fig. 5)")
+    results = execute(regret_run, jobs, workers, progress, "GP-UCB regret (Fig. 5)")
     return _summarise_regret(results, kernels, settings, LegendreSetup(seed=setup_seed))
 
 
@@ -582,7 +538,7 @@ def lambda_sweep(
     for lam in lambdas:
         jobs += _regret_jobs(instances, seed, setup_seed, m, n, lam, T, grid_size, ("k_hat",))
         keys += [f"{lam:g}"] * instances
-    results = _execute(regret_run, jobs, workers, progress, "lambda sweep (Fig. 8)")
+    results = execute(regret_run, jobs, workers, progress, "lambda sweep (Fig. 8)")
     setup = LegendreSetup(seed=setup_seed)
     by_lambda = {}
     for lam in lambdas:
@@ -648,7 +604,7 @@ def support_recovery(
     jobs = [
         {"index": i, "seed": seed, "m": m, "n": n, "lam": lam} for m in ms for n in ns for i in range(seeds)
     ]
-    results: list[SupportRun] = _execute(support_run, jobs, workers, progress, "support recovery (Thm 4)")
+    results: list[SupportRun] = execute(support_run, jobs, workers, progress, "support recovery (Thm 4)")
     rules = ["theory", f"{lam:g}"]
     rows = []
     for rule in rules:
@@ -757,7 +713,7 @@ def run_metakel(
     }
     seconds = {}
     start = time.perf_counter()
-    pool = _executor(workers) if workers > 1 else 1
+    pool = process_pool(workers) if workers > 1 else 1
     try:
         t0 = time.perf_counter()
         cal = calibration(runs_calibration, seed, n_test=n_test, workers=pool, progress=progress)
@@ -803,15 +759,6 @@ _COLORS = {
 }
 
 
-def _figure(width: float, height: float, ncols: int):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(width, height))
-    FigureCanvasAgg(fig)
-    return fig, fig.subplots(1, ncols)
-
-
 def _style(name: str) -> dict:
     """Colour per kernel; the B^2/s-scaled variants are dashed in their kernel's colour."""
     scaled = name.endswith(" x B^2/s")
@@ -821,7 +768,7 @@ def _style(name: str) -> dict:
 def plot_calibration(cal: Calibration, path: Path) -> None:
     """Coverage vs alpha with the diagonal (mean +/- sd over runs), for the kernels at their own scale
     (left) and scaled by B^2/s (middle); sharpness bars (right)."""
-    fig, axes = _figure(16, 4.6, 3)
+    fig, axes = figure(16, 4.6, 3)
     alphas = np.asarray(cal.alphas)
     panels = (
         (axes[0], [k for k in NATURAL_SCALE if k in cal.kernels], "kernels at their own scale"),
@@ -864,7 +811,7 @@ def plot_regret(reg, path: Path, title: str) -> None:
         curves = {k: (reg, k) for k in reg.kernels}
     else:
         curves = {label: (res, res.kernels[0]) for label, res in reg.items()}
-    fig, axes = _figure(11, 4.2, 2)
+    fig, axes = figure(11, 4.2, 2)
     scale = max(max(res.simple_mean[k][0], res.cumulative_mean[k][-1]) for res, k in curves.values())
     cmap = list(_COLORS.values()) + ["tab:purple", "tab:brown"]
     for i, (label, (res, k)) in enumerate(curves.items()):

@@ -70,7 +70,7 @@ from ..space import Space
 from ..transfer.envelope import Envelope
 from ..transfer.mkl import fit_ard_kernel, fit_mkl_kernel
 from ..transfer.tuned_prior import TunedPrior
-from .metakel import _execute, _executor, _warning_texts
+from ._runner import execute, process_pool, warning_texts
 
 __all__ = [
     "FUNCTIONS",
@@ -296,7 +296,7 @@ def tuned_prior_run(
         bool(tp.vanished_) if tp is not None else False,
         float(tp.free_.scale_value) if tp is not None else float("nan"),
         float(tp.C_) if tp is not None else float("nan"),
-        _warning_texts(caught),
+        warning_texts(caught),
     )
 
 
@@ -425,9 +425,9 @@ def run_tuned_prior(
         for i in range(runs)
     ]
     start = time.perf_counter()
-    pool = _executor(workers) if workers > 1 else 1
+    pool = process_pool(workers) if workers > 1 else 1
     try:
-        results = _execute(tuned_prior_run, jobs, pool, progress, "tuned-prior runs")
+        results = execute(tuned_prior_run, jobs, pool, progress, "tuned-prior runs")
     finally:
         if isinstance(pool, Executor):
             pool.shutdown()

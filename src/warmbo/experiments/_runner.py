@@ -1,0 +1,77 @@
+"""What every reproduction shares: runs on a process pool with BLAS on one thread, and figures.
+
+Each run is a pure function of its keyword arguments (seeds included), so results do not depend on
+how many workers run them; BLAS is held to one thread per run, which gives the same numbers in every
+process and avoids oversubscribing the cores.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+__all__ = ["limited", "process_pool", "execute", "figure", "warning_texts"]
+
+
+def limited(fn: Callable, kwargs: dict):
+    """``fn(**kwargs)`` with BLAS on one thread (same numbers in every process, no oversubscription)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        return fn(**kwargs)
+
+
+def process_pool(workers: int) -> ProcessPoolExecutor:
+    """A process pool of ``workers`` processes (spawned, so no state leaks from the parent)."""
+    return ProcessPoolExecutor(max_workers=int(workers), mp_context=multiprocessing.get_context("spawn"))
+
+
+def execute(fn: Callable, jobs: list[dict], workers, progress, description: str) -> list:
+    """``[fn(**job) for job in jobs]`` in order, inline or on a pool, advancing a rich ``progress``.
+
+    ``workers`` is a positive integer (1: inline; more: a pool made here), an Executor, or None (inline).
+    """
+    task = progress.add_task(description, total=len(jobs)) if progress is not None else None
+    if workers is None:
+        pool, own = None, False
+    elif isinstance(workers, Executor):
+        pool, own = workers, False
+    elif isinstance(workers, int | np.integer) and not isinstance(workers, bool) and workers >= 1:
+        pool, own = (process_pool(workers), True) if workers > 1 else (None, False)
+    else:
+        raise ValueError(f"workers must be a positive integer or an Executor, got {workers!r}")
+    results: list = [None] * len(jobs)
+    try:
+        if pool is None:
+            for i, job in enumerate(jobs):
+                results[i] = limited(fn, job)
+                if task is not None:
+                    progress.advance(task)
+        else:
+            futures = {pool.submit(limited, fn, job): i for i, job in enumerate(jobs)}
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                if task is not None:
+                    progress.advance(task)
+    finally:
+        if own:
+            pool.shutdown()
+    return results
+
+
+def figure(width: float, height: float, ncols: int):
+    """A matplotlib Figure on the Agg canvas (no pyplot state) and its ``ncols`` axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(width, height))
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(1, ncols)
+
+
+def warning_texts(caught) -> list[str]:
+    """Distinct warnings caught during a run, as ``Category: message`` strings."""
+    return sorted({f"{w.category.__name__}: {w.message}" for w in caught})
