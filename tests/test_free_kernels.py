@@ -150,3 +150,32 @@ def test_auxiliary_data_of_another_dimension_is_an_error():
     tp = wb.TunedPrior(free.SE(0.5), C=1.0, learner="krr", tune_scale=False).fit(points(10), np.arange(10.0))
     with pytest.raises(ValueError, match="X"):
         tp.kernel_(points(3, d=3), points(3, d=3))
+
+
+def test_affine_maps_inputs_with_gradients_and_hyperparameters():
+    from warmbo.kernels import Affine, Matern
+
+    base = Matern(2.5, [0.3, 0.5])
+    k = Affine(base, 2.0, -1.0)
+    X, Y = points(5, seed=20, scale=1.0) / 2 + 0.5, points(4, seed=21, scale=1.0) / 2 + 0.5
+    np.testing.assert_allclose(k(X, Y), base(2 * X - 1, 2 * Y - 1), rtol=1e-12)
+    np.testing.assert_allclose(
+        k.gradient_x(X[0], Y), 2 * base.gradient_x(2 * X[0] - 1, 2 * Y - 1), rtol=1e-12
+    )
+    h = 1e-6
+    numeric = [(k(X[:1] + h * e, Y) - k(X[:1] - h * e, Y))[0] / (2 * h) for e in np.eye(2)]
+    np.testing.assert_allclose(k.gradient_x(X[0], Y), np.array(numeric).T, rtol=1e-5, atol=1e-8)
+    np.testing.assert_allclose(k.with_theta(np.log([0.1, 0.2])).kernel.lengthscale, [0.1, 0.2], rtol=1e-12)
+    with pytest.raises(ValueError, match="scale"):
+        Affine(base, 0.0, 1.0)
+
+
+def test_centre_learns_on_minus_one_to_one():
+    rng = np.random.default_rng(22)
+    U = rng.uniform(0, 1, (30, 2))
+    y = np.sin(4 * U[:, 0]) - U[:, 1]
+    centred = wb.TunedPrior(free.SE(0.6), C=10.0, learner="krr", tune_scale=False, centre=True).fit(U, y)
+    manual = wb.TunedPrior(free.SE(0.6), C=10.0, learner="krr", tune_scale=False).fit(2 * U - 1, y)
+    X = rng.uniform(0, 1, (6, 2))
+    np.testing.assert_allclose(centred.kernel_(X, X), manual.kernel_(2 * X - 1, 2 * X - 1), rtol=1e-10)
+    np.testing.assert_allclose(centred.alpha_, manual.alpha_, rtol=1e-10)

@@ -61,7 +61,7 @@ import numpy as np
 
 from ..acquisition import EI, UCB
 from ..bounds import Srinivas
-from ..kernels import RBF, Constant, Kernel
+from ..kernels import RBF, Affine, Constant, Kernel
 from ..kernels import free as free_kernels
 from ..models import GP
 from ..optimizer import Optimizer
@@ -147,8 +147,9 @@ class InterpolatedTunedKernel(Kernel):
     For the SE free kernel, ``K^A_2(x, x') = e^{-nu/2 (|x|^2 + |x'|^2)} G(x * x')`` with
     ``G(u) = sum_ij alpha_i alpha_j e^{-nu/2 (|a_i|^2 + |a_j|^2)} e^{nu (a_i * a_j) . u}`` (element-wise
     products), so the normalised kernel is ``G(x * x') / sqrt(G(x * x) G(x' * x'))``: the prefactors
-    cancel. On the encoded cube, ``u = x * x'`` lies in [0, 1]^2, so G (smooth) is tabulated exactly
-    on a ``grid x grid`` lattice (O(|A|^2) per node, once) and evaluated by bicubic splines: each
+    cancel. On the (mapped) cube ``u = x * x'`` lies in a known square ([-1, 1]^2 for
+    ``TunedPrior(centre=True)``, whose kernel is ``Affine(K^A_2, 2, -1)``), so G (smooth) is tabulated
+    exactly on a ``grid x grid`` lattice (O(|A|^2) per node, once) and evaluated by bicubic splines: each
     kernel entry costs O(1) instead of O(|A|^2 d). An approximation of the exact
     :class:`~warmbo.kernels.free.TunedKernel` (its error is measured by :func:`interpolation_error`);
     2-D only.
@@ -157,30 +158,41 @@ class InterpolatedTunedKernel(Kernel):
     def __init__(self, tuned, grid: int = 161):
         from scipy.interpolate import RectBivariateSpline
 
+        scale, shift = 1.0, 0.0
+        if isinstance(tuned, Affine):  # learned on centred inputs (TunedPrior(centre=True))
+            scale, shift = float(np.ravel(tuned.scale)[0]), float(np.ravel(tuned.shift)[0])
+            tuned = tuned.kernel
         free, A, alpha = tuned.free, tuned.A, tuned.alpha
         if not isinstance(free, free_kernels.SE) or A.shape[1] != 2:
             raise ValueError("InterpolatedTunedKernel needs a 2-D TunedKernel with an SE free kernel")
-        axis = np.linspace(0.0, 1.0, grid)
+        # range of u = x * x' for x, x' in the mapped cube [v0, v1]
+        v0, v1 = sorted((shift, scale + shift))
+        ends = [v0 * v0, v0 * v1, v1 * v1] + ([0.0] if v0 < 0 < v1 else [])
+        lo, hi = min(ends), max(ends)
+        axis = np.linspace(lo, hi, grid)
         U = np.stack(np.meshgrid(axis, axis, indexing="ij"), axis=-1).reshape(-1, 2)
         G = free._aux_sum(A, np.outer(alpha, alpha), U, np.zeros(U.shape[0])).reshape(grid, grid)
         if not np.all(np.isfinite(G)):
             raise ValueError("K^A_2 overflows on the grid")
-        scale = float(np.max(np.abs(G))) or 1.0
+        norm = float(np.max(np.abs(G))) or 1.0
         self._set(
-            spline=RectBivariateSpline(axis, axis, G / scale, kx=3, ky=3),
+            spline=RectBivariateSpline(axis, axis, G / norm, kx=3, ky=3),
             n_aux=int(A.shape[0]),
             grid=int(grid),
             input_dim=2,
+            map=(scale, shift),
+            range=(lo, hi),
         )
 
     def _parameters(self) -> dict:
         return {"n_aux": self.n_aux, "grid": self.grid}
 
     def _G(self, U: np.ndarray) -> np.ndarray:
-        U = np.clip(U, 0.0, 1.0)
+        U = np.clip(U, *self.range)
         return self.spline.ev(U[..., 0], U[..., 1])
 
     def evaluate(self, X, Y):
+        X, Y = X * self.map[0] + self.map[1], Y * self.map[0] + self.map[1]
         K = self._G(X[:, None, :] * Y[None, :, :])
         dx = np.maximum(self._G(X * X), 1e-300)
         dy = np.maximum(self._G(Y * Y), 1e-300)
@@ -218,7 +230,9 @@ def _model(method: str, U_aux: np.ndarray, y_aux: np.ndarray, seed: int, cache: 
         return GP(kernel, noise=1e-4, optimizer="loo", normalize_y=True, n_restarts=2, seed=seed)
     if method == "tuned-prior":
         if "tp" not in cache:
-            tp = TunedPrior(free_kernels.SE(0.3), learner="krr").fit(U_aux, y_aux)
+            # learned on the domain centred to [-1, 1] as 004 normalises it (free kernels are not
+            # translation invariant); SE(0.6) on [-1, 1] is SE(0.3) on the cube
+            tp = TunedPrior(free_kernels.SE(0.6), learner="krr", centre=True).fit(U_aux, y_aux)
             fast = tp.kernel_
             if not tp.vanished_:
                 fast = InterpolatedTunedKernel(tp.kernel_)

@@ -4,7 +4,7 @@ See :mod:`warmbo.kernels.base` for the contract. ``k(X, Y)`` is the Gram matrix,
 ``k.diag(X)`` the diagonal, ``k.gram(X)`` the symmetric Gram matrix.
 """
 
-from .base import Constant, Kernel, Product, Sum
+from .base import Affine, Constant, Kernel, Product, Sum
 from .dot_product import Linear, Polynomial
 from .features import FeatureKernel, Features, Legendre, RandomFourier
 from .stationary import RBF, Matern, Stationary
@@ -14,6 +14,7 @@ __all__ = [
     "Sum",
     "Product",
     "Constant",
+    "Affine",
     "Stationary",
     "RBF",
     "Matern",

@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from .._validation import as_points, as_values
+from ..kernels.base import Affine
 from ..kernels.free import FreeKernel, TunedKernel
 
 __all__ = ["TunedPrior"]
@@ -56,6 +57,12 @@ class TunedPrior:
         Also choose the free kernel's scale (SE lengthscale, Sinh/Exponential scale) by LOO.
     max_aux : int, optional
         Keep at most this many auxiliary points (largest |alpha|) in K^A_2.
+    centre : bool
+        Inputs are in the unit cube (the optimizer's encoding): learn on ``2x - 1`` in [-1, 1], as
+        004 normalises its domains, and return ``kernel_`` on the cube (``Affine(K^A_2, 2, -1)``).
+        Free kernels are not translation invariant (their monomial features are centred at the
+        origin): on the flipped functions of 004, learning on [0, 1] instead of [-1, 1] lost to plain
+        BO on ackley (final regret 0.67 vs 0.13) where the centred kernel won (0.01).
 
     Attributes
     ----------
@@ -89,6 +96,7 @@ class TunedPrior:
         normalize: bool = True,
         tune_scale: bool = True,
         max_aux: int | None = None,
+        centre: bool = False,
     ):
         self.free_kernel = free_kernel
         self.C = C
@@ -96,6 +104,7 @@ class TunedPrior:
         self.normalize = normalize
         self.tune_scale = tune_scale
         self.max_aux = max_aux
+        self.centre = centre
 
     # ------------------------------------------------------------------ learners
     @staticmethod
@@ -162,6 +171,8 @@ class TunedPrior:
             raise ValueError(f"C must be a positive number or None, got {self.C!r}")
         A = as_points(X_aux, "X_aux")
         y = as_values(y_aux, "y_aux", A.shape[0])
+        if self.centre:
+            A = 2.0 * A - 1.0
         if A.shape[0] < 2:
             raise ValueError("auxiliary data need at least 2 points")
         if self.learner == "svm" and np.unique(y).size == 1:
@@ -209,12 +220,16 @@ class TunedPrior:
             self._vanish(base, "K^A_2 vanishes on the auxiliary points")
             return
         self.vanished_ = False
-        self.kernel_ = TunedKernel(self.free_, A, alpha, normalize=self.normalize)
+        self.kernel_ = self._on_inputs(TunedKernel(self.free_, A, alpha, normalize=self.normalize))
+
+    def _on_inputs(self, kernel):
+        """The kernel on the caller's inputs (undoing the centring of ``centre=True``)."""
+        return Affine(kernel, 2.0, -1.0) if self.centre else kernel
 
     def _vanish(self, base, why: str) -> None:
         warnings.warn(f"{why}; falling back to the free kernel's K_2", RuntimeWarning, stacklevel=3)
         self.vanished_ = True
-        self.kernel_ = base
+        self.kernel_ = self._on_inputs(base)
 
     def tau_A(self) -> np.ndarray:
         """Feature weights of K^A_2 by Thm 1, ``tau * sum_i alpha_i theta(a_i)`` (finite feature maps)."""
