@@ -18,10 +18,13 @@ does (closed form for KRR/LS-SVM; refits for the SVM, leave-one-out up to 30 poi
 beyond). If A is flat, alpha vanishes and so does K^A_2 (for the SVM and the LS-SVM; plain KRR has
 no bias, so flat non-zero data keep alpha != 0): the base kernel K_2 is then used, with a warning.
 
-Cost: K^A_2 needs O(|A|^2 d) per pair of points. Points with alpha_i = 0 (non-support vectors of
-the SVM) drop out, so an SVM keeps it tractable for |A| in the hundreds; ``max_aux`` caps |A| by
-keeping the points with the largest |alpha| (a documented approximation; its effect on the kernel is
-reported as ``truncation_error_``).
+Cost: K^A_2 needs O(|A|^2 d) per pair of points (measured for a 50 x 256 Gram matrix in 2-D:
+0.5 s at |A| = 50, 5.1 s at 200, 17 s at 400). Points with alpha_i = 0 (non-support vectors of the
+SVM) drop out. ``max_aux`` caps |A|: the learner is fitted on a well-spread subset of that size
+(greedy farthest-point sampling in input space), so K^A_2 is exact for the subset; the relative
+difference to the kernel of the full data on probe points is reported as ``truncation_error_``.
+(Keeping the largest |alpha| of the full fit instead fails for ridge-type duals, which are dense
+and cancel: relative kernel errors of 7 to 25 in the same test.)
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ class TunedPrior:
     tune_scale : bool
         Also choose the free kernel's scale (SE lengthscale, Sinh/Exponential scale) by LOO.
     max_aux : int, optional
-        Keep at most this many auxiliary points (largest |alpha|) in K^A_2.
+        Fit on at most this many auxiliary points (a farthest-point subset) to bound the cost.
     centre : bool
         Inputs are in the unit cube (the optimizer's encoding): learn on ``2x - 1`` in [-1, 1], as
         004 normalises its domains, and return ``kernel_`` on the cube (``Affine(K^A_2, 2, -1)``).
@@ -177,6 +180,10 @@ class TunedPrior:
             raise ValueError("auxiliary data need at least 2 points")
         if self.learner == "svm" and np.unique(y).size == 1:
             raise ValueError("y_aux has a single value (one class): nothing to learn a prior from")
+        full = (A, y)
+        if self.max_aux is not None and A.shape[0] > self.max_aux:
+            keep = _farthest_points(A, int(self.max_aux))
+            A, y = A[keep], y[keep]
         candidates = [self.free_kernel]
         if self.tune_scale and self.free_kernel.scale_value is not None:
             base = self.free_kernel.scale_value
@@ -193,28 +200,26 @@ class TunedPrior:
         self.alpha_ = self._dual(K, y, self.C_)
         self.X_aux_ = A
         self._build_kernel(A)
+        self.truncation_error_ = 0.0
+        if A.shape[0] < full[0].shape[0] and not self.vanished_:
+            self.truncation_error_ = self._reduction_error(full[0], full[1])
         return self
+
+    def _reduction_error(self, A_full: np.ndarray, y_full: np.ndarray) -> float:
+        """Largest difference between K^A_2 of the subset and of all data on 20 probe points (normalised)."""
+        alpha = self._dual(self.free_.order(2).gram(A_full), y_full, self.C_)
+        full = TunedKernel(self.free_, A_full, alpha, normalize=True)
+        reduced = TunedKernel(self.free_, self.X_aux_, self.alpha_, normalize=True)
+        probe = A_full[_farthest_points(A_full, min(20, A_full.shape[0]))]
+        return float(np.max(np.abs(full(probe, probe) - reduced(probe, probe))))
 
     def _build_kernel(self, A: np.ndarray) -> None:
         alpha = self.alpha_
         scale = float(np.max(np.abs(alpha))) if alpha.size else 0.0
         base = self.free_.order(2)
-        self.truncation_error_ = 0.0
         if scale < 1e-10:
             self._vanish(base, "the learner's dual weights are all zero (flat auxiliary data?)")
             return
-        keep = np.argsort(-np.abs(alpha))
-        if self.max_aux is not None and alpha.size > self.max_aux:
-            kept = np.zeros_like(alpha)
-            kept[keep[: self.max_aux]] = alpha[keep[: self.max_aux]]
-            full = TunedKernel(self.free_, A, alpha, normalize=False)
-            approx = TunedKernel(self.free_, A, kept, normalize=False)
-            probe = A[: min(20, A.shape[0])]
-            self.truncation_error_ = float(
-                np.max(np.abs(full(probe, probe) - approx(probe, probe)))
-                / max(np.max(np.abs(full(probe, probe))), 1e-300)
-            )
-            alpha = kept
         raw = TunedKernel(self.free_, A, alpha, normalize=False)
         if float(np.max(raw(A))) <= 1e-12 * max(float(np.max(np.abs(base(A)))), 1e-300):
             self._vanish(base, "K^A_2 vanishes on the auxiliary points")
@@ -238,3 +243,14 @@ class TunedPrior:
 
     def __repr__(self) -> str:
         return f"TunedPrior({self.free_kernel!r}, C={self.C!r}, learner={self.learner!r})"
+
+
+def _farthest_points(X: np.ndarray, k: int) -> np.ndarray:
+    """Indices of k well-spread rows of X: greedy farthest-point sampling from the first row."""
+    chosen = [0]
+    distance = np.linalg.norm(X - X[0], axis=1)
+    for _ in range(1, k):
+        nxt = int(np.argmax(distance))
+        chosen.append(nxt)
+        distance = np.minimum(distance, np.linalg.norm(X - X[nxt], axis=1))
+    return np.array(chosen)
