@@ -301,7 +301,7 @@ def plot_regret(result: DemoResult, path: Path) -> None:
         ax.set_yscale("log")
         ax.set_title(problem)
         ax.set_xlabel("evaluations")
-        ax.set_ylabel("simple regret")
+        ax.set_ylabel("cumulative inference regret" if "cumulative" in problem else "simple regret")
         ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)
