@@ -75,6 +75,24 @@ def mdot(*Xs) -> np.ndarray:
     return np.sum(np.prod(np.broadcast_arrays(*arrays), axis=0), axis=1)
 
 
+def _pair_sum(A: np.ndarray, W: np.ndarray, U: np.ndarray, block_fn, width: int = 1) -> np.ndarray:
+    """``sum_{i,j} W_ij block_fn(U, P)_ij`` over auxiliary pairs, P_(ij) = a_i * a_j (element-wise).
+
+    ``block_fn(U_chunk, P)`` returns the (chunk, n_pairs) values of K_4(a_i, a_j, x, x') for rows
+    ``U = x * x'``; pairs with zero weight are dropped and rows are processed in chunks so that no
+    temporary exceeds about ``_CHUNK_ENTRIES`` floats (``width`` floats per pair and row).
+    """
+    P = (A[:, None, :] * A[None, :, :]).reshape(-1, A.shape[1])  # (|A|^2, d)
+    w = W.reshape(-1)
+    keep = w != 0
+    P, w = P[keep], w[keep]
+    out = np.empty(U.shape[0])
+    step = max(1, _CHUNK_ENTRIES // max(P.shape[0] * width, 1))
+    for start in range(0, U.shape[0], step):
+        out[start : start + step] = block_fn(U[start : start + step], P) @ w
+    return out
+
+
 class FreeKernel(ABC):
     """A free kernel (004 Def. 1): a family of m-kernels K_m, m = 2, 4, ..., sharing theta and tau."""
 
@@ -140,15 +158,7 @@ class _DotProductFamily(FreeKernel):
 
     def _aux_sum(self, A, W, U, norms):
         # K_4(a_i, a_j, x, x') = k(sum_d a_id a_jd x_d x'_d): one matmul per chunk of pairs
-        P = (A[:, None, :] * A[None, :, :]).reshape(-1, A.shape[1])  # (|A|^2, d)
-        w = W.reshape(-1)
-        keep = w != 0
-        P, w = P[keep], w[keep]
-        out = np.empty(U.shape[0])
-        step = max(1, _CHUNK_ENTRIES // max(P.shape[0], 1))
-        for start in range(0, U.shape[0], step):
-            out[start : start + step] = self._scalar(U[start : start + step] @ P.T) @ w
-        return out
+        return _pair_sum(A, W, U, lambda Uc, P: self._scalar(Uc @ P.T))
 
 
 class Linear(_DotProductFamily):
@@ -298,13 +308,7 @@ class SE(_DotProductFamily):
         nu = self.nu
         a2 = np.sum(A**2, axis=1)
         W = W * np.exp(-nu / 2.0 * (a2[:, None] + a2[None, :]))
-        P = (A[:, None, :] * A[None, :, :]).reshape(-1, A.shape[1])
-        w = W.reshape(-1)
-        out = np.empty(U.shape[0])
-        step = max(1, _CHUNK_ENTRIES // max(P.shape[0], 1))
-        for start in range(0, U.shape[0], step):
-            out[start : start + step] = np.exp(nu * (U[start : start + step] @ P.T)) @ w
-        return out * np.exp(-nu / 2.0 * norms)
+        return _pair_sum(A, W, U, lambda Uc, P: np.exp(nu * (Uc @ P.T))) * np.exp(-nu / 2.0 * norms)
 
 
 class _DirectProductFamily(FreeKernel):
@@ -317,16 +321,11 @@ class _DirectProductFamily(FreeKernel):
         return np.prod(self._scalar(np.prod(arrays, axis=0)), axis=1)
 
     def _aux_sum(self, A, W, U, norms):
-        P = (A[:, None, :] * A[None, :, :]).reshape(-1, A.shape[1])
-        w = W.reshape(-1)
-        keep = w != 0
-        P, w = P[keep], w[keep]
-        out = np.empty(U.shape[0])
-        step = max(1, _CHUNK_ENTRIES // max(P.shape[0] * A.shape[1], 1))
-        for start in range(0, U.shape[0], step):
-            block = self._scalar(U[start : start + step, None, :] * P[None, :, :])  # (chunk, pairs, d)
-            out[start : start + step] = np.prod(block, axis=2) @ w
-        return out
+        # K_4 = prod_d k(a_id a_jd x_d x'_d): a (chunk, pairs, d) block per chunk of rows
+        def block(Uc, P):
+            return np.prod(self._scalar(Uc[:, None, :] * P[None, :, :]), axis=2)
+
+        return _pair_sum(A, W, U, block, width=A.shape[1])
 
 
 class LogRatio(_DirectProductFamily):
