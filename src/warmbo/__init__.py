@@ -4,12 +4,13 @@ The data path: ``Space.encode -> model.fit -> acquisition.bind(model) -> maximiz
 """
 
 from . import bounds, kernels, problems
-from .acquisition import EI, PI, UCB, Acquisition, PosteriorMean
-from .bounds import IGPUCB, MetaKeLBound, Srinivas
+from .acquisition import EI, PI, UCB, Acquisition, PosteriorMean, ScalarizedUCB
+from .bounds import IGPUCB, MetaKeLBound, MultiTaskBound, Srinivas
 from .data import TaskData
 from .maximize import MaximizeResult, maximize
-from .models import GP
+from .models import GP, BudgetedMultiTaskGP, MultiTaskGP
 from .optimizer import Optimizer, Suggestion
+from .scalarization import Chebyshev, Linear
 from .space import Categorical, Float, Int, Space
 from .storage import Study
 from .transfer.envelope import Envelope
@@ -21,6 +22,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Acquisition",
+    "BudgetedMultiTaskGP",
+    "Chebyshev",
+    "Linear",
+    "MultiTaskBound",
+    "MultiTaskGP",
+    "ScalarizedUCB",
     "Categorical",
     "EI",
     "Envelope",

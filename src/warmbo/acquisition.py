@@ -27,6 +27,15 @@ Formulas (mu, sigma the posterior mean and standard deviation; 003 eqs. 8-11):
 - PI (Kushner 1964): ``Phi((mu - y+ - xi) / sigma)``;
 - posterior mean ``mu(x)`` (used for ``mu+`` and for the inference regret of 000).
 
+Multi-task (001), for a :class:`~warmbo.models.MultiTaskGP` or its budgeted version:
+
+- :class:`ScalarizedUCB` (MT-KB, 001 eq. 3):
+  ``E_lambda[s_lambda(mu_t(x))] + L beta_t^{1/2} ||Gamma_t(x, x)||^{1/2}``
+  with the expectation a sample average over weights from P_lambda (``mode="expected"``), or one
+  lambda_t drawn per round (``mode="random"``, 001 Section 4.4). ``optimism="componentwise"`` gives the
+  MOBO acquisition of Paria et al. instead: ``s_lambda(mu_t(x) + beta_t^{1/2} sigma_t(x))`` with the
+  per-task standard deviations ``sigma_{t,i}(x) = Gamma_t(x, x)_{ii}^{1/2}``.
+
 The gradients follow from ``dEI = Phi(z) dmu + phi(z) dsigma`` and
 ``dPI = phi(z) (dmu - z dsigma) / sigma``.
 """
@@ -40,9 +49,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from scipy.special import ndtr
 
-from .bounds import Schedule, Srinivas
+from .bounds import MultiTaskBound, Schedule, Srinivas
+from .scalarization import Chebyshev, Scalarization
 
-__all__ = ["Acquisition", "Bound", "UCB", "EI", "PI", "PosteriorMean"]
+__all__ = ["Acquisition", "Bound", "UCB", "EI", "PI", "PosteriorMean", "ScalarizedUCB"]
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
 
@@ -281,3 +291,95 @@ class PI(Acquisition):
 
     def bind(self, model, space=None, reference=None) -> Bound:
         return _BoundPI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
+
+
+# ---------------------------------------------------------------------------- multi-task (001)
+class _BoundScalarizedUCB(Bound):
+    def __init__(self, model, scalarization, weights, width: float, optimism: str):
+        super().__init__(model)
+        self.scalarization = scalarization
+        self.weights = weights
+        self.width = width
+        self.optimism = optimism
+
+    @property
+    def has_gradient(self) -> bool:
+        return False  # min (Chebyshev) and the operator norm are not differentiable
+
+    def __call__(self, X):
+        if self.optimism == "norm":
+            mean, norm = self.model.predict(X, cov="norm")
+            return self.scalarization.expected(mean, self.weights) + self.width * np.sqrt(norm)
+        mean, full = self.model.predict(X, cov="full")
+        sd = np.sqrt(np.clip(np.diagonal(full, axis1=1, axis2=2), 0.0, None))
+        return self.scalarization.expected(mean + self.width * sd, self.weights)
+
+    def value_and_gradient(self, x):
+        raise NotImplementedError("ScalarizedUCB has no analytic gradient")
+
+
+@dataclass(frozen=True)
+class ScalarizedUCB(Acquisition):
+    """MT-KB's acquisition (001 eq. 3): ``E[s_lambda(mu_t(x))] + L beta_t^{1/2} ||Gamma_t(x, x)||^{1/2}``.
+
+    Parameters
+    ----------
+    scalarization : Scalarization
+        ``s_lambda`` and its weight prior (:class:`~warmbo.scalarization.Chebyshev` by default).
+    schedule : Schedule
+        Source of ``beta_t`` (squared width); default :class:`~warmbo.bounds.MultiTaskBound` with
+        b = 1, sigma = 0.1 -- set b and sigma for your problem.
+    mode : {"expected", "random"}
+        ``"expected"``: the expectation over P_lambda by a sample average over ``n_weights`` weights
+        (fixed by ``seed``); ``"random"``: one lambda_t per round t (001 Section 4.4; targets the Bayes
+        regret and spreads queries over the Pareto front), drawn from ``(seed, t)``.
+    n_weights : int
+        Size of the sample average in ``"expected"`` mode.
+    optimism : {"norm", "componentwise"}
+        ``"norm"`` is eq. (3); ``"componentwise"`` is the MOBO acquisition of Paria et al. (2020),
+        ``E_lambda[s_lambda(mu_t(x) + beta_t^{1/2} sigma_t(x))]`` with per-task standard deviations.
+    lipschitz : float, optional
+        L (default the scalarisation's, 1 for linear and Chebyshev).
+    seed : int
+        Seed of the weights.
+    """
+
+    scalarization: Scalarization = field(default_factory=Chebyshev)
+    schedule: Schedule = field(default_factory=lambda: MultiTaskBound(b=1.0, sigma=0.1))
+    mode: str = "expected"
+    n_weights: int = 100
+    optimism: str = "norm"
+    lipschitz: float | None = None
+    seed: int = 0
+
+    def __post_init__(self):
+        if not isinstance(self.scalarization, Scalarization):
+            raise ValueError(f"scalarization must be a warmbo Scalarization, got {self.scalarization!r}")
+        if not isinstance(self.schedule, Schedule):
+            raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {self.schedule!r}")
+        if self.mode not in ("expected", "random"):
+            raise ValueError(f"mode must be 'expected' or 'random', got {self.mode!r}")
+        if self.optimism not in ("norm", "componentwise"):
+            raise ValueError(f"optimism must be 'norm' or 'componentwise', got {self.optimism!r}")
+        n_weights = self.n_weights
+        if isinstance(n_weights, bool) or not isinstance(n_weights, numbers.Integral) or n_weights < 1:
+            raise ValueError(f"n_weights must be a positive integer, got {self.n_weights!r}")
+        if self.lipschitz is not None and not (
+            isinstance(self.lipschitz, numbers.Real) and np.isfinite(self.lipschitz) and self.lipschitz > 0
+        ):
+            raise ValueError(f"lipschitz must be a positive number, got {self.lipschitz!r}")
+
+    def weights(self, n_tasks: int, t: int = 1) -> np.ndarray:
+        """The weights used at round t: the fixed sample ("expected") or lambda_t ("random")."""
+        if self.mode == "expected":
+            return self.scalarization.sample_weights(n_tasks, self.n_weights, self.seed)
+        return self.scalarization.sample_weights(n_tasks, 1, np.random.default_rng([self.seed, int(t)]))
+
+    def bind(self, model, space=None, reference=None) -> Bound:
+        reference = model if reference is None else reference
+        t = reference.n_observations + 1
+        weights = self.weights(model.n_tasks, t)
+        L = self.scalarization.lipschitz if self.lipschitz is None else float(self.lipschitz)
+        root_beta = float(np.sqrt(self.schedule.beta_t(t, reference)))
+        width = L * root_beta if self.optimism == "norm" else root_beta
+        return _BoundScalarizedUCB(model, self.scalarization, weights, width, self.optimism)

@@ -27,6 +27,10 @@ Schedules:
 - :class:`MetaKeLBound` (000 Thm 5 / Cor. 7): ``beta_t = nu_t^2`` with
   ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t / c1) + 2 + 2 log(1/delta))``,
   ``sbar = 1 + 2/T``, for GP-UCB with a meta-learned kernel (``MetaKeL.bound`` builds it).
+- :class:`MultiTaskBound` (001 Thms 2 and 3): MT-KB's
+  ``beta_t^{1/2} = b + sigma/sqrt(eta) sqrt(2 log(1/delta) + sum_s log det(I + Gamma_{s-1}(x_s, x_s)/eta))``
+  and MT-BKB's ``b (1 + 1/sqrt(1 - eps)) + sigma/sqrt(eta) sqrt(2 log(2/delta) + rho sum_s log det(...))``;
+  the width multiplies ``||Gamma_t(x, x)||^{1/2}`` in :class:`~warmbo.acquisition.ScalarizedUCB`.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
-__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound"]
+__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound", "MultiTaskBound"]
 
 
 def _check_round(t) -> int:
@@ -246,3 +250,69 @@ class MetaKeLBound(Schedule):
 
     def beta_t(self, t: int, model=None) -> float:
         return self.nu_t(t) ** 2
+
+
+@dataclass(frozen=True)
+class MultiTaskBound(Schedule):
+    """MT-KB's and MT-BKB's confidence widths (001 Thms 2 and 3), returned squared (``beta_t``).
+
+    MT-KB (Thm 2), with ``eta`` the model's regulariser and the sum over the observed points:
+
+        beta_t^{1/2} = b + sigma/sqrt(eta) sqrt(2 log(1/delta) + S_t),
+        S_t = sum_{s<=t} log det(I_n + eta^-1 Gamma_{s-1}(x_s, x_s)).
+
+    The sum equals ``log det(I_{nt} + eta^-1 G_t)`` (chain rule), i.e. twice
+    :meth:`warmbo.models.MultiTaskGP.info_gain`. MT-BKB (Thm 3), when the model is a
+    :class:`~warmbo.models.nystrom.BudgetedMultiTaskGP` (``eps`` taken from it unless given):
+
+        beta~_t^{1/2} = b (1 + 1/sqrt(1 - eps)) + sigma/sqrt(eta) sqrt(2 log(2/delta) + rho S~_t),
+        S~_t = sum_s log det(I_n + eta^-1 Gamma~_{s-1}(x_s, x_s)),
+
+    ``rho = (1 + eps)/(1 - eps)``, with the approximate variances recorded as the points arrived.
+
+    Parameters
+    ----------
+    b : float
+        Bound on the RKHS norm ``||f||_Gamma`` (001 Section 5 uses ``max_x ||f(x)||_2`` when f is not
+        drawn from the RKHS).
+    sigma : float
+        Sub-Gaussian parameter of the noise vectors.
+    delta : float
+        Failure probability.
+    eps : float, optional
+        Nystrom accuracy; ``None`` reads it from a budgeted model (and uses Thm 2 otherwise).
+    """
+
+    b: float
+    sigma: float
+    delta: float = 0.1
+    eps: float | None = None
+
+    def __post_init__(self):
+        _check_number(self.b, "b")
+        _check_number(self.sigma, "sigma")
+        _check_delta(self.delta)
+        if self.eps is not None and not (
+            isinstance(self.eps, numbers.Real) and not isinstance(self.eps, bool) and 0 < self.eps < 1
+        ):
+            raise ValueError(f"eps must be in (0, 1) or None, got {self.eps!r}")
+
+    def root_beta(self, model) -> float:
+        """The width multiplier ``beta_t^{1/2}`` for a multi-task model (uses its noise and info gain)."""
+        if model is None or not hasattr(model, "info_gain") or not hasattr(model, "noise"):
+            raise ValueError("MultiTaskBound needs the multi-task model (its noise eta and information gain)")
+        eta = float(model.noise)
+        log_det_sum = 2.0 * float(model.info_gain())
+        eps = self.eps if self.eps is not None else getattr(model, "eps", None)
+        if eps is None or not hasattr(model, "dictionary_"):
+            if self.eps is not None:
+                raise ValueError("MultiTaskBound(eps=...) is MT-BKB's bound; the model is not a budgeted one")
+            root = 2.0 * math.log(1.0 / self.delta) + log_det_sum
+            return self.b + self.sigma / math.sqrt(eta) * math.sqrt(root)
+        rho = (1.0 + eps) / (1.0 - eps)
+        root = 2.0 * math.log(2.0 / self.delta) + rho * log_det_sum
+        return self.b * (1.0 + 1.0 / math.sqrt(1.0 - eps)) + self.sigma / math.sqrt(eta) * math.sqrt(root)
+
+    def beta_t(self, t: int, model=None) -> float:
+        _check_round(t)
+        return self.root_beta(model) ** 2

@@ -7,6 +7,7 @@ See :mod:`warmbo.kernels.base` for the contract. ``k(X, Y)`` is the Gram matrix,
 from .base import Affine, Constant, Kernel, Product, Sum
 from .dot_product import Linear, Polynomial
 from .features import FeatureKernel, Features, Legendre, RandomFourier
+from .multitask import ICM, LCM, Independent, MultiTaskKernel, UniformTask
 from .stationary import RBF, Matern, Stationary
 
 __all__ = [
@@ -24,4 +25,9 @@ __all__ = [
     "Features",
     "Legendre",
     "RandomFourier",
+    "MultiTaskKernel",
+    "ICM",
+    "UniformTask",
+    "Independent",
+    "LCM",
 ]

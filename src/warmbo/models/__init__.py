@@ -1,5 +1,8 @@
-"""Posterior models: the exact GP / kernel ridge regression (:class:`GP`)."""
+"""Posterior models: the exact GP / kernel ridge regression (:class:`GP`), its vector-valued version
+(:class:`MultiTaskGP`) and the Nystrom-budgeted BKB / MT-BKB posterior (:class:`BudgetedMultiTaskGP`)."""
 
 from .gp import GP
+from .multitask import MultiTaskGP
+from .nystrom import BKB, BudgetedMultiTaskGP
 
-__all__ = ["GP"]
+__all__ = ["GP", "MultiTaskGP", "BudgetedMultiTaskGP", "BKB"]
