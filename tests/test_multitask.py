@@ -407,3 +407,66 @@ def test_regrets_on_a_finite_domain():
     rb = bayes_regret(F, [2, 0, 1], s, W2)
     # best per weight: 0.9 for both; after x=2: 0.6 each; after x=0: (0.9, 0.6); after x=1: (0.9, 0.9)
     assert np.allclose(rb, [0.3, 0.15, 0.0])
+
+
+# ---------------------------------------------------------------------------- estimation
+def test_log_marginal_likelihood_matches_scipy(data):
+    from scipy.stats import multivariate_normal
+
+    X, Y, _ = data
+    kernel = ICM(RBF(0.3), _random_B(4, 0))
+    expected = multivariate_normal(np.zeros(120), kernel.gram(X) + 0.1 * np.eye(120)).logpdf(Y.reshape(-1))
+    for method in ("icm", "dense"):
+        model = MultiTaskGP(kernel, 0.1, method=method).fit(X, Y)
+        assert model.log_marginal_likelihood() == pytest.approx(expected, rel=1e-9)
+
+
+def test_estimate_B_recovers_the_task_matrix():
+    """Readings drawn from the ICM prior: E[R^T K^-1 R / m] = B, so many replicates recover B."""
+    from warmbo.multitask import estimate_B
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(20, 1))
+    K = RBF(0.3).gram(X) + 1e-8 * np.eye(20)
+    B = _random_B(3, 5)
+    Lk, Lb = np.linalg.cholesky(K), np.linalg.cholesky(B)
+    R = np.stack([Lk @ rng.normal(size=(20, 3)) @ Lb.T for _ in range(400)])
+    B_hat = estimate_B(K, R)
+    assert np.max(np.abs(B_hat - B)) < 0.1 * np.max(np.abs(B))  # sd of each entry ~ |B|/sqrt(8000)
+    with pytest.raises(ValueError, match="NaN"):
+        estimate_B(K, np.full((20, 3), np.nan))
+    with pytest.raises(ValueError, match="m = 20"):
+        estimate_B(K, R[0, :10])
+
+
+def test_fit_omega_finds_the_generating_value():
+    """Draws from UniformTask(RBF(0.1), 5, omega): the ML estimate lands near omega.
+
+    Margin: over seeds 0-3 the estimates for omega = 0.8 spread over [0.63, 1.0] (only ~10 effective
+    degrees of freedom per eigen-direction on [0, 1]), for 0.1 over [0.07, 0.11]; 0.25 covers both.
+    """
+    from warmbo.multitask import fit_omega
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(80, 1))
+    estimates = []
+    for omega in (0.1, 0.8):
+        kernel = UniformTask(RBF(0.1), 5, omega)
+        G = kernel.gram(X) + 0.01 * np.eye(400)
+        Y = (np.linalg.cholesky(G) @ rng.normal(size=400)).reshape(80, 5)
+        estimates.append(fit_omega(RBF(0.1), X, Y, noise=0.01))
+        assert abs(estimates[-1] - omega) < 0.25
+    assert estimates[0] < estimates[1]
+
+
+def test_tabulated_kernel():
+    from warmbo.kernels.tabulated import Tabulated
+
+    K = RBF(0.3).gram(np.linspace(0, 1, 6)[:, None])
+    k = Tabulated(K)
+    assert np.allclose(k([[0], [3]], [[5], [1], [0]]), K[np.ix_([0, 3], [5, 1, 0])])
+    assert np.allclose(k([[2], [4]]), 1.0)
+    with pytest.raises(ValueError, match=r"indices 0\.\.5"):
+        k([[6]], [[0]])
+    with pytest.raises(ValueError, match="positive semi-definite"):
+        Tabulated([[1.0, 2.0], [2.0, 1.0]])

@@ -48,6 +48,7 @@ from .gp import GP
 __all__ = ["MultiTaskGP", "as_task_values"]
 
 _METHODS = ("auto", "dense", "icm", "independent")
+_LOG_2PI = float(np.log(2 * np.pi))
 _CHUNK_ELEMENTS = 4_000_000
 
 
@@ -348,3 +349,22 @@ class MultiTaskGP:
         xi, _ = self.kernel.eig
         s, _, _ = self._icm_eig()
         return float(0.5 * np.sum(np.log1p(np.outer(s, xi) / self.noise)))
+
+    def log_marginal_likelihood(self) -> float:
+        """``log N(Y_t | 0, G_t + eta I)``, i.e.
+
+        ``-1/2 Y^T (G_t + eta I)^-1 Y - 1/2 log det(G_t + eta I) - nt/2 log 2 pi``.
+        """
+        if self.n_observations == 0:
+            return 0.0
+        nt = self.n_observations * self.n_tasks
+        if self.method_ == "dense":
+            quad, logdet = float(self._v @ self._v), 2.0 * float(np.sum(np.log(np.diag(self._L))))
+        elif self.method_ == "independent":
+            return float(sum(gp.log_marginal_likelihood() for gp in self._gps))
+        else:
+            xi, _ = self.kernel.eig
+            s, _, P = self._icm_eig()
+            denom = xi[None, :] * s[:, None] + self.noise
+            quad, logdet = float(np.sum(P**2 / denom)), float(np.sum(np.log(denom)))
+        return -0.5 * quad - 0.5 * logdet - 0.5 * nt * _LOG_2PI
