@@ -195,8 +195,8 @@ class Optimizer:
             # and reopenings (a fresh scramble per ask would make it i.i.d. uniform)
             settings["seed"] = int(np.random.SeedSequence().entropy % (2**31))
         self.study = Study(storage, space, settings)
-        if self.seed is None:
-            self.seed = int(self.study.settings["seed"])
+        if self.seed is None:  # the stored seed, if the study has one
+            self.seed = int(self.study.settings.get("seed", settings["seed"]))
         if self.space.is_finite:
             self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
         self.model_ = None
