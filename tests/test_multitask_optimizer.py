@@ -174,3 +174,67 @@ def test_docstring_examples_run(name):
 
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------- command line
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "space.json").write_text(
+        json.dumps({"params": [{"type": "float", "name": "x", "low": 0, "high": 1}]})
+    )
+    (tmp_path / "twomod.py").write_text(
+        "import math\ndef f(p):\n    return [math.sin(6 * p['x']), 3 + math.cos(6 * p['x'])]\n"
+    )
+    (tmp_path / "two.py").write_text(
+        "import math, sys\nx = float(sys.argv[1])\n"
+        "print('accuracy', math.sin(6 * x), 'latency', 3 + math.cos(6 * x))\n"
+    )
+    return tmp_path
+
+
+def _invoke(*args):
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_cli_multitask_optimize_suggest_observe_status(workdir):
+    result = _invoke(
+        "optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions", "max,min",
+        "--budget", 8, "--storage", "mt.db", "--seed", 0, "--ref", "-2,5",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "acc max, lat min" in result.output and "best" in result.output
+    trials = Study("mt.db").trials()
+    assert len(trials) == 8 and all(len(t.values) == 2 for t in trials)
+    suggestion = _invoke("suggest", "--storage", "mt.db", "--json")
+    assert suggestion.exit_code == 0, suggestion.output
+    trial = json.loads(suggestion.output.strip().splitlines()[-1])["trial"]
+    bad = _invoke("observe", "--storage", "mt.db", "--trial", trial, "--value", "0.5")
+    assert bad.exit_code == 1 and "expected 2 values" in bad.output
+    ok = _invoke("observe", "--storage", "mt.db", "--trial", trial, "--value", "0.5,3.5")
+    assert ok.exit_code == 0, ok.output
+    assert Study("mt.db").trial(trial).values == (0.5, 3.5)
+    status = _invoke("status", "--storage", "mt.db")
+    assert status.exit_code == 0 and "lat" in status.output
+    report = _invoke("report", "mt.db", "--out", "rep")
+    assert report.exit_code == 0, report.output
+    assert (workdir / "rep" / "report.html").is_file()
+
+
+def test_cli_multitask_command_prints_one_number_per_task(workdir):
+    import sys
+
+    cmd = f"{sys.executable} two.py {{x}}"
+    result = _invoke("optimize", "--cmd", cmd, "--space", "space.json", "--tasks", "acc,lat", "--budget", 5,
+                     "--storage", "c.db", "--seed", 1)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for t in Study("c.db").trials():
+        assert t.values[0] == pytest.approx(np.sin(6 * t.params["x"]), abs=1e-9)
+        assert t.values[1] == pytest.approx(3 + np.cos(6 * t.params["x"]), abs=1e-9)
+    wrong = _invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "a,b", "--directions", "max",
+                    "--storage", "d.db")  # fmt: skip
+    assert wrong.exit_code == 1 and "--directions has 1 items" in wrong.output
