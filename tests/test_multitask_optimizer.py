@@ -238,3 +238,16 @@ def test_cli_multitask_command_prints_one_number_per_task(workdir):
     wrong = _invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "a,b", "--directions", "max",
                     "--storage", "d.db")  # fmt: skip
     assert wrong.exit_code == 1 and "--directions has 1 items" in wrong.output
+
+
+def test_beta_option_selects_the_schedule(space):
+    from warmbo.bounds import Constant, MultiTaskBound
+
+    theory = wb.MultiTaskOptimizer(space, n_tasks=2, beta="theory", b=2.0, sigma=0.1, seed=0)
+    assert isinstance(theory._acquisition(2.0, 0.1).schedule, MultiTaskBound)
+    practical = wb.MultiTaskOptimizer(space, n_tasks=2, beta=2.5, seed=0)
+    assert practical._acquisition(2.0, 0.1).schedule == Constant(2.5)
+    with pytest.raises(ValueError, match="beta must be"):
+        wb.MultiTaskOptimizer(space, n_tasks=2, beta="large")
+    theory.run(_objective, budget=6, progress=False)  # the theory bound runs end to end
+    assert len(theory.history) == 6
