@@ -75,7 +75,35 @@ def as_task_values(Y, n_tasks: int, n_points: int | None = None, name: str = "Y"
     return arr
 
 
-class MultiTaskGP:
+class MultiTaskData:
+    """What every multi-task posterior exposes about its data: tasks, points, observations."""
+
+    kernel: MultiTaskKernel
+    _X: np.ndarray
+    _Y: np.ndarray
+
+    @property
+    def n_tasks(self) -> int:
+        return self.kernel.n_tasks
+
+    @property
+    def n_observations(self) -> int:
+        return int(self._X.shape[0])
+
+    @property
+    def input_dim(self) -> int | None:
+        return self.kernel.input_dim if self._X.shape[0] == 0 else int(self._X.shape[1])
+
+    @property
+    def X_train_(self) -> np.ndarray:
+        return self._X
+
+    @property
+    def Y_train_(self) -> np.ndarray:
+        return self._Y
+
+
+class MultiTaskGP(MultiTaskData):
     """Vector-valued GP / kernel ridge regression posterior of 001 eqs. (1)-(2).
 
     Parameters
@@ -154,26 +182,6 @@ class MultiTaskGP:
 
     def __repr__(self) -> str:
         return f"MultiTaskGP(kernel={self.kernel!r}, noise={self.noise:g}, method={self.method!r})"
-
-    @property
-    def n_tasks(self) -> int:
-        return self.kernel.n_tasks
-
-    @property
-    def n_observations(self) -> int:
-        return int(self._X.shape[0])
-
-    @property
-    def input_dim(self) -> int | None:
-        return self.kernel.input_dim if self._X.shape[0] == 0 else int(self._X.shape[1])
-
-    @property
-    def X_train_(self) -> np.ndarray:
-        return self._X
-
-    @property
-    def Y_train_(self) -> np.ndarray:
-        return self._Y
 
     # ------------------------------------------------------------------ conditioning
     def _validate(self, X, Y, name: str) -> tuple[np.ndarray, np.ndarray]:

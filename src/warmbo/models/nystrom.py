@@ -60,7 +60,7 @@ from .._linalg import cholesky, solve_lower, solve_upper
 from .._validation import as_points
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
-from .multitask import as_task_values
+from .multitask import MultiTaskData, as_task_values
 
 __all__ = ["BudgetedMultiTaskGP", "bkb_q", "BKB"]
 
@@ -84,7 +84,7 @@ def _check_real(value, name: str, low: float, high: float, *, open_low=True, ope
     return float(value)
 
 
-class BudgetedMultiTaskGP:
+class BudgetedMultiTaskGP(MultiTaskData):
     """MT-BKB's approximate multi-task posterior on a resampled Nystrom dictionary (001 Section 3.2).
 
     Parameters
@@ -186,26 +186,6 @@ class BudgetedMultiTaskGP:
             f"BudgetedMultiTaskGP(kernel={self.kernel!r}, noise={self.noise:g}, "
             f"eps={self.eps:g}, q={self.q:.4g})"
         )
-
-    @property
-    def n_tasks(self) -> int:
-        return self.kernel.n_tasks
-
-    @property
-    def n_observations(self) -> int:
-        return int(self._X.shape[0])
-
-    @property
-    def input_dim(self) -> int | None:
-        return self.kernel.input_dim if self._X.shape[0] == 0 else int(self._X.shape[1])
-
-    @property
-    def X_train_(self) -> np.ndarray:
-        return self._X
-
-    @property
-    def Y_train_(self) -> np.ndarray:
-        return self._Y
 
     @property
     def dictionary_size_(self) -> int:
