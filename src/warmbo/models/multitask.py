@@ -75,6 +75,28 @@ def as_task_values(Y, n_tasks: int, n_points: int | None = None, name: str = "Y"
     return arr
 
 
+def block_output(full: np.ndarray, cov: str) -> np.ndarray:
+    """Symmetrised covariance blocks (N, n, n), or their largest eigenvalues for ``cov="norm"``."""
+    full = (full + np.swapaxes(full, 1, 2)) / 2
+    return full if cov == "full" else np.linalg.eigvalsh(full)[:, -1]
+
+
+def finish_output(mean: np.ndarray, out: np.ndarray, cov: str):
+    """What ``predict(X, cov)`` returns: the mean alone, or with the (clipped) norms or blocks."""
+    if cov == "none":
+        return mean
+    return mean, (np.maximum(out, 0.0) if cov == "norm" else out)
+
+
+def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
+    """``predict`` output of an ICM posterior from its eigen-coordinates: ``Gamma = U diag(c) U^T``."""
+    if cov == "none":
+        return mean
+    if cov == "norm":
+        return mean, np.max(c, axis=1)
+    return mean, np.einsum("ai,ni,bi->nab", U, c, U)
+
+
 class MultiTaskData:
     """What every multi-task posterior exposes about its data: tasks, points, observations."""
 
@@ -299,13 +321,8 @@ class MultiTaskGP(MultiTaskData):
                 continue
             V = solve_lower(self._L, G).reshape(self._L.shape[0], -1, n)
             full = self.kernel.diag_blocks(Xc) - np.einsum("kia,kib->iab", V, V)
-            full = (full + np.swapaxes(full, 1, 2)) / 2
-            out[start : start + chunk] = full if cov == "full" else np.linalg.eigvalsh(full)[:, -1]
-        if cov == "none":
-            return mean
-        if cov == "norm":
-            out = np.maximum(out, 0.0)
-        return mean, out
+            out[start : start + chunk] = block_output(full, cov)
+        return finish_output(mean, out, cov)
 
     def _icm_coefficients(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Mean (N, n) and the eigen-coordinates c_i(x) (N, n) of Gamma_t(x, x) for the ICM path."""
@@ -321,13 +338,7 @@ class MultiTaskGP(MultiTaskData):
         return mean_coord @ U.T, np.maximum(c, 0.0)
 
     def _predict_icm(self, X: np.ndarray, cov: str):
-        _, U = self.kernel.eig
-        mean, c = self._icm_coefficients(X)
-        if cov == "none":
-            return mean
-        if cov == "norm":
-            return mean, np.max(c, axis=1)
-        return mean, np.einsum("ai,ni,bi->nab", U, c, U)
+        return icm_output(*self._icm_coefficients(X), self.kernel.eig[1], cov)
 
     def _predict_independent(self, X: np.ndarray, cov: str):
         n = self.n_tasks

@@ -60,7 +60,7 @@ from .._linalg import cholesky, solve_lower, solve_upper
 from .._validation import as_points
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
-from .multitask import MultiTaskData, as_task_values
+from .multitask import MultiTaskData, as_task_values, block_output, finish_output, icm_output
 
 __all__ = ["BudgetedMultiTaskGP", "bkb_q", "BKB"]
 
@@ -307,13 +307,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
             full = self.kernel.diag_blocks(X)
             return (mean, full) if cov == "full" else (mean, np.linalg.eigvalsh(full)[:, -1])
         if self._state[0] == "icm":
-            _, U = self.kernel.eig
-            mean, c = self._icm_coordinates(X)
-            if cov == "none":
-                return mean
-            if cov == "norm":
-                return mean, np.max(c, axis=1)
-            return mean, np.einsum("ai,ni,bi->nab", U, c, U)
+            return icm_output(*self._icm_coordinates(X), self.kernel.eig[1], cov)
         _, XD, W, proj, L, beta = self._state
         alpha = solve_upper(L, beta)
         mean = np.empty((N, n))
@@ -332,13 +326,8 @@ class BudgetedMultiTaskGP(MultiTaskData):
                 - np.einsum("kia,kib->iab", Pr, Pr)
                 + self.noise * np.einsum("kia,kib->iab", Z, Z)
             )
-            full = (full + np.swapaxes(full, 1, 2)) / 2
-            out[start : start + chunk] = full if cov == "full" else np.linalg.eigvalsh(full)[:, -1]
-        if cov == "none":
-            return mean
-        if cov == "norm":
-            out = np.maximum(out, 0.0)
-        return mean, out
+            out[start : start + chunk] = block_output(full, cov)
+        return finish_output(mean, out, cov)
 
     def _icm_coordinates(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, XD, w, proj, a, Qa, P = self._state
