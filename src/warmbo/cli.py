@@ -1,6 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``bench``,
+``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 """
@@ -461,6 +462,51 @@ def report(
         predict=None if getattr(opt, "task_names", None) else study_predictor(opt),
     )
     console.print(f"wrote {path}")
+
+
+@app.command()
+@friendly
+def bench(
+    peers: Annotated[
+        bool, typer.Option("--peers", help="Run every installed peer (BoTorch, Optuna) next to warmbo.")
+    ] = False,
+    peer: Annotated[
+        list[str] | None, typer.Option("--peer", help="Run this peer (repeatable), e.g. botorch-logei.")
+    ] = None,
+    section: Annotated[
+        list[str] | None, typer.Option("--section", help="Run only this section (repeatable).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Smaller sizes (a few minutes).")] = False,
+    tiny: Annotated[bool, typer.Option("--tiny", help="Smallest sizes (seconds; a smoke test).")] = False,
+    threads: Annotated[int, typer.Option("--threads", help="BLAS and torch threads.", min=1)] = 1,
+    runs: Annotated[
+        int | None, typer.Option("--runs", help="Quality runs (seeds) instead of the preset's.", min=2)
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Results folder.")] = Path("bench/results"),
+    readme: Annotated[Path, typer.Option("--readme", help="Markdown summary to regenerate.")] = Path(
+        "bench/README.md"
+    ),
+) -> None:
+    """Benchmark suite: ask overhead and simple regret, next to BoTorch and Optuna (bench/README.md)."""
+    from .benchmarks import DEFAULT_PEERS, run_suite
+
+    if quick and tiny:
+        raise ValueError("give at most one of --quick and --tiny")
+    preset = "tiny" if tiny else "quick" if quick else "full"
+    names = list(DEFAULT_PEERS) if peers else list(peer or [])
+    written = run_suite(
+        out, readme, section or None, preset=preset, peers=names, threads=threads, log=console.log, runs=runs
+    )
+    table = Table(title="Targets of issue 8")
+    for column in ("target", "measured", "met"):
+        table.add_column(column)
+    for name, path in written.items():
+        if name == "readme":
+            continue
+        for t in json.loads(path.read_text())["targets"]:
+            met = {True: "yes", False: "no", None: "not measured"}[t["met"]]
+            table.add_row(t["target"], t["measured"] or "-", met)
+    console.print(table)
 
 
 _REPRODUCTIONS = ("metakel", "multitask", "envelope", "tuned-prior")
