@@ -16,7 +16,7 @@ from warmbo.cli import app
 def test_tiny_suite_writes_json_and_markdown(tmp_path):
     messages = []
     written = run_suite(tmp_path / "results", tmp_path / "README.md", preset="tiny", log=messages.append)
-    assert set(written) == {"overhead", "quality", "readme"}
+    assert set(written) == {"overhead", "quality", "mt", "readme"}
     overhead = json.loads(written["overhead"].read_text())
     assert overhead["section"] == "overhead" and overhead["preset"] == "tiny"
     assert overhead["machine"]["cpu_count"] >= 1 and overhead["machine"]["versions"]["numpy"]
@@ -36,8 +36,14 @@ def test_tiny_suite_writes_json_and_markdown(tmp_path):
         assert 0 <= stats["min"] <= low <= stats["median"] <= high <= stats["max"]
     # more evaluations never increase the simple regret of a run
     assert all(a >= b for a, b in zip(regret["6"]["values"], regret["8"]["values"], strict=True))
+    mt = json.loads(written["mt"].read_text())["results"]
+    for name in ("MT-KB (ICM, merged)", "MT-KB (ICM, paper)", "MT-BKB"):
+        (row,) = mt[name]
+        assert row["step"]["min"] > 0 and row["step"]["repeats"] == 2
+    assert mt["MT-BKB"][0]["dictionary"] >= mt["MT-BKB"][0]["distinct"] >= 1
     text = written["readme"].read_text()
-    assert "## Targets (issue 8)" in text and "| 2 | 8 |" in text and "pending: section `mt`" in text
+    assert "## Targets (issue 8)" in text and "| 2 | 8 |" in text and "| MT-BKB | 60 |" in text
+    assert "pending: section `mt`" not in text
     assert "## Simple regret" in text and "branin (d=2)" in text
 
 
