@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench lint clean
+.PHONY: test demo bench bench-peers bench-core lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,7 +18,19 @@ test: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/warmbo demo
 
+# The benchmark suite (bench/README.md): warmbo alone, full sizes, under 10 minutes.
 bench: $(STAMP)
+	$(BIN)/python bench/suite.py
+
+# The same with BoTorch and Optuna alternating with warmbo. torch==2.13.0 is installed first, on its
+# own, so that botorch's torch requirement is already met (any other torch pulls gigabytes of CUDA).
+bench-peers: $(STAMP)
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev,peers]"
+	$(BIN)/python bench/suite.py --peers
+
+# Micro-benchmarks of the GP update, prediction and acquisition maximisation (bench/results/core.json).
+bench-core: $(STAMP)
 	$(BIN)/python bench/core.py
 
 lint: $(STAMP)

@@ -204,9 +204,9 @@ def test_optimize_with_an_envelope_over_prior_source_trials(workdir):
 def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
     result = invoke("demo", "--quick", "--out", tmp_path / "demo")
     assert result.exit_code == 0, result.output
-    for panel in ("branin", "hartmann6", "envelope", "tuned prior", "meta-kel"):
+    for panel in ("branin", "hartmann6", "envelope", "tuned prior", "multi-task", "meta-kel"):
         assert panel in result.output
     data = json.loads((tmp_path / "demo" / "results.json").read_text())
-    assert len(data["summary"]) == 12  # 2 problems x 3 methods + 3 transfer panels x 2 methods
+    assert len(data["summary"]) == 14  # 2 problems x 3 methods + 4 warm-start panels x 2 methods
     assert (tmp_path / "demo" / "regret.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "data:image/png;base64," in (tmp_path / "demo" / "report.html").read_text()

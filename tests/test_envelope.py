@@ -140,7 +140,21 @@ def test_add_updates_the_envelope_and_clone_shares_the_source_fit():
     assert env.n_observations == 10 and not np.allclose(env.source_noise_, before)
     assert len(env.source_noise_history_) == 3
     clone = env.clone()
-    assert not hasattr(clone, "gp_") and clone._source_fit is env._source_fit
+    assert not hasattr(clone, "gp_") and clone._source_cache is env._source_cache
+
+
+def test_clones_of_an_unfitted_prototype_fit_the_sources_once():
+    """The optimizer fits a fresh clone of its (never fitted) prototype at every ask: the source GPs
+    must be fitted by the first clone only and reused by the next ones."""
+    f = gaussian((0.1, 0.1))
+    Xs, ys = source(f)
+    X, y = target_data(f, 6)
+    prototype = wb.Envelope(source=(Xs, ys), seed=0)
+    first = prototype.clone().fit(X[:3], y[:3])
+    second = prototype.clone().fit(X, y)
+    assert second.source_models_[0] is first.source_models_[0]
+    fresh = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
+    np.testing.assert_allclose(second.predict(X)[0], fresh.predict(X)[0], rtol=1e-6, atol=1e-9)
 
 
 @pytest.mark.parametrize("acquisition", [wb.EI(incumbent="mean"), wb.UCB(wb.Srinivas(delta=0.01))], ids=repr)

@@ -250,6 +250,24 @@ def test_cli_reproduce_multitask_quick(tmp_path):
     assert not (out / "fig3_sensor.png").exists()
 
 
-def test_cli_parts_only_for_multitask(tmp_path):
+def test_cli_parts_only_for_multitask_and_envelope(tmp_path):
     done = CliRunner().invoke(app, ["reproduce", "metakel", "--parts", "rkhs", "--out", str(tmp_path)])
-    assert done.exit_code == 1 and "--parts" in done.output
+    assert done.exit_code == 1 and "--part" in done.output
+
+
+def test_cli_multitask_sensor_with_a_missing_data_dir(tmp_path):
+    done = CliRunner().invoke(
+        app,
+        [
+            "reproduce",
+            "multitask",
+            "--quick",
+            "--part",
+            "sensor",
+            "--data-dir",
+            str(tmp_path),
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert done.exit_code == 1 and "intelTemperatureTrain.csv" in done.output.replace("\n", "")

@@ -470,3 +470,22 @@ def test_tabulated_kernel():
         k([[6]], [[0]])
     with pytest.raises(ValueError, match="positive semi-definite"):
         Tabulated([[1.0, 2.0], [2.0, 1.0]])
+
+
+def test_icm_compression_of_repeated_points_is_exact():
+    """A finite domain with many repeats: merged points give the dense posterior, info gain and likelihood."""
+    rng = np.random.default_rng(4)
+    grid = np.linspace(0, 1, 15)[:, None]
+    X = grid[rng.integers(0, 15, size=60)]
+    Y = rng.normal(size=(60, 3))
+    kernel = ICM(RBF(0.2), _random_B(3, 3))
+    fast = MultiTaskGP(kernel, 0.1).fit(X[:30], Y[:30]).add(X[30:], Y[30:])
+    plain = MultiTaskGP(kernel, 0.1, compress=False).fit(X, Y)
+    mean_o, cov_o = _dense_oracle(kernel, X, Y, grid, 0.1)
+    for model in (fast, plain):
+        mean, cov = model.predict(grid, cov="full")
+        assert np.max(np.abs(mean - mean_o)) < 1e-8 and np.max(np.abs(cov - cov_o)) < 1e-8
+    assert fast._eig[0].size == 15 and plain._eig[0].size == 60  # 15 distinct points were factored
+    dense = MultiTaskGP(kernel, 0.1, method="dense").fit(X, Y)
+    assert fast.info_gain() == pytest.approx(dense.info_gain(), rel=1e-9)
+    assert fast.log_marginal_likelihood() == pytest.approx(dense.log_marginal_likelihood(), rel=1e-9)

@@ -9,6 +9,7 @@ from .bounds import IGPUCB, MetaKeLBound, MultiTaskBound, Srinivas
 from .data import TaskData
 from .maximize import MaximizeResult, maximize
 from .models import GP, BudgetedMultiTaskGP, MultiTaskGP
+from .multitask_optimizer import MultiTaskOptimizer
 from .optimizer import Optimizer, Suggestion
 from .scalarization import Chebyshev, Linear
 from .space import Categorical, Float, Int, Space
@@ -27,6 +28,7 @@ __all__ = [
     "Linear",
     "MultiTaskBound",
     "MultiTaskGP",
+    "MultiTaskOptimizer",
     "ScalarizedUCB",
     "Categorical",
     "EI",

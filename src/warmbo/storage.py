@@ -46,9 +46,13 @@ CREATE TABLE IF NOT EXISTS trials (
     created REAL NOT NULL,
     completed REAL,
     worker TEXT,
-    error TEXT
+    error TEXT,
+    vector TEXT
 );
 """
+# studies written before multi-task support lack the vector column; it is added on opening
+_MIGRATIONS = {"vector": "ALTER TABLE trials ADD COLUMN vector TEXT"}
+_COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
 
 
 class StorageError(ValueError):
@@ -106,6 +110,19 @@ def _finite_value(value: Any) -> float:
     if not math.isfinite(number):
         raise ValueError(f"value must be finite, got {value!r}; use tell_failed for a failed evaluation")
     return number
+
+
+def _finite_vector(values: Any) -> tuple[float, ...] | None:
+    if values is None:
+        return None
+    try:
+        vector = tuple(float(v) for v in values)
+    except (TypeError, ValueError):
+        raise ValueError(f"values must be a sequence of numbers, got {values!r}") from None
+    bad = [i for i, v in enumerate(vector) if not math.isfinite(v)]
+    if bad:
+        raise ValueError(f"values must be finite; component {bad[0]} is {vector[bad[0]]!r}")
+    return vector
 
 
 class Study:
@@ -206,6 +223,10 @@ class Study:
             for statement in _SCHEMA.strip().split(";"):
                 if statement.strip():
                     conn.execute(statement)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(trials)").fetchall()}
+            for column, statement in _MIGRATIONS.items():
+                if column not in columns:
+                    conn.execute(statement)
             meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             if not meta:
                 if space is None:
@@ -248,7 +269,7 @@ class Study:
     # ------------------------------------------------------------------ reading
     @staticmethod
     def _trial(row) -> Trial:
-        id_, params, state, value, created, completed, worker, error = row
+        id_, params, state, value, created, completed, worker, error, vector = row
         return Trial(
             id=int(id_),
             params=json.loads(params),
@@ -258,12 +279,13 @@ class Study:
             completed=completed,
             worker=worker,
             error=error,
+            values=None if vector is None else tuple(json.loads(vector)),
         )
 
     def trials(self, states: tuple[str, ...] | None = None) -> History:
         """All trials (or those in ``states``) in id order."""
         conn = self._connect()
-        query = "SELECT id, params, state, value, created, completed, worker, error FROM trials"
+        query = f"SELECT {_COLUMNS} FROM trials"
         args: tuple = ()
         if states is not None:
             bad = [s for s in states if s not in STATES]
@@ -279,7 +301,7 @@ class Study:
         row = (
             self._connect()
             .execute(
-                "SELECT id, params, state, value, created, completed, worker, error FROM trials WHERE id = ?",
+                f"SELECT {_COLUMNS} FROM trials WHERE id = ?",
                 (trial_id,),
             )
             .fetchone()
@@ -319,27 +341,39 @@ class Study:
         value=None,
         worker: str | None = None,
         error: str | None = None,
+        values=None,
     ) -> Trial:
-        """Insert a trial (params are validated against the space) and commit."""
+        """Insert a trial (params are validated against the space) and commit.
+
+        ``values`` is the vector of task values of a multi-task trial (stored as JSON).
+        """
         if state not in STATES:
             raise ValueError(f"unknown trial state {state!r}; states are {STATES}")
         params = self.space.validate(params)
         if state == COMPLETE:
             value = _finite_value(value)
+        vector = _finite_vector(values)
         now = time.time()
         completed = now if state != PENDING else None
         with self.transaction() as conn:
             cursor = conn.execute(
-                "INSERT INTO trials (params, state, value, created, completed, worker, error) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (json.dumps(params), state, value, now, completed, worker or default_worker(), error),
-            )
+                "INSERT INTO trials (params, state, value, created, completed, worker, error, vector) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    json.dumps(params), state, value, now, completed, worker or default_worker(), error,
+                    None if vector is None else json.dumps(list(vector)),
+                ),
+            )  # fmt: skip
             trial_id = int(cursor.lastrowid)
-        return Trial(trial_id, params, state, value, now, completed, worker or default_worker(), error)
+        return Trial(
+            trial_id, params, state, value, now, completed, worker or default_worker(), error, vector
+        )
 
-    def complete(self, trial_id, value, worker: str | None = None) -> Trial:
-        """Record the value of a pending (or failed) trial and commit before returning."""
+    def complete(self, trial_id, value, worker: str | None = None, values=None) -> Trial:
+        """Record the value (and a multi-task trial's vector ``values``) of a pending (or failed)
+        trial and commit before returning."""
         value = _finite_value(value)
+        vector = _finite_vector(values)
         trial_id = self._check_id(trial_id)
         with self.transaction() as conn:
             trial = self.trial(trial_id)
@@ -348,8 +382,15 @@ class Study:
             now = time.time()
             conn.execute(
                 "UPDATE trials SET state = ?, value = ?, completed = ?, error = NULL, "
-                "worker = COALESCE(?, worker) WHERE id = ?",
-                (COMPLETE, value, now, worker, trial_id),
+                "worker = COALESCE(?, worker), vector = ? WHERE id = ?",
+                (
+                    COMPLETE,
+                    value,
+                    now,
+                    worker,
+                    None if vector is None else json.dumps(list(vector)),
+                    trial_id,
+                ),
             )
         return self.trial(trial_id)
 

@@ -37,6 +37,9 @@ class Trial:
         Who asked for / told the trial (``host:pid`` by default, ``"prior"`` for imported data).
     error : str or None
         Why the trial failed, if it did.
+    values : tuple of float or None
+        The vector of task values of a multi-task trial (:class:`~warmbo.MultiTaskOptimizer`), whose
+        ``value`` is then the expected scalarised utility of that vector.
     """
 
     id: int
@@ -47,6 +50,7 @@ class Trial:
     completed: float | None = None
     worker: str | None = None
     error: str | None = field(default=None, compare=False)
+    values: tuple[float, ...] | None = None
 
     @property
     def is_complete(self) -> bool:
@@ -70,6 +74,8 @@ class Trial:
             "completed": self.completed,
             "worker": self.worker,
         }
+        if self.values is not None:
+            row.update({f"value_{i}": v for i, v in enumerate(self.values)})
         row.update(self.params)
         return row
 

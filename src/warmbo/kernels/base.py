@@ -155,6 +155,17 @@ class Kernel(ABC):
             raise NotImplementedError(f"{type(self).__name__} does not implement gram_gradient")
         return K, np.zeros(K.shape + (0,))
 
+    def gram_gradient_dot(self, X, W) -> np.ndarray:
+        """Contractions ``g_k = sum_ij W_ij dK_ij / dtheta_k`` (n_theta,) with a symmetric W (n, n).
+
+        What the ML-II gradient needs (``W = alpha alpha^T - K^{-1}``, R&W eq. 5.9). This default forms
+        :meth:`gram_gradient`; kernels override it to avoid the (n, n, n_theta) tensor.
+        """
+        X = as_points(X, "X", self.input_dim)
+        _, dK = self.gram_gradient(X)
+        n = X.shape[0]
+        return np.asarray(W, dtype=np.float64).reshape(-1) @ dK.reshape(n * n, -1)
+
     # ------------------------------------------------------------------ input gradients
     @property
     def has_gradient_x(self) -> bool:
@@ -168,6 +179,17 @@ class Kernel(ABC):
     def diag_gradient_x(self, x: np.ndarray) -> np.ndarray:
         """Derivative of ``k(x, x)`` with respect to x, shape (d,)."""
         raise NotImplementedError(f"{type(self).__name__} does not supply input gradients")
+
+    def gradients_x(self, Xq: np.ndarray, X: np.ndarray) -> np.ndarray:
+        """:meth:`gradient_x` for a batch of points: ``d k(x_q, X_j) / dx_q`` of shape (m, n, d).
+
+        This default loops over the points; kernels override it with one vectorised formula.
+        """
+        return np.stack([self.gradient_x(x, X) for x in np.asarray(Xq, dtype=np.float64)])
+
+    def diag_gradients_x(self, Xq: np.ndarray) -> np.ndarray:
+        """:meth:`diag_gradient_x` for a batch of points, shape (m, d)."""
+        return np.stack([self.diag_gradient_x(x) for x in np.asarray(Xq, dtype=np.float64)])
 
     # ------------------------------------------------------------------ algebra
     def __add__(self, other) -> Kernel:
@@ -253,11 +275,21 @@ class Sum(_Binary):
         K2, dK2 = self.k2.gram_gradient(X)
         return K1 + K2, np.concatenate([dK1, dK2], axis=2)
 
+    def gram_gradient_dot(self, X, W):
+        X = as_points(X, "X", self.input_dim)
+        return np.concatenate([self.k1.gram_gradient_dot(X, W), self.k2.gram_gradient_dot(X, W)])
+
     def gradient_x(self, x, X):
         return self.k1.gradient_x(x, X) + self.k2.gradient_x(x, X)
 
     def diag_gradient_x(self, x):
         return self.k1.diag_gradient_x(x) + self.k2.diag_gradient_x(x)
+
+    def gradients_x(self, Xq, X):
+        return self.k1.gradients_x(Xq, X) + self.k2.gradients_x(Xq, X)
+
+    def diag_gradients_x(self, Xq):
+        return self.k1.diag_gradients_x(Xq) + self.k2.diag_gradients_x(Xq)
 
 
 class Product(_Binary):
@@ -282,6 +314,12 @@ class Product(_Binary):
         K2, dK2 = self.k2.gram_gradient(X)
         return K1 * K2, np.concatenate([dK1 * K2[..., None], K1[..., None] * dK2], axis=2)
 
+    def gram_gradient_dot(self, X, W):
+        # d(K1 K2) = dK1 K2 + K1 dK2, so the contractions are those of each factor with W * (the other)
+        X = as_points(X, "X", self.input_dim)
+        K1, K2 = self.k1.evaluate(X, X), self.k2.evaluate(X, X)
+        return np.concatenate([self.k1.gram_gradient_dot(X, W * K2), self.k2.gram_gradient_dot(X, W * K1)])
+
     def gradient_x(self, x, X):
         x2 = np.asarray(x, dtype=np.float64)[None, :]
         k1 = self.k1.evaluate(x2, X)[0]
@@ -293,6 +331,14 @@ class Product(_Binary):
         return self.k1.diag_gradient_x(x) * self.k2.diag(x2)[0] + self.k1.diag(x2)[
             0
         ] * self.k2.diag_gradient_x(x)
+
+    def gradients_x(self, Xq, X):
+        K1, K2 = self.k1.evaluate(Xq, X), self.k2.evaluate(Xq, X)
+        return self.k1.gradients_x(Xq, X) * K2[..., None] + K1[..., None] * self.k2.gradients_x(Xq, X)
+
+    def diag_gradients_x(self, Xq):
+        d1, d2 = self.k1.diag(Xq)[:, None], self.k2.diag(Xq)[:, None]
+        return self.k1.diag_gradients_x(Xq) * d2 + d1 * self.k2.diag_gradients_x(Xq)
 
 
 class Constant(Kernel):
@@ -346,6 +392,9 @@ class Constant(Kernel):
         K = np.full((X.shape[0], X.shape[0]), self.value)
         return K, K[..., None].copy()
 
+    def gram_gradient_dot(self, X, W):
+        return np.array([self.value * float(np.sum(W))])
+
     @property
     def has_gradient_x(self) -> bool:
         return True
@@ -355,6 +404,12 @@ class Constant(Kernel):
 
     def diag_gradient_x(self, x):
         return np.zeros(np.asarray(x).shape[-1])
+
+    def gradients_x(self, Xq, X):
+        return np.zeros((np.asarray(Xq).shape[0], np.asarray(X).shape[0], np.asarray(Xq).shape[-1]))
+
+    def diag_gradients_x(self, Xq):
+        return np.zeros(np.asarray(Xq).shape)
 
 
 class Affine(Kernel):

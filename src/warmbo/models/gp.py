@@ -33,6 +33,7 @@ import warnings
 
 import numpy as np
 from scipy import optimize
+from scipy.linalg import lapack
 
 from .._linalg import (
     JitterWarning,
@@ -49,6 +50,17 @@ __all__ = ["GP"]
 
 _OBJECTIVES = ("ml2", "loo", "loo-mse")
 _LOG_2PI = float(np.log(2 * np.pi))
+
+
+def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+    """``(L L^T)^{-1}`` from the lower factor L (LAPACK ``potri``: n^3 / 3 flops instead of the n^3 of
+    ``L^{-T} L^{-1}`` formed from an explicit triangular inverse)."""
+    inverse, info = lapack.dpotri(L, lower=1)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"potri failed (info={info})")
+    upper = np.triu_indices_from(inverse, k=1)
+    inverse[upper] = inverse.T[upper]
+    return inverse
 
 
 class GP:
@@ -415,6 +427,33 @@ class GP:
         std = np.sqrt(var)
         return mean, std * self.y_std_, dmean, dvar / (2.0 * std) * self.y_std_
 
+    def predict_gradients(self, X) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`predict_gradient` for a batch of points X (m, d), with one solve for the batch.
+
+        Returns mean (m,), std (m,), and their gradients (m, d). Needs a kernel with input gradients.
+        """
+        X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
+        kernel = self.kernel_
+        if not kernel.has_gradient_x:
+            raise NotImplementedError(f"{kernel!r} does not supply input gradients")
+        if self._n == 0:
+            parts = [self.predict_gradient(x) for x in X]
+            return tuple(np.array([p[i] for p in parts], dtype=np.float64) for i in range(4))
+        Ks = kernel.evaluate(self._X, X)  # (n, m)
+        G = kernel.gradients_x(X, self._X)  # (m, n, d)
+        alpha = self.alpha_
+        mean = Ks.T @ alpha * self.y_std_ + self.y_mean_
+        dmean = np.einsum("mnd,n->md", G, alpha) * self.y_std_
+        V = solve_lower(self.L_, Ks)
+        var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
+        Wm = solve_upper(self.L_, V)
+        dvar = kernel.diag_gradients_x(X) - 2.0 * np.einsum("mnd,nm->md", G, Wm)
+        positive = var > 0
+        std = np.sqrt(np.where(positive, var, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dstd = np.where(positive[:, None], dvar / (2.0 * std[:, None]), 0.0)
+        return mean, std * self.y_std_, dmean, dstd * self.y_std_
+
     # ------------------------------------------------------------------ diagnostics
     def info_gain(self) -> float:
         """``I_t = 1/2 log det(I + Lambda^{-1} K_t)`` for the points observed so far.
@@ -473,21 +512,29 @@ class GP:
         kern = kernel.with_theta(params[:p])
         if fit_noise:
             noise = np.full(X.shape[0], np.exp(params[p]))
+        n = X.shape[0]
+        if kind == "ml2":
+            # the gradient needs only the contractions sum_ij W_ij dK_ij / dtheta_k, which the kernel
+            # computes without forming the (n, n, n_theta) derivative tensor (Kernel.gram_gradient_dot)
+            A = kern.gram(X)
+            A[np.diag_indices_from(A)] += noise
+            L, _ = cholesky(A, max_jitter=0.0, name="K + noise")
+            Ainv = _inverse_from_cholesky(L)
+            alpha = Ainv @ ys
+            value = 0.5 * ys @ alpha + np.sum(np.log(np.diag(L))) + 0.5 * n * _LOG_2PI
+            W = np.outer(alpha, alpha) - Ainv
+            grad = kern.gram_gradient_dot(X, W)
+            if fit_noise:
+                grad = np.append(grad, np.diag(W) @ noise)
+            return float(value), -0.5 * grad
         K, dK = kern.gram_gradient(X)
         if fit_noise:
             dK = np.concatenate([dK, np.diag(noise)[..., None]], axis=2)
         A = K.copy()
         A[np.diag_indices_from(A)] += noise
         L, _ = cholesky(A, max_jitter=0.0, name="K + noise")
-        Linv = solve_lower(L, np.eye(X.shape[0]))
-        Ainv = Linv.T @ Linv
+        Ainv = _inverse_from_cholesky(L)
         alpha = Ainv @ ys
-        n = X.shape[0]
-        if kind == "ml2":
-            value = 0.5 * ys @ alpha + np.sum(np.log(np.diag(L))) + 0.5 * n * _LOG_2PI
-            W = np.outer(alpha, alpha) - Ainv
-            grad = -0.5 * np.einsum("ij,jik->k", W, dK)
-            return float(value), grad
         c = np.diag(Ainv)
         dKs = np.moveaxis(dK, 2, 0)  # (q, n, n)
         # Z_j = Ainv dK_j (R&W eq. 5.13): Z_j alpha and diag(Z_j Ainv), one column per hyperparameter

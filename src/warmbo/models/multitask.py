@@ -22,7 +22,10 @@ N(0, eta I_n) noise. :class:`MultiTaskGP` computes them three ways, chosen by ``
 
   so ``||Gamma_t(x, x)|| = max_i c_i(x)`` (the paper's formula) and the full matrix costs nothing more.
   The eigendecomposition of K_t is recomputed (lazily) after each :meth:`~MultiTaskGP.add`: O(t^3)
-  per step, O(N t (t + n)) to predict at N points, against O(n^3 t^3) dense.
+  per step, O(N t (t + n)) to predict at N points, against O(n^3 t^3) dense. Repeated points (finite
+  domains) are merged exactly: c observations at one point are one observation of their mean with
+  noise eta/c, so with counts C the decomposition is of ``C^{1/2} K_u C^{1/2}`` over the u distinct
+  points and the step costs O(u^3) (``compress=False`` keeps the paper's O(t^3)).
 - ``"independent"`` (``Gamma = diag(k_1, ..., k_n)``, 001 Remark 1): n scalar :class:`~warmbo.GP`
   posteriors, each updated by its own block Cholesky step.
 
@@ -75,7 +78,57 @@ def as_task_values(Y, n_tasks: int, n_points: int | None = None, name: str = "Y"
     return arr
 
 
-class MultiTaskGP:
+def block_output(full: np.ndarray, cov: str) -> np.ndarray:
+    """Symmetrised covariance blocks (N, n, n), or their largest eigenvalues for ``cov="norm"``."""
+    full = (full + np.swapaxes(full, 1, 2)) / 2
+    return full if cov == "full" else np.linalg.eigvalsh(full)[:, -1]
+
+
+def finish_output(mean: np.ndarray, out: np.ndarray, cov: str):
+    """What ``predict(X, cov)`` returns: the mean alone, or with the (clipped) norms or blocks."""
+    if cov == "none":
+        return mean
+    return mean, (np.maximum(out, 0.0) if cov == "norm" else out)
+
+
+def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
+    """``predict`` output of an ICM posterior from its eigen-coordinates: ``Gamma = U diag(c) U^T``."""
+    if cov == "none":
+        return mean
+    if cov == "norm":
+        return mean, np.max(c, axis=1)
+    return mean, np.einsum("ai,ni,bi->nab", U, c, U)
+
+
+class MultiTaskData:
+    """What every multi-task posterior exposes about its data: tasks, points, observations."""
+
+    kernel: MultiTaskKernel
+    _X: np.ndarray
+    _Y: np.ndarray
+
+    @property
+    def n_tasks(self) -> int:
+        return self.kernel.n_tasks
+
+    @property
+    def n_observations(self) -> int:
+        return int(self._X.shape[0])
+
+    @property
+    def input_dim(self) -> int | None:
+        return self.kernel.input_dim if self._X.shape[0] == 0 else int(self._X.shape[1])
+
+    @property
+    def X_train_(self) -> np.ndarray:
+        return self._X
+
+    @property
+    def Y_train_(self) -> np.ndarray:
+        return self._Y
+
+
+class MultiTaskGP(MultiTaskData):
     """Vector-valued GP / kernel ridge regression posterior of 001 eqs. (1)-(2).
 
     Parameters
@@ -87,6 +140,10 @@ class MultiTaskGP:
         The regulariser eta of eqs. (1)-(2), i.e. the noise variance of every output (001 uses 0.1).
     method : {"auto", "dense", "icm", "independent"}
         Posterior computation (see the module docstring); all give the same posterior.
+    compress : bool
+        ICM path: merge repeated points (exact: c observations at one point act as one observation
+        of their mean with noise eta/c), so on a finite domain the cost per step stops growing once
+        every point has been seen. ``False`` keeps the paper's O(t^3) step (for its timing figure).
 
     Attributes
     ----------
@@ -109,7 +166,9 @@ class MultiTaskGP:
     ((1, 2), (1,))
     """
 
-    def __init__(self, kernel: MultiTaskKernel, noise: float = 0.1, *, method: str = "auto"):
+    def __init__(
+        self, kernel: MultiTaskKernel, noise: float = 0.1, *, method: str = "auto", compress: bool = True
+    ):
         if not isinstance(kernel, MultiTaskKernel):
             raise ValueError(f"kernel must be a multi-task kernel (warmbo.kernels.multitask), got {kernel!r}")
         if (
@@ -128,6 +187,7 @@ class MultiTaskGP:
         self.kernel = kernel
         self.noise = float(noise)
         self.method = method
+        self.compress = bool(compress)
         if method == "auto":
             if isinstance(kernel, ICM):
                 method = "icm"
@@ -150,30 +210,10 @@ class MultiTaskGP:
 
     def clone(self) -> MultiTaskGP:
         """An unfitted copy with the same settings."""
-        return MultiTaskGP(self.kernel, self.noise, method=self.method)
+        return MultiTaskGP(self.kernel, self.noise, method=self.method, compress=self.compress)
 
     def __repr__(self) -> str:
         return f"MultiTaskGP(kernel={self.kernel!r}, noise={self.noise:g}, method={self.method!r})"
-
-    @property
-    def n_tasks(self) -> int:
-        return self.kernel.n_tasks
-
-    @property
-    def n_observations(self) -> int:
-        return int(self._X.shape[0])
-
-    @property
-    def input_dim(self) -> int | None:
-        return self.kernel.input_dim if self._X.shape[0] == 0 else int(self._X.shape[1])
-
-    @property
-    def X_train_(self) -> np.ndarray:
-        return self._X
-
-    @property
-    def Y_train_(self) -> np.ndarray:
-        return self._Y
 
     # ------------------------------------------------------------------ conditioning
     def _validate(self, X, Y, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -237,13 +277,28 @@ class MultiTaskGP:
         self._L = L
 
     def _icm_eig(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(s, Q, P): eigenpairs of K_t and the projected outputs ``P = Q^T Y_t U`` (t x n)."""
+        """(s, Q, P): eigenpairs of ``K' = C^{1/2} K_u C^{1/2}`` and ``P = Q^T C^{-1/2} S_u U`` (u x n).
+
+        K_u is the Gram matrix of the u distinct observed points, C their counts and S_u the sums of
+        their observations; without repeated points (or with ``compress=False``) K' = K_t, P = Q^T Y U.
+        """
         if self._eig is None:
-            K = self.kernel.kernel.evaluate(self._X, self._X)
+            if self.compress:
+                Xu, inverse, counts = np.unique(self._X, axis=0, return_inverse=True, return_counts=True)
+                inverse = inverse.reshape(-1)
+            else:
+                Xu, inverse, counts = self._X, np.arange(self._X.shape[0]), np.ones(self._X.shape[0], int)
+            root = np.sqrt(counts.astype(np.float64))
+            sums = np.zeros((Xu.shape[0], self.n_tasks))
+            np.add.at(sums, inverse, self._Y)
+            K = root[:, None] * self.kernel.kernel.evaluate(Xu, Xu) * root[None, :]
             s, Q = np.linalg.eigh((K + K.T) / 2)
             s = np.clip(s, 0.0, None)
             _, U = self.kernel.eig
-            self._eig = (s, Q, Q.T @ (self._Y @ U))
+            # within-point scatter sum ||y - ybar||^2, which only the likelihood needs
+            residual = float(np.sum(self._Y**2) - np.sum(sums**2 / counts[:, None]))
+            self._eig = (s, Q, Q.T @ ((sums / root[:, None]) @ U))
+            self._compressed = (Xu, root, max(residual, 0.0))
         return self._eig
 
     # ------------------------------------------------------------------ prediction
@@ -291,13 +346,8 @@ class MultiTaskGP:
                 continue
             V = solve_lower(self._L, G).reshape(self._L.shape[0], -1, n)
             full = self.kernel.diag_blocks(Xc) - np.einsum("kia,kib->iab", V, V)
-            full = (full + np.swapaxes(full, 1, 2)) / 2
-            out[start : start + chunk] = full if cov == "full" else np.linalg.eigvalsh(full)[:, -1]
-        if cov == "none":
-            return mean
-        if cov == "norm":
-            out = np.maximum(out, 0.0)
-        return mean, out
+            out[start : start + chunk] = block_output(full, cov)
+        return finish_output(mean, out, cov)
 
     def _icm_coefficients(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """Mean (N, n) and the eigen-coordinates c_i(x) (N, n) of Gamma_t(x, x) for the ICM path."""
@@ -305,7 +355,8 @@ class MultiTaskGP:
         s, Q, P = self._icm_eig()
         eta = self.noise
         denom = xi[None, :] * s[:, None] + eta  # (t, n): xi_i s_j + eta
-        kq = self.kernel.kernel.evaluate(X, self._X) @ Q  # (N, t) = k_t(x)^T Q
+        Xu, root, _ = self._compressed
+        kq = (self.kernel.kernel.evaluate(X, Xu) * root[None, :]) @ Q  # (N, u) = k_t(x)^T E C^{-1/2} Q
         mean_coord = xi[None, :] * (kq @ (P / denom))  # (N, n): coordinates on u_i
         quad = (kq * kq) @ (1.0 / denom)  # (N, n): k^T (xi_i K + eta)^-1 k
         prior = self.kernel.kernel.diag(X)
@@ -313,13 +364,7 @@ class MultiTaskGP:
         return mean_coord @ U.T, np.maximum(c, 0.0)
 
     def _predict_icm(self, X: np.ndarray, cov: str):
-        _, U = self.kernel.eig
-        mean, c = self._icm_coefficients(X)
-        if cov == "none":
-            return mean
-        if cov == "norm":
-            return mean, np.max(c, axis=1)
-        return mean, np.einsum("ai,ni,bi->nab", U, c, U)
+        return icm_output(*self._icm_coefficients(X), self.kernel.eig[1], cov)
 
     def _predict_independent(self, X: np.ndarray, cov: str):
         n = self.n_tasks
@@ -363,8 +408,13 @@ class MultiTaskGP:
         elif self.method_ == "independent":
             return float(sum(gp.log_marginal_likelihood() for gp in self._gps))
         else:
+            # repeated points: y = E ybar + r with E^T r = 0 splits the quadratic form, and
+            # det(eta I_t + xi E K_u E^T) = eta^(t-u) det(eta I_u + xi K')
             xi, _ = self.kernel.eig
             s, _, P = self._icm_eig()
+            _, _, residual = self._compressed
             denom = xi[None, :] * s[:, None] + self.noise
-            quad, logdet = float(np.sum(P**2 / denom)), float(np.sum(np.log(denom)))
+            repeats = (self.n_observations - s.size) * self.n_tasks
+            quad = float(np.sum(P**2 / denom)) + residual / self.noise
+            logdet = float(np.sum(np.log(denom))) + repeats * np.log(self.noise)
         return -0.5 * quad - 0.5 * logdet - 0.5 * nt * _LOG_2PI

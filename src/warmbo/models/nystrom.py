@@ -60,7 +60,7 @@ from .._linalg import cholesky, solve_lower, solve_upper
 from .._validation import as_points
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
-from .multitask import as_task_values
+from .multitask import MultiTaskData, as_task_values, block_output, finish_output, icm_output
 
 __all__ = ["BudgetedMultiTaskGP", "bkb_q", "BKB"]
 
@@ -84,7 +84,7 @@ def _check_real(value, name: str, low: float, high: float, *, open_low=True, ope
     return float(value)
 
 
-class BudgetedMultiTaskGP:
+class BudgetedMultiTaskGP(MultiTaskData):
     """MT-BKB's approximate multi-task posterior on a resampled Nystrom dictionary (001 Section 3.2).
 
     Parameters
@@ -188,26 +188,6 @@ class BudgetedMultiTaskGP:
         )
 
     @property
-    def n_tasks(self) -> int:
-        return self.kernel.n_tasks
-
-    @property
-    def n_observations(self) -> int:
-        return int(self._X.shape[0])
-
-    @property
-    def input_dim(self) -> int | None:
-        return self.kernel.input_dim if self._X.shape[0] == 0 else int(self._X.shape[1])
-
-    @property
-    def X_train_(self) -> np.ndarray:
-        return self._X
-
-    @property
-    def Y_train_(self) -> np.ndarray:
-        return self._Y
-
-    @property
     def dictionary_size_(self) -> int:
         return int(self.dictionary_.size)
 
@@ -233,24 +213,39 @@ class BudgetedMultiTaskGP:
             self._add_one(x, y)
         return self
 
-    def add(self, X_new, Y_new) -> BudgetedMultiTaskGP:
-        """Condition on more points, one round each: record p and the log-det term, resample, rebuild."""
+    def add(self, X_new, Y_new, *, batch: bool = False) -> BudgetedMultiTaskGP:
+        """Condition on more points, one round each: record p and the log-det term, resample, rebuild.
+
+        ``batch=True`` treats the points as one round (batched BKB): their probabilities and log-det
+        terms come from the current posterior and the dictionary is resampled once. It is how a
+        long history is loaded quickly (the benchmark builds t = 10,000 this way); the algorithm of
+        001 adds one point per round.
+        """
         X_new = as_points(X_new, "X_new", self.input_dim)
         Y_new = as_task_values(Y_new, self.n_tasks, X_new.shape[0], "Y_new")
-        if self.n_observations == 0 and X_new.shape[0]:
+        if X_new.shape[0] == 0:
+            return self
+        if self.n_observations == 0 and not batch:
             return self.fit(X_new, Y_new)
+        if self.n_observations == 0:
+            self._X = np.zeros((0, X_new.shape[1]))
+        if batch:
+            self._add_round(X_new, Y_new)
+            return self
         for x, y in zip(X_new, Y_new, strict=True):
-            self._add_one(x, y)
+            self._add_round(x[None, :], y[None, :])
         return self
 
     def _add_one(self, x: np.ndarray, y: np.ndarray) -> None:
-        _, full = self.predict(x[None, :], cov="full")
-        full = full[0]
-        lam = np.clip(np.linalg.eigvalsh(full), 0.0, None)
+        self._add_round(x[None, :], y[None, :])
+
+    def _add_round(self, X: np.ndarray, Y: np.ndarray) -> None:
+        _, full = self.predict(X, cov="full")
+        lam = np.clip(np.linalg.eigvalsh(full), 0.0, None)  # (k, n)
         self._log_det_sum += float(np.sum(np.log1p(lam / self.noise)))
-        p_new = min(self.q * float(lam[-1]), 1.0)
-        self._X = np.vstack([self._X, x[None, :]])
-        self._Y = np.vstack([self._Y, y[None, :]])
+        p_new = np.minimum(self.q * lam[:, -1], 1.0)
+        self._X = np.vstack([self._X, X])
+        self._Y = np.vstack([self._Y, Y])
         self._p = np.append(self._p, p_new)
         keep = self._rng.random(self._p.size) < self._p
         self.dictionary_ = np.flatnonzero(keep)
@@ -327,13 +322,7 @@ class BudgetedMultiTaskGP:
             full = self.kernel.diag_blocks(X)
             return (mean, full) if cov == "full" else (mean, np.linalg.eigvalsh(full)[:, -1])
         if self._state[0] == "icm":
-            _, U = self.kernel.eig
-            mean, c = self._icm_coordinates(X)
-            if cov == "none":
-                return mean
-            if cov == "norm":
-                return mean, np.max(c, axis=1)
-            return mean, np.einsum("ai,ni,bi->nab", U, c, U)
+            return icm_output(*self._icm_coordinates(X), self.kernel.eig[1], cov)
         _, XD, W, proj, L, beta = self._state
         alpha = solve_upper(L, beta)
         mean = np.empty((N, n))
@@ -352,13 +341,8 @@ class BudgetedMultiTaskGP:
                 - np.einsum("kia,kib->iab", Pr, Pr)
                 + self.noise * np.einsum("kia,kib->iab", Z, Z)
             )
-            full = (full + np.swapaxes(full, 1, 2)) / 2
-            out[start : start + chunk] = full if cov == "full" else np.linalg.eigvalsh(full)[:, -1]
-        if cov == "none":
-            return mean
-        if cov == "norm":
-            out = np.maximum(out, 0.0)
-        return mean, out
+            out[start : start + chunk] = block_output(full, cov)
+        return finish_output(mean, out, cov)
 
     def _icm_coordinates(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         _, XD, w, proj, a, Qa, P = self._state

@@ -129,7 +129,8 @@ class Envelope:
         self.nu0 = nu0
         self.fit_hyperparameters = fit_hyperparameters
         self.seed = seed
-        self._source_fit = None  # shared by clones: the source GPs do not depend on the target
+        # the source GPs do not depend on the target: fitted once, the dict is shared by every clone
+        self._source_cache: dict = {}
 
     # ------------------------------------------------------------------ settings
     def get_params(self) -> dict:
@@ -146,7 +147,7 @@ class Envelope:
     def clone(self) -> Envelope:
         """An unfitted copy with the same settings, sharing the fitted source GPs."""
         other = Envelope(**self.get_params())
-        other._source_fit = self._source_fit
+        other._source_cache = self._source_cache
         return other
 
     def __repr__(self) -> str:
@@ -170,8 +171,9 @@ class Envelope:
             raise ValueError(f"kernel must be a warmbo Kernel, got {self.kernel!r}")
 
     def _fit_sources(self, dim: int):
-        if self._source_fit is not None and self._source_fit[0] == dim:
-            return self._source_fit[1], self._source_fit[2]
+        key = (dim, id(self.source), repr(self.kernel), self.seed)
+        if key in self._source_cache:
+            return self._source_cache[key]
         sources = as_sources(self.source, dim)
         models = []
         kernel = self.kernel if self.kernel is not None else _default_kernel(dim)
@@ -187,7 +189,8 @@ class Envelope:
                     seed=self.seed,
                 )
                 models.append(gp.fit(task.X, task.z))
-        self._source_fit = (dim, sources, models)
+        self._source_cache.clear()  # one entry: settings or source changed, the old fits are stale
+        self._source_cache[key] = (sources, models)
         return sources, models
 
     # ------------------------------------------------------------------ fitting
@@ -304,6 +307,6 @@ class Envelope:
     def __deepcopy__(self, memo):
         other = self.clone()
         for key, value in self.__dict__.items():
-            if key not in other.get_params() and key != "_source_fit":
+            if key not in other.get_params() and key != "_source_cache":
                 setattr(other, key, copy.deepcopy(value, memo))
         return other

@@ -1,0 +1,201 @@
+"""Shared helpers of the benchmark suite: timers, summary statistics, peak memory, machine description.
+
+Everything that more than one section needs lives here once: the wall-clock timer (``perf_counter``
+with the garbage collector paused), the summary of repeated measurements (median, min, max, the
+samples), the peak-memory probes (``tracemalloc`` for the Python and NumPy heap, a polling thread
+for the resident set size, which also sees torch's allocations), and the machine / version record
+every results file carries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import gc
+import importlib.metadata
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "bootstrap_median_ci",
+    "machine_info",
+    "peak_memory",
+    "summarize",
+    "timed",
+    "utc_now",
+]
+
+_VERSIONED = ("warmbo", "numpy", "scipy", "scikit-learn", "torch", "gpytorch", "botorch", "optuna")
+
+
+@contextlib.contextmanager
+def _no_gc() -> Iterator[None]:
+    gc.collect()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Wall time in seconds of one call of ``fn`` (garbage collector paused) and its result."""
+    with _no_gc():
+        start = time.perf_counter()
+        out = fn()
+        elapsed = time.perf_counter() - start
+    return elapsed, out
+
+
+def summarize(samples: list[float] | np.ndarray) -> dict:
+    """Median, minimum, maximum and the samples of repeated measurements (seconds or any unit)."""
+    arr = np.asarray(samples, dtype=np.float64)
+    if arr.size == 0:
+        raise ValueError("summarize needs at least one sample")
+    return {
+        "median": float(np.median(arr)),
+        "min": float(np.min(arr)),
+        "max": float(np.max(arr)),
+        "repeats": int(arr.size),
+        "samples": [float(s) for s in arr],
+    }
+
+
+def bootstrap_median_ci(values: np.ndarray, level: float = 0.95, n_boot: int = 4000, seed: int = 0) -> list:
+    """Percentile-bootstrap confidence interval of the median (seeded, so deterministic)."""
+    values = np.asarray(values, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    draws = rng.choice(values, size=(n_boot, values.size), replace=True)
+    medians = np.median(draws, axis=1)
+    tail = (1.0 - level) / 2.0
+    return [float(np.quantile(medians, tail)), float(np.quantile(medians, 1.0 - tail))]
+
+
+class _RSSPoller:
+    """Samples the resident set size (``/proc/self/statm``) every millisecond in a thread."""
+
+    def __init__(self) -> None:
+        self.page = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+        self.available = Path("/proc/self/statm").is_file()
+        self.start = self.peak = self._read()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _read(self) -> int:
+        if not self.available:
+            return 0
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * self.page
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._read())
+            self._stop.wait(0.001)
+
+    def __enter__(self) -> _RSSPoller:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._read())
+
+
+def peak_memory(fn: Callable[[], Any]) -> dict:
+    """Peak memory of one call of ``fn``, above what was in use when it started.
+
+    Returns ``{"tracemalloc_bytes": ..., "rss_bytes": ...}``: the peak of memory traced by
+    ``tracemalloc`` (Python objects and NumPy buffers; not torch tensors, not BLAS workspace), and the
+    growth of the resident set size seen by a 1 ms polling thread (every allocator, but memory the
+    process already held from earlier calls is reused and not counted; None where ``/proc`` is absent).
+    """
+    gc.collect()
+    started = tracemalloc.is_tracing()
+    if not started:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        with _RSSPoller() as poller:
+            fn()
+        traced = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if not started:
+            tracemalloc.stop()
+    return {
+        "tracemalloc_bytes": int(traced),
+        "rss_bytes": int(poller.peak - poller.start) if poller.available else None,
+    }
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def machine_info() -> dict:
+    """The hardware and software a run measured: CPU, cores, BLAS, Python, package versions, git commit."""
+    info: dict[str, Any] = {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpu_model": None,
+        "cpu_count": os.cpu_count(),
+        "cpu_affinity": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "memory_gib": None,
+        "python": sys.version.split()[0],
+        "versions": {name: _version(name) for name in _VERSIONED},
+        "blas": None,
+        "git_commit": None,
+        "load_average": [round(v, 2) for v in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+    }
+    with contextlib.suppress(OSError):
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    info["cpu_model"] = line.split(":", 1)[1].strip()
+                    break
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemTotal"):
+                    info["memory_gib"] = round(int(line.split()[1]) / 2**20, 1)
+                    break
+    with contextlib.suppress(ImportError):
+        from threadpoolctl import threadpool_info
+
+        info["blas"] = [
+            {k: p.get(k) for k in ("internal_api", "version", "num_threads", "prefix")}
+            for p in threadpool_info()
+        ]
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+        if out.returncode == 0:
+            info["git_commit"] = out.stdout.strip()
+    return info
+
+
+def utc_now() -> str:
+    """The current time, ISO 8601 in UTC, to the second."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")

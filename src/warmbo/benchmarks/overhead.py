@@ -1,0 +1,160 @@
+"""Overhead section: the cost of one ``ask`` as the number of observations n grows.
+
+For each mode (``"fixed"``: hyperparameters held fixed; ``"ml2"``: refitted by ML-II at the ask), each
+dimension d and each n, every method gets the same n observations: X uniform on ``[0, 1]^d`` (seeded
+by ``(seed, d, n)``), y the test function of that dimension on X (Branin rescaled to the unit square
+for d = 2, Hartmann-6 for d = 6, otherwise Styblinski-Tang), to be minimised. One ask is timed from a
+ready study (set-up untimed: see :class:`~warmbo.benchmarks.methods.Method`); warmbo's ask is the whole
+``Optimizer.ask``: reading the study, fitting the model, maximising EI and storing the pending trial.
+
+Methods alternate within every repeat (the order rotates from one repeat to the next), so load changes
+on the shared machine hit them alike; the figures are the median, min and max over the repeats and the
+ratio ``peer median / warmbo median`` (how many times cheaper warmbo's ask is). Peak memory comes from
+one more, untimed, ask of each method (:func:`~warmbo.benchmarks._common.peak_memory`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..problems import functions as F
+from ._common import peak_memory, summarize, timed
+
+__all__ = ["PRESETS", "run", "targets", "test_function"]
+
+_WARM: set[str] = set()  # methods warmed up in this run
+
+PRESETS = {
+    "full": {
+        "dims": (2, 6),
+        "n": {"fixed": (10, 50, 200, 1000, 5000), "ml2": (10, 50, 200, 1000)},
+        "repeats": 5,
+        "peer_max_n": {"fixed": 1000, "ml2": 1000},
+        "memory": True,
+    },
+    "quick": {
+        "dims": (2, 6),
+        "n": {"fixed": (10, 200, 1000), "ml2": (10, 200)},
+        "repeats": 5,
+        "peer_max_n": {"fixed": 1000, "ml2": 200},
+        "memory": True,
+    },
+    "tiny": {
+        "dims": (2,),
+        "n": {"fixed": (8,), "ml2": (8,)},
+        "repeats": 1,
+        "peer_max_n": {"fixed": 8, "ml2": 8},
+        "memory": True,
+    },
+}
+
+
+def test_function(d: int) -> F.TestFunction:
+    """The objective that generates the overhead section's observations in dimension d (unit cube)."""
+    if d == 2:
+        return F.branin().unit()
+    if d == 6:
+        return F.hartmann6()
+    return F.styblinski_tang(d).unit()
+
+
+def _data(d: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    problem = test_function(d)
+    X = np.random.default_rng([seed, d, n]).random((n, d))
+    return X, np.asarray(problem(X), dtype=np.float64)
+
+
+def run(ctx) -> dict:
+    """Run the section for ``ctx.preset`` on ``ctx.methods`` (warmbo first, then the peers)."""
+    preset = PRESETS[ctx.preset]
+    _WARM.clear()
+    rows = []
+    for mode in ("fixed", "ml2"):
+        for d in preset["dims"]:
+            for n in preset["n"][mode]:
+                methods = [
+                    m
+                    for i, m in enumerate(ctx.methods)
+                    if mode in m.modes and (i == 0 or n <= preset["peer_max_n"][mode])
+                ]
+                ctx.log(f"overhead: {mode}, d={d}, n={n}: {', '.join(m.name for m in methods)}")
+                rows.append(_measure(methods, mode, d, n, preset, ctx.seed))
+    return {
+        "preset": ctx.preset,
+        "settings": {
+            "dims": list(preset["dims"]),
+            "n": {k: list(v) for k, v in preset["n"].items()},
+            "repeats": preset["repeats"],
+            "peer_max_n": preset["peer_max_n"],
+            "data": "X ~ U[0,1]^d (seeded by (seed, d, n)); y = Branin (unit square) for d=2, "
+            "Hartmann-6 for d=6; minimised",
+            "timer": "time.perf_counter around one ask, gc paused; set-up untimed",
+        },
+        "rows": rows,
+    }
+
+
+def _measure(methods, mode: str, d: int, n: int, preset: dict, seed: int) -> dict:
+    X, y = _data(d, n, seed)
+    objective = test_function(d)
+    samples: dict[str, list[float]] = {m.name: [] for m in methods}
+    for m in methods:  # warm-up (imports, first-call costs), once per method and section
+        if m.name not in _WARM:
+            small = slice(0, min(n, 12))
+            m.prepare_ask(X[small], y[small], mode, seed, objective)()
+            _WARM.add(m.name)
+    for r in range(preset["repeats"]):
+        k = r % len(methods)
+        for m in methods[k:] + methods[:k]:
+            ask = m.prepare_ask(X, y, mode, seed, objective)
+            elapsed, _ = timed(ask)
+            samples[m.name].append(elapsed)
+    row = {"mode": mode, "d": d, "n": n, "methods": {}}
+    for m in methods:
+        entry = {"time_s": summarize(samples[m.name])}
+        if preset["memory"]:
+            entry["memory"] = peak_memory(m.prepare_ask(X, y, mode, seed, objective))
+        row["methods"][m.name] = entry
+    reference = row["methods"][methods[0].name]["time_s"]["median"]
+    row["peer_over_warmbo"] = {
+        m.name: row["methods"][m.name]["time_s"]["median"] / reference for m in methods[1:]
+    }
+    return row
+
+
+def _row(results: dict, mode: str, d: int, n: int) -> dict | None:
+    for row in results["rows"]:
+        if (row["mode"], row["d"], row["n"]) == (mode, d, n):
+            return row
+    return None
+
+
+def targets(results: dict) -> list[dict]:
+    """Issue 8's overhead targets, checked against measured values (missing rows are 'not measured')."""
+    out = []
+    for mode, d, n, peer, factor in (
+        ("fixed", 6, 200, "botorch-logei", 20.0),
+        ("ml2", 2, 200, "botorch-logei", 5.0),
+        ("ml2", 6, 200, "botorch-logei", 5.0),
+    ):
+        label = "fixed hyperparameters" if mode == "fixed" else "ML-II refit"
+        row = _row(results, mode, d, n)
+        ratio = None if row is None else row["peer_over_warmbo"].get(peer)
+        out.append(
+            {
+                "target": f"ask, {label}, n={n}, d={d}: >= {factor:g}x cheaper than BoTorch",
+                "measured": None if ratio is None else f"{ratio:.1f}x",
+                "met": None if ratio is None else bool(ratio >= factor),
+            }
+        )
+    for d in (2, 6):
+        row = _row(results, "ml2", d, 1000)
+        seconds = None if row is None else row["methods"]["warmbo"]["time_s"]["median"]
+        out.append(
+            {
+                "target": f"ask, ML-II refit, n=1000, d={d}: warmbo under 1 s",
+                "measured": None if seconds is None else f"{seconds:.3f} s",
+                "met": None if seconds is None else bool(seconds < 1.0),
+            }
+        )
+    return out

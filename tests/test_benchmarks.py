@@ -1,0 +1,102 @@
+"""The benchmark suite runs end to end at its tiny size, without peers, and writes well-formed results."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from warmbo.benchmarks import SECTIONS, Section, register, run_suite
+from warmbo.benchmarks.methods import resolve_peers
+from warmbo.cli import app
+
+
+def test_tiny_suite_writes_json_and_markdown(tmp_path):
+    messages = []
+    written = run_suite(tmp_path / "results", tmp_path / "README.md", preset="tiny", log=messages.append)
+    assert set(written) == {"overhead", "quality", "mt", "readme"}
+    overhead = json.loads(written["overhead"].read_text())
+    assert overhead["section"] == "overhead" and overhead["preset"] == "tiny"
+    assert overhead["machine"]["cpu_count"] >= 1 and overhead["machine"]["versions"]["numpy"]
+    assert list(overhead["methods"]) == ["warmbo"]
+    rows = overhead["results"]["rows"]
+    assert {(r["mode"], r["d"], r["n"]) for r in rows} == {("fixed", 2, 8), ("ml2", 2, 8)}
+    for row in rows:
+        stats = row["methods"]["warmbo"]["time_s"]
+        assert stats["min"] <= stats["median"] <= stats["max"] and stats["min"] > 0
+        assert row["methods"]["warmbo"]["memory"]["tracemalloc_bytes"] > 0
+        assert row["peer_over_warmbo"] == {}
+    quality = json.loads(written["quality"].read_text())
+    regret = quality["results"]["problems"]["branin"]["methods"]["warmbo"]["regret"]
+    assert set(regret) == {"6", "8"}
+    for stats in regret.values():
+        low, high = stats["ci95_median"]
+        assert 0 <= stats["min"] <= low <= stats["median"] <= high <= stats["max"]
+    # more evaluations never increase the simple regret of a run
+    assert all(a >= b for a, b in zip(regret["6"]["values"], regret["8"]["values"], strict=True))
+    mt = json.loads(written["mt"].read_text())["results"]
+    for name in ("MT-KB (ICM, merged)", "MT-KB (ICM, paper)", "MT-BKB"):
+        (row,) = mt[name]
+        assert row["step"]["min"] > 0 and row["step"]["repeats"] == 2
+    assert mt["MT-BKB"][0]["dictionary"] >= mt["MT-BKB"][0]["distinct"] >= 1
+    text = written["readme"].read_text()
+    assert "## Targets (issue 8)" in text and "| 2 | 8 |" in text and "| MT-BKB | 60 |" in text
+    assert "pending: section `mt`" not in text
+    assert "## Simple regret" in text and "branin (d=2)" in text
+
+
+def test_run_suite_is_deterministic_in_what_it_runs(tmp_path):
+    a = run_suite(tmp_path / "a", None, ["quality"], preset="tiny", log=lambda m: None)
+    b = run_suite(tmp_path / "b", None, ["quality"], preset="tiny", log=lambda m: None)
+    first, second = (json.loads(p["quality"].read_text())["results"]["problems"] for p in (a, b))
+    assert first["branin"]["methods"]["warmbo"]["regret"] == second["branin"]["methods"]["warmbo"]["regret"]
+
+
+def test_bad_arguments_are_named(tmp_path):
+    with pytest.raises(ValueError, match="unknown benchmark section 'nope'"):
+        run_suite(tmp_path, None, ["nope"], preset="tiny")
+    with pytest.raises(ValueError, match="preset must be one of"):
+        run_suite(tmp_path, None, preset="huge")
+    with pytest.raises(ValueError, match="unknown peer 'scikit-opt'"):
+        resolve_peers(["scikit-opt"])
+
+
+def test_a_new_section_registers_once():
+    section = Section("probe-section", "Probe", lambda ctx: {}, lambda r: [], lambda r: [])
+    try:
+        register(section)
+        assert SECTIONS["probe-section"] is section
+        with pytest.raises(ValueError, match="already registered"):
+            register(section)
+    finally:
+        SECTIONS.pop("probe-section", None)
+
+
+def test_missing_peer_is_skipped_with_a_message(monkeypatch):
+    monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna now raises ImportError
+    methods, skipped = resolve_peers(["optuna-tpe"])
+    assert methods == []
+    assert skipped == [
+        "peer optuna-tpe skipped: optuna not installed (pip install 'warmbo[peers]', or make bench-peers)"
+    ]
+
+
+def test_cli_bench_tiny(tmp_path):
+    result = CliRunner().invoke(
+        app,
+        [
+            "bench",
+            "--tiny",
+            "--section",
+            "overhead",
+            "--out",
+            str(tmp_path),
+            "--readme",
+            str(tmp_path / "R.md"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "Targets of issue 8" in result.output
+    assert (tmp_path / "overhead.json").is_file() and (tmp_path / "R.md").is_file()

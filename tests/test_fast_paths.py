@@ -1,0 +1,106 @@
+"""Batched and contracted fast paths of the ask agree with the per-point and tensor formulas they replace."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo import EI, GP, PI, UCB, Space, maximize
+from warmbo.kernels import RBF, Constant, Linear, Matern
+from warmbo.maximize import _candidates
+
+KERNELS = [
+    Matern(2.5, [0.3, 0.5, 0.7]),
+    Matern(0.5, 0.4),
+    RBF([0.2, 0.3, 0.4]),
+    Constant(2.0) * Matern(1.5, [0.3, 0.5, 0.7]),
+    Constant(1.5) * RBF(0.3) + Matern(2.5, [0.3, 0.5, 0.7]),
+    Linear() + RBF(0.5),  # Linear has no gram_gradient_dot of its own: the default path
+]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=repr)
+def test_gram_gradient_dot_matches_the_derivative_tensor(kernel):
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 3))
+    W = rng.standard_normal((30, 30))
+    W = W + W.T
+    _, dK = kernel.gram_gradient(X)
+    expected = np.einsum("ij,ijk->k", W, dK)
+    np.testing.assert_allclose(kernel.gram_gradient_dot(X, W), expected, rtol=1e-10, atol=1e-10)
+
+
+def test_ml2_objective_gradient_matches_finite_differences():
+    rng = np.random.default_rng(1)
+    X = rng.random((25, 2))
+    y = np.sin(4 * X).sum(axis=1)
+    kernel = Constant(1.0) * Matern(2.5, [0.3, 0.4])
+    gp = GP(kernel, noise=1e-2, optimizer="ml2")
+    params = np.array([0.2, np.log(0.3), np.log(0.5), np.log(1e-2)])
+    noise = np.full(25, 1e-2)
+    value, grad = gp.objective(X, y, kernel, noise, True, params, "ml2")
+    numeric = np.zeros_like(params)
+    for i in range(params.size):
+        step = np.zeros_like(params)
+        step[i] = 1e-6
+        up = gp.objective(X, y, kernel, noise, True, params + step, "ml2")[0]
+        down = gp.objective(X, y, kernel, noise, True, params - step, "ml2")[0]
+        numeric[i] = (up - down) / 2e-6
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-6)
+    assert np.isfinite(value)
+
+
+@pytest.mark.parametrize("kernel", KERNELS[:5], ids=repr)
+def test_batched_posterior_gradients_match_the_single_point_ones(kernel):
+    rng = np.random.default_rng(2)
+    X = rng.random((20, 3))
+    gp = GP(kernel, noise=1e-3, normalize_y=True).fit(X, np.cos(3 * X).sum(axis=1))
+    U = np.vstack([rng.random((6, 3)), X[:1]])  # a training point: std ~ 0 there
+    batched = gp.predict_gradients(U)
+    single = [gp.predict_gradient(u) for u in U]
+    for i, got in enumerate(batched):
+        np.testing.assert_allclose(got, np.array([s[i] for s in single]), rtol=1e-8, atol=1e-10)
+    for acq in (EI(), UCB(), PI()):
+        bound = acq.bind(gp)
+        values, grads = bound.values_and_gradients(U)
+        pairs = [bound.value_and_gradient(u) for u in U]
+        np.testing.assert_allclose(values, [p[0] for p in pairs], rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(grads, np.array([p[1] for p in pairs]), rtol=1e-7, atol=1e-10)
+
+
+def test_joint_multistart_finds_the_maximum_of_a_known_posterior_mean():
+    X = np.array([[0.1, 0.1], [0.9, 0.9], [0.3, 0.7], [0.62, 0.41]])
+    y = np.array([0.0, 0.0, 0.0, 1.0])
+    gp = GP(RBF(0.2), noise=1e-6).fit(X, y)
+    result = maximize(UCB(wb.bounds.Constant(1e-12)).bind(gp), Space.box([(0, 1), (0, 1)]), seed=0)
+    grid = np.stack(np.meshgrid(np.linspace(0, 1, 201), np.linspace(0, 1, 201)), -1).reshape(-1, 2)
+    assert result.value >= gp.predict(grid)[0].max() - 1e-6
+
+
+def test_sobol_candidates_equal_the_space_sample_on_float_spaces():
+    space = Space([wb.Float("a", 1e-3, 1e3, log=True), wb.Float("b", -5.0, 10.0)])
+    np.testing.assert_allclose(_candidates(space, 256, 3), space.sample_encoded(256, seed=3), atol=1e-12)
+    mixed = Space([wb.Float("a", 0.0, 1.0), wb.Int("k", 1, 5)])
+    np.testing.assert_array_equal(_candidates(mixed, 64, 3), mixed.sample_encoded(64, seed=3))
+
+
+def test_refits_are_warm_started_with_restarts_at_powers_of_two(monkeypatch):
+    space = Space.box([(0.0, 1.0)] * 2)
+    opt = wb.Optimizer(space, seed=0, n_initial=3)
+    fits = {}
+    original = GP.fit
+
+    def spy(self, X, y):
+        out = original(self, X, y)
+        fits[X.shape[0]] = (self.n_restarts, self.kernel, self.kernel_)
+        return out
+
+    monkeypatch.setattr(GP, "fit", spy)
+    for _ in range(6):
+        params = opt.ask()
+        opt.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
+    assert fits[4][0] == 2  # n a power of two: the configured random restarts
+    assert fits[5][0] == 0  # in between: one local refit from the previous optimum
+    assert fits[5][1] == fits[4][2]
+    assert fits[3][1] == wb.optimizer.default_model(2, seed=0).kernel  # the first fit starts cold

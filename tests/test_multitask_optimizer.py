@@ -1,0 +1,253 @@
+"""MultiTaskOptimizer: ask/tell with vector values, the study store, bad input."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo.kernels import RBF
+from warmbo.kernels.multitask import ICM
+from warmbo.problems.pareto import pareto_mask
+from warmbo.storage import StorageError, Study
+
+
+def _objective(params):
+    x = params["x"]
+    return [np.sin(6 * x), np.sin(6 * x + 0.3)]
+
+
+@pytest.fixture
+def space():
+    return wb.Space([wb.Float("x", 0.0, 1.0)])
+
+
+def test_run_stores_vectors_and_utilities(space, tmp_path):
+    path = tmp_path / "mt.db"
+    ref = (-2.0, -2.0)
+    mt = wb.MultiTaskOptimizer(
+        space, n_tasks=2, scalarization=wb.Chebyshev(ref=ref), seed=0, storage=str(path)
+    )
+    best = mt.run(_objective, budget=14, progress=False)
+    history = mt.history
+    assert len(history) == 14 and all(t.values is not None and len(t.values) == 2 for t in history)
+    weights = wb.Chebyshev().sample_weights(2, 100, mt.seed)
+    for t in history:
+        expected = np.mean(np.min((np.array(t.values) - np.array(ref)) * weights, axis=1))
+        assert t.value == pytest.approx(expected)
+    # the utility peaks between the two sines' maxima (x = 0.262 and 0.212): BO gets close in 14 steps
+    grid = np.linspace(0, 1, 2001)
+    utilities = [mt.utility(_objective({"x": x})) for x in grid]
+    assert best.value >= max(utilities) - 0.02
+    # durable: a fresh process sees the same trials and settings
+    again = wb.MultiTaskOptimizer.load(str(path))
+    assert again.task_names == ("f0", "f1") and again.scalarization == mt.scalarization
+    assert [t.values for t in again.history] == [t.values for t in history]
+    Y = np.array([t.values for t in history])
+    assert {t.id for t in mt.pareto_front} == {
+        t.id for t, keep in zip(history, pareto_mask(Y), strict=True) if keep
+    }
+
+
+def test_ask_batch_distinct_and_dict_tell_with_directions(space):
+    mt = wb.MultiTaskOptimizer(
+        space, task_names=["acc", "latency"], directions=["maximize", "minimize"], seed=3, budget_eps=0.5
+    )
+    for _ in range(6):
+        s = mt.ask()
+        mt.tell(s, {"acc": np.sin(6 * s["x"]), "latency": 3 + np.cos(6 * s["x"])})
+    batch = mt.ask(3)
+    xs = [s["x"] for s in batch]
+    assert len({round(x, 6) for x in xs}) == 3
+    mean, cov = mt.predict([{"x": 0.3}])
+    assert mean.shape == (1, 2) and cov.shape == (1, 2, 2)
+    assert abs(mean[0, 1] - (3 + np.cos(1.8))) < 0.5  # latency on the user's scale and sign
+
+
+def test_mtkb_with_given_icm_kernel_on_a_finite_space():
+    grid = wb.Space([wb.Int("i", 0, 40)])
+    x = np.linspace(0, 1, 41)
+
+    def objective(p):
+        t = x[p["i"]]
+        return [np.exp(-((t - 0.6) ** 2) / 0.02), 0.9 * np.exp(-((t - 0.62) ** 2) / 0.02)]
+
+    kernel = ICM(RBF(0.1), [[1.0, 0.9], [0.9, 1.0]])
+    mt = wb.MultiTaskOptimizer(grid, kernel, scalarization=wb.Linear(), seed=1, n_initial=3)
+    best = mt.run(objective, budget=15, progress=False)
+    assert abs(x[best.params["i"]] - 0.61) <= 0.03  # the expected-utility optimum is at 0.609
+
+
+def test_bad_values_are_refused_and_lose_nothing(space):
+    mt = wb.MultiTaskOptimizer(space, task_names=["a", "b"], seed=0)
+    s = mt.ask()
+    with pytest.raises(ValueError, match="expected 2 values"):
+        mt.tell(s, [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="task 'b'"):
+        mt.tell(s, [1.0, float("nan")])
+    with pytest.raises(ValueError, match="missing \\['b'\\]"):
+        mt.tell(s, {"a": 1.0})
+    with pytest.raises(ValueError, match="one per task"):
+        mt.tell(s, 1.0)
+    assert [t.state for t in mt.history] == ["pending"]
+    mt.tell(s, [1.0, 2.0])
+    assert mt.history[0].values == (1.0, 2.0)
+
+
+def test_bad_settings():
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    with pytest.raises(ValueError, match="how many tasks"):
+        wb.MultiTaskOptimizer(space)
+    with pytest.raises(ValueError, match="inconsistent"):
+        wb.MultiTaskOptimizer(space, ICM(RBF(0.2), np.eye(3)), n_tasks=2)
+    with pytest.raises(ValueError, match="ref has 3 values"):
+        wb.MultiTaskOptimizer(space, n_tasks=2, scalarization=wb.Chebyshev(ref=(0.0, 0.0, 0.0)))
+    with pytest.raises(ValueError, match="budget_eps"):
+        wb.MultiTaskOptimizer(space, n_tasks=2, budget_eps=1.5)
+    with pytest.raises(ValueError, match="directions"):
+        wb.MultiTaskOptimizer(space, directions=["up", "down"])
+
+
+def test_study_mismatch_is_refused(space, tmp_path):
+    path = str(tmp_path / "mt.db")
+    mt = wb.MultiTaskOptimizer(space, n_tasks=2, storage=path, seed=0)
+    mt.tell({"x": 0.5}, [1.0, 2.0])
+    with pytest.raises(StorageError, match="n_tasks=2"):
+        wb.MultiTaskOptimizer(space, n_tasks=3, storage=path)
+    single = wb.Optimizer(space, storage=str(tmp_path / "single.db"))
+    single.tell({"x": 0.1}, 1.0)
+    with pytest.raises(StorageError, match="single-objective"):
+        wb.MultiTaskOptimizer(space, n_tasks=2, storage=str(tmp_path / "single.db"))
+
+
+def test_old_study_files_gain_the_vector_column(space, tmp_path):
+    """A study written before multi-task support (no ``vector`` column) opens and keeps its trials."""
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE trials (id INTEGER PRIMARY KEY AUTOINCREMENT, params TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')), value REAL,
+            created REAL NOT NULL, completed REAL, worker TEXT, error TEXT);
+        """
+    )
+    conn.executemany(
+        "INSERT INTO meta VALUES (?, ?)",
+        [
+            ("schema_version", "1"),
+            ("space", json.dumps(space.to_dict())),
+            ("settings", json.dumps({"direction": "minimize"})),
+            ("created", "0.0"),
+        ],
+    )
+    conn.execute(
+        "INSERT INTO trials (params, state, value, created) VALUES (?, 'complete', 1.5, 0.0)",
+        (json.dumps({"x": 0.25}),),
+    )
+    conn.commit()
+    conn.close()
+    study = Study(str(path))
+    (trial,) = study.trials()
+    assert trial.value == 1.5 and trial.values is None and trial.params == {"x": 0.25}
+    opt = wb.Optimizer.load(str(path))
+    opt.tell({"x": 0.75}, 0.5)
+    assert opt.best.value == 0.5
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "warmbo.kernels.multitask",
+        "warmbo.models.multitask",
+        "warmbo.scalarization",
+        "warmbo.problems.pareto",
+        "warmbo.multitask_optimizer",
+    ],
+)
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------- command line
+@pytest.fixture
+def workdir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "space.json").write_text(
+        json.dumps({"params": [{"type": "float", "name": "x", "low": 0, "high": 1}]})
+    )
+    (tmp_path / "twomod.py").write_text(
+        "import math\ndef f(p):\n    return [math.sin(6 * p['x']), 3 + math.cos(6 * p['x'])]\n"
+    )
+    (tmp_path / "two.py").write_text(
+        "import math, sys\nx = float(sys.argv[1])\n"
+        "print('accuracy', math.sin(6 * x), 'latency', 3 + math.cos(6 * x))\n"
+    )
+    return tmp_path
+
+
+def _invoke(*args):
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_cli_multitask_optimize_suggest_observe_status(workdir):
+    result = _invoke(
+        "optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions", "max,min",
+        "--budget", 8, "--storage", "mt.db", "--seed", 0, "--ref", "-2,5",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "acc max, lat min" in result.output and "best" in result.output
+    trials = Study("mt.db").trials()
+    assert len(trials) == 8 and all(len(t.values) == 2 for t in trials)
+    suggestion = _invoke("suggest", "--storage", "mt.db", "--json")
+    assert suggestion.exit_code == 0, suggestion.output
+    trial = json.loads(suggestion.output.strip().splitlines()[-1])["trial"]
+    bad = _invoke("observe", "--storage", "mt.db", "--trial", trial, "--value", "0.5")
+    assert bad.exit_code == 1 and "expected 2 values" in bad.output
+    ok = _invoke("observe", "--storage", "mt.db", "--trial", trial, "--value", "0.5,3.5")
+    assert ok.exit_code == 0, ok.output
+    assert Study("mt.db").trial(trial).values == (0.5, 3.5)
+    status = _invoke("status", "--storage", "mt.db")
+    assert status.exit_code == 0 and "lat" in status.output
+    report = _invoke("report", "mt.db", "--out", "rep")
+    assert report.exit_code == 0, report.output
+    assert (workdir / "rep" / "report.html").is_file()
+
+
+def test_cli_multitask_command_prints_one_number_per_task(workdir):
+    import sys
+
+    cmd = f"{sys.executable} two.py {{x}}"
+    result = _invoke("optimize", "--cmd", cmd, "--space", "space.json", "--tasks", "acc,lat", "--budget", 5,
+                     "--storage", "c.db", "--seed", 1)  # fmt: skip
+    assert result.exit_code == 0, result.output
+    for t in Study("c.db").trials():
+        assert t.values[0] == pytest.approx(np.sin(6 * t.params["x"]), abs=1e-9)
+        assert t.values[1] == pytest.approx(3 + np.cos(6 * t.params["x"]), abs=1e-9)
+    wrong = _invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "a,b", "--directions", "max",
+                    "--storage", "d.db")  # fmt: skip
+    assert wrong.exit_code == 1 and "--directions has 1 items" in wrong.output
+
+
+def test_beta_option_selects_the_schedule(space):
+    from warmbo.bounds import Constant, MultiTaskBound
+
+    theory = wb.MultiTaskOptimizer(space, n_tasks=2, beta="theory", b=2.0, sigma=0.1, seed=0)
+    assert isinstance(theory._acquisition(2.0, 0.1).schedule, MultiTaskBound)
+    practical = wb.MultiTaskOptimizer(space, n_tasks=2, beta=2.5, seed=0)
+    assert practical._acquisition(2.0, 0.1).schedule == Constant(2.5)
+    with pytest.raises(ValueError, match="beta must be"):
+        wb.MultiTaskOptimizer(space, n_tasks=2, beta="large")
+    theory.run(_objective, budget=6, progress=False)  # the theory bound runs end to end
+    assert len(theory.history) == 6
