@@ -77,8 +77,9 @@ MT-KB with the ICM fast path and MT-BKB (ICM path) on the 20-task RKHS problem o
 t = 2000, with the dictionary size ``m_t``. Steps are timed in CPU seconds of the (single-threaded)
 process, so other jobs on the machine do not inflate them; wall times are recorded too. The dense run
 stops after the first step longer than ``dense_step_limit`` CPU seconds, the exact ICM run after
-``icm_seconds`` and MT-BKB after ``bkb_seconds`` CPU seconds in total (the ICM path re-decomposes
-K_t, O(t^3) per step).
+``icm_seconds`` and MT-BKB after ``bkb_seconds`` CPU seconds in total (001's ICM algorithm
+re-decomposes K_t, O(t^3) per step; warmbo's ICM path merges repeated points of a finite domain, so
+its cost is bounded by the number of distinct points queried).
 
 Every run is a pure function of its keyword arguments (seeds included) and runs with BLAS on one thread
 (:mod:`warmbo.experiments._runner`), so the numbers do not depend on ``workers``.
