@@ -180,7 +180,6 @@ def test_cli_reproduce_quick(tmp_path):
 @pytest.mark.parametrize(
     ("name", "message"),
     [
-        ("multitask", "not implemented yet"),
         ("nope", "unknown experiment"),
     ],
 )

@@ -580,8 +580,10 @@ def reproduce(
         list[str] | None,
         typer.Option(
             "--part",
-            help="envelope only, repeatable: synthetic, functions, hpo, mlp, tabular (default: all; a part "
-            "named here fails when its data or package is missing instead of being skipped).",
+            "--parts",
+            help="envelope and multitask, repeatable. envelope: synthetic, functions, hpo, mlp, tabular; "
+            "multitask: rkhs, sine, branin, sensor, timing (comma-separated too). Default: all; a part "
+            "named here fails when its data or package is missing instead of being skipped.",
         ),
     ] = None,
     method: Annotated[
@@ -598,15 +600,22 @@ def reproduce(
     data_dir: Annotated[
         Path | None,
         typer.Option(
-            "--data-dir", help="envelope only: shared data folder (default $WARMBO_DATA or ../shared/data)."
+            "--data-dir",
+            help="envelope and multitask: shared data folder (default $WARMBO_DATA or ../shared/data).",
         ),
     ] = None,
 ) -> None:
     """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html."""
     if experiment not in _REPRODUCTIONS:
         raise ValueError(f"unknown experiment {experiment!r}; choose one of {', '.join(_REPRODUCTIONS)}")
-    if experiment != "envelope" and (part or method or acquisition or data_dir is not None):
-        raise ValueError("--part, --method, --acquisition and --data-dir apply to 'reproduce envelope' only")
+    if experiment != "envelope" and (method or acquisition):
+        raise ValueError("--method and --acquisition apply to 'reproduce envelope' only")
+    if experiment not in ("envelope", "multitask") and (part or data_dir is not None):
+        raise ValueError("--part and --data-dir apply to 'reproduce envelope' and 'reproduce multitask' only")
+    if experiment == "multitask":
+        out = out or Path("warmbo-reproduce") / experiment
+        _reproduce_multitask(runs, workers, quick, seed, out, part, data_dir)
+        return
     if experiment == "envelope":
         _reproduce_envelope(runs, workers, quick, seed, out, part, method, acquisition, data_dir)
         return
@@ -634,11 +643,6 @@ def reproduce(
             )
         console.print(f"wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
         return
-    if experiment != "metakel":
-        raise ValueError(
-            f"the {experiment!r} reproduction is not implemented yet "
-            "(available: metakel, envelope, tuned-prior)"
-        )
     from .experiments.metakel import run_metakel
 
     out = out or Path("warmbo-reproduce") / experiment
@@ -673,6 +677,45 @@ def reproduce(
     console.print(f"support recovery at {largest}: {recovery}")
     seconds = result.seconds["total"]
     console.print(f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s")
+
+
+def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts, data_dir) -> None:
+    """``warmbo reproduce multitask``: 001's Figs. 1-3 and the timing study (warmbo.experiments.multitask)."""
+    from .experiments.multitask import run_multitask
+
+    selected = [p.strip() for item in parts for p in item.split(",") if p.strip()] if parts else None
+    sizes = {} if runs is None else {"runs": runs}
+    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
+    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+        result = run_multitask(
+            out,
+            workers=workers,
+            quick=quick,
+            progress=progress,
+            seed=seed,
+            parts=selected,
+            data_dir=data_dir,
+            **sizes,
+        )
+    head = result.headline()
+    algorithms = ("MT-KB", "MT-BKB", "IT-KB", "IT-BKB", "MOBO", "MOBO (GP-UCB beta)")
+    table = Table(title="Multi-task BO (001): R_C(T)/T at the last T (mean ± sd over trials)")
+    table.add_column("problem")
+    for a in algorithms:
+        table.add_column(a, justify="right")
+    for key, row in head["final_average_regret"].items():
+        cells = (f"{row[a]['mean']:.3g} ± {row[a]['sd']:.2g}" if a in row else "" for a in algorithms)
+        table.add_row(key, *cells)
+    console.print(table)
+    for key, ratio in head["ratios"].items():
+        console.print(f"{key}: MT-KB / IT-KB of R_C(T)/T at T = {ratio['T']}: {ratio['MT-KB / IT-KB']:.3f}")
+    for arm, entry in head.get("timing", {}).items():
+        slope = entry["loglog_slope_second_half"]
+        slope_text = "n/a" if slope is None else f"{slope:.2f}"
+        console.print(f"timing {arm}: {entry['steps']} steps, log-log slope of step time vs t {slope_text}")
+    for note in result.notes:
+        console.print(note)
+    console.print(f"wrote {out / 'results.json'} and the PNG plots in {result.seconds['total']:.1f} s")
 
 
 def transfer_models() -> dict:
