@@ -244,7 +244,12 @@ def test_cli_reproduce_multitask_quick(tmp_path):
     payload = json.loads((out / "results.json").read_text())
     assert payload["settings"]["parts"] == ["rkhs", "sine", "timing"]
     assert set(payload["studies"]) == {"rkhs-2", "rkhs-20", "sine"}
-    assert set(payload["headline"]["timing"]) == {"MT-KB (dense)", "MT-KB (ICM)", "MT-BKB"}
+    assert set(payload["headline"]["timing"]) == {
+        "MT-KB (dense)",
+        "MT-KB (ICM, paper)",
+        "MT-KB (ICM)",
+        "MT-BKB",
+    }
     for name in ("fig1_rkhs.png", "fig2_sine_branin.png", "timing.png"):
         assert (out / name).stat().st_size > 1000
     assert not (out / "fig3_sensor.png").exists()
