@@ -93,14 +93,21 @@ def test_refits_are_warm_started_with_restarts_at_powers_of_two(monkeypatch):
 
     def spy(self, X, y):
         out = original(self, X, y)
-        fits[X.shape[0]] = (self.n_restarts, self.kernel, self.kernel_)
+        fits.setdefault(X.shape[0], []).append((self.n_restarts, self.kernel, self.kernel_, self))
         return out
 
     monkeypatch.setattr(GP, "fit", spy)
     for _ in range(6):
         params = opt.ask()
         opt.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
-    assert fits[4][0] == 2  # n a power of two: the configured random restarts
-    assert fits[5][0] == 0  # in between: one local refit from the previous optimum
-    assert fits[5][1] == fits[4][2]
-    assert fits[3][1] == wb.optimizer.default_model(2, seed=0).kernel  # the first fit starts cold
+    cold_kernel = wb.optimizer.default_model(2, seed=0).kernel
+    assert [f[0] for f in fits[4]] == [2]  # n a power of two: the configured random restarts
+    # in between: a local refit from the previous optimum and one from the prototype's start
+    (warm, cold) = fits[5]
+    assert warm[0] == 0 and warm[1] == fits[4][0][2]
+    assert cold[0] == 0 and cold[1] == cold_kernel
+    kept = opt.fit_model()  # six trials: warm and cold fits again, the better kept by the likelihood
+    assert len(fits[6]) == 2
+    best = max(fits[6], key=lambda f: f[3].log_marginal_likelihood())[3]
+    assert kept.log_marginal_likelihood() == pytest.approx(best.log_marginal_likelihood(), rel=1e-6, abs=1e-6)
+    assert fits[3][0][1] == cold_kernel  # the first fit starts cold

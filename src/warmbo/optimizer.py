@@ -23,7 +23,8 @@ standardised outputs; expected improvement over the best observation.
 
 Hyperparameter refits are warm-started: a GP that fits its hyperparameters starts from those of this
 optimizer's previous fit, and its random restarts run only when the number of complete trials is a
-power of two (2, 4, 8, ...), so an ask costs one local refit in between (the refits of a long study
+power of two (2, 4, 8, ...), so an ask costs two local refits in between (the warm start, and one from
+the prototype's own starting point, the better kept: a warm start alone got stuck) (the refits of a long study
 cost O(log n) multi-start fits instead of n). The first fit of an optimizer object (a new or a
 reopened study) is a full multi-start fit. EI is the default rather than
 GP-UCB because it has no exploration weight to tune: with the Srinivas beta_t, GP-UCB explores far
@@ -96,6 +97,17 @@ def default_model(dim: int, seed: int | None = None, kernel: Kernel | None = Non
         noise_bounds=(1e-6, 1.0),
         seed=seed,
     )
+
+
+def _fit_score(model: GP, y: np.ndarray) -> float:
+    """The criterion the GP's hyperparameters maximise: log marginal likelihood, LOO log predictive
+    probability, or minus the LOO squared error (all on the outputs the two fits share)."""
+    if model.optimizer == "ml2":
+        return model.log_marginal_likelihood()
+    mean, std = model.loo()
+    if model.optimizer == "loo-mse":
+        return -float(np.mean((y - mean) ** 2))
+    return float(np.sum(-0.5 * ((y - mean) / std) ** 2 - np.log(std)))
 
 
 def _new_model(prototype):
@@ -257,6 +269,14 @@ class Optimizer:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
+            if model.__dict__.get("_warm_started_fit"):
+                # a warm start alone can stay in a poor local optimum as data arrive (the tuned-prior demo
+                # panel went from 0.007 to 0.22 median regret): also fit from the prototype's own
+                # starting point, without random restarts, and keep the better of the two
+                cold = _new_model(self.model).clone(n_restarts=0)
+                cold.fit(X, y)
+                if _fit_score(cold, y) > _fit_score(model, y):
+                    model = cold
         if isinstance(model, GP) and model.optimizer is not None:
             self._warm_start = (model.kernel_, model.noise_level_)
         return model
@@ -277,7 +297,9 @@ class Optimizer:
         overrides = {"kernel": kernel, "n_restarts": 0}
         if noise_level is not None and np.ndim(model.noise) == 0 and model.fit_noise is not False:
             overrides["noise"] = noise_level
-        return model.clone(**overrides)
+        warm = model.clone(**overrides)
+        warm._warm_started_fit = True
+        return warm
 
     def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and std of the objective (user's sign) at parameter dicts."""
