@@ -23,10 +23,12 @@ standardised outputs; expected improvement over the best observation.
 
 Hyperparameter refits are warm-started: a GP that fits its hyperparameters starts from those of this
 optimizer's previous fit, and its random restarts run only when the number of complete trials is a
-power of two (2, 4, 8, ...), so an ask costs two local refits in between (the warm start, and one from
-the prototype's own starting point, the better kept: a warm start alone got stuck) (the refits of a long study
-cost O(log n) multi-start fits instead of n). The first fit of an optimizer object (a new or a
-reopened study) is a full multi-start fit. EI is the default rather than
+power of two (2, 4, 8, ...), so an ask costs one local refit in between (the refits of a long study
+cost O(log n) multi-start fits instead of n). Below 64 trials, while the hyperparameters still move
+with every point, a second local fit from the prototype's own starting point runs beside the warm
+start and the better is kept (a warm start alone got stuck on the tuned-prior demo panel: median
+regret 0.22 instead of 0.007). The first fit of an optimizer object (a new or a reopened study) is a
+full multi-start fit. EI is the default rather than
 GP-UCB because it has no exploration weight to tune: with the Srinivas beta_t, GP-UCB explores far
 too much at realistic budgets (on Branin 1 seed in 10 reached regret 0.05 in 40 evaluations, against
 10 in 10 with beta = 4; see docs/core.md), and a constant beta is a guess. Pass
@@ -97,6 +99,10 @@ def default_model(dim: int, seed: int | None = None, kernel: Kernel | None = Non
         noise_bounds=(1e-6, 1.0),
         seed=seed,
     )
+
+
+# below this many complete trials a warm-started refit is paired with a cold one (see fit_model)
+_COLD_REFIT_BELOW = 64
 
 
 def _fit_score(model: GP, y: np.ndarray) -> float:
@@ -269,10 +275,11 @@ class Optimizer:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
-            if model.__dict__.get("_warm_started_fit"):
-                # a warm start alone can stay in a poor local optimum as data arrive (the tuned-prior demo
-                # panel went from 0.007 to 0.22 median regret): also fit from the prototype's own
-                # starting point, without random restarts, and keep the better of the two
+            if model.__dict__.get("_warm_started_fit") and len(complete) < _COLD_REFIT_BELOW:
+                # a warm start alone can stay in a poor local optimum while the hyperparameters still
+                # move with every point (the tuned-prior demo panel, n <= 20, went from 0.007 to 0.22
+                # median regret): also fit from the prototype's own starting point, without random
+                # restarts, and keep the better of the two
                 cold = _new_model(self.model).clone(n_restarts=0)
                 cold.fit(X, y)
                 if _fit_score(cold, y) > _fit_score(model, y):
