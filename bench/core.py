@@ -59,7 +59,7 @@ import sys
 import time
 import tracemalloc
 import warnings
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 
 import numpy as np
@@ -73,6 +73,7 @@ from sklearn.gaussian_process.kernels import Matern as SkMatern
 
 import warmbo
 from warmbo import EI, GP, UCB, Space, maximize
+from warmbo.benchmarks._common import no_gc
 from warmbo.kernels import Matern
 
 DIM = 4
@@ -89,18 +90,6 @@ DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "core.json"
 
 
 # ---------------------------------------------------------------------------------------- helpers
-@contextmanager
-def _no_gc():
-    gc.collect()
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _stats(samples: list[float]) -> dict:
     arr = np.asarray(samples, dtype=np.float64)
     return {
@@ -133,7 +122,7 @@ def _max_diff(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
 def _timed(fn, repeats: int) -> tuple[dict, object]:
     samples, out = [], None
     for _ in range(repeats):
-        with _no_gc():
+        with no_gc():
             t0 = time.perf_counter()
             out = fn()
             samples.append(time.perf_counter() - t0)
@@ -214,7 +203,7 @@ def bench_update(n: int, repeats: int, rng: np.random.Generator) -> dict:
     for _ in range(repeats):
         gp = copy.deepcopy(base)  # untimed: every repeat starts from the same fitted GP
         for x_new, y_new, out in ((X[n : n + 1], y[n : n + 1], first), (X[n + 1 :], y[n + 1 :], steady)):
-            with _no_gc():
+            with no_gc():
                 t0 = time.perf_counter()
                 gp.add(x_new, y_new)
                 t1 = time.perf_counter()
@@ -228,7 +217,7 @@ def bench_update(n: int, repeats: int, rng: np.random.Generator) -> dict:
         jitter = max(jitter, gp.jitter_)
         del gp
 
-        with _no_gc():
+        with no_gc():
             t0 = time.perf_counter()
             gp_refit = GP(_kernel(), noise=NOISE).fit(X[: n + 1], y[: n + 1])
             t1 = time.perf_counter()
@@ -240,7 +229,7 @@ def bench_update(n: int, repeats: int, rng: np.random.Generator) -> dict:
         jitter = max(jitter, gp_refit.jitter_)
         del gp_refit
 
-        with _no_gc():
+        with no_gc():
             t0 = time.perf_counter()
             model = _sklearn_gpr().fit(X[: n + 1], y[: n + 1])
             t1 = time.perf_counter()
@@ -342,13 +331,13 @@ def bench_maximize(n: int, repeats: int, rng: np.random.Generator) -> dict:
     for name, acq in (("UCB", UCB()), ("EI", EI())):
         samples, runs = [], []
         for _ in range(repeats):
-            with _no_gc():
+            with no_gc():
                 t0 = time.perf_counter()
                 res = maximize(acq.bind(gp), space, seed=0)
                 samples.append(time.perf_counter() - t0)
             runs.append(res)
         counter = _Counting(acq.bind(gp))
-        with _no_gc():
+        with no_gc():
             t0 = time.perf_counter()
             res_counted = maximize(counter, space, seed=0)
             counted_total = time.perf_counter() - t0

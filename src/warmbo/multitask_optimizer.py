@@ -58,7 +58,7 @@ from .maximize import maximize as maximize_acquisition
 from .models.multitask import MultiTaskGP, as_task_values
 from .models.nystrom import BudgetedMultiTaskGP
 from .multitask import estimate_B, fit_omega
-from .optimizer import Best, Optimizer, Suggestion
+from .optimizer import Optimizer
 from .problems.pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
@@ -382,11 +382,6 @@ class MultiTaskOptimizer(Optimizer):
         Y = np.array([t.values for t in complete]) * self.signs
         return [t for t, keep in zip(complete, pareto_mask(Y), strict=True) if keep]
 
-    @property
-    def best(self) -> Best | None:
-        """The complete trial with the largest expected scalarised utility."""
-        return super().best
-
     # ------------------------------------------------------------------ model
     def _acquisition(self, b: float, sigma: float) -> ScalarizedUCB:
         schedule = (
@@ -485,10 +480,6 @@ class MultiTaskOptimizer(Optimizer):
         if self._collides(x, busy_X):
             return self._design_point(index, busy_X)
         return x
-
-    def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:
-        """Suggest the next point(s); see :meth:`warmbo.Optimizer.ask`."""
-        return super().ask(n)
 
     def __repr__(self) -> str:
         algorithm = "MT-KB" if self.budget_eps is None else f"MT-BKB(eps={self.budget_eps:g})"

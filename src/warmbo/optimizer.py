@@ -271,11 +271,11 @@ class Optimizer:
             return None
         X = self.space.encode([t.params for t in complete])
         y = self._signed(np.array([t.value for t in complete], dtype=np.float64))
-        model = self._warm_started(_new_model(self.model), len(complete))
+        model, warm = self._warm_started(_new_model(self.model), len(complete))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
-            if model.__dict__.get("_warm_started_fit") and len(complete) < _COLD_REFIT_BELOW:
+            if warm and len(complete) < _COLD_REFIT_BELOW:
                 # a warm start alone can stay in a poor local optimum while the hyperparameters still
                 # move with every point (the tuned-prior demo panel, n <= 20, went from 0.007 to 0.22
                 # median regret): also fit from the prototype's own starting point, without random
@@ -288,25 +288,24 @@ class Optimizer:
             self._warm_start = (model.kernel_, model.noise_level_)
         return model
 
-    def _warm_started(self, model, n_complete: int):
-        """The fresh model, started from the hyperparameters of the previous fit (see module docstring).
+    def _warm_started(self, model, n_complete: int) -> tuple[Any, bool]:
+        """The fresh model, started from the hyperparameters of the previous fit (see module docstring),
+        and whether it was warm-started.
 
         Only for a :class:`GP` that fits its hyperparameters; random restarts are kept when the number
         of complete trials is a power of two, dropped otherwise.
         """
         if not isinstance(model, GP) or model.optimizer is None or self._warm_start is None:
-            return model
+            return model, False
         kernel, noise_level = self._warm_start
         if n_complete & (n_complete - 1) == 0:
-            return model
+            return model, False
         if type(kernel) is not type(model.kernel) or kernel.n_theta != model.kernel.n_theta:
-            return model
+            return model, False
         overrides = {"kernel": kernel, "n_restarts": 0}
         if noise_level is not None and np.ndim(model.noise) == 0 and model.fit_noise is not False:
             overrides["noise"] = noise_level
-        warm = model.clone(**overrides)
-        warm._warm_started_fit = True
-        return warm
+        return model.clone(**overrides), True
 
     def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and std of the objective (user's sign) at parameter dicts."""

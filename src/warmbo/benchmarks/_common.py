@@ -29,6 +29,7 @@ import numpy as np
 __all__ = [
     "bootstrap_median_ci",
     "machine_info",
+    "no_gc",
     "peak_memory",
     "summarize",
     "timed",
@@ -39,7 +40,7 @@ _VERSIONED = ("warmbo", "numpy", "scipy", "scikit-learn", "torch", "gpytorch", "
 
 
 @contextlib.contextmanager
-def _no_gc() -> Iterator[None]:
+def no_gc() -> Iterator[None]:
     gc.collect()
     enabled = gc.isenabled()
     gc.disable()
@@ -52,7 +53,7 @@ def _no_gc() -> Iterator[None]:
 
 def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
     """Wall time in seconds of one call of ``fn`` (garbage collector paused) and its result."""
-    with _no_gc():
+    with no_gc():
         start = time.perf_counter()
         out = fn()
         elapsed = time.perf_counter() - start

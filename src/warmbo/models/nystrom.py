@@ -210,7 +210,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
         self._reset()
         self._X = np.zeros((0, X.shape[1]))
         for x, y in zip(X, Y, strict=True):
-            self._add_one(x, y)
+            self._add_round(x[None, :], y[None, :])
         return self
 
     def add(self, X_new, Y_new, *, batch: bool = False) -> BudgetedMultiTaskGP:
@@ -235,9 +235,6 @@ class BudgetedMultiTaskGP(MultiTaskData):
         for x, y in zip(X_new, Y_new, strict=True):
             self._add_round(x[None, :], y[None, :])
         return self
-
-    def _add_one(self, x: np.ndarray, y: np.ndarray) -> None:
-        self._add_round(x[None, :], y[None, :])
 
     def _add_round(self, X: np.ndarray, Y: np.ndarray) -> None:
         _, full = self.predict(X, cov="full")
