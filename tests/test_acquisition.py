@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,86 @@ def test_bad_configuration():
         UCB(4.0)
     with pytest.raises(ValueError, match="observation"):
         EI().bind(GP(RBF(0.5)))
+
+
+# ---------------------------------------------------------------------------- log EI
+def _h_over_cdf_by_quadrature(z: float) -> float:
+    """Independent oracle: ``h(z) = phi(z) + z Phi(z) = int_0^inf Phi(z - s) ds`` (h' = Phi, h(-inf) = 0),
+    so ``h(z) / Phi(z) = int_0^inf exp(log Phi(z - s) - log Phi(z)) ds``, an integrand in [0, 1] that is
+    accurate for any z."""
+    from scipy import integrate
+    from scipy.special import log_ndtr
+
+    base = float(log_ndtr(z))
+    # the integrand decays like exp(-|z| s) for z << 0 and like a Gaussian beyond s = z otherwise
+    upper = z + 40.0 if z > -1.0 else 60.0 / abs(z)
+    with warnings.catch_warnings():  # quad may say it cannot reach 1e-12; the tests' tolerances are looser
+        warnings.simplefilter("ignore", integrate.IntegrationWarning)
+        value, _ = integrate.quad(
+            lambda s: np.exp(log_ndtr(z - s) - base), 0.0, upper, epsabs=0, epsrel=1e-12
+        )
+    return float(value)
+
+
+@pytest.mark.parametrize(
+    "z", [6.0, 1.0, 0.0, -0.5, -1.0, -1.0001, -3.0, -10.0, -40.0, -500.0, -999.0, -1001.0, -1e5]
+)
+def test_log_h_matches_quadrature_for_every_regime(z):
+    from scipy.special import log_ndtr
+
+    from warmbo.acquisition import log_h
+
+    value, cdf_ratio, pdf_ratio = log_h(np.array([z]))
+    ratio = _h_over_cdf_by_quadrature(z)  # h / Phi
+    assert value[0] == pytest.approx(float(log_ndtr(z)) + np.log(ratio), rel=1e-10, abs=1e-10)
+    # the oracle takes differences of logs of size z^2 / 2, which lose about z^2 eps / 2 (relative 1e-6
+    # at z = -1e5): the ratios are compared to that precision
+    rel = max(1e-8, 1e-15 * z * z)
+    assert cdf_ratio[0] == pytest.approx(1.0 / ratio, rel=rel)
+    # phi / h = (phi / Phi) / (h / Phi)
+    log_pdf = -0.5 * z * z - 0.5 * np.log(2 * np.pi)
+    assert pdf_ratio[0] == pytest.approx(np.exp(log_pdf - float(log_ndtr(z))) / ratio, rel=rel)
+
+
+def test_log_ei_equals_log_of_ei_and_its_gradient_matches_finite_differences():
+    rng = np.random.default_rng(3)
+    X = rng.random((25, 3))
+    y = np.sin(6 * X[:, 0]) + X[:, 1] ** 2 - X[:, 2]
+    gp = GP(RBF(np.array([0.3, 0.4, 0.5])), noise=1e-4).fit(X, y)
+    bound = EI().bind(gp)
+    assert bound.has_log
+    U = rng.random((40, 3))
+    log_values, log_grads = bound.log_values_and_gradients(U)
+    values = bound(U)
+    big = values > 1e-250
+    assert big.sum() > 20
+    np.testing.assert_allclose(log_values[big], np.log(values[big]), rtol=1e-9, atol=1e-9)
+    assert np.all(np.isfinite(log_values))  # also where EI underflows
+    h = 1e-6
+    for i in range(3):
+        step = np.zeros(3)
+        step[i] = h
+        fd = (bound.log_values_and_gradients(U + step)[0] - bound.log_values_and_gradients(U - step)[0]) / (
+            2 * h
+        )
+        np.testing.assert_allclose(log_grads[:, i], fd, rtol=1e-4, atol=1e-5)
+
+
+def test_log_ei_is_finite_far_below_the_incumbent_where_ei_underflows():
+    gp = GP(RBF(0.05), noise=1e-6).fit([[0.1], [0.9]], [0.0, 40.0])
+    bound = EI().bind(gp)
+    U = np.array([[0.1], [0.12], [0.15]])
+    assert np.any(bound(U) == 0.0)
+    log_values, log_grads = bound.log_values_and_gradients(U)
+    assert np.all(np.isfinite(log_values)) and np.all(np.isfinite(log_grads))
+    # log EI rises toward the incumbent: the gradient points to larger x on this side
+    assert np.all(log_grads[:, 0] > 0)
+
+
+def test_pi_and_ucb_have_no_log_form():
+    gp = GP(RBF(0.3), noise=1e-4).fit([[0.2], [0.8]], [0.0, 1.0])
+    for acq in (PI(), UCB(Constant(4.0))):
+        bound = acq.bind(gp)
+        assert not bound.has_log
+        with pytest.raises(NotImplementedError):
+            bound.log_values_and_gradients(np.array([[0.5]]))

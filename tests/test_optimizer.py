@@ -469,3 +469,87 @@ def test_mistyped_storage_leaves_no_file(tmp_path):
     with pytest.raises(StorageError, match="no study"):
         wb.Optimizer.load(str(path))
     assert not path.exists()
+
+
+def test_a_caller_editing_a_trial_changes_nothing_stored():
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0)
+    opt.tell({"x0": 0.25}, 1.0)
+    first = opt.history[0]
+    first.params["x0"] = 0.9  # Trial is frozen, its params dict is not: the study keeps its own copy
+    assert opt.history[0].params == {"x0": 0.25}
+
+
+def test_each_trial_is_encoded_once_across_asks(monkeypatch):
+    space = wb.Space.box([(0.0, 1.0)] * 2)
+    opt = wb.Optimizer(space, seed=0, n_initial=3)
+    for _ in range(6):
+        s = opt.ask()
+        opt.tell(s, float(s["x0"] ** 2 + s["x1"]))
+    encoded_rows = []
+    original = wb.Space.encode
+
+    def counting(self, points):
+        out = original(self, points)
+        encoded_rows.append(out.shape[0])
+        return out
+
+    monkeypatch.setattr(wb.Space, "encode", counting)
+    s = opt.ask()
+    opt.tell(s, 0.5)
+    encoded_rows.clear()
+    opt.ask()
+    # the only trial new to the encoding cache since the last ask is the one just told
+    assert sum(encoded_rows) == 1
+    # and the cached encodings are the space's encodings
+    complete = [t for t in opt.history if t.state == "complete"]
+    np.testing.assert_allclose(opt._encode_trials(complete), original(space, [t.params for t in complete]))
+
+
+def test_study_version_changes_with_every_write_from_anywhere(tmp_path):
+    import threading
+
+    from warmbo.storage import Study
+
+    path = str(tmp_path / "v.db")
+    space = wb.Space.box([(0.0, 1.0)])
+    study = Study(path, space)
+    other = Study(path)  # another connection, as another process would have
+    v0 = study.version()
+    study.trials()
+    assert study.version() == v0  # reads change nothing
+    other.add_trial({"x0": 0.5}, "pending")
+    v1 = study.version()
+    assert v1 != v0  # another connection's commit
+    study.add_trial({"x0": 0.25}, "pending")
+    assert study.version() != v1  # this connection's own write
+    memory = Study(None, space)
+    m0 = memory.version()
+    thread = threading.Thread(target=lambda: memory.add_trial({"x0": 0.1}, "pending"))
+    thread.start()
+    thread.join()
+    assert memory.version() != m0  # another thread, through the shared in-memory connection
+
+
+def test_a_point_taken_by_another_worker_during_an_ask_is_not_suggested_twice(tmp_path):
+    path = str(tmp_path / "race.db")
+    space = wb.Space.box([(0.0, 1.0)] * 2)
+    opt = wb.Optimizer(space, seed=0, n_initial=3, storage=path)
+    for _ in range(5):
+        s = opt.ask()
+        opt.tell(s, float((s["x0"] - 0.3) ** 2 + s["x1"]))
+    rival = wb.Optimizer.load(path)
+    original = opt._next_point
+    taken = []
+
+    def racing(trials, index):
+        x = original(trials, index)
+        if not taken:  # another worker stores the very same point while this one is choosing
+            taken.append(x)
+            rival.study.add_trial(space.decode(x)[0], "pending", worker="rival")
+        return x
+
+    opt._next_point = racing
+    suggestion = opt.ask()
+    point = space.encode(dict(suggestion))[0]
+    assert taken and np.max(np.abs(point - taken[0])) > 1e-6

@@ -47,7 +47,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field, replace
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import erfcx, ndtr
 
 from .bounds import MultiTaskBound, Schedule, Srinivas
 from .scalarization import Chebyshev, Scalarization
@@ -55,10 +55,40 @@ from .scalarization import Chebyshev, Scalarization
 __all__ = ["Acquisition", "Bound", "UCB", "EI", "PI", "PosteriorMean", "ScalarizedUCB"]
 
 _INV_SQRT_2PI = 1.0 / np.sqrt(2.0 * np.pi)
+_LOG_SQRT_2PI = 0.5 * float(np.log(2.0 * np.pi))
+_SQRT_HALF_PI = float(np.sqrt(np.pi / 2.0))
 
 
 def _pdf(z):
     return _INV_SQRT_2PI * np.exp(-0.5 * z * z)
+
+
+def log_h(z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``log h(z)`` with ``h(z) = phi(z) + z Phi(z)`` (so ``EI = sigma h(z)``), and the ratios
+    ``Phi(z) / h(z)`` and ``phi(z) / h(z)`` that give ``d log EI = (Phi dmu + phi dsigma) / (sigma h)``.
+
+    Stable for every z (Ament et al. 2023, "Unexpected improvements to expected improvement", eq. 9,
+    by another route): for ``z > -1`` directly; for ``z <= -1`` through the Mills ratio
+    ``m(z) = Phi(z) / phi(z) = sqrt(pi / 2) erfcx(-z / sqrt 2)``, which gives
+    ``h = phi (1 + z m)``, ``log h = -z^2 / 2 - log sqrt(2 pi) + log(1 + z m)``,
+    ``Phi / h = m / (1 + z m)`` and ``phi / h = 1 / (1 + z m)``; below ``z = -1000``, where
+    ``1 + z m`` cancels, by its asymptotic series ``z^-2 - 3 z^-4 + 15 z^-6``.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    value, cdf_ratio, pdf_ratio = np.empty_like(z), np.empty_like(z), np.empty_like(z)
+    high = z > -1.0
+    zh = z[high]
+    pdf, cdf = _pdf(zh), ndtr(zh)
+    h = pdf + zh * cdf
+    value[high], cdf_ratio[high], pdf_ratio[high] = np.log(h), cdf / h, pdf / h
+    zl = z[~high]
+    mills = _SQRT_HALF_PI * erfcx(-zl / np.sqrt(2.0))
+    with np.errstate(over="ignore", divide="ignore"):
+        inv2 = 1.0 / (zl * zl)
+        q = np.where(zl < -1e3, inv2 * (1.0 - 3.0 * inv2 + 15.0 * inv2 * inv2), 1.0 + zl * mills)
+        value[~high] = -0.5 * zl * zl - _LOG_SQRT_2PI + np.log(q)
+        cdf_ratio[~high], pdf_ratio[~high] = mills / q, 1.0 / q
+    return value, cdf_ratio, pdf_ratio
 
 
 class Bound(ABC):
@@ -96,6 +126,15 @@ class Bound(ABC):
     def _batched(self, mean, std, dmean, dstd) -> tuple[np.ndarray, np.ndarray] | None:
         """Values and gradients from batched posterior moments; None: not available for this acquisition."""
         return None
+
+    @property
+    def has_log(self) -> bool:
+        """Whether :meth:`log_values_and_gradients` is available (a positive acquisition, batched moments)."""
+        return False
+
+    def log_values_and_gradients(self, U) -> tuple[np.ndarray, np.ndarray]:
+        """Logarithm of the values (m,) and its gradients (m, d), for acquisitions with ``has_log``."""
+        raise NotImplementedError(f"{type(self).__name__} has no log form")
 
 
 class Acquisition(ABC):
@@ -261,6 +300,36 @@ class _BoundEI(Bound):
             cdf[:, None] * dmean + pdf[:, None] * dstd,
             np.where((diff > 0)[:, None], dmean, 0.0),
         )
+        return values, grads
+
+    @property
+    def has_log(self) -> bool:
+        return (
+            type(self) is _BoundEI
+            and self.has_gradient
+            and callable(getattr(self.model, "predict_gradients", None))
+        )
+
+    def log_values_and_gradients(self, U):
+        """``log EI = log sigma + log h(z)`` and ``d log EI = (Phi(z) dmu + phi(z) dsigma) / (sigma h(z))``
+        (see :func:`log_h`), finite where EI underflows to 0: the local search of
+        :func:`~warmbo.maximize.maximize` climbs it instead of EI, whose gradient vanishes far from the
+        incumbent (Ament et al. 2023), and its tolerance becomes a relative one on EI.
+        Where sigma = 0 the value is ``log max(mu - y+, 0)`` (-inf when there is no improvement)."""
+        if not self.has_log:
+            raise NotImplementedError(f"{type(self).__name__} has no log form for this model")
+        mean, std, dmean, dstd = self.model.predict_gradients(np.asarray(U, dtype=np.float64))
+        diff = mean - self.incumbent - self.xi
+        positive = std > 0
+        safe_std = np.where(positive, std, 1.0)
+        value, cdf_ratio, pdf_ratio = log_h(np.where(positive, diff / safe_std, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(positive, np.log(safe_std) + value, np.log(np.maximum(diff, 0.0)))
+            grads = np.where(
+                positive[:, None],
+                (cdf_ratio[:, None] * dmean + pdf_ratio[:, None] * dstd) / safe_std[:, None],
+                np.where((diff > 0)[:, None], dmean / diff[:, None], 0.0),
+            )
         return values, grads
 
 

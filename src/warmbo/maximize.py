@@ -1,12 +1,27 @@
 """Maximisation of an acquisition over a search space (in the encoded unit cube).
 
 - Finite spaces (``Space.grid``): every candidate is evaluated (in chunks) and the best is returned.
-- Otherwise: a scrambled Sobol set of candidates is evaluated, the best ``n_starts`` distinct ones
-  start L-BFGS-B inside ``[0, 1]^d`` (with the acquisition's analytic gradient when the kernel
-  supplies one, finite differences otherwise; with a batched gradient, ``values_and_gradients``,
-  all starts run as one L-BFGS-B on the sum of their values, one batched evaluation per step),
-  every result is projected onto valid encodings with
-  ``Space.snap`` (integers, one-hot categoricals) and re-evaluated, and the best snapped point wins.
+- Otherwise: a scrambled Sobol set of candidates, plus, when ``anchors`` are given (the optimizer
+  passes its best observations), as many local candidates drawn around them, is evaluated; the
+  best ``n_starts`` distinct ones start L-BFGS-B inside ``[0, 1]^d`` (with the acquisition's
+  analytic gradient when the kernel supplies one, finite differences otherwise; with a batched
+  gradient, ``values_and_gradients``, all starts run as one L-BFGS-B on the sum of their values, one
+  batched evaluation per step); every result is projected onto valid encodings with ``Space.snap``
+  (integers, one-hot categoricals) and re-evaluated, and the best snapped point wins.
+
+Two choices make the search both cheaper and better than a large Sobol screen (measured in
+``docs/core.md``, "Acquisition maximisation"):
+
+- Local candidates. Expected improvement is often concentrated in a small region near the best
+  observations, which a Sobol screen misses in a few dimensions: at d = 6 with 200 observations,
+  the best of 4096 Sobol points had about 1/500 of the maximal EI, and the local search from it
+  reached 9% of it on one of four data sets. Gaussian perturbations of the best observations
+  (standard deviations 0.2, 0.05 and 0.01 of the unit cube, in equal parts) put starts in that region.
+- The local search climbs ``log EI`` when the acquisition has a log form (``has_log``): it is finite
+  where EI underflows and its gradient does not vanish away from the incumbent (Ament et al. 2023),
+  and L-BFGS-B's tolerances on it are relative ones on EI (``ftol`` 1e-6, ``gtol`` 1e-4), so the joint
+  search stops once no start improves by more than about a millionth instead of running to an
+  absolute 2e-9 (median 11 instead of 61 evaluations at d = 6, n = 200).
 
 The returned point is always a valid encoded point of the space (inside the unit cube and snapped),
 so ``space.decode(result.x)`` never leaves the space. The optimiser itself is scipy's L-BFGS-B.
@@ -26,6 +41,9 @@ from .space import Float
 __all__ = ["MaximizeResult", "maximize"]
 
 _CHUNK = 4096
+_LOCAL_SCALES = (0.2, 0.05, 0.01)
+_LOG_FTOL = 1e-6
+_LOG_GTOL = 1e-4
 
 
 @dataclass(frozen=True)
@@ -69,29 +87,40 @@ def _candidates(space, n: int, seed: int | None) -> np.ndarray:
     return space.sample_encoded(n, seed=seed)
 
 
+def _local_candidates(anchors: np.ndarray, n: int, seed: int | None) -> np.ndarray:
+    """``n`` Gaussian perturbations of the anchors (chosen uniformly), clipped to the unit cube; the
+    standard deviations 0.2, 0.05 and 0.01 come in equal parts (wide ones explore the region of the
+    best observations, narrow ones find the peak of EI next to the incumbent)."""
+    rng = np.random.default_rng(seed)
+    scales = np.array(_LOCAL_SCALES)[np.arange(n) % len(_LOCAL_SCALES)]
+    centres = anchors[rng.integers(anchors.shape[0], size=n)]
+    return np.clip(centres + scales[:, None] * rng.standard_normal(centres.shape), 0.0, 1.0)
+
+
 def _joint_lbfgsb(acq, starts: np.ndarray, d: int) -> tuple[np.ndarray, int]:
     """Run L-BFGS-B from every start at once, on the sum of the acquisition over the starts.
 
     The starts do not interact (the sum is separable, each block's gradient is its own point's), so
     this is the same local search for each start, with one batched acquisition evaluation per step
-    instead of one call per start and step (as BoTorch's ``gen_candidates_scipy`` does).
-    Returns the refined points (k, d) and the number of acquisition evaluations.
+    instead of one call per start and step (as BoTorch's ``gen_candidates_scipy`` does). The sum is
+    of ``log`` values when the acquisition has a log form (same maximisers, relative tolerances; see
+    the module docstring). Returns the refined points (k, d) and the number of acquisition evaluations.
     """
     k = starts.shape[0]
+    use_log = bool(getattr(acq, "has_log", False))
+    evaluate = acq.log_values_and_gradients if use_log else acq.values_and_gradients
 
     def fun(flat):
-        values, grads = acq.values_and_gradients(flat.reshape(k, d))
+        values, grads = evaluate(flat.reshape(k, d))
         if not np.all(np.isfinite(values)) or not np.all(np.isfinite(grads)):
             return 1e30, np.zeros(k * d)
         return -float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
+    options = {"maxiter": 200}
+    if use_log:
+        options.update(ftol=_LOG_FTOL, gtol=_LOG_GTOL)
     result = optimize.minimize(
-        fun,
-        starts.reshape(-1),
-        jac=True,
-        method="L-BFGS-B",
-        bounds=[(0.0, 1.0)] * (k * d),
-        options={"maxiter": 200},
+        fun, starts.reshape(-1), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * (k * d), options=options
     )
     return np.clip(result.x.reshape(k, d), 0.0, 1.0), int(result.nfev) * k
 
@@ -104,6 +133,7 @@ def maximize(
     n_candidates: int | None = None,
     n_starts: int = 5,
     exclude: np.ndarray | None = None,
+    anchors: np.ndarray | None = None,
 ) -> MaximizeResult:
     """Maximise a bound acquisition over ``space``.
 
@@ -117,11 +147,15 @@ def maximize(
     seed : int, optional
         Seed of the Sobol candidates.
     n_candidates : int, optional
-        Number of Sobol candidates (default ``min(4096, 512 * d)`` rounded to a power of two).
+        Number of Sobol candidates (default 512 with ``anchors``, otherwise ``min(4096, 512 * d)``
+        rounded to a power of two); with ``anchors`` as many local candidates are added.
     n_starts : int
         Number of L-BFGS-B starts from the best candidates.
     exclude : array (k, d), optional
         Encoded points that must not be returned (for a finite space: pending or observed points).
+    anchors : array (k, d), optional
+        Encoded points around which local candidates are drawn (the best observations; continuous
+        spaces only).
 
     Returns
     -------
@@ -139,9 +173,15 @@ def maximize(
         best = int(np.argmax(values))
         return MaximizeResult(candidates[best].copy(), float(values[best]), candidates.shape[0])
 
+    if anchors is not None:
+        anchors = np.asarray(anchors, dtype=np.float64).reshape(-1, d)
+        anchors = anchors[np.all(np.isfinite(anchors), axis=1)] if anchors.size else anchors
+    local = anchors is not None and anchors.shape[0] > 0
     if n_candidates is None:
-        n_candidates = int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
+        n_candidates = 512 if local else int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
     U = _candidates(space, n_candidates, seed)
+    if local:
+        U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
     values = _evaluate(acq, U)
     n_evals = U.shape[0]
     order = np.argsort(-values)

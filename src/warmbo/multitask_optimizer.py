@@ -424,7 +424,7 @@ class MultiTaskOptimizer(Optimizer):
         complete = [t for t in trials if t.state == COMPLETE and t.values is not None]
         if len(complete) < 2:
             return None
-        X = self.space.encode([t.params for t in complete])
+        X = self._encode_trials(complete)
         Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values") * self.signs
         mean = Y.mean(axis=0)
         scale = Y.std(axis=0)
@@ -454,8 +454,7 @@ class MultiTaskOptimizer(Optimizer):
 
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
         """Pending and failed points; MT-KB may repeat an evaluated point (observations are noisy)."""
-        points = [t.params for t in trials if t.state in (PENDING, FAILED)]
-        return self.space.encode(points) if points else np.zeros((0, self.space.dim))
+        return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
 
     def _next_point(self, trials: list[Trial], index: int) -> np.ndarray:
         n_complete = sum(t.state == COMPLETE for t in trials)
@@ -468,7 +467,7 @@ class MultiTaskOptimizer(Optimizer):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             if pending:  # kriging believer: condition a copy on the posterior mean at pending points
-                fantasy_X = self.space.encode([t.params for t in pending])
+                fantasy_X = self._encode_trials(pending)
                 model = copy.deepcopy(reference)
                 model.add(fantasy_X, reference.predict(fantasy_X, cov="none"))
             self.model_ = reference

@@ -153,6 +153,7 @@ class Study:
                 raise StorageError(f"no study at {self.path!r}: create it with a space first")
         self._local = threading.local()
         self._memory_conn = None
+        self._parsed: dict[int, tuple[str, dict]] = {}
         self._lock = threading.RLock()
         try:
             self._initialise(space, settings or {})
@@ -267,12 +268,18 @@ class Study:
         self.created = float(meta.get("created", "nan"))
 
     # ------------------------------------------------------------------ reading
-    @staticmethod
-    def _trial(row) -> Trial:
+    def _trial(self, row) -> Trial:
         id_, params, state, value, created, completed, worker, error, vector = row
+        # the parsed parameters of each trial are kept (JSON parsing was most of the cost of reading
+        # a study at every ask); a trial's parameters never change once stored, and every Trial gets
+        # its own copy, so a caller that edits one changes nothing here
+        cached = self._parsed.get(id_)
+        if cached is None or cached[0] != params:
+            cached = (params, json.loads(params))
+            self._parsed[id_] = cached
         return Trial(
             id=int(id_),
-            params=json.loads(params),
+            params=dict(cached[1]),
             state=state,
             value=value,
             created=created,
@@ -281,6 +288,16 @@ class Study:
             error=error,
             values=None if vector is None else tuple(json.loads(vector)),
         )
+
+    def version(self) -> tuple[int, int]:
+        """A value that changes whenever a trial is written, by this process or any other.
+
+        ``PRAGMA data_version`` changes when another connection commits; ``total_changes`` counts the
+        rows this connection wrote (which, for an in-memory study, every thread shares). Equal values
+        at two moments mean nobody wrote in between.
+        """
+        conn = self._connect()
+        return int(conn.execute("PRAGMA data_version").fetchone()[0]), int(conn.total_changes)
 
     def trials(self, states: tuple[str, ...] | None = None) -> History:
         """All trials (or those in ``states``) in id order."""

@@ -77,10 +77,11 @@ class Method(ABC):
     ) -> Callable[[], Any]:
         """Untimed set-up with n observations; the returned closure performs one ask.
 
-        Methods that carry state from one ask to the next (in ``"ml2"`` mode: warmbo's warm-started
-        hyperparameters, Optuna GPSampler's cached kernel parameters) are set up as in a running loop:
-        n - 1 observations, one ask, its point evaluated by ``objective`` and told; stateless ones
-        (BoTorch's standard loop refits from its default initialisation) get the n observations.
+        Methods that carry state from one ask to the next (warmbo: the trials it has read and encoded,
+        and in ``"ml2"`` mode its warm-started hyperparameters; Optuna GPSampler's cached kernel
+        parameters) are set up as in a running loop: n - 1 observations, one ask, its point evaluated
+        by ``objective`` and told; stateless ones (BoTorch's standard loop refits from its default
+        initialisation) get the n observations.
         """
 
     @abstractmethod
@@ -103,7 +104,8 @@ class Warmbo(Method):
             "optimizer": "warmbo.Optimizer (in-memory study), acquisition EI()",
             "ml2_model": repr(default_model(2)),
             "fixed_model": repr(self._fixed_model(2)),
-            "maximize": "warmbo.maximize defaults: min(4096, 512 d) Sobol candidates, 5 L-BFGS-B starts",
+            "maximize": "warmbo.maximize defaults with the optimizer's anchors: 512 Sobol and 512 local "
+            "candidates around the 5 best observations, 5 L-BFGS-B starts on log EI",
             "initial_design": "max(3, 2 d) scrambled Sobol points",
         }
 
@@ -116,16 +118,17 @@ class Warmbo(Method):
         n, d = X.shape
         space = Space.box([(0.0, 1.0)] * d)
         model = self._fixed_model(d) if mode == "fixed" else None
-        stateful = mode == "ml2"  # hyperparameter refits are warm-started from the previous ask's
-        told = n - 1 if stateful else n
+        # a running loop in both modes: the optimizer carries state from one ask to the next (ML-II refits
+        # warm-started from the previous ask's; in every mode the parsed and encoded trials)
+        told = n - 1
         opt = Optimizer(space, model=model, seed=seed, n_initial=max(1, min(told, _initial_design_size(d))))
         names = space.names
         with opt.study.transaction():
             for row, value in zip(X[:told], y[:told], strict=True):
                 opt.tell(dict(zip(names, row.tolist(), strict=True)), float(value))
-        if stateful:  # the previous step of the user's loop: an ask on n - 1 observations, told its value
-            previous = opt.ask()
-            opt.tell(previous, float(objective(np.array([previous[name] for name in names]))))
+        # the previous step of the user's loop: an ask on n - 1 observations, told its value
+        previous = opt.ask()
+        opt.tell(previous, float(objective(np.array([previous[name] for name in names]))))
         return opt.ask
 
     def minimize(self, problem, budget, seed):

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 
 import numpy as np
 
@@ -166,6 +167,14 @@ class Kernel(ABC):
         n = X.shape[0]
         return np.asarray(W, dtype=np.float64).reshape(-1) @ dK.reshape(n * n, -1)
 
+    def gram_with_gradient_dot(self, X) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """The Gram matrix ``k(X, X)`` (a fresh array the caller may modify) and a function
+        ``W -> gram_gradient_dot(X, W)``, for the ML-II objective, which needs both at every
+        evaluation. This default makes the two calls; kernels override it to share the distances and
+        the exponential between the value and the derivatives."""
+        X = as_points(X, "X", self.input_dim)
+        return self.evaluate(X, X), lambda W: self.gram_gradient_dot(X, W)
+
     # ------------------------------------------------------------------ input gradients
     @property
     def has_gradient_x(self) -> bool:
@@ -190,6 +199,12 @@ class Kernel(ABC):
     def diag_gradients_x(self, Xq: np.ndarray) -> np.ndarray:
         """:meth:`diag_gradient_x` for a batch of points, shape (m, d)."""
         return np.stack([self.diag_gradient_x(x) for x in np.asarray(Xq, dtype=np.float64)])
+
+    def evaluate_and_gradients_x(self, Xq: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``k(Xq, X)`` (m, n) and :meth:`gradients_x` (m, n, d) together (what the acquisition's local
+        search needs at every step). This default makes the two calls; kernels whose value and
+        gradient share work (the distances, the exponential) override it."""
+        return self.evaluate(Xq, X), self.gradients_x(Xq, X)
 
     # ------------------------------------------------------------------ algebra
     def __add__(self, other) -> Kernel:
@@ -288,6 +303,17 @@ class Sum(_Binary):
     def gradients_x(self, Xq, X):
         return self.k1.gradients_x(Xq, X) + self.k2.gradients_x(Xq, X)
 
+    def evaluate_and_gradients_x(self, Xq, X):
+        K1, G1 = self.k1.evaluate_and_gradients_x(Xq, X)
+        K2, G2 = self.k2.evaluate_and_gradients_x(Xq, X)
+        return K1 + K2, G1 + G2
+
+    def gram_with_gradient_dot(self, X):
+        X = as_points(X, "X", self.input_dim)
+        K1, dot1 = self.k1.gram_with_gradient_dot(X)
+        K2, dot2 = self.k2.gram_with_gradient_dot(X)
+        return K1 + K2, lambda W: np.concatenate([dot1(W), dot2(W)])
+
     def diag_gradients_x(self, Xq):
         return self.k1.diag_gradients_x(Xq) + self.k2.diag_gradients_x(Xq)
 
@@ -301,7 +327,21 @@ class Product(_Binary):
 
         return f"{wrap(self.k1)} * {wrap(self.k2)}"
 
+    def _scaled(self) -> tuple[float, Kernel] | None:
+        """``(c, k)`` when this product is ``Constant(c) * k`` or ``k * Constant(c)`` (a signal variance),
+        which is evaluated as one kernel scaled in place instead of two matrices multiplied."""
+        if isinstance(self.k1, Constant):
+            return self.k1.value, self.k2
+        if isinstance(self.k2, Constant):
+            return self.k2.value, self.k1
+        return None
+
     def evaluate(self, X, Y):
+        scaled = self._scaled()
+        if scaled is not None:
+            K = scaled[1].evaluate(X, Y)
+            K *= scaled[0]
+            return K
         return self.k1.evaluate(X, Y) * self.k2.evaluate(X, Y)
 
     def diag(self, X):
@@ -333,8 +373,42 @@ class Product(_Binary):
         ] * self.k2.diag_gradient_x(x)
 
     def gradients_x(self, Xq, X):
+        scaled = self._scaled()
+        if scaled is not None:
+            G = scaled[1].gradients_x(Xq, X)
+            G *= scaled[0]
+            return G
         K1, K2 = self.k1.evaluate(Xq, X), self.k2.evaluate(Xq, X)
         return self.k1.gradients_x(Xq, X) * K2[..., None] + K1[..., None] * self.k2.gradients_x(Xq, X)
+
+    def evaluate_and_gradients_x(self, Xq, X):
+        scaled = self._scaled()
+        if scaled is not None:
+            K, G = scaled[1].evaluate_and_gradients_x(Xq, X)
+            K *= scaled[0]
+            G *= scaled[0]
+            return K, G
+        K1, G1 = self.k1.evaluate_and_gradients_x(Xq, X)
+        K2, G2 = self.k2.evaluate_and_gradients_x(Xq, X)
+        return K1 * K2, G1 * K2[..., None] + K1[..., None] * G2
+
+    def gram_with_gradient_dot(self, X):
+        X = as_points(X, "X", self.input_dim)
+        scaled = self._scaled()
+        if scaled is not None:
+            # c k: d(c K)/d log c = c K, and the contraction is linear in W, so k's is scaled by c
+            c, kernel = scaled
+            K, dot = kernel.gram_with_gradient_dot(X)
+
+            def scaled_dot(W):
+                const = np.array([c * float(np.einsum("ij,ij->", W, K))])
+                rest = c * dot(W)
+                return np.concatenate([const, rest] if kernel is self.k2 else [rest, const])
+
+            return c * K, scaled_dot
+        K1, dot1 = self.k1.gram_with_gradient_dot(X)
+        K2, dot2 = self.k2.gram_with_gradient_dot(X)
+        return K1 * K2, lambda W: np.concatenate([dot1(W * K2), dot2(W * K1)])
 
     def diag_gradients_x(self, Xq):
         d1, d2 = self.k1.diag(Xq)[:, None], self.k2.diag(Xq)[:, None]

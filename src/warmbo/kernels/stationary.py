@@ -128,6 +128,29 @@ class Stationary(Kernel):
         pair_sums = 2.0 * (M.sum(axis=1) @ Xc**2) - 2.0 * np.einsum("id,id->d", Xc, M @ Xc)
         return -2.0 * pair_sums
 
+    def gram_with_gradient_dot(self, X):
+        """One scaled distance matrix and one exponential give both the Gram matrix and
+        ``g = dk/d(r^2)``; the contraction is then that of :meth:`gram_gradient_dot`."""
+        X = as_points(X, "X", self.input_dim)
+        r2 = self._scaled_sqdist(X, X)
+        if not self.ard:
+            K, g = self._kappa_dkappa(r2)
+            g *= r2
+
+            def dot(W):
+                return np.array([-2.0 * float(np.einsum("ij,ij->", W, g))])
+
+            return K, dot
+        K, g = self._kappa_dkappa(r2, overwrite=True)
+        Xc = (X - X.mean(axis=0)) / self.lengthscale
+
+        def dot(W):
+            M = np.multiply(W, g)
+            pair_sums = 2.0 * (M.sum(axis=1) @ Xc**2) - 2.0 * np.einsum("id,id->d", Xc, M @ Xc)
+            return -2.0 * pair_sums
+
+        return K, dot
+
     # ---------------------------------------------------------------- input gradients
     @property
     def has_gradient_x(self) -> bool:
@@ -148,6 +171,26 @@ class Stationary(Kernel):
         X = np.asarray(X, dtype=np.float64)
         g = self._dkappa(self._scaled_sqdist(Xq, X))
         return 2.0 * g[..., None] * (Xq[:, None, :] - X[None, :, :]) / np.asarray(self.lengthscale) ** 2
+
+    def evaluate_and_gradients_x(self, Xq, X):
+        """``kappa(r^2)`` and ``2 kappa'(r^2) (x - y) / ell^2`` from one scaled difference tensor
+        ``D = (x - y) / ell`` and one exponential (:meth:`_kappa_dkappa`)."""
+        ell = np.asarray(self.lengthscale, dtype=np.float64)
+        D = (
+            np.asarray(Xq, dtype=np.float64)[:, None, :] / ell
+            - np.asarray(X, dtype=np.float64)[None, :, :] / ell
+        )
+        r2 = np.einsum("mnd,mnd->mn", D, D)
+        K, g = self._kappa_dkappa(r2, overwrite=True)
+        g *= 2.0
+        D *= g[..., None]
+        D /= ell
+        return K, D
+
+    def _kappa_dkappa(self, r2: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """``kappa(r2)`` and ``dkappa/d(r2)``; subclasses share the exponential between the two and,
+        with ``overwrite``, reuse r2's memory."""
+        return self._kappa(r2), self._dkappa(r2)
 
     def diag_gradients_x(self, Xq):
         return np.zeros(np.asarray(Xq).shape)
@@ -171,10 +214,21 @@ class RBF(Stationary):
     """
 
     def _kappa(self, r2):
-        return np.exp(-0.5 * r2)
+        K = np.multiply(r2, -0.5)  # in place from here on: fresh large temporaries cost page faults
+        return np.exp(K, out=K)
+
+    def evaluate(self, X, Y):
+        r2 = self._scaled_sqdist(X, Y)
+        r2 *= -0.5
+        return np.exp(r2, out=r2)
 
     def _dkappa(self, r2):
-        return -0.5 * np.exp(-0.5 * r2)
+        return -0.5 * self._kappa(r2)
+
+    def _kappa_dkappa(self, r2, overwrite=False):
+        K = np.multiply(r2, -0.5, out=r2 if overwrite else None)
+        np.exp(K, out=K)
+        return K, -0.5 * K
 
 
 class Matern(Stationary):
@@ -209,12 +263,50 @@ class Matern(Stationary):
         return Matern(nu=self.nu, lengthscale=lengthscale, bounds=self.bounds)
 
     def _kappa(self, r2):
-        r = np.sqrt(r2)
+        return self._kappa_dkappa(r2, derivative=False)[0]
+
+    def evaluate(self, X, Y):
+        return self._kappa_dkappa(self._scaled_sqdist(X, Y), derivative=False, overwrite=True)[0]
+
+    def _kappa_dkappa(self, r2, overwrite: bool = False, derivative: bool = True):
+        """The kernel and (optionally) ``dk/d(r^2)`` from ``s = sqrt(2 nu) r`` and one ``exp(-s)``,
+        computed in place (``overwrite``: r2 may be overwritten; fresh (n, m) temporaries cost page
+        faults, and the textbook expression made three of them: 2.7 ms instead of 0.9 ms for a
+        200 x 1030 matrix):
+
+        - nu = 1/2: ``k = e^-s``, ``dk/d(r^2) = -e^-s / (2 r)`` (0 at r = 0, see :meth:`_dkappa`);
+        - nu = 3/2: ``k = (1 + s) e^-s``, ``dk/d(r^2) = -(3/2) e^-s``;
+        - nu = 5/2: ``k = (1 + s + s^2/3) e^-s = ((s + 3/2)^2 + 3/4) e^-s / 3``,
+          ``dk/d(r^2) = -(5/6) (1 + s) e^-s``.
+        """
+        s = np.sqrt(r2, out=r2 if overwrite else None)
         if self.nu == 0.5:
-            return np.exp(-r)
+            if not derivative:
+                np.negative(s, out=s)
+                return np.exp(s, out=s), None
+            E = np.exp(-s)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                g = np.where(s > 0, -E / (2.0 * s), 0.0)
+            return E, g
+        s *= _SQRT3 if self.nu == 1.5 else _SQRT5
+        E = np.negative(s)
+        np.exp(E, out=E)
         if self.nu == 1.5:
-            return (1.0 + _SQRT3 * r) * np.exp(-_SQRT3 * r)
-        return (1.0 + _SQRT5 * r + (5.0 / 3.0) * r2) * np.exp(-_SQRT5 * r)
+            g = -1.5 * E if derivative else None
+            s += 1.0
+            s *= E
+            return s, g
+        g = None
+        if derivative:
+            g = s + 1.0
+            g *= E
+            g *= -5.0 / 6.0
+        s += 1.5
+        np.square(s, out=s)
+        s += 0.75
+        s *= E
+        s /= 3.0
+        return s, g
 
     def _dkappa(self, r2):
         r = np.sqrt(r2)
