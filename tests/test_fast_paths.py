@@ -214,3 +214,20 @@ def test_inverse_from_the_cholesky_factor_is_the_symmetric_inverse():
         inverse = _inverse_from_cholesky(np.linalg.cholesky(A))
         np.testing.assert_allclose(inverse, np.linalg.inv(A), rtol=1e-9, atol=1e-14)
         np.testing.assert_array_equal(inverse, inverse.T)
+
+
+def test_stationary_flag_and_the_posterior_gradients_of_a_non_stationary_kernel():
+    from warmbo.kernels import Affine
+
+    assert all(k.stationary for k in KERNELS[:5])
+    assert Affine(Matern(2.5, 0.3), 2.0, -1.0).stationary
+    assert not (Linear() + RBF(0.5)).stationary and not Linear().stationary
+    # the non-stationary path (k(x, x) and its gradient per point) against the single-point formulas
+    rng = np.random.default_rng(7)
+    X = rng.random((15, 2))
+    gp = GP(Linear() + RBF(0.5), noise=1e-3).fit(X, np.sin(3 * X).sum(axis=1))
+    U = rng.random((5, 2))
+    batched = gp.predict_gradients(U)
+    single = [gp.predict_gradient(u) for u in U]
+    for i, got in enumerate(batched):
+        np.testing.assert_allclose(got, np.array([s[i] for s in single]), rtol=1e-8, atol=1e-10)

@@ -41,6 +41,7 @@ from .space import Float
 __all__ = ["MaximizeResult", "maximize"]
 
 _CHUNK = 4096
+_N_SOBOL_WITH_ANCHORS = 256
 _LOCAL_SCALES = (0.2, 0.05, 0.01)
 _LOG_FTOL = 1e-6
 _LOG_GTOL = 1e-4
@@ -178,7 +179,7 @@ def maximize(
         anchors = anchors[np.all(np.isfinite(anchors), axis=1)] if anchors.size else anchors
     local = anchors is not None and anchors.shape[0] > 0
     if n_candidates is None:
-        n_candidates = 512 if local else int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
+        n_candidates = _N_SOBOL_WITH_ANCHORS if local else int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
     U = _candidates(space, n_candidates, seed)
     if local:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])

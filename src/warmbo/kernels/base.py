@@ -171,11 +171,18 @@ class Kernel(ABC):
         """The Gram matrix ``k(X, X)`` (a fresh array the caller may modify) and a function
         ``W -> gram_gradient_dot(X, W)``, for the ML-II objective, which needs both at every
         evaluation. This default makes the two calls; kernels override it to share the distances and
-        the exponential between the value and the derivatives."""
+        the exponential between the value and the derivatives, and may reuse their memory in the
+        contraction: call the function once."""
         X = as_points(X, "X", self.input_dim)
         return self.evaluate(X, X), lambda W: self.gram_gradient_dot(X, W)
 
     # ------------------------------------------------------------------ input gradients
+    @property
+    def stationary(self) -> bool:
+        """Whether ``k(x, y)`` depends on ``x - y`` only, so that ``k(x, x)`` is a constant and its
+        gradient is zero (the posterior's gradients skip both)."""
+        return False
+
     @property
     def has_gradient_x(self) -> bool:
         """Whether :meth:`gradient_x` is implemented."""
@@ -269,6 +276,10 @@ class _Binary(Kernel):
     @property
     def has_gradient_x(self) -> bool:
         return self.k1.has_gradient_x and self.k2.has_gradient_x
+
+    @property
+    def stationary(self) -> bool:
+        return self.k1.stationary and self.k2.stationary
 
 
 class Sum(_Binary):
@@ -470,6 +481,10 @@ class Constant(Kernel):
         return np.array([self.value * float(np.sum(W))])
 
     @property
+    def stationary(self) -> bool:
+        return True
+
+    @property
     def has_gradient_x(self) -> bool:
         return True
 
@@ -533,6 +548,10 @@ class Affine(Kernel):
 
     def gram_gradient(self, X):
         return self.kernel.gram_gradient(self._map(as_points(X, "X", self.input_dim)))
+
+    @property
+    def stationary(self) -> bool:
+        return self.kernel.stationary  # an affine map of the inputs keeps k a function of x - y
 
     @property
     def has_gradient_x(self) -> bool:

@@ -130,7 +130,8 @@ class Stationary(Kernel):
 
     def gram_with_gradient_dot(self, X):
         """One scaled distance matrix and one exponential give both the Gram matrix and
-        ``g = dk/d(r^2)``; the contraction is then that of :meth:`gram_gradient_dot`."""
+        ``g = dk/d(r^2)``; the contraction is then that of :meth:`gram_gradient_dot` (computed in
+        g's memory, so the returned function is for one call)."""
         X = as_points(X, "X", self.input_dim)
         r2 = self._scaled_sqdist(X, X)
         if not self.ard:
@@ -145,13 +146,17 @@ class Stationary(Kernel):
         Xc = (X - X.mean(axis=0)) / self.lengthscale
 
         def dot(W):
-            M = np.multiply(W, g)
+            M = np.multiply(W, g, out=g)  # g is not needed again: the function is called once
             pair_sums = 2.0 * (M.sum(axis=1) @ Xc**2) - 2.0 * np.einsum("id,id->d", Xc, M @ Xc)
             return -2.0 * pair_sums
 
         return K, dot
 
     # ---------------------------------------------------------------- input gradients
+    @property
+    def stationary(self) -> bool:
+        return True
+
     @property
     def has_gradient_x(self) -> bool:
         return True

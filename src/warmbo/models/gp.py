@@ -33,7 +33,7 @@ import warnings
 
 import numpy as np
 from scipy import optimize
-from scipy.linalg import lapack
+from scipy.linalg import blas, lapack
 
 from .._linalg import (
     JitterWarning,
@@ -55,15 +55,17 @@ _LOG_2PI = float(np.log(2 * np.pi))
 _BLOCK = 64
 
 
-def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray:
     """``(L L^T)^{-1}`` from the lower factor L, zero above its diagonal as every factor here is.
 
     LAPACK ``potri`` fills the lower triangle (n^3 / 3 flops after the factorisation, instead of the
     n^3 of ``L^{-T} L^{-1}`` from an explicit triangular inverse) and leaves L's zeros above it; the
     upper triangle is then copied from the lower one in 64 x 64 blocks, which stay in cache (0.8 ms
     at n = 1000, against 13 ms through triangle indices and 8 ms for one transposed add).
+    ``overwrite``: L's memory may be reused (when L is Fortran-ordered, as :func:`_cholesky_in_place`
+    returns it).
     """
-    inverse, info = lapack.dpotri(L, lower=1)
+    inverse, info = lapack.dpotri(L, lower=1, overwrite_c=int(overwrite))
     if info != 0:
         raise np.linalg.LinAlgError(f"potri failed (info={info})")
     n = inverse.shape[0]
@@ -73,6 +75,20 @@ def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
         for j in range(i + _BLOCK, n, _BLOCK):
             inverse[i : i + _BLOCK, j : j + _BLOCK] = inverse[j : j + _BLOCK, i : i + _BLOCK].T
     return inverse
+
+
+def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
+    """Lower Cholesky factor of the symmetric matrix A, computed in A's memory (no jitter: for the
+    hyperparameter objective, where a failure just rejects the step). A C-ordered A is passed to
+    LAPACK as its transpose, the same symmetric matrix in Fortran order, so no copy is made; the
+    factor comes back Fortran-ordered, zero above the diagonal. Saves the copy and the checks of
+    ``scipy.linalg.cholesky`` (12 -> 9.6 ms at n = 1000)."""
+    if not np.all(np.isfinite(np.diag(A))) or not np.isfinite(np.sum(A)):
+        raise NotPositiveDefiniteError("K + noise contains NaN or inf values")
+    L, info = lapack.dpotrf(A.T, lower=1, overwrite_a=1, clean=1)
+    if info != 0:
+        raise NotPositiveDefiniteError(f"K + noise is not positive definite (potrf info={info})")
+    return L
 
 
 class GP:
@@ -156,6 +172,7 @@ class GP:
 
     # ------------------------------------------------------------------ bookkeeping
     def _reset(self) -> None:
+        self._prior_variance = None
         self._n = 0
         self._L = np.zeros((0, 0))
         self._X = None
@@ -308,6 +325,7 @@ class GP:
         self._v = solve_lower(self._L, ys)
         self._n = X.shape[0]
         self._alpha = None
+        self._prior_variance = None  # k(x, x) of a stationary kernel_, once asked for
 
     def add(self, X_new, y_new, noise=None) -> GP:
         """Condition on more points by a block Cholesky update (no refactorisation, no refitting).
@@ -457,9 +475,15 @@ class GP:
         mean = Ks.T @ alpha * self.y_std_ + self.y_mean_
         dmean = np.einsum("mnd,n->md", G, alpha) * self.y_std_
         V = solve_lower(self.L_, Ks)
-        var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
         Wm = solve_upper(self.L_, V)
-        dvar = kernel.diag_gradients_x(X) - 2.0 * np.einsum("mnd,nm->md", G, Wm)
+        dvar = -2.0 * np.einsum("mnd,nm->md", G, Wm)
+        if kernel.stationary:  # k(x, x) is a constant with zero gradient: one value for the batch
+            if self._prior_variance is None:
+                self._prior_variance = float(kernel.diag(X[:1])[0])
+            var = self._prior_variance - np.einsum("ij,ij->j", V, V)
+        else:
+            var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
+            dvar += kernel.diag_gradients_x(X)
         positive = var > 0
         std = np.sqrt(np.where(positive, var, 0.0))
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -529,15 +553,20 @@ class GP:
             # the gradient needs only the contractions sum_ij W_ij dK_ij / dtheta_k, which the kernel
             # computes without forming the (n, n, n_theta) derivative tensor (Kernel.gram_gradient_dot)
             # (one distance matrix and one exponential serve both: Kernel.gram_with_gradient_dot)
+            # Every n x n step works in one buffer: K + noise, its factor, the inverse, then W.
             A, gradient_dot = kern.gram_with_gradient_dot(X)
             A[np.diag_indices_from(A)] += noise
-            L, _ = cholesky(A, max_jitter=0.0, name="K + noise")
-            del A
-            W = _inverse_from_cholesky(L)
+            L = _cholesky_in_place(A)
+            half_log_det = float(np.sum(np.log(np.diag(L))))
+            W = _inverse_from_cholesky(L, overwrite=True)
             alpha = W @ ys
-            value = 0.5 * ys @ alpha + np.sum(np.log(np.diag(L))) + 0.5 * n * _LOG_2PI
-            W *= -1.0  # W = alpha alpha^T - (K + noise)^{-1}, in place
-            W += np.outer(alpha, alpha)
+            value = 0.5 * ys @ alpha + half_log_det + 0.5 * n * _LOG_2PI
+            W *= -1.0  # W = alpha alpha^T - (K + noise)^{-1}, in place (a rank-one BLAS update)
+            # (W is symmetric: hand BLAS whichever of W, W^T is Fortran-ordered, so it updates in place)
+            target = W if W.flags.f_contiguous else W.T
+            updated = blas.dger(1.0, alpha, alpha, a=target, overwrite_a=1)
+            if not np.shares_memory(updated, W):
+                W = updated
             grad = gradient_dot(W)
             if fit_noise:
                 grad = np.append(grad, np.diag(W) @ noise)
