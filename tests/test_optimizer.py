@@ -347,7 +347,8 @@ def test_fantasies_set_the_ei_incumbent_but_not_the_round():
     best = max(t.value for t in opt.history if t.is_complete)
     # kriging believer: the incumbent is the best of the real and the fantasised values
     assert captured["incumbent"] == pytest.approx(np.max(captured["y"]))
-    assert captured["incumbent"] >= best
+    # (the model's y_train_ is the best value standardised and back: equal up to round-off)
+    assert captured["incumbent"] >= best - 1e-12 * max(1.0, abs(best))
     assert captured["fantasised"] == 8 and captured["real"] == 5
     # UCB's round comes from the real observations: t = 5 + 1 whatever is pending
     opt.acquisition = wb.UCB(wb.IGPUCB(B=1.0))
