@@ -100,3 +100,24 @@ def test_cli_bench_tiny(tmp_path):
     assert result.exit_code == 0, result.output
     assert "Targets of issue 8" in result.output
     assert (tmp_path / "overhead.json").is_file() and (tmp_path / "R.md").is_file()
+
+
+def test_a_target_not_measured_in_one_file_but_measured_in_another_is_listed_once(tmp_path):
+    from warmbo.benchmarks.markdown import write_readme
+
+    out = tmp_path / "results"
+    written = run_suite(out, None, ["overhead"], preset="tiny", log=lambda m: None)
+    alone = json.loads(written["overhead"].read_text())
+    alone["targets"] = [
+        {"target": "ratio target", "measured": None, "met": None},
+        {"target": "absent target", "measured": None, "met": None},
+    ]
+    peers = json.loads(json.dumps(alone))
+    peers["targets"][0] = {"target": "ratio target", "measured": "21x", "met": True}
+    written["overhead"].write_text(json.dumps(alone))
+    (out / "overhead-peers.json").write_text(json.dumps(peers))
+    text = write_readme(out, tmp_path / "README.md", {"overhead": SECTIONS["overhead"]}, {}).read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| ratio target")]
+    assert rows == ["| ratio target | 21x | yes | `overhead-peers.json` |"]
+    # a target that no file measures keeps its 'not measured' rows
+    assert text.count("| absent target | - | not measured |") == 2

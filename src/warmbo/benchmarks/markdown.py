@@ -163,8 +163,13 @@ def write_readme(out_dir: Path, readme: Path, sections: dict, pending: dict[str,
         "| target | measured | met | results |",
         "|---|---|---|---|",
     ]
+    # a target measured in several files (warmbo alone and with peers) is listed once per measurement;
+    # 'not measured' rows are kept only for targets no file measures (the ratios need the peers' file)
+    measured = {t["target"] for _, report in reports for t in report["targets"] if t["met"] is not None}
     for path, report in reports:
         for t in report["targets"]:
+            if t["met"] is None and t["target"] in measured:
+                continue
             met = {True: "yes", False: "**no**", None: "not measured"}[t["met"]]
             lines.append(f"| {t['target']} | {t['measured'] or '-'} | {met} | `{path.name}` |")
     for name, texts in pending.items():
