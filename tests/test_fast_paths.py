@@ -183,27 +183,6 @@ def test_local_candidates_find_the_ei_peak_a_sobol_screen_misses():
     assert plain < 0.5 * reference  # the case the local candidates are for: could fail if maximize changed
 
 
-def test_anchors_outside_the_cube_or_not_finite_are_harmless():
-    space = Space.box([(0.0, 1.0)] * 2)
-    gp = GP(RBF(0.2), noise=1e-4).fit([[0.2, 0.2], [0.8, 0.6], [0.5, 0.9]], [0.0, 1.0, 0.3])
-    anchors = np.array([[1.5, -0.2], [np.nan, 0.5], [0.8, 0.6]])
-    result = maximize(EI().bind(gp), space, seed=1, anchors=anchors)
-    assert np.all((result.x >= 0) & (result.x <= 1))
-    assert np.isfinite(result.value)
-
-
-@pytest.mark.parametrize("kernel", FUSED_KERNELS + [Matern(2.5, 0.4) * Constant(3.0), RBF(0.3)], ids=repr)
-def test_fused_gram_and_contraction_equal_the_separate_calls(kernel):
-    rng = np.random.default_rng(5)
-    X = rng.random((25, 3))
-    W = rng.standard_normal((25, 25))
-    W = W + W.T
-    K, dot = kernel.gram_with_gradient_dot(X)
-    np.testing.assert_allclose(K, kernel.gram(X), rtol=1e-12, atol=1e-14)
-    K[np.diag_indices_from(K)] += 1.0  # the caller may modify the Gram matrix (the GP adds its noise)
-    np.testing.assert_allclose(dot(W), kernel.gram_gradient_dot(X, W), rtol=1e-10, atol=1e-10)
-
-
 def test_inverse_from_the_cholesky_factor_is_the_symmetric_inverse():
     from warmbo.models.gp import _inverse_from_cholesky
 
@@ -231,3 +210,79 @@ def test_stationary_flag_and_the_posterior_gradients_of_a_non_stationary_kernel(
     single = [gp.predict_gradient(u) for u in U]
     for i, got in enumerate(batched):
         np.testing.assert_allclose(got, np.array([s[i] for s in single]), rtol=1e-8, atol=1e-10)
+
+
+def _underflow_gp():
+    rng = np.random.default_rng(8)
+    X = rng.random((20, 2))
+    y = np.sin(5 * X[:, 0]) * np.cos(4 * X[:, 1])
+    return X, y, GP(Matern(2.5, 0.2), noise=1e-4).fit(X, y)
+
+
+def test_a_climb_in_log_ei_counts_where_ei_underflows_everywhere():
+    # xi = 50 above the best observation (outputs in [-1, 1], prior std 1, so z < -48 and
+    # phi(z) < 1e-500): EI underflows to 0 at every candidate, so ranking by EI would return an
+    # arbitrary candidate; ranked by log EI the climb of the local search is kept
+    X, y, gp = _underflow_gp()
+    bound = EI(xi=50.0).bind(gp)
+    space = Space.box([(0.0, 1.0)] * 2)
+    U = _candidates(space, 256, 0)
+    assert np.all(bound(U) == 0.0)
+    result = maximize(bound, space, seed=0, anchors=X[np.argsort(-y)[:5]])
+    best_candidate = float(np.max(bound.log_values(U)))
+    assert np.isfinite(bound.log_values(result.x[None, :])[0])
+    assert bound.log_values(result.x[None, :])[0] > best_candidate + 1.0
+
+
+def test_log_values_equal_the_log_of_ei_and_the_batched_log_values():
+    X, y, gp = _underflow_gp()
+    bound = EI().bind(gp)
+    U = np.random.default_rng(9).random((30, 2))
+    np.testing.assert_allclose(bound.log_values(U), bound.log_values_and_gradients(U)[0], rtol=1e-12)
+    positive = bound(U) > 1e-300
+    np.testing.assert_allclose(bound.log_values(U)[positive], np.log(bound(U)[positive]), rtol=1e-9)
+
+
+def test_a_start_with_minus_infinite_log_ei_does_not_freeze_the_others():
+    from warmbo.maximize import _joint_lbfgsb
+
+    rng = np.random.default_rng(10)
+    X = rng.random((6, 2))
+    y = np.sin(5 * X[:, 0]) + X[:, 1]
+    gp = GP(RBF(0.3), noise=0.0).fit(X, y)
+    bound = EI().bind(gp)
+    worst = X[np.argmin(y)]  # an observation below the incumbent: sigma = 0, EI = 0, log EI = -inf
+    others = rng.random((3, 2))
+    starts = np.vstack([worst, others])
+    assert bound.log_values(starts[:1])[0] == -np.inf
+    refined, _ = _joint_lbfgsb(bound, starts, 2)
+    np.testing.assert_array_equal(refined[0], worst)
+    assert np.all(np.linalg.norm(refined[1:] - others, axis=1) > 1e-3)
+    # the joint search raises the sum over the starts (one start alone may go down)
+    assert np.sum(bound.log_values(refined[1:])) > np.sum(bound.log_values(others)) + 1.0
+
+
+def test_a_far_worse_start_does_not_loosen_the_search_of_the_others():
+    from warmbo.maximize import _joint_lbfgsb
+
+    X, y, gp = _underflow_gp()
+    bound = EI().bind(gp)
+    good = np.random.default_rng(11).random((4, 2))
+    far = X[np.argmin(y)] + 1e-7  # next to the worst observation: log EI far below the others
+    assert bound.log_values(far[None, :])[0] < np.max(bound.log_values(good)) - 1000
+    together, _ = _joint_lbfgsb(bound, np.vstack([good, far]), 2)
+    alone, _ = _joint_lbfgsb(bound, good, 2)
+    np.testing.assert_allclose(together[:4], alone, atol=1e-12)
+    np.testing.assert_array_equal(together[4], far)
+
+
+def test_anchors_of_the_wrong_width_are_refused_and_non_finite_ones_dropped():
+    space = Space.box([(0.0, 1.0)] * 2)
+    gp = GP(RBF(0.2), noise=1e-4).fit([[0.2, 0.2], [0.8, 0.6], [0.5, 0.9]], [0.0, 1.0, 0.3])
+    bound = EI().bind(gp)
+    with pytest.raises(ValueError, match=r"anchors must have shape \(k, 2\)"):
+        maximize(bound, space, seed=1, anchors=np.zeros((2, 3)))
+    # only non-finite anchors: the same search as without anchors
+    plain = maximize(bound, space, seed=1)
+    nan_only = maximize(bound, space, seed=1, anchors=np.array([[np.nan, 0.5]]))
+    np.testing.assert_array_equal(plain.x, nan_only.x)

@@ -554,3 +554,15 @@ def test_a_point_taken_by_another_worker_during_an_ask_is_not_suggested_twice(tm
     suggestion = opt.ask()
     point = space.encode(dict(suggestion))[0]
     assert taken and np.max(np.abs(point - taken[0])) > 1e-6
+
+
+def test_the_encoding_cache_tells_true_from_one():
+    from warmbo.trial import Trial
+
+    space = wb.Space([wb.Categorical("c", [1, True, "x"])])
+    opt = wb.Optimizer(space, seed=0)
+    one = Trial(id=7, params={"c": 1}, state="complete", value=0.0)
+    true = Trial(id=7, params={"c": True}, state="complete", value=0.0)  # equal dicts: 1 == True
+    np.testing.assert_array_equal(opt._encode_trials([one]), space.encode({"c": 1}))
+    np.testing.assert_array_equal(opt._encode_trials([true]), space.encode({"c": True}))
+    assert not np.array_equal(space.encode({"c": 1}), space.encode({"c": True}))

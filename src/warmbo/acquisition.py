@@ -83,7 +83,7 @@ def log_h(z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     value[high], cdf_ratio[high], pdf_ratio[high] = np.log(h), cdf / h, pdf / h
     zl = z[~high]
     mills = _SQRT_HALF_PI * erfcx(-zl / np.sqrt(2.0))
-    with np.errstate(over="ignore", divide="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         inv2 = 1.0 / (zl * zl)
         q = np.where(zl < -1e3, inv2 * (1.0 - 3.0 * inv2 + 15.0 * inv2 * inv2), 1.0 + zl * mills)
         value[~high] = -0.5 * zl * zl - _LOG_SQRT_2PI + np.log(q)
@@ -134,6 +134,10 @@ class Bound(ABC):
 
     def log_values_and_gradients(self, U) -> tuple[np.ndarray, np.ndarray]:
         """Logarithm of the values (m,) and its gradients (m, d), for acquisitions with ``has_log``."""
+        raise NotImplementedError(f"{type(self).__name__} has no log form")
+
+    def log_values(self, U) -> np.ndarray:
+        """Logarithm of the values (m,), for acquisitions with ``has_log``."""
         raise NotImplementedError(f"{type(self).__name__} has no log form")
 
 
@@ -309,6 +313,19 @@ class _BoundEI(Bound):
             and self.has_gradient
             and callable(getattr(self.model, "predict_gradients", None))
         )
+
+    def log_values(self, U) -> np.ndarray:
+        """``log EI`` at the points U (m,) from the posterior alone (no gradients); see
+        :meth:`log_values_and_gradients`."""
+        if not self.has_log:
+            raise NotImplementedError(f"{type(self).__name__} has no log form for this model")
+        mean, std = self.model.predict(np.asarray(U, dtype=np.float64))
+        diff = mean - self.incumbent - self.xi
+        positive = std > 0
+        safe_std = np.where(positive, std, 1.0)
+        value, _, _ = log_h(np.where(positive, diff / safe_std, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(positive, np.log(safe_std) + value, np.log(np.maximum(diff, 0.0)))
 
     def log_values_and_gradients(self, U):
         """``log EI = log sigma + log h(z)`` and ``d log EI = (Phi(z) dmu + phi(z) dsigma) / (sigma h(z))``

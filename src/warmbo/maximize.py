@@ -12,16 +12,19 @@
 Two choices make the search both cheaper and better than a large Sobol screen (measured in
 ``docs/core.md``, "Acquisition maximisation"):
 
-- Local candidates. Expected improvement is often concentrated in a small region near the best
+- Local candidates (256 Sobol and 256 local by default). Expected improvement is often concentrated
+  in a small region near the best
   observations, which a Sobol screen misses in a few dimensions: at d = 6 with 200 observations,
   the best of 4096 Sobol points had about 1/500 of the maximal EI, and the local search from it
   reached 9% of it on one of four data sets. Gaussian perturbations of the best observations
   (standard deviations 0.2, 0.05 and 0.01 of the unit cube, in equal parts) put starts in that region.
 - The local search climbs ``log EI`` when the acquisition has a log form (``has_log``): it is finite
   where EI underflows and its gradient does not vanish away from the incumbent (Ament et al. 2023),
-  and L-BFGS-B's tolerances on it are relative ones on EI (``ftol`` 1e-6, ``gtol`` 1e-4), so the joint
-  search stops once no start improves by more than about a millionth instead of running to an
-  absolute 2e-9 (median 11 instead of 61 evaluations at d = 6, n = 200).
+  and L-BFGS-B's tolerances on it are relative ones on EI (``ftol`` 1e-6 of the improvement so far,
+  ``gtol`` 1e-4) instead of an absolute 2e-9 (median 11 instead of 61 evaluations at d = 6,
+  n = 200). Candidates, starts and results are ranked by log EI too, so a climb where EI underflows
+  still counts; starts whose log EI is -inf, or more than 30 below the best start's, are not refined
+  (they would freeze or loosen the joint search of the others).
 
 The returned point is always a valid encoded point of the space (inside the unit cube and snapped),
 so ``space.decode(result.x)`` never leaves the space. The optimiser itself is scipy's L-BFGS-B.
@@ -45,6 +48,7 @@ _N_SOBOL_WITH_ANCHORS = 256
 _LOCAL_SCALES = (0.2, 0.05, 0.01)
 _LOG_FTOL = 1e-6
 _LOG_GTOL = 1e-4
+_LOG_GAP = 30.0  # starts more than this below the best start in log EI (a factor e^-30) are not refined
 
 
 @dataclass(frozen=True)
@@ -107,23 +111,49 @@ def _joint_lbfgsb(acq, starts: np.ndarray, d: int) -> tuple[np.ndarray, int]:
     of ``log`` values when the acquisition has a log form (same maximisers, relative tolerances; see
     the module docstring). Returns the refined points (k, d) and the number of acquisition evaluations.
     """
-    k = starts.shape[0]
     use_log = bool(getattr(acq, "has_log", False))
     evaluate = acq.log_values_and_gradients if use_log else acq.values_and_gradients
+    options = {"maxiter": 200}
+    offset, n_evals = 0.0, 0
+    if use_log:
+        # The tolerances act on the sum over the starts, so the starts that share it are chosen:
+        # - a start whose log EI is not finite (sigma = 0 and no improvement) would make the sum
+        #   -inf from the first step and freeze every start;
+        # - a start far below the best one would make |sum| large and loosen the relative test
+        #   for all the others.
+        # Both are left where they are (a separate basin 1e-13 below the best start cannot
+        # matter). The objective is shifted by its value at the starts, so L-BFGS-B's relative
+        # test compares each step with the improvement so far, not with the level of log EI.
+        values, _ = evaluate(starts)
+        finite = np.isfinite(values)
+        if not np.any(finite):
+            return starts.copy(), starts.shape[0]
+        keep = finite & (values >= np.max(values[finite]) - _LOG_GAP)
+        n_evals = starts.shape[0]
+        if not np.all(keep):
+            refined, more = _joint_lbfgsb_subset(acq, starts, keep, d)
+            return refined, n_evals + more
+        offset = float(np.sum(values))
+        options.update(ftol=_LOG_FTOL, gtol=_LOG_GTOL)
+    k = starts.shape[0]
 
     def fun(flat):
         values, grads = evaluate(flat.reshape(k, d))
         if not np.all(np.isfinite(values)) or not np.all(np.isfinite(grads)):
             return 1e30, np.zeros(k * d)
-        return -float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
+        return offset - float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
-    options = {"maxiter": 200}
-    if use_log:
-        options.update(ftol=_LOG_FTOL, gtol=_LOG_GTOL)
     result = optimize.minimize(
         fun, starts.reshape(-1), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * (k * d), options=options
     )
-    return np.clip(result.x.reshape(k, d), 0.0, 1.0), int(result.nfev) * k
+    return np.clip(result.x.reshape(k, d), 0.0, 1.0), n_evals + int(result.nfev) * k
+
+
+def _joint_lbfgsb_subset(acq, starts: np.ndarray, keep: np.ndarray, d: int) -> tuple[np.ndarray, int]:
+    """:func:`_joint_lbfgsb` on the kept starts; the others are returned unchanged."""
+    refined = starts.copy()
+    refined[keep], n_evals = _joint_lbfgsb(acq, starts[keep], d)
+    return refined, n_evals
 
 
 def maximize(
@@ -148,7 +178,7 @@ def maximize(
     seed : int, optional
         Seed of the Sobol candidates.
     n_candidates : int, optional
-        Number of Sobol candidates (default 512 with ``anchors``, otherwise ``min(4096, 512 * d)``
+        Number of Sobol candidates (default 256 with ``anchors``, otherwise ``min(4096, 512 * d)``
         rounded to a power of two); with ``anchors`` as many local candidates are added.
     n_starts : int
         Number of L-BFGS-B starts from the best candidates.
@@ -175,15 +205,20 @@ def maximize(
         return MaximizeResult(candidates[best].copy(), float(values[best]), candidates.shape[0])
 
     if anchors is not None:
-        anchors = np.asarray(anchors, dtype=np.float64).reshape(-1, d)
-        anchors = anchors[np.all(np.isfinite(anchors), axis=1)] if anchors.size else anchors
+        anchors = np.asarray(anchors, dtype=np.float64)
+        if anchors.ndim != 2 or anchors.shape[1] != d:
+            raise ValueError(f"anchors must have shape (k, {d}) (encoded points), got {anchors.shape}")
+        anchors = anchors[np.all(np.isfinite(anchors), axis=1)]
     local = anchors is not None and anchors.shape[0] > 0
     if n_candidates is None:
         n_candidates = _N_SOBOL_WITH_ANCHORS if local else int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
     U = _candidates(space, n_candidates, seed)
     if local:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
-    values = _evaluate(acq, U)
+    # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
+    # would all tie, and the climb in log EI would be thrown away
+    score = acq.log_values if getattr(acq, "has_log", False) else acq
+    values = _evaluate(score, U)
     n_evals = U.shape[0]
     order = np.argsort(-values)
     starts = [U[order[0]]]
@@ -224,7 +259,8 @@ def maximize(
             n_evals += int(result.nfev)
             finals.append(np.clip(result.x, 0.0, 1.0))
     snapped = space.snap(np.asarray(finals))
-    final_values = _evaluate(acq, snapped)
+    final_values = _evaluate(score, snapped)
     n_evals += snapped.shape[0]
     best = int(np.argmax(final_values))
-    return MaximizeResult(snapped[best].copy(), float(final_values[best]), n_evals)
+    value = final_values[best] if score is acq else float(acq(snapped[best][None, :])[0])
+    return MaximizeResult(snapped[best].copy(), float(value), n_evals)

@@ -354,7 +354,14 @@ class Optimizer:
         missing = []
         for i, trial in enumerate(trials):
             cached = self._encoded.get(trial.id)
-            if cached is not None and cached[0] == trial.params:
+            # (types compared too: True == 1, but they are different categorical choices)
+            if (
+                cached is not None
+                and cached[0] == trial.params
+                and all(
+                    type(a) is type(b) for a, b in zip(cached[0].values(), trial.params.values(), strict=True)
+                )
+            ):
                 out[i] = cached[1]
             else:
                 missing.append(i)

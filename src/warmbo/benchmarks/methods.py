@@ -104,7 +104,7 @@ class Warmbo(Method):
             "optimizer": "warmbo.Optimizer (in-memory study), acquisition EI()",
             "ml2_model": repr(default_model(2)),
             "fixed_model": repr(self._fixed_model(2)),
-            "maximize": "warmbo.maximize defaults with the optimizer's anchors: 512 Sobol and 512 local "
+            "maximize": "warmbo.maximize defaults with the optimizer's anchors: 256 Sobol and 256 local "
             "candidates around the 5 best observations, 5 L-BFGS-B starts on log EI",
             "initial_design": "max(3, 2 d) scrambled Sobol points",
         }
