@@ -13,18 +13,19 @@ Two choices make the search both cheaper and better than a large Sobol screen (m
 ``docs/core.md``, "Acquisition maximisation"):
 
 - Local candidates (256 Sobol and 256 local by default). Expected improvement is often concentrated
-  in a small region near the best
-  observations, which a Sobol screen misses in a few dimensions: at d = 6 with 200 observations,
-  the best of 4096 Sobol points had about 1/500 of the maximal EI, and the local search from it
-  reached 9% of it on one of four data sets. Gaussian perturbations of the best observations
-  (standard deviations 0.2, 0.05 and 0.01 of the unit cube, in equal parts) put starts in that region.
+  in a small region near the best observations, which a Sobol screen misses in a few dimensions:
+  at d = 6 with 200 observations, the best of 4096 Sobol points had about 1/500 of the maximal EI,
+  and the local search from it reached 9% of it on one of four data sets. Gaussian perturbations of
+  the best observations (standard deviations 0.2, 0.05 and 0.01 of the unit cube, in equal parts)
+  put starts in that region.
 - The local search climbs ``log EI`` when the acquisition has a log form (``has_log``): it is finite
   where EI underflows and its gradient does not vanish away from the incumbent (Ament et al. 2023),
-  and L-BFGS-B's tolerances on it are relative ones on EI (``ftol`` 1e-6 of the improvement so far,
-  ``gtol`` 1e-4) instead of an absolute 2e-9 (median 11 instead of 61 evaluations at d = 6,
-  n = 200). Candidates, starts and results are ranked by log EI too, so a climb where EI underflows
-  still counts; starts whose log EI is -inf, or more than 30 below the best start's, are not refined
-  (they would freeze or loosen the joint search of the others).
+  and L-BFGS-B's tolerances on it are relative ones on EI (a step must raise the sum of log EI over
+  the starts by 2.5e-5 of max(1, improvement so far); ``gtol`` 1e-4) instead of an absolute 2e-9
+  (median 11 instead of 61 evaluations at d = 6, n = 200). Candidates, starts and results are
+  ranked by log EI too, so a climb where EI underflows still counts; starts whose log EI is -inf,
+  or more than 30 below the best start's, are not refined (they would freeze or loosen the joint
+  search of the others).
 
 The returned point is always a valid encoded point of the space (inside the unit cube and snapped),
 so ``space.decode(result.x)`` never leaves the space. The optimiser itself is scipy's L-BFGS-B.
@@ -46,7 +47,7 @@ __all__ = ["MaximizeResult", "maximize"]
 _CHUNK = 4096
 _N_SOBOL_WITH_ANCHORS = 256
 _LOCAL_SCALES = (0.2, 0.05, 0.01)
-_LOG_FTOL = 1e-6
+_LOG_FTOL = 2.5e-5  # of max(1, improvement so far) in the sum of log EI over the starts
 _LOG_GTOL = 1e-4
 _LOG_GAP = 30.0  # starts more than this below the best start in log EI (a factor e^-30) are not refined
 
@@ -102,14 +103,17 @@ def _local_candidates(anchors: np.ndarray, n: int, seed: int | None) -> np.ndarr
     return np.clip(centres + scales[:, None] * rng.standard_normal(centres.shape), 0.0, 1.0)
 
 
-def _joint_lbfgsb(acq, starts: np.ndarray, d: int) -> tuple[np.ndarray, int]:
+def _joint_lbfgsb(
+    acq, starts: np.ndarray, d: int, start_values: np.ndarray | None = None
+) -> tuple[np.ndarray, int]:
     """Run L-BFGS-B from every start at once, on the sum of the acquisition over the starts.
 
     The starts do not interact (the sum is separable, each block's gradient is its own point's), so
     this is the same local search for each start, with one batched acquisition evaluation per step
     instead of one call per start and step (as BoTorch's ``gen_candidates_scipy`` does). The sum is
     of ``log`` values when the acquisition has a log form (same maximisers, relative tolerances; see
-    the module docstring). Returns the refined points (k, d) and the number of acquisition evaluations.
+    the module docstring). ``start_values``: the log values at the starts, when the caller has them.
+    Returns the refined points (k, d) and the number of acquisition evaluations.
     """
     use_log = bool(getattr(acq, "has_log", False))
     evaluate = acq.log_values_and_gradients if use_log else acq.values_and_gradients
@@ -124,14 +128,16 @@ def _joint_lbfgsb(acq, starts: np.ndarray, d: int) -> tuple[np.ndarray, int]:
         # Both are left where they are (a separate basin 1e-13 below the best start cannot
         # matter). The objective is shifted by its value at the starts, so L-BFGS-B's relative
         # test compares each step with the improvement so far, not with the level of log EI.
-        values, _ = evaluate(starts)
+        if start_values is None:
+            start_values = evaluate(starts)[0]
+            n_evals = starts.shape[0]
+        values = np.asarray(start_values, dtype=np.float64)
         finite = np.isfinite(values)
         if not np.any(finite):
-            return starts.copy(), starts.shape[0]
+            return starts.copy(), n_evals
         keep = finite & (values >= np.max(values[finite]) - _LOG_GAP)
-        n_evals = starts.shape[0]
         if not np.all(keep):
-            refined, more = _joint_lbfgsb_subset(acq, starts, keep, d)
+            refined, more = _joint_lbfgsb_subset(acq, starts, keep, values, d)
             return refined, n_evals + more
         offset = float(np.sum(values))
         options.update(ftol=_LOG_FTOL, gtol=_LOG_GTOL)
@@ -149,10 +155,12 @@ def _joint_lbfgsb(acq, starts: np.ndarray, d: int) -> tuple[np.ndarray, int]:
     return np.clip(result.x.reshape(k, d), 0.0, 1.0), n_evals + int(result.nfev) * k
 
 
-def _joint_lbfgsb_subset(acq, starts: np.ndarray, keep: np.ndarray, d: int) -> tuple[np.ndarray, int]:
+def _joint_lbfgsb_subset(
+    acq, starts: np.ndarray, keep: np.ndarray, values: np.ndarray, d: int
+) -> tuple[np.ndarray, int]:
     """:func:`_joint_lbfgsb` on the kept starts; the others are returned unchanged."""
     refined = starts.copy()
-    refined[keep], n_evals = _joint_lbfgsb(acq, starts[keep], d)
+    refined[keep], n_evals = _joint_lbfgsb(acq, starts[keep], d, values[keep])
     return refined, n_evals
 
 
@@ -221,12 +229,13 @@ def maximize(
     values = _evaluate(score, U)
     n_evals = U.shape[0]
     order = np.argsort(-values)
-    starts = [U[order[0]]]
+    chosen = [int(order[0])]
     for i in order[1:]:
-        if len(starts) >= n_starts:
+        if len(chosen) >= n_starts:
             break
-        if np.min(np.linalg.norm(np.asarray(starts) - U[i], axis=1)) > 1e-6:
-            starts.append(U[i])
+        if np.min(np.linalg.norm(U[chosen] - U[i], axis=1)) > 1e-6:
+            chosen.append(int(i))
+    starts = [U[i] for i in chosen]
 
     use_gradient = bool(getattr(acq, "has_gradient", False))
     bounds = [(0.0, 1.0)] * d
@@ -249,7 +258,8 @@ def maximize(
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
         if batched:
-            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d)
+            known = values[chosen] if score is not acq else None  # log values of the starts
+            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known)
             n_evals += nfev
             finals.extend(refined)
         for start in [] if batched else starts:
@@ -262,5 +272,5 @@ def maximize(
     final_values = _evaluate(score, snapped)
     n_evals += snapped.shape[0]
     best = int(np.argmax(final_values))
-    value = final_values[best] if score is acq else float(acq(snapped[best][None, :])[0])
+    value = final_values[best] if score is acq else np.exp(final_values[best])  # EI from log EI
     return MaximizeResult(snapped[best].copy(), float(value), n_evals)
