@@ -286,3 +286,11 @@ def test_anchors_of_the_wrong_width_are_refused_and_non_finite_ones_dropped():
     plain = maximize(bound, space, seed=1)
     nan_only = maximize(bound, space, seed=1, anchors=np.array([[np.nan, 0.5]]))
     np.testing.assert_array_equal(plain.x, nan_only.x)
+
+
+def test_the_reported_value_is_the_acquisition_at_the_returned_point():
+    X, y, gp = _underflow_gp()
+    bound = EI().bind(gp)
+    result = maximize(bound, Space.box([(0.0, 1.0)] * 2), seed=3, anchors=X[np.argsort(-y)[:5]])
+    assert result.value == pytest.approx(float(bound(result.x[None, :])[0]), rel=1e-12)
+    assert result.value > 0
