@@ -183,6 +183,18 @@ def test_local_candidates_find_the_ei_peak_a_sobol_screen_misses():
     assert plain < 0.5 * reference  # the case the local candidates are for: could fail if maximize changed
 
 
+@pytest.mark.parametrize("kernel", FUSED_KERNELS + [Matern(2.5, 0.4) * Constant(3.0), RBF(0.3)], ids=repr)
+def test_fused_gram_and_contraction_equal_the_separate_calls(kernel):
+    rng = np.random.default_rng(5)
+    X = rng.random((25, 3))
+    W = rng.standard_normal((25, 25))
+    W = W + W.T
+    K, dot = kernel.gram_with_gradient_dot(X)
+    np.testing.assert_allclose(K, kernel.gram(X), rtol=1e-12, atol=1e-14)
+    K[np.diag_indices_from(K)] += 1.0  # the caller may modify the Gram matrix (the GP adds its noise)
+    np.testing.assert_allclose(dot(W), kernel.gram_gradient_dot(X, W), rtol=1e-10, atol=1e-10)
+
+
 def test_inverse_from_the_cholesky_factor_is_the_symmetric_inverse():
     from warmbo.models.gp import _inverse_from_cholesky
 
