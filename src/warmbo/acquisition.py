@@ -314,18 +314,23 @@ class _BoundEI(Bound):
             and callable(getattr(self.model, "predict_gradients", None))
         )
 
+    def _log_ei(self, mean, std):
+        """``log EI`` from the posterior moments, with what its gradient needs: the ratios of
+        :func:`log_h`, the improvement ``mu - y+ - xi``, where sigma > 0, and sigma made safe to divide."""
+        diff = mean - self.incumbent - self.xi
+        positive = std > 0
+        safe_std = np.where(positive, std, 1.0)
+        value, cdf_ratio, pdf_ratio = log_h(np.where(positive, diff / safe_std, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = np.where(positive, np.log(safe_std) + value, np.log(np.maximum(diff, 0.0)))
+        return values, cdf_ratio, pdf_ratio, diff, positive, safe_std
+
     def log_values(self, U) -> np.ndarray:
         """``log EI`` at the points U (m,) from the posterior alone (no gradients); see
         :meth:`log_values_and_gradients`."""
         if not self.has_log:
             raise NotImplementedError(f"{type(self).__name__} has no log form for this model")
-        mean, std = self.model.predict(np.asarray(U, dtype=np.float64))
-        diff = mean - self.incumbent - self.xi
-        positive = std > 0
-        safe_std = np.where(positive, std, 1.0)
-        value, _, _ = log_h(np.where(positive, diff / safe_std, 0.0))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(positive, np.log(safe_std) + value, np.log(np.maximum(diff, 0.0)))
+        return self._log_ei(*self.model.predict(np.asarray(U, dtype=np.float64)))[0]
 
     def log_values_and_gradients(self, U):
         """``log EI = log sigma + log h(z)`` and ``d log EI = (Phi(z) dmu + phi(z) dsigma) / (sigma h(z))``
@@ -336,12 +341,8 @@ class _BoundEI(Bound):
         if not self.has_log:
             raise NotImplementedError(f"{type(self).__name__} has no log form for this model")
         mean, std, dmean, dstd = self.model.predict_gradients(np.asarray(U, dtype=np.float64))
-        diff = mean - self.incumbent - self.xi
-        positive = std > 0
-        safe_std = np.where(positive, std, 1.0)
-        value, cdf_ratio, pdf_ratio = log_h(np.where(positive, diff / safe_std, 0.0))
+        values, cdf_ratio, pdf_ratio, diff, positive, safe_std = self._log_ei(mean, std)
         with np.errstate(divide="ignore", invalid="ignore"):
-            values = np.where(positive, np.log(safe_std) + value, np.log(np.maximum(diff, 0.0)))
             grads = np.where(
                 positive[:, None],
                 (cdf_ratio[:, None] * dmean + pdf_ratio[:, None] * dstd) / safe_std[:, None],

@@ -119,6 +119,7 @@ def _joint_lbfgsb(
     evaluate = acq.log_values_and_gradients if use_log else acq.values_and_gradients
     options = {"maxiter": 200}
     offset, n_evals = 0.0, 0
+    keep = np.ones(starts.shape[0], dtype=bool)
     if use_log:
         # The tolerances act on the sum over the starts, so the starts that share it are chosen:
         # - a start whose log EI is not finite (sigma = 0 and no improvement) would make the sum
@@ -136,12 +137,10 @@ def _joint_lbfgsb(
         if not np.any(finite):
             return starts.copy(), n_evals
         keep = finite & (values >= np.max(values[finite]) - _LOG_GAP)
-        if not np.all(keep):
-            refined, more = _joint_lbfgsb_subset(acq, starts, keep, values, d)
-            return refined, n_evals + more
-        offset = float(np.sum(values))
+        offset = float(np.sum(values[keep]))
         options.update(ftol=_LOG_FTOL, gtol=_LOG_GTOL)
-    k = starts.shape[0]
+    active = starts[keep]
+    k = active.shape[0]
 
     def fun(flat):
         values, grads = evaluate(flat.reshape(k, d))
@@ -150,18 +149,11 @@ def _joint_lbfgsb(
         return offset - float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
     result = optimize.minimize(
-        fun, starts.reshape(-1), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * (k * d), options=options
+        fun, active.reshape(-1), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * (k * d), options=options
     )
-    return np.clip(result.x.reshape(k, d), 0.0, 1.0), n_evals + int(result.nfev) * k
-
-
-def _joint_lbfgsb_subset(
-    acq, starts: np.ndarray, keep: np.ndarray, values: np.ndarray, d: int
-) -> tuple[np.ndarray, int]:
-    """:func:`_joint_lbfgsb` on the kept starts; the others are returned unchanged."""
     refined = starts.copy()
-    refined[keep], n_evals = _joint_lbfgsb(acq, starts[keep], d, values[keep])
-    return refined, n_evals
+    refined[keep] = np.clip(result.x.reshape(k, d), 0.0, 1.0)
+    return refined, n_evals + int(result.nfev) * k
 
 
 def maximize(

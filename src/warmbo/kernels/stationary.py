@@ -119,19 +119,12 @@ class Stationary(Kernel):
         ``sum_ij M_ij (x_i - x_j)^2 = 2 sum_i (M 1)_i x_i^2 - 2 x^T M x`` per dimension (M symmetric), on
         centred inputs: O(n^2 d) time and O(n^2) memory instead of the (n, n, d) tensor.
         """
-        X = as_points(X, "X", self.input_dim)
-        r2 = self._scaled_sqdist(X, X)
-        M = np.asarray(W, dtype=np.float64) * self._dkappa(r2)
-        if not self.ard:
-            return np.array([-2.0 * float(np.sum(M * r2))])
-        Xc = (X - X.mean(axis=0)) / self.lengthscale
-        pair_sums = 2.0 * (M.sum(axis=1) @ Xc**2) - 2.0 * np.einsum("id,id->d", Xc, M @ Xc)
-        return -2.0 * pair_sums
+        return self.gram_with_gradient_dot(X)[1](np.asarray(W, dtype=np.float64))
 
     def gram_with_gradient_dot(self, X):
         """One scaled distance matrix and one exponential give both the Gram matrix and
-        ``g = dk/d(r^2)``; the contraction is then that of :meth:`gram_gradient_dot` (computed in
-        g's memory, so the returned function is for one call)."""
+        ``g = dk/d(r^2)``; the contraction of :meth:`gram_gradient_dot` is then computed in g's
+        memory, so the returned function is for one call."""
         X = as_points(X, "X", self.input_dim)
         r2 = self._scaled_sqdist(X, X)
         if not self.ard:
