@@ -107,9 +107,18 @@ class Kernel(ABC):
         return self.evaluate(X, Y)
 
     def gram(self, X) -> np.ndarray:
-        """The symmetric Gram matrix ``k(X, X)``."""
+        """The Gram matrix ``k(X, X)``, exactly symmetric.
+
+        ``evaluate(X, X)`` can be off by an ulp between ``K[i, j]`` and ``K[j, i]`` (a feature kernel's
+        ``Phi Phi^T`` is a general matrix product whose blocking order depends on the BLAS), so the
+        result is symmetrised: ``(K + K^T) / 2`` is symmetric bit for bit, since floating-point
+        addition commutes.
+        """
         X = as_points(X, "X", self.input_dim)
-        return self.evaluate(X, X)
+        K = self.evaluate(X, X)
+        K += K.T.copy()
+        K *= 0.5
+        return K
 
     @abstractmethod
     def evaluate(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -150,8 +159,7 @@ class Kernel(ABC):
 
     def gram_gradient(self, X) -> tuple[np.ndarray, np.ndarray]:
         """Gram matrix K (n, n) and its derivatives ``dK/dtheta`` of shape (n, n, n_theta)."""
-        X = as_points(X, "X", self.input_dim)
-        K = self.evaluate(X, X)
+        K = self.gram(X)
         if self.n_theta:
             raise NotImplementedError(f"{type(self).__name__} does not implement gram_gradient")
         return K, np.zeros(K.shape + (0,))
