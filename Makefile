@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench bench-peers bench-core lint clean
+.PHONY: test demo bench bench-peers bench-core bench-threads lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ bench-peers: $(STAMP)
 # Micro-benchmarks of the GP update, prediction and acquisition maximisation (bench/results/core.json).
 bench-core: $(STAMP)
 	$(BIN)/python bench/core.py
+
+# warmbo's one-BLAS-thread policy against the BLAS default, in one process (bench/results/blas_threads.json).
+bench-threads: $(STAMP)
+	$(BIN)/python bench/blas_threads.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples

@@ -566,3 +566,50 @@ def test_the_encoding_cache_tells_true_from_one():
     np.testing.assert_array_equal(opt._encode_trials([one]), space.encode({"c": 1}))
     np.testing.assert_array_equal(opt._encode_trials([true]), space.encode({"c": True}))
     assert not np.array_equal(space.encode({"c": 1}), space.encode({"c": True}))
+
+
+# ---------------------------------------------------------------- no repeats on discrete spaces
+def _asks_until(space, objective, n):
+    opt = wb.Optimizer(space, seed=0)
+    keys = []
+    for _ in range(n):
+        params = opt.ask()
+        keys.append(tuple(sorted(params.items(), key=lambda kv: kv[0])))
+        opt.tell(params, objective(params))
+    return opt, keys
+
+
+def test_no_repeated_suggestion_in_100_asks_on_a_categorical_space():
+    # 10 parameters x 4 choices: before evaluated points were excluded on every space, every BO ask
+    # repeated one of 3 incumbents
+    space = wb.Space([wb.Categorical(f"c{i}", ["a", "b", "c", "d"]) for i in range(10)])
+
+    def objective(p):
+        return sum((ord(v) - ord("a") - i % 4) ** 2 for i, v in enumerate(p.values()))
+
+    opt, keys = _asks_until(space, objective, 100)
+    assert len(set(keys)) == 100
+    assert opt.n_initial == 20  # 2 per parameter, not 2 per one-hot column (80)
+    # and BO is not a random walk: it finds the optimum (value 0) of this separable function
+    assert opt.best.value <= 2
+
+
+def test_no_repeated_suggestion_in_100_asks_on_an_integer_space():
+    space = wb.Space([wb.Int(f"i{i}", 1, 6) for i in range(4)])
+    opt, keys = _asks_until(space, lambda p: sum((v - 3) ** 2 for v in p.values()), 100)
+    assert len(set(keys)) == 100
+    assert opt.best.value == 0
+
+
+def test_a_small_discrete_space_is_exhausted_before_any_point_repeats():
+    space = wb.Space([wb.Int("i", 0, 2), wb.Categorical("c", ["x", "y", "z", "w"])])
+    assert space.cardinality == 12
+    _, keys = _asks_until(space, lambda p: p["i"] + (p["c"] == "y"), 15)
+    assert len(set(keys[:12])) == 12  # every point once, then repeats are allowed
+    assert len(keys) == 15
+
+
+def test_cardinality_of_spaces():
+    assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
+    assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6
+    assert wb.Space.grid([[0.0], [0.5], [1.0]]).cardinality == 3

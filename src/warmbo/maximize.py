@@ -27,6 +27,12 @@ Two choices make the search both cheaper and better than a large Sobol screen (m
   or more than 30 below the best start's, are not refined (they would freeze or loosen the joint
   search of the others).
 
+On spaces with integer or categorical parameters, the local candidates also include one-exchange
+neighbours of the anchors (one such parameter set to a random value), since Gaussian perturbations
+rarely leave a one-hot block's argmax. Points in ``exclude`` are never returned while another
+point is found: if every local search ends on an excluded point (they snap back to the incumbent
+on discrete spaces), the best snapped candidate that is not excluded wins.
+
 The returned point is always a valid encoded point of the space (inside the unit cube and snapped),
 so ``space.decode(result.x)`` never leaves the space. The optimiser itself is scipy's L-BFGS-B.
 """
@@ -40,9 +46,12 @@ import numpy as np
 from scipy import optimize
 from scipy.stats import qmc
 
-from .space import Float
+from .space import Categorical, Float, Int
 
-__all__ = ["MaximizeResult", "maximize"]
+__all__ = ["MaximizeResult", "maximize", "DUPLICATE_TOLERANCE", "taken"]
+
+#: max-norm distance in the unit cube below which two encoded points count as the same point
+DUPLICATE_TOLERANCE = 1e-6
 
 _CHUNK = 4096
 _N_SOBOL_WITH_ANCHORS = 256
@@ -78,6 +87,19 @@ def _evaluate(acq, U: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(out), out, -np.inf)
 
 
+def taken(points: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
+    """Which rows of ``points`` (m, d) lie within :data:`DUPLICATE_TOLERANCE` (max norm) of a row of
+    ``exclude`` (k, d): a k-d tree query, O((m + k) log k), instead of an (m, k, d) comparison."""
+    points = np.asarray(points, dtype=np.float64)
+    if exclude is None or len(exclude) == 0 or points.shape[0] == 0:
+        return np.zeros(points.shape[0], dtype=bool)
+    from scipy.spatial import cKDTree
+
+    tree = cKDTree(np.asarray(exclude, dtype=np.float64).reshape(-1, points.shape[1]))
+    distance, _ = tree.query(points, p=np.inf, distance_upper_bound=DUPLICATE_TOLERANCE * (1 + 1e-9))
+    return np.isfinite(distance)
+
+
 def _candidates(space, n: int, seed: int | None) -> np.ndarray:
     """``n`` scrambled Sobol candidates in the encoded cube.
 
@@ -101,6 +123,23 @@ def _local_candidates(anchors: np.ndarray, n: int, seed: int | None) -> np.ndarr
     scales = np.array(_LOCAL_SCALES)[np.arange(n) % len(_LOCAL_SCALES)]
     centres = anchors[rng.integers(anchors.shape[0], size=n)]
     return np.clip(centres + scales[:, None] * rng.standard_normal(centres.shape), 0.0, 1.0)
+
+
+def _neighbours(space, anchors: np.ndarray, n: int, seed: int | None) -> np.ndarray:
+    """``n`` one-exchange neighbours of the anchors: an anchor (chosen uniformly) with one of its
+    integer or categorical parameters (chosen uniformly) set to a random value. Gaussian perturbations
+    rarely leave a one-hot block's argmax, so without these the search of a categorical space never
+    looks one category away from the best observations."""
+    discrete = [i for i, p in enumerate(space.params) if isinstance(p, Int | Categorical)]
+    rng = np.random.default_rng(None if seed is None else seed + 1)
+    out = anchors[rng.integers(anchors.shape[0], size=n)].copy()
+    values = space.sample_encoded(n, seed=rng)
+    which = rng.choice(discrete, size=n)
+    for i in discrete:
+        rows = which == i
+        sl = space.slice_of(space.params[i].name)
+        out[rows, sl] = values[rows, sl]
+    return out
 
 
 def _joint_lbfgsb(
@@ -183,7 +222,9 @@ def maximize(
     n_starts : int
         Number of L-BFGS-B starts from the best candidates.
     exclude : array (k, d), optional
-        Encoded points that must not be returned (for a finite space: pending or observed points).
+        Encoded points that must not be returned (the optimizer passes pending, failed and evaluated
+        points). They are avoided whenever a point that is not excluded is found; only if every
+        candidate is excluded is one of them returned (the caller checks).
     anchors : array (k, d), optional
         Encoded points around which local candidates are drawn (the best observations; continuous
         spaces only).
@@ -196,11 +237,9 @@ def maximize(
     if space.is_finite:
         candidates = np.asarray(space.candidates, dtype=np.float64)
         values = _evaluate(acq, candidates)
-        if exclude is not None and len(exclude):
-            excluded = np.asarray(exclude, dtype=np.float64).reshape(-1, d)
-            taken = np.any(np.all(np.isclose(candidates[:, None, :], excluded[None, :, :]), axis=2), axis=1)
-            if not np.all(taken):
-                values = np.where(taken, -np.inf, values)
+        busy = taken(candidates, exclude)
+        if not np.all(busy):
+            values = np.where(busy, -np.inf, values)
         best = int(np.argmax(values))
         return MaximizeResult(candidates[best].copy(), float(values[best]), candidates.shape[0])
 
@@ -215,6 +254,8 @@ def maximize(
     U = _candidates(space, n_candidates, seed)
     if local:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
+        if any(isinstance(p, Int | Categorical) for p in space.params):
+            U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away
     score = acq.log_values if getattr(acq, "has_log", False) else acq
@@ -263,6 +304,18 @@ def maximize(
     snapped = space.snap(np.asarray(finals))
     final_values = _evaluate(score, snapped)
     n_evals += snapped.shape[0]
+    busy = taken(snapped, exclude)
+    if np.all(busy) and exclude is not None and len(exclude):
+        # every local search ended on an excluded point (on integer and categorical spaces they snap
+        # back to the incumbent): the best candidate that is not excluded, after snapping
+        pool = np.unique(space.snap(U), axis=0)
+        pool = pool[~taken(pool, exclude)]
+        if pool.shape[0]:
+            snapped, final_values = pool, _evaluate(score, pool)
+            n_evals += pool.shape[0]
+            busy = np.zeros(pool.shape[0], dtype=bool)
+    if not np.all(busy):
+        final_values = np.where(busy, -np.inf, final_values)
     best = int(np.argmax(final_values))
     value = final_values[best] if score is acq else np.exp(final_values[best])  # EI from log EI
     return MaximizeResult(snapped[best].copy(), float(value), n_evals)

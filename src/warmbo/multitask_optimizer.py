@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._threads import blas_limited
 from .acquisition import ScalarizedUCB
 from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
@@ -90,6 +91,7 @@ class _Standardised:
             raise AttributeError(name)
         return getattr(self.model, name)
 
+    @blas_limited
     def predict(self, X, cov: str = "norm"):
         out = self.model.predict(X, cov=cov)
         if cov == "none":
@@ -418,6 +420,7 @@ class MultiTaskOptimizer(Optimizer):
             B = np.eye(self.n_tasks)
         return ICM(self.kernel, B)
 
+    @blas_limited
     def fit_model(self, trials: Sequence[Trial] | None = None):
         """The multi-task posterior on the complete trials (signed, standardised), or None (< 2 trials)."""
         trials = self.study.trials() if trials is None else trials
@@ -444,6 +447,7 @@ class MultiTaskOptimizer(Optimizer):
         sigma = self.sigma if self.sigma is not None else math.sqrt(self.noise)
         return _Standardised(model, mean, scale, b, sigma)
 
+    @blas_limited
     def predict(self, params) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean (N, n) of the task values (user's signs) and ``Gamma_t(x, x)`` (N, n, n)."""
         model = self.model_ if self.model_ is not None else self.fit_model()
@@ -474,8 +478,7 @@ class MultiTaskOptimizer(Optimizer):
             acquisition = self._acquisition(reference.b, reference.sigma)
             bound = acquisition.bind(model, space=self.space, reference=reference)
             seed = self.seed * 100_003 + index
-            exclude = busy_X if self.space.is_finite else None
-            x = maximize_acquisition(bound, self.space, seed=seed, exclude=exclude).x
+            x = maximize_acquisition(bound, self.space, seed=seed, exclude=busy_X).x
         if self._collides(x, busy_X):
             return self._design_point(index, busy_X)
         return x

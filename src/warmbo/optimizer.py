@@ -6,9 +6,11 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
 -> maximize(acq, space) -> Space.decode -> store the pending trial``
 
 - The model sees outputs in the maximisation convention (``y`` or ``-y`` when minimising).
-- The first ``n_initial`` trials (default ``max(3, 2 * dim)``) follow a scrambled Sobol design; after
-  that every point maximises the acquisition. Design points are indexed by how many trials exist, so
-  concurrent workers take different ones.
+- The first ``n_initial`` trials (default ``max(3, 2 * len(space.params))``) follow a scrambled Sobol
+  design; after that every point maximises the acquisition. No point is suggested twice while the
+  space has points left: pending, failed and evaluated points are excluded on every space (see
+  ``_busy``), until a finite space (``space.cardinality``) has been exhausted. Design points are
+  indexed by how many trials exist, so concurrent workers take different ones.
 - Pending trials are fantasised with the kriging believer (Ginsbourger et al. 2010): the model is
   conditioned on them at its own posterior mean, which collapses the uncertainty there, so
   ``ask(4)`` or four workers get four different points. Failed trials are fantasised as a constant
@@ -48,19 +50,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._threads import blas_limited
 from .acquisition import EI, UCB, Acquisition
 from .bounds import Schedule
 from .kernels import Constant, Kernel, Matern
 from .maximize import maximize as maximize_acquisition
+from .maximize import taken
 from .models import GP
 from .space import Space
 from .storage import Study, default_worker
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning"]
-
-# max-norm distance in the unit cube below which two points count as the same suggestion
-_DUPLICATE_TOLERANCE = 1e-6
 
 
 class TrialFailedWarning(UserWarning):
@@ -141,7 +142,8 @@ class Optimizer:
     maximize : bool
         Maximise (True) or minimise (False, default) the objective.
     n_initial : int, optional
-        Size of the Sobol initial design (default ``max(3, 2 * dim)``).
+        Size of the Sobol initial design (default ``max(3, 2 * len(space.params))``: by parameters,
+        not by encoded width).
     seed : int, optional
         Seed of the design, the acquisition search and the hyperparameter restarts.
     storage : str, optional
@@ -180,7 +182,8 @@ class Optimizer:
         if not isinstance(maximize, bool):
             raise ValueError(f"maximize must be True or False, got {maximize!r}")
         if n_initial is None:
-            n_initial = max(3, 2 * space.dim)
+            # by parameters, not by encoded width: ten 4-way categoricals are 10 parameters, not 40
+            n_initial = max(3, 2 * len(space.params))
         if isinstance(n_initial, bool) or not isinstance(n_initial, int | np.integer) or n_initial < 1:
             raise ValueError(f"n_initial must be a positive integer, got {n_initial!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
@@ -263,6 +266,7 @@ class Optimizer:
         return values if self.maximize else -values
 
     # ------------------------------------------------------------------ model
+    @blas_limited
     def fit_model(self, trials: Sequence[Trial] | None = None):
         """A fresh copy of the model fitted to the complete trials (maximisation convention).
 
@@ -310,6 +314,7 @@ class Optimizer:
             overrides["noise"] = noise_level
         return model.clone(**overrides), True
 
+    @blas_limited
     def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and std of the objective (user's sign) at parameter dicts."""
         model = self.model_ if self.model_ is not None else self.fit_model()
@@ -338,13 +343,17 @@ class Optimizer:
 
     # ------------------------------------------------------------------ ask / tell
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
-        """Encoded points that must not be suggested again: pending and failed trials, and on a
-        finite space every evaluated candidate too (unless the space is exhausted)."""
-        states = (PENDING, FAILED, COMPLETE) if self.space.is_finite else (PENDING, FAILED)
-        busy = [t for t in trials if t.state in states]
-        if self.space.is_finite and len(busy) >= self.space.candidates.shape[0]:
-            busy = [t for t in trials if t.state in (PENDING, FAILED)]
-        return self._encode_trials(busy)
+        """Encoded points that must not be suggested again: pending, failed and evaluated trials.
+
+        Evaluated points become available again only once every point of a finite space (a grid,
+        or integers and categoricals only) has been tried; on a continuous space an exact repeat
+        is excluded too (it adds nothing the model does not have).
+        """
+        busy = self._encode_trials(trials)
+        if busy.shape[0] >= self.space.cardinality:
+            if np.unique(busy, axis=0).shape[0] >= self.space.cardinality:
+                return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
+        return busy
 
     def _encode_trials(self, trials: Sequence[Trial]) -> np.ndarray:
         """``space.encode`` of the trials' parameters, (len(trials), dim), remembering each trial's
@@ -375,10 +384,7 @@ class Optimizer:
 
     @staticmethod
     def _collides(x: np.ndarray, busy_X: np.ndarray) -> bool:
-        return (
-            bool(busy_X.shape[0])
-            and float(np.min(np.max(np.abs(busy_X - x), axis=1))) <= _DUPLICATE_TOLERANCE
-        )
+        return bool(taken(np.asarray(x, dtype=np.float64)[None, :], busy_X)[0])
 
     def _next_point(self, trials: list[Trial], index: int) -> np.ndarray:
         """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
@@ -405,11 +411,7 @@ class Optimizer:
             bound = self.acquisition.bind(model, space=space, reference=reference)
             seed = self.seed * 100_003 + index
             x = maximize_acquisition(
-                bound,
-                space,
-                seed=seed,
-                exclude=busy_X if space.is_finite else None,
-                anchors=self._anchors(reference),
+                bound, space, seed=seed, exclude=busy_X, anchors=self._anchors(reference)
             ).x
         if self._collides(x, busy_X):
             return self._design_point(index, busy_X)
@@ -435,21 +437,22 @@ class Optimizer:
             candidates = self.space.candidates
             order = np.random.default_rng(self.seed).permutation(candidates.shape[0])
             rotated = np.concatenate([order[index % order.size :], order[: index % order.size]])
-            for i in rotated:
-                if not self._collides(candidates[i], busy_X):
-                    return candidates[i].copy()
+            free = rotated[~taken(candidates[rotated], busy_X)]
+            if free.size:
+                return candidates[free[0]].copy()
             raise ValueError("every candidate of the finite search space is pending or failed")
         n = max(self.n_initial, index + 1)
         for _ in range(8):
             design = self.space.sample_encoded(
                 int(2 ** math.ceil(math.log2(n + busy_X.shape[0] + 1))), self.seed
             )
-            for x in design[index:]:
-                if not self._collides(x, busy_X):
-                    return x
+            free = design[index:][~taken(design[index:], busy_X)]
+            if free.shape[0]:
+                return free[0]
             n *= 2
         raise ValueError("the search space has no point left that is not pending or failed")
 
+    @blas_limited
     def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:
         """Suggest the next point(s) to evaluate and store them as pending trials.
 

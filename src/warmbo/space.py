@@ -677,6 +677,23 @@ class Space:
         return self.candidate_points is not None
 
     @property
+    def cardinality(self) -> float:
+        """Number of distinct valid points: the candidates of a grid space, the product of the
+        parameters' sizes when every parameter is an :class:`Int` or a :class:`Categorical`, and
+        ``math.inf`` as soon as one parameter is a continuous :class:`Float`."""
+        if self.candidate_points is not None:
+            return float(self.candidate_points.shape[0])
+        size = 1.0
+        for p in self.params:
+            if isinstance(p, Int):
+                size *= p.high - p.low + 1
+            elif isinstance(p, Categorical):
+                size *= p.width
+            else:
+                return math.inf
+        return size
+
+    @property
     def candidates(self) -> FloatArray | None:
         """Encoded candidates ``(N, dim)`` of a grid space (a copy), else None."""
         enc = self._candidates  # type: ignore[attr-defined]

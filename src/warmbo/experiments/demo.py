@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._threads import blas_limited
 from ..acquisition import EI, UCB, Acquisition
 from ..bounds import Srinivas
 from ..kernels import Constant, Matern
@@ -223,6 +224,7 @@ def multitask_run(method: str, budget: int, seed: int, n_tasks: int = 5, noise: 
     return regret / np.arange(1, len(chosen) + 1)
 
 
+@blas_limited
 def run_demo(out: Path, quick: bool = False, progress=None) -> DemoResult:
     """Run the comparison and write ``results.json`` and ``regret.png`` into ``out``."""
     runs = 2 if quick else 5

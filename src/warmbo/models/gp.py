@@ -43,6 +43,7 @@ from .._linalg import (
     solve_lower,
     solve_upper,
 )
+from .._threads import blas_limited
 from .._validation import as_noise, as_points, as_values
 from ..kernels.base import Kernel
 
@@ -267,6 +268,7 @@ class GP:
         return None if self._X is None else self._X.shape[1]
 
     # ------------------------------------------------------------------ fitting
+    @blas_limited
     def fit(self, X, y) -> GP:
         """Condition on (X, y), choosing hyperparameters first if ``optimizer`` is set.
 
@@ -327,6 +329,7 @@ class GP:
         self._alpha = None
         self._prior_variance = None  # k(x, x) of a stationary kernel_, once asked for
 
+    @blas_limited
     def add(self, X_new, y_new, noise=None) -> GP:
         """Condition on more points by a block Cholesky update (no refactorisation, no refitting).
 
@@ -389,6 +392,7 @@ class GP:
     def _cross(self, X: np.ndarray) -> np.ndarray:
         return self.kernel_.evaluate(self._X, X)
 
+    @blas_limited
     def predict(self, X, return_cov: bool = False):
         """Posterior mean and standard deviation (or full covariance) of the latent f at X.
 

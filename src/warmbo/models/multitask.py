@@ -44,6 +44,7 @@ import numbers
 import numpy as np
 
 from .._linalg import cholesky, cholesky_append, solve_lower, solve_upper
+from .._threads import blas_limited
 from .._validation import as_points
 from ..kernels.multitask import ICM, Independent, MultiTaskKernel
 from .gp import GP
@@ -221,6 +222,7 @@ class MultiTaskGP(MultiTaskData):
         Y = as_task_values(Y, self.n_tasks, X.shape[0], f"Y{name}")
         return X, Y
 
+    @blas_limited
     def fit(self, X, Y) -> MultiTaskGP:
         """Condition on points X (t, d) with vector outputs Y (t, n), replacing earlier data."""
         X, Y = self._validate(X, Y, "")
@@ -230,6 +232,7 @@ class MultiTaskGP(MultiTaskData):
         self._X = np.zeros((0, X.shape[1]))
         return self._append(X, Y)
 
+    @blas_limited
     def add(self, X_new, Y_new) -> MultiTaskGP:
         """Condition on more points (incremental: block Cholesky / per-task updates; ICM re-decomposes)."""
         X_new, Y_new = self._validate(X_new, Y_new, "_new")
@@ -302,6 +305,7 @@ class MultiTaskGP(MultiTaskData):
         return self._eig
 
     # ------------------------------------------------------------------ prediction
+    @blas_limited
     def predict(self, X, cov: str = "norm"):
         """Posterior mean and uncertainty at X (N, d).
 

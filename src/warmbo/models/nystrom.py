@@ -57,6 +57,7 @@ import numbers
 import numpy as np
 
 from .._linalg import cholesky, solve_lower, solve_upper
+from .._threads import blas_limited
 from .._validation import as_points
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
@@ -201,6 +202,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
         return self._p.copy()
 
     # ------------------------------------------------------------------ conditioning
+    @blas_limited
     def fit(self, X, Y) -> BudgetedMultiTaskGP:
         """Condition on (X, Y) one point at a time, as the algorithm would have (resets the dictionary)."""
         X = as_points(X, "X", self.kernel.input_dim)
@@ -213,6 +215,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
             self._add_round(x[None, :], y[None, :])
         return self
 
+    @blas_limited
     def add(self, X_new, Y_new, *, batch: bool = False) -> BudgetedMultiTaskGP:
         """Condition on more points, one round each: record p and the log-det term, resample, rebuild.
 
@@ -303,6 +306,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
         return proj.T @ (W[:, None] * self.kernel.gram(XD, X))
 
     # ------------------------------------------------------------------ prediction
+    @blas_limited
     def predict(self, X, cov: str = "norm"):
         """Approximate posterior mean ``mu~_t`` (N, n) and ``||Gamma~_t(x, x)||`` (N,) or ``Gamma~_t(x, x)``.
 

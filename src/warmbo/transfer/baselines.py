@@ -53,6 +53,7 @@ import numbers
 import numpy as np
 from scipy.stats import rankdata
 
+from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels.base import Kernel
 from ..models.gp import GP
@@ -234,6 +235,7 @@ class _TransferModel:
     def input_dim(self) -> int | None:
         return None if self._X is None else int(self._X.shape[1])
 
+    @blas_limited
     def fit(self, X, y):
         """Fit on target data (X, y); sources are validated (and fitted, where needed) on first use.
 
@@ -261,6 +263,7 @@ class _TransferModel:
         self._X, self._y = X.copy(), y.copy()
         return self
 
+    @blas_limited
     def add(self, X_new, y_new):
         """Condition on more target points without refitting hyperparameters (the optimizer's fantasies).
 

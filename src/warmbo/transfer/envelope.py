@@ -42,6 +42,7 @@ import warnings
 
 import numpy as np
 
+from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels import Constant, Kernel, Matern
 from ..models.gp import GP
@@ -194,6 +195,7 @@ class Envelope:
         return sources, models
 
     # ------------------------------------------------------------------ fitting
+    @blas_limited
     def fit(self, X, y) -> Envelope:
         """Condition on target data (X, y): update sigma_s^2 (eqs. 22-24) and fit the combined GP."""
         self._validate()
@@ -206,6 +208,7 @@ class Envelope:
         self._refit(optimise=self.fit_hyperparameters)
         return self
 
+    @blas_limited
     def add(self, X, y) -> Envelope:
         """Add target points: sigma_s^2 is updated and the combined GP rebuilt (hyperparameters kept)."""
         if not hasattr(self, "_X"):

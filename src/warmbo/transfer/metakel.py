@@ -32,6 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
@@ -195,6 +196,7 @@ class MetaKeL:
         return G, c, yy, w
 
     # ------------------------------------------------------------------ fitting
+    @blas_limited
     def fit(self, tasks) -> MetaKeL:
         """Meta-learn the kernel from ``tasks`` (a list of (X, y) pairs, or a TaskData with a task column).
 

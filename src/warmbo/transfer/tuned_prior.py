@@ -34,6 +34,7 @@ import warnings
 
 import numpy as np
 
+from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels.base import Affine
 from ..kernels.free import FreeKernel, TunedKernel
@@ -162,6 +163,7 @@ class TunedPrior:
         return float(np.mean(errors))
 
     # ------------------------------------------------------------------ fit
+    @blas_limited
     def fit(self, X_aux, y_aux) -> TunedPrior:
         """Train the learner on the auxiliary data A and build K^A_2."""
         if not isinstance(self.free_kernel, FreeKernel):

@@ -1,0 +1,92 @@
+"""BLAS threads in warmbo's hot paths: one thread unless the user asks for more.
+
+A Bayesian-optimisation step factorises and multiplies matrices of a few hundred to a few thousand
+rows, many times. Multi-threaded OpenBLAS on matrices that small is a loss on an idle machine and a
+disaster on a busy one, where its threads spin waiting for cores other processes hold. Measured on
+2 cores at load 5.5 (``bench/blas_threads.py``): a Cholesky factorisation of a 1024 x 1024 matrix
+took 1567 ms of wall time with the default two threads against 125 ms with one; 129 x slower at
+n = 128. ``warmbo demo --quick`` took 271 s against 14 s.
+
+So every public entry point that does linear algebra (``Optimizer.ask``, ``fit_model``,
+``predict``, ``GP.fit``/``add``/``predict``, the demo) runs under :func:`blas_limited`, which holds
+the BLAS libraries loaded in the process (through threadpoolctl) at ``WARMBO_BLAS_THREADS`` threads,
+default 1. ``WARMBO_BLAS_THREADS=0`` leaves the BLAS as it is. The limit is process-wide while it
+holds (that is how BLAS libraries work) and is restored when the outermost call returns; objective
+evaluations in :meth:`Optimizer.run` run outside it.
+
+What is written by hand here is only the nesting: nested calls (``ask`` calls ``GP.fit``, which is
+also public) reuse the outer limit through a thread-local depth, so an inner call costs a
+microsecond instead of threadpoolctl's 0.1 ms.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from typing import TypeVar
+
+__all__ = ["blas_limited", "blas_threads", "limit_blas"]
+
+F = TypeVar("F", bound=Callable)
+
+_state = threading.local()
+_controller = None
+
+
+def blas_threads() -> int:
+    """The number of BLAS threads warmbo's hot paths use: ``WARMBO_BLAS_THREADS`` (default 1; 0 means
+    the BLAS library's own setting)."""
+    raw = os.environ.get("WARMBO_BLAS_THREADS", "1").strip()
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"WARMBO_BLAS_THREADS must be a non-negative integer, got {raw!r}") from None
+    if value < 0:
+        raise ValueError(f"WARMBO_BLAS_THREADS must be a non-negative integer, got {raw!r}")
+    return value
+
+
+@contextmanager
+def limit_blas():
+    """Hold BLAS at :func:`blas_threads` threads for the duration of the block (outermost block only)."""
+    depth = getattr(_state, "depth", 0)
+    if depth:
+        _state.depth = depth + 1
+        try:
+            yield
+        finally:
+            _state.depth = depth
+        return
+    threads = blas_threads()
+    if threads == 0:
+        _state.depth = 1
+        try:
+            yield
+        finally:
+            _state.depth = 0
+        return
+    global _controller
+    if _controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        _controller = ThreadpoolController()
+    with _controller.limit(limits=threads, user_api="blas"):
+        _state.depth = 1
+        try:
+            yield
+        finally:
+            _state.depth = 0
+
+
+def blas_limited(fn: F) -> F:
+    """Decorator: run ``fn`` under :func:`limit_blas`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with limit_blas():
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,75 @@
+"""BLAS threads in warmbo's hot paths (warmbo._threads): one thread by default, the user's choice with
+WARMBO_BLAS_THREADS, and the caller's setting restored afterwards."""
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_info, threadpool_limits
+
+import warmbo as wb
+from warmbo._threads import blas_threads, limit_blas
+
+
+def _blas_threads_now() -> set[int]:
+    return {p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"}
+
+
+class _RecordingGP(wb.GP):
+    """A GP that records the BLAS threads in force while the optimizer fits it."""
+
+    seen: list = []
+
+    def fit(self, X, y):
+        _RecordingGP.seen.append(_blas_threads_now())
+        return super().fit(X, y)
+
+    def clone(self, **overrides):
+        return _RecordingGP(**{**self.get_params(), **overrides})
+
+
+def _ask_with_recording_model():
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    model = _RecordingGP(wb.kernels.RBF(0.3), noise=1e-4)
+    opt = wb.Optimizer(space, model=model, seed=0, n_initial=2)
+    for _ in range(3):
+        p = opt.ask()
+        opt.tell(p, (p["x"] - 0.3) ** 2)
+    return _RecordingGP.seen
+
+
+def test_optimizer_asks_run_blas_on_one_thread_and_restore_the_callers_setting(monkeypatch):
+    monkeypatch.delenv("WARMBO_BLAS_THREADS", raising=False)
+    _RecordingGP.seen = []
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert _blas_threads_now() == {2}
+        seen = _ask_with_recording_model()
+        assert _blas_threads_now() == {2}  # restored
+    assert seen and all(s == {1} for s in seen), seen
+
+
+def test_warmbo_blas_threads_zero_leaves_blas_alone(monkeypatch):
+    monkeypatch.setenv("WARMBO_BLAS_THREADS", "0")
+    _RecordingGP.seen = []
+    with threadpool_limits(limits=2, user_api="blas"):
+        seen = _ask_with_recording_model()
+    assert seen and all(s == {2} for s in seen), seen
+
+
+def test_nested_limits_keep_the_outer_one_and_restore(monkeypatch):
+    monkeypatch.setenv("WARMBO_BLAS_THREADS", "1")
+    with threadpool_limits(limits=2, user_api="blas"):
+        with limit_blas():
+            assert _blas_threads_now() == {1}
+            with limit_blas():
+                assert _blas_threads_now() == {1}
+            assert _blas_threads_now() == {1}
+            gp = wb.GP(wb.kernels.RBF(0.3), noise=1e-3).fit(np.linspace(0, 1, 5)[:, None], np.arange(5.0))
+            assert _blas_threads_now() == {1}
+            assert gp.predict(np.array([[0.5]]))[0].shape == (1,)
+        assert _blas_threads_now() == {2}
+
+
+@pytest.mark.parametrize("raw", ["two", "-1", "1.5"])
+def test_bad_warmbo_blas_threads_is_a_clear_error(monkeypatch, raw):
+    monkeypatch.setenv("WARMBO_BLAS_THREADS", raw)
+    with pytest.raises(ValueError, match="WARMBO_BLAS_THREADS"):
+        blas_threads()
