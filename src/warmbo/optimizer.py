@@ -53,12 +53,15 @@ import numpy as np
 from ._threads import blas_limited
 from .acquisition import EI, UCB, Acquisition
 from .bounds import Schedule
-from .kernels import Constant, Kernel, Matern
+from .data import TaskData
+from .kernels import Kernel
 from .maximize import maximize as maximize_acquisition
 from .maximize import taken
-from .models import GP
+from .models import GP, default_model
+from .prior import as_prior, digest
 from .space import Space
 from .storage import Study, default_worker
+from .transfer.registry import TRANSFER_METHODS, transfer_model
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning"]
@@ -84,22 +87,6 @@ class Best(NamedTuple):
 
     params: dict
     value: float
-
-
-def default_model(dim: int, seed: int | None = None, kernel: Kernel | None = None) -> GP:
-    """The default model: GP with ``Constant * Matern-5/2`` ARD (or ``kernel``), ML-II, standardised y."""
-    if kernel is None:
-        kernel = Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
-    return GP(
-        kernel,
-        noise=1e-4,
-        optimizer="ml2",
-        normalize_y=True,
-        n_restarts=2,
-        fit_noise=True,
-        noise_bounds=(1e-6, 1.0),
-        seed=seed,
-    )
 
 
 # number of best observations around which the acquisition search draws local candidates
@@ -153,6 +140,17 @@ class Optimizer:
         Kernel of the default GP (ignored when ``model`` is given).
     worker : str, optional
         Name recorded with this optimizer's trials (default ``host:pid``).
+    prior : optional
+        Earlier evaluations, in your own units: a :class:`~warmbo.data.TaskData`, a CSV path, an
+        ``(X, y)`` pair (parameter dicts or raw values, objective values as you measure them), or a
+        list of finished study URLs (see :mod:`warmbo.prior`). They are encoded and signed exactly
+        as this optimizer's own trials.
+    transfer : str, optional
+        How ``prior`` is used: ``"none"`` (default) tells it as trials of this same objective;
+        ``"envelope"`` (003), ``"rgpe"``, ``"diff"``, ``"efficient"``, ``"collaborative"`` or
+        ``"generic"`` build that transfer model with the prior as source task(s) (one per task label
+        or study). To pass a transfer model you built yourself, use ``model=`` instead (its sources
+        must then be encoded and in the maximisation convention).
 
     Examples
     --------
@@ -176,6 +174,8 @@ class Optimizer:
         storage=None,
         kernel: Kernel | None = None,
         worker: str | None = None,
+        prior=None,
+        transfer: str | None = None,
     ):
         if not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
@@ -205,10 +205,25 @@ class Optimizer:
             for method in ("fit", "predict"):
                 if not callable(getattr(model, method, None)):
                     raise ValueError(f"model must have a {method}() method, got {type(model).__name__}")
+        if transfer is not None and transfer not in TRANSFER_METHODS:
+            raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+        if transfer not in (None, "none") and prior is None:
+            raise ValueError(f"transfer={transfer!r} transfers from source data: give them with prior=")
+        if transfer not in (None, "none") and model is not None:
+            raise ValueError(
+                "give either model= (a transfer model you built) or transfer= (one warmbo builds)"
+            )
         self.space = space
         self.maximize = maximize
         self.n_initial = int(n_initial)
         self.seed = None if seed is None else int(seed)
+        self.transfer = "none" if transfer is None else transfer
+        self.prior = None if prior is None else as_prior(prior, space, maximize)
+        if self.prior is not None and self.transfer != "none":
+            # sources are encoded and signed exactly as this optimizer's own trials are
+            signed = self._signed(np.asarray(self.prior.y, dtype=np.float64))
+            source = TaskData(self.prior.params, signed, self.prior.task, space, source=self.prior.source)
+            model = transfer_model(self.transfer, source, seed=self.seed)
         self.model = model if model is not None else default_model(space.dim, self.seed, kernel)
         self.acquisition = acquisition if acquisition is not None else EI()
         self.worker = worker or default_worker()
@@ -228,6 +243,8 @@ class Optimizer:
             self.seed = int(self.study.settings.get("seed", settings["seed"]))
         if self.space.is_finite:
             self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
+        if self.prior is not None and self.transfer == "none":
+            self.add_prior(self.prior, tag=digest(self.prior))
         self.model_ = None
         self._warm_start = None  # (kernel_, noise_level_) of the last hyperparameter fit
         self._encoded: dict[int, tuple[dict, np.ndarray]] = {}  # trial id -> (params, encoding)

@@ -1,0 +1,102 @@
+"""Prior data for the optimizer: the forms ``Optimizer(space, prior=...)`` accepts, read into one
+:class:`~warmbo.data.TaskData` in the user's own units of the new study.
+
+Accepted forms:
+
+- a :class:`~warmbo.data.TaskData` (validated against the same space);
+- a path to a CSV file (``str`` or ``os.PathLike``), read with :meth:`TaskData.from_csv`: one column
+  per parameter, a ``y`` column, and an optional ``task`` column naming the source of each row;
+- an ``(X, y)`` pair in the user's own units: X a list of parameter dicts or a 2-D array of raw
+  parameter values (columns in the space's order), y the objective values as the user measures them;
+- a list of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their complete trials,
+  one source task per study. A study stores its direction; a source optimised in the other direction
+  than the new study is negated so that every value reads in the new study's sense.
+
+The optimizer then signs these values exactly as it signs its own trials (negated when minimising),
+so a Python user never encodes or negates a source by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+
+import numpy as np
+
+from .data import DataError, TaskData
+from .space import Space
+
+__all__ = ["as_prior", "digest"]
+
+
+def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
+    from .storage import Study
+    from .trial import COMPLETE
+
+    params, values, labels = [], [], []
+    for item in studies:
+        study = item if isinstance(item, Study) else Study(item)
+        try:
+            if study.space != space:
+                raise DataError(
+                    f"prior study {study.url!r} has a different space: " + "; ".join(study.space.diff(space))
+                )
+            sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
+            for trial in study.trials((COMPLETE,)):
+                params.append(trial.params)
+                values.append(sign * float(trial.value))
+                labels.append(str(study.url))
+        finally:
+            if study is not item:
+                study.close()
+    if not params:
+        raise DataError("the prior studies hold no complete trial")
+    return TaskData.from_records(params, values, space, task=labels, source="<studies>")
+
+
+def as_prior(prior, space: Space, maximize: bool) -> TaskData:
+    """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units."""
+    if isinstance(prior, TaskData):
+        if prior.space != space:
+            raise DataError(
+                "prior data were validated against a different space: " + "; ".join(prior.space.diff(space))
+            )
+        return prior
+    if isinstance(prior, str | os.PathLike):
+        text = os.fspath(prior)
+        if text.startswith("sqlite:") or text.endswith((".db", ".sqlite", ".sqlite3")):
+            return _from_studies([text], space, maximize)
+        return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
+    if isinstance(prior, tuple) and len(prior) == 2:
+        X, y = prior
+        if len(X) and isinstance(X[0], Mapping):
+            return TaskData.from_records(list(X), y, space, source="<prior (X, y)>")
+        return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>")
+    if isinstance(prior, list) and prior:
+        return _from_studies(prior, space, maximize)
+    raise DataError(
+        "prior must be a TaskData, a CSV path, an (X, y) pair in your own units, or a list of study URLs;"
+        f" got {type(prior).__name__}"
+    )
+
+
+def _has_column(path: str, name: str) -> bool:
+    try:
+        with open(path, newline="") as fh:
+            header = fh.readline()
+    except OSError as exc:
+        raise DataError(f"cannot read prior file {path!r}: {exc.strerror or exc}") from None
+    return name in [cell.strip() for cell in header.split(",")]
+
+
+def digest(data: TaskData) -> str:
+    """A short hash of the data's points, values and task labels: the tag under which a prior is
+    told once per study (reopening a study with the same prior adds nothing)."""
+    h = hashlib.sha256()
+    h.update(json.dumps([list(p.items()) for p in data.params], default=repr).encode())
+    h.update(np.asarray(data.y, dtype=np.float64).tobytes())
+    if data.task is not None:
+        h.update("\x00".join(map(str, data.task)).encode())
+    return h.hexdigest()[:16]

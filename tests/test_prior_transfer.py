@@ -1,0 +1,91 @@
+"""Transfer as an Optimizer argument: ``Optimizer(space, prior=..., transfer=...)`` (warmbo.prior,
+warmbo.transfer.registry). Sources are given in the user's own units and signed like the study's trials."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo.data import DataError
+
+SPACE = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+
+
+def bowl(p) -> float:  # minimised at (1, -0.5)
+    return (p["x"] - 1.0) ** 2 + (p["y"] + 0.5) ** 2
+
+
+def source(n=30, seed=0):
+    X = np.random.default_rng(seed).uniform(-3, 3, (n, 2))
+    return X, np.array([bowl({"x": a, "y": b}) for a, b in X])
+
+
+@pytest.mark.parametrize("method", ["envelope", "rgpe", "diff", "efficient", "collaborative"])
+def test_a_minimised_study_with_a_raw_source_ranks_the_sources_best_points_best(method):
+    # Before, Optimizer(space, model=Envelope(source=(X, y))) on a minimised study transferred an
+    # upside-down prior; now the optimizer signs the source like its own trials.
+    X, y = source()
+    opt = wb.Optimizer(SPACE, prior=(X, y), transfer=method, seed=0, n_initial=2)
+    for _ in range(2):
+        p = opt.ask()
+        opt.tell(p, bowl(p))
+    mean, _ = opt.predict([{"x": a, "y": b} for a, b in X])  # user's sign: low is good
+    best_three = set(np.argsort(y)[:3])
+    assert int(np.argmin(mean)) in best_three
+    # and the model ranks the source the right way round overall
+    assert np.corrcoef(mean, y)[0, 1] > 0.9
+
+
+def test_prior_without_transfer_is_told_once_as_trials(tmp_path):
+    X, y = source(8)
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, prior=(X, y), seed=0, storage=url)
+    assert len(opt.history) == 8 and all(t.worker == "prior" for t in opt.history)
+    assert opt.best.value == pytest.approx(y.min())
+    opt.study.close()
+    again = wb.Optimizer(SPACE, prior=(X, y), seed=0, storage=url)
+    assert len(again.history) == 8  # same prior, same study: nothing added
+
+
+def test_prior_forms_csv_dicts_and_finished_studies(tmp_path):
+    X, y = source(12)
+    csv = tmp_path / "prior.csv"
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    csv.write_text("a,b,y\n" + "".join(f"{a},{b},{v}\n" for (a, b), v in zip(X, y, strict=True)))
+    from_csv = wb.Optimizer(space, prior=str(csv), seed=0)
+    from_dicts = wb.Optimizer(space, prior=([{"a": a, "b": b} for a, b in X], y), seed=0)
+    assert [t.value for t in from_csv.history] == pytest.approx(list(y))
+    assert [t.params for t in from_csv.history] == [t.params for t in from_dicts.history]
+
+    # a finished study that MAXIMISED -y is the same information as a minimised y
+    finished = str(tmp_path / "finished.db")
+    old = wb.Optimizer(space, maximize=True, seed=1, storage=finished)
+    for (a, b), v in zip(X, y, strict=True):
+        old.tell({"a": a, "b": b}, -v)
+    old.study.close()
+    opt = wb.Optimizer(space, prior=[finished], transfer="rgpe", seed=0, n_initial=2)
+    assert opt.prior.y == pytest.approx(y)  # read in the new (minimised) study's sense
+    for _ in range(2):
+        p = opt.ask()
+        opt.tell(p, (p["a"] - 1.0) ** 2 + (p["b"] + 0.5) ** 2)
+    mean, _ = opt.predict([{"a": a, "b": b} for a, b in X])
+    assert int(np.argmin(mean)) in set(np.argsort(y)[:3])
+
+
+def test_bad_prior_and_transfer_arguments_are_clear_errors(tmp_path):
+    X, y = source(5)
+    with pytest.raises(ValueError, match="unknown transfer 'magic'"):
+        wb.Optimizer(SPACE, prior=(X, y), transfer="magic")
+    with pytest.raises(ValueError, match="give them with prior="):
+        wb.Optimizer(SPACE, transfer="envelope")
+    with pytest.raises(ValueError, match="either model="):
+        wb.Optimizer(SPACE, prior=(X, y), transfer="rgpe", model=wb.GP(wb.kernels.RBF(0.3)))
+    with pytest.raises(DataError, match="prior must be"):
+        wb.Optimizer(SPACE, prior=42)
+    with pytest.raises(DataError):
+        wb.Optimizer(SPACE, prior=(X[:, :1], y))  # wrong width
+    other = str(tmp_path / "other.db")
+    wb.Optimizer(wb.Space([wb.Float("z", 0.0, 1.0)]), storage=other).study.close()
+    with pytest.raises(DataError, match="different space"):
+        wb.Optimizer(SPACE, prior=[other], transfer="rgpe")
