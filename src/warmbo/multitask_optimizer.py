@@ -40,7 +40,6 @@ Conventions (say them to users, they matter):
 
 from __future__ import annotations
 
-import copy
 import json
 import math
 import warnings
@@ -55,7 +54,6 @@ from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
 from .kernels import RBF, Constant, Kernel
 from .kernels.multitask import ICM, LCM, Independent, MultiTaskKernel, UniformTask
-from .maximize import maximize as maximize_acquisition
 from .models.multitask import MultiTaskGP, as_task_values
 from .models.nystrom import BudgetedMultiTaskGP
 from .multitask import estimate_B, fit_omega
@@ -64,6 +62,7 @@ from .problems.pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
 from .storage import StorageError, Study, parse_url
+from .suggest import suggest
 from .trial import COMPLETE, FAILED, PENDING, Trial
 
 __all__ = ["MultiTaskOptimizer"]
@@ -466,22 +465,17 @@ class MultiTaskOptimizer(Optimizer):
         if index < self.n_initial or n_complete < 2:
             return self._design_point(index, busy_X)
         reference = self.fit_model(trials)
-        model = reference
-        pending = [t for t in trials if t.state == PENDING]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            if pending:  # kriging believer: condition a copy on the posterior mean at pending points
-                fantasy_X = self._encode_trials(pending)
-                model = copy.deepcopy(reference)
-                model.add(fantasy_X, reference.predict(fantasy_X, cov="none"))
-            self.model_ = reference
-            acquisition = self._acquisition(reference.b, reference.sigma)
-            bound = acquisition.bind(model, space=self.space, reference=reference)
-            seed = self.seed * 100_003 + index
-            x = maximize_acquisition(bound, self.space, seed=seed, exclude=busy_X).x
-        if self._collides(x, busy_X):
-            return self._design_point(index, busy_X)
-        return x
+        self.model_ = reference
+        x = suggest(
+            reference,
+            self._acquisition(reference.b, reference.sigma),
+            self.space,
+            pending=self._encode_trials([t for t in trials if t.state == PENDING]),
+            exclude=busy_X,
+            seed=self.seed * 100_003 + index,
+            n_anchors=0,
+        )
+        return self._design_point(index, busy_X) if x is None else x
 
     def __repr__(self) -> str:
         algorithm = "MT-KB" if self.budget_eps is None else f"MT-BKB(eps={self.budget_eps:g})"

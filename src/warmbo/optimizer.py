@@ -55,12 +55,12 @@ from .acquisition import EI, UCB, Acquisition
 from .bounds import Schedule
 from .data import TaskData
 from .kernels import Kernel
-from .maximize import maximize as maximize_acquisition
 from .maximize import taken
 from .models import GP, default_model
 from .prior import as_prior, digest
 from .space import Space
 from .storage import Study, default_worker
+from .suggest import suggest
 from .transfer.registry import TRANSFER_METHODS, transfer_model
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
@@ -340,24 +340,6 @@ class Optimizer:
         mean, std = model.predict(self.space.encode(params))
         return self._signed(mean), std
 
-    @staticmethod
-    def _fantasise(model, X: np.ndarray, values: np.ndarray):
-        """Condition the model on fantasy observations ``values`` at X (no hyperparameter refit)."""
-        if X.shape[0] == 0:
-            return model
-        add = getattr(model, "add", None)
-        if callable(add):
-            try:
-                add(X, values)
-                return model
-            except (NotImplementedError, ValueError):
-                pass
-        X_all = np.vstack([model.X_train_, X])
-        y_all = np.concatenate([model.y_train_, values])
-        refit = _new_model(model)
-        refit.fit(X_all, y_all)
-        return refit
-
     # ------------------------------------------------------------------ ask / tell
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
         """Encoded points that must not be suggested again: pending, failed and evaluated trials.
@@ -405,44 +387,23 @@ class Optimizer:
 
     def _next_point(self, trials: list[Trial], index: int) -> np.ndarray:
         """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
-        space = self.space
         n_complete = sum(t.state == COMPLETE for t in trials)
         busy_X = self._busy(trials)
         if index < self.n_initial or n_complete < 2:
             return self._design_point(index, busy_X)
         reference = self.fit_model(trials)
-        fantasies = [t for t in trials if t.state in (PENDING, FAILED)]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            model = reference
-            if fantasies:
-                # pending points: kriging believer (the posterior mean); failed points: constant liar
-                # at the worst value observed, so the search moves away from configurations that fail
-                fantasy_X = self._encode_trials(fantasies)
-                values = reference.predict(fantasy_X)[0]
-                failed = np.array([t.state == FAILED for t in fantasies])
-                values[failed] = float(np.min(reference.y_train_))
-                model = self._fantasise(copy.deepcopy(reference), fantasy_X, values)
-            self.model_ = reference
-            # incumbents, the round t and the information gain come from the real observations only
-            bound = self.acquisition.bind(model, space=space, reference=reference)
-            seed = self.seed * 100_003 + index
-            x = maximize_acquisition(
-                bound, space, seed=seed, exclude=busy_X, anchors=self._anchors(reference)
-            ).x
-        if self._collides(x, busy_X):
-            return self._design_point(index, busy_X)
-        return x
-
-    @staticmethod
-    def _anchors(reference) -> np.ndarray | None:
-        """The best ``_N_ANCHORS`` observations of the model (encoded), around which the acquisition
-        search adds local candidates (see :mod:`warmbo.maximize`); None for a model without data."""
-        X, y = getattr(reference, "X_train_", None), getattr(reference, "y_train_", None)
-        if X is None or y is None or len(y) == 0:
-            return None
-        order = np.argsort(-np.asarray(y, dtype=np.float64), kind="stable")[:_N_ANCHORS]
-        return np.asarray(X, dtype=np.float64)[order]
+        self.model_ = reference
+        x = suggest(
+            reference,
+            self.acquisition,
+            self.space,
+            pending=self._encode_trials([t for t in trials if t.state == PENDING]),
+            failed=self._encode_trials([t for t in trials if t.state == FAILED]),
+            exclude=busy_X,
+            seed=self.seed * 100_003 + index,
+            n_anchors=_N_ANCHORS,
+        )
+        return self._design_point(index, busy_X) if x is None else x
 
     def _design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
         """Point ``index`` of the initial design, skipping points that must not be repeated.

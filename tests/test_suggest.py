@@ -1,0 +1,46 @@
+"""warmbo.suggest: the BO step shared by the optimizers (fantasies, binding, search, collisions)."""
+
+import numpy as np
+
+import warmbo as wb
+from warmbo.kernels import RBF
+from warmbo.suggest import best_observations, fantasise, suggest
+
+SPACE = wb.Space.box([(0.0, 1.0)])
+
+
+def fitted():
+    X = np.array([[0.1], [0.4], [0.9]])
+    return wb.GP(RBF(0.2), noise=1e-4).fit(X, np.array([0.0, 1.0, 0.2]))
+
+
+def test_a_pending_point_is_not_suggested_again_and_the_reference_is_untouched():
+    gp = fitted()
+    first = suggest(gp, wb.UCB(wb.bounds.Constant(4.0)), SPACE, seed=0)
+    second = suggest(gp, wb.UCB(wb.bounds.Constant(4.0)), SPACE, pending=first[None], seed=0)
+    assert abs(first[0] - second[0]) > 0.05  # the believer collapsed the uncertainty at `first`
+    assert gp.n_observations == 3
+
+
+def test_a_failed_point_is_a_constant_liar_at_the_worst_value():
+    gp = fitted()
+    model = fantasise(gp.clone().fit(gp.X_train_, gp.y_train_), np.array([[0.6]]), np.array([0.0]))
+    mean, _ = model.predict(np.array([[0.6]]))
+    assert abs(mean[0]) < 1e-2
+    x = suggest(gp, wb.EI(), SPACE, failed=np.array([[0.45]]), seed=0)
+    assert x is not None and abs(x[0] - 0.45) > 1e-3
+
+
+def test_only_excluded_points_give_none():
+    space = wb.Space([wb.Categorical("c", ["a", "b"])])
+    X = space.encode([{"c": "a"}, {"c": "b"}])
+    gp = wb.GP(RBF(0.5), noise=1e-4).fit(X, np.array([0.0, 1.0]))
+    assert suggest(gp, wb.EI(), space, exclude=X, seed=0) is None
+    x = suggest(gp, wb.EI(), space, exclude=X[:1], seed=0)
+    assert space.decode(x)[0] == {"c": "b"}
+
+
+def test_best_observations_order_and_edge_cases():
+    gp = fitted()
+    np.testing.assert_array_equal(best_observations(gp, 2), [[0.4], [0.9]])
+    assert best_observations(gp, 0) is None
