@@ -423,7 +423,7 @@ def test_log_marginal_likelihood_matches_scipy(data):
 
 def test_estimate_B_recovers_the_task_matrix():
     """Readings drawn from the ICM prior: E[R^T K^-1 R / m] = B, so many replicates recover B."""
-    from warmbo.multitask import estimate_B
+    from warmbo.models.task_structure import estimate_B
 
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(20, 1))
@@ -445,7 +445,7 @@ def test_fit_omega_finds_the_generating_value():
     Margin: over seeds 0-3 the estimates for omega = 0.8 spread over [0.63, 1.0] (only ~10 effective
     degrees of freedom per eigen-direction on [0, 1]), for 0.1 over [0.07, 0.11]; 0.25 covers both.
     """
-    from warmbo.multitask import fit_omega
+    from warmbo.models.task_structure import fit_omega
 
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(80, 1))
@@ -489,3 +489,26 @@ def test_icm_compression_of_repeated_points_is_exact():
     dense = MultiTaskGP(kernel, 0.1, method="dense").fit(X, Y)
     assert fast.info_gain() == pytest.approx(dense.info_gain(), rel=1e-9)
     assert fast.log_marginal_likelihood() == pytest.approx(dense.log_marginal_likelihood(), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        ICM(RBF(0.3), [[2.0, 0.5, 0.1], [0.5, 1.0, 0.3], [0.1, 0.3, 1.5]]),
+        UniformTask(RBF(0.3), 3, 0.4),
+        Independent([RBF(0.3), RBF(0.5), Matern(2.5, 0.4)]),
+        LCM([(RBF(0.3), np.eye(3)), (Matern(1.5, 0.2), np.full((3, 3), 0.5))]),
+    ],
+    ids=["icm", "uniform", "independent", "lcm"],
+)
+def test_rescaled_kernel_is_d_gamma_d(kernel):
+    # oracle: the dense block Gram matrix conjugated by diag(d) in every block
+    X = np.random.default_rng(0).random((5, 1))
+    d = np.array([0.5, -2.0, 1.3])
+    G = kernel.gram(X)
+    D = np.kron(np.eye(5), np.diag(d))  # point-major blocks
+    rescaled = kernel.rescaled(d)
+    np.testing.assert_allclose(rescaled.gram(X), D @ G @ D, rtol=1e-12, atol=1e-12)
+    assert type(rescaled) is {"UniformTask": ICM}.get(type(kernel).__name__, type(kernel))
+    with pytest.raises(ValueError, match="3 finite scales"):
+        kernel.rescaled([1.0, 2.0])

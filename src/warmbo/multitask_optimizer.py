@@ -52,11 +52,11 @@ from ._threads import blas_limited
 from .acquisition import ScalarizedUCB
 from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
-from .kernels import RBF, Constant, Kernel
-from .kernels.multitask import ICM, LCM, Independent, MultiTaskKernel, UniformTask
+from .kernels import RBF, Kernel
+from .kernels.multitask import ICM, MultiTaskKernel
 from .models.multitask import MultiTaskGP, as_task_values
 from .models.nystrom import BudgetedMultiTaskGP
-from .multitask import estimate_B, fit_omega
+from .models.task_structure import learn_task_kernel
 from .optimizer import Optimizer
 from .problems.pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
@@ -401,23 +401,9 @@ class MultiTaskOptimizer(Optimizer):
     def _task_kernel(self, X: np.ndarray, Ys: np.ndarray, scale: np.ndarray) -> MultiTaskKernel:
         if isinstance(self.kernel, MultiTaskKernel):
             # the given kernel describes the user's values; the model sees D (sign f - m) with
-            # D = diag(1/s), whose covariance is D S Gamma S D for the sign matrix S
-            d = self.signs / scale
-            if isinstance(self.kernel, Independent):
-                return Independent(
-                    [Constant(float(di**2)) * k for di, k in zip(d, self.kernel.kernels, strict=True)]
-                )
-            if isinstance(self.kernel, ICM):
-                return ICM(self.kernel.kernel, d[:, None] * self.kernel.B * d[None, :])
-            return LCM([(k, d[:, None] * B * d[None, :]) for k, B in self.kernel.components])
-        if self.task_similarity == "uniform":
-            return UniformTask(self.kernel, self.n_tasks, fit_omega(self.kernel, X, Ys, self.noise))
-        B = estimate_B(self.kernel.gram(X), Ys, noise=self.noise)
-        shrink = self.n_tasks / (X.shape[0] + self.n_tasks)
-        B = (1.0 - shrink) * B + shrink * np.diag(np.diag(B))
-        if np.max(np.diag(B)) <= 0:
-            B = np.eye(self.n_tasks)
-        return ICM(self.kernel, B)
+            # D = diag(sign / s), whose covariance is D Gamma D
+            return self.kernel.rescaled(self.signs / scale)
+        return learn_task_kernel(self.kernel, X, Ys, self.noise, self.task_similarity)
 
     @blas_limited
     def fit_model(self, trials: Sequence[Trial] | None = None):

@@ -65,8 +65,9 @@ Problems (:func:`build_problem`):
   standardised with the mean and sd of its estimation half. The scalar kernel is
   ``Tabulated(K)``, K the empirical covariance across sensors of the (per-sensor centred) estimation
   readings, averaged over the two tasks and normalised to unit mean diagonal; ``B = R^T K^{-1} R / m``
-  (:func:`warmbo.multitask.estimate_B`, the 120 time steps as replicates). The noise variance is the
-  largest, over the tasks, empirical variance of the held-out readings (001: "the largest of those").
+  (:func:`warmbo.models.task_structure.estimate_B`, the 120 time steps as replicates). The noise
+  variance is the largest, over the tasks, empirical variance of the held-out readings (001: "the
+  largest of those").
 
 The Chebyshev reference point of every problem is ``z_i = min_x f_i(x) - 0.1 (max_x f_i - min_x f_i)``,
 slightly below the minimum of each task over the domain, so ``y_i - z_i > 0`` on the whole domain and the
@@ -107,7 +108,7 @@ from ..kernels import RBF
 from ..kernels.multitask import ICM, UniformTask
 from ..kernels.tabulated import Tabulated
 from ..models import BudgetedMultiTaskGP, MultiTaskGP
-from ..multitask import estimate_B
+from ..models.task_structure import estimate_B
 from ..problems.functions import branin
 from ..problems.hpo import data_dir as shared_data_dir
 from ..problems.pareto import bayes_regret, cumulative_regret

@@ -39,7 +39,7 @@ from functools import cached_property
 import numpy as np
 
 from .._validation import as_points
-from .base import Kernel
+from .base import Constant, Kernel
 
 __all__ = ["MultiTaskKernel", "ICM", "UniformTask", "Independent", "LCM", "as_task_matrix"]
 
@@ -122,6 +122,18 @@ class MultiTaskKernel(ABC):
         return LCM([(k, B) for k, (_, B) in zip(kernels, self.components, strict=True)])
 
     # ------------------------------------------------------------------ evaluation
+    def rescaled(self, d) -> MultiTaskKernel:
+        """The kernel of ``D f`` for ``D = diag(d)``: ``D Gamma(x, x') D``, here as the LCM
+        ``sum_j k_j(x, x') D B_j D``; subclasses keep their own structure."""
+        d = self._scales(d)
+        return LCM([(k, d[:, None] * B * d[None, :]) for k, B in self.components])
+
+    def _scales(self, d) -> np.ndarray:
+        d = np.asarray(d, dtype=np.float64).reshape(-1)
+        if d.shape != (self.n_tasks,) or not np.all(np.isfinite(d)):
+            raise ValueError(f"d must be {self.n_tasks} finite scales, got {d!r}")
+        return d
+
     def _points(self, X, name: str) -> np.ndarray:
         return as_points(X, name, self.input_dim)
 
@@ -229,6 +241,11 @@ class ICM(MultiTaskKernel):
         (kernel,) = kernels
         return ICM(kernel, self.B)
 
+    def rescaled(self, d) -> ICM:
+        """``ICM(k, D B D)``: still one scalar kernel, so the ICM fast path applies."""
+        d = self._scales(d)
+        return ICM(self.kernel, d[:, None] * self.B * d[None, :])
+
     def with_B(self, B) -> ICM:
         """The same scalar kernel with another task matrix."""
         return ICM(self.kernel, B)
@@ -299,6 +316,11 @@ class Independent(MultiTaskKernel):
 
     def with_kernels(self, kernels: Sequence[Kernel]) -> Independent:
         return Independent(kernels)
+
+    def rescaled(self, d) -> Independent:
+        """``diag(d_i^2 k_i)``: the tasks stay independent."""
+        d = self._scales(d)
+        return Independent([Constant(float(di**2)) * k for di, k in zip(d, self.kernels, strict=True)])
 
     def diag_blocks(self, X) -> np.ndarray:
         X = self._points(X, "X")

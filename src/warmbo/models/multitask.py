@@ -136,7 +136,7 @@ class MultiTaskGP(MultiTaskData):
     ----------
     kernel : MultiTaskKernel
         The multi-task kernel Gamma (fixed; estimate B beforehand, e.g. with
-        :func:`warmbo.multitask.estimate_B`).
+        :func:`warmbo.models.task_structure.estimate_B`).
     noise : float
         The regulariser eta of eqs. (1)-(2), i.e. the noise variance of every output (001 uses 0.1).
     method : {"auto", "dense", "icm", "independent"}

@@ -9,6 +9,10 @@ sample of the design space ("Practical considerations", Section 3.3). Two estima
   regulariser ``noise`` replaces K^{-1} by ``(K + noise I)^{-1}`` when K is singular (repeated locations).
 - :func:`fit_omega`: omega of :class:`~warmbo.kernels.multitask.UniformTask` by maximising the MT-GP
   log marginal likelihood over [0, 1] (bounded Brent search from the best point of a grid).
+- :func:`learn_task_kernel`: the multi-task kernel the optimizer uses when it is given only a scalar
+  kernel k: ``UniformTask(k, n, omega)`` with the fitted omega, or ``ICM(k, B)`` with the estimated B
+  shrunk towards its diagonal by ``n / (t + n)`` (t observations), so that few observations do not
+  claim a strong task correlation.
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 from scipy import optimize
 
-from ._linalg import cholesky, solve_lower
-from .kernels.multitask import UniformTask, as_task_matrix
-from .models.multitask import MultiTaskGP, as_task_values
+from .._linalg import cholesky, solve_lower
+from ..kernels.multitask import ICM, UniformTask, as_task_matrix
+from .multitask import MultiTaskGP, as_task_values
 
-__all__ = ["estimate_B", "fit_omega"]
+__all__ = ["estimate_B", "fit_omega", "learn_task_kernel"]
 
 
 def estimate_B(K, R, noise: float = 0.0) -> np.ndarray:
@@ -92,3 +96,33 @@ def fit_omega(kernel, X, Y, noise: float = 0.1, *, grid: int = 11) -> float:
     lo, hi = omegas[max(i - 1, 0)], omegas[min(i + 1, grid - 1)]
     res = optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
     return float(res.x) if res.fun <= values[i] else float(omegas[i])
+
+
+def learn_task_kernel(kernel, X, Y, noise: float, similarity: str = "estimate"):
+    """The multi-task kernel of a scalar ``kernel`` with its task structure learned from (X, Y).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        The scalar kernel k.
+    X : (t, d) array, Y : (t, n) array
+        Observations of all n tasks (standardised per task).
+    noise : float
+        The regulariser eta.
+    similarity : {"estimate", "uniform"}
+        ``"uniform"``: :class:`~warmbo.kernels.multitask.UniformTask` with :func:`fit_omega`;
+        ``"estimate"``: ``ICM(k, B)``, B from :func:`estimate_B` shrunk towards its diagonal by
+        ``n / (t + n)`` (the identity if B vanishes).
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    n = Y.shape[1]
+    if similarity == "uniform":
+        return UniformTask(kernel, n, fit_omega(kernel, X, Y, noise))
+    if similarity != "estimate":
+        raise ValueError(f"similarity must be 'estimate' or 'uniform', got {similarity!r}")
+    B = estimate_B(kernel.gram(X), Y, noise=noise)
+    shrink = n / (np.asarray(X).shape[0] + n)
+    B = (1.0 - shrink) * B + shrink * np.diag(np.diag(B))
+    if np.max(np.diag(B)) <= 0:
+        B = np.eye(n)
+    return ICM(kernel, B)
