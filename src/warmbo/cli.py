@@ -455,13 +455,15 @@ def report(
 
     opt = load_optimizer(storage)
     out = out or Path(Path(parse_url(storage)).stem + "-report")
+    task_names = getattr(opt, "task_names", None)
     path = write_report(
         out,
         opt.space,
         list(opt.history),
         maximize=opt.maximize,
         title=f"warmbo study {storage}",
-        predict=None if getattr(opt, "task_names", None) else study_predictor(opt),
+        predict=None if task_names else study_predictor(opt),
+        tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
     )
     console.print(f"wrote {path}")
 
