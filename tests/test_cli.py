@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -208,5 +209,17 @@ def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
         assert panel in result.output
     data = json.loads((tmp_path / "demo" / "results.json").read_text())
     assert len(data["summary"]) == 14  # 2 problems x 3 methods + 4 warm-start panels x 2 methods
+    # the output is not a terminal: one plain line per finished problem and method, in run order
+    done = re.findall(r"^(.+): (.+) - 2/2 runs done in [\d.]+ s, ([\d.]+) s elapsed$", result.output, re.M)
+    assert [(p, m) for p, m, _ in done] == [(row["problem"], row["method"]) for row in data["summary"]]
+    elapsed = [float(s) for _, _, s in done]
+    assert elapsed == sorted(elapsed)
+    assert re.search(r"^demo - 28/28 runs done in", result.output, re.M)
+    # and the plain table, uncut, which is also the README block's table (table.md)
+    from warmbo.experiments.demo import plain_table, readme_block
+
+    assert plain_table(data) in result.output
+    assert (tmp_path / "demo" / "table.md").read_text() == readme_block(data)
+    assert "over 2 runs per method (seeds 0, 1; `warmbo demo --quick`" in readme_block(data)
     assert (tmp_path / "demo" / "regret.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "data:image/png;base64," in (tmp_path / "demo" / "report.html").read_text()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 import numpy as np
@@ -222,7 +223,15 @@ def test_cli_multitask_optimize_suggest_observe_status(workdir):
     assert status.exit_code == 0 and "lat" in status.output
     report = _invoke("report", "mt.db", "--out", "rep")
     assert report.exit_code == 0, report.output
-    assert (workdir / "rep" / "report.html").is_file()
+    html = (workdir / "rep" / "report.html").read_text()
+    assert "Tasks: 2 (acc <strong>maximize</strong>, lat <strong>minimize</strong>)" in html
+    assert "Direction:" not in html
+    # the report's Pareto front is the optimizer's: rows of the table after its heading, by trial id
+    front_table = html.split("<h3>Pareto front", 1)[1].split("</table>", 1)[0]
+    ids = [int(i) for i in re.findall(r'<tr><td class="num">(\d+)</td>', front_table)]
+    assert ids == sorted(t.id for t in wb.MultiTaskOptimizer.load("mt.db").pareto_front) and ids
+    for name in ("tasks.png", "pareto.png"):
+        assert (workdir / "rep" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_cli_multitask_command_prints_one_number_per_task(workdir):

@@ -15,10 +15,14 @@ from warmbo.report import (
     PNG_SIGNATURE,
     best_so_far_series,
     parameter_importance,
+    pareto_trials,
     plot_best_so_far,
     plot_importance,
     plot_observed,
+    plot_pareto,
     plot_posterior_slices,
+    plot_task_values,
+    task_summary,
     write_experiment_report,
     write_report,
 )
@@ -345,3 +349,146 @@ def test_write_experiment_report_embeds_images_and_escapes_text(tmp_path):
     bad.write_bytes(b"GIF89a")
     with pytest.raises(ValueError, match="not a PNG"):
         write_experiment_report(tmp_path, "x", [("h", "t", [bad])])
+
+
+# ----------------------------------------------------------------------------------------------
+# multi-task studies
+# ----------------------------------------------------------------------------------------------
+
+
+class Tables(TagBalance):
+    """TagBalance that also collects every table as rows of cell texts, and the headings."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.headings: list[str] = []
+        self._cell: list[str] | None = None
+        self._heading: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        super().handle_starttag(tag, attrs)
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag in ("h2", "h3"):
+            self._heading = []
+
+    def handle_endtag(self, tag):
+        super().handle_endtag(tag)
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append("".join(self._cell))
+            self._cell = None
+        elif tag in ("h2", "h3"):
+            self.headings.append("".join(self._heading))
+            self._heading = None
+
+    def handle_data(self, data):
+        super().handle_data(data)
+        for sink in (self._cell, self._heading):
+            if sink is not None:
+                sink.append(data)
+
+
+LATENCY = "latency <ms>"  # a task name that must be escaped
+#: (accuracy, latency) of trials 1 to 6. Maximising accuracy and minimising latency, the front is
+#: trials {1, 2, 4, 6}; maximising both it would be {4} alone, and the best latency 80 (trial 4), not 10.
+MT_VALUES = [(0.80, 30.0), (0.90, 50.0), (0.70, 40.0), (0.95, 80.0), (0.85, 60.0), (0.60, 10.0)]
+
+
+def multitask_study():
+    from warmbo import MultiTaskOptimizer
+
+    space = Space((Float("x", 0.0, 1.0), Categorical("mode", ("fast", "slow"))))
+    opt = MultiTaskOptimizer(
+        space, task_names=["accuracy", LATENCY], directions=["maximize", "minimize"], seed=0
+    )
+    for i, values in enumerate(MT_VALUES):
+        opt.tell({"x": i / 10, "mode": "fast" if i % 2 else "slow"}, list(values))
+    failed = opt.ask()
+    opt.tell_failed(failed.trial_id, error="crashed")
+    opt.ask()  # left pending
+    return opt
+
+
+def test_multitask_report_names_tasks_directions_best_values_and_pareto_front(tmp_path):
+    opt = multitask_study()
+    tasks = dict(zip(opt.task_names, opt.directions, strict=True))
+    path = write_report(tmp_path, opt.space, list(opt.history), maximize=opt.maximize, tasks=tasks)
+    text = path.read_text(encoding="utf-8")
+    parser = Tables()
+    parser.feed(text)
+    parser.close()
+    check_html(text)
+    assert LATENCY not in text  # escaped
+    visible = "".join(parser.text)
+    assert f"Tasks: 2 (accuracy maximize, {LATENCY} minimize)" in visible
+    assert "Direction:" not in visible  # the study's internal "maximize" is not shown as the direction
+    assert "expected scalarised utility" in visible
+
+    best_params, per_task, front, trials = parser.tables
+    best = opt.best
+    assert best_params[1:] == [[name, f"{best.params[name]:.6g}" if name == "x" else best.params[name]]
+                               for name in ("x", "mode")]  # fmt: skip
+    best_id = max((t for t in opt.history if t.state == COMPLETE), key=lambda t: t.value).id
+    assert f"Best utility: {best.value:.6g} (trial {best_id})" in visible
+    assert per_task == [
+        ["task", "direction", "best value", "trial"],
+        ["accuracy", "maximize", "0.95", "4"],
+        [LATENCY, "minimize", "10", "6"],
+    ]
+    assert "Pareto front (4 trials)" in parser.headings
+    assert front[0] == ["id", "accuracy", LATENCY, "x", "mode"]
+    assert [int(row[0]) for row in front[1:]] == [1, 2, 4, 6] == sorted(t.id for t in opt.pareto_front)
+    assert front[1][:3] == ["1", "0.8", "30"]
+    header = trials[0]
+    assert header[:5] == ["id", "state", "utility", "accuracy", LATENCY]
+    rows = {int(row[0]): row for row in trials[1:]}
+    assert len(rows) == 8 and rows[3][3:5] == ["0.7", "40"] and rows[8][1] == "pending"
+    assert rows[7][1] == "failed" and rows[7][3:5] == ["", ""]
+
+    names = ["best_so_far.png", "tasks.png", "pareto.png", "observed.png"]
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == sorted(names)
+    assert [img["alt"] for img in parser.imgs] == [n.removesuffix(".png").replace("_", " ") for n in names]
+
+
+def test_pareto_plot_highlights_the_front_in_each_tasks_direction():
+    from matplotlib.colors import to_rgba
+
+    opt = multitask_study()
+    trials = list(opt.history)
+    ax = plot_pareto(trials, {"accuracy": "maximize", LATENCY: "minimize"})
+    by_label = {c.get_label(): c for c in ax.collections}
+    front = {tuple(p) for p in by_label["Pareto front"].get_offsets().tolist()}
+    assert front == {MT_VALUES[i] for i in (0, 1, 3, 5)}
+    assert {tuple(p) for p in by_label["dominated"].get_offsets().tolist()} == {MT_VALUES[2], MT_VALUES[4]}
+    assert "lower is better" in ax.get_ylabel() and "higher is better" in ax.get_xlabel()
+    both_max = plot_pareto(trials, {"accuracy": "maximize", LATENCY: "maximize"})
+    front = [c for c in both_max.collections if c.get_label() == "Pareto front"][0]
+    assert front.get_offsets().tolist() == [list(MT_VALUES[3])]
+    # rendered: the PNG holds the front's red, and the front's points are drawn in it
+    fig = ax.figure
+    fig.canvas.draw()
+    pixels = np.asarray(fig.canvas.buffer_rgba())[..., :3].astype(int)
+    red = np.array(to_rgba("#d62728")[:3]) * 255
+    assert np.sum(np.all(np.abs(pixels - red) < 10, axis=-1)) > 50
+    assert [t.id for t in pareto_trials(trials, {"accuracy": "minimize", LATENCY: "minimize"})] == [6]
+
+
+def test_task_values_plot_tracks_each_task_in_its_own_direction():
+    trials = list(multitask_study().history)
+    fig = plot_task_values(trials, {"accuracy": "maximize", LATENCY: "minimize"})
+    accuracy, latency = fig.axes[:2]
+    best = {
+        ax.get_title(): [line for line in ax.lines if line.get_label() == "best so far"][0] for ax in fig.axes
+    }
+    assert list(best["accuracy (maximize)"].get_ydata()) == [0.8, 0.9, 0.9, 0.95, 0.95, 0.95]
+    assert list(best[f"{LATENCY} (minimize)"].get_ydata()) == [30, 30, 30, 30, 30, 10]
+    assert "lower is better" in latency.get_ylabel() and "higher is better" in accuracy.get_ylabel()
+    rows = task_summary(trials, {"accuracy": "maximize", LATENCY: "minimize"})
+    assert [(r["best"], r["trial"]) for r in rows] == [(0.95, 4), (10.0, 6)]
+    with pytest.raises(ValueError, match="'maximize' or 'minimize'"):
+        task_summary(trials, {"accuracy": "max", LATENCY: "minimize"})

@@ -12,15 +12,16 @@ import functools
 import hashlib
 import json
 import sqlite3
-import sys
 import warnings
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from ._progress import live
+from ._progress import progress as progress_display
 
 app = typer.Typer(
     add_completion=False,
@@ -179,19 +180,22 @@ def demo(
     ),
 ) -> None:
     """GP-UCB and GP-EI against random search on Branin and Hartmann-6: a table, JSON and plots."""
-    from .experiments.demo import run_demo
+    from .experiments.demo import TABLE_HEADER, plain_table, run_demo, table_rows
 
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
-    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+    with progress_display(console) as progress:
         result = run_demo(out, quick=quick, progress=progress)
-    table = Table(title=f"Simple regret after the budget (median [IQR] over {result.settings['runs']} runs)")
-    for column in ("problem", "evaluations", "method", "median regret", "IQR"):
-        table.add_column(column)
-    for row in result.summary():
-        budget = result.settings[row["problem"]]["budget"]
-        iqr = f"[{row['q25']:.3g}, {row['q75']:.3g}]"
-        table.add_row(row["problem"], str(budget), row["method"], f"{row['median_final_regret']:.3g}", iqr)
-    console.print(table)
+    results = json.loads((out / "results.json").read_text())
+    title = f"Simple regret after the budget (median [IQR] over {result.settings['runs']} runs)"
+    if live(console):
+        table = Table(title=title)
+        for column in TABLE_HEADER:
+            table.add_column(column)
+        for row in table_rows(results):
+            table.add_row(*row)
+        console.print(table)
+    else:  # a rich table is cut to 80 columns when piped: print the README's plain table
+        console.print(title, markup=False, highlight=False)
+        console.print(plain_table(results), markup=False, highlight=False, soft_wrap=True)
     console.print(
         f"wrote {out / 'report.html'}, {out / 'results.json'} and {out / 'regret.png'} "
         f"in {result.seconds:.1f} s"
@@ -318,9 +322,7 @@ def _run(opt, fn, budget: int, workers: int) -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
-        opt.run(
-            fn, budget=budget, n_workers=workers, callbacks=[report_failure], progress=sys.stderr.isatty()
-        )
+        opt.run(fn, budget=budget, n_workers=workers, callbacks=[report_failure], progress=True)
     console.print(_trials_table(opt, limit=10))
     _print_best(opt)
 
@@ -453,13 +455,15 @@ def report(
 
     opt = load_optimizer(storage)
     out = out or Path(Path(parse_url(storage)).stem + "-report")
+    task_names = getattr(opt, "task_names", None)
     path = write_report(
         out,
         opt.space,
         list(opt.history),
         maximize=opt.maximize,
         title=f"warmbo study {storage}",
-        predict=None if getattr(opt, "task_names", None) else study_predictor(opt),
+        predict=None if task_names else study_predictor(opt),
+        tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
     )
     console.print(f"wrote {path}")
 
@@ -524,8 +528,7 @@ def _reproduce_envelope(runs, workers, quick, seed, out, parts, methods, acquisi
         "hpo_acquisitions": list(acquisitions) if acquisitions else None,
         "data_dir": None if data_dir is None else str(data_dir),
     }
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
-    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+    with progress_display(console) as progress:
         try:
             result = run_envelope(
                 out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes, **options
@@ -624,8 +627,7 @@ def reproduce(
 
         out = out or Path("warmbo-reproduce") / experiment
         sizes = {} if runs is None else {"runs": runs}
-        columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
-        with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+        with progress_display(console) as progress:
             result = run_tuned_prior(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
         head = result.headline()
         arms = list(result.arms)
@@ -648,8 +650,7 @@ def reproduce(
     out = out or Path("warmbo-reproduce") / experiment
     parts = ("calibration", "regret", "lambda", "support")
     sizes = {} if runs is None else {f"runs_{part}": runs for part in parts}
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
-    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+    with progress_display(console) as progress:
         result = run_metakel(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
     head = result.headline()
     cal = result.calibration
@@ -685,8 +686,7 @@ def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts, data_dir)
 
     selected = [p.strip() for item in parts for p in item.split(",") if p.strip()] if parts else None
     sizes = {} if runs is None else {"runs": runs}
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"))
-    with Progress(*columns, TimeElapsedColumn(), console=console, transient=True) as progress:
+    with progress_display(console) as progress:
         result = run_multitask(
             out,
             workers=workers,

@@ -652,7 +652,7 @@ class Optimizer:
 
 
 class _ProgressBar:
-    """A rich progress bar showing finished trials and the best value so far (or nothing)."""
+    """Finished trials and the best value so far: a rich bar, plain lines when piped, or nothing."""
 
     def __init__(self, enabled: bool, total: int, completed: int, optimizer: Optimizer):
         self.enabled = enabled
@@ -665,15 +665,15 @@ class _ProgressBar:
         return "best: -" if best is None else f"best: {best.value:.6g}"
 
     def __enter__(self):
-        if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        if self.enabled:  # a bar on a terminal, plain lines when piped (warmbo._progress)
+            from rich import get_console
 
-            self.progress = Progress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()
-            )
+            from ._progress import progress
+
+            self.progress = progress(get_console(), transient=False)
             self.progress.__enter__()
             self.task = self.progress.add_task(
-                self._description(), total=self.total, completed=self.completed
+                self._description(), total=self.total, completed=self.completed, unit="trials"
             )
         return self
 

@@ -4,6 +4,9 @@ This module owns how a study is *shown* to a person, never how it is run:
 
 * the series and figures of a study's progress (:func:`best_so_far_series`,
   :func:`plot_best_so_far`) and of its observations per parameter (:func:`plot_observed`);
+* for a multi-task study (:class:`~warmbo.MultiTaskOptimizer`), each task's values in its own direction
+  and the Pareto front (:func:`task_summary`, :func:`pareto_trials`, :func:`plot_task_values`,
+  :func:`plot_pareto`);
 * posterior slices through the best point and the cheap sensitivity read off them
   (:func:`plot_posterior_slices`, :func:`parameter_importance`, :func:`plot_importance`);
 * single-file HTML reports (:func:`write_report` for a study, :func:`write_experiment_report` for
@@ -39,6 +42,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from .problems.pareto import pareto_mask
 from .space import Categorical, Float, Int, Parameter, Space
 from .trial import COMPLETE, STATES, Trial
 
@@ -46,10 +50,14 @@ __all__ = [
     "BestSoFar",
     "best_so_far_series",
     "parameter_importance",
+    "pareto_trials",
     "plot_best_so_far",
     "plot_importance",
     "plot_observed",
+    "plot_pareto",
     "plot_posterior_slices",
+    "plot_task_values",
+    "task_summary",
     "write_experiment_report",
     "write_report",
 ]
@@ -62,6 +70,11 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 #: Figures written by :func:`write_report`, in page order, with their captions.
 REPORT_FIGURES = {
     "best_so_far.png": "Best value so far against trial id; dots are the observed values.",
+    "tasks.png": "Each task's observed values against trial id, with its best so far in its own direction.",
+    "pareto.png": (
+        "Observed values of the first two tasks; the Pareto front (non-dominated over all tasks, each "
+        "in its own direction) in red."
+    ),
     "observed.png": "Observed values against each parameter; the star is the best trial.",
     "slices.png": (
         "Posterior mean and mean \u00b1 2 std along each parameter, the others fixed at the best point."
@@ -172,8 +185,8 @@ def _label(text: Any, max_chars: int = 40) -> str:
     return s.replace("$", r"\$")
 
 
-def _objective_label(maximize: bool) -> str:
-    return f"objective ({'higher' if maximize else 'lower'} is better)"
+def _objective_label(maximize: bool, name: str = "objective") -> str:
+    return f"{name} ({'higher' if maximize else 'lower'} is better)"
 
 
 def _maybe_log_y(ax: Axes, values: np.ndarray) -> None:
@@ -218,7 +231,9 @@ def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
 # ----------------------------------------------------------------------------------------------
 
 
-def plot_best_so_far(trials: Sequence[Trial], maximize: bool, ax: Axes | None = None) -> Axes:
+def plot_best_so_far(
+    trials: Sequence[Trial], maximize: bool, ax: Axes | None = None, name: str = "objective"
+) -> Axes:
     """Best value so far against trial id, with the observed values as dots.
 
     Parameters
@@ -229,6 +244,8 @@ def plot_best_so_far(trials: Sequence[Trial], maximize: bool, ax: Axes | None = 
         Direction of the study.
     ax : matplotlib Axes, optional
         Where to draw; a new figure (Agg canvas, not registered in pyplot) by default.
+    name : str
+        What the value is, for the axis label and title ("utility" for a multi-task study).
 
     Returns
     -------
@@ -258,15 +275,17 @@ def plot_best_so_far(trials: Sequence[Trial], maximize: bool, ax: Axes | None = 
         )
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("trial id")
-    ax.set_ylabel(_objective_label(maximize))
-    ax.set_title(f"Best value so far ({'maximize' if maximize else 'minimize'})")
+    ax.set_ylabel(_objective_label(maximize, name))
+    ax.set_title(
+        f"Best {'value' if name == 'objective' else name} so far ({'maximize' if maximize else 'minimize'})"
+    )
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(loc="best", fontsize="small")
     return ax
 
 
-def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool) -> Figure:
+def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: str = "objective") -> Figure:
     """One panel per parameter: observed value against the parameter's value.
 
     Log-scale ``Float``/``Int`` parameters get a log x-axis; a ``Categorical`` is drawn as a
@@ -282,6 +301,8 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool) -> Figu
         The study's search space.
     maximize : bool
         Direction of the study (which trial is best).
+    name : str
+        What the value is, for the axis labels ("utility" for a multi-task study).
 
     Returns
     -------
@@ -321,13 +342,157 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool) -> Figu
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         _maybe_log_y(ax, y_arr)
         ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
-        ax.set_ylabel(_objective_label(maximize))
+        ax.set_ylabel(_objective_label(maximize, name))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
     if axes and axes[0].get_legend_handles_labels()[0]:
         axes[0].legend(loc="best", fontsize="small")
     fig.suptitle("Observed values per parameter")
     return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# multi-task studies: each task in its own direction, and the Pareto front
+# ----------------------------------------------------------------------------------------------
+
+
+def _check_tasks(tasks: Mapping[str, str]) -> dict[str, bool]:
+    """Task name -> maximise?, from a mapping of task name to "maximize" or "minimize"."""
+    if not isinstance(tasks, Mapping) or not tasks:
+        raise ValueError(f"tasks must map each task name to 'maximize' or 'minimize', got {tasks!r}")
+    bad = {k: v for k, v in tasks.items() if v not in ("maximize", "minimize")}
+    if bad:
+        raise ValueError(f"task directions must be 'maximize' or 'minimize', got {bad!r}")
+    return {str(k): v == "maximize" for k, v in tasks.items()}
+
+
+def _task_scored(trials: Sequence[Trial], n_tasks: int) -> tuple[list[Trial], np.ndarray]:
+    """Complete trials with ``n_tasks`` finite task values, in id order, and those values (N, n)."""
+    out = [
+        t
+        for t in sorted(trials, key=lambda t: t.id)
+        if t.state == COMPLETE
+        and t.values is not None
+        and len(t.values) == n_tasks
+        and all(math.isfinite(float(v)) for v in t.values)
+    ]
+    return out, np.array([[float(v) for v in t.values] for t in out]).reshape(len(out), n_tasks)  # type: ignore[union-attr]
+
+
+def task_summary(trials: Sequence[Trial], tasks: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Per task: its direction, the best observed value in that direction and the trial holding it.
+
+    Parameters
+    ----------
+    trials : sequence of Trial
+        Trials of a multi-task study; complete trials with a finite vector ``Trial.values`` count.
+    tasks : Mapping
+        Task name to "maximize" or "minimize", in the order of ``Trial.values``.
+
+    Returns
+    -------
+    list of dict
+        ``{"task", "direction", "best", "trial"}`` per task (``best`` and ``trial`` None without data).
+    """
+    maximize = _check_tasks(tasks)
+    scored, Y = _task_scored(trials, len(maximize))
+    rows = []
+    for i, (name, up) in enumerate(maximize.items()):
+        if not scored:
+            rows.append({"task": name, "direction": tasks[name], "best": None, "trial": None})
+            continue
+        k = int(np.argmax(Y[:, i]) if up else np.argmin(Y[:, i]))  # first (lowest id) on ties
+        rows.append({"task": name, "direction": tasks[name], "best": float(Y[k, i]), "trial": scored[k].id})
+    return rows
+
+
+def pareto_trials(trials: Sequence[Trial], tasks: Mapping[str, str]) -> list[Trial]:
+    """Complete trials whose task values are not Pareto dominated, each task in its own direction.
+
+    The same set as :attr:`warmbo.MultiTaskOptimizer.pareto_front` (both use
+    :func:`warmbo.problems.pareto.pareto_mask` on the signed values), in id order.
+    """
+    maximize = _check_tasks(tasks)
+    scored, Y = _task_scored(trials, len(maximize))
+    if not scored:
+        return []
+    signs = np.array([1.0 if up else -1.0 for up in maximize.values()])
+    return [t for t, keep in zip(scored, pareto_mask(Y * signs), strict=True) if keep]
+
+
+def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figure:
+    """One panel per task: observed values against trial id and the best so far in its direction.
+
+    Parameters
+    ----------
+    trials : sequence of Trial
+        Trials of a multi-task study (see :func:`task_summary` for which ones count).
+    tasks : Mapping
+        Task name to "maximize" or "minimize", in the order of ``Trial.values``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    maximize = _check_tasks(tasks)
+    scored, Y = _task_scored(trials, len(maximize))
+    ids = np.array([t.id for t in scored], dtype=np.int64)
+    fig, axes = _panel_figure(len(maximize))
+    for i, (ax, (name, up)) in enumerate(zip(axes, maximize.items(), strict=True)):
+        if scored:
+            best = (np.maximum if up else np.minimum).accumulate(Y[:, i])
+            ax.plot(ids, Y[:, i], "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            ax.step(ids, best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
+            _maybe_log_y(ax, Y[:, i])
+        else:
+            ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("trial id")
+        ax.set_ylabel(_objective_label(up, _label(name, max_chars=24)))
+        ax.set_title(f"{_label(name)} ({tasks[name]})", fontsize="medium")
+        ax.grid(True, alpha=0.3)
+    if scored:
+        axes[0].legend(loc="best", fontsize="small")
+    fig.suptitle("Values per task")
+    return fig
+
+
+def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Axes:
+    """Scatter of the first two tasks' values with the Pareto front (:func:`pareto_trials`) in red.
+
+    The front is non-dominated over *all* tasks, each in its own direction; with more than two tasks
+    some of its points may look dominated in this projection. Two tasks also get the front's
+    attainment line (a staircase through its points).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes; the front is the collection labelled ``"Pareto front"``, the others ``"dominated"``.
+    """
+    maximize = _check_tasks(tasks)
+    if len(maximize) < 2:
+        raise ValueError(f"a Pareto front needs at least two tasks, got {list(maximize)}")
+    scored, Y = _task_scored(trials, len(maximize))
+    front = {t.id for t in pareto_trials(trials, tasks)}
+    on_front = np.array([t.id in front for t in scored], dtype=bool)
+    (x_name, x_up), (y_name, y_up) = list(maximize.items())[:2]
+    ax = _new_figure(6.5, 5.0).subplots()
+    if scored:
+        ax.scatter(Y[~on_front, 0], Y[~on_front, 1], s=22, color=_DOT_COLOR, alpha=0.7, label="dominated")
+        ax.scatter(Y[on_front, 0], Y[on_front, 1], s=40, color=_BEST_COLOR, zorder=5, label="Pareto front")
+        if len(maximize) == 2:
+            P = Y[on_front][np.argsort(Y[on_front, 0] * (-1.0 if x_up else 1.0))]  # best task-1 value first
+            ax.step(P[:, 0], P[:, 1], where="post", color=_BEST_COLOR, lw=1, alpha=0.6)
+        ax.legend(loc="best", fontsize="small")
+    else:
+        ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlabel(_objective_label(x_up, _label(x_name, max_chars=30)))
+    ax.set_ylabel(_objective_label(y_up, _label(y_name, max_chars=30)))
+    more = f" (front over all {len(maximize)} tasks)" if len(maximize) > 2 else ""
+    x_dir, y_dir = ("max" if up else "min" for up in (x_up, y_up))
+    ax.set_title(f"Pareto front: {_label(x_name, 20)} ({x_dir}) vs {_label(y_name, 20)} ({y_dir}){more}")
+    ax.grid(True, alpha=0.3)
+    return ax
 
 
 # ----------------------------------------------------------------------------------------------
@@ -594,14 +759,25 @@ def _table(header: Sequence[str], rows: Sequence[tuple[str, Sequence[tuple[str, 
     return f'<div class="scroll">{table}</div>'
 
 
-def _summary_html(space: Space, trials: Sequence[Trial], maximize: bool, best: Trial | None) -> str:
+def _summary_html(
+    space: Space, trials: Sequence[Trial], maximize: bool, best: Trial | None, tasks: Mapping[str, str] | None
+) -> str:
     counts = Counter(t.state for t in trials)
     states = [s for s in STATES if s in counts] + sorted(s for s in counts if s not in STATES)
     by_state = ", ".join(f"{counts[s]} {_esc(s)}" for s in states) or "none"
+    if tasks:
+        directions = ", ".join(f"{_esc(name)} <strong>{_esc(d)}</strong>" for name, d in tasks.items())
+        heading = [
+            f"<li>Tasks: {len(tasks)} ({directions})</li>",
+            "<li>Value of a trial: the expected scalarised utility of its task values "
+            "(higher is better)</li>",
+        ]
+    else:
+        heading = [f"<li>Direction: <strong>{'maximize' if maximize else 'minimize'}</strong></li>"]
     parts = [
         "<h2>Summary</h2>",
         "<ul>",
-        f"<li>Direction: <strong>{'maximize' if maximize else 'minimize'}</strong></li>",
+        *heading,
         f"<li>Trials: {len(trials)} ({by_state})</li>",
         f"<li>Parameters: {len(space.params)} ({', '.join(_esc(n) for n in space.names)})</li>",
     ]
@@ -612,7 +788,8 @@ def _summary_html(space: Space, trials: Sequence[Trial], maximize: bool, best: T
             "need observed values are not drawn.</p>"
         )
         return "\n".join(parts)
-    parts.append(f"<li>Best value: <strong>{_esc(_fmt(float(best.value)))}</strong> (trial {best.id})</li>")  # type: ignore[arg-type]
+    what = "utility" if tasks else "value"
+    parts.append(f"<li>Best {what}: <strong>{_esc(_fmt(float(best.value)))}</strong> (trial {best.id})</li>")  # type: ignore[arg-type]
     parts.append("</ul>")
     parts.append("<h3>Best parameters</h3>")
     rows = [("", [(name, False), (_fmt(best.params.get(name)), False)]) for name in space.names]
@@ -620,13 +797,17 @@ def _summary_html(space: Space, trials: Sequence[Trial], maximize: bool, best: T
     return "\n".join(parts)
 
 
-def _trials_html(space: Space, trials: Sequence[Trial]) -> str:
+def _trials_html(space: Space, trials: Sequence[Trial], task_names: Sequence[str] = ()) -> str:
     names = list(space.names)
     extra = sorted({k for t in trials for k in t.params if k not in space.names}, key=str)
-    header = ["id", "state", "value", *names, *extra, "worker", "created (UTC)", "error"]
+    value = "utility" if task_names else "value"
+    header = ["id", "state", value, *task_names, *names, *extra, "worker", "created (UTC)", "error"]
     rows = []
     for t in sorted(trials, key=lambda t: t.id):
         cells = [(str(t.id), True), (t.state, False), (_fmt(t.value), True)]
+        if task_names:
+            values = list(t.values) if t.values is not None else [None] * len(task_names)
+            cells += [(_fmt(None if v is None else float(v)), True) for v in values]
         for k in [*names, *extra]:
             v = t.params.get(k)
             cells.append((_fmt(v), isinstance(v, (int, float)) and not isinstance(v, bool)))
@@ -635,6 +816,36 @@ def _trials_html(space: Space, trials: Sequence[Trial]) -> str:
     if not rows:
         return "<h2>Trials</h2>\n<p>No trials.</p>"
     return "<h2>Trials</h2>\n" + _table(header, rows)
+
+
+def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str]) -> str:
+    """Best value of each task in its direction, and the Pareto front's trials."""
+    rows = []
+    for row in task_summary(trials, tasks):
+        trial = "" if row["trial"] is None else str(row["trial"])
+        cells = [(row["task"], False), (row["direction"], False), (_fmt(row["best"]), True), (trial, True)]
+        rows.append(("", cells))
+    parts = ["<h2>Tasks</h2>", _table(["task", "direction", "best value", "trial"], rows)]
+    if len(tasks) < 2:
+        return "\n".join(parts)
+    front = pareto_trials(trials, tasks)
+    parts.append(f"<h3>Pareto front ({len(front)} trials)</h3>")
+    parts.append(
+        "<p>Trials that no other trial dominates (as good in every task and better in one), each task in its "
+        f"own direction ({_esc(', '.join(f'{name}: {d}' for name, d in tasks.items()))}).</p>"
+    )
+    header = ["id", *tasks, *space.names]
+    rows = [
+        (
+            "",
+            [(str(t.id), True)]
+            + [(_fmt(float(v)), True) for v in t.values]  # type: ignore[union-attr]
+            + [(_fmt(t.params.get(n)), False) for n in space.names],
+        )
+        for t in front
+    ]
+    parts.append(_table(header, rows) if rows else "<p>No complete trials yet.</p>")
+    return "\n".join(parts)
 
 
 def write_report(
@@ -646,6 +857,7 @@ def write_report(
     title: str = "warmbo study",
     predict: Predict | None = None,
     extra_html: str = "",
+    tasks: Mapping[str, str] | None = None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -677,6 +889,13 @@ def write_report(
         :func:`plot_posterior_slices`.
     extra_html : str
         Trusted HTML appended after the figures, inserted as is (not escaped).
+    tasks : Mapping, optional
+        For a multi-task study: task name to "maximize" or "minimize", in the order of
+        ``Trial.values`` (``dict(zip(opt.task_names, opt.directions))``). The page then names the tasks
+        and their directions, calls the trial value what it is (the expected scalarised utility,
+        maximised), tabulates each task's best value and the Pareto front, adds the task values to the
+        trials table, and draws ``tasks.png`` (each task's values and best so far) and, with two or
+        more tasks, ``pareto.png`` (first two tasks, front highlighted).
 
     Returns
     -------
@@ -688,16 +907,27 @@ def write_report(
     trials = list(trials)
     best = _best_trial(trials, maximize)
 
+    if tasks is not None:
+        tasks = {str(k): v for k, v in tasks.items()}
+        _check_tasks(tasks)
+    name = "utility" if tasks else "objective"
+
     figures: dict[str, Figure] = {}
     if best is not None:
-        figures["best_so_far.png"] = plot_best_so_far(trials, maximize).figure  # type: ignore[assignment]
-        figures["observed.png"] = plot_observed(trials, space, maximize)
+        figures["best_so_far.png"] = plot_best_so_far(trials, maximize, name=name).figure  # type: ignore[assignment]
+        figures["observed.png"] = plot_observed(trials, space, maximize, name=name)
+        if tasks:
+            figures["tasks.png"] = plot_task_values(trials, tasks)
+            if len(tasks) >= 2:
+                figures["pareto.png"] = plot_pareto(trials, tasks).figure  # type: ignore[assignment]
         if predict is not None:
             figures["slices.png"] = plot_posterior_slices(space, best.params, predict, maximize)
             importance = parameter_importance(space, best.params, predict)
             figures["importance.png"] = plot_importance(importance).figure  # type: ignore[assignment]
 
-    blocks = [_summary_html(space, trials, maximize, best)]
+    blocks = [_summary_html(space, trials, maximize, best, tasks)]
+    if tasks:
+        blocks.append(_tasks_html(space, trials, tasks))
     if figures:
         blocks.append("<h2>Figures</h2>")
     for name, caption in REPORT_FIGURES.items():
@@ -710,7 +940,7 @@ def write_report(
         blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
     if extra_html:
         blocks.append(extra_html)
-    blocks.append(_trials_html(space, trials))
+    blocks.append(_trials_html(space, trials, list(tasks or ())))
 
     report = out / "report.html"
     report.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")

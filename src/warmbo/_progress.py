@@ -1,0 +1,134 @@
+"""Progress of long runs: a live bar on a terminal, plain lines when the output is piped.
+
+One rule for every long command (``warmbo demo``, ``warmbo reproduce``, ``Optimizer.run``): a rich
+bar is drawn only where it can be seen, a terminal or a notebook. Piped or redirected, a transient
+rich bar shows nothing at all until the run ends, so :func:`progress` returns a
+:class:`LineProgress` instead: the part of :class:`rich.progress.Progress` the runners use
+(``add_task``, ``update``, ``advance``, ``remove_task``), printing one plain line when a task
+finishes and, while a task is running, a line at most every ``every`` seconds, so a piped run is
+never silent for long and never floods its log.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+__all__ = ["LineProgress", "live", "progress"]
+
+
+def live(console: Console) -> bool:
+    """Whether a live bar on ``console`` is seen as it runs (a terminal or a notebook)."""
+    return bool(console.is_terminal or console.is_jupyter)
+
+
+def progress(console: Console, every: float = 60.0, transient: bool = True) -> Progress | LineProgress:
+    """A rich bar on a terminal (removed when done if ``transient``), else a :class:`LineProgress`."""
+    if live(console):
+        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        return Progress(*columns, console=console, transient=transient)
+    return LineProgress(console, every=every)
+
+
+@dataclass
+class _Task:
+    description: str
+    total: float | None
+    completed: float
+    unit: str
+    started: float
+    reported: bool = False
+
+
+class LineProgress:
+    """Plain-text stand-in for :class:`rich.progress.Progress`: one line per finished task.
+
+    A line reads ``"<description> - <completed>/<total> <unit> done in <s> s, <s> s elapsed"``: the
+    task's own time, then the time since the progress was entered. ``unit`` is a field given to
+    ``add_task`` (rich keeps it as an unused task field), ``"runs"`` by default.
+
+    Parameters
+    ----------
+    console : rich.console.Console
+        Where the lines go (no markup, no highlighting, no wrapping).
+    every : float or None
+        While a task runs, print its progress when this many seconds have passed since the last line
+        (None: only finished tasks).
+    clock : callable
+        Seconds, monotone (``time.monotonic``; tests pass a fake clock).
+    """
+
+    def __init__(
+        self, console: Console, every: float | None = 60.0, clock: Callable[[], float] = time.monotonic
+    ):
+        self.console = console
+        self.every = every
+        self.clock = clock
+        self.tasks: dict[int, _Task] = {}
+        self.start = self.last_line = clock()
+
+    def __enter__(self) -> LineProgress:
+        self.start = self.last_line = self.clock()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+    def add_task(self, description: str, total: float | None = 100.0, completed: float = 0, **fields) -> int:
+        """Start a task; returns its id."""
+        task_id = len(self.tasks)
+        self.tasks[task_id] = _Task(description, total, completed, fields.get("unit", "runs"), self.clock())
+        return task_id
+
+    def update(
+        self,
+        task_id: int,
+        *,
+        description: str | None = None,
+        total: float | None = None,
+        completed: float | None = None,
+        advance: float | None = None,
+        **fields,
+    ) -> None:
+        """Change a task as :meth:`rich.progress.Progress.update` does; may print its line."""
+        task = self.tasks[task_id]
+        if description is not None:
+            task.description = description
+        if total is not None:
+            task.total = total
+        if completed is not None:
+            task.completed = completed
+        if advance is not None:
+            task.completed += advance
+        if "unit" in fields:
+            task.unit = fields["unit"]
+        self._report(task)
+
+    def advance(self, task_id: int, advance: float = 1) -> None:
+        """Advance a task by ``advance``; may print its line."""
+        self.update(task_id, advance=advance)
+
+    def remove_task(self, task_id: int) -> None:
+        """Forget a task (its line was printed when it finished)."""
+        self.tasks.pop(task_id, None)
+
+    def _report(self, task: _Task) -> None:
+        now = self.clock()
+        finished = task.total is not None and task.completed >= task.total
+        if finished and not task.reported:
+            task.reported = True
+        elif finished or self.every is None or now - self.last_line < self.every:
+            return
+        total = "?" if task.total is None else f"{task.total:g}"
+        done = f"{task.completed:g}/{total} {task.unit} done"
+        self.console.print(
+            f"{task.description} - {done} in {now - task.started:.1f} s, {now - self.start:.1f} s elapsed",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        self.last_line = now
