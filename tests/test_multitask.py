@@ -512,3 +512,27 @@ def test_rescaled_kernel_is_d_gamma_d(kernel):
     assert type(rescaled) is {"UniformTask": ICM}.get(type(kernel).__name__, type(kernel))
     with pytest.raises(ValueError, match="3 finite scales"):
         kernel.rescaled([1.0, 2.0])
+
+
+def test_standardised_model_equals_the_mt_posterior_on_hand_standardised_values():
+    from warmbo.models.standardised import StandardisedMultiTaskGP
+
+    rng = np.random.default_rng(3)
+    X = rng.random((12, 2))
+    Y = np.column_stack([np.sin(4 * X[:, 0]) * 50 + 7, np.cos(3 * X[:, 1]) * 0.01 - 2])
+    kernel = ICM(RBF(0.3), [[1.0, 0.4], [0.4, 2.0]])
+    model = StandardisedMultiTaskGP(kernel, noise=0.1).fit(X, Y)
+    m, s = Y.mean(axis=0), Y.std(axis=0)
+    D = 1.0 / s
+    oracle = MultiTaskGP(ICM(RBF(0.3), D[:, None] * kernel.B * D[None, :]), 0.1).fit(X, (Y - m) / s)
+    Xt = rng.random((5, 2))
+    mean, full = model.predict(Xt, cov="full")
+    o_mean, o_full = oracle.predict(Xt, cov="full")
+    np.testing.assert_allclose(mean, m + s * o_mean, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(full, o_full * s[None, :, None] * s[None, None, :], rtol=1e-10, atol=1e-12)
+    assert model.b_ == pytest.approx(np.max(np.linalg.norm((Y - m) / s, axis=1)))
+    # a scalar kernel learns its task matrix; clone gives an unfitted copy with the override
+    learned = StandardisedMultiTaskGP(RBF(0.3)).fit(X, Y)
+    assert learned.kernel_.B.shape == (2, 2)
+    other = learned.clone(noise=0.5)
+    assert other.noise == 0.5 and not hasattr(other, "mean_")

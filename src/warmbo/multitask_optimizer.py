@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -53,10 +52,9 @@ from .acquisition import ScalarizedUCB
 from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
 from .kernels import RBF, Kernel
-from .kernels.multitask import ICM, MultiTaskKernel
-from .models.multitask import MultiTaskGP, as_task_values
-from .models.nystrom import BudgetedMultiTaskGP
-from .models.task_structure import learn_task_kernel
+from .kernels.multitask import MultiTaskKernel
+from .models.multitask import as_task_values
+from .models.standardised import StandardisedMultiTaskGP
 from .optimizer import Optimizer
 from .problems.pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
@@ -68,41 +66,6 @@ from .trial import COMPLETE, FAILED, PENDING, Trial
 __all__ = ["MultiTaskOptimizer"]
 
 _DIRECTIONS = ("maximize", "minimize")
-
-
-class _Standardised:
-    """A multi-task model on standardised signed values, predicting on the signed user scale.
-
-    ``predict(X, "norm")`` returns ``max_i s_i^2 ||Gamma_t(x, x)||`` so that its square root is a valid
-    width on the user's scale; ``"full"`` returns ``S Gamma_t S``. Everything else (noise, information
-    gain, the dictionary of a budgeted model) is the inner model's, so the bound reads it unchanged.
-    """
-
-    def __init__(self, model, mean: np.ndarray, scale: np.ndarray, b: float, sigma: float):
-        self.model = model
-        self.mean = mean
-        self.scale = scale
-        self.b = b  # the bound's parameters, chosen with the data (standardised units)
-        self.sigma = sigma
-
-    def __getattr__(self, name):
-        if name == "model":  # not yet set (copy/pickle)
-            raise AttributeError(name)
-        return getattr(self.model, name)
-
-    @blas_limited
-    def predict(self, X, cov: str = "norm"):
-        out = self.model.predict(X, cov=cov)
-        if cov == "none":
-            return self.mean + self.scale * out
-        mean, unc = out
-        mean = self.mean + self.scale * mean
-        if cov == "norm":
-            return mean, float(np.max(self.scale)) ** 2 * unc
-        return mean, unc * self.scale[None, :, None] * self.scale[None, None, :]
-
-    def add(self, X, Y_signed) -> None:
-        self.model.add(X, (np.asarray(Y_signed) - self.mean) / self.scale)
 
 
 class MultiTaskOptimizer(Optimizer):
@@ -258,13 +221,23 @@ class MultiTaskOptimizer(Optimizer):
         self._refuse_single_objective(storage)
         super().__init__(
             space,
-            model=MultiTaskGP(ICM(RBF(0.2), np.eye(self.n_tasks)), self.noise),  # placeholder prototype
+            model=StandardisedMultiTaskGP(
+                # the model sees signed values: a multi-task kernel of the user's values becomes the
+                # kernel of S f, S = diag(signs)
+                self.kernel.rescaled(self.signs) if isinstance(self.kernel, MultiTaskKernel) else self.kernel,
+                self.noise,
+                task_similarity=task_similarity,
+                budget_eps=self.budget_eps,
+                horizon=self.horizon,
+                seed=seed,
+            ),
             maximize=True,
             n_initial=n_initial,
             seed=seed,
             storage=storage,
             worker=worker,
         )
+        self.model = self.model.clone(seed=self.seed)  # the stored seed when none was given
         self.acquisition = self._acquisition(1.0, 1.0)
         self._check_study()
 
@@ -398,39 +371,17 @@ class MultiTaskOptimizer(Optimizer):
             seed=self.seed if self.seed is not None else 0,
         )
 
-    def _task_kernel(self, X: np.ndarray, Ys: np.ndarray, scale: np.ndarray) -> MultiTaskKernel:
-        if isinstance(self.kernel, MultiTaskKernel):
-            # the given kernel describes the user's values; the model sees D (sign f - m) with
-            # D = diag(sign / s), whose covariance is D Gamma D
-            return self.kernel.rescaled(self.signs / scale)
-        return learn_task_kernel(self.kernel, X, Ys, self.noise, self.task_similarity)
-
     @blas_limited
     def fit_model(self, trials: Sequence[Trial] | None = None):
-        """The multi-task posterior on the complete trials (signed, standardised), or None (< 2 trials)."""
+        """The multi-task posterior (:class:`~warmbo.models.standardised.StandardisedMultiTaskGP`) on
+        the complete trials' signed values, or None (< 2 complete trials)."""
         trials = self.study.trials() if trials is None else trials
         complete = [t for t in trials if t.state == COMPLETE and t.values is not None]
         if len(complete) < 2:
             return None
         X = self._encode_trials(complete)
         Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values") * self.signs
-        mean = Y.mean(axis=0)
-        scale = Y.std(axis=0)
-        scale = np.where(scale > 0, scale, 1.0)
-        Ys = (Y - mean) / scale
-        kernel = self._task_kernel(X, Ys, scale)
-        if self.budget_eps is None:
-            model = MultiTaskGP(kernel, self.noise)
-        else:
-            model = BudgetedMultiTaskGP(
-                kernel, self.noise, eps=self.budget_eps, horizon=self.horizon, seed=self.seed
-            )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            model.fit(X, Ys)
-        b = self.b if self.b is not None else float(np.max(np.linalg.norm(Ys, axis=1)))
-        sigma = self.sigma if self.sigma is not None else math.sqrt(self.noise)
-        return _Standardised(model, mean, scale, b, sigma)
+        return self.model.clone().fit(X, Y)
 
     @blas_limited
     def predict(self, params) -> tuple[np.ndarray, np.ndarray]:
@@ -454,7 +405,10 @@ class MultiTaskOptimizer(Optimizer):
         self.model_ = reference
         x = suggest(
             reference,
-            self._acquisition(reference.b, reference.sigma),
+            self._acquisition(
+                self.b if self.b is not None else reference.b_,
+                self.sigma if self.sigma is not None else math.sqrt(self.noise),
+            ),
             self.space,
             pending=self._encode_trials([t for t in trials if t.state == PENDING]),
             exclude=busy_X,
