@@ -260,3 +260,21 @@ def test_beta_option_selects_the_schedule(space):
         wb.MultiTaskOptimizer(space, n_tasks=2, beta="large")
     theory.run(_objective, budget=6, progress=False)  # the theory bound runs end to end
     assert len(theory.history) == 6
+
+
+def test_prior_of_a_multitask_study_is_told_once_in_user_units(tmp_path):
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    X = [[0.1], [0.5], [0.9]]
+    Y = [{"acc": 0.5, "lat": 3.0}, {"acc": 0.9, "lat": 2.0}, {"acc": 0.6, "lat": 1.0}]
+    url = str(tmp_path / "mt.db")
+    kwargs = dict(task_names=["acc", "lat"], directions=["maximize", "minimize"], seed=0, storage=url)
+    opt = wb.MultiTaskOptimizer(space, prior=(X, Y), **kwargs)
+    assert [list(t.values) for t in opt.history] == [[0.5, 3.0], [0.9, 2.0], [0.6, 1.0]]
+    assert all(t.worker == "prior" for t in opt.history)
+    assert {t.params["x"] for t in opt.pareto_front} == {0.5, 0.9}  # 0.1 is dominated by 0.5
+    opt.study.close()
+    again = wb.MultiTaskOptimizer(space, prior=(X, Y), **kwargs)
+    assert len(again.history) == 3
+    with pytest.raises(ValueError, match="missing"):
+        again.add_prior(([{"x": 0.2}], [{"acc": 1.0}]))
+    assert len(again.history) == 3  # nothing of a rejected prior is stored

@@ -40,6 +40,7 @@ Conventions (say them to users, they matter):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Sequence
@@ -51,6 +52,7 @@ from ._threads import blas_limited
 from .acquisition import ScalarizedUCB
 from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
+from .data import TaskData
 from .kernels import RBF, Kernel
 from .kernels.multitask import MultiTaskKernel
 from .models.multitask import as_task_values
@@ -60,7 +62,6 @@ from .problems.pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
 from .storage import StorageError, Study, parse_url
-from .suggest import suggest
 from .trial import COMPLETE, FAILED, PENDING, Trial
 
 __all__ = ["MultiTaskOptimizer"]
@@ -111,6 +112,9 @@ class MultiTaskOptimizer(Optimizer):
         T in MT-BKB's q (001 Thm 3).
     n_initial, seed, storage, worker
         As for :class:`~warmbo.Optimizer`.
+    prior : (X, Y), optional
+        Earlier evaluations of these same tasks in your own units, told once as trials of the
+        study (see :meth:`add_prior`).
 
     Examples
     --------
@@ -145,6 +149,7 @@ class MultiTaskOptimizer(Optimizer):
         seed: int | None = None,
         storage=None,
         worker: str | None = None,
+        prior=None,
     ):
         if kernel is not None and not isinstance(kernel, MultiTaskKernel | Kernel):
             raise ValueError(f"kernel must be a multi-task or scalar warmbo kernel, got {kernel!r}")
@@ -240,6 +245,8 @@ class MultiTaskOptimizer(Optimizer):
         self.model = self.model.clone(seed=self.seed)  # the stored seed when none was given
         self.acquisition = self._acquisition(1.0, 1.0)
         self._check_study()
+        if prior is not None:
+            self.add_prior(prior)
 
     # ------------------------------------------------------------------ study
     @staticmethod
@@ -345,7 +352,39 @@ class MultiTaskOptimizer(Optimizer):
             return self.study.complete(trial_id, utility, values=arr.tolist())
 
     def add_prior(self, data, tag: str | None = None) -> int:
-        raise NotImplementedError("prior data for a multi-task study: tell() each trial's vector instead")
+        """Tell earlier evaluations of these same tasks, in your own units.
+
+        ``data`` is an ``(X, Y)`` pair: X a list of parameter dicts or an array of raw parameter values
+        (columns in the space's order), Y one row of task values per point (a sequence in task order
+        or a dict by task name). Everything is validated before anything is stored; the rows are then
+        stored in one transaction as complete trials with worker ``"prior"``, once per study (``tag``,
+        by default a hash of the data). Returns the number of trials added.
+        """
+        if not (isinstance(data, tuple | list) and len(data) == 2):
+            raise ValueError(
+                "multi-task prior data must be an (X, Y) pair: points and one value row per point"
+            )
+        X, Y = data
+        if len(X) != len(Y):
+            raise ValueError(f"prior X has {len(X)} points but Y has {len(Y)} value rows")
+        if len(X) and isinstance(X[0], dict):
+            params = [self.space.validate(p) for p in X]
+        else:
+            params = list(TaskData.from_numpy(np.asarray(X), np.zeros(len(X)), self.space).params)
+        rows = [self._as_values(v) for v in Y]
+        if tag is None:
+            text = json.dumps(
+                [[list(p.items()), r.tolist()] for p, r in zip(params, rows, strict=True)], default=repr
+            )
+            tag = hashlib.sha256(text.encode()).hexdigest()[:16]
+        key = f"prior:{tag}"
+        with self.study.transaction():
+            if self.study.get_meta(key) is not None:
+                return 0
+            for p, r in zip(params, rows, strict=True):
+                self.study.add_trial(p, COMPLETE, value=self.utility(r), worker="prior", values=r.tolist())
+            self.study.set_meta(key, json.dumps({"rows": len(rows)}))
+        return len(rows)
 
     @property
     def pareto_front(self) -> list[Trial]:
@@ -396,26 +435,16 @@ class MultiTaskOptimizer(Optimizer):
         """Pending and failed points; MT-KB may repeat an evaluated point (observations are noisy)."""
         return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
 
-    def _next_point(self, trials: list[Trial], index: int) -> np.ndarray:
-        n_complete = sum(t.state == COMPLETE for t in trials)
-        busy_X = self._busy(trials)
-        if index < self.n_initial or n_complete < 2:
-            return self._design_point(index, busy_X)
-        reference = self.fit_model(trials)
-        self.model_ = reference
-        x = suggest(
-            reference,
-            self._acquisition(
-                self.b if self.b is not None else reference.b_,
-                self.sigma if self.sigma is not None else math.sqrt(self.noise),
-            ),
-            self.space,
-            pending=self._encode_trials([t for t in trials if t.state == PENDING]),
-            exclude=busy_X,
-            seed=self.seed * 100_003 + index,
-            n_anchors=0,
+    # MT-KB's step: no local candidates (001 searches its finite domains whole), failed points only
+    # excluded, and an acquisition whose bound reads the fitted model's norm bound b_
+    _n_anchors = 0
+    _fantasise_failed = False
+
+    def _acquisition_for(self, reference) -> ScalarizedUCB:
+        return self._acquisition(
+            self.b if self.b is not None else reference.b_,
+            self.sigma if self.sigma is not None else math.sqrt(self.noise),
         )
-        return self._design_point(index, busy_X) if x is None else x
 
     def __repr__(self) -> str:
         algorithm = "MT-KB" if self.budget_eps is None else f"MT-BKB(eps={self.budget_eps:g})"

@@ -393,17 +393,26 @@ class Optimizer:
             return self._design_point(index, busy_X)
         reference = self.fit_model(trials)
         self.model_ = reference
+        failed = [t for t in trials if t.state == FAILED] if self._fantasise_failed else []
         x = suggest(
             reference,
-            self.acquisition,
+            self._acquisition_for(reference),
             self.space,
             pending=self._encode_trials([t for t in trials if t.state == PENDING]),
-            failed=self._encode_trials([t for t in trials if t.state == FAILED]),
+            failed=self._encode_trials(failed),
             exclude=busy_X,
             seed=self.seed * 100_003 + index,
-            n_anchors=_N_ANCHORS,
+            n_anchors=self._n_anchors,
         )
         return self._design_point(index, busy_X) if x is None else x
+
+    # what a subclass may change in the shared BO step (warmbo.suggest)
+    _n_anchors = _N_ANCHORS  # best observations around which the search draws local candidates
+    _fantasise_failed = True  # failed points as a constant liar at the worst observed value
+
+    def _acquisition_for(self, reference) -> Acquisition:
+        """The acquisition of this ask (a subclass may build it from the fitted model)."""
+        return self.acquisition
 
     def _design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
         """Point ``index`` of the initial design, skipping points that must not be repeated.
