@@ -2,7 +2,6 @@
 
 This module owns the description of *what an optimizer may propose*:
 
-* the parameter types :class:`Float`, :class:`Int` and :class:`Categorical`;
 * :class:`Space`, an ordered collection of parameters with unique names, including finite
   "grid" spaces whose only valid points are a fixed set of candidates (:meth:`Space.grid`);
 * the encoding of points (``dict`` of name to value) into the unit cube ``[0, 1]^dim`` that
@@ -11,21 +10,7 @@ This module owns the description of *what an optimizer may propose*:
 * validation of user points, initial designs (scrambled Sobol, :meth:`Space.sample`) and
   JSON-serialisable round trips (:meth:`Space.to_dict`, :meth:`Space.from_dict`).
 
-Encoding conventions
---------------------
-``Float``
-    One column. Linear ``(v - low) / (high - low)``, or linear in ``log(v)`` when ``log=True``.
-``Int``
-    One column. Each integer owns an equal-width bin of ``[0, 1]`` and is encoded at the bin
-    centre, ``(v - low + 0.5) / (high - low + 1)``. With ``log=True`` the bins are equal in log
-    space: integer ``v`` owns ``[log(v - 0.5), log(v + 0.5)]`` rescaled from
-    ``[log(low - 0.5), log(high + 0.5)]`` to ``[0, 1]``, and is encoded at the centre of that
-    interval. Decoding maps any ``u`` to the integer whose bin contains it.
-``Categorical``
-    One-hot, one column per choice. One-hot imposes no order on the categories and puts every
-    pair of categories at the same distance, which is what a stationary kernel on the unit cube
-    should see; the price is ``len(choices)`` columns. Decoding takes the argmax of the block
-    (first maximum on ties), so every point of the block's cube decodes to a valid category.
+The parameter types and their encodings live in :mod:`warmbo.parameters` (re-exported here).
 
 All errors raised for invalid input are :class:`SpaceError` (a ``ValueError``) whose message
 names the parameter and the offending value.
@@ -35,16 +20,28 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial import cKDTree
-from scipy.stats import qmc
+
+from .parameters import (
+    _SOBOL_WARNING,
+    GRID_RTOL,
+    Categorical,
+    Float,
+    FloatArray,
+    Int,
+    Parameter,
+    Seed,
+    SpaceError,
+    _as_unit_matrix,
+    _check_count,
+    param_from_dict,
+)
 
 __all__ = [
     "Categorical",
@@ -55,523 +52,6 @@ __all__ = [
     "SpaceError",
     "param_from_dict",
 ]
-
-FloatArray = NDArray[np.float64]
-Seed = int | np.random.Generator | None
-
-#: Relative tolerance used to match a point against the candidates of a grid space.
-GRID_RTOL = 1e-9
-
-_SOBOL_WARNING = r"The balance properties of Sobol' points require n to be a power of 2"
-
-
-class SpaceError(ValueError):
-    """Invalid search space, parameter value, point or encoded array."""
-
-
-# ----------------------------------------------------------------------------------------------
-# helpers
-# ----------------------------------------------------------------------------------------------
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, (bool, np.bool_))
-
-
-def _is_real(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not _is_bool(value)
-
-
-def _check_name(name: Any) -> str:
-    if not isinstance(name, str) or not name:
-        raise SpaceError(f"parameter name must be a non-empty str, got {name!r}")
-    return name
-
-
-def _check_flag(name: str, what: str, value: Any) -> bool:
-    if not _is_bool(value):
-        raise SpaceError(f"parameter {name!r}: {what} must be a bool, got {value!r}")
-    return bool(value)
-
-
-def _check_float_bound(name: str, what: str, value: Any) -> float:
-    if not _is_real(value):
-        raise SpaceError(f"parameter {name!r}: {what} must be a real number, got {value!r}")
-    try:
-        v = float(value)
-    except OverflowError:
-        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite") from None
-    if not math.isfinite(v):
-        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite")
-    return v
-
-
-def _to_int(name: str, what: str, value: Any) -> int:
-    """Convert an integral real (``int``, numpy integer, integral float) to ``int``."""
-    if not _is_real(value):
-        raise SpaceError(
-            f"parameter {name!r}: {what} must be an integer, got {value!r} of type {type(value).__name__}"
-        )
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    try:
-        f = float(value)
-    except OverflowError:
-        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite") from None
-    if not math.isfinite(f):
-        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not finite")
-    if not f.is_integer():
-        raise SpaceError(f"parameter {name!r}: {what} {value!r} is not an integer")
-    return int(f)
-
-
-def _as_unit_matrix(
-    U: ArrayLike, width: int, what: str, column_names: Sequence[str] | None = None
-) -> FloatArray:
-    """Check an encoded ``(n, width)`` array: float64, no NaN, clipped to ``[0, 1]``."""
-    try:
-        A = np.asarray(U, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise SpaceError(f"{what}: encoded array cannot be converted to float64 ({exc})") from None
-    if A.ndim != 2 or A.shape[1] != width:
-        raise SpaceError(f"{what}: expected an encoded array of shape (n, {width}), got shape {A.shape}")
-    nan = np.isnan(A)
-    if nan.any():
-        r, c = (int(i) for i in np.argwhere(nan)[0])
-        col = f"parameter {column_names[c]!r}" if column_names is not None else f"column {c}"
-        raise SpaceError(f"{what}: encoded value nan at row {r}, {col}")
-    return np.clip(A, 0.0, 1.0)
-
-
-def _lerp(a: float, b: float, u: FloatArray) -> FloatArray:
-    """``a + u * (b - a)``, exact at both ends (``u = 0 -> a``, ``u = 1 -> b``)."""
-    span = b - a
-    return np.where(u < 0.5, a + u * span, b - (1.0 - u) * span)
-
-
-def _iter_values(values: Any, name: str) -> list[Any]:
-    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
-        raise SpaceError(f"parameter {name!r}: expected a sequence of values, got {values!r}")
-    return list(values)
-
-
-def _check_count(n: Any) -> int:
-    if _is_bool(n) or not isinstance(n, numbers.Integral) or int(n) < 0:
-        raise SpaceError(f"number of samples must be a non-negative int, got {n!r}")
-    return int(n)
-
-
-# ----------------------------------------------------------------------------------------------
-# parameters
-# ----------------------------------------------------------------------------------------------
-
-
-class Parameter:
-    """Common interface of :class:`Float`, :class:`Int` and :class:`Categorical`.
-
-    Subclasses are frozen dataclasses; every parameter has a ``name``, an encoded ``width``
-    and the methods below.
-    """
-
-    name: str
-    kind: ClassVar[str] = ""
-
-    @property
-    def width(self) -> int:
-        """Number of columns of the encoding."""
-        return 1
-
-    def validate(self, value: Any) -> Any:
-        """Return the canonical form of ``value`` or raise :class:`SpaceError`.
-
-        Parameters
-        ----------
-        value : Any
-            Candidate value.
-
-        Returns
-        -------
-        Any
-            Canonical value (``float``, ``int`` or the matching choice).
-
-        Raises
-        ------
-        SpaceError
-            On a wrong type, NaN/inf, out-of-bounds value or unknown category.
-        """
-        raise NotImplementedError
-
-    def encode(self, values: Sequence[Any]) -> FloatArray:
-        """Validate and encode values.
-
-        Parameters
-        ----------
-        values : sequence
-            ``n`` values of this parameter.
-
-        Returns
-        -------
-        numpy.ndarray
-            Array of shape ``(n, width)`` in ``[0, 1]``.
-        """
-        vals = [self.validate(v) for v in _iter_values(values, self.name)]
-        return self._encode_valid(vals)
-
-    def decode(self, U: ArrayLike) -> list[Any]:
-        """Decode an encoded array (clipped to ``[0, 1]`` first).
-
-        Parameters
-        ----------
-        U : array_like
-            Array of shape ``(n, width)``; NaN is an error.
-
-        Returns
-        -------
-        list
-            ``n`` canonical values.
-        """
-        return self._decode_clipped(_as_unit_matrix(U, self.width, f"parameter {self.name!r}"))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description; inverse of :func:`param_from_dict`."""
-        d: dict[str, Any] = {"type": self.kind}
-        for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            v = getattr(self, f.name)
-            d[f.name] = list(v) if isinstance(v, tuple) else v
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Parameter:
-        """Rebuild a parameter from :meth:`to_dict` output (see :func:`param_from_dict`)."""
-        p = param_from_dict(d)
-        if not isinstance(p, cls):
-            raise SpaceError(f"parameter {p.name!r}: type {p.kind!r} is not a {cls.__name__}")
-        return p
-
-    # -- internals: operate on already valid values / clipped arrays -------------------------
-    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
-        raise NotImplementedError
-
-    def _decode_clipped(self, U: FloatArray) -> list[Any]:
-        raise NotImplementedError
-
-    def _snap_clipped(self, U: FloatArray) -> FloatArray:
-        return self._encode_valid(self._decode_clipped(U))
-
-    def _from_uniform(self, u: FloatArray) -> list[Any]:
-        """Map one uniform in ``[0, 1)`` per row to a value (used for sampling)."""
-        return self._decode_clipped(u.reshape(-1, 1))
-
-    def _field_equal(self, other: Parameter, name: str) -> bool:
-        return getattr(self, name) == getattr(other, name)
-
-
-@dataclass(frozen=True)
-class Float(Parameter):
-    """Continuous parameter on ``[low, high]``.
-
-    Parameters
-    ----------
-    name : str
-        Non-empty parameter name.
-    low, high : float
-        Finite bounds with ``low < high``.
-    log : bool, default False
-        Encode linearly in ``log(v)``; requires ``low > 0``.
-    """
-
-    name: str
-    low: float
-    high: float
-    log: bool = False
-
-    kind: ClassVar[str] = "float"
-
-    def __post_init__(self) -> None:
-        name = _check_name(self.name)
-        low = _check_float_bound(name, "low", self.low)
-        high = _check_float_bound(name, "high", self.high)
-        if not low < high:
-            raise SpaceError(f"parameter {name!r}: low {low!r} must be < high {high!r}")
-        if not math.isfinite(high - low):
-            raise SpaceError(f"parameter {name!r}: range high - low = {high - low!r} is not finite")
-        log = _check_flag(name, "log", self.log)
-        if log and low <= 0:
-            raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
-        object.__setattr__(self, "low", low)
-        object.__setattr__(self, "high", high)
-        object.__setattr__(self, "log", log)
-
-    def validate(self, value: Any) -> float:
-        if not _is_real(value):
-            raise SpaceError(
-                f"parameter {self.name!r}: expected a real number, got {value!r} "
-                f"of type {type(value).__name__}"
-            )
-        try:
-            v = float(value)
-        except OverflowError:
-            raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite") from None
-        if not math.isfinite(v):
-            raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite")
-        if not self.low <= v <= self.high:
-            raise SpaceError(f"parameter {self.name!r}: value {v!r} is outside [{self.low!r}, {self.high!r}]")
-        return v
-
-    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
-        v = np.asarray(values, dtype=np.float64).reshape(-1)
-        if self.log:
-            lo, hi = math.log(self.low), math.log(self.high)
-            u = (np.log(v) - lo) / (hi - lo)
-        else:
-            u = (v - self.low) / (self.high - self.low)
-        return np.clip(u, 0.0, 1.0).reshape(-1, 1)
-
-    def _decode_clipped(self, U: FloatArray) -> list[float]:
-        u = U[:, 0]
-        if self.log:
-            v = np.exp(_lerp(math.log(self.low), math.log(self.high), u))
-        else:
-            v = _lerp(self.low, self.high, u)
-        return [float(x) for x in np.clip(v, self.low, self.high)]
-
-    def _snap_clipped(self, U: FloatArray) -> FloatArray:
-        return np.array(U, dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class Int(Parameter):
-    """Integer parameter on ``[low, high]`` (inclusive).
-
-    Each integer owns an equal-width bin of ``[0, 1]`` and is encoded at its centre,
-    ``(v - low + 0.5) / (high - low + 1)``; ``u`` decodes to ``low + floor(u * (high - low + 1))``
-    clipped to ``[low, high]``. With ``log=True`` (requires ``low >= 1``) the bins are equal in log
-    space: ``v`` owns ``[log(v - 0.5), log(v + 0.5)]`` rescaled from
-    ``[log(low - 0.5), log(high + 0.5)]``, is encoded at the centre of that interval and ``u``
-    decodes to ``floor(exp(t) + 0.5)`` with ``t`` the un-rescaled log coordinate.
-
-    Parameters
-    ----------
-    name : str
-        Non-empty parameter name.
-    low, high : int
-        Integral bounds with ``low < high``.
-    log : bool, default False
-        Use log-spaced bins; requires ``low > 0``.
-    """
-
-    name: str
-    low: int
-    high: int
-    log: bool = False
-
-    kind: ClassVar[str] = "int"
-
-    def __post_init__(self) -> None:
-        name = _check_name(self.name)
-        low = _to_int(name, "low", self.low)
-        high = _to_int(name, "high", self.high)
-        if not low < high:
-            raise SpaceError(f"parameter {name!r}: low {low!r} must be < high {high!r}")
-        log = _check_flag(name, "log", self.log)
-        if log and low <= 0:
-            raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
-        object.__setattr__(self, "low", low)
-        object.__setattr__(self, "high", high)
-        object.__setattr__(self, "log", log)
-
-    @property
-    def _n(self) -> int:
-        return self.high - self.low + 1
-
-    def _log_edges(self) -> tuple[float, float]:
-        return math.log(self.low - 0.5), math.log(self.high + 0.5)
-
-    def validate(self, value: Any) -> int:
-        v = _to_int(self.name, "value", value)
-        if not self.low <= v <= self.high:
-            raise SpaceError(f"parameter {self.name!r}: value {value!r} is outside [{self.low}, {self.high}]")
-        return v
-
-    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
-        if self.log:
-            v = np.asarray([float(x) for x in values], dtype=np.float64)
-            a, b = self._log_edges()
-            centre = 0.5 * (np.log(v - 0.5) + np.log(v + 0.5))
-            u = (centre - a) / (b - a)
-        else:
-            k = np.asarray([float(x - self.low) for x in values], dtype=np.float64)
-            u = (k + 0.5) / float(self._n)
-        return np.clip(u, 0.0, 1.0).reshape(-1, 1)
-
-    def _decode_clipped(self, U: FloatArray) -> list[int]:
-        u = U[:, 0]
-        if self.log:
-            a, b = self._log_edges()
-            v = np.floor(np.exp(_lerp(a, b, u)) + 0.5)
-            v = np.clip(v, self.low, self.high)
-            return [int(x) for x in v]
-        k = np.clip(np.floor(u * self._n), 0, self._n - 1)
-        return [self.low + int(x) for x in k]
-
-
-def _choice_key(value: Any) -> tuple[str, Any] | None:
-    """Type-aware identity of a category: bools, numbers and strings never collide."""
-    if _is_bool(value):
-        return ("bool", bool(value))
-    if isinstance(value, (int, float, np.integer, np.floating)):
-        return ("num", value.item() if isinstance(value, np.generic) else value)
-    if isinstance(value, str):
-        return ("str", str(value))
-    return None
-
-
-@dataclass(frozen=True, eq=False)
-class Categorical(Parameter):
-    """Unordered parameter taking one of ``choices``, encoded one-hot.
-
-    Parameters
-    ----------
-    name : str
-        Non-empty parameter name.
-    choices : sequence of str, int, float or bool
-        Non-empty, distinct, finite choices. Bools, numbers and strings are distinct kinds
-        (``True`` and ``1`` are different choices; ``1`` and ``1.0`` are the same). Numpy
-        scalars are converted to Python scalars.
-
-    Notes
-    -----
-    One-hot encoding (``width = len(choices)``) imposes no order on the categories and keeps all
-    pairs of categories equidistant. Decoding takes the argmax of the block.
-    """
-
-    name: str
-    choices: tuple[Any, ...]
-
-    kind: ClassVar[str] = "categorical"
-
-    def __post_init__(self) -> None:
-        name = _check_name(self.name)
-        raw = self.choices
-        if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
-            raise SpaceError(f"parameter {name!r}: choices must be a sequence, got {raw!r}")
-        choices: list[Any] = []
-        index: dict[tuple[str, Any], int] = {}
-        for c in raw:
-            key = _choice_key(c)
-            if key is None:
-                raise SpaceError(
-                    f"parameter {name!r}: choice {c!r} of type {type(c).__name__} is not a str, int, "
-                    "float or bool"
-                )
-            value = key[1]
-            if isinstance(value, float) and not math.isfinite(value):
-                raise SpaceError(f"parameter {name!r}: choice {c!r} is not finite")
-            if key in index:
-                raise SpaceError(f"parameter {name!r}: duplicate choice {c!r}")
-            index[key] = len(choices)
-            choices.append(value)
-        if not choices:
-            raise SpaceError(f"parameter {name!r}: choices must be non-empty")
-        object.__setattr__(self, "choices", tuple(choices))
-        object.__setattr__(self, "_index", index)
-
-    @property
-    def width(self) -> int:
-        return len(self.choices)
-
-    def _keys(self) -> tuple[tuple[str, Any], ...]:
-        return tuple(_choice_key(c) for c in self.choices)  # type: ignore[misc]
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Categorical):
-            return NotImplemented
-        return self.name == other.name and self._keys() == other._keys()
-
-    def __hash__(self) -> int:
-        return hash((Categorical, self.name, self._keys()))
-
-    def _field_equal(self, other: Parameter, name: str) -> bool:
-        if name == "choices" and isinstance(other, Categorical):
-            return self._keys() == other._keys()
-        return super()._field_equal(other, name)
-
-    def index(self, value: Any) -> int:
-        """Position of ``value`` in ``choices`` (after validation)."""
-        key = _choice_key(value)
-        if key is None:
-            raise SpaceError(
-                f"parameter {self.name!r}: value {value!r} of type {type(value).__name__} "
-                "is not a str, int, float or bool"
-            )
-        if isinstance(key[1], float) and not math.isfinite(key[1]):
-            raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite")
-        i = self._index.get(key)  # type: ignore[attr-defined]
-        if i is None:
-            raise SpaceError(
-                f"parameter {self.name!r}: unknown category {value!r}; choices are {self.choices!r}"
-            )
-        return i
-
-    def validate(self, value: Any) -> Any:
-        return self.choices[self.index(value)]
-
-    def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
-        idx = np.asarray([self.index(v) for v in values], dtype=np.intp)
-        out = np.zeros((idx.size, self.width), dtype=np.float64)
-        out[np.arange(idx.size), idx] = 1.0
-        return out
-
-    def _decode_clipped(self, U: FloatArray) -> list[Any]:
-        return [self.choices[int(i)] for i in np.argmax(U, axis=1)]
-
-    def _from_uniform(self, u: FloatArray) -> list[Any]:
-        k = self.width
-        idx = np.clip(np.floor(u * k), 0, k - 1)
-        return [self.choices[int(i)] for i in idx]
-
-
-_PARAM_TYPES: dict[str, type[Parameter]] = {"float": Float, "int": Int, "categorical": Categorical}
-
-
-def param_from_dict(d: Mapping[str, Any]) -> Parameter:
-    """Rebuild a parameter from the output of its ``to_dict``.
-
-    Parameters
-    ----------
-    d : Mapping
-        ``{"type": "float" | "int" | "categorical", "name": ..., ...}``.
-
-    Returns
-    -------
-    Parameter
-        The reconstructed parameter.
-
-    Raises
-    ------
-    SpaceError
-        On an unknown type, unknown or missing keys, or invalid values.
-    """
-    if not isinstance(d, Mapping):
-        raise SpaceError(f"parameter description must be a mapping, got {d!r}")
-    name = d.get("name")
-    kind = d.get("type")
-    cls = _PARAM_TYPES.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise SpaceError(f"parameter {name!r}: unknown type {kind!r}; expected one of {sorted(_PARAM_TYPES)}")
-    kwargs = {k: v for k, v in d.items() if k != "type"}
-    allowed = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(kwargs) - allowed, key=str)
-    if unknown:
-        raise SpaceError(f"parameter {name!r}: unknown key(s) {unknown!r} for type {kind!r}")
-    missing = sorted(
-        f.name
-        for f in dataclasses.fields(cls)  # type: ignore[arg-type]
-        if f.name not in kwargs and f.default is dataclasses.MISSING
-    )
-    if missing:
-        raise SpaceError(f"parameter {name!r}: missing key(s) {missing!r} for type {kind!r}")
-    return cls(**kwargs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -777,6 +257,8 @@ class Space:
     def _nearest(self, U: FloatArray) -> NDArray[np.intp]:
         tree = self._tree  # type: ignore[attr-defined]
         if tree is None:
+            from scipy.spatial import cKDTree
+
             tree = cKDTree(self._candidates)  # type: ignore[attr-defined]
             object.__setattr__(self, "_tree", tree)
         if U.shape[0] == 0:
@@ -917,6 +399,8 @@ class Space:
             return [self._grid_point(int(i)) for i in idx], self._candidates[idx].copy()  # type: ignore[attr-defined]
         if n == 0:
             return [], np.empty((0, self.dim), dtype=np.float64)
+        from scipy.stats import qmc
+
         sampler = qmc.Sobol(len(self.params), scramble=True, seed=seed)
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_SOBOL_WARNING, category=UserWarning)
