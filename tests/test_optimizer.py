@@ -566,3 +566,27 @@ def test_the_encoding_cache_tells_true_from_one():
     np.testing.assert_array_equal(opt._encode_trials([one]), space.encode({"c": 1}))
     np.testing.assert_array_equal(opt._encode_trials([true]), space.encode({"c": True}))
     assert not np.array_equal(space.encode({"c": 1}), space.encode({"c": True}))
+
+
+def test_a_rejected_tell_leaves_the_trial_pending_and_a_valid_tell_completes_it(tmp_path):
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=url, seed=0)
+    s = opt.ask()
+    for bad in (10**400, -(10**400), float("nan"), "abc"):
+        with pytest.raises(ValueError, match="value") as error:
+            opt.tell(s, bad)
+        assert not isinstance(error.value, OverflowError)
+        assert opt.study.trial(s.trial_id).state == "pending"
+    with pytest.raises(ValueError, match=r"too large for a float"):
+        opt.tell(s, 10**400)
+    told = opt.tell(s, 1.5)  # the retry completes the same trial: no orphan, no duplicate
+    assert (told.id, told.state, told.value) == (s.trial_id, "complete", 1.5)
+    assert [t.state for t in wb.Study(url).trials()] == ["complete"]
+
+
+def test_run_fails_a_trial_whose_value_overflows_a_float():
+    opt = wb.Optimizer(SPACE, seed=0)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="too large"):
+        opt.run(lambda params: 10**400, budget=2, progress=False)
+    assert [t.state for t in opt.history] == ["failed", "failed"]
+    assert opt.study.count("pending") == 0

@@ -100,13 +100,21 @@ def parse_url(url: str | os.PathLike | None) -> str:
     return url
 
 
+def _short(value: Any) -> str:
+    """``repr`` of a value, shortened for error messages (10**400 has 401 digits)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:25]}...{text[-25:]} ({len(text)} characters)"
+
+
 def _finite_value(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError(f"value must be a number, got {value!r}")
     try:
         number = float(value)
+    except OverflowError:
+        raise ValueError(f"value {_short(value)} is too large for a float (over 1.8e308)") from None
     except (TypeError, ValueError):
-        raise ValueError(f"value must be a number, got {value!r}") from None
+        raise ValueError(f"value must be a number, got {_short(value)}") from None
     if not math.isfinite(number):
         raise ValueError(f"value must be finite, got {value!r}; use tell_failed for a failed evaluation")
     return number
@@ -117,6 +125,8 @@ def _finite_vector(values: Any) -> tuple[float, ...] | None:
         return None
     try:
         vector = tuple(float(v) for v in values)
+    except OverflowError:
+        raise ValueError(f"values {_short(values)} hold a number too large for a float") from None
     except (TypeError, ValueError):
         raise ValueError(f"values must be a sequence of numbers, got {values!r}") from None
     bad = [i for i, v in enumerate(vector) if not math.isfinite(v)]
