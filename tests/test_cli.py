@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 
 import warmbo as wb
 from warmbo.cli import app
+from warmbo.objective import CommandObjective, ObjectiveError, parse_values
 
 runner = CliRunner()
 
@@ -25,7 +27,8 @@ import sys
 x, mode = float(sys.argv[1]), sys.argv[2]
 if x > 1.9:
     sys.exit(3)
-print("epoch 10 loss", (x - 0.5) ** 2 + (0 if mode == "a" else 1))
+print("epoch 10 loss follows")
+print((x - 0.5) ** 2 + (0 if mode == "a" else 1))
 """
 
 
@@ -74,7 +77,7 @@ def test_command_failures_mark_trials_failed_and_the_run_continues(workdir):
     assert result.exit_code == 0, result.output
     trials = wb.Study("f.db").trials()
     assert len(trials) == 6 and all(t.is_failed for t in trials)
-    assert "no number" in trials[0].error
+    assert "must be a single number" in trials[0].error
 
 
 def test_optimize_module_function_and_resume(workdir):
@@ -119,7 +122,7 @@ def test_suggest_observe_status_report(workdir):
         (["optimize", "--space", "space.json", "--storage", "h.db"], "exactly one objective"),
         (
             ["optimize", "--cmd", "python {lr}", "--space", "space.json", "--storage", "h.db"],
-            "unknown parameter",
+            "--cmd uses {lr}, which name(s) no parameter",
         ),
     ],
 )
@@ -210,3 +213,170 @@ def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
     assert len(data["summary"]) == 14  # 2 problems x 3 methods + 4 warm-start panels x 2 methods
     assert (tmp_path / "demo" / "regret.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "data:image/png;base64," in (tmp_path / "demo" / "report.html").read_text()
+
+
+# ------------------------------------------------------------------ --cmd: placeholders and output contract
+DOTTED_SPACE = {
+    "params": [
+        {"type": "float", "name": "learning-rate", "low": 0.001, "high": 0.1},
+        {"type": "float", "name": "opt.momentum", "low": 0.0, "high": 0.9},
+    ]
+}
+
+
+def test_cmd_substitutes_parameter_names_with_dashes_and_dots(workdir):
+    (workdir / "dotted.json").write_text(json.dumps(DOTTED_SPACE))
+    (workdir / "add.py").write_text("import sys\nprint(float(sys.argv[1]) + 10 * float(sys.argv[2]))\n")
+    cmd = f"{sys.executable} add.py {{learning-rate}} {{opt.momentum}}"
+    args = ("optimize", "--cmd", cmd, "--space", "dotted.json", "--budget", 4, "--seed", 0)
+    result = invoke(*args, "--storage", "d.db")
+    assert result.exit_code == 0, result.output
+    trials = wb.Study("d.db").trials()
+    assert len(trials) == 4 and all(t.is_complete for t in trials), [t.error for t in trials]
+    for t in trials:
+        assert t.value == pytest.approx(t.params["learning-rate"] + 10 * t.params["opt.momentum"], rel=1e-9)
+    # the issue's example: the name is substituted, so echo prints two numbers and nothing is stored
+    echo = invoke("optimize", "--cmd", "echo {learning-rate} 0.5", "--space", "dotted.json", "--budget", 2,
+                  "--storage", "e.db")  # fmt: skip
+    assert echo.exit_code == 0, echo.output
+    failed = wb.Study("e.db").trials()
+    assert all(t.is_failed and "must be a single number" in t.error for t in failed)
+    assert all(f"'{t.params['learning-rate']} 0.5'" in t.error for t in failed)
+
+
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        ("echo {lr}", "--cmd uses {lr}, which name(s) no parameter"),
+        ("echo {learning_rate} {opt-momentum}", "{learning_rate}, {opt-momentum}"),
+        ("awk '{print $1}'", "{print $1}"),
+    ],
+)
+def test_cmd_refuses_placeholders_that_name_no_parameter(template, message):
+    names = ("learning-rate", "opt.momentum")
+    with pytest.raises(ValueError, match="no parameter") as error:
+        CommandObjective(template, names)
+    assert message in str(error.value) and "learning-rate" in str(error.value)
+
+
+def test_cmd_double_braces_are_literal():
+    objective = CommandObjective("echo {{x}} {x} {{print}}", ("x",))
+    assert objective.argv({"x": 0.5}) == ["echo", "{x}", "0.5", "{print}"]
+
+
+@pytest.mark.parametrize(
+    "stdout, tasks, expected",
+    [
+        ("0.25\n", (), 0.25),
+        ("epoch 1 loss 3.0\nepoch 2 loss 1.0\n  -1.5e-3  \n\n", (), -1.5e-3),
+        ('training...\n{"value": 0.25, "epoch": 10}\n', (), 0.25),
+        ("0.9 3.1\n", ("acc", "lat"), [0.9, 3.1]),
+        ("0.9, 3.1\n", ("acc", "lat"), [0.9, 3.1]),
+        ('{"lat": 3.1, "acc": 0.9}', ("acc", "lat"), [0.9, 3.1]),
+        ("0.7\n", ("acc",), [0.7]),
+    ],
+)
+def test_output_contract_reads_the_last_line(stdout, tasks, expected):
+    assert parse_values(stdout, tasks) == expected
+
+
+@pytest.mark.parametrize(
+    "stdout, tasks, message",
+    [
+        ("loss 1,234.5\n", (), "must be a single number, got 'loss 1,234.5'"),
+        ("loss 0.25 (epoch 10)\n", (), "must be a single number"),
+        ("1,234.5\n", (), "must be a single number"),
+        ("0.25\ndone\n", (), "must be a single number, got 'done'"),
+        ("", (), "printed nothing"),
+        ("0.9\n", ("acc", "lat"), "must be 2 numbers (one per task: acc, lat)"),
+        ("0.9 fast\n", ("acc", "lat"), "got '0.9 fast'"),
+        ('{"loss": 0.25}', (), "no key(s) ['value']"),
+        ('{"value": "0.25"}', (), "not a number"),
+        ('{"acc": 0.9}', ("acc", "lat"), "no key(s) ['lat']"),
+        ("{value: 1}", (), "not valid JSON"),
+    ],
+)
+def test_output_contract_refuses_anything_else(stdout, tasks, message):
+    with pytest.raises(ObjectiveError) as error:
+        parse_values(stdout, tasks)
+    assert message in str(error.value)
+
+
+def test_value_regex_takes_the_last_match_over_the_whole_output():
+    import re
+
+    out = "epoch 1 val_loss=0.5\nepoch 2 val_loss=0.25 (best)\nsaved checkpoint 10\n"
+    assert parse_values(out, (), re.compile(r"val_loss=(\S+)")) == 0.25
+    both = re.compile(r"acc=(\S+) lat=(\S+)")
+    assert parse_values("acc=0.8 lat=4\nacc=0.9 lat=3\n", ("acc", "lat"), both) == [0.9, 3.0]
+    with pytest.raises(ObjectiveError, match="matched nothing"):
+        parse_values("loss 0.25\n", (), re.compile(r"val_loss=(\S+)"))
+    with pytest.raises(ObjectiveError, match="'1,234.5' is not a number"):
+        parse_values("loss 1,234.5\n", (), re.compile(r"loss ([\d,.]+)"))
+    with pytest.raises(ValueError, match="has 1 capture group"):
+        CommandObjective("echo {x}", ("x",), tasks=("a", "b"), value_regex=r"v=(\S+)")
+    with pytest.raises(ValueError, match="--value-regex '\\(' is not a regular expression"):
+        CommandObjective("echo {x}", ("x",), value_regex="(")
+
+
+def test_optimize_with_a_value_regex(workdir):
+    (workdir / "log.py").write_text(
+        "import sys\nx = float(sys.argv[1])\nprint(f'loss {(x - 0.5) ** 2} (epoch 10)')\nprint('done')\n"
+    )
+    cmd = f"{sys.executable} log.py {{x}}"
+    args = ("optimize", "--cmd", cmd, "--space", "space.json", "--budget", 3, "--seed", 0)
+    result = invoke(*args, "--storage", "r.db", "--value-regex", r"loss (\S+) \(epoch")
+    assert result.exit_code == 0, result.output
+    for t in wb.Study("r.db").trials():
+        assert t.is_complete and t.value == pytest.approx((t.params["x"] - 0.5) ** 2)
+    plain = invoke(*args, "--storage", "p.db")  # without the regex the output breaks the contract
+    assert plain.exit_code == 0 and all(t.is_failed for t in wb.Study("p.db").trials())
+    module = invoke(
+        "optimize", "objmod:f", "--space", "space.json", "--value-regex", "(x)", "--storage", "q.db"
+    )
+    assert module.exit_code == 1 and "apply to a --cmd objective" in module.output
+
+
+def test_optimize_help_documents_the_output_contract():
+    result = invoke("optimize", "--help")
+    text = " ".join(result.output.replace("│", " ").split())  # rich wraps the help in a box
+    assert "The last non-empty line it prints must be the value" in text and "--value-regex" in text
+
+
+# ------------------------------------------------------------------ --cmd: timeouts
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    marker = tmp_path / "marker"
+    objective = CommandObjective(f'sh -c "(sleep 2; touch {marker}) & wait"', (), timeout=0.5)
+    start = time.monotonic()
+    with pytest.raises(ObjectiveError, match="timed out after 0.5 s"):
+        objective({})
+    assert time.monotonic() - start < 1.5  # not held until the grandchild closes its output
+    time.sleep(2.5)
+    assert not marker.exists()  # the grandchild was killed with its group
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf"])
+def test_non_positive_timeouts_are_refused(workdir, value):
+    cmd = f"{sys.executable} train.py {{x}} {{mode}}"
+    result = invoke(
+        "optimize", "--cmd", cmd, "--space", "space.json", "--timeout", value, "--storage", "t.db"
+    )
+    assert result.exit_code == 1
+    assert f"--timeout must be a positive number of seconds, got {float(value)!r}" in result.output
+    assert not Path("t.db").exists()
+
+
+# ------------------------------------------------------------------ --tasks with one task
+def test_a_single_task_works_with_a_command_and_a_function(workdir):
+    cmd = f"{sys.executable} train.py {{x}} {{mode}}"
+    args = ("optimize", "--space", "space.json", "--tasks", "loss", "--directions", "min", "--budget", 4)
+    result = invoke(*args, "--cmd", cmd, "--storage", "one.db", "--seed", 0)
+    assert result.exit_code == 0, result.output
+    trials = wb.Study("one.db").trials()
+    assert len(trials) == 4 and all(t.is_complete for t in trials), [t.error for t in trials]
+    for t in trials:
+        expected = (t.params["x"] - 0.5) ** 2 + (t.params["mode"] != "a")
+        assert t.values == pytest.approx((expected,))
+    function = invoke(*args, "objmod:f", "--storage", "fn.db", "--seed", 0)
+    assert function.exit_code == 0, function.output
+    assert all(t.is_complete and len(t.values) == 1 for t in wb.Study("fn.db").trials())

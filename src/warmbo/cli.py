@@ -205,7 +205,22 @@ def optimize(
         str | None, typer.Argument(help="Objective as module:function (called with a dict of parameters).")
     ] = None,
     cmd: Annotated[
-        str | None, typer.Option("--cmd", help='Command template, e.g. "python train.py --lr {lr}".')
+        str | None,
+        typer.Option(
+            "--cmd",
+            help='Command template, e.g. "python train.py --lr {lr}" ({name} for any parameter, {{ }} for '
+            "literal braces). The last non-empty line it prints must be the value: one number, or "
+            'a JSON object {"value": V} (multi-task: one number per task, or {"task": V, ...}); '
+            "or give --value-regex.",
+        ),
+    ] = None,
+    value_regex: Annotated[
+        str | None,
+        typer.Option(
+            "--value-regex",
+            help="With --cmd: a regular expression searched over the whole output; the last match's "
+            "first capture group is the value (groups 1..n for n tasks), e.g. 'val_loss=(\\S+)'.",
+        ),
     ] = None,
     space_file: Annotated[
         Path | None, typer.Option("--space", help="JSON file describing the space.")
@@ -233,13 +248,16 @@ def optimize(
     maximize: Annotated[bool, typer.Option("--maximize", help="Maximise instead of minimise.")] = False,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per --cmd evaluation.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="Seconds per --cmd evaluation; then its process group is killed."),
+    ] = None,
     tasks: Annotated[
         str | None,
         typer.Option(
             "--tasks",
             help="Multi-task (MT-KB): comma-separated task names; the objective returns one value per task "
-            "(a --cmd prints them, the last numbers of its output are read).",
+            "(a --cmd prints them on its last line, or a JSON object by task name).",
         ),
     ] = None,
     directions: Annotated[
@@ -263,6 +281,8 @@ def optimize(
 
     if (objective is None) == (cmd is None):
         raise ValueError("give exactly one objective: a module:function argument or --cmd")
+    if cmd is None and (timeout is not None or value_regex is not None):
+        raise ValueError("--timeout and --value-regex apply to a --cmd objective")
     exists = storage is not None and parse_url(storage) != ":memory:" and Path(parse_url(storage)).is_file()
     if space_file is None:
         if not exists:
@@ -271,8 +291,10 @@ def optimize(
     else:
         space = load_space(space_file)
     task_names = _split(tasks, "--tasks")
-    n_values = len(task_names) if task_names else 1
-    fn = load_callable(objective) if objective else CommandObjective(cmd, space.names, timeout, n_values)
+    if objective:
+        fn = load_callable(objective)
+    else:
+        fn = CommandObjective(cmd, tuple(space.names), timeout, tuple(task_names or ()), value_regex)
     if task_names is not None:
         if prior is not None:
             raise ValueError(
