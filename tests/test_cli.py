@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -380,3 +384,113 @@ def test_a_single_task_works_with_a_command_and_a_function(workdir):
     function = invoke(*args, "objmod:f", "--storage", "fn.db", "--seed", 0)
     assert function.exit_code == 0, function.output
     assert all(t.is_complete and len(t.values) == 1 for t in wb.Study("fn.db").trials())
+
+
+# ------------------------------------------------------------------ read-only studies
+def _as_unprivileged(args: list[str]) -> list[str]:
+    """Run args as an ordinary user: as root, chmod does not stop writes, so drop to nobody."""
+    if os.geteuid() != 0:
+        return args
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: cannot make a file read-only")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *args]
+
+
+@pytest.fixture
+def shared_folder():
+    """A folder an unprivileged user can reach (pytest's tmp_path is private to its owner)."""
+    folder = Path(tempfile.mkdtemp(prefix="warmbo-ro-"))
+    folder.chmod(0o777)
+    yield folder
+    for path in folder.rglob("*"):
+        if path.is_dir():
+            path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def test_a_read_only_study_in_a_read_only_folder_can_be_inspected(workdir, shared_folder):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
+    invoke("suggest", "--storage", "h.db")
+    import sqlite3
+
+    with sqlite3.connect(workdir / "h.db") as conn:  # as when its last writer closed it: one file
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    archive = shared_folder / "archive"
+    archive.mkdir()
+    shutil.copy(workdir / "h.db", archive / "h.db")
+    (archive / "h.db").chmod(0o444)
+    archive.chmod(0o555)
+    before = ((archive / "h.db").read_bytes(), (archive / "h.db").stat().st_mtime_ns)
+    env = dict(os.environ, HOME=str(shared_folder), MPLCONFIGDIR=str(shared_folder / "mpl"))
+    warmbo = [sys.executable, "-m", "warmbo.cli"]
+    probe = subprocess.run(_as_unprivileged([sys.executable, "-c", "import warmbo.cli"]), env=env,
+                           cwd=shared_folder, capture_output=True, text=True)  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip(f"the unprivileged user cannot import warmbo here: {probe.stderr[-200:]}")
+
+    def run(*args):
+        return subprocess.run(_as_unprivileged([*warmbo, *args]), env=env, cwd=shared_folder,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    status = run("status", "--storage", str(archive / "h.db"))
+    assert status.returncode == 0, status.stderr
+    assert "4 complete, 1 pending, 0 failed" in status.stdout
+    report = run("report", str(archive / "h.db"), "--out", str(shared_folder / "rep"))
+    assert report.returncode == 0, report.stderr
+    assert (shared_folder / "rep" / "report.html").is_file()
+    assert ((archive / "h.db").read_bytes(), (archive / "h.db").stat().st_mtime_ns) == before
+    assert sorted(p.name for p in archive.iterdir()) == ["h.db"]
+    # writing is refused with an accurate message, not "is not a warmbo study"
+    suggest = run("suggest", "--storage", str(archive / "h.db"))
+    assert suggest.returncode == 1 and "cannot be opened for writing" in suggest.stderr
+    assert "not a warmbo study" not in suggest.stderr
+    (archive / "h.db").chmod(0)  # unreadable
+    unreadable = run("status", "--storage", str(archive / "h.db"))
+    assert unreadable.returncode == 1 and "permission denied" in unreadable.stderr, unreadable.stderr
+
+
+def test_a_study_opened_read_only_refuses_writes_and_changes_nothing(workdir):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "h.db", "--seed", 0)
+    path = workdir / "h.db"
+    before = path.read_bytes()
+    for study in (wb.Study(str(path), readonly=True), wb.Study(f"sqlite:///{path}?mode=ro")):
+        assert study.readonly and len(study.trials()) == 3
+        with pytest.raises(wb.storage.StorageError, match="opened read-only; it cannot be written"):
+            study.add_trial({"x": 0.0, "mode": "a"})
+        with pytest.raises(wb.storage.StorageError, match="opened read-only"):
+            study.fail(1, "no")
+        study.close()
+    reopened = wb.Optimizer.load(f"sqlite:///{path}?mode=ro")
+    assert len(reopened.history) == 3 and reopened.best is not None
+    with pytest.raises(wb.storage.StorageError, match="opened read-only"):
+        reopened.ask()
+    assert path.read_bytes() == before
+    with pytest.raises(wb.storage.StorageError, match="no study at"):
+        wb.Study(str(workdir / "missing.db"), readonly=True)
+    assert not (workdir / "missing.db").exists()
+
+
+def test_errors_for_files_that_are_not_studies_say_what_they_are(workdir):
+    import sqlite3
+
+    other = workdir / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.close()
+    before = other.read_bytes()
+    result = invoke("status", "--storage", "other.db")
+    assert result.exit_code == 1 and "an SQLite database but not a warmbo study" in result.output
+    assert other.read_bytes() == before
+    (workdir / "notes.db").write_text("plain text\n" * 50)
+    text = invoke("status", "--storage", "notes.db")
+    assert text.exit_code == 1 and "is not a warmbo study: it is not an SQLite database" in text.output
+
+
+@pytest.mark.parametrize("last", ["0", "-2"])
+def test_status_last_must_be_positive(workdir, last):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "h.db", "--seed", 0)
+    result = invoke("status", "--storage", "h.db", "--last", last)
+    assert result.exit_code == 2
+    text = " ".join(result.output.replace("│", " ").split())
+    assert "--last" in text and f"{last} is not in the range x>=1" in text

@@ -148,16 +148,21 @@ def _print_best(optimizer) -> None:
     console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
 
 
-def load_optimizer(storage: str):
-    """Reopen a study with the optimizer that wrote it (multi-task or single-objective)."""
+def load_optimizer(storage: str, readonly: bool = False):
+    """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
+
+    ``readonly`` opens it with SQLite's read-only mode (for ``status`` and ``report``), so a study
+    the user may not write (a shared or archived file) can still be inspected and is never changed.
+    """
     from .multitask_optimizer import MultiTaskOptimizer
     from .optimizer import Optimizer
-    from .storage import Study
+    from .storage import Study, readonly_url
 
-    study = Study(storage)
+    url = readonly_url(storage) if readonly else storage
+    study = Study(url)
     multitask = study.get_meta("multitask") is not None
     study.close()
-    return MultiTaskOptimizer.load(storage) if multitask else Optimizer.load(storage)
+    return MultiTaskOptimizer.load(url) if multitask else Optimizer.load(url)
 
 
 def _split(text: str | None, option: str) -> list[str] | None:
@@ -451,10 +456,10 @@ def observe(
 @friendly
 def status(
     storage: StorageOption,
-    last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.")] = None,
+    last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.", min=1)] = None,
 ) -> None:
-    """Show the trials of a study as a table, and the best one."""
-    opt = load_optimizer(storage)
+    """Show the trials of a study as a table, and the best one (the study is opened read-only)."""
+    opt = load_optimizer(storage, readonly=True)
     console.print(_trials_table(opt, limit=last))
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
@@ -469,11 +474,11 @@ def report(
         Path | None, typer.Option("--out", help="Output folder (default: <study>-report).")
     ] = None,
 ) -> None:
-    """Write an HTML report (self-contained, plots embedded) and PNGs for a study."""
+    """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
     from .report import write_report
     from .storage import parse_url
 
-    opt = load_optimizer(storage)
+    opt = load_optimizer(storage, readonly=True)
     out = out or Path(Path(parse_url(storage)).stem + "-report")
     path = write_report(
         out,
