@@ -456,9 +456,11 @@ def observe(
 @friendly
 def status(
     storage: StorageOption,
-    last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.", min=1)] = None,
+    last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.")] = None,
 ) -> None:
     """Show the trials of a study as a table, and the best one (the study is opened read-only)."""
+    if last is not None and last < 1:
+        raise ValueError(f"--last must be a positive number of trials, got {last}")
     opt = load_optimizer(storage, readonly=True)
     console.print(_trials_table(opt, limit=last))
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
