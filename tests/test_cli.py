@@ -494,3 +494,83 @@ def test_status_last_must_be_positive(workdir, last):
     assert (
         result.exit_code == 1 and f"--last must be a positive number of trials, got {last}" in result.output
     )
+
+
+# ------------------------------------------------------------------ resuming: direction, pending trials
+def test_a_resumed_study_keeps_its_stored_direction(workdir):
+    args = ("optimize", "objmod:f", "--budget")
+    assert (
+        invoke(*args, 3, "--space", "space.json", "--storage", "max.db", "--maximize", "--seed", 0).exit_code
+        == 0
+    )
+    again = invoke(*args, 5, "--storage", "max.db")  # no direction flag: the stored one
+    assert again.exit_code == 0, again.output
+    assert "(maximize)" in again.output and len(wb.Study("max.db").trials()) == 5
+    conflict = invoke(*args, 6, "--storage", "max.db", "--minimize")
+    assert conflict.exit_code == 1
+    assert "was created to maximize the objective; --minimize conflicts" in conflict.output
+    assert len(wb.Study("max.db").trials()) == 5
+    assert invoke(*args, 6, "--storage", "max.db", "--maximize").exit_code == 0
+
+
+def test_a_resumed_multitask_study_keeps_its_tasks_and_directions(workdir):
+    (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
+    first = invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions",
+                   "max,min", "--budget", 3, "--storage", "mt.db", "--seed", 0)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    again = invoke("optimize", "twomod:f", "--budget", 5, "--storage", "mt.db")
+    assert again.exit_code == 0, again.output
+    assert all(t.is_complete and len(t.values) == 2 for t in wb.Study("mt.db").trials())
+    assert len(wb.Study("mt.db").trials()) == 5
+    flag = invoke("optimize", "twomod:f", "--budget", 6, "--storage", "mt.db", "--maximize")
+    assert flag.exit_code == 1 and "give --directions per task" in flag.output
+
+
+def test_retry_pending_evaluates_the_trials_of_a_killed_run(workdir):
+    (workdir / "slow.py").write_text(
+        "import os, sys, time\nopen('child.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
+         "--budget", "3", "--storage", "k.db", "--seed", "0"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (workdir / "child.pid").exists() or not (workdir / "child.pid").read_text():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.1)
+    run.kill()
+    run.wait()
+    os.kill(int((workdir / "child.pid").read_text()), 9)  # in its own session: not killed with warmbo
+    orphans = [t.id for t in wb.Study("k.db").trials(("pending",))]
+    assert len(orphans) == 1
+    plain = invoke("optimize", "objmod:f", "--budget", 2, "--storage", "k.db")
+    assert plain.exit_code == 0 and [t.id for t in wb.Study("k.db").trials(("pending",))] == orphans
+    retried = invoke("optimize", "objmod:f", "--budget", 4, "--storage", "k.db", "--retry-pending")
+    assert retried.exit_code == 0, retried.output
+    trials = wb.Study("k.db").trials()
+    assert len(trials) == 4 and all(t.is_complete for t in trials)
+    orphan = wb.Study("k.db").trial(orphans[0])
+    assert orphan.value == pytest.approx((orphan.params["x"] - 0.5) ** 2 + (orphan.params["mode"] != "a"))
+
+
+def test_clean_pending_marks_pending_trials_failed(workdir):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "c.db", "--seed", 0)
+    invoke("suggest", "--storage", "c.db", "-n", 2)
+    young = invoke("clean-pending", "c.db", "--older-than", 3600)
+    assert young.exit_code == 0 and "no pending trial cleared; 2 younger than 3600 s kept" in young.output
+    assert wb.Study("c.db").count("pending") == 2
+    for bad in ("-1", "nan"):
+        refused = invoke("clean-pending", "c.db", "--older-than", bad)
+        assert (
+            refused.exit_code == 1
+            and f"--older-than must be a non-negative number of seconds, got {float(bad)!r}" in refused.output
+        )
+    result = invoke("clean-pending", "c.db")
+    assert result.exit_code == 0 and "marked 2 pending trial(s) failed: 3, 4" in result.output
+    trials = wb.Study("c.db").trials()
+    assert [t.state for t in trials] == ["complete", "complete", "failed", "failed"]
+    assert all("cleared by warmbo clean-pending" in t.error for t in trials[2:])
+    status = invoke("status", "--storage", "c.db")
+    assert "2 complete, 0 pending, 2 failed" in status.output

@@ -1,7 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``bench``,
-``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``clean-pending``, ``report``,
+``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import sqlite3
 import sys
 import warnings
@@ -250,9 +251,24 @@ def optimize(
     task: Annotated[
         str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
     ] = None,
-    maximize: Annotated[bool, typer.Option("--maximize", help="Maximise instead of minimise.")] = False,
+    maximize: Annotated[
+        bool | None,
+        typer.Option(
+            "--maximize/--minimize",
+            help="Direction of a new study (default minimise); a resumed study keeps its stored one.",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
+    retry_pending: Annotated[
+        bool,
+        typer.Option(
+            "--retry-pending",
+            help="First evaluate the trials left pending by a killed run (only when no other worker "
+            "is using the study: its pending trials would be evaluated twice). See also clean-pending.",
+        ),
+    ] = False,
     timeout: Annotated[
         float | None,
         typer.Option("--timeout", help="Seconds per --cmd evaluation; then its process group is killed."),
@@ -289,13 +305,37 @@ def optimize(
     if cmd is None and (timeout is not None or value_regex is not None):
         raise ValueError("--timeout and --value-regex apply to a --cmd objective")
     exists = storage is not None and parse_url(storage) != ":memory:" and Path(parse_url(storage)).is_file()
+    stored = Study(storage, readonly=True) if exists else None
     if space_file is None:
-        if not exists:
+        if stored is None:
             raise ValueError("--space is required to create a new study")
-        space = Study(storage).space
+        space = stored.space
     else:
         space = load_space(space_file)
     task_names = _split(tasks, "--tasks")
+    multitask = None if stored is None else stored.get_meta("multitask")
+    if multitask is not None:  # a resumed multi-task study keeps its tasks and directions
+        meta = json.loads(multitask)
+        task_names = meta["task_names"] if task_names is None else task_names
+        if directions is None and task_names == meta["task_names"]:
+            directions = ",".join(meta["directions"])
+    if task_names is not None and maximize is not None:
+        raise ValueError(
+            "--maximize/--minimize apply to single-objective studies; give --directions per task"
+        )
+    if stored is not None and task_names is None:
+        direction = stored.settings.get("direction")
+        if maximize is None:
+            maximize = direction == "maximize"
+        elif direction and direction != ("maximize" if maximize else "minimize"):
+            flag = "--maximize" if maximize else "--minimize"
+            raise ValueError(
+                f"study {storage!r} was created to {direction} the objective; {flag} conflicts with it "
+                "(leave the flag out to use the stored direction)"
+            )
+    maximize = bool(maximize)
+    if stored is not None:
+        stored.close()
     if objective:
         fn = load_callable(objective)
     else:
@@ -308,7 +348,7 @@ def optimize(
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage
         )
-        _run(opt, fn, budget, workers)
+        _run(opt, fn, budget, workers, retry_pending)
         return
     if directions is not None or ref is not None or budget_eps is not None:
         raise ValueError("--directions, --ref and --budget-eps apply to multi-task studies: give --tasks")
@@ -333,10 +373,10 @@ def optimize(
     elif data is not None:
         console.print(f"transferring from {len(data)} source evaluations in {prior} with {method}")
 
-    _run(opt, fn, budget, workers)
+    _run(opt, fn, budget, workers, retry_pending)
 
 
-def _run(opt, fn, budget: int, workers: int) -> None:
+def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
     from .optimizer import TrialFailedWarning
 
     def report_failure(_, trial) -> None:
@@ -346,7 +386,12 @@ def _run(opt, fn, budget: int, workers: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
         opt.run(
-            fn, budget=budget, n_workers=workers, callbacks=[report_failure], progress=sys.stderr.isatty()
+            fn,
+            budget=budget,
+            n_workers=workers,
+            callbacks=[report_failure],
+            progress=sys.stderr.isatty(),
+            retry_pending=retry_pending,
         )
     console.print(_trials_table(opt, limit=10))
     _print_best(opt)
@@ -466,6 +511,44 @@ def status(
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
+
+
+@app.command("clean-pending")
+@friendly
+def clean_pending(
+    storage: Annotated[str, typer.Argument(help="Study URL.")],
+    older_than: Annotated[
+        float | None,
+        typer.Option("--older-than", help="Only trials pending for at least this many seconds."),
+    ] = None,
+) -> None:
+    """Mark the study's pending trials failed (left by a killed run, or suggestions never observed).
+
+    Only for trials no live worker is evaluating: a worker that reports one later gets an error
+    (use `observe` to report a value for a failed trial instead). To evaluate them again, use
+    `optimize --retry-pending` instead.
+    """
+    import time
+
+    from .storage import Study
+
+    if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
+        raise ValueError(f"--older-than must be a non-negative number of seconds, got {older_than!r}")
+    study = Study(storage)
+    with study.transaction():
+        now = time.time()
+        pending = study.trials(("pending",))
+        stale = [t for t in pending if older_than is None or now - t.created >= older_than]
+        for t in stale:
+            study.fail(
+                t.id,
+                error=f"cleared by warmbo clean-pending after {now - t.created:.0f} s pending "
+                "(its run was killed or its suggestion was never observed)",
+            )
+    kept = len(pending) - len(stale)
+    ids = ", ".join(str(t.id) for t in stale)
+    cleared = f"marked {len(stale)} pending trial(s) failed: {ids}" if stale else "no pending trial cleared"
+    console.print(cleared + (f"; {kept} younger than {older_than:g} s kept pending" if kept else ""))
 
 
 @app.command()
