@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +17,7 @@ from typer.testing import CliRunner
 
 import warmbo as wb
 from warmbo.cli import app
+from warmbo.objective import CommandObjective, ObjectiveError, parse_values
 
 runner = CliRunner()
 
@@ -26,7 +32,8 @@ import sys
 x, mode = float(sys.argv[1]), sys.argv[2]
 if x > 1.9:
     sys.exit(3)
-print("epoch 10 loss", (x - 0.5) ** 2 + (0 if mode == "a" else 1))
+print("epoch 10 loss follows")
+print((x - 0.5) ** 2 + (0 if mode == "a" else 1))
 """
 
 
@@ -75,7 +82,7 @@ def test_command_failures_mark_trials_failed_and_the_run_continues(workdir):
     assert result.exit_code == 0, result.output
     trials = wb.Study("f.db").trials()
     assert len(trials) == 6 and all(t.is_failed for t in trials)
-    assert "no number" in trials[0].error
+    assert "must be a single number" in trials[0].error
 
 
 def test_optimize_module_function_and_resume(workdir):
@@ -120,7 +127,7 @@ def test_suggest_observe_status_report(workdir):
         (["optimize", "--space", "space.json", "--storage", "h.db"], "exactly one objective"),
         (
             ["optimize", "--cmd", "python {lr}", "--space", "space.json", "--storage", "h.db"],
-            "unknown parameter",
+            "--cmd uses {lr}, which name(s) no parameter",
         ),
     ],
 )
@@ -223,3 +230,360 @@ def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
     assert "over 2 runs per method (seeds 0, 1; `warmbo demo --quick`" in readme_block(data)
     assert (tmp_path / "demo" / "regret.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "data:image/png;base64," in (tmp_path / "demo" / "report.html").read_text()
+
+
+# ------------------------------------------------------------------ --cmd: placeholders and output contract
+DOTTED_SPACE = {
+    "params": [
+        {"type": "float", "name": "learning-rate", "low": 0.001, "high": 0.1},
+        {"type": "float", "name": "opt.momentum", "low": 0.0, "high": 0.9},
+    ]
+}
+
+
+def test_cmd_substitutes_parameter_names_with_dashes_and_dots(workdir):
+    (workdir / "dotted.json").write_text(json.dumps(DOTTED_SPACE))
+    (workdir / "add.py").write_text("import sys\nprint(float(sys.argv[1]) + 10 * float(sys.argv[2]))\n")
+    cmd = f"{sys.executable} add.py {{learning-rate}} {{opt.momentum}}"
+    args = ("optimize", "--cmd", cmd, "--space", "dotted.json", "--budget", 4, "--seed", 0)
+    result = invoke(*args, "--storage", "d.db")
+    assert result.exit_code == 0, result.output
+    trials = wb.Study("d.db").trials()
+    assert len(trials) == 4 and all(t.is_complete for t in trials), [t.error for t in trials]
+    for t in trials:
+        assert t.value == pytest.approx(t.params["learning-rate"] + 10 * t.params["opt.momentum"], rel=1e-9)
+    # the issue's example: the name is substituted, so echo prints two numbers and nothing is stored
+    echo = invoke("optimize", "--cmd", "echo {learning-rate} 0.5", "--space", "dotted.json", "--budget", 2,
+                  "--storage", "e.db")  # fmt: skip
+    assert echo.exit_code == 0, echo.output
+    failed = wb.Study("e.db").trials()
+    assert all(t.is_failed and "must be a single number" in t.error for t in failed)
+    assert all(f"'{t.params['learning-rate']} 0.5'" in t.error for t in failed)
+
+
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        ("echo {lr}", "--cmd uses {lr}, which name(s) no parameter"),
+        ("echo {learning_rate} {opt-momentum}", "{learning_rate}, {opt-momentum}"),
+        ("awk '{print $1}'", "{print $1}"),
+    ],
+)
+def test_cmd_refuses_placeholders_that_name_no_parameter(template, message):
+    names = ("learning-rate", "opt.momentum")
+    with pytest.raises(ValueError, match="no parameter") as error:
+        CommandObjective(template, names)
+    assert message in str(error.value) and "learning-rate" in str(error.value)
+
+
+def test_cmd_double_braces_are_literal():
+    objective = CommandObjective("echo {{x}} {x} {{print}}", ("x",))
+    assert objective.argv({"x": 0.5}) == ["echo", "{x}", "0.5", "{print}"]
+
+
+@pytest.mark.parametrize(
+    "stdout, tasks, expected",
+    [
+        ("0.25\n", (), 0.25),
+        ("epoch 1 loss 3.0\nepoch 2 loss 1.0\n  -1.5e-3  \n\n", (), -1.5e-3),
+        ('training...\n{"value": 0.25, "epoch": 10}\n', (), 0.25),
+        ("0.9 3.1\n", ("acc", "lat"), [0.9, 3.1]),
+        ("0.9, 3.1\n", ("acc", "lat"), [0.9, 3.1]),
+        ('{"lat": 3.1, "acc": 0.9}', ("acc", "lat"), [0.9, 3.1]),
+        ("0.7\n", ("acc",), [0.7]),
+    ],
+)
+def test_output_contract_reads_the_last_line(stdout, tasks, expected):
+    assert parse_values(stdout, tasks) == expected
+
+
+@pytest.mark.parametrize(
+    "stdout, tasks, message",
+    [
+        ("loss 1,234.5\n", (), "must be a single number, got 'loss 1,234.5'"),
+        ("loss 0.25 (epoch 10)\n", (), "must be a single number"),
+        ("1,234.5\n", (), "must be a single number"),
+        ("0.25\ndone\n", (), "must be a single number, got 'done'"),
+        ("", (), "printed nothing"),
+        ("0.9\n", ("acc", "lat"), "must be 2 numbers (one per task: acc, lat)"),
+        ("0.9 fast\n", ("acc", "lat"), "got '0.9 fast'"),
+        ('{"loss": 0.25}', (), "no key(s) ['value']"),
+        ('{"value": "0.25"}', (), "not a number"),
+        ('{"acc": 0.9}', ("acc", "lat"), "no key(s) ['lat']"),
+        ("{value: 1}", (), "not valid JSON"),
+    ],
+)
+def test_output_contract_refuses_anything_else(stdout, tasks, message):
+    with pytest.raises(ObjectiveError) as error:
+        parse_values(stdout, tasks)
+    assert message in str(error.value)
+
+
+def test_value_regex_takes_the_last_match_over_the_whole_output():
+    import re
+
+    out = "epoch 1 val_loss=0.5\nepoch 2 val_loss=0.25 (best)\nsaved checkpoint 10\n"
+    assert parse_values(out, (), re.compile(r"val_loss=(\S+)")) == 0.25
+    both = re.compile(r"acc=(\S+) lat=(\S+)")
+    assert parse_values("acc=0.8 lat=4\nacc=0.9 lat=3\n", ("acc", "lat"), both) == [0.9, 3.0]
+    with pytest.raises(ObjectiveError, match="matched nothing"):
+        parse_values("loss 0.25\n", (), re.compile(r"val_loss=(\S+)"))
+    with pytest.raises(ObjectiveError, match="'1,234.5' is not a number"):
+        parse_values("loss 1,234.5\n", (), re.compile(r"loss ([\d,.]+)"))
+    with pytest.raises(ValueError, match="has 1 capture group"):
+        CommandObjective("echo {x}", ("x",), tasks=("a", "b"), value_regex=r"v=(\S+)")
+    with pytest.raises(ValueError, match="--value-regex '\\(' is not a regular expression"):
+        CommandObjective("echo {x}", ("x",), value_regex="(")
+
+
+def test_optimize_with_a_value_regex(workdir):
+    (workdir / "log.py").write_text(
+        "import sys\nx = float(sys.argv[1])\nprint(f'loss {(x - 0.5) ** 2} (epoch 10)')\nprint('done')\n"
+    )
+    cmd = f"{sys.executable} log.py {{x}}"
+    args = ("optimize", "--cmd", cmd, "--space", "space.json", "--budget", 3, "--seed", 0)
+    result = invoke(*args, "--storage", "r.db", "--value-regex", r"loss (\S+) \(epoch")
+    assert result.exit_code == 0, result.output
+    for t in wb.Study("r.db").trials():
+        assert t.is_complete and t.value == pytest.approx((t.params["x"] - 0.5) ** 2)
+    plain = invoke(*args, "--storage", "p.db")  # without the regex the output breaks the contract
+    assert plain.exit_code == 0 and all(t.is_failed for t in wb.Study("p.db").trials())
+    module = invoke(
+        "optimize", "objmod:f", "--space", "space.json", "--value-regex", "(x)", "--storage", "q.db"
+    )
+    assert module.exit_code == 1 and "apply to a --cmd objective" in module.output
+
+
+def test_optimize_help_documents_the_output_contract():
+    result = invoke("optimize", "--help")
+    text = " ".join(result.output.replace("│", " ").split())  # rich wraps the help in a box
+    assert "The last non-empty line it prints must be the value" in text and "--value-regex" in text
+
+
+# ------------------------------------------------------------------ --cmd: timeouts
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    marker = tmp_path / "marker"
+    objective = CommandObjective(f'sh -c "(sleep 2; touch {marker}) & wait"', (), timeout=0.5)
+    start = time.monotonic()
+    with pytest.raises(ObjectiveError, match="timed out after 0.5 s"):
+        objective({})
+    assert time.monotonic() - start < 1.5  # not held until the grandchild closes its output
+    time.sleep(2.5)
+    assert not marker.exists()  # the grandchild was killed with its group
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf"])
+def test_non_positive_timeouts_are_refused(workdir, value):
+    cmd = f"{sys.executable} train.py {{x}} {{mode}}"
+    result = invoke(
+        "optimize", "--cmd", cmd, "--space", "space.json", "--timeout", value, "--storage", "t.db"
+    )
+    assert result.exit_code == 1
+    assert f"--timeout must be a positive number of seconds, got {float(value)!r}" in result.output
+    assert not Path("t.db").exists()
+
+
+# ------------------------------------------------------------------ --tasks with one task
+def test_a_single_task_works_with_a_command_and_a_function(workdir):
+    cmd = f"{sys.executable} train.py {{x}} {{mode}}"
+    args = ("optimize", "--space", "space.json", "--tasks", "loss", "--directions", "min", "--budget", 4)
+    result = invoke(*args, "--cmd", cmd, "--storage", "one.db", "--seed", 0)
+    assert result.exit_code == 0, result.output
+    trials = wb.Study("one.db").trials()
+    assert len(trials) == 4 and all(t.is_complete for t in trials), [t.error for t in trials]
+    for t in trials:
+        expected = (t.params["x"] - 0.5) ** 2 + (t.params["mode"] != "a")
+        assert t.values == pytest.approx((expected,))
+    function = invoke(*args, "objmod:f", "--storage", "fn.db", "--seed", 0)
+    assert function.exit_code == 0, function.output
+    assert all(t.is_complete and len(t.values) == 1 for t in wb.Study("fn.db").trials())
+
+
+# ------------------------------------------------------------------ read-only studies
+def _as_unprivileged(args: list[str]) -> list[str]:
+    """Run args as an ordinary user: as root, chmod does not stop writes, so drop to nobody."""
+    if os.geteuid() != 0:
+        return args
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: cannot make a file read-only")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *args]
+
+
+@pytest.fixture
+def shared_folder():
+    """A folder an unprivileged user can reach (pytest's tmp_path is private to its owner)."""
+    folder = Path(tempfile.mkdtemp(prefix="warmbo-ro-"))
+    folder.chmod(0o777)
+    yield folder
+    for path in folder.rglob("*"):
+        if path.is_dir():
+            path.chmod(0o755)
+    shutil.rmtree(folder)
+
+
+def test_a_read_only_study_in_a_read_only_folder_can_be_inspected(workdir, shared_folder):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
+    invoke("suggest", "--storage", "h.db")
+    import sqlite3
+
+    with sqlite3.connect(workdir / "h.db") as conn:  # as when its last writer closed it: one file
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    archive = shared_folder / "archive"
+    archive.mkdir()
+    shutil.copy(workdir / "h.db", archive / "h.db")
+    (archive / "h.db").chmod(0o444)
+    archive.chmod(0o555)
+    before = ((archive / "h.db").read_bytes(), (archive / "h.db").stat().st_mtime_ns)
+    env = dict(os.environ, HOME=str(shared_folder), MPLCONFIGDIR=str(shared_folder / "mpl"))
+    warmbo = [sys.executable, "-m", "warmbo.cli"]
+    probe = subprocess.run(_as_unprivileged([sys.executable, "-c", "import warmbo.cli"]), env=env,
+                           cwd=shared_folder, capture_output=True, text=True)  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip(f"the unprivileged user cannot import warmbo here: {probe.stderr[-200:]}")
+
+    def run(*args):
+        return subprocess.run(_as_unprivileged([*warmbo, *args]), env=env, cwd=shared_folder,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    status = run("status", "--storage", str(archive / "h.db"))
+    assert status.returncode == 0, status.stderr
+    assert "4 complete, 1 pending, 0 failed" in status.stdout
+    report = run("report", str(archive / "h.db"), "--out", str(shared_folder / "rep"))
+    assert report.returncode == 0, report.stderr
+    assert (shared_folder / "rep" / "report.html").is_file()
+    assert ((archive / "h.db").read_bytes(), (archive / "h.db").stat().st_mtime_ns) == before
+    assert sorted(p.name for p in archive.iterdir()) == ["h.db"]
+    # writing is refused with an accurate message, not "is not a warmbo study"
+    suggest = run("suggest", "--storage", str(archive / "h.db"))
+    assert suggest.returncode == 1 and "cannot be opened for writing" in suggest.stderr
+    assert "not a warmbo study" not in suggest.stderr
+    (archive / "h.db").chmod(0)  # unreadable
+    unreadable = run("status", "--storage", str(archive / "h.db"))
+    assert unreadable.returncode == 1 and "permission denied" in unreadable.stderr, unreadable.stderr
+
+
+def test_a_study_opened_read_only_refuses_writes_and_changes_nothing(workdir):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "h.db", "--seed", 0)
+    path = workdir / "h.db"
+    before = path.read_bytes()
+    for study in (wb.Study(str(path), readonly=True), wb.Study(f"sqlite:///{path}?mode=ro")):
+        assert study.readonly and len(study.trials()) == 3
+        with pytest.raises(wb.storage.StorageError, match="opened read-only; it cannot be written"):
+            study.add_trial({"x": 0.0, "mode": "a"})
+        with pytest.raises(wb.storage.StorageError, match="opened read-only"):
+            study.fail(1, "no")
+        study.close()
+    reopened = wb.Optimizer.load(f"sqlite:///{path}?mode=ro")
+    assert len(reopened.history) == 3 and reopened.best is not None
+    with pytest.raises(wb.storage.StorageError, match="opened read-only"):
+        reopened.ask()
+    assert path.read_bytes() == before
+    with pytest.raises(wb.storage.StorageError, match="no study at"):
+        wb.Study(str(workdir / "missing.db"), readonly=True)
+    assert not (workdir / "missing.db").exists()
+
+
+def test_errors_for_files_that_are_not_studies_say_what_they_are(workdir):
+    import sqlite3
+
+    other = workdir / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.close()
+    before = other.read_bytes()
+    result = invoke("status", "--storage", "other.db")
+    assert result.exit_code == 1 and "an SQLite database but not a warmbo study" in result.output
+    assert other.read_bytes() == before
+    (workdir / "notes.db").write_text("plain text\n" * 50)
+    text = invoke("status", "--storage", "notes.db")
+    assert text.exit_code == 1 and "is not a warmbo study: it is not an SQLite database" in text.output
+
+
+@pytest.mark.parametrize("last", ["0", "-2"])
+def test_status_last_must_be_positive(workdir, last):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "h.db", "--seed", 0)
+    result = invoke("status", "--storage", "h.db", "--last", last)
+    assert (
+        result.exit_code == 1 and f"--last must be a positive number of trials, got {last}" in result.output
+    )
+
+
+# ------------------------------------------------------------------ resuming: direction, pending trials
+def test_a_resumed_study_keeps_its_stored_direction(workdir):
+    args = ("optimize", "objmod:f", "--budget")
+    assert (
+        invoke(*args, 3, "--space", "space.json", "--storage", "max.db", "--maximize", "--seed", 0).exit_code
+        == 0
+    )
+    again = invoke(*args, 5, "--storage", "max.db")  # no direction flag: the stored one
+    assert again.exit_code == 0, again.output
+    assert "(maximize)" in again.output and len(wb.Study("max.db").trials()) == 5
+    conflict = invoke(*args, 6, "--storage", "max.db", "--minimize")
+    assert conflict.exit_code == 1
+    assert "was created to maximize the objective; --minimize conflicts" in conflict.output
+    assert len(wb.Study("max.db").trials()) == 5
+    assert invoke(*args, 6, "--storage", "max.db", "--maximize").exit_code == 0
+
+
+def test_a_resumed_multitask_study_keeps_its_tasks_and_directions(workdir):
+    (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
+    first = invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions",
+                   "max,min", "--budget", 3, "--storage", "mt.db", "--seed", 0)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    again = invoke("optimize", "twomod:f", "--budget", 5, "--storage", "mt.db")
+    assert again.exit_code == 0, again.output
+    assert all(t.is_complete and len(t.values) == 2 for t in wb.Study("mt.db").trials())
+    assert len(wb.Study("mt.db").trials()) == 5
+    flag = invoke("optimize", "twomod:f", "--budget", 6, "--storage", "mt.db", "--maximize")
+    assert flag.exit_code == 1 and "give --directions per task" in flag.output
+
+
+def test_retry_pending_evaluates_the_trials_of_a_killed_run(workdir):
+    (workdir / "slow.py").write_text(
+        "import os, sys, time\nopen('child.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
+         "--budget", "3", "--storage", "k.db", "--seed", "0"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=workdir,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (workdir / "child.pid").exists() or not (workdir / "child.pid").read_text():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.1)
+    run.kill()
+    run.wait()
+    os.kill(int((workdir / "child.pid").read_text()), 9)  # in its own session: not killed with warmbo
+    orphans = [t.id for t in wb.Study("k.db").trials(("pending",))]
+    assert len(orphans) == 1
+    plain = invoke("optimize", "objmod:f", "--budget", 2, "--storage", "k.db")
+    assert plain.exit_code == 0 and [t.id for t in wb.Study("k.db").trials(("pending",))] == orphans
+    retried = invoke("optimize", "objmod:f", "--budget", 4, "--storage", "k.db", "--retry-pending")
+    assert retried.exit_code == 0, retried.output
+    trials = wb.Study("k.db").trials()
+    assert len(trials) == 4 and all(t.is_complete for t in trials)
+    orphan = wb.Study("k.db").trial(orphans[0])
+    assert orphan.value == pytest.approx((orphan.params["x"] - 0.5) ** 2 + (orphan.params["mode"] != "a"))
+
+
+def test_clean_pending_marks_pending_trials_failed(workdir):
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "c.db", "--seed", 0)
+    invoke("suggest", "--storage", "c.db", "-n", 2)
+    young = invoke("clean-pending", "c.db", "--older-than", 3600)
+    assert young.exit_code == 0 and "no pending trial cleared; 2 younger than 3600 s kept" in young.output
+    assert wb.Study("c.db").count("pending") == 2
+    for bad in ("-1", "nan"):
+        refused = invoke("clean-pending", "c.db", "--older-than", bad)
+        assert (
+            refused.exit_code == 1
+            and f"--older-than must be a non-negative number of seconds, got {float(bad)!r}" in refused.output
+        )
+    result = invoke("clean-pending", "c.db")
+    assert result.exit_code == 0 and "marked 2 pending trial(s) failed: 3, 4" in result.output
+    trials = wb.Study("c.db").trials()
+    assert [t.state for t in trials] == ["complete", "complete", "failed", "failed"]
+    assert all("cleared by warmbo clean-pending" in t.error for t in trials[2:])
+    status = invoke("status", "--storage", "c.db")
+    assert "2 complete, 0 pending, 2 failed" in status.output

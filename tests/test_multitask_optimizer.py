@@ -188,8 +188,8 @@ def workdir(tmp_path, monkeypatch):
         "import math\ndef f(p):\n    return [math.sin(6 * p['x']), 3 + math.cos(6 * p['x'])]\n"
     )
     (tmp_path / "two.py").write_text(
-        "import math, sys\nx = float(sys.argv[1])\n"
-        "print('accuracy', math.sin(6 * x), 'latency', 3 + math.cos(6 * x))\n"
+        "import json, math, sys\nx = float(sys.argv[1])\nprint('epoch 10 done')\n"
+        "print(json.dumps({'lat': 3 + math.cos(6 * x), 'acc': math.sin(6 * x), 'epoch': 10}))\n"
     )
     return tmp_path
 

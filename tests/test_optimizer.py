@@ -613,3 +613,27 @@ def test_cardinality_of_spaces():
     assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
     assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6
     assert wb.Space.grid([[0.0], [0.5], [1.0]]).cardinality == 3
+
+
+def test_a_rejected_tell_leaves_the_trial_pending_and_a_valid_tell_completes_it(tmp_path):
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=url, seed=0)
+    s = opt.ask()
+    for bad in (10**400, -(10**400), float("nan"), "abc"):
+        with pytest.raises(ValueError, match="value") as error:
+            opt.tell(s, bad)
+        assert not isinstance(error.value, OverflowError)
+        assert opt.study.trial(s.trial_id).state == "pending"
+    with pytest.raises(ValueError, match=r"too large for a float"):
+        opt.tell(s, 10**400)
+    told = opt.tell(s, 1.5)  # the retry completes the same trial: no orphan, no duplicate
+    assert (told.id, told.state, told.value) == (s.trial_id, "complete", 1.5)
+    assert [t.state for t in wb.Study(url).trials()] == ["complete"]
+
+
+def test_run_fails_a_trial_whose_value_overflows_a_float():
+    opt = wb.Optimizer(SPACE, seed=0)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="too large"):
+        opt.run(lambda params: 10**400, budget=2, progress=False)
+    assert [t.state for t in opt.history] == ["failed", "failed"]
+    assert opt.study.count("pending") == 0

@@ -1,7 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``report``, ``bench``,
-``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``clean-pending``, ``report``,
+``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import sqlite3
 import warnings
 from pathlib import Path
@@ -149,16 +150,21 @@ def _print_best(optimizer) -> None:
     console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
 
 
-def load_optimizer(storage: str):
-    """Reopen a study with the optimizer that wrote it (multi-task or single-objective)."""
+def load_optimizer(storage: str, readonly: bool = False):
+    """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
+
+    ``readonly`` opens it with SQLite's read-only mode (for ``status`` and ``report``), so a study
+    the user may not write (a shared or archived file) can still be inspected and is never changed.
+    """
     from .multitask_optimizer import MultiTaskOptimizer
     from .optimizer import Optimizer
-    from .storage import Study
+    from .storage import Study, readonly_url
 
-    study = Study(storage)
+    url = readonly_url(storage) if readonly else storage
+    study = Study(url)
     multitask = study.get_meta("multitask") is not None
     study.close()
-    return MultiTaskOptimizer.load(storage) if multitask else Optimizer.load(storage)
+    return MultiTaskOptimizer.load(url) if multitask else Optimizer.load(url)
 
 
 def _split(text: str | None, option: str) -> list[str] | None:
@@ -209,7 +215,22 @@ def optimize(
         str | None, typer.Argument(help="Objective as module:function (called with a dict of parameters).")
     ] = None,
     cmd: Annotated[
-        str | None, typer.Option("--cmd", help='Command template, e.g. "python train.py --lr {lr}".')
+        str | None,
+        typer.Option(
+            "--cmd",
+            help='Command template, e.g. "python train.py --lr {lr}" ({name} for any parameter, {{ }} for '
+            "literal braces). The last non-empty line it prints must be the value: one number, or "
+            'a JSON object {"value": V} (multi-task: one number per task, or {"task": V, ...}); '
+            "or give --value-regex.",
+        ),
+    ] = None,
+    value_regex: Annotated[
+        str | None,
+        typer.Option(
+            "--value-regex",
+            help="With --cmd: a regular expression searched over the whole output; the last match's "
+            "first capture group is the value (groups 1..n for n tasks), e.g. 'val_loss=(\\S+)'.",
+        ),
     ] = None,
     space_file: Annotated[
         Path | None, typer.Option("--space", help="JSON file describing the space.")
@@ -234,16 +255,34 @@ def optimize(
     task: Annotated[
         str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
     ] = None,
-    maximize: Annotated[bool, typer.Option("--maximize", help="Maximise instead of minimise.")] = False,
+    maximize: Annotated[
+        bool | None,
+        typer.Option(
+            "--maximize/--minimize",
+            help="Direction of a new study (default minimise); a resumed study keeps its stored one.",
+            show_default=False,
+        ),
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
-    timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds per --cmd evaluation.")] = None,
+    retry_pending: Annotated[
+        bool,
+        typer.Option(
+            "--retry-pending",
+            help="First evaluate the trials left pending by a killed run (only when no other worker "
+            "is using the study: its pending trials would be evaluated twice). See also clean-pending.",
+        ),
+    ] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option("--timeout", help="Seconds per --cmd evaluation; then its process group is killed."),
+    ] = None,
     tasks: Annotated[
         str | None,
         typer.Option(
             "--tasks",
             help="Multi-task (MT-KB): comma-separated task names; the objective returns one value per task "
-            "(a --cmd prints them, the last numbers of its output are read).",
+            "(a --cmd prints them on its last line, or a JSON object by task name).",
         ),
     ] = None,
     directions: Annotated[
@@ -267,16 +306,44 @@ def optimize(
 
     if (objective is None) == (cmd is None):
         raise ValueError("give exactly one objective: a module:function argument or --cmd")
+    if cmd is None and (timeout is not None or value_regex is not None):
+        raise ValueError("--timeout and --value-regex apply to a --cmd objective")
     exists = storage is not None and parse_url(storage) != ":memory:" and Path(parse_url(storage)).is_file()
+    stored = Study(storage, readonly=True) if exists else None
     if space_file is None:
-        if not exists:
+        if stored is None:
             raise ValueError("--space is required to create a new study")
-        space = Study(storage).space
+        space = stored.space
     else:
         space = load_space(space_file)
     task_names = _split(tasks, "--tasks")
-    n_values = len(task_names) if task_names else 1
-    fn = load_callable(objective) if objective else CommandObjective(cmd, space.names, timeout, n_values)
+    multitask = None if stored is None else stored.get_meta("multitask")
+    if multitask is not None:  # a resumed multi-task study keeps its tasks and directions
+        meta = json.loads(multitask)
+        task_names = meta["task_names"] if task_names is None else task_names
+        if directions is None and task_names == meta["task_names"]:
+            directions = ",".join(meta["directions"])
+    if task_names is not None and maximize is not None:
+        raise ValueError(
+            "--maximize/--minimize apply to single-objective studies; give --directions per task"
+        )
+    if stored is not None and task_names is None:
+        direction = stored.settings.get("direction")
+        if maximize is None:
+            maximize = direction == "maximize"
+        elif direction and direction != ("maximize" if maximize else "minimize"):
+            flag = "--maximize" if maximize else "--minimize"
+            raise ValueError(
+                f"study {storage!r} was created to {direction} the objective; {flag} conflicts with it "
+                "(leave the flag out to use the stored direction)"
+            )
+    maximize = bool(maximize)
+    if stored is not None:
+        stored.close()
+    if objective:
+        fn = load_callable(objective)
+    else:
+        fn = CommandObjective(cmd, tuple(space.names), timeout, tuple(task_names or ()), value_regex)
     if task_names is not None:
         if prior is not None:
             raise ValueError(
@@ -285,7 +352,7 @@ def optimize(
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage
         )
-        _run(opt, fn, budget, workers)
+        _run(opt, fn, budget, workers, retry_pending)
         return
     if directions is not None or ref is not None or budget_eps is not None:
         raise ValueError("--directions, --ref and --budget-eps apply to multi-task studies: give --tasks")
@@ -310,10 +377,10 @@ def optimize(
     elif data is not None:
         console.print(f"transferring from {len(data)} source evaluations in {prior} with {method}")
 
-    _run(opt, fn, budget, workers)
+    _run(opt, fn, budget, workers, retry_pending)
 
 
-def _run(opt, fn, budget: int, workers: int) -> None:
+def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
     from .optimizer import TrialFailedWarning
 
     def report_failure(_, trial) -> None:
@@ -322,7 +389,14 @@ def _run(opt, fn, budget: int, workers: int) -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
-        opt.run(fn, budget=budget, n_workers=workers, callbacks=[report_failure], progress=True)
+        opt.run(
+            fn,
+            budget=budget,
+            n_workers=workers,
+            callbacks=[report_failure],
+            progress=True,
+            retry_pending=retry_pending,
+        )
     console.print(_trials_table(opt, limit=10))
     _print_best(opt)
 
@@ -433,12 +507,52 @@ def status(
     storage: StorageOption,
     last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.")] = None,
 ) -> None:
-    """Show the trials of a study as a table, and the best one."""
-    opt = load_optimizer(storage)
+    """Show the trials of a study as a table, and the best one (the study is opened read-only)."""
+    if last is not None and last < 1:
+        raise ValueError(f"--last must be a positive number of trials, got {last}")
+    opt = load_optimizer(storage, readonly=True)
     console.print(_trials_table(opt, limit=last))
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
+
+
+@app.command("clean-pending")
+@friendly
+def clean_pending(
+    storage: Annotated[str, typer.Argument(help="Study URL.")],
+    older_than: Annotated[
+        float | None,
+        typer.Option("--older-than", help="Only trials pending for at least this many seconds."),
+    ] = None,
+) -> None:
+    """Mark the study's pending trials failed (left by a killed run, or suggestions never observed).
+
+    Only for trials no live worker is evaluating: a worker that reports one later gets an error
+    (use `observe` to report a value for a failed trial instead). To evaluate them again, use
+    `optimize --retry-pending` instead.
+    """
+    import time
+
+    from .storage import Study
+
+    if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
+        raise ValueError(f"--older-than must be a non-negative number of seconds, got {older_than!r}")
+    study = Study(storage)
+    with study.transaction():
+        now = time.time()
+        pending = study.trials(("pending",))
+        stale = [t for t in pending if older_than is None or now - t.created >= older_than]
+        for t in stale:
+            study.fail(
+                t.id,
+                error=f"cleared by warmbo clean-pending after {now - t.created:.0f} s pending "
+                "(its run was killed or its suggestion was never observed)",
+            )
+    kept = len(pending) - len(stale)
+    ids = ", ".join(str(t.id) for t in stale)
+    cleared = f"marked {len(stale)} pending trial(s) failed: {ids}" if stale else "no pending trial cleared"
+    console.print(cleared + (f"; {kept} younger than {older_than:g} s kept pending" if kept else ""))
 
 
 @app.command()
@@ -449,11 +563,11 @@ def report(
         Path | None, typer.Option("--out", help="Output folder (default: <study>-report).")
     ] = None,
 ) -> None:
-    """Write an HTML report (self-contained, plots embedded) and PNGs for a study."""
+    """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
     from .report import write_report
     from .storage import parse_url
 
-    opt = load_optimizer(storage)
+    opt = load_optimizer(storage, readonly=True)
     out = out or Path(Path(parse_url(storage)).stem + "-report")
     task_names = getattr(opt, "task_names", None)
     path = write_report(

@@ -320,8 +320,15 @@ class MultiTaskOptimizer(Optimizer):
                                  f"missing {missing}, unknown {extra}")  # fmt: skip
             values = [values[t] for t in self.task_names]
         if np.ndim(values) == 0:
-            raise ValueError(f"a multi-task trial needs {self.n_tasks} values (one per task), got {values!r}")
-        arr = np.asarray(values, dtype=np.float64).reshape(-1)
+            if self.n_tasks != 1:
+                raise ValueError(
+                    f"a multi-task trial needs {self.n_tasks} values (one per task), got {values!r}"
+                )
+            values = [values]  # one task: its value alone is the vector
+        try:
+            arr = np.asarray(values, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"values must be numbers (one per task), got {values!r}: {exc}") from None
         if arr.shape[0] != self.n_tasks:
             raise ValueError(f"expected {self.n_tasks} values (one per task), got {arr.shape[0]}")
         bad = np.flatnonzero(~np.isfinite(arr))

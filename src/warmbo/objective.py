@@ -4,25 +4,37 @@
 - :class:`CommandObjective` runs a command template such as ``"python train.py --lr {lr}"``:
   the template is split into an argument list with :func:`shlex.split` first and ``{name}`` is then
   replaced inside each argument by the parameter's value, so a value can never add arguments or
-  reach a shell (``"; touch pwned"`` stays one literal argument). The process runs without a shell;
-  the last number printed on its standard output is the objective value. A non-zero exit status, a
-  timeout or an output without a number raises :class:`ObjectiveError` (the trial is marked failed).
+  reach a shell (``"; touch pwned"`` stays one literal argument). Any parameter name works
+  (``{learning-rate}``, ``{opt.lr}``); a ``{...}`` that names no parameter is refused, and ``{{`` and
+  ``}}`` are literal braces. The process runs without a shell, in its own process group, so a
+  timeout kills everything it started.
+- :func:`parse_values` reads the value(s) from the command's standard output (docs/cli.md): the
+  last non-empty line is one number (n numbers separated by spaces or commas for n tasks) or a JSON
+  object (``{"value": 0.25}``, or by task name ``{"acc": 0.9, "lat": 3.1}``); with a value regex,
+  the last match's capture group(s) give the value(s). Anything else, a non-zero exit status or a
+  timeout raises :class:`ObjectiveError` (the trial is marked failed, with the reason).
 """
 
 from __future__ import annotations
 
 import importlib
+import json
+import math
+import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ObjectiveError", "CommandObjective", "load_callable", "last_number", "last_numbers"]
+__all__ = ["ObjectiveError", "CommandObjective", "load_callable", "parse_values"]
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?(?:inf|nan)\b", re.IGNORECASE)
+# ``{{`` and ``}}`` are literal braces; any other ``{...}`` without braces inside is a placeholder
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
+_SEPARATORS = re.compile(r"[\s,]+")
+_KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL of a timed-out command's process group
 
 
 class ObjectiveError(RuntimeError):
@@ -49,38 +61,128 @@ def load_callable(spec: str):
     return function
 
 
-def last_number(text: str) -> float | None:
-    """The last number in ``text`` (integers, decimals, exponents, inf, nan), or None."""
-    matches = _NUMBER.findall(text)
-    return float(matches[-1]) if matches else None
+def _number(text: str, what: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ObjectiveError(f"{what} {text[:80]!r} is not a number") from None
 
 
-def last_numbers(text: str, n: int) -> list[float] | None:
-    """The last n numbers in ``text`` (a multi-task command prints one per task), or None if fewer."""
-    matches = _NUMBER.findall(text)
-    return [float(m) for m in matches[-n:]] if len(matches) >= n else None
+def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | None = None):
+    """The objective value(s) printed by a command (the output contract of docs/cli.md).
+
+    Parameters
+    ----------
+    stdout : str
+        The command's standard output.
+    tasks : tuple of str
+        Task names of a multi-task study (a list of ``len(tasks)`` values is returned); empty for a
+        single objective (one float is returned).
+    regex : compiled pattern, optional
+        Searched over the whole output; the last match's first capture group (groups 1..n for n
+        tasks) gives the value(s).
+
+    Raises
+    ------
+    ObjectiveError
+        When the output does not follow the contract; the message says what was found.
+    """
+    n = max(len(tasks), 1)
+    if regex is not None:
+        matches = list(regex.finditer(stdout))
+        if not matches:
+            raise ObjectiveError(f"--value-regex {regex.pattern!r} matched nothing in the output")
+        groups = matches[-1].groups()[:n]
+        if any(g is None for g in groups):
+            raise ObjectiveError(
+                f"--value-regex {regex.pattern!r}: a capture group took no part in the last match"
+            )
+        values = [_number(g.strip(), "--value-regex captured") for g in groups]
+        return values if tasks else values[0]
+    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
+    if not lines:
+        raise ObjectiveError(
+            "the command printed nothing on standard output; its last line must be the value"
+        )
+    last = lines[-1]
+    if last.startswith("{"):
+        try:
+            record = json.loads(last)
+        except json.JSONDecodeError as exc:
+            raise ObjectiveError(f"the last line {last[:80]!r} is not valid JSON: {exc.msg}") from None
+        if not isinstance(record, dict):
+            raise ObjectiveError(f"the last line {last[:80]!r} must be a JSON object")
+        keys = list(tasks) if tasks else ["value"]
+        missing = [k for k in keys if k not in record]
+        if missing:
+            raise ObjectiveError(
+                f"the JSON object on the last line has no key(s) {missing}; it has {list(record)}"
+            )
+        values = []
+        for key in keys:
+            if isinstance(record[key], bool) or not isinstance(record[key], int | float):
+                raise ObjectiveError(f"the JSON value of {key!r} is {record[key]!r}, not a number")
+            values.append(float(record[key]))
+        return values if tasks else values[0]
+    tokens = [t for t in _SEPARATORS.split(last) if t]
+    expected = f"{n} numbers (one per task: {', '.join(tasks)})" if tasks else "a single number"
+    values = []
+    for token in tokens if len(tokens) == n else ():
+        try:
+            values.append(float(token))
+        except ValueError:
+            break
+    if len(values) != n:
+        raise ObjectiveError(
+            f"the last line of the output must be {expected}, got {last[:80]!r}; "
+            "print the value last, or use --value-regex"
+        )
+    return values if tasks else values[0]
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """SIGTERM the command's whole process group, then SIGKILL whatever is left after a grace period."""
+    if os.name != "posix":  # no process groups: the direct child only
+        process.kill()
+        return
+    for sig, grace in ((signal.SIGTERM, _KILL_GRACE), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return  # the group is gone
+        if grace is not None:
+            try:
+                process.wait(grace)
+            except subprocess.TimeoutExpired:
+                pass
+    process.wait()
 
 
 @dataclass(frozen=True)
 class CommandObjective:
-    """Objective that runs a command template without a shell and reads the last number printed.
+    """Objective that runs a command template without a shell and reads the value it prints.
 
     Parameters
     ----------
     template : str
-        Command line with ``{name}`` placeholders for the parameters.
+        Command line with ``{name}`` placeholders for the parameters (``{{``/``}}``: literal braces).
     names : tuple of str
         Parameter names of the space; every placeholder must be one of them.
     timeout : float, optional
-        Seconds before the command is killed and the trial failed.
-    n_values : int
-        Numbers to read (the last ``n_values`` printed) for a multi-task study, one per task.
+        Seconds before the command's process group is killed and the trial failed.
+    tasks : tuple of str
+        Task names of a multi-task study: the command prints one value per task and a call returns
+        a list; empty (default) for a single objective.
+    value_regex : str, optional
+        Regular expression whose capture group(s) in its last match give the value(s), instead of
+        the last line of the output (see :func:`parse_values`).
     """
 
     template: str
     names: tuple[str, ...]
     timeout: float | None = None
-    n_values: int = 1
+    tasks: tuple[str, ...] = ()
+    value_regex: str | None = None
 
     def __post_init__(self):
         try:
@@ -89,33 +191,75 @@ class CommandObjective:
             raise ValueError(f"cannot parse --cmd {self.template!r}: {exc}") from None
         if not argv:
             raise ValueError("--cmd is empty")
-        unknown = sorted({m for arg in argv for m in _PLACEHOLDER.findall(arg)} - set(self.names))
+        used = [m.group(1) for arg in argv for m in _TEMPLATE.finditer(arg) if m.group(1) is not None]
+        unknown = sorted(set(used) - set(self.names))
         if unknown:
-            raise ValueError(f"--cmd uses unknown parameter(s) {unknown}; the space has {list(self.names)}")
+            listed = ", ".join("{" + name + "}" for name in unknown)
+            raise ValueError(
+                f"--cmd uses {listed}, which name(s) no parameter; the space has {list(self.names)} "
+                "(write {{ and }} for literal braces)"
+            )
+        if self.timeout is not None and not (
+            isinstance(self.timeout, int | float)
+            and not isinstance(self.timeout, bool)
+            and math.isfinite(self.timeout)
+            and self.timeout > 0
+        ):
+            raise ValueError(f"--timeout must be a positive number of seconds, got {self.timeout!r}")
+        if self.value_regex is not None:
+            pattern = self._pattern()
+            n = max(len(self.tasks), 1)
+            if pattern.groups < n:
+                raise ValueError(
+                    f"--value-regex {self.value_regex!r} has {pattern.groups} capture group(s); "
+                    f"it needs {n} (one per value), e.g. 'loss[:= ]+(\\S+)'"
+                )
+
+    def _pattern(self) -> re.Pattern:
+        try:
+            return re.compile(self.value_regex)
+        except re.error as exc:
+            raise ValueError(
+                f"--value-regex {self.value_regex!r} is not a regular expression: {exc}"
+            ) from None
 
     def argv(self, params: dict) -> list[str]:
         """The argument list for one evaluation (placeholders replaced inside each argument)."""
-        return [
-            _PLACEHOLDER.sub(lambda m: str(params[m.group(1)]), arg) for arg in shlex.split(self.template)
-        ]
+
+        def replace(match: re.Match) -> str:
+            if match.group(1) is None:
+                return match.group(0)[0]  # "{{" -> "{", "}}" -> "}"
+            return str(params[match.group(1)])
+
+        return [_TEMPLATE.sub(replace, arg) for arg in shlex.split(self.template)]
 
     def __call__(self, params: dict):
         argv = self.argv(params)
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout, check=False)
+            process = subprocess.Popen(
+                argv,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=os.name == "posix",  # its own process group, killed as a whole
+            )
         except FileNotFoundError:
             raise ObjectiveError(f"command not found: {argv[0]!r}") from None
+        try:
+            stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
-            raise ObjectiveError(f"command timed out after {self.timeout} s") from None
-        if done.returncode != 0:
-            tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or [""]
-            raise ObjectiveError(f"command exited with status {done.returncode}: {tail[0][:200]}")
-        if self.n_values > 1:
-            values = last_numbers(done.stdout, self.n_values)
-            if values is None:
-                raise ObjectiveError(f"command printed fewer than {self.n_values} numbers (one per task)")
-            return values
-        value = last_number(done.stdout)
-        if value is None:
-            raise ObjectiveError("command printed no number on standard output")
-        return value
+            _kill_group(process)
+            raise ObjectiveError(
+                f"command timed out after {self.timeout} s (its process group was killed)"
+            ) from None
+        except BaseException:  # e.g. Ctrl-C: the command is not in the terminal's process group
+            _kill_group(process)
+            raise
+        finally:
+            for stream in (process.stdout, process.stderr):
+                stream.close()
+        if process.returncode != 0:
+            tail = (stderr or stdout).strip().splitlines()[-1:] or [""]
+            raise ObjectiveError(f"command exited with status {process.returncode}: {tail[0][:200]}")
+        regex = None if self.value_regex is None else self._pattern()
+        return parse_values(stdout, self.tasks, regex)

@@ -2,6 +2,10 @@
 
 A study lives at a storage URL: ``"study.db"``, ``"sqlite:///study.db"`` (relative path),
 ``"sqlite:////abs/path/study.db"`` or ``None``/``":memory:"`` (in memory, for throw-away runs).
+A ``?mode=ro`` suffix on a ``sqlite:///`` URL, or ``Study(..., readonly=True)``, opens an existing
+study read-only: nothing is created or migrated, a write raises :class:`StorageError`, and a study
+in a folder the reader cannot write (where SQLite cannot create its ``-shm`` file) is read as an
+immutable file. ``warmbo status`` and ``warmbo report`` open studies this way.
 Guarantees:
 
 - every change (a new pending trial, a told value, a failure) is committed before the call returns,
@@ -75,8 +79,30 @@ def default_worker() -> str:
     return name
 
 
+_READONLY_QUERY = "?mode=ro"
+
+
+def readonly_url(url: str | os.PathLike) -> str:
+    """The read-only form of a storage URL: ``sqlite:///path?mode=ro``."""
+    if is_readonly_url(url):
+        return str(url)
+    path = parse_url(url)
+    if path == ":memory:":
+        raise StorageError("an in-memory study cannot be opened read-only")
+    return "sqlite:///" + path + _READONLY_QUERY
+
+
+def is_readonly_url(url) -> bool:
+    """Whether a storage URL asks for a read-only study (``sqlite:///path?mode=ro``)."""
+    return (
+        isinstance(url, str) and url.strip().startswith("sqlite://") and url.strip().endswith(_READONLY_QUERY)
+    )
+
+
 def parse_url(url: str | os.PathLike | None) -> str:
     """The SQLite path of a storage URL (``":memory:"`` for in-memory studies)."""
+    if is_readonly_url(url):
+        url = url.strip()[: -len(_READONLY_QUERY)]
     if url is None:
         return ":memory:"
     if isinstance(url, os.PathLike):
@@ -100,13 +126,21 @@ def parse_url(url: str | os.PathLike | None) -> str:
     return url
 
 
+def _short(value: Any) -> str:
+    """``repr`` of a value, shortened for error messages (10**400 has 401 digits)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:25]}...{text[-25:]} ({len(text)} characters)"
+
+
 def _finite_value(value: Any) -> float:
     if isinstance(value, bool):
         raise ValueError(f"value must be a number, got {value!r}")
     try:
         number = float(value)
+    except OverflowError:
+        raise ValueError(f"value {_short(value)} is too large for a float (over 1.8e308)") from None
     except (TypeError, ValueError):
-        raise ValueError(f"value must be a number, got {value!r}") from None
+        raise ValueError(f"value must be a number, got {_short(value)}") from None
     if not math.isfinite(number):
         raise ValueError(f"value must be finite, got {value!r}; use tell_failed for a failed evaluation")
     return number
@@ -117,6 +151,8 @@ def _finite_vector(values: Any) -> tuple[float, ...] | None:
         return None
     try:
         vector = tuple(float(v) for v in values)
+    except OverflowError:
+        raise ValueError(f"values {_short(values)} hold a number too large for a float") from None
     except (TypeError, ValueError):
         raise ValueError(f"values must be a sequence of numbers, got {values!r}") from None
     bad = [i for i, v in enumerate(vector) if not math.isfinite(v)]
@@ -137,28 +173,56 @@ class Study:
     settings : dict, optional
         JSON-serialisable optimizer settings stored at creation (informative; ``direction`` is checked
         on reopening).
+    readonly : bool
+        Open an existing study for reading only (as does a ``sqlite:///path?mode=ro`` URL): nothing
+        is created or migrated, and every write raises :class:`StorageError`.
     """
 
-    def __init__(self, storage=None, space: Space | None = None, settings: dict | None = None):
+    def __init__(
+        self, storage=None, space: Space | None = None, settings: dict | None = None, readonly: bool = False
+    ):
         self.path = parse_url(storage)
         self.url = storage if isinstance(storage, str) else self.path
+        self.readonly = bool(readonly) or is_readonly_url(storage)
+        self._immutable = False  # set when a read-only study's folder does not allow SQLite's -shm file
+        if self.readonly and self.path == ":memory:":
+            raise StorageError("an in-memory study cannot be opened read-only")
         if self.path != ":memory:":
             parent = Path(self.path).expanduser().resolve().parent
             if not parent.is_dir():
                 raise StorageError(
                     f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist"
                 )
-            if space is None and not Path(self.path).is_file():
+            if (space is None or self.readonly) and not Path(self.path).is_file():
                 # opening an existing study: leave no empty file behind for a mistyped path
                 raise StorageError(f"no study at {self.path!r}: create it with a space first")
+            if Path(self.path).is_file() and not os.access(self.path, os.R_OK):
+                raise StorageError(f"cannot read study {self.path!r}: permission denied")
         self._local = threading.local()
         self._memory_conn = None
         self._parsed: dict[int, tuple[str, dict]] = {}
         self._lock = threading.RLock()
         try:
-            self._initialise(space, settings or {})
+            if self.readonly:
+                self._open_readonly(space, settings or {})
+            else:
+                self._initialise(space, settings or {})
         except sqlite3.DatabaseError as exc:
-            raise StorageError(f"{self.path!r} is not a warmbo study (SQLite says: {exc})") from None
+            raise self._open_error(exc) from None
+
+    def _open_error(self, exc: sqlite3.DatabaseError) -> StorageError:
+        """An accurate message for a study SQLite could not open."""
+        text = str(exc)
+        if "readonly" in text:
+            return StorageError(
+                f"study {self.path!r} cannot be opened for writing (the file or its folder is read-only); "
+                "warmbo status and report read it, or open it with Study(..., readonly=True)"
+            )
+        if "unable to open" in text:
+            return StorageError(f"cannot open study {self.path!r} (SQLite says: {text})")
+        if "not a database" in text:
+            return StorageError(f"{self.path!r} is not a warmbo study: it is not an SQLite database")
+        return StorageError(f"cannot read study {self.path!r} (SQLite says: {text})")
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -168,16 +232,37 @@ class Study:
             return self._memory_conn
         conn = getattr(self._local, "conn", None)
         if conn is None or getattr(self._local, "pid", None) != os.getpid():
-            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            if self.readonly:
+                conn = self._connect_readonly()
+            else:
+                conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+                conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA busy_timeout = 60000")
-            conn.execute("PRAGMA synchronous = FULL")
             self._local.conn = conn
             self._local.pid = os.getpid()
         return conn
 
+    def _connect_readonly(self) -> sqlite3.Connection:
+        """A ``mode=ro`` connection; ``immutable=1`` when SQLite cannot create the WAL index (-shm)
+        because the folder is not writable (then nobody can be writing the study either)."""
+        uri = Path(self.path).resolve().as_uri()
+        if not self._immutable:
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=60.0, isolation_level=None)
+            try:
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                return conn
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                if "readonly" not in str(exc) and "unable to open" not in str(exc):
+                    raise
+                self._immutable = True
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """An exclusive write transaction (``BEGIN IMMEDIATE``); re-entrant within a thread."""
+        if self.readonly:
+            raise StorageError(f"study {self.path!r} was opened read-only; it cannot be written")
         depth = getattr(self._local, "depth", 0)
         conn = self._connect()
         if depth:
@@ -216,6 +301,18 @@ class Study:
             self._local.conn = None
 
     # ------------------------------------------------------------------ creation / reopening
+    def _open_readonly(self, space: Space | None, settings: dict) -> None:
+        conn = self._connect()
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"meta", "trials"} <= tables:
+            raise StorageError(
+                f"{self.path!r} is an SQLite database but not a warmbo study (no meta and trials tables)"
+            )
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if not meta:
+            raise StorageError(f"no study at {self.path!r}: create it with a space first")
+        self._check_meta(meta, space, settings)
+
     def _initialise(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
         if self.path != ":memory:":
