@@ -306,3 +306,23 @@ def test_the_reported_value_is_the_acquisition_at_the_returned_point():
     result = maximize(bound, Space.box([(0.0, 1.0)] * 2), seed=3, anchors=X[np.argsort(-y)[:5]])
     assert result.value == pytest.approx(float(bound(result.x[None, :])[0]), rel=1e-12)
     assert result.value > 0
+
+
+def test_check_int_accepts_integers_and_names_the_argument():
+    import numpy as np
+    import pytest
+
+    from warmbo._validation import check_int
+
+    assert check_int(np.int64(3), "n") == 3 and type(check_int(np.int64(3), "n")) is int
+    assert check_int(0, "k", 0) == 0
+    for bad, minimum, message in [
+        (True, 1, "n must be a positive integer, got True"),
+        (2.0, 1, "n must be a positive integer, got 2.0"),
+        (0, 1, "n must be a positive integer, got 0"),
+        (-1, 0, "n must be a non-negative integer, got -1"),
+        (1, 2, "n must be an integer >= 2, got 1"),
+        ("3", None, "n must be an integer, got '3'"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            check_int(bad, "n", minimum)

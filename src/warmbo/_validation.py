@@ -7,6 +7,8 @@ shape was expected and which was given.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 __all__ = ["as_points", "as_values", "as_noise", "check_positive"]
@@ -86,3 +88,21 @@ def check_positive(value, name: str) -> np.ndarray:
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(f"{name} must be positive and finite, got {value!r}")
     return arr
+
+
+def check_int(value, name: str, minimum: int | None = 1) -> int:
+    """``value`` as an ``int``: a Python or numpy integer (not a bool) ``>= minimum``.
+
+    The error names the argument: "``name`` must be a positive integer" (``minimum`` 1), "a
+    non-negative integer" (0), "an integer" (None) or "an integer >= minimum".
+    """
+    if (
+        isinstance(value, bool | np.bool_)
+        or not isinstance(value, numbers.Integral)
+        or (minimum is not None and value < minimum)
+    ):
+        wanted = {1: "a positive integer", 0: "a non-negative integer", None: "an integer"}.get(
+            minimum, f"an integer >= {minimum}"
+        )
+        raise ValueError(f"{name} must be {wanted}, got {value!r}")
+    return int(value)

@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from ._threads import blas_limited
+from ._validation import check_int
 from .acquisition import ScalarizedUCB
 from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
@@ -167,8 +168,7 @@ class MultiTaskOptimizer(Optimizer):
         if len(set(given.values())) > 1:
             raise ValueError(f"inconsistent numbers of tasks: {given}")
         n = next(iter(given.values()))
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"n_tasks must be a positive integer, got {n!r}")
+        check_int(n, "n_tasks", 1)
         self.n_tasks = int(n)
         self.task_names = (
             tuple(str(t) for t in task_names)

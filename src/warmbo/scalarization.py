@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._validation import check_int
+
 __all__ = ["Scalarization", "Linear", "Chebyshev", "as_weights"]
 
 
@@ -78,10 +80,8 @@ class Scalarization(ABC):
 
     def sample_weights(self, n_tasks: int, size: int, seed=None) -> np.ndarray:
         """Draw ``size`` weight vectors from P_lambda (Paria et al.'s sampler, 001 Section 5)."""
-        if isinstance(n_tasks, bool) or not isinstance(n_tasks, (int, np.integer)) or n_tasks < 1:
-            raise ValueError(f"n_tasks must be a positive integer, got {n_tasks!r}")
-        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
-            raise ValueError(f"size must be a positive integer, got {size!r}")
+        check_int(n_tasks, "n_tasks", 1)
+        check_int(size, "size", 1)
         u = 1.0 - _as_rng(seed).random((int(size), int(n_tasks)))  # in (0, 1]: 1/u_i is finite
         return self._weights_from_uniform(u)
 

@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_int
 from ._runner import execute, figure, process_pool
 
 __all__ = [
@@ -337,8 +338,7 @@ def synthetic_functions(case: str, seed: int = 0, T: int = 15, grid: int = 41) -
 
     if case not in SYNTHETIC_CASES:
         raise ValueError(f"unknown case {case!r}; choose one of {', '.join(SYNTHETIC_CASES)}")
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 3:
-        raise ValueError(f"T must be an integer >= 3, got {T!r}")
+    check_int(T, "T", 3)
     space = _box()
     source = synthetic_source(0, seed)
     run_seed = _run_seed(seed, 0)
@@ -573,8 +573,7 @@ def _fmt_hit(h: dict) -> str:
 
 # ------------------------------------------------------------------------------------------------ run
 def _positive_int(name: str, value) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    check_int(value, name, 1)
 
 
 def _check_names(kind: str, names, allowed) -> list:
@@ -700,8 +699,7 @@ def run_envelope(
         ("n_source_tabular", n_source_tabular),
     ):
         _positive_int(name, value)
-    if isinstance(functions_T, bool) or not isinstance(functions_T, (int, np.integer)) or functions_T < 3:
-        raise ValueError(f"functions_T must be an integer >= 3, got {functions_T!r}")
+    check_int(functions_T, "functions_T", 3)
     notes = []
     run_hpo = ("hpo" in parts or "mlp" in parts) and bool(hpo_problems)
     if run_hpo:

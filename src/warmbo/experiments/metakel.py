@@ -55,6 +55,7 @@ from pathlib import Path
 import numpy as np
 from scipy.special import ndtri
 
+from .._validation import check_int
 from ..acquisition import UCB, PosteriorMean
 from ..bounds import MetaKeLBound
 from ..maximize import maximize
@@ -695,8 +696,7 @@ def run_metakel(
         ("T", T),
         ("workers", workers),
     ):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_int(value, name, 1)
     out = Path(out)
     settings = {
         "quick": quick,

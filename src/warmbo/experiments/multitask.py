@@ -102,6 +102,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_int
 from ..acquisition import ScalarizedUCB
 from ..bounds import MultiTaskBound, Srinivas
 from ..kernels import RBF
@@ -272,8 +273,7 @@ def rkhs_problem(
     kernel ``k D``, ``D = diag(B)``, the same f is ``sum_i k(., x_i) D (D^{-1} B c_i)``, so its norm there is
     ``sqrt(sum_ij K_ij c_i^T B D^{-1} B c_j)`` (``b_independent``).
     """
-    if isinstance(n_tasks, bool) or not isinstance(n_tasks, int | np.integer) or n_tasks < 1:
-        raise ValueError(f"n_tasks must be a positive integer, got {n_tasks!r}")
+    check_int(n_tasks, "n_tasks", 1)
     X = _net(step)
     if not (isinstance(n_centres, int | np.integer) and 1 <= n_centres <= X.shape[0]):
         raise ValueError(f"n_centres must be an integer in [1, {X.shape[0]}], got {n_centres!r}")
@@ -524,8 +524,7 @@ def bo_run(
     regrets : bool
         Compute the regret traces (off for timing runs).
     """
-    if isinstance(T, bool) or not isinstance(T, int | np.integer) or T < 1:
-        raise ValueError(f"T must be a positive integer, got {T!r}")
+    check_int(T, "T", 1)
     scal = problem.scalarization(scalarization)
     model, acquisition = _learner(problem, algorithm, scal, int(T), seed, method)
     rng = np.random.default_rng([seed, 1])
@@ -646,8 +645,7 @@ def regret_study(
 ) -> RegretStudy:
     """``runs`` trials of every algorithm on ``problem``; mean and sd of ``R_C(t)/t`` over the trials."""
     for name, value in (("runs", runs), ("T", T)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_int(value, name, 1)
     algorithms = list(algorithms)
     for a in algorithms:
         if a not in ALGORITHMS:
@@ -869,8 +867,7 @@ def run_multitask(
     else:
         timing_step = 0.001
     for name, value in (("runs", runs), ("T", T), ("timing_T", timing_T), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_int(value, name, 1)
     notes = []
     if "sensor" in parts:
         try:

@@ -59,6 +59,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validation import check_int
 from ..acquisition import EI, UCB
 from ..bounds import Srinivas
 from ..kernels import RBF, Affine, Constant, Kernel
@@ -403,8 +404,7 @@ def run_tuned_prior(
     if quick:
         runs, T, functions, acquisitions = 1, 4, ("himmelblau", "easom"), ("EI",)
     for name, value in (("runs", runs), ("T", T), ("workers", workers)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_int(value, name, 1)
     functions, methods = tuple(functions), tuple(methods)
     for fn in functions:
         if fn not in FUNCTIONS:

@@ -9,11 +9,9 @@ Neither has fitted hyperparameters (scale them with ``v * k``). Input gradients:
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .._validation import as_points
+from .._validation import as_points, check_int
 from .base import Kernel
 
 __all__ = ["Linear", "Polynomial"]
@@ -62,8 +60,7 @@ class Polynomial(Kernel):
     """
 
     def __init__(self, degree: int = 2, offset: float = 1.0):
-        if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
-            raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+        check_int(degree, "degree", 1)
         if not np.isfinite(offset) or offset < 0:
             raise ValueError(f"offset must be finite and non-negative, got {offset!r}")
         self._set(degree=int(degree), offset=float(offset))

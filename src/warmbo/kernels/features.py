@@ -25,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.polynomial import legendre as npleg
 
-from .._validation import as_points
+from .._validation import as_points, check_int
 from .base import Kernel
 from .stationary import RBF, Matern, Stationary
 
@@ -91,8 +91,7 @@ class Features(FeatureKernel):
     ):
         if not callable(fn):
             raise ValueError(f"fn must be callable, got {fn!r}")
-        if isinstance(dim, bool) or not isinstance(dim, numbers.Integral) or dim < 1:
-            raise ValueError(f"dim must be a positive integer, got {dim!r}")
+        check_int(dim, "dim", 1)
         if jacobian is not None and not callable(jacobian):
             raise ValueError(f"jacobian must be callable or None, got {jacobian!r}")
         self._set(fn=fn, dim=int(dim), jacobian=jacobian, name=name or getattr(fn, "__name__", "fn"))
@@ -166,10 +165,8 @@ class Legendre(FeatureKernel):
     """
 
     def __init__(self, j: int, variable: int = 0, domain: tuple[float, float] = (-1.0, 1.0)):
-        if isinstance(j, bool) or not isinstance(j, numbers.Integral) or j < 0:
-            raise ValueError(f"j must be a non-negative integer, got {j!r}")
-        if isinstance(variable, bool) or not isinstance(variable, numbers.Integral) or variable < 0:
-            raise ValueError(f"variable must be a non-negative integer, got {variable!r}")
+        check_int(j, "j", 0)
+        check_int(variable, "variable", 0)
         try:
             a, b = (float(v) for v in domain)
         except (TypeError, ValueError):
@@ -233,8 +230,7 @@ class RandomFourier(FeatureKernel):
     def __init__(self, base: Stationary, n_features: int = 100, seed: int = 0):
         if not isinstance(base, (RBF, Matern)):
             raise ValueError(f"base must be an RBF or Matern kernel, got {base!r}")
-        if isinstance(n_features, bool) or not isinstance(n_features, numbers.Integral) or n_features < 1:
-            raise ValueError(f"n_features must be a positive integer, got {n_features!r}")
+        check_int(n_features, "n_features", 1)
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         self._set(base=base, dim=int(n_features), seed=int(seed), input_dim=base.input_dim, _cache={})

@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._validation import as_points
+from .._validation import as_points, check_int
 from .base import Kernel
 
 __all__ = [
@@ -183,8 +183,7 @@ class Polynomial(_DotProductFamily):
     """
 
     def __init__(self, degree: int = 2, offset: float = 1.0):
-        if isinstance(degree, bool) or not isinstance(degree, numbers.Integral) or degree < 1:
-            raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+        check_int(degree, "degree", 1)
         if not isinstance(offset, numbers.Real) or not math.isfinite(offset) or offset < 0:
             raise ValueError(f"offset must be a finite number >= 0, got {offset!r}")
         self.degree = int(degree)

@@ -38,7 +38,7 @@ from functools import cached_property
 
 import numpy as np
 
-from .._validation import as_points
+from .._validation import as_points, check_int
 from .base import Constant, Kernel
 
 __all__ = ["MultiTaskKernel", "ICM", "UniformTask", "Independent", "LCM", "as_task_matrix"]
@@ -263,8 +263,7 @@ class UniformTask(ICM):
 
     def __init__(self, kernel: Kernel, n: int, omega: float):
         _check_kernel(kernel, "kernel")
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n (the number of tasks) must be a positive integer, got {n!r}")
+        check_int(n, "n (the number of tasks)", 1)
         if isinstance(omega, bool) or not isinstance(omega, numbers.Real) or not 0.0 <= omega <= 1.0:
             raise ValueError(f"omega must be a number in [0, 1], got {omega!r}")
         B = as_task_matrix(_uniform_B(int(n), float(omega)))

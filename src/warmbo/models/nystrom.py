@@ -58,7 +58,7 @@ import numpy as np
 
 from .._linalg import cholesky, solve_lower, solve_upper
 from .._threads import blas_limited
-from .._validation import as_points
+from .._validation import as_points, check_int
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
 from .multitask import MultiTaskData, as_task_values, block_output, finish_output, icm_output
@@ -141,8 +141,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
             raise ValueError(f"noise (the regulariser eta) must be a positive number, got {noise!r}")
         self.eps = _check_real(eps, "eps", 0.0, 1.0)
         self.delta = _check_real(delta, "delta", 0.0, 1.0, open_high=False)
-        if isinstance(horizon, bool) or not isinstance(horizon, numbers.Integral) or horizon < 1:
-            raise ValueError(f"horizon must be a positive integer, got {horizon!r}")
+        check_int(horizon, "horizon", 1)
         if q is not None and (isinstance(q, bool) or not isinstance(q, numbers.Real) or not q >= 1):
             raise ValueError(f"q must be a number >= 1 (or inf), got {q!r}")
         if method not in ("auto", "dense", "icm"):

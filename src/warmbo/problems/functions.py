@@ -29,6 +29,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._validation import check_int
+
 __all__ = [
     "FUNCTIONS",
     "TestFunction",
@@ -393,8 +395,7 @@ def _easom(X: np.ndarray) -> np.ndarray:
 
 
 def _check_dim(d: object) -> int:
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
-        raise ValueError(f"d: must be a positive integer, got {d!r}")
+    check_int(d, "d:", 1)
     return int(d)
 
 

@@ -32,6 +32,7 @@ import functools
 
 import numpy as np
 
+from .._validation import check_int
 from ..space import Float, Space
 
 __all__ = [
@@ -240,8 +241,7 @@ def hpobench_sources(
     """
     if target not in tasks:
         raise ValueError(f"target {target!r} is not among the tasks {tasks}")
-    if isinstance(n_source, bool) or not isinstance(n_source, (int, np.integer)) or n_source < 1:
-        raise ValueError(f"n_source must be a positive integer, got {n_source!r}")
+    check_int(n_source, "n_source", 1)
     out = []
     for task in tasks:
         if task == target:

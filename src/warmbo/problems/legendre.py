@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._validation import check_int
 from ..kernels.base import Kernel
 from ..kernels.features import Legendre
 
@@ -165,8 +166,7 @@ class LegendreSetup:
     def __post_init__(self):
         for name in ("p", "s"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_int(value, name, 1)
         if self.s > self.p:
             raise ValueError(f"s (the support size) must be at most p = {self.p}, got {self.s}")
         for name in ("B", "noise"):
@@ -177,8 +177,7 @@ class LegendreSetup:
                 raise ValueError(
                     f"{name} must be {'positive' if name == 'B' else 'non-negative'}, got {value}"
                 )
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
+        check_int(self.seed, "seed", 0)
         rng = np.random.default_rng(int(self.seed))
         support = np.sort(rng.choice(self.p, size=self.s, replace=False))
         raw = rng.uniform(0.0, 1.0, size=self.s)
@@ -223,8 +222,7 @@ class LegendreSetup:
     ) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[LegendreFunction]]:
         """Like :meth:`meta_data` (same draws), also returning the task functions: ``(tasks, functions)``."""
         for name, value in (("m", m), ("n", n)):
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+            check_int(value, name, 1)
         functions, tasks = [], []
         for _ in range(int(m)):
             f = self.sample_function(rng)
