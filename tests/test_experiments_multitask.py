@@ -9,26 +9,23 @@ import pytest
 from typer.testing import CliRunner
 
 from warmbo.cli import app
-from warmbo.experiments.multitask import (
-    ALGORITHMS,
+from warmbo.experiments.multitask import ALGORITHMS, bo_run, regret_study, run_multitask
+from warmbo.kernels import RBF
+from warmbo.kernels.multitask import ICM
+from warmbo.problems.functions import branin
+from warmbo.problems.hpo import data_dir
+from warmbo.problems.multitask import (
     INTEL_FILES,
     SINE_CENTRES,
     SINE_WEIGHTS,
-    bo_run,
     branin_problem,
     build_problem,
     independent_counterpart,
     load_intel_lab,
     perturbed_sine_problem,
-    regret_study,
     rkhs_problem,
-    run_multitask,
     sensor_problem,
 )
-from warmbo.kernels import RBF
-from warmbo.kernels.multitask import ICM
-from warmbo.problems.functions import branin
-from warmbo.problems.hpo import data_dir
 
 
 def _sensor_available() -> str | None:
@@ -177,8 +174,8 @@ def test_it_kb_uses_the_diagonal_kernel_and_its_own_norm():
 
 def test_linear_scalarisation_and_a_tabulated_domain():
     K = RBF(3.0)(np.arange(6.0)[:, None], np.arange(6.0)[:, None])
-    from warmbo.experiments.multitask import Problem
     from warmbo.kernels.tabulated import Tabulated
+    from warmbo.problems.multitask import Problem
 
     kernel = ICM(Tabulated(K), [[1.0, 0.5], [0.5, 1.0]])
     F = np.c_[np.linspace(0, 1, 6), np.linspace(1, 0, 6) ** 2]
