@@ -12,6 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -587,3 +588,50 @@ def test_clean_pending_marks_pending_trials_failed(workdir):
     assert all("cleared by warmbo clean-pending" in t.error for t in trials[2:])
     status = invoke("status", "--storage", "c.db")
     assert "2 complete, 0 pending, 2 failed" in status.output
+
+
+def test_a_prior_of_100000_rows_completes_with_progress_and_can_be_removed(workdir):
+    # before: 5,000 rows hung the first ask (> 590 s), 100,000 rows died with a MemoryError traceback
+    # after the rows were committed. Now every row is stored in one transaction, the model sees at
+    # most max_prior of them, and `warmbo prior remove` takes an import out again.
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-2.0, 2.0, 100_000)
+    mode = rng.choice(["a", "; touch pwned"], 100_000)
+    y = (x - 0.5) ** 2 + (mode != "a")
+    lines = "".join(f"{a:.6f},{m},{v:.6f}\n" for a, m, v in zip(x, mode, y, strict=True))
+    (workdir / "big.csv").write_text("x,mode,y\n" + lines)
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "big.db", "--seed", 0)
+    result = invoke(*args, "--budget", 100_002, "--prior", "big.csv")
+    assert result.exit_code == 0, result.output
+    assert "read and validated 100000 rows" in result.output
+    assert "imported 100000 prior evaluations" in result.output
+    trials = wb.Study("big.db").trials()
+    assert len(trials) == 100_002 and sum(t.worker == "prior" for t in trials) == 100_000
+    assert [t.state for t in trials[-2:]] == ["complete", "complete"]
+
+    listed = invoke("prior", "list", "big.db")
+    assert listed.exit_code == 0 and "100000" in listed.output
+    assert invoke("prior", "remove", "big.db").exit_code == 1  # neither --tag nor --all
+    removed = invoke("prior", "remove", "big.db", "--all")
+    assert removed.exit_code == 0 and "removed 100000 prior rows" in removed.output
+    left = wb.Study("big.db").trials()
+    assert len(left) == 2 and all(t.worker != "prior" for t in left)
+    assert invoke("status", "--storage", "big.db").exit_code == 0
+
+
+def test_prior_remove_by_tag_keeps_other_imports(workdir):
+    (workdir / "p1.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
+    (workdir / "p2.csv").write_text("x,mode,y\n1.0,a,0.25\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
+    assert invoke(*args, "--budget", 3, "--prior", "p1.csv").exit_code == 0
+    assert invoke(*args, "--budget", 4, "--prior", "p2.csv").exit_code == 0
+    opt = wb.Optimizer.load("t.db")
+    tags = opt.priors()
+    assert sorted(r["rows"] for r in tags.values()) == [1, 2]
+    tag = next(t for t, r in tags.items() if r["rows"] == 2)
+    result = invoke("prior", "remove", "t.db", "--tag", tag)
+    assert result.exit_code == 0 and "removed 2 prior rows" in result.output
+    workers = [t.worker for t in wb.Study("t.db").trials()]
+    assert workers.count("prior") == 1 and len(workers) == 2
+    unknown = invoke("prior", "remove", "t.db", "--tag", "nope")
+    assert unknown.exit_code == 1 and "no prior import tagged 'nope'" in unknown.output

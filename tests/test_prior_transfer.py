@@ -89,3 +89,26 @@ def test_bad_prior_and_transfer_arguments_are_clear_errors(tmp_path):
     wb.Optimizer(wb.Space([wb.Float("z", 0.0, 1.0)]), storage=other).study.close()
     with pytest.raises(DataError, match="different space"):
         wb.Optimizer(SPACE, prior=[other], transfer="rgpe")
+
+
+def test_prior_subset_keeps_the_best_quarter_and_a_seeded_sample():
+    from warmbo.prior import prior_subset
+
+    values = np.random.default_rng(1).random(400)
+    keep = prior_subset(values, 40, seed=3)
+    assert keep.size == 40 and np.all(np.diff(keep) > 0)
+    assert set(np.argsort(-values)[:10]) <= set(keep)  # the 10 best (a quarter of 40)
+    np.testing.assert_array_equal(keep, prior_subset(values, 40, seed=3))
+    np.testing.assert_array_equal(prior_subset(values, 500, seed=3), np.arange(400))
+
+
+def test_a_large_prior_is_subsampled_for_the_model_with_a_warning():
+    X, y = source(300)
+    with pytest.warns(wb.optimizer.PriorSubsetWarning, match="uses 40 of the 300 prior rows"):
+        opt = wb.Optimizer(SPACE, prior=(X, y), transfer="rgpe", max_prior=40, seed=0)
+    assert len(opt.model.source) == 40  # the transfer model's source data
+    told = wb.Optimizer(SPACE, prior=(X, y), max_prior=40, seed=0)
+    assert len(told.history) == 300  # every row is stored
+    with pytest.warns(wb.optimizer.PriorSubsetWarning):
+        model = told.fit_model()
+    assert model.n_observations == 40

@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import sqlite3
+import time
 import warnings
 from pathlib import Path
 from typing import Annotated
@@ -56,6 +57,10 @@ def friendly(command):
             if _STATE["debug"]:
                 raise
             _fail(str(exc) if not isinstance(exc, KeyError) else str(exc.args[0]))
+        except MemoryError:
+            if _STATE["debug"]:
+                raise
+            _fail("out of memory; nothing half-done was stored (imports and asks are single transactions)")
 
     return wrapper
 
@@ -356,23 +361,32 @@ def optimize(
         return
     if directions is not None or ref is not None or budget_eps is not None:
         raise ValueError("--directions, --ref and --budget-eps apply to multi-task studies: give --tasks")
-    models = transfer_models()
-    if method != "gp" and method not in models:
-        raise ValueError(f"unknown --method {method!r}; choose gp or one of {', '.join(sorted(models))}")
+    from .transfer.registry import TRANSFER_METHODS
+
+    if method != "gp" and method not in TRANSFER_METHODS:
+        choices = ", ".join(m for m in TRANSFER_METHODS if m != "none")
+        raise ValueError(f"unknown --method {method!r}; choose gp or one of {choices}")
     if method != "gp" and prior is None:
         raise ValueError(f"--method {method} transfers from source data: give them with --prior FILE.csv")
-    data = TaskData.from_csv(prior, space, task=task) if prior is not None else None
-    model = None
-    if method != "gp":
-        # models see outputs in the maximisation convention, so a minimised source is negated too
-        source = data if maximize else TaskData(data.params, -data.y, data.task, space, source=data.source)
-        model = models[method](source=source, seed=seed)
-    opt = Optimizer(space, model=model, maximize=maximize, seed=seed, storage=storage)
+    data = None
+    if prior is not None:
+        started = time.perf_counter()
+        errors.print(f"reading {prior} ...", highlight=False)
+        data = TaskData.from_csv(prior, space, task=task)
+        seconds = time.perf_counter() - started
+        errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
+    # the optimizer encodes and signs the sources as it does its own trials
+    transfer = dict(prior=data, transfer=method) if method != "gp" else {}
+    opt = Optimizer(space, maximize=maximize, seed=seed, storage=storage, **transfer)
     if data is not None and method == "gp":
+        started = time.perf_counter()
         digest = hashlib.sha256(prior.read_bytes()).hexdigest()[:16]
         added = opt.add_prior(data, tag=digest)
+        seconds = time.perf_counter() - started
         console.print(
-            f"imported {added} prior evaluations from {prior}" if added else f"{prior} already imported"
+            f"imported {added} prior evaluations from {prior} in {seconds:.1f} s (tag {digest})"
+            if added
+            else f"{prior} already imported (tag {digest})"
         )
     elif data is not None:
         console.print(f"transferring from {len(data)} source evaluations in {prior} with {method}")
@@ -517,6 +531,45 @@ def status(
     _print_best(opt)
 
 
+prior_app = typer.Typer(
+    help="Prior data imported into a study: list the imports, remove them.", no_args_is_help=True
+)
+app.add_typer(prior_app, name="prior")
+
+
+@prior_app.command("list")
+@friendly
+def prior_list(storage: Annotated[str, typer.Argument(help="Study file or URL.")]) -> None:
+    """The tagged prior imports of a study and their numbers of rows."""
+    opt = load_optimizer(storage, readonly=True)
+    priors = opt.priors()
+    n_rows = sum(t.worker == "prior" for t in opt.history)
+    table = Table(title=f"{n_rows} prior rows in {storage}")
+    for column in ("tag", "rows", "trial ids", "imported"):
+        table.add_column(column)
+    for tag, record in sorted(priors.items()):
+        imported = record.get("imported")
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(imported))) if imported else "-"
+        ids = f"{record['first']}-{record['last']}" if record.get("first") is not None else "-"
+        table.add_row(tag, str(record.get("rows", "-")), ids, when)
+    console.print(table)
+
+
+@prior_app.command("remove")
+@friendly
+def prior_remove(
+    storage: Annotated[str, typer.Argument(help="Study file or URL.")],
+    tag: Annotated[str | None, typer.Option("--tag", help="Remove the rows of this import.")] = None,
+    all_rows: Annotated[bool, typer.Option("--all", help="Remove every prior row and tag.")] = False,
+) -> None:
+    """Remove imported prior rows (one import by --tag, or --all), in one transaction."""
+    if (tag is None) == (not all_rows):
+        raise ValueError("say what to remove: --tag TAG (see 'warmbo prior list') or --all")
+    opt = load_optimizer(storage)
+    removed = opt.remove_prior(tag)
+    console.print(f"removed {removed} prior rows from {storage}")
+
+
 @app.command("clean-pending")
 @friendly
 def clean_pending(
@@ -532,8 +585,6 @@ def clean_pending(
     (use `observe` to report a value for a failed trial instead). To evaluate them again, use
     `optimize --retry-pending` instead.
     """
-    import time
-
     from .storage import Study
 
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
@@ -830,19 +881,6 @@ def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts, data_dir)
     for note in result.notes:
         console.print(note)
     console.print(f"wrote {out / 'results.json'} and the PNG plots in {result.seconds['total']:.1f} s")
-
-
-def transfer_models() -> dict:
-    """Transfer models selectable with ``--method``: name -> class taking ``source=`` and ``seed=``."""
-    from .transfer.envelope import Envelope
-
-    models = {"envelope": Envelope}
-    try:
-        from .transfer.baselines import BASELINES
-    except ImportError:  # the baselines module is optional while it is being written
-        BASELINES = {}
-    models.update(BASELINES)
-    return models
 
 
 def study_predictor(opt):

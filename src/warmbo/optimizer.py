@@ -40,6 +40,7 @@ too much at realistic budgets (on Branin 1 seed in 10 reached regret 0.05 in 40 
 from __future__ import annotations
 
 import copy
+import json
 import math
 import time
 import warnings
@@ -51,20 +52,28 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._threads import blas_limited
+from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
 from .bounds import Schedule
 from .data import TaskData
 from .kernels import Kernel
 from .maximize import taken
 from .models import GP, default_model
-from .prior import as_prior, digest
+from .prior import PRIOR_ROWS, as_prior, digest, prior_subset
 from .space import Space
 from .storage import Study, default_worker
 from .suggest import suggest
 from .transfer.registry import TRANSFER_METHODS, transfer_model
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
-__all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning"]
+__all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubsetWarning"]
+
+#: the worker name of imported prior rows
+PRIOR_WORKER = "prior"
+
+
+class PriorSubsetWarning(UserWarning):
+    """The model sees only part of a large prior (``max_prior``); every row stays stored."""
 
 
 class TrialFailedWarning(UserWarning):
@@ -176,6 +185,7 @@ class Optimizer:
         worker: str | None = None,
         prior=None,
         transfer: str | None = None,
+        max_prior: int = PRIOR_ROWS,
     ):
         if not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
@@ -218,11 +228,18 @@ class Optimizer:
         self.n_initial = int(n_initial)
         self.seed = None if seed is None else int(seed)
         self.transfer = "none" if transfer is None else transfer
+        self.max_prior = check_int(max_prior, "max_prior")
+        self._prior_warned = False
         self.prior = None if prior is None else as_prior(prior, space, maximize)
         if self.prior is not None and self.transfer != "none":
             # sources are encoded and signed exactly as this optimizer's own trials are
             signed = self._signed(np.asarray(self.prior.y, dtype=np.float64))
-            source = TaskData(self.prior.params, signed, self.prior.task, space, source=self.prior.source)
+            keep = prior_subset(signed, self.max_prior, self.seed)
+            if keep.size < signed.size:
+                self._warn_prior_subset(keep.size, signed.size)
+            task = None if self.prior.task is None else self.prior.task[keep]
+            params = [self.prior.params[i] for i in keep]
+            source = TaskData(params, signed[keep], task, space, source=self.prior.source)
             model = transfer_model(self.transfer, source, seed=self.seed)
         self.model = model if model is not None else default_model(space.dim, self.seed, kernel)
         self.acquisition = acquisition if acquisition is not None else EI()
@@ -290,7 +307,7 @@ class Optimizer:
         Returns None when fewer than two trials are complete.
         """
         trials = self.study.trials() if trials is None else trials
-        complete = [t for t in trials if t.state == COMPLETE]
+        complete = self._model_trials([t for t in trials if t.state == COMPLETE])
         if len(complete) < 2:
             return None
         X = self._encode_trials(complete)
@@ -311,6 +328,28 @@ class Optimizer:
         if isinstance(model, GP) and model.optimizer is not None:
             self._warm_start = (model.kernel_, model.noise_level_)
         return model
+
+    def _model_trials(self, complete: list[Trial]) -> list[Trial]:
+        """The complete trials the model sees: all of this study's own, and at most ``max_prior``
+        imported prior rows (see :func:`warmbo.prior.prior_subset`)."""
+        prior = [t for t in complete if t.worker == PRIOR_WORKER]
+        if len(prior) <= self.max_prior:
+            return complete
+        keep = prior_subset(self._signed(np.array([t.value for t in prior])), self.max_prior, self.seed)
+        self._warn_prior_subset(keep.size, len(prior))
+        chosen = {prior[i].id for i in keep}
+        return [t for t in complete if t.worker != PRIOR_WORKER or t.id in chosen]
+
+    def _warn_prior_subset(self, used: int, total: int) -> None:
+        if not self._prior_warned:
+            self._prior_warned = True
+            warnings.warn(
+                f"the model uses {used} of the {total} prior rows (the best {self.max_prior // 4} and "
+                f"the rest at random; all are stored): an exact GP on all of them would take minutes per "
+                f"ask. Raise max_prior= to use more.",
+                PriorSubsetWarning,
+                stacklevel=3,
+            )
 
     def _warm_started(self, model, n_complete: int) -> tuple[Any, bool]:
         """The fresh model, started from the hyperparameters of the previous fit (see module docstring),
@@ -533,8 +572,10 @@ class Optimizer:
     def add_prior(self, data, tag: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).
 
-        Rows are stored as complete trials with worker ``"prior"``. With ``tag`` (e.g. the file's
-        hash) the import happens once per study: a second call with the same tag adds nothing.
+        Rows are stored, in one transaction (all or nothing), as complete trials with worker
+        ``"prior"``; the model sees at most ``max_prior`` of them (:func:`warmbo.prior.prior_subset`).
+        With ``tag`` (e.g. the file's hash) the import happens once per study: a second call with the
+        same tag adds nothing, and :meth:`remove_prior` can take exactly these rows out again.
         Returns the number of trials added.
         """
         if getattr(data, "task", None) is not None and len(set(np.asarray(data.task).tolist())) > 1:
@@ -550,11 +591,56 @@ class Optimizer:
         with self.study.transaction():
             if key and self.study.get_meta(key) is not None:
                 return 0
-            for params, value in zip(data.params, data.y, strict=True):
-                self.study.add_trial(params, COMPLETE, value=float(value), worker="prior")
+            ids = [
+                self.study.add_trial(params, COMPLETE, value=float(value), worker=PRIOR_WORKER).id
+                for params, value in zip(data.params, data.y, strict=True)
+            ]
             if key:
-                self.study.set_meta(key, repr(time.time()))
+                record = {"imported": time.time(), "rows": len(ids), "first": min(ids, default=None)}
+                record["last"] = max(ids, default=None)
+                self.study.set_meta(key, json.dumps(record))
         return len(data.y)
+
+    def priors(self) -> dict[str, dict]:
+        """The tagged prior imports of this study: ``{tag: {"rows", "first", "last", "imported"}}``
+        (imports made before rows were recorded per tag show only ``imported``)."""
+        out = {}
+        for key, value in self.study.meta_items("prior:").items():
+            try:
+                record = json.loads(value)
+            except ValueError:
+                record = None
+            out[key[len("prior:") :]] = record if isinstance(record, dict) else {"imported": value}
+        return out
+
+    def remove_prior(self, tag: str | None = None) -> int:
+        """Remove imported prior rows: those of one tagged import, or every prior row (``tag=None``),
+        with their tags, in one transaction. Returns the number of trials removed."""
+        with self.study.transaction():
+            priors = self.priors()
+            if tag is None:
+                ids = [t.id for t in self.study.trials() if t.worker == PRIOR_WORKER]
+                keys = [f"prior:{t}" for t in priors]
+            else:
+                if tag not in priors:
+                    raise ValueError(f"no prior import tagged {tag!r}; tags: {sorted(priors) or 'none'}")
+                record = priors[tag]
+                if "first" not in record:
+                    raise ValueError(
+                        f"prior import {tag!r} predates per-tag records; remove every prior row instead"
+                    )
+                first, last = record["first"], record["last"]
+                ids = [
+                    t.id
+                    for t in self.study.trials()
+                    if t.worker == PRIOR_WORKER and first is not None and first <= t.id <= last
+                ]
+                keys = [f"prior:{tag}"]
+            self.study.delete_trials(ids)
+            for key in keys:
+                self.study.delete_meta(key)
+        self._encoded.clear()
+        return len(ids)
 
     # ------------------------------------------------------------------ run
     def run(

@@ -28,7 +28,10 @@ import numpy as np
 from .data import DataError, TaskData
 from .space import Space
 
-__all__ = ["as_prior", "digest"]
+__all__ = ["as_prior", "digest", "prior_subset", "PRIOR_ROWS"]
+
+#: default number of prior rows a model sees (``Optimizer(max_prior=...)``)
+PRIOR_ROWS = 1000
 
 
 def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
@@ -100,3 +103,23 @@ def digest(data: TaskData) -> str:
     if data.task is not None:
         h.update("\x00".join(map(str, data.task)).encode())
     return h.hexdigest()[:16]
+
+
+def prior_subset(values, max_rows: int, seed: int | None) -> np.ndarray:
+    """Indices (sorted) of the prior rows a model sees when there are more than ``max_rows``.
+
+    An exact GP costs O(n^3) to fit and its ML-II hyperparameter search multiplies that (a first ask
+    on 2000 prior rows took 44 s here, on 5000 it did not finish in 590 s), so the model sees at most
+    ``max_rows`` prior rows: the best quarter of that budget by value (``values`` in the maximisation
+    convention: where the optimum is likely) and the rest drawn uniformly at random, without
+    replacement, with ``seed`` (where the model must not be blind). All rows stay stored.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n = values.shape[0]
+    if n <= max_rows:
+        return np.arange(n)
+    n_best = max_rows // 4
+    order = np.argsort(-values, kind="stable")
+    best, rest = order[:n_best], order[n_best:]
+    drawn = np.random.default_rng(seed).choice(rest, size=max_rows - n_best, replace=False)
+    return np.sort(np.concatenate([best, drawn]))

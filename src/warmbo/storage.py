@@ -521,6 +521,30 @@ class Study:
             )
         return self.trial(trial_id)
 
+    def delete_trials(self, ids) -> int:
+        """Delete the trials with these ids (in one transaction); returns how many were deleted."""
+        ids = [self._check_id(i) for i in ids]
+        with self.transaction() as conn:
+            deleted = 0
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                cursor = conn.execute(
+                    f"DELETE FROM trials WHERE id IN ({', '.join('?' * len(chunk))})", chunk
+                )
+                deleted += cursor.rowcount
+        for i in ids:
+            self._parsed.pop(i, None)
+        return deleted
+
+    def meta_items(self, prefix: str = "") -> dict[str, str]:
+        """Meta entries whose key starts with ``prefix``."""
+        rows = self._connect().execute("SELECT key, value FROM meta ORDER BY key").fetchall()
+        return {k: v for k, v in rows if k.startswith(prefix)}
+
+    def delete_meta(self, key: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     def set_meta(self, key: str, value: str) -> None:
         """Store a small string under ``key`` (e.g. which prior files were imported)."""
         with self.transaction() as conn:
