@@ -306,6 +306,10 @@ def test_grid_space_candidates(tmp_path: Path) -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="nope.csv"):
         TaskData.from_csv(tmp_path / "nope.csv", NUMERIC)
+    with pytest.raises(DataError, match="nope.csv: does not exist"):  # the library's own error
+        TaskData.from_csv(tmp_path / "nope.csv", NUMERIC)
+    with pytest.raises(DataError, match="is a folder"):
+        TaskData.from_csv(tmp_path, NUMERIC)
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "\ufeff"])

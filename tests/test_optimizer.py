@@ -637,3 +637,12 @@ def test_run_fails_a_trial_whose_value_overflows_a_float():
         opt.run(lambda params: 10**400, budget=2, progress=False)
     assert [t.state for t in opt.history] == ["failed", "failed"]
     assert opt.study.count("pending") == 0
+
+
+def test_run_warns_naming_the_type_an_objective_returned():
+    opt = wb.Optimizer(SPACE, seed=0)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match=r"got 'abc' \(str\)"):
+        opt.run(lambda params: "abc", budget=1, progress=False)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match=r"\(list\)"):
+        opt.run(lambda params: [1.0, 2.0], budget=2, progress=False)
+    assert [t.state for t in opt.history] == ["failed", "failed"]

@@ -55,6 +55,11 @@ class DataError(ValueError):
     """Invalid prior data; the message names the source, the row and the column."""
 
 
+class MissingFileError(DataError, FileNotFoundError):
+    """A data file that does not exist (or is a folder): a :class:`DataError` naming the path, and a
+    ``FileNotFoundError`` for code that catches that."""
+
+
 class _CellError(Exception):
     """Internal: a cell could not be converted (message without location)."""
 
@@ -441,16 +446,19 @@ class TaskData:
 
         Raises
         ------
-        FileNotFoundError
-            The file does not exist (raised by :func:`open`; the message names the path).
         DataError
-            Empty file, no data rows, missing or ambiguous columns, rows with more non-empty
-            fields than the header, and any invalid cell (non-number, empty, NaN/inf ``y``, out of
-            bounds, unknown category, ...). Messages name the file, the row (1-based data row
-            and line of the file) and the column. Rows whose fields are all empty are skipped.
+            The file does not exist or is a folder (:class:`MissingFileError`, also a
+            ``FileNotFoundError``); empty file, no data rows, missing or ambiguous columns, rows
+            with more non-empty fields than the header, and any invalid cell (non-number, empty,
+            NaN/inf ``y``, out of bounds, unknown category, ...). Messages name the file, the row
+            (1-based data row and line of the file) and the column. Rows whose fields are all
+            empty are skipped.
         """
         source = os.fspath(path)
         source = source.decode() if isinstance(source, bytes) else source
+        if not os.path.isfile(source):
+            what = "is a folder, not a CSV file" if os.path.isdir(source) else "does not exist"
+            raise MissingFileError(f"{source}: {what}")
         cols = _columns(space, x, y, task, source)
         needed = [*cols, y] + ([task] if task is not None else [])
         params: list[dict[str, Any]] = []

@@ -134,13 +134,13 @@ def _short(value: Any) -> str:
 
 def _finite_value(value: Any) -> float:
     if isinstance(value, bool):
-        raise ValueError(f"value must be a number, got {value!r}")
+        raise ValueError(f"value must be a number, got {value!r} (bool)")
     try:
         number = float(value)
     except OverflowError:
         raise ValueError(f"value {_short(value)} is too large for a float (over 1.8e308)") from None
     except (TypeError, ValueError):
-        raise ValueError(f"value must be a number, got {_short(value)}") from None
+        raise ValueError(f"value must be a number, got {_short(value)} ({type(value).__name__})") from None
     if not math.isfinite(number):
         raise ValueError(f"value must be finite, got {value!r}; use tell_failed for a failed evaluation")
     return number
