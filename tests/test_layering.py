@@ -55,9 +55,9 @@ def test_models_and_transfer_do_not_import_the_optimizers():
             assert _importers_of(loop, layer) == [], (layer, loop)
 
 
-def test_the_optimizer_does_not_import_problems():
-    assert _importers_of("warmbo.problems", "warmbo.optimizer") == []
-    assert _importers_of("warmbo.problems", "warmbo.suggest") == []
+def test_the_optimizers_do_not_import_problems():
+    for module in ("warmbo.optimizer", "warmbo.multitask_optimizer", "warmbo.suggest", "warmbo.report"):
+        assert _importers_of("warmbo.problems", module) == [], module
 
 
 def test_the_graph_is_read():

@@ -165,7 +165,7 @@ def test_old_study_files_gain_the_vector_column(space, tmp_path):
         "warmbo.kernels.multitask",
         "warmbo.models.multitask",
         "warmbo.scalarization",
-        "warmbo.problems.pareto",
+        "warmbo.pareto",
         "warmbo.multitask_optimizer",
     ],
 )

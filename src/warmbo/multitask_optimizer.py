@@ -59,7 +59,7 @@ from .kernels.multitask import MultiTaskKernel
 from .models.multitask import as_task_values
 from .models.standardised import StandardisedMultiTaskGP
 from .optimizer import Optimizer
-from .problems.pareto import pareto_mask
+from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
 from .storage import StorageError, Study, parse_url

@@ -42,7 +42,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from .problems.pareto import pareto_mask
+from .pareto import pareto_mask
 from .space import Categorical, Float, Int, Parameter, Space
 from .trial import COMPLETE, STATES, Trial
 
@@ -410,7 +410,7 @@ def pareto_trials(trials: Sequence[Trial], tasks: Mapping[str, str]) -> list[Tri
     """Complete trials whose task values are not Pareto dominated, each task in its own direction.
 
     The same set as :attr:`warmbo.MultiTaskOptimizer.pareto_front` (both use
-    :func:`warmbo.problems.pareto.pareto_mask` on the signed values), in id order.
+    :func:`warmbo.pareto.pareto_mask` on the signed values), in id order.
     """
     maximize = _check_tasks(tasks)
     scored, Y = _task_scored(trials, len(maximize))
