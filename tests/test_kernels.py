@@ -655,3 +655,21 @@ def test_random_fourier_rejects_non_stationary_base(base):
 def test_kernel_base_is_abstract():
     with pytest.raises(TypeError):
         Kernel()
+
+
+def test_interpolated_tuned_kernel_matches_the_exact_k_a_2():
+    # the fast 2-D K^A_2 of 004 (tabulated G, bicubic splines) against the exact tuned kernel
+    import warmbo as wb
+    from warmbo.kernels import free
+    from warmbo.kernels.interpolated import InterpolatedTunedKernel, interpolation_error
+
+    rng = np.random.default_rng(1)
+    aux = rng.uniform(0, 1, (30, 2))
+    values = np.sin(6 * aux[:, 0]) * np.cos(4 * aux[:, 1])
+    tp = wb.TunedPrior(free.SE(0.6), learner="krr", centre=True).fit(aux, values)
+    fast = InterpolatedTunedKernel(tp.kernel_)
+    assert interpolation_error(tp.kernel_, fast, n=100) < 1e-4
+    X = rng.uniform(0, 1, (7, 2))
+    np.testing.assert_allclose(fast.diag(X), 1.0)
+    with pytest.raises(ValueError, match="2-D TunedKernel with an SE free kernel"):
+        InterpolatedTunedKernel(RBF(0.3))

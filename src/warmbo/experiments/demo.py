@@ -164,9 +164,10 @@ def tuned_prior_run(method: str, budget: int, seed: int) -> np.ndarray:
     reproduction. Plain BO uses an SE kernel tuned by leave-one-out on the target data.
     """
     from ..kernels import RBF, free
+    from ..kernels.interpolated import InterpolatedTunedKernel
     from ..optimizer import Optimizer
     from ..transfer.tuned_prior import TunedPrior
-    from .tuned_prior import InterpolatedTunedKernel, normalised_problem
+    from .tuned_prior import normalised_problem
 
     problem = normalised_problem("ackley")
     space = Space.box([(-1.0, 1.0), (-1.0, 1.0)])
