@@ -9,6 +9,7 @@ from .bounds import IGPUCB, MetaKeLBound, MultiTaskBound, Srinivas
 from .data import TaskData
 from .maximize import MaximizeResult, maximize
 from .models import GP, BudgetedMultiTaskGP, MultiTaskGP
+from .models.base import Model, NotFittedError
 from .multitask_optimizer import MultiTaskOptimizer
 from .optimizer import Optimizer, Suggestion
 from .scalarization import Chebyshev, Linear
@@ -40,6 +41,8 @@ __all__ = [
     "MaximizeResult",
     "MetaKeL",
     "MetaKeLBound",
+    "Model",
+    "NotFittedError",
     "Optimizer",
     "Suggestion",
     "Study",

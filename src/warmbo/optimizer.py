@@ -128,9 +128,9 @@ class Optimizer:
     space : Space
         The search space.
     model : object, optional
-        Prototype of the surrogate: anything with ``fit(X, y)``, ``predict(X) -> (mean, std)``,
-        ``n_observations`` and optionally ``add`` and ``clone`` (a :class:`~warmbo.GP` or a transfer
-        model). A fresh copy is fitted at every ask. Default: see :func:`default_model`.
+        Prototype of the surrogate, a :class:`~warmbo.models.base.Model` (fit, predict, add,
+        clone, n_observations, X_train_, y_train_; every shipped model is one). A clone is fitted
+        at every ask. Default: see :func:`~warmbo.models.default_model`.
     acquisition : Acquisition, optional
         Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given).
     schedule : Schedule, optional
@@ -263,7 +263,7 @@ class Optimizer:
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=digest(self.prior))
         self.model_ = None
-        self._warm_start = None  # (kernel_, noise_level_) of the last hyperparameter fit
+        self._warm_start: dict = {}  # warm_start_overrides() of the last hyperparameter fit
         self._encoded: dict[int, tuple[dict, np.ndarray]] = {}  # trial id -> (params, encoding)
 
     @classmethod
@@ -325,8 +325,8 @@ class Optimizer:
                 cold.fit(X, y)
                 if _fit_score(cold, y) > _fit_score(model, y):
                     model = cold
-        if isinstance(model, GP) and model.optimizer is not None:
-            self._warm_start = (model.kernel_, model.noise_level_)
+        hook = getattr(model, "warm_start_overrides", None)
+        self._warm_start = hook() if callable(hook) else {}
         return model
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
@@ -355,19 +355,17 @@ class Optimizer:
         """The fresh model, started from the hyperparameters of the previous fit (see module docstring),
         and whether it was warm-started.
 
-        Only for a :class:`GP` that fits its hyperparameters; random restarts are kept when the number
-        of complete trials is a power of two, dropped otherwise.
+        The previous fit says how a clone starts from it (``warm_start_overrides()`` of the model
+        protocol: empty for models that fit no hyperparameters); a full fit runs when the number of
+        complete trials is a power of two, or when the kernel's structure differs from the prototype's.
         """
-        if not isinstance(model, GP) or model.optimizer is None or self._warm_start is None:
+        overrides = self._warm_start
+        if not overrides or n_complete & (n_complete - 1) == 0:
             return model, False
-        kernel, noise_level = self._warm_start
-        if n_complete & (n_complete - 1) == 0:
+        kernel = overrides.get("kernel")
+        current = getattr(model, "kernel", None)
+        if kernel is not None and (type(kernel) is not type(current) or kernel.n_theta != current.n_theta):
             return model, False
-        if type(kernel) is not type(model.kernel) or kernel.n_theta != model.kernel.n_theta:
-            return model, False
-        overrides = {"kernel": kernel, "n_restarts": 0}
-        if noise_level is not None and np.ndim(model.noise) == 0 and model.fit_noise is not False:
-            overrides["noise"] = noise_level
         return model.clone(**overrides), True
 
     @blas_limited

@@ -46,6 +46,7 @@ from .._linalg import (
 from .._threads import blas_limited
 from .._validation import as_noise, as_points, as_values
 from ..kernels.base import Kernel
+from .base import ModelBase
 
 __all__ = ["GP"]
 
@@ -92,7 +93,7 @@ def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
     return L
 
 
-class GP:
+class GP(ModelBase):
     """Gaussian process regression / kernel ridge regression with an exact, updatable posterior.
 
     Parameters
@@ -187,28 +188,20 @@ class GP:
         self.y_std_ = 1.0
         self.jitter_ = 0.0
 
-    def get_params(self) -> dict:
-        """Constructor arguments (scikit-learn convention)."""
-        return {
-            "kernel": self.kernel,
-            "noise": self.noise,
-            "optimizer": self.optimizer,
-            "n_restarts": self.n_restarts,
-            "normalize_y": self.normalize_y,
-            "fit_noise": self.fit_noise,
-            "noise_bounds": self.noise_bounds,
-            "seed": self.seed,
-        }
-
-    def clone(self, **overrides) -> GP:
-        """An unfitted copy with the same settings (optionally overriding some)."""
-        params = self.get_params()
-        params.update(overrides)
-        return GP(**params)
-
     def __repr__(self) -> str:
         state = f"n={self._n}" if self._n else "unfitted"
         return f"GP(kernel={self.kernel_!r}, noise={self.noise!r}, optimizer={self.optimizer!r}, {state})"
+
+    def warm_start_overrides(self) -> dict:
+        """Constructor overrides with which a clone starts its hyperparameter search from this fit:
+        the fitted kernel (and fitted scalar noise), no random restarts. Empty when this GP fits no
+        hyperparameters or is not fitted (the optimizer then fits from the prototype)."""
+        if self.optimizer is None or self._n == 0:
+            return {}
+        out = {"kernel": self.kernel_, "n_restarts": 0}
+        if self.noise_level_ is not None and np.ndim(self.noise) == 0 and self.fit_noise is not False:
+            out["noise"] = self.noise_level_
+        return out
 
     def _validate_settings(self) -> None:
         if not isinstance(self.kernel, Kernel):
@@ -408,6 +401,13 @@ class GP:
         std : ndarray (m,), or cov : ndarray (m, m)
             On the user's output scale. Never NaN: tiny negative variances from round-off are
             clipped to 0.
+
+        Notes
+        -----
+        A GP conditioned on no data is the prior (``mu_0 = 0``, ``sigma_0^2(x) = k(x, x)``), which
+        GP-UCB's first round and the chain rule of the information gain (002) use, so ``predict``
+        before ``fit`` returns the prior rather than raising :class:`NotFittedError` as the
+        transfer models do.
         """
         X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
         kernel = self.kernel_

@@ -47,6 +47,7 @@ from .._linalg import cholesky, cholesky_append, solve_lower, solve_upper
 from .._threads import blas_limited
 from .._validation import as_points
 from ..kernels.multitask import ICM, Independent, MultiTaskKernel
+from .base import ModelBase
 from .gp import GP
 
 __all__ = ["MultiTaskGP", "as_task_values"]
@@ -101,7 +102,7 @@ def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
     return mean, np.einsum("ai,ni,bi->nab", U, c, U)
 
 
-class MultiTaskData:
+class MultiTaskData(ModelBase):
     """What every multi-task posterior exposes about its data: tasks, points, observations."""
 
     kernel: MultiTaskKernel
@@ -126,6 +127,11 @@ class MultiTaskData:
 
     @property
     def Y_train_(self) -> np.ndarray:
+        return self._Y
+
+    @property
+    def y_train_(self) -> np.ndarray:
+        """The protocol's name for the observed values: ``Y_train_`` (t, n)."""
         return self._Y
 
 
@@ -208,10 +214,6 @@ class MultiTaskGP(MultiTaskData):
         self._v = None  # dense: L^{-1} Y_vec
         self._eig = None  # icm: (s, Q) of K_t, computed lazily
         self._gps = None  # independent
-
-    def clone(self) -> MultiTaskGP:
-        """An unfitted copy with the same settings."""
-        return MultiTaskGP(self.kernel, self.noise, method=self.method, compress=self.compress)
 
     def __repr__(self) -> str:
         return f"MultiTaskGP(kernel={self.kernel!r}, noise={self.noise:g}, method={self.method!r})"

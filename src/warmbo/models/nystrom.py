@@ -174,13 +174,6 @@ class BudgetedMultiTaskGP(MultiTaskData):
         self.dictionary_ = np.zeros(0, dtype=int)
         self.dictionary_sizes_: list[int] = []
 
-    def clone(self) -> BudgetedMultiTaskGP:
-        """An unfitted copy with the same settings."""
-        return BudgetedMultiTaskGP(
-            self.kernel, self.noise, eps=self.eps, delta=self.delta, horizon=self.horizon,
-            q=self.q, seed=self.seed, method=self.method,
-        )  # fmt: skip
-
     def __repr__(self) -> str:
         return (
             f"BudgetedMultiTaskGP(kernel={self.kernel!r}, noise={self.noise:g}, "

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._threads import blas_limited
 from ..kernels.multitask import MultiTaskKernel
+from .base import ModelBase
 from .multitask import MultiTaskGP, as_task_values
 from .nystrom import BudgetedMultiTaskGP
 from .task_structure import learn_task_kernel
@@ -34,7 +35,7 @@ from .task_structure import learn_task_kernel
 __all__ = ["StandardisedMultiTaskGP"]
 
 
-class StandardisedMultiTaskGP:
+class StandardisedMultiTaskGP(ModelBase):
     """MT-GP on per-task standardised outputs (see the module docstring).
 
     Parameters
@@ -82,24 +83,25 @@ class StandardisedMultiTaskGP:
         self.horizon = horizon
         self.seed = seed
 
-    def get_params(self) -> dict:
-        return {
-            "kernel": self.kernel,
-            "noise": self.noise,
-            "task_similarity": self.task_similarity,
-            "budget_eps": self.budget_eps,
-            "horizon": self.horizon,
-            "seed": self.seed,
-        }
-
-    def clone(self, **overrides) -> StandardisedMultiTaskGP:
-        """An unfitted copy with ``overrides`` applied."""
-        return StandardisedMultiTaskGP(**{**self.get_params(), **overrides})
-
     def __getattr__(self, name):
-        if name == "model_" or name.startswith("__"):  # not yet fitted, or copy/pickle probing
+        if name.startswith("__"):  # copy/pickle probing
             raise AttributeError(name)
+        if name == "model_":
+            raise self._not_fitted()
         return getattr(self.model_, name)
+
+    @property
+    def n_observations(self) -> int:
+        return 0 if "model_" not in self.__dict__ else self.model_.n_observations
+
+    @property
+    def X_train_(self) -> np.ndarray:
+        return self.model_.X_train_
+
+    @property
+    def y_train_(self) -> np.ndarray:
+        """The observed values on ``fit``'s scale (t, n)."""
+        return self.mean_ + self.scale_ * self.model_.Y_train_
 
     @blas_limited
     def fit(self, X, Y) -> StandardisedMultiTaskGP:

@@ -56,15 +56,12 @@ from scipy.stats import rankdata
 from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels.base import Kernel
+from ..models.base import ModelBase, NotFittedError
 from ..models.defaults import default_model
 from ..models.gp import GP
 from .sources import SourceTask, as_sources
 
 __all__ = ["GenericBO", "EfficientBO", "CollaborativeBO", "DiffGP", "RGPE", "BASELINES", "NotFittedError"]
-
-
-class NotFittedError(ValueError, AttributeError):
-    """A fitted attribute or a prediction was requested before :meth:`fit`."""
 
 
 def target_scale(y: np.ndarray) -> tuple[float, float]:
@@ -114,13 +111,14 @@ def _share(obj, memo: dict) -> None:
         _share(item, memo)
 
 
-class _TransferModel:
+class _TransferModel(ModelBase):
     """The model protocol shared by the baselines; subclasses fill in the ``_fit_z`` family of hooks.
 
     The base class validates inputs, keeps the target data on the user's scale, maps outputs to the
     model scale ``z = (y - y_mean_) / y_std_`` and back, and caches source-only fits across clones.
     """
 
+    _clone_shares = ("_cache",)  # source-only fits do not depend on the target
     _param_names: tuple[str, ...] = ("source", "kernel", "noise", "seed", "fit_hyperparameters")
     _needs_source = True
 
@@ -142,16 +140,6 @@ class _TransferModel:
         self._y: np.ndarray | None = None
 
     # ------------------------------------------------------------------ settings
-    def get_params(self) -> dict:
-        """Constructor arguments (scikit-learn convention)."""
-        return {name: getattr(self, name) for name in self._param_names}
-
-    def clone(self):
-        """An unfitted copy with the same settings, sharing the cache of source-only fits."""
-        other = type(self)(**self.get_params())
-        other._cache = self._cache
-        return other
-
     def __deepcopy__(self, memo):
         # the optimizer deep-copies a fitted model to add fantasies; source-only fits are never
         # modified after fitting, so the copy shares them instead of duplicating every source GP
@@ -211,7 +199,7 @@ class _TransferModel:
 
     def _check_fitted(self) -> None:
         if self._X is None:
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
+            raise self._not_fitted()
 
     # ------------------------------------------------------------------ protocol
     @property

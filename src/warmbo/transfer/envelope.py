@@ -45,6 +45,7 @@ import numpy as np
 from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels import Constant, Kernel, Matern
+from ..models.base import ModelBase
 from ..models.gp import GP
 from .sources import as_sources, standardise
 
@@ -63,7 +64,7 @@ def _default_kernel(dim: int) -> Kernel:
     return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
 
 
-class Envelope:
+class Envelope(ModelBase):
     """Envelope-BO model (003): one GP over source and target points, source noise learned.
 
     Parameters
@@ -113,6 +114,8 @@ class Envelope:
     True
     """
 
+    _clone_shares = ("_source_cache",)  # the source GPs do not depend on the target
+
     def __init__(
         self,
         source,
@@ -134,23 +137,6 @@ class Envelope:
         self._source_cache: dict = {}
 
     # ------------------------------------------------------------------ settings
-    def get_params(self) -> dict:
-        return {
-            "source": self.source,
-            "kernel": self.kernel,
-            "noise": self.noise,
-            "tau0": self.tau0,
-            "nu0": self.nu0,
-            "fit_hyperparameters": self.fit_hyperparameters,
-            "seed": self.seed,
-        }
-
-    def clone(self) -> Envelope:
-        """An unfitted copy with the same settings, sharing the fitted source GPs."""
-        other = Envelope(**self.get_params())
-        other._source_cache = self._source_cache
-        return other
-
     def __repr__(self) -> str:
         return f"Envelope(tau0={self.tau0}, nu0={self.nu0}, noise={self.noise})"
 
@@ -293,6 +279,8 @@ class Envelope:
 
     def predict(self, X, return_cov: bool = False):
         """Posterior mean and std (or covariance) of the target at X, on the target's scale."""
+        if "gp_" not in self.__dict__:
+            raise self._not_fitted()
         mean, spread = self.gp_.predict(X, return_cov=return_cov)
         scale = self.y_std_**2 if return_cov else self.y_std_
         return mean * self.y_std_ + self.y_mean_, spread * scale

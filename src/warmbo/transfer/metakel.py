@@ -37,6 +37,7 @@ from .._validation import as_points, as_values
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
 from ..kernels.features import FeatureKernel
+from ..models.base import NotFittedError
 from .group_lasso import lambda_max, solve_group_lasso
 
 __all__ = ["MetaKeL", "full_kernel", "theory_lambda"]
@@ -337,7 +338,7 @@ class MetaKeL:
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "weights_"):
-            raise ValueError("this MetaKeL is not fitted yet: call fit(tasks) first")
+            raise NotFittedError("this MetaKeL is not fitted yet: call fit(tasks) first")
 
     def __repr__(self) -> str:
         state = f", support={self.support_.tolist()}" if hasattr(self, "support_") else ""

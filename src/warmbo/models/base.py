@@ -1,0 +1,92 @@
+"""The model protocol: what the optimizer asks of a surrogate, written down once, and the small base
+class that gives every shipped model its parameters, clone and fitted check.
+
+A model the optimizer can use (:class:`Model`) has
+
+- ``fit(X, y) -> self``: condition on encoded points X (t, d) and values y (maximisation convention),
+  choosing hyperparameters if it does;
+- ``predict(X) -> (mean, uncertainty)``: the posterior at encoded points; before ``fit`` (or ``add``)
+  it raises :class:`NotFittedError`;
+- ``add(X, y) -> self``: condition on more points without refitting hyperparameters (fantasies of
+  pending points use it);
+- ``clone(**overrides)``: an unfitted copy with the same constructor arguments, some replaced (the
+  optimizer fits a clone of its prototype at every ask; a warm start is ``clone(kernel=...)``);
+- ``n_observations``, ``X_train_``, ``y_train_``: the data it is conditioned on.
+
+:class:`ModelBase` implements ``get_params`` from the constructor's signature (scikit-learn's
+convention: every argument is stored under its own name), ``clone`` and ``_check_fitted``; the error
+is scikit-learn's ``NotFittedError`` (a ``ValueError`` and an ``AttributeError``), so code that
+catches either keeps working. Attributes named in ``_clone_shares`` (caches of source-only fits that
+do not depend on the target) are shared with clones instead of recomputed.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from sklearn.exceptions import NotFittedError
+
+__all__ = ["Model", "ModelBase", "NotFittedError"]
+
+
+@runtime_checkable
+class Model(Protocol):
+    """What :class:`~warmbo.Optimizer` asks of a surrogate (see the module docstring)."""
+
+    def fit(self, X, y) -> Any: ...
+
+    def predict(self, X) -> Any: ...
+
+    def add(self, X, y) -> Any: ...
+
+    def clone(self, **overrides) -> Any: ...
+
+    @property
+    def n_observations(self) -> int: ...
+
+    @property
+    def X_train_(self) -> np.ndarray: ...
+
+    @property
+    def y_train_(self) -> np.ndarray: ...
+
+
+class ModelBase:
+    """``get_params`` by signature, ``clone(**overrides)`` and a fitted check (module docstring)."""
+
+    #: attributes a clone shares with its original (caches that do not depend on the target's data)
+    _clone_shares: tuple[str, ...] = ()
+
+    @classmethod
+    def _param_names_from_signature(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [
+            name
+            for name, p in signature.parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
+
+    def get_params(self) -> dict:
+        """Constructor arguments (scikit-learn convention)."""
+        return {name: getattr(self, name) for name in self._param_names_from_signature()}
+
+    def clone(self, **overrides):
+        """An unfitted copy of the same type with the same constructor arguments, ``overrides``
+        replacing some of them."""
+        params = self.get_params()
+        unknown = sorted(set(overrides) - set(params))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no parameter(s) {unknown}; it has {sorted(params)}")
+        other = type(self)(**{**params, **overrides})
+        for name in self._clone_shares:
+            setattr(other, name, getattr(self, name))
+        return other
+
+    def warm_start_overrides(self) -> dict:
+        """Constructor overrides with which a clone starts from this fit (``{}``: from scratch)."""
+        return {}
+
+    def _not_fitted(self, how: str = "fit(X, y)") -> NotFittedError:
+        return NotFittedError(f"this {type(self).__name__} is not fitted yet: call {how} first")
