@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import numbers
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.special import erfcx, ndtr
@@ -141,6 +141,37 @@ class Bound(ABC):
         raise NotImplementedError(f"{type(self).__name__} has no log form")
 
 
+class MomentBound(Bound):
+    """An acquisition ``a(mu(x), sigma(x))`` of the posterior moments, written once as
+    :meth:`_formula` ``(mean, std) -> (a, da/dmu, da/dsigma)``; values, the gradient at one point and
+    the batched gradients follow by the chain rule ``da/dx = da/dmu dmu/dx + da/dsigma dsigma/dx``."""
+
+    @abstractmethod
+    def _formula(self, mean: np.ndarray, std: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Values and partial derivatives with respect to the mean and the standard deviation."""
+
+    @staticmethod
+    def _chain(d_mean, d_std, dmean, dstd) -> np.ndarray:
+        # a zero partial derivative contributes nothing, even where dsigma/dx is not finite (sigma = 0)
+        return d_mean[:, None] * dmean + np.where(d_std[:, None] != 0, d_std[:, None] * dstd, 0.0)
+
+    def __call__(self, X):
+        return self._formula(*self.model.predict(X))[0]
+
+    def value_and_gradient(self, x):
+        mean, std, dmean, dstd = self.model.predict_gradient(x)
+        values, d_mean, d_std = self._formula(
+            np.array([mean], dtype=np.float64), np.array([std], dtype=np.float64)
+        )
+        return float(values[0]), self._chain(
+            d_mean, d_std, np.asarray(dmean)[None, :], np.asarray(dstd)[None, :]
+        )[0]
+
+    def _batched(self, mean, std, dmean, dstd):
+        values, d_mean, d_std = self._formula(mean, std)
+        return values, self._chain(d_mean, d_std, dmean, dstd)
+
+
 class Acquisition(ABC):
     """Configuration of an acquisition; :meth:`bind` fixes it to a fitted model."""
 
@@ -157,13 +188,9 @@ class Acquisition(ABC):
 
 
 # ---------------------------------------------------------------------------- posterior mean
-class _BoundMean(Bound):
-    def __call__(self, X):
-        return self.model.predict(X)[0]
-
-    def value_and_gradient(self, x):
-        mean, _, dmean, _ = self.model.predict_gradient(x)
-        return float(mean), dmean
+class _BoundMean(MomentBound):
+    def _formula(self, mean, std):
+        return mean, np.ones_like(mean), np.zeros_like(mean)
 
 
 @dataclass(frozen=True)
@@ -175,21 +202,14 @@ class PosteriorMean(Acquisition):
 
 
 # ---------------------------------------------------------------------------- UCB
-class _BoundUCB(Bound):
+class _BoundUCB(MomentBound):
     def __init__(self, model, root_beta: float):
         super().__init__(model)
         self.root_beta = root_beta
 
-    def __call__(self, X):
-        mean, std = self.model.predict(X)
-        return mean + self.root_beta * std
-
-    def value_and_gradient(self, x):
-        mean, std, dmean, dstd = self.model.predict_gradient(x)
-        return float(mean + self.root_beta * std), dmean + self.root_beta * dstd
-
-    def _batched(self, mean, std, dmean, dstd):
-        return mean + self.root_beta * std, dmean + self.root_beta * dstd
+    def _formula(self, mean, std):
+        """``mu + beta_t^{1/2} sigma`` (GP-UCB, Srinivas et al.; 002)."""
+        return mean + self.root_beta * std, np.ones_like(mean), np.full_like(std, self.root_beta)
 
 
 @dataclass(frozen=True)
@@ -222,10 +242,7 @@ class UCB(Acquisition):
 
     def beta_t(self, model, space=None) -> float:
         """``beta_t`` for the next round, ``t = model.n_observations + 1``."""
-        schedule = self.schedule
-        if isinstance(schedule, Srinivas) and schedule.dim is None and schedule.domain_size is None:
-            if space is not None:
-                schedule = replace(schedule, dim=space.dim)
+        schedule = self.schedule if space is None else self.schedule.for_space(space)
         return float(schedule.beta_t(model.n_observations + 1, model))
 
     def bind(self, model, space=None, reference=None) -> Bound:
@@ -266,53 +283,37 @@ def incumbent_value(model, incumbent: str, space=None) -> float:
     return value
 
 
-class _BoundEI(Bound):
+class _BoundIncumbent(MomentBound):
+    """What EI and PI share: the incumbent (y+ or mu+, 003 eq. 11) and the margin xi."""
+
     def __init__(self, model, incumbent: float, xi: float):
         super().__init__(model)
         self.incumbent = incumbent
         self.xi = xi
 
-    def __call__(self, X):
-        mean, std = self.model.predict(X)
-        diff = mean - self.incumbent - self.xi
-        out = np.maximum(diff, 0.0)
-        pos = std > 0
-        z = diff[pos] / std[pos]
-        out[pos] = diff[pos] * ndtr(z) + std[pos] * _pdf(z)
-        return out
-
-    def value_and_gradient(self, x):
-        mean, std, dmean, dstd = self.model.predict_gradient(x)
-        diff = mean - self.incumbent - self.xi
-        if std <= 0:
-            return float(max(diff, 0.0)), dmean if diff > 0 else np.zeros_like(dmean)
-        z = diff / std
-        cdf, pdf = float(ndtr(z)), float(_pdf(z))
-        return float(diff * cdf + std * pdf), cdf * dmean + pdf * dstd
-
-    def _batched(self, mean, std, dmean, dstd):
-        if type(self) is not _BoundEI:  # subclasses (PI) have their own formula
-            return None
+    def _improvement(self, mean, std):
+        """``mu - y+ - xi``, where sigma > 0, and ``z = (mu - y+ - xi) / sigma`` there (0 elsewhere)."""
         diff = mean - self.incumbent - self.xi
         positive = std > 0
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.where(positive, diff / np.where(positive, std, 1.0), 0.0)
+        return diff, positive, z
+
+
+class _BoundEI(_BoundIncumbent):
+    def _formula(self, mean, std):
+        """``EI = (mu - y+) Phi(z) + sigma phi(z)`` (003 eq. 10), ``dEI/dmu = Phi(z)``,
+        ``dEI/dsigma = phi(z)``; where sigma = 0, ``max(mu - y+, 0)``."""
+        diff, positive, z = self._improvement(mean, std)
         cdf, pdf = ndtr(z), _pdf(z)
         values = np.where(positive, diff * cdf + std * pdf, np.maximum(diff, 0.0))
-        grads = np.where(
-            positive[:, None],
-            cdf[:, None] * dmean + pdf[:, None] * dstd,
-            np.where((diff > 0)[:, None], dmean, 0.0),
-        )
-        return values, grads
+        d_mean = np.where(positive, cdf, (diff > 0).astype(np.float64))
+        d_std = np.where(positive, pdf, 0.0)
+        return values, d_mean, d_std
 
     @property
     def has_log(self) -> bool:
-        return (
-            type(self) is _BoundEI
-            and self.has_gradient
-            and callable(getattr(self.model, "predict_gradients", None))
-        )
+        return self.has_gradient and callable(getattr(self.model, "predict_gradients", None))
 
     def _log_ei(self, mean, std):
         """``log EI`` from the posterior moments, with what its gradient needs: the ratios of
@@ -374,22 +375,17 @@ class EI(Acquisition):
         return _BoundEI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
 
 
-class _BoundPI(_BoundEI):
-    def __call__(self, X):
-        mean, std = self.model.predict(X)
-        diff = mean - self.incumbent - self.xi
-        out = (diff > 0).astype(np.float64)
-        pos = std > 0
-        out[pos] = ndtr(diff[pos] / std[pos])
-        return out
-
-    def value_and_gradient(self, x):
-        mean, std, dmean, dstd = self.model.predict_gradient(x)
-        diff = mean - self.incumbent - self.xi
-        if std <= 0:
-            return float(diff > 0), np.zeros_like(dmean)
-        z = diff / std
-        return float(ndtr(z)), float(_pdf(z)) * (dmean - z * dstd) / std
+class _BoundPI(_BoundIncumbent):
+    def _formula(self, mean, std):
+        """``PI = Phi(z)``, ``dPI/dmu = phi(z) / sigma``, ``dPI/dsigma = -z phi(z) / sigma``; where
+        sigma = 0, ``1[mu > y+]`` with zero derivatives."""
+        diff, positive, z = self._improvement(mean, std)
+        pdf = _pdf(z)
+        safe_std = np.where(positive, std, 1.0)
+        values = np.where(positive, ndtr(z), (diff > 0).astype(np.float64))
+        d_mean = np.where(positive, pdf / safe_std, 0.0)
+        d_std = np.where(positive, -z * pdf / safe_std, 0.0)
+        return values, d_mean, d_std
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import numbers
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound", "MultiTaskBound"]
 
@@ -77,6 +77,11 @@ class Schedule(ABC):
 
     def __call__(self, t: int, model=None) -> float:
         return self.beta_t(t, model)
+
+    def for_space(self, space) -> Schedule:
+        """This schedule with what it needs from the search space filled in (the Srinivas schedule
+        takes the encoded dimension); most schedules need nothing and return themselves."""
+        return self
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,12 @@ class Srinivas(Schedule):
         _check_count(self.dim, "dim")
         for name in ("a", "b", "r"):
             _check_number(getattr(self, name), name, positive=True)
+
+    def for_space(self, space) -> Srinivas:
+        """With ``dim`` from the space's encoding when neither ``dim`` nor ``domain_size`` is given."""
+        if space is None or self.dim is not None or self.domain_size is not None:
+            return self
+        return replace(self, dim=space.dim)
 
     def beta_t(self, t: int, model=None) -> float:
         t = _check_round(t)
@@ -303,8 +314,10 @@ class MultiTaskBound(Schedule):
             raise ValueError("MultiTaskBound needs the multi-task model (its noise eta and information gain)")
         eta = float(model.noise)
         log_det_sum = 2.0 * float(model.info_gain())
-        eps = self.eps if self.eps is not None else getattr(model, "eps", None)
-        if eps is None or not hasattr(model, "dictionary_"):
+        # a budgeted (Nystrom) posterior declares its accuracy as budget_eps; exact ones say None
+        budget = getattr(model, "budget_eps", None)
+        eps = self.eps if self.eps is not None else budget
+        if eps is None or budget is None:
             if self.eps is not None:
                 raise ValueError("MultiTaskBound(eps=...) is MT-BKB's bound; the model is not a budgeted one")
             root = 2.0 * math.log(1.0 / self.delta) + log_det_sum

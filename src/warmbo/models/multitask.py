@@ -105,6 +105,9 @@ def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
 class MultiTaskData(ModelBase):
     """What every multi-task posterior exposes about its data: tasks, points, observations."""
 
+    #: the Nystrom accuracy of a budgeted posterior (MT-BKB); None: the exact posterior
+    budget_eps: float | None = None
+
     kernel: MultiTaskKernel
     _X: np.ndarray
     _Y: np.ndarray

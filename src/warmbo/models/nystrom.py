@@ -121,6 +121,11 @@ class BudgetedMultiTaskGP(MultiTaskData):
         Inclusion probabilities ``p_{t+1,i}`` for the next resampling.
     """
 
+    @property
+    def budget_eps(self) -> float:
+        """The accuracy eps of the Nystrom dictionary (001 Thm 3), read by :class:`MultiTaskBound`."""
+        return self.eps
+
     def __init__(
         self,
         kernel: MultiTaskKernel | Kernel,
