@@ -1,11 +1,9 @@
 """BLAS threads in warmbo's hot paths: one thread unless the user asks for more.
 
 A Bayesian-optimisation step factorises and multiplies matrices of a few hundred to a few thousand
-rows, many times. Multi-threaded OpenBLAS on matrices that small is a loss on an idle machine and a
-disaster on a busy one, where its threads spin waiting for cores other processes hold. Measured on
-2 cores at load 5.5 (``bench/blas_threads.py``): a Cholesky factorisation of a 1024 x 1024 matrix
-took 1567 ms of wall time with the default two threads against 125 ms with one; 129 x slower at
-n = 128. ``warmbo demo --quick`` took 271 s against 14 s.
+rows, many times. Multi-threaded OpenBLAS on matrices that small gains little on an idle machine and
+loses badly on a busy one, where its threads spin waiting for cores other processes hold (measured
+both ways by ``bench/blas_threads.py``; figures in ``docs/optimizer.md``).
 
 So every public entry point that does linear algebra (``Optimizer.ask``, ``fit_model``,
 ``predict``, ``GP.fit``/``add``/``predict``, the demo) runs under :func:`blas_limited`, which holds
@@ -15,8 +13,8 @@ holds (that is how BLAS libraries work) and is restored when the outermost call 
 evaluations in :meth:`Optimizer.run` run outside it.
 
 What is written by hand here is only the nesting: nested calls (``ask`` calls ``GP.fit``, which is
-also public) reuse the outer limit through a thread-local depth, so an inner call costs a
-microsecond instead of threadpoolctl's 0.1 ms.
+also public) reuse the outer limit through a thread-local depth, so an inner call costs next to
+nothing instead of a threadpoolctl call.
 """
 
 from __future__ import annotations

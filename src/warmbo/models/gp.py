@@ -62,8 +62,8 @@ def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray
 
     LAPACK ``potri`` fills the lower triangle (n^3 / 3 flops after the factorisation, instead of the
     n^3 of ``L^{-T} L^{-1}`` from an explicit triangular inverse) and leaves L's zeros above it; the
-    upper triangle is then copied from the lower one in 64 x 64 blocks, which stay in cache (0.8 ms
-    at n = 1000, against 13 ms through triangle indices and 8 ms for one transposed add).
+    upper triangle is then copied from the lower one in 64 x 64 blocks, which stay in cache (timings
+    of the alternatives: ``make bench-core``).
     ``overwrite``: L's memory may be reused (when L is Fortran-ordered, as :func:`_cholesky_in_place`
     returns it).
     """
@@ -84,7 +84,7 @@ def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
     hyperparameter objective, where a failure just rejects the step). A C-ordered A is passed to
     LAPACK as its transpose, the same symmetric matrix in Fortran order, so no copy is made; the
     factor comes back Fortran-ordered, zero above the diagonal. Saves the copy and the checks of
-    ``scipy.linalg.cholesky`` (12 -> 9.6 ms at n = 1000)."""
+    ``scipy.linalg.cholesky``."""
     if not np.all(np.isfinite(np.diag(A))) or not np.isfinite(np.sum(A)):
         raise NotPositiveDefiniteError("K + noise contains NaN or inf values")
     L, info = lapack.dpotrf(A.T, lower=1, overwrite_a=1, clean=1)
