@@ -194,8 +194,7 @@ class Optimizer:
         if n_initial is None:
             # by parameters, not by encoded width: ten 4-way categoricals are 10 parameters, not 40
             n_initial = max(3, 2 * len(space.params))
-        if isinstance(n_initial, bool) or not isinstance(n_initial, int | np.integer) or n_initial < 1:
-            raise ValueError(f"n_initial must be a positive integer, got {n_initial!r}")
+        check_int(n_initial, "n_initial", 1)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
         if kernel is not None and not isinstance(kernel, Kernel):
@@ -678,10 +677,8 @@ class Optimizer:
         -------
         Best or None
         """
-        if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 0:
-            raise ValueError(f"budget must be a non-negative integer, got {budget!r}")
-        if isinstance(n_workers, bool) or not isinstance(n_workers, int | np.integer) or n_workers < 1:
-            raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+        check_int(budget, "budget", 0)
+        check_int(n_workers, "n_workers", 1)
         if not callable(objective):
             raise ValueError(f"objective must be callable, got {objective!r}")
         callbacks = list(callbacks)
