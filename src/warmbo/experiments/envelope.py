@@ -45,6 +45,7 @@ from .._validation import check_int
 from ._runner import execute, figure, process_pool
 
 __all__ = [
+    "summary",
     "ACQUISITIONS",
     "HPO_PROBLEMS",
     "SYNTHETIC_CASES",
@@ -1093,3 +1094,37 @@ def write_envelope_report(result: EnvelopeReproduction, out: Path, pngs: dict) -
             )
         )
     return write_experiment_report(out, "Envelope-BO reproduction (003 Section 4)", sections)
+
+
+def summary(result, out) -> list:
+    """The headline of ``warmbo reproduce envelope``: iterations-to-target tables, the learned source
+    noise and the notes (rich tables and text lines)."""
+    from rich.table import Table
+
+    head = result.headline()
+    items: list = []
+    tables = (
+        (
+            "iterations_to_95",
+            "Envelope-BO (003 4.1): iterations to 95% of the target's maximum (median [IQR])",
+        ),
+        ("iterations_to_best", "Tuning (003 4.2): iterations to within 1% of the best any method found"),
+        ("tabular_iterations_to_95", "HPOBench MLP: iterations to 95% of each task's range"),
+    )
+    for key, title in tables:
+        if not head[key]:
+            continue
+        shown = [m for m in result.methods if any(m in row for row in head[key].values())]
+        table = Table(title=title)
+        table.add_column("problem / acquisition")
+        for name in shown:
+            table.add_column(name, justify="right")
+        for label, row in head[key].items():
+            table.add_row(label, *(row.get(m, "").split(",")[0] for m in shown))
+        items.append(table)
+    if head["final_source_noise"]:
+        noise = ", ".join(f"{k}: {v:.3f}" for k, v in head["final_source_noise"].items())
+        items.append(f"Envelope-BO's final learned source noise: {noise}")
+    items.extend(result.settings.get("notes", []))
+    items.append(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
+    return items

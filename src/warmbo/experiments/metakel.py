@@ -67,6 +67,7 @@ from ..transfer.metakel import MetaKeL, full_kernel
 from ._runner import execute, figure, process_pool, warning_texts
 
 __all__ = [
+    "summary",
     "ALPHAS",
     "LAMBDAS",
     "Calibration",
@@ -950,3 +951,38 @@ def write_metakel_report(result: MetaKeLReproduction, out: Path) -> Path:
         ("Support recovery (Thm 4, Prop. 6)", _support_text(result.support), [out / "support.png"]),
     ]
     return write_experiment_report(out, "Meta-KeL reproduction (000 Appendix E)", sections)
+
+
+def summary(result, out) -> list:
+    """The headline of ``warmbo reproduce metakel``: calibration and regret per kernel, R_T by lambda
+    and support recovery (rich tables and text lines)."""
+    from rich.table import Table
+
+    head = result.headline()
+    cal = result.calibration
+    table = Table(title="Meta-KeL (000): calibration over runs, GP-UCB regret over instances (means)")
+    for column in ("kernel", "coverage a=.5/.8/.9/.95", "sharpness", "r_T", "R_T"):
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    for name in dict.fromkeys([*cal.kernels, *result.regret.kernels]):
+        coverage = head["coverage"].get(name)
+        final = head["regret_final"].get(name)
+        table.add_row(
+            name,
+            " ".join(f"{v:.2f}" for v in coverage.values()) if coverage else "",
+            f"{cal.sharpness_mean[name]:.3g}" if coverage else "",
+            f"{final['simple']:.3g}" if final else "",
+            f"{final['cumulative']:.3g}" if final else "",
+        )
+    lambdas = ", ".join(f"{k}: {row['cumulative']:.3g}" for k, row in head["lambda_final"].items())
+    recovery = "; ".join(
+        f"lambda {rule}: J_hat = J* in {row['exact']:.0%}, J_hat ⊇ J* in {row['superset']:.0%}"
+        for rule, row in head["support_at_largest_mn"].items()
+    )
+    largest = f"m = {max(result.support.ms)}, n = {max(result.support.ns)}"
+    seconds = result.seconds["total"]
+    return [
+        table,
+        f"R_T of k_hat by lambda (Fig. 8): {lambdas}",
+        f"support recovery at {largest}: {recovery}",
+        f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s",
+    ]

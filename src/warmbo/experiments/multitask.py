@@ -120,6 +120,7 @@ from ..scalarization import Scalarization
 from ._runner import execute, figure, process_pool, warning_texts
 
 __all__ = [
+    "summary",
     "ALGORITHMS",
     "PARTS",
     "MultiTaskReproduction",
@@ -702,3 +703,28 @@ def plot_timing(result: Timing, path: Path) -> None:
     axes[1].legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def summary(result, out) -> list:
+    """The headline of ``warmbo reproduce multitask``: R_C(T)/T per problem and algorithm, the MT/IT
+    ratios, the timing slopes and the notes (rich tables and text lines)."""
+    from rich.table import Table
+
+    head = result.headline()
+    table = Table(title="Multi-task BO (001): R_C(T)/T at the last T (mean ± sd over trials)")
+    table.add_column("problem")
+    for a in ALGORITHMS:
+        table.add_column(a, justify="right")
+    for key, row in head["final_average_regret"].items():
+        cells = (f"{row[a]['mean']:.3g} ± {row[a]['sd']:.2g}" if a in row else "" for a in ALGORITHMS)
+        table.add_row(key, *cells)
+    items: list = [table]
+    for key, ratio in head["ratios"].items():
+        items.append(f"{key}: MT-KB / IT-KB of R_C(T)/T at T = {ratio['T']}: {ratio['MT-KB / IT-KB']:.3f}")
+    for arm, entry in head.get("timing", {}).items():
+        slope = entry["loglog_slope_second_half"]
+        slope_text = "n/a" if slope is None else f"{slope:.2f}"
+        items.append(f"timing {arm}: {entry['steps']} steps, log-log slope of step time vs t {slope_text}")
+    items.extend(result.notes)
+    items.append(f"wrote {out / 'results.json'} and the PNG plots in {result.seconds['total']:.1f} s")
+    return items
