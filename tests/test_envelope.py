@@ -126,8 +126,12 @@ def test_a_source_on_another_scale_gives_the_same_model():
     a = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
     b = wb.Envelope(source=(Xs, 100 * ys + 7), seed=0).fit(X, y)
     test = np.random.default_rng(4).random((20, 2))
-    np.testing.assert_allclose(a.predict(test)[0], b.predict(test)[0], rtol=1e-6, atol=1e-9)
-    np.testing.assert_allclose(a.source_noise_, b.source_noise_, rtol=1e-6)
+    # Exact in exact arithmetic; numerically the two hyperparameter searches stop within L-BFGS's
+    # tolerance of each other (seen: 2e-8 apart under load). 1e-5 target sd is far below anything a
+    # decision sees, while a model that did not standardise its source would differ by O(1) sd.
+    atol = 1e-5 * np.std(y)
+    np.testing.assert_allclose(a.predict(test)[0], b.predict(test)[0], rtol=1e-6, atol=atol)
+    np.testing.assert_allclose(a.source_noise_, b.source_noise_, rtol=1e-4)
 
 
 def test_add_updates_the_envelope_and_clone_shares_the_source_fit():

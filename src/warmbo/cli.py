@@ -4,6 +4,10 @@ Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``clean-
 ``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
+
+Why this file is long: it is the list of commands (one function per command with its typer options and
+help text, which is most of its length); the work each command does lives in the library, and the
+reproductions' tables come from :mod:`warmbo.experiments.registry`.
 """
 
 from __future__ import annotations

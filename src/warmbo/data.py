@@ -28,6 +28,9 @@ exactly (or after stripping whitespace), else a numeric choice by value (choices
 cell ``"32"`` give ``32``), else a bool choice (``"true"``/``"false"``, case-insensitive, or
 ``"1"``/``"0"``). Non-string values are passed to the space's validation unchanged. Task labels
 are ``str``; integer labels are converted with ``str()``, CSV labels are stripped.
+
+Why this file is long: TaskData's readers (CSV, arrays, studies) and their validation messages; every
+reader reports bad input in the same words, which needs them side by side.
 """
 
 from __future__ import annotations

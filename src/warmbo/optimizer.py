@@ -35,6 +35,10 @@ GP-UCB because it has no exploration weight to tune: with the Srinivas beta_t, G
 too much at realistic budgets (on Branin 1 seed in 10 reached regret 0.05 in 40 evaluations, against
 10 in 10 with beta = 4; see docs/core.md), and a constant beta is a guess. Pass
 ``acquisition=UCB(...)`` or ``schedule=`` for GP-UCB with confidence bounds.
+
+Why this file is long: the ask/tell loop, the design, the warm refits, ``run`` with its workers and the
+prior imports are one object's methods; the BO step itself is :func:`warmbo.suggest.suggest`, the store
+:mod:`warmbo.storage`.
 """
 
 from __future__ import annotations

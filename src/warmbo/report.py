@@ -22,6 +22,10 @@ Models are reached only through a ``predict`` callable, ``predict(U) -> (mean, s
 shape ``(n, space.dim)`` in the unit cube (the :meth:`warmbo.space.Space.encode` convention) and
 ``mean``, ``std`` on the user's scale and sign, so the report does not care which model made them
 (``GP.predict`` qualifies directly for a model fitted on the user's values).
+
+Why this file is long: one self-contained HTML report (sections, tables, inline plots) for single- and
+multi-task studies and for the experiments; splitting it would spread one page's layout over several
+modules.
 """
 
 from __future__ import annotations

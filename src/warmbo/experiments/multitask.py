@@ -90,6 +90,11 @@ Every run is a pure function of its keyword arguments (seeds included) and runs 
 (:mod:`warmbo.experiments._runner`), so the numbers do not depend on ``workers``.
 :func:`run_multitask` writes ``results.json`` and the plots ``fig1_rkhs.png``, ``fig2_sine_branin.png``,
 ``fig3_sensor.png`` and ``timing.png``.
+
+Why this loop is not :func:`warmbo.suggest.suggest`: 001's algorithms take the exhaustive argmax over the
+finite domain with random tie-breaks and may query a point again; ``suggest`` excludes evaluated points
+and searches continuously, which would change the algorithm the reproduction checks. Plots and the
+headline live in :mod:`.multitask_report`, the problems in :mod:`warmbo.problems.multitask`.
 """
 
 from __future__ import annotations
@@ -117,7 +122,8 @@ from ..problems.multitask import (
 )
 from ..problems.pareto import bayes_regret, cumulative_regret
 from ..scalarization import Scalarization
-from ._runner import execute, figure, process_pool, warning_texts
+from ._runner import execute, process_pool, warning_texts
+from .multitask_report import plot_regret, plot_timing, summary
 
 __all__ = [
     "summary",
@@ -632,99 +638,3 @@ def run_multitask(
     if timing_result is not None:
         plot_timing(timing_result, out / "timing.png")
     return result
-
-
-# ---------------------------------------------------------------------------------------------- plots
-_COLORS = {
-    "MT-KB": "tab:blue",
-    "MT-BKB": "tab:cyan",
-    "IT-KB": "tab:red",
-    "IT-BKB": "tab:orange",
-    "MOBO": "tab:green",
-    "MOBO (GP-UCB beta)": "tab:olive",
-}
-_TITLES = {
-    "rkhs-2": "RKHS function, n = 2",
-    "rkhs-20": "RKHS function, n = 20",
-    "sine": "Perturbed sine, n = 4",
-    "branin": "Shifted Branin-Hoo, n = 9",
-    "sensor": "Intel lab sensors, n = 2",
-}
-
-
-def plot_regret(studies: Sequence[RegretStudy], path: Path) -> None:
-    """Mean +/- sd over trials of ``R_C(T)/T`` against T, one panel per study (001 Figs. 1-3)."""
-    fig, axes = figure(5.2 * len(studies), 4.0, len(studies))
-    axes = np.atleast_1d(axes)
-    for ax, study in zip(axes, studies, strict=True):
-        t = np.arange(1, study.T + 1)
-        for a in study.algorithms:
-            mean, sd = np.asarray(study.mean[a]), np.asarray(study.sd[a])
-            ax.plot(t, mean, label=a, color=_COLORS[a], ls="--" if a.endswith(("BKB", ")")) else "-")
-            ax.fill_between(t, mean - sd, mean + sd, color=_COLORS[a], alpha=0.12)
-        n_runs = len(study.runs) // max(1, len(study.algorithms))
-        ax.set_title(f"{_TITLES[study.problem]}, {study.scalarization} ({n_runs} trials)", fontsize=9)
-        ax.set_xlabel("T")
-        ax.set_ylabel("R_C(T) / T")
-        ax.set_yscale("log")
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
-def plot_timing(result: Timing, path: Path) -> None:
-    """Per-step wall time against t (log-log) and the dictionary size m_t of MT-BKB."""
-    fig, axes = figure(11, 4.2, 2)
-    colors = {
-        "MT-KB (dense)": "tab:purple",
-        "MT-KB (ICM, paper)": "tab:red",
-        "MT-KB (ICM)": "tab:blue",
-        "MT-BKB": "tab:cyan",
-    }
-    for arm, run in result.runs.items():
-        s = np.maximum(np.asarray(run["step_cpu_seconds"]), 1e-6)
-        t = np.arange(1, s.size + 1)
-        axes[0].plot(t, s, label=arm, color=colors[arm], lw=0.8)
-        if run["dictionary_sizes"]:
-            axes[1].plot(t, run["dictionary_sizes"], label=f"{arm}: m_t", color=colors[arm])
-            axes[1].plot(
-                t, run["distinct_dictionary_sizes"], label=f"{arm}: distinct points", color="k", ls=":"
-            )
-    st = result.settings
-    axes[0].set_xscale("log")
-    axes[0].set_yscale("log")
-    axes[0].set_xlabel("t")
-    axes[0].set_ylabel("CPU seconds per step (1 BLAS thread)")
-    axes[0].set_title(f"Per-step time, RKHS n = {st['n_tasks']}, |X| = {st['domain_size']}", fontsize=9)
-    axes[0].legend(fontsize=8)
-    axes[1].set_xlabel("t")
-    axes[1].set_ylabel("dictionary size")
-    axes[1].set_title("MT-BKB dictionary size", fontsize=9)
-    axes[1].legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
-def summary(result, out) -> list:
-    """The headline of ``warmbo reproduce multitask``: R_C(T)/T per problem and algorithm, the MT/IT
-    ratios, the timing slopes and the notes (rich tables and text lines)."""
-    from rich.table import Table
-
-    head = result.headline()
-    table = Table(title="Multi-task BO (001): R_C(T)/T at the last T (mean ± sd over trials)")
-    table.add_column("problem")
-    for a in ALGORITHMS:
-        table.add_column(a, justify="right")
-    for key, row in head["final_average_regret"].items():
-        cells = (f"{row[a]['mean']:.3g} ± {row[a]['sd']:.2g}" if a in row else "" for a in ALGORITHMS)
-        table.add_row(key, *cells)
-    items: list = [table]
-    for key, ratio in head["ratios"].items():
-        items.append(f"{key}: MT-KB / IT-KB of R_C(T)/T at T = {ratio['T']}: {ratio['MT-KB / IT-KB']:.3f}")
-    for arm, entry in head.get("timing", {}).items():
-        slope = entry["loglog_slope_second_half"]
-        slope_text = "n/a" if slope is None else f"{slope:.2f}"
-        items.append(f"timing {arm}: {entry['steps']} steps, log-log slope of step time vs t {slope_text}")
-    items.extend(result.notes)
-    items.append(f"wrote {out / 'results.json'} and the PNG plots in {result.seconds['total']:.1f} s")
-    return items

@@ -24,6 +24,10 @@ as 004 tunes its kernel), both with analytic gradients and multi-start L-BFGS-B.
 Written by hand rather than wrapping scikit-learn's ``GaussianProcessRegressor`` because that class
 has no per-point noise vector update, no incremental Cholesky, no information gain and no LOO
 fitting; it serves as the oracle in the tests instead.
+
+Why this file is long: the GP's fit (ML-II with multi-start), the incremental update, prediction with
+gradients and the fast paths, each with its equations; they share the Cholesky factor and its
+bookkeeping.
 """
 
 from __future__ import annotations

@@ -17,6 +17,9 @@ table, Eggholder, Hartmann-6, Branin's third minimiser) the refined value is use
 
 The optimiser core of ``warmbo`` *maximises*; use :meth:`TestFunction.maximize_form` (or
 :meth:`TestFunction.negate`) to obtain the objective in that convention.
+
+Why this file is long: a catalogue of standard test functions, each a few lines with its domain, optimum
+and citation.
 """
 
 from __future__ import annotations

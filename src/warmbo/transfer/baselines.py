@@ -43,6 +43,10 @@ Example (003 Section 4.1: a finished source task centred at 0, the target at 0.1
     >>> opt = wb.Optimizer(space, model=BASELINES["rgpe"](source=source), maximize=True, seed=0)
     >>> opt.run(f, budget=6, progress=False).value > 0.9
     True
+
+Why this file is long: it holds the five baselines of 003 (Generic-BO, Efficient-BO, Collaborative-BO,
+diff-GP, RGPE), each small, with the shared per-source fitting; one module keeps their common parts in
+one place.
 """
 
 from __future__ import annotations

@@ -1,0 +1,282 @@
+"""Plots, the HTML report and the CLI headline of the Envelope-BO reproduction (003 Section 4).
+
+Split from :mod:`warmbo.experiments.envelope`, which runs the experiment and summarises it into an
+:class:`~warmbo.experiments.envelope.EnvelopeReproduction` (the ``result`` every function here takes);
+this module only draws and formats it, and imports nothing from the experiment module.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ._runner import figure
+
+HPO_FIGURES = {"svm": "Figs. 10, 13", "enet": "Figs. 11, 14", "mlp": "Figs. 12, 15"}
+
+__all__ = ["plot_all", "summary", "write_envelope_report"]
+
+
+# ---------------------------------------------------------------------------------------------- plots
+_COLORS = {
+    "Envelope-BO": "tab:red",
+    "Generic-BO": "tab:blue",
+    "Efficient-BO": "tab:green",
+    "Collaborative-BO": "tab:orange",
+    "diff-GP": "tab:purple",
+    "RGPE": "tab:brown",
+}
+
+
+def _curves(ax, by_method: dict, key: str, ylabel: str) -> None:
+    for method, entry in by_method.items():
+        if key not in entry:
+            continue
+        mean, se = np.asarray(entry[key]["mean"]), np.asarray(entry[key]["se"])
+        t = np.arange(1, mean.size + 1)
+        color = _COLORS.get(method)
+        lw = 2.2 if method == "Envelope-BO" else 1.3
+        ax.plot(t, mean, color=color, lw=lw, label=method)
+        ax.fill_between(t, mean - se, mean + se, color=color, alpha=0.15)
+    ax.set_xlabel("iteration (evaluations)")
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize=7)
+
+
+def plot_all(result, out: Path) -> dict:
+    pngs: dict = {"synthetic": [], "noise": [], "functions": [], "hpo": [], "tabular": []}
+    for i, (case, by_acq) in enumerate(result.synthetic.items()):
+        acqs = list(by_acq)
+        fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
+        for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
+            _curves(ax, by_acq[acq], "percent_of_max", "% of the target's maximum (best so far)")
+            ax.axhline(95.0, color="grey", ls=":", lw=1)
+            ax.set_title(f"{acq}")
+        fig.suptitle(f"Synthetic, {case} target (003 Fig. {5 if i == 0 else 8}); mean ± s.e.")
+        fig.tight_layout()
+        path = out / f"synthetic_{case.replace(' ', '_')}.png"
+        fig.savefig(path, dpi=100)
+        pngs["synthetic"].append(path)
+    if result.synthetic:
+        fig, axes = figure(10.4, 4.0, 2)
+        for ax, case in zip(axes, result.synthetic, strict=False):
+            for acq, by_method in result.synthetic[case].items():
+                noise = by_method.get("Envelope-BO", {}).get("source_noise")
+                if noise is None:
+                    continue
+                mean, sd = np.asarray(noise["mean"]), np.asarray(noise["sd"])
+                t = np.arange(1, mean.size + 1)
+                (line,) = ax.plot(t, mean, label=acq)
+                ax.fill_between(t, mean - sd, mean + sd, alpha=0.15, color=line.get_color())
+            ax.set_title(f"{case} target (003 Fig. {6 if case == 'related' else 9})")
+            ax.set_xlabel("iteration (evaluations)")
+            ax.set_ylabel("learned source noise sigma_s^2 (target sd units)")
+            ax.legend(fontsize=8)
+        fig.suptitle("Envelope-BO's source noise after each ask, mean ± sd")
+        fig.tight_layout()
+        path = out / "source_noise.png"
+        fig.savefig(path, dpi=100)
+        pngs["noise"].append(path)
+    for entry in result.functions.values():
+        pngs["functions"].append(_plot_functions(entry, out))
+    for problem, block in result.hpo.items():
+        acqs = list(block)
+        fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
+        model = result.settings["hpo_models"][problem]
+        metric = "validation AUC" if model == "enet" else "validation accuracy"
+        for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
+            _curves(ax, block[acq], "best_so_far", f"best {metric} so far")
+            ax.set_title(acq)
+        fig.suptitle(f"{problem}; mean ± s.e. (003 {HPO_FIGURES[model]})")
+        fig.tight_layout()
+        path = out / f"hpo_{_slug(problem)}.png"
+        fig.savefig(path, dpi=100)
+        pngs["hpo"].append(path)
+    if result.tabular:
+        pngs["tabular"].extend(_plot_tabular(result.tabular, out))
+    return pngs
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in text.lower()).strip("_")
+
+
+def _plot_functions(entry: dict, out: Path) -> Path:
+    """003 Fig. 4 (related) / Fig. 7 (mildly related), plus Envelope-BO's posterior mean."""
+    axis = np.asarray(entry["axis"])
+    G0, G1 = np.meshgrid(axis, axis, indexing="xy")
+    src, tgt = np.asarray(entry["source"]), np.asarray(entry["target"])
+    mean = np.asarray(entry["posterior_mean"])
+    fig, axes = figure(10.4, 4.4, 2)
+    ax = axes[0]
+    ax.contour(G0, G1, src, levels=8, colors="tab:blue", linewidths=1.0)
+    ax.contour(G0, G1, tgt, levels=8, colors="tab:red", linewidths=1.0)
+    sp = np.array([[p["x0"], p["x1"]] for p in entry["source_points"]])
+    ax.scatter(sp[:, 0], sp[:, 1], s=14, color="tab:blue", label="source points (25)")
+    ax.plot([], [], color="tab:blue", label="source pdf, centre (0, 0)")
+    ax.plot([], [], color="tab:red", label="target pdf")
+    ax.set_title("source (blue) and target (red) functions")
+    ax.legend(fontsize=7, loc="lower right")
+    ax = axes[1]
+    filled = ax.contourf(G0, G1, mean, levels=14, cmap="viridis")
+    fig.colorbar(filled, ax=ax, shrink=0.85)
+    ax.contour(G0, G1, tgt, levels=8, colors="tab:red", linewidths=0.8)
+    tp = np.array([[p["x0"], p["x1"]] for p in entry["target_points"]])
+    ax.scatter(tp[:, 0], tp[:, 1], s=16, marker="x", color="white", label=f"target evaluations ({len(tp)})")
+    ax.set_title(f"Envelope-BO posterior mean, sigma_s^2 = {entry['source_noise']:.2f}")
+    ax.legend(fontsize=7, loc="lower right")
+    for a in axes:
+        a.set_xlabel("x0")
+        a.set_ylabel("x1")
+        a.set_aspect("equal")
+    figno = 4 if entry["case"] == "related" else 7
+    fig.suptitle(
+        f"Synthetic, {entry['case']} target (003 Fig. {figno}; right: after {entry['T']} evaluations, EI)"
+    )
+    fig.tight_layout()
+    path = out / f"functions_{entry['case'].replace(' ', '_')}.png"
+    fig.savefig(path, dpi=100)
+    return path
+
+
+def _plot_tabular(tabular: dict, out: Path) -> list[Path]:
+    paths = []
+    pooled = tabular["all tasks"]
+    acqs = list(pooled)
+    fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
+    for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
+        _curves(ax, pooled[acq], "regret", "simple regret (accuracy), mean over tasks and repeats")
+        ax.set_yscale("log")
+        ax.set_title(acq)
+    fig.suptitle("HPOBench MLP, each task with the other 7 as sources; mean ± s.e.")
+    fig.tight_layout()
+    path = out / "tabular_regret.png"
+    fig.savefig(path, dpi=100)
+    paths.append(path)
+    tasks = [t for t in tabular if t != "all tasks"]
+    for acq in acqs:
+        ncols = min(4, len(tasks))
+        nrows = int(np.ceil(len(tasks) / ncols))
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(3.6 * ncols, 3.0 * nrows))
+        FigureCanvasAgg(fig)
+        grid = fig.subplots(nrows, ncols, squeeze=False)
+        for ax, task in zip(grid.ravel(), tasks, strict=False):
+            _curves(ax, tabular[task][acq], "percent_of_range", "% of range (best so far)")
+            ax.axhline(95.0, color="grey", ls=":", lw=1)
+            ax.set_title(task, fontsize=9)
+            ax.legend().set_visible(task == tasks[0])
+        for ax in grid.ravel()[len(tasks) :]:
+            ax.set_visible(False)
+        fig.suptitle(f"HPOBench MLP per task, {acq}: 100 (f - min f) / (max f - min f), mean ± s.e.")
+        fig.tight_layout()
+        path = out / f"tabular_tasks_{_slug(acq)}.png"
+        fig.savefig(path, dpi=100)
+        paths.append(path)
+    return paths
+
+
+def write_envelope_report(result, out: Path, pngs: dict) -> Path:
+    """``report.html``: settings, iterations-to-95% and source-noise numbers, HPO table, plots."""
+    from ..report import write_experiment_report
+
+    head = result.headline()
+    setting = (
+        "003 Section 4.1: source = N((0,0), I) pdf at 25 uniform points of [-3,3]^2; target centred at "
+        "(0.1,0.1) (related) or (1.5,1.5) (mildly related). Methods share the initial design and the "
+        "source sample of each repeat. "
+        f"Settings: {json.dumps(result.settings)}. Run time {result.seconds['total']:.0f} s "
+        f"({', '.join(f'{k} {v:.0f} s' for k, v in result.seconds.items() if k != 'total')})."
+    )
+    syn_text = "\n\n".join(
+        f"{key}: " + "; ".join(f"{m}: {v}" for m, v in row.items())
+        for key, row in head["iterations_to_95"].items()
+    )
+    noise_text = "\n\n".join(
+        f"{key}: final mean sigma_s^2 = {v:.3f} (prior mode nu0/(tau0+1) = 0.5)"
+        for key, v in head["final_source_noise"].items()
+    )
+    hpo_text = "\n\n".join(
+        f"{key}: " + "; ".join(f"{m}: {v}" for m, v in row.items())
+        for key, row in head["iterations_to_best"].items()
+    )
+    if not result.hpo:
+        hpo_text = "HPO part not run. " + " ".join(result.settings.get("notes", []))
+    functions_text = "\n\n".join(
+        f"{case}: posterior mean RMSE to the target {v['rmse_to_target']:.4f}, to the source "
+        f"{v['rmse_to_source']:.4f}; argmax {v['posterior_argmax']}; sigma_s^2 = {v['source_noise']:.3f}"
+        for case, v in head["functions"].items()
+    )
+    tabular_text = "\n\n".join(
+        f"{key}: "
+        + "; ".join(
+            f"{m}: {v} (final regret {head['tabular_final_regret'][key][m]:.4f})" for m, v in row.items()
+        )
+        for key, row in head["tabular_iterations_to_95"].items()
+    )
+    sections = [("Setting", setting, [])]
+    if result.synthetic:
+        sections += [
+            (
+                "Synthetic: iterations to 95% of the maximum (median [IQR], runs that reached)",
+                syn_text,
+                pngs["synthetic"],
+            ),
+            ("Learned source noise (Figs. 6, 9)", noise_text, pngs["noise"]),
+        ]
+    if result.functions:
+        sections.append(("Source and target functions (Figs. 4, 7)", functions_text, pngs["functions"]))
+    sections.append(
+        (
+            "HPO: iterations to within 1% of the best any method found (Table 4 analogue)",
+            hpo_text,
+            pngs["hpo"],
+        )
+    )
+    if result.tabular:
+        sections.append(
+            (
+                "Tabular HPOBench: iterations to 95% of each task's range (median [IQR], runs that reached)",
+                tabular_text,
+                pngs["tabular"],
+            )
+        )
+    return write_experiment_report(out, "Envelope-BO reproduction (003 Section 4)", sections)
+
+
+def summary(result, out) -> list:
+    """The headline of ``warmbo reproduce envelope``: iterations-to-target tables, the learned source
+    noise and the notes (rich tables and text lines)."""
+    from rich.table import Table
+
+    head = result.headline()
+    items: list = []
+    tables = (
+        (
+            "iterations_to_95",
+            "Envelope-BO (003 4.1): iterations to 95% of the target's maximum (median [IQR])",
+        ),
+        ("iterations_to_best", "Tuning (003 4.2): iterations to within 1% of the best any method found"),
+        ("tabular_iterations_to_95", "HPOBench MLP: iterations to 95% of each task's range"),
+    )
+    for key, title in tables:
+        if not head[key]:
+            continue
+        shown = [m for m in result.methods if any(m in row for row in head[key].values())]
+        table = Table(title=title)
+        table.add_column("problem / acquisition")
+        for name in shown:
+            table.add_column(name, justify="right")
+        for label, row in head[key].items():
+            table.add_row(label, *(row.get(m, "").split(",")[0] for m in shown))
+        items.append(table)
+    if head["final_source_noise"]:
+        noise = ", ".join(f"{k}: {v:.3f}" for k, v in head["final_source_noise"].items())
+        items.append(f"Envelope-BO's final learned source noise: {noise}")
+    items.extend(result.settings.get("notes", []))
+    items.append(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
+    return items
