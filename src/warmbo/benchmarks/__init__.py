@@ -32,6 +32,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._registry import Registry
 from . import mt, overhead, quality
 from ._common import machine_info, utc_now
 from .markdown import overhead_markdown, quality_markdown, write_readme
@@ -88,7 +89,7 @@ class Context:
     runs: int | None = None  # quality runs (seeds) instead of the preset's, when given
 
 
-SECTIONS: dict[str, Section] = {}
+SECTIONS: Registry[Section] = Registry("benchmark section")
 
 # Targets of issue 8 that no registered section measures yet, keyed by the section that will.
 PENDING_TARGETS: dict[str, list[str]] = {
@@ -101,10 +102,7 @@ PENDING_TARGETS: dict[str, list[str]] = {
 
 def register(section: Section) -> Section:
     """Add a section to the suite (the extension point; a name may be registered once)."""
-    if section.name in SECTIONS:
-        raise ValueError(f"a benchmark section named {section.name!r} is already registered")
-    SECTIONS[section.name] = section
-    return section
+    return SECTIONS.register(section.name, section)
 
 
 register(Section("overhead", "Overhead of one ask", overhead.run, overhead.targets, overhead_markdown))
@@ -175,8 +173,7 @@ def run_suite(
         raise ValueError(f"runs must be an integer >= 2, got {runs!r}")
     names = list(SECTIONS) if sections is None else list(sections)
     for name in names:
-        if name not in SECTIONS:
-            raise ValueError(f"unknown benchmark section {name!r}; known sections: {', '.join(SECTIONS)}")
+        SECTIONS.lookup(name)  # a clear error for an unknown name, before anything runs
     peer_methods, skipped = resolve_peers(list(peers))
     for message in skipped:
         log(message)

@@ -22,6 +22,7 @@ import numpy as np
 from rich.console import Console
 
 from .._progress import LineProgress
+from .._registry import Registry
 from .._threads import blas_limited
 from ..acquisition import EI, UCB, Acquisition
 from ..bounds import Srinivas
@@ -31,7 +32,7 @@ from ..models import GP
 from ..problems import branin, cumulative_inference_regret, hartmann6, simple_regret
 from ..space import Space
 
-__all__ = ["DemoResult", "readme_block", "run_demo", "update_readme"]
+__all__ = ["PANELS", "DemoResult", "Panel", "readme_block", "run_demo", "update_readme"]
 
 
 @dataclass
@@ -225,66 +226,110 @@ def multitask_run(method: str, budget: int, seed: int, n_tasks: int = 5, noise: 
     return regret / np.arange(1, len(chosen) + 1)
 
 
-@blas_limited
-def run_demo(out: Path, quick: bool = False, progress=None) -> DemoResult:
-    """Run the comparison and write ``results.json`` and ``regret.png`` into ``out``."""
-    runs = 2 if quick else 5
-    settings = {
-        "branin": (branin().maximize_form(), 20 if quick else 30, 5),
-        "hartmann6": (hartmann6().maximize_form(), 25 if quick else 45, 8),
-    }
+@dataclass(frozen=True)
+class Panel:
+    """One panel of the demo: a problem, its budget (full, quick) and the methods run on it.
+
+    ``runners`` map a method's label to ``run(budget, seed) -> regret trace``; ``n_initial`` and
+    ``optimum`` are reported with the panel (0 and None for the warm-start panels, whose methods set
+    their own design and whose regret is against a known optimum inside the run).
+    """
+
+    name: str
+    budget: tuple[int, int]
+    runners: dict
+    n_initial: int = 0
+    optimum: float | None = None
+
+    def setting(self, quick: bool) -> dict:
+        return {
+            "budget": self.budget[1] if quick else self.budget[0],
+            "n_initial": self.n_initial,
+            "optimum": self.optimum,
+        }
+
+
+def _cold_panel(name: str, problem, budget: tuple[int, int], n_initial: int) -> Panel:
+    """GP-UCB, GP-EI (the product's Optimizer) and random search on a test problem."""
     methods = {
         "GP-UCB": partial(bo_run, acquisition=UCB(Srinivas(delta=0.1))),
         "GP-EI": partial(bo_run, acquisition=EI()),
         "random": random_run,
     }
+    runners = {label: partial(_on_problem, fn, problem, n_initial) for label, fn in methods.items()}
+    return Panel(name, budget, runners, n_initial, problem.optimum_value)
+
+
+def _on_problem(fn, problem, n_initial: int, budget: int, seed: int) -> np.ndarray:
+    return fn(problem, budget, n_initial, seed=seed)
+
+
+def _warm_panel(name: str, budget: tuple[int, int], methods: dict) -> Panel:
+    """A warm-start method against its paper's baseline; ``methods`` map labels to ``run(budget, seed)``."""
+    return Panel(name, budget, dict(methods))
+
+
+#: The demo's panels, in the order of the README table (the same registry pattern as ``warmbo
+#: bench``'s sections and ``warmbo reproduce``'s experiments).
+PANELS: Registry[Panel] = Registry("demo panel")
+PANELS.register("branin", _cold_panel("branin", branin().maximize_form(), (30, 20), 5))
+PANELS.register("hartmann6", _cold_panel("hartmann6", hartmann6().maximize_form(), (45, 25), 8))
+for _panel in (
+    _warm_panel(
+        "envelope (003 synthetic, related source)",
+        (15, 10),
+        {"Envelope-BO": partial(envelope_run, "envelope"), "Generic-BO": partial(envelope_run, "generic")},
+    ),
+    _warm_panel(
+        "tuned prior (004, flipped ackley)",
+        (20, 12),
+        {
+            "GP-EI tuned prior": partial(tuned_prior_run, "tuned"),
+            "GP-EI plain": partial(tuned_prior_run, "plain"),
+        },
+    ),
+    _warm_panel(
+        "multi-task (001 RKHS, 5 tasks): R_C(t)/t",
+        (30, 20),
+        {
+            "MT-KB (ICM kernel)": partial(multitask_run, "MT-KB"),
+            "IT-KB (independent tasks)": partial(multitask_run, "IT-KB"),
+        },
+    ),
+    _warm_panel(
+        "meta-kel (cumulative inference regret)",
+        (30, 20),
+        {
+            "GP-UCB k_hat (Meta-KeL)": partial(metakel_run, "k_hat"),
+            "GP-UCB k_full": partial(metakel_run, "k_full"),
+        },
+    ),
+):
+    PANELS.register(_panel.name, _panel)
+
+
+@blas_limited
+def run_demo(out: Path, quick: bool = False, progress=None, panels: list[str] | None = None) -> DemoResult:
+    """Run the comparison and write ``results.json`` and ``regret.png`` into ``out``.
+
+    ``panels`` names a subset of :data:`PANELS` (default: all, in their order).
+    """
+    runs = 2 if quick else 5
+    chosen = [PANELS.lookup(name) for name in (list(PANELS) if panels is None else panels)]
     result = DemoResult(settings={"runs": runs, "seeds": list(range(runs)), "quick": quick})
     start = time.perf_counter()
-    transfer = {
-        "envelope (003 synthetic, related source)": (
-            10 if quick else 15,
-            {
-                "Envelope-BO": partial(envelope_run, "envelope"),
-                "Generic-BO": partial(envelope_run, "generic"),
-            },
-        ),
-        "tuned prior (004, flipped ackley)": (
-            12 if quick else 20,
-            {
-                "GP-EI tuned prior": partial(tuned_prior_run, "tuned"),
-                "GP-EI plain": partial(tuned_prior_run, "plain"),
-            },
-        ),
-        "multi-task (001 RKHS, 5 tasks): R_C(t)/t": (
-            20 if quick else 30,
-            {
-                "MT-KB (ICM kernel)": partial(multitask_run, "MT-KB"),
-                "IT-KB (independent tasks)": partial(multitask_run, "IT-KB"),
-            },
-        ),
-        "meta-kel (cumulative inference regret)": (
-            20 if quick else 30,
-            {
-                "GP-UCB k_hat (Meta-KeL)": partial(metakel_run, "k_hat"),
-                "GP-UCB k_full": partial(metakel_run, "k_full"),
-            },
-        ),
-    }
-    panels = {}
-    for name, (problem, budget, n_initial) in settings.items():
-        setting = {"budget": budget, "n_initial": n_initial, "optimum": problem.optimum_value}
-        runners = {method: partial(fn, problem, budget, n_initial) for method, fn in methods.items()}
-        panels[name] = (setting, runners)
-    for name, (budget, transfer_methods) in transfer.items():
-        setting = {"budget": budget, "n_initial": 0, "optimum": None}
-        panels[name] = (setting, {method: partial(fn, budget) for method, fn in transfer_methods.items()})
+    panels_run = {}
+    for panel in chosen:
+        setting = panel.setting(quick)
+        runners = {label: partial(run, setting["budget"]) for label, run in panel.runners.items()}
+        panels_run[panel.name] = (setting, runners)
     if progress is None:
         progress = LineProgress(Console(quiet=True))
-    total = runs * sum(len(runners) for _, runners in panels.values())
+    total = runs * sum(len(runners) for _, runners in panels_run.values())
     overall = progress.add_task("demo", total=total, unit="runs")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for name, (setting, runners) in panels.items():
+        for name, (setting, runners) in panels_run.items():
             result.problems[name] = {}
             result.settings[name] = setting
             for method, run in runners.items():

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._registry import Registry
+
 __all__ = ["Reproduction", "REPRODUCTIONS", "reproduction"]
 
 
@@ -63,7 +65,7 @@ def _per_part(parts: tuple[str, ...]) -> Callable[[int | None], dict]:
     return lambda runs: {} if runs is None else {f"runs_{p}": runs for p in parts}
 
 
-REPRODUCTIONS: dict[str, Reproduction] = {
+_ENTRIES = {
     "metakel": Reproduction(
         "metakel",
         "000 Meta-KeL",
@@ -98,8 +100,11 @@ REPRODUCTIONS: dict[str, Reproduction] = {
 }
 
 
+REPRODUCTIONS: Registry[Reproduction] = Registry("experiment")
+for _entry in _ENTRIES.values():
+    REPRODUCTIONS.register(_entry.name, _entry)
+
+
 def reproduction(name: str) -> Reproduction:
     """The registered reproduction ``name``; a clear error for an unknown one."""
-    if name not in REPRODUCTIONS:
-        raise ValueError(f"unknown experiment {name!r}; choose one of {', '.join(REPRODUCTIONS)}")
-    return REPRODUCTIONS[name]
+    return REPRODUCTIONS.lookup(name)

@@ -14,22 +14,41 @@ satisfies the optimizer's model protocol:
 
 from __future__ import annotations
 
+from .._registry import Registry
+
 __all__ = ["TRANSFER_METHODS", "transfer_model"]
 
-#: names accepted by ``transfer=`` (``none``: the prior data are trials of this same objective)
-TRANSFER_METHODS = ("none", "envelope", "rgpe", "diff", "efficient", "collaborative", "generic")
+
+def _factory(module: str, name: str):
+    """A builder ``(source, seed) -> model`` that imports its class on first use (the optimizer
+    imports this registry; the transfer models' modules load only when one is asked for)."""
+
+    def build(source, seed=None):
+        from importlib import import_module
+
+        return getattr(import_module(f"warmbo.transfer.{module}"), name)(source=source, seed=seed)
+
+    build.__qualname__ = f"{module}.{name}"
+    return build
 
 
-def _classes() -> dict:
-    from .baselines import BASELINES
-    from .envelope import Envelope
-
-    return {"envelope": Envelope, **BASELINES}
+#: ``transfer=`` names -> model builders (``none``: the prior data are trials of this same objective)
+TRANSFER_METHODS: Registry = Registry("transfer")
+TRANSFER_METHODS.register("none", None)
+TRANSFER_METHODS.register("envelope", _factory("envelope", "Envelope"))
+for _name, _cls in (
+    ("rgpe", "RGPE"),
+    ("diff", "DiffGP"),
+    ("efficient", "EfficientBO"),
+    ("collaborative", "CollaborativeBO"),
+    ("generic", "GenericBO"),
+):
+    TRANSFER_METHODS.register(_name, _factory("baselines", _cls))
 
 
 def transfer_model(name: str, source, seed: int | None = None):
     """The transfer model ``name`` on ``source`` (encoded, maximisation convention)."""
-    classes = _classes()
-    if name not in classes:
-        raise ValueError(f"unknown transfer method {name!r}; choose one of {', '.join(TRANSFER_METHODS)}")
-    return classes[name](source=source, seed=seed)
+    build = TRANSFER_METHODS.lookup(name)
+    if build is None:
+        raise ValueError("transfer='none' builds no model: the prior data are told as trials")
+    return build(source, seed)
