@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import erfcx, ndtr
 
+from ._validation import check_int
 from .bounds import MultiTaskBound, Schedule, Srinivas
 from .scalarization import Chebyshev, Scalarization
 
@@ -479,9 +480,7 @@ class ScalarizedUCB(Acquisition):
             raise ValueError(f"mode must be 'expected' or 'random', got {self.mode!r}")
         if self.optimism not in ("norm", "componentwise"):
             raise ValueError(f"optimism must be 'norm' or 'componentwise', got {self.optimism!r}")
-        n_weights = self.n_weights
-        if isinstance(n_weights, bool) or not isinstance(n_weights, numbers.Integral) or n_weights < 1:
-            raise ValueError(f"n_weights must be a positive integer, got {self.n_weights!r}")
+        check_int(self.n_weights, "n_weights", 1)
         if self.lipschitz is not None and not (
             isinstance(self.lipschitz, numbers.Real) and np.isfinite(self.lipschitz) and self.lipschitz > 0
         ):

@@ -40,13 +40,13 @@ import numbers
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, replace
 
+from ._validation import check_int
+
 __all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound", "MultiTaskBound"]
 
 
 def _check_round(t) -> int:
-    if isinstance(t, bool) or not isinstance(t, numbers.Integral) or t < 1:
-        raise ValueError(f"t (the round) must be an integer >= 1, got {t!r}")
-    return int(t)
+    return check_int(t, "t (the round)", 1)
 
 
 def _check_delta(delta) -> None:
@@ -62,10 +62,8 @@ def _check_number(value, name: str, *, positive: bool = False) -> None:
 
 
 def _check_count(value, name: str) -> None:
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1
-    ):
-        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+    if value is not None:
+        check_int(value, f"{name} (or None)", 1)
 
 
 class Schedule(ABC):

@@ -493,9 +493,7 @@ class Optimizer:
         Suggestion or list of Suggestion
             Parameter dicts with a ``trial_id`` attribute.
         """
-        count = 1 if n is None else n
-        if isinstance(count, bool) or not isinstance(count, int | np.integer) or count < 1:
-            raise ValueError(f"n must be a positive integer, got {n!r}")
+        count = 1 if n is None else check_int(n, "n", 1)
         suggestions = []
         for _ in range(int(count)):
             suggestions.append(self._ask_one())

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._registry import Registry
+from .._validation import check_int
 from . import mt, overhead, quality
 from ._common import machine_info, utc_now
 from .markdown import overhead_markdown, quality_markdown, write_readme
@@ -167,10 +168,9 @@ def run_suite(
     """
     if preset not in PRESETS:
         raise ValueError(f"preset must be one of {PRESETS}, got {preset!r}")
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"threads must be a positive integer, got {threads!r}")
-    if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 2):
-        raise ValueError(f"runs must be an integer >= 2, got {runs!r}")
+    check_int(threads, "threads", 1)
+    if runs is not None:
+        check_int(runs, "runs", 2)
     names = list(SECTIONS) if sections is None else list(sections)
     for name in names:
         SECTIONS.lookup(name)  # a clear error for an unknown name, before anything runs

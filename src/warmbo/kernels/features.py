@@ -19,7 +19,6 @@ transformer; here the features must be a pure function of (kernel, seed) for any
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable
 
 import numpy as np
@@ -231,8 +230,7 @@ class RandomFourier(FeatureKernel):
         if not isinstance(base, (RBF, Matern)):
             raise ValueError(f"base must be an RBF or Matern kernel, got {base!r}")
         check_int(n_features, "n_features", 1)
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-            raise ValueError(f"seed must be an integer, got {seed!r}")
+        check_int(seed, "seed", None)
         self._set(base=base, dim=int(n_features), seed=int(seed), input_dim=base.input_dim, _cache={})
 
     def _parameters(self) -> dict:

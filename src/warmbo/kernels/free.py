@@ -109,7 +109,7 @@ class FreeKernel(ABC):
 
     def order(self, m: int):
         """The m-kernel as an object: a warmbo :class:`Kernel` for m = 2, an :class:`MKernel` otherwise."""
-        if isinstance(m, bool) or not isinstance(m, numbers.Integral) or m < 2 or m % 2:
+        if check_int(m, "m (an even order)", 2) % 2:
             raise ValueError(f"m must be an even integer >= 2, got {m!r}")
         return FreeOrder2(self) if m == 2 else MKernel(self, int(m))
 
