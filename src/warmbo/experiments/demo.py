@@ -27,7 +27,6 @@ from .._threads import blas_limited
 from ..acquisition import EI, UCB, Acquisition
 from ..bounds import Srinivas
 from ..kernels import Constant
-from ..maximize import maximize
 from ..models import GP
 from ..problems import branin, cumulative_inference_regret, hartmann6, simple_regret
 from ..space import Space
@@ -96,11 +95,13 @@ def metakel_run(kernel_name: str, budget: int, seed: int, m: int = 20, n: int = 
 
     Meta-KeL learns k_hat from m offline tasks of n points; GP-UCB then runs on a 500-point grid of
     [-1, 1] with the regulariser ``sbar^2`` of 000 eq. 2 and ``beta_t = nu_t^2`` of Cor. 7 (for k_full,
-    the same formula with all p kernels: d = p, c1 = 1).
+    the same formula with all p kernels: d = p, c1 = 1). The loop is the reproduction's
+    :func:`warmbo.experiments.metakel.gp_ucb` (000 eq. A.2 on the grid).
     """
     from ..bounds import MetaKeLBound
     from ..problems.legendre import LegendreSetup
     from ..transfer.metakel import MetaKeL, full_kernel
+    from .metakel import _negated, gp_ucb
 
     setup = LegendreSetup(seed=seed)
     rng = np.random.default_rng(10_000 + seed)
@@ -111,22 +112,10 @@ def metakel_run(kernel_name: str, budget: int, seed: int, m: int = 20, n: int = 
         kernel = full_kernel(setup.base)
         schedule = MetaKeLBound(B=setup.B, sigma=setup.noise, d_hat=setup.p, c1=1.0, T=budget)
     f = setup.sample_function(np.random.default_rng(20_000 + seed))
-    target = lambda X: -f(X)  # noqa: E731 - minimise f
+    target = _negated(f)  # minimise f
     grid = np.linspace(-1, 1, 500)[:, None]
-    space = Space.grid(grid)
-    noise_rng = np.random.default_rng(30_000 + seed)
-    X, y = np.zeros((0, 1)), np.zeros(0)
-    acquisition = UCB(schedule)
-    guesses = []
-    for _ in range(budget):
-        gp = GP(kernel, noise=schedule.regulariser)
-        if y.size:
-            gp.fit(X, y)
-        guesses.append(grid[int(np.argmax(gp.predict(grid)[0]))])
-        x = np.asarray(space.decode(maximize(acquisition.bind(gp), space).x)[0]["x0"]).reshape(1)
-        X = np.vstack([X, x[None, :]])
-        y = np.append(y, target(x[None, :]) + setup.noise * noise_rng.standard_normal(1))
-    return cumulative_inference_regret(target(np.array(guesses)), float(np.max(target(grid))))
+    trace = gp_ucb(target, kernel, schedule, grid, budget, setup.noise, schedule.regulariser, 30_000 + seed)
+    return cumulative_inference_regret(trace["recommended"], float(np.max(target(grid))))
 
 
 def envelope_run(method: str, budget: int, seed: int) -> np.ndarray:
