@@ -183,6 +183,7 @@ def test_bad_prior_files_leave_the_study_intact(workdir, csv, message):
 def test_prior_is_imported_once(workdir):
     (workdir / "prior.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "q.db", "--prior", "prior.csv")
+    args += ("--transfer", "none")  # told as trials of this study (the default is transfer auto)
     assert invoke(*args, "--budget", 4).exit_code == 0
     assert invoke(*args, "--budget", 5).exit_code == 0
     workers = [t.worker for t in wb.Study("q.db").trials()]
@@ -208,6 +209,25 @@ def test_optimize_with_an_envelope_over_prior_source_trials(workdir):
     assert missing.exit_code == 1 and "--prior" in missing.output
     unknown = invoke(*args, "--budget", 6, "--prior", "source.csv", "--method", "spline")
     assert unknown.exit_code == 1 and "unknown --method 'spline'" in unknown.output
+
+
+def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
+    # two finished tuning runs of related objectives, in the user's units (minimised), as two files
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "auto.db", "--seed", 0)
+    result = invoke(*args, "--budget", 5, "--prior", "run1.csv", "--prior", "run2.csv")
+    assert result.exit_code == 0, result.output
+    assert "transferring from 7 source evaluations" in result.output and "with auto" in result.output
+    assert "warm design: the first 3 point(s) come from the sources" in result.output
+    trials = wb.Study("auto.db").trials()
+    assert len(trials) == 5 and all(t.worker != "prior" for t in trials)
+    assert trials[0].params["x"] == pytest.approx(0.5)  # the sources' best configuration, first
+    status = invoke("status", "--storage", "auto.db")
+    assert status.exit_code == 0 and "transfer auto: 2 source task(s), 7 rows" in status.output
+    assert "task run1" in status.output and "weights after" in status.output
+    both = invoke(*args, "--budget", 6, "--prior", "run1.csv", "--transfer", "rgpe", "--method", "envelope")
+    assert both.exit_code == 1 and "not both" in both.output
 
 
 def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
@@ -601,7 +621,7 @@ def test_a_prior_of_100000_rows_completes_with_progress_and_can_be_removed(workd
     lines = "".join(f"{a:.6f},{m},{v:.6f}\n" for a, m, v in zip(x, mode, y, strict=True))
     (workdir / "big.csv").write_text("x,mode,y\n" + lines)
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "big.db", "--seed", 0)
-    result = invoke(*args, "--budget", 100_002, "--prior", "big.csv")
+    result = invoke(*args, "--budget", 100_002, "--prior", "big.csv", "--transfer", "none")
     assert result.exit_code == 0, result.output
     assert "read and validated 100000 rows" in result.output
     assert "imported 100000 prior evaluations" in result.output
@@ -623,6 +643,7 @@ def test_prior_remove_by_tag_keeps_other_imports(workdir):
     (workdir / "p1.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
     (workdir / "p2.csv").write_text("x,mode,y\n1.0,a,0.25\n")
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
+    args += ("--transfer", "none")
     assert invoke(*args, "--budget", 3, "--prior", "p1.csv").exit_code == 0
     assert invoke(*args, "--budget", 4, "--prior", "p2.csv").exit_code == 0
     opt = wb.Optimizer.load("t.db")

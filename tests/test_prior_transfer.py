@@ -40,11 +40,11 @@ def test_a_minimised_study_with_a_raw_source_ranks_the_sources_best_points_best(
 def test_prior_without_transfer_is_told_once_as_trials(tmp_path):
     X, y = source(8)
     url = str(tmp_path / "s.db")
-    opt = wb.Optimizer(SPACE, prior=(X, y), seed=0, storage=url)
+    opt = wb.Optimizer(SPACE, prior=(X, y), seed=0, storage=url, transfer="none")
     assert len(opt.history) == 8 and all(t.worker == "prior" for t in opt.history)
     assert opt.best.value == pytest.approx(y.min())
     opt.study.close()
-    again = wb.Optimizer(SPACE, prior=(X, y), seed=0, storage=url)
+    again = wb.Optimizer(SPACE, prior=(X, y), seed=0, storage=url, transfer="none")
     assert len(again.history) == 8  # same prior, same study: nothing added
 
 
@@ -53,8 +53,8 @@ def test_prior_forms_csv_dicts_and_finished_studies(tmp_path):
     csv = tmp_path / "prior.csv"
     space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
     csv.write_text("a,b,y\n" + "".join(f"{a},{b},{v}\n" for (a, b), v in zip(X, y, strict=True)))
-    from_csv = wb.Optimizer(space, prior=str(csv), seed=0)
-    from_dicts = wb.Optimizer(space, prior=([{"a": a, "b": b} for a, b in X], y), seed=0)
+    from_csv = wb.Optimizer(space, prior=str(csv), seed=0, transfer="none")
+    from_dicts = wb.Optimizer(space, prior=([{"a": a, "b": b} for a, b in X], y), seed=0, transfer="none")
     assert [t.value for t in from_csv.history] == pytest.approx(list(y))
     assert [t.params for t in from_csv.history] == [t.params for t in from_dicts.history]
 
@@ -107,7 +107,7 @@ def test_a_large_prior_is_subsampled_for_the_model_with_a_warning():
     with pytest.warns(wb.optimizer.PriorSubsetWarning, match="uses 40 of the 300 prior rows"):
         opt = wb.Optimizer(SPACE, prior=(X, y), transfer="rgpe", max_prior=40, seed=0)
     assert len(opt.model.source) == 40  # the transfer model's source data
-    told = wb.Optimizer(SPACE, prior=(X, y), max_prior=40, seed=0)
+    told = wb.Optimizer(SPACE, prior=(X, y), max_prior=40, seed=0, transfer="none")
     assert len(told.history) == 300  # every row is stored
     with pytest.warns(wb.optimizer.PriorSubsetWarning):
         model = told.fit_model()

@@ -266,16 +266,23 @@ def optimize(
         str | None, typer.Option("--storage", "-s", help="Study URL (resumed if it exists).")
     ] = None,
     prior: Annotated[
-        Path | None, typer.Option("--prior", help="CSV of earlier evaluations to start from.")
+        list[Path] | None,
+        typer.Option(
+            "--prior",
+            help="CSV of earlier evaluations to start from (repeatable: each file is a source task).",
+        ),
+    ] = None,
+    transfer: Annotated[
+        str | None,
+        typer.Option(
+            "--transfer",
+            help="How --prior is used: auto (default: the guarded portfolio), a transfer model (envelope, "
+            "rgpe, diff, efficient, collaborative, generic), or none (told as trials of this study).",
+        ),
     ] = None,
     method: Annotated[
-        str,
-        typer.Option(
-            "--method",
-            help="How --prior is used: gp (told as trials of this study) or a transfer model "
-            "(envelope, generic, efficient, collaborative, diff, rgpe) with the prior as source task(s).",
-        ),
-    ] = "gp",
+        str | None, typer.Option("--method", help="Older name of --transfer (gp means none).", hidden=True)
+    ] = None,
     task: Annotated[
         str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
     ] = None,
@@ -323,7 +330,6 @@ def optimize(
     ] = None,
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
-    from .data import TaskData
     from .objective import CommandObjective, load_callable
     from .optimizer import Optimizer
     from .storage import Study, parse_url
@@ -369,7 +375,7 @@ def optimize(
     else:
         fn = CommandObjective(cmd, tuple(space.names), timeout, tuple(task_names or ()), value_regex)
     if task_names is not None:
-        if prior is not None:
+        if prior:
             raise ValueError(
                 "--prior is for single-objective studies; a multi-task study starts from its trials"
             )
@@ -382,24 +388,34 @@ def optimize(
         raise ValueError("--directions, --ref and --budget-eps apply to multi-task studies: give --tasks")
     from .transfer.registry import TRANSFER_METHODS
 
-    if method != "gp" and method not in TRANSFER_METHODS:
-        choices = ", ".join(m for m in TRANSFER_METHODS if m != "none")
-        raise ValueError(f"unknown --method {method!r}; choose gp or one of {choices}")
-    if method != "gp" and prior is None:
-        raise ValueError(f"--method {method} transfers from source data: give them with --prior FILE.csv")
+    if transfer is not None and method is not None and transfer != method:
+        raise ValueError("give --transfer or its older name --method, not both")
+    option = "--transfer" if transfer is not None else "--method"
+    method = transfer if transfer is not None else method
+    if method == "gp":
+        method = "none"
+    if method is not None and method not in TRANSFER_METHODS:
+        raise ValueError(f"unknown {option} {method!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+    if method not in (None, "none") and not prior:
+        raise ValueError(f"{option} {method} transfers from source data: give them with --prior FILE.csv")
+    if method is None:
+        method = "auto" if prior else "none"
     data = None
-    if prior is not None:
+    if prior:
         started = time.perf_counter()
-        errors.print(f"reading {prior} ...", highlight=False)
-        data = TaskData.from_csv(prior, space, task=task)
+        errors.print(f"reading {', '.join(map(str, prior))} ...", highlight=False)
+        data = _read_priors(prior, space, task)
         seconds = time.perf_counter() - started
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     # the optimizer encodes and signs the sources as it does its own trials
-    transfer = dict(prior=data, transfer=method) if method != "gp" else {}
-    opt = Optimizer(space, maximize=maximize, seed=seed, storage=storage, **transfer)
-    if data is not None and method == "gp":
+    kwargs = dict(prior=data, transfer=method) if method != "none" else {}
+    opt = Optimizer(space, maximize=maximize, seed=seed, storage=storage, **kwargs)
+    if data is not None and method == "none":
         started = time.perf_counter()
-        digest = hashlib.sha256(prior.read_bytes()).hexdigest()[:16]
+        h = hashlib.sha256()
+        for path in prior:
+            h.update(path.read_bytes())
+        digest = h.hexdigest()[:16]
         added = opt.add_prior(data, tag=digest)
         seconds = time.perf_counter() - started
         console.print(
@@ -408,9 +424,30 @@ def optimize(
             else f"{prior} already imported (tag {digest})"
         )
     elif data is not None:
-        console.print(f"transferring from {len(data)} source evaluations in {prior} with {method}")
+        names = ", ".join(map(str, prior))
+        console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
+        warm = opt.warm_design()
+        if warm is not None and len(warm) and opt.study.count("complete") == 0:
+            console.print(f"warm design: the first {len(warm)} point(s) come from the sources")
 
     _run(opt, fn, budget, workers, retry_pending)
+
+
+def _read_priors(paths: list[Path], space, task: str | None):
+    """The prior CSV files as one TaskData: one source task per file (labelled by the file name), or
+    per ``file:label`` when a file has a task column (``--task``)."""
+    from .data import TaskData
+
+    parts = [TaskData.from_csv(path, space, task=task) for path in paths]
+    if len(parts) == 1:
+        return parts[0]
+    params, values, labels = [], [], []
+    for path, part in zip(paths, parts, strict=True):
+        params += list(part.params)
+        values += list(part.y)
+        own = [path.stem] * len(part) if part.task is None else [f"{path.stem}:{t}" for t in part.task]
+        labels += own
+    return TaskData(params, values, labels, space, source=", ".join(map(str, paths)))
 
 
 def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
@@ -548,6 +585,11 @@ def status(
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
+    stored = opt.study.get_meta("transfer_report")
+    if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
+        from .transfer.transfer_report import TransferReport
+
+        console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
 
 
 prior_app = typer.Typer(

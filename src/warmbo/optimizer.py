@@ -68,6 +68,8 @@ from .space import Space
 from .storage import Study, default_worker
 from .suggest import suggest
 from .transfer.registry import TRANSFER_METHODS, transfer_model
+from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
+from .transfer.warm_design import WarmDesign, design_size, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubsetWarning"]
@@ -159,11 +161,15 @@ class Optimizer:
         list of finished study URLs (see :mod:`warmbo.prior`). They are encoded and signed exactly
         as this optimizer's own trials.
     transfer : str, optional
-        How ``prior`` is used: ``"none"`` (default) tells it as trials of this same objective;
-        ``"envelope"`` (003), ``"rgpe"``, ``"diff"``, ``"efficient"``, ``"collaborative"`` or
-        ``"generic"`` build that transfer model with the prior as source task(s) (one per task label
-        or study). To pass a transfer model you built yourself, use ``model=`` instead (its sources
-        must then be encoded and in the maximisation convention).
+        How ``prior`` is used. ``"auto"`` (the default when ``prior`` is given): the guarded
+        portfolio (RGPE's ranking-weighted ensemble, which falls back to the plain GP when no source
+        ranks the target's observations better than it). ``"envelope"`` (003), ``"rgpe"``,
+        ``"diff"``, ``"efficient"``, ``"collaborative"`` or ``"generic"`` build that transfer model
+        with the prior as source task(s) (one per task label or study). With any of these, the first
+        points are a warm design chosen from the sources (:meth:`warm_design`; 2-3 points unless
+        ``n_initial`` is given). ``"none"`` tells the prior as trials of this same objective. To pass
+        a transfer model you built yourself, use ``model=`` instead (its sources must then be
+        encoded and in the maximisation convention).
 
     Examples
     --------
@@ -195,6 +201,7 @@ class Optimizer:
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
         if not isinstance(maximize, bool):
             raise ValueError(f"maximize must be True or False, got {maximize!r}")
+        n_initial_given = n_initial is not None
         if n_initial is None:
             # by parameters, not by encoded width: ten 4-way categoricals are 10 parameters, not 40
             n_initial = max(3, 2 * len(space.params))
@@ -230,10 +237,13 @@ class Optimizer:
         self.maximize = maximize
         self.n_initial = int(n_initial)
         self.seed = None if seed is None else int(seed)
-        self.transfer = "none" if transfer is None else transfer
+        # prior data without a named method: the guarded portfolio (transfer="auto")
+        self.transfer = ("auto" if prior is not None else "none") if transfer is None else transfer
         self.max_prior = check_int(max_prior, "max_prior")
         self._prior_warned = False
         self.prior = None if prior is None else as_prior(prior, space, maximize)
+        self._source: TaskData | None = None  # the transfer sources, signed and encoded
+        self._warm: WarmDesign | None = None
         if self.prior is not None and self.transfer != "none":
             # sources are encoded and signed exactly as this optimizer's own trials are
             signed = self._signed(np.asarray(self.prior.y, dtype=np.float64))
@@ -244,6 +254,9 @@ class Optimizer:
             params = [self.prior.params[i] for i in keep]
             source = TaskData(params, signed[keep], task, space, source=self.prior.source)
             model = transfer_model(self.transfer, source, seed=self.seed)
+            self._source = source
+            if not n_initial_given:  # the warm design's size replaces the cold max(3, 2d)
+                self.n_initial = design_size(max(1, len(source.tasks)))
         self.model = model if model is not None else default_model(space.dim, self.seed, kernel)
         self.acquisition = acquisition if acquisition is not None else EI()
         self.worker = worker or default_worker()
@@ -331,6 +344,40 @@ class Optimizer:
         hook = getattr(model, "warm_start_overrides", None)
         self._warm_start = hook() if callable(hook) else {}
         return model
+
+    def transfer_report(self) -> TransferReport | None:
+        """What the transfer does (:mod:`warmbo.transfer.transfer_report`): the method, each source
+        task with its rows and the fitted model's weight for it (``auto``/``rgpe``) or its learned noise
+        (``envelope``), and the warm design. None when this optimizer has no transfer sources.
+
+        The model is fitted to the complete trials if no ask has fitted it yet (two are needed).
+        """
+        if self._source is None:
+            return None
+        model = self.model_
+        n_target = self.study.count(COMPLETE)
+        if model is None or model.n_observations != n_target:
+            model = self.fit_model() or self.model
+        return self._transfer_report(model, n_target)
+
+    def _transfer_report(self, model, n_target: int) -> TransferReport:
+        warm = self.warm_design()
+        points = () if warm is None or not len(warm) else tuple(self.space.decode(warm.points))
+        report = transfer_report(self.transfer, model, n_target, points, () if warm is None else warm.scores)
+        if not report.sources:  # not fitted yet: the sources as given
+            rows = [
+                (f"task {k}" if k is not None else "source", len(y))
+                for k, (_, y) in self._source.by_task().items()
+            ]
+            report = TransferReport(
+                report.method,
+                tuple(SourceSummary(n, r) for n, r in rows),
+                None,
+                n_target,
+                report.warm_design,
+                report.warm_scores,
+            )
+        return report
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
         """The complete trials the model sees: all of this study's own, and at most ``max_prior``
@@ -433,6 +480,9 @@ class Optimizer:
             return self._design_point(index, busy_X)
         reference = self.fit_model(trials)
         self.model_ = reference
+        if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)
+            report = self._transfer_report(reference, n_complete)
+            self.study.set_meta("transfer_report", json.dumps(report.to_dict(), default=str))
         failed = [t for t in trials if t.state == FAILED] if self._fantasise_failed else []
         x = suggest(
             reference,
@@ -454,12 +504,36 @@ class Optimizer:
         """The acquisition of this ask (a subclass may build it from the fitted model)."""
         return self.acquisition
 
+    def warm_design(self) -> WarmDesign | None:
+        """The warm initial design from the transfer sources (:mod:`warmbo.transfer.warm_design`),
+        computed once; None without transfer sources."""
+        if self._source is None:
+            return None
+        if self._warm is None:
+            source = self._source
+            self._warm = warm_design(
+                source.X,
+                source.y,
+                source.task,
+                size=self.n_initial,
+                candidates=self.space.candidates if self.space.is_finite else None,
+                seed=self.seed,
+            )
+        return self._warm
+
     def _design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
         """Point ``index`` of the initial design, skipping points that must not be repeated.
 
-        Continuous spaces: the scrambled Sobol sequence of the study's seed. Finite spaces: a seeded
-        random order of the candidates (Sobol over a finite set would repeat points).
+        With transfer sources, the first points are the warm design's (best first, those already
+        taken skipped); then, as without sources: continuous spaces take the scrambled Sobol sequence
+        of the study's seed, finite spaces a seeded random order of the candidates (Sobol over a
+        finite set would repeat points).
         """
+        warm = self.warm_design()
+        if warm is not None and index < len(warm):
+            free = warm.points[~taken(warm.points, busy_X)]
+            if free.shape[0]:
+                return free[0].copy()
         if self.space.is_finite:
             candidates = self.space.candidates
             order = np.random.default_rng(self.seed).permutation(candidates.shape[0])

@@ -5,6 +5,10 @@ Every entry takes the source data in the maximisation convention and in the sear
 coordinates (a :class:`~warmbo.data.TaskData` signed by the optimizer) and returns a model that
 satisfies the optimizer's model protocol:
 
+- ``auto`` (the default with ``prior=``): the guarded portfolio, RGPE's ranking-weighted ensemble
+  of one GP per source and the target GP: a source gets weight only as far as it ranks the target's
+  own observations better than the target model does (leave-one-out), and a source that ranks much
+  worse is dropped (dilution guard), so unrelated sources leave the plain GP;
 - ``envelope``: Envelope-BO (003), the sources as noisy observations of the target (eq. 17);
 - ``rgpe``, ``diff``, ``efficient``, ``collaborative``, ``generic``: the baselines of
   :mod:`warmbo.transfer.baselines` (``generic`` ignores the sources: plain BO beside them).
@@ -35,6 +39,7 @@ def _factory(module: str, name: str):
 #: ``transfer=`` names -> model builders (``none``: the prior data are trials of this same objective)
 TRANSFER_METHODS: Registry = Registry("transfer")
 TRANSFER_METHODS.register("none", None)
+TRANSFER_METHODS.register("auto", _factory("baselines", "RGPE"))
 TRANSFER_METHODS.register("envelope", _factory("envelope", "Envelope"))
 for _name, _cls in (
     ("rgpe", "RGPE"),

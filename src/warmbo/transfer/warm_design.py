@@ -1,0 +1,160 @@
+"""A warm initial design: the first points of a new study chosen from the source tasks, not from Sobol.
+
+Greedy portfolio construction (Feurer, Springenberg & Hutter 2015, "Initializing Bayesian
+hyperparameter optimization via meta-learning"; Wistuba, Schilling & Schmidt-Thieme 2015, "Learning
+hyperparameter optimization initializations"): each source task s is reduced to its *normalised
+regret* on a shared set of candidate configurations,
+
+.. math:: r_s(x) = \\frac{\\max_s - f_s(x)}{\\max_s - \\min_s} \\in [0, 1]
+
+(0 at the source's best, maximisation convention), and the design is built one point at a time,
+
+.. math:: x_{k+1} = \\arg\\min_{x \\in C} \\frac{1}{S} \\sum_s \\min\\big(b_s, r_s(x)\\big),
+          \\qquad b_s \\leftarrow \\min(b_s, r_s(x_{k+1})),
+
+where :math:`b_s` is source s's best normalised regret among the points already chosen (1 before the
+first). The first point is therefore the configuration with the best average normalised regret over
+the sources; each next one is the one that most improves the best-so-far *across* sources, so a
+design of k points covers k different kinds of task rather than k neighbours of one optimum. Ties
+go to the better average regret, then to the lower candidate index (deterministic).
+
+Candidates ``C``: on a finite space, its candidates (at most ``max_candidates``, the sources' points
+always included); on a continuous space, the sources' own points (so the design starts at the best
+configurations some source has seen). A source's regret at a candidate it has not evaluated is the
+inverse-distance-weighted mean of its ``k`` nearest evaluations in the encoded space (k = 3): a cheap,
+bounded stand-in for a per-source model (0.1 s for 50 sources of 300 points, where 50 ML-II GP fits
+take seconds); where sources share configurations, as tabular meta-data do, it is their measured value.
+
+Written by hand: no library offers greedy portfolio initialisation on scikit-learn-style arrays;
+the nearest-neighbour search is scipy's k-d tree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_int
+
+__all__ = ["WarmDesign", "warm_design", "normalised_regrets", "design_size"]
+
+_NEIGHBOURS = 3
+
+
+@dataclass(frozen=True)
+class WarmDesign:
+    """The chosen points (encoded, best first) and, after each, the mean over sources of the best
+    normalised regret so far (``scores``, non-increasing; 0 means every source's best is covered)."""
+
+    points: np.ndarray
+    scores: tuple[float, ...]
+    n_sources: int
+    n_candidates: int
+
+    def __len__(self) -> int:
+        return int(self.points.shape[0])
+
+
+def design_size(n_sources: int) -> int:
+    """Points of the warm design: 2 for one source (its best and the next-best elsewhere), 3 for
+    several. Two target points are the fewest from which a transfer model can rank its sources
+    (RGPE's ranking loss needs a pair); a third covers a second kind of task. The cold default is
+    ``max(3, 2 d)``."""
+    check_int(n_sources, "n_sources", 1)
+    return 2 if n_sources == 1 else 3
+
+
+def _sources(X: np.ndarray, y: np.ndarray, task) -> list[tuple[np.ndarray, np.ndarray]]:
+    if task is None:
+        return [(X, y)]
+    task = np.asarray(task)
+    return [(X[task == t], y[task == t]) for t in dict.fromkeys(task.tolist())]
+
+
+def normalised_regrets(sources: list[tuple[np.ndarray, np.ndarray]], candidates: np.ndarray) -> np.ndarray:
+    """``R[s, c]``: source s's normalised regret at candidate c (see the module docstring), (S, C)."""
+    from scipy.spatial import cKDTree  # scipy.spatial costs ~0.2 s to import: only when needed
+
+    C = np.asarray(candidates, dtype=np.float64)
+    R = np.empty((len(sources), C.shape[0]))
+    for s, (X, y) in enumerate(sources):
+        y = np.asarray(y, dtype=np.float64)
+        top, bottom = float(np.max(y)), float(np.min(y))
+        r = (top - y) / (top - bottom) if top > bottom else np.zeros_like(y)
+        k = min(_NEIGHBOURS, X.shape[0])
+        dist, idx = cKDTree(X).query(C, k=k)
+        dist, idx = dist.reshape(C.shape[0], k), idx.reshape(C.shape[0], k)
+        exact = dist[:, 0] <= 1e-12
+        w = 1.0 / np.maximum(dist, 1e-12)
+        R[s] = np.sum(w * r[idx], axis=1) / np.sum(w, axis=1)
+        R[s, exact] = r[idx[exact, 0]]  # a configuration the source evaluated: its measured value
+    return R
+
+
+def warm_design(
+    X: np.ndarray,
+    y: np.ndarray,
+    task=None,
+    *,
+    size: int | None = None,
+    candidates: np.ndarray | None = None,
+    exclude: np.ndarray | None = None,
+    max_candidates: int = 20_000,
+    seed: int | None = 0,
+) -> WarmDesign:
+    """The greedy warm design from source data.
+
+    Parameters
+    ----------
+    X, y, task
+        Source points (encoded, (n, d)), values in the maximisation convention, and one task label
+        per row (None: one source).
+    size : int, optional
+        Points to choose (default :func:`design_size`); fewer when there are fewer candidates.
+    candidates : ndarray (m, d), optional
+        The finite space's candidates (encoded); default: the sources' own points.
+    exclude : ndarray (k, d), optional
+        Points that must not be chosen again (the study's evaluated or pending points).
+    max_candidates : int
+        Larger candidate sets are subsampled (seeded) to this size, the sources' points kept.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if X.ndim != 2 or y.shape != (X.shape[0],) or X.shape[0] == 0:
+        raise ValueError(
+            f"source data need X of shape (n, d) with n >= 1 and y of shape (n,), got {X.shape}, {y.shape}"
+        )
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(y))):
+        raise ValueError("source data hold NaN or infinite values")
+    sources = _sources(X, y, task)
+    size = design_size(len(sources)) if size is None else check_int(size, "size", 1)
+    pool = np.unique(X, axis=0)
+    if candidates is not None:
+        candidates = np.asarray(candidates, dtype=np.float64)
+        if candidates.shape[0] > max_candidates:
+            keep = np.random.default_rng(seed).choice(candidates.shape[0], size=max_candidates, replace=False)
+            candidates = np.unique(np.vstack([candidates[keep], pool]), axis=0)
+        pool = candidates
+    if exclude is not None and len(exclude):
+        from ..maximize import taken
+
+        pool = pool[~taken(pool, np.asarray(exclude, dtype=np.float64))]
+    if pool.shape[0] == 0:
+        return WarmDesign(np.empty((0, X.shape[1])), (), len(sources), 0)
+    R = normalised_regrets(sources, pool)
+    average = R.mean(axis=0)
+    best = np.ones(len(sources))
+    chosen, scores = [], []
+    available = np.ones(pool.shape[0], dtype=bool)
+    for _ in range(min(size, pool.shape[0])):
+        score = np.minimum(best[:, None], R).mean(axis=0)
+        score[~available] = np.inf
+        # lexicographic: the portfolio score, then the average regret, then the index
+        order = np.lexsort((np.arange(pool.shape[0]), average, score))
+        c = int(order[0])
+        chosen.append(c)
+        scores.append(float(score[c]))
+        available[c] = False
+        best = np.minimum(best, R[:, c])
+    return WarmDesign(pool[chosen].copy(), tuple(scores), len(sources), int(pool.shape[0]))

@@ -1,0 +1,138 @@
+"""The warm initial design (warmbo.transfer.warm_design) and transfer="auto" in the Optimizer."""
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo.transfer.warm_design import design_size, normalised_regrets, warm_design
+
+SPACE = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+
+
+def bowl(centre, scale=1.0, offset=0.0):
+    centre = np.asarray(centre, dtype=np.float64)
+    return lambda X: offset - scale * np.sum((np.atleast_2d(X) - centre) ** 2, axis=1)  # maximised
+
+
+def meta_data(centres, n=40, seed=0):
+    """Sources (maximisation convention) with the given optima, each on its own random points, at
+    different scales and offsets (the design must not care)."""
+    rng = np.random.default_rng(seed)
+    X, y, task = [], [], []
+    for s, c in enumerate(centres):
+        Xs = rng.random((n, 2))
+        Xs[0] = c  # every source has evaluated its own optimum
+        X.append(Xs)
+        y.append(bowl(c, scale=10.0**s, offset=5.0 * s)(Xs))
+        task += [f"s{s}"] * n
+    return np.vstack(X), np.concatenate(y), np.array(task)
+
+
+def test_sources_sharing_one_optimum_put_it_first():
+    X, y, task = meta_data([(0.3, 0.7)] * 4)
+    design = warm_design(X, y, task, size=3)
+    np.testing.assert_allclose(design.points[0], (0.3, 0.7))
+    assert design.scores[0] == pytest.approx(0.0)  # every source's best is covered at once
+    assert len(design) == 3 and design.n_sources == 4
+
+
+def test_the_greedy_design_covers_two_kinds_of_task():
+    # four sources peak at A, one at B. The first point is the best average: near A (a compromise
+    # a little towards B can beat A itself on average). The second must then be near B: once A's
+    # neighbourhood is chosen, only B improves the best-so-far of the B source.
+    A, B = np.array([0.2, 0.2]), np.array([0.85, 0.8])
+    X, y, task = meta_data([A, A, A, A, B])
+    design = warm_design(X, y, task, size=2)
+    first, second = design.points
+    assert np.linalg.norm(first - A) < 0.25 < np.linalg.norm(first - B)
+    assert np.linalg.norm(second - B) < 0.15
+    assert design.scores[1] < 0.5 * design.scores[0]  # the second point halves the portfolio regret
+
+
+def test_average_rank_alone_would_pick_a_neighbour_of_A_second():
+    # the oracle for the greedy step: ordered by average regret only, the second point is near A
+    A, B = np.array([0.2, 0.2]), np.array([0.85, 0.8])
+    X, y, task = meta_data([A, A, A, A, B])
+    pool = np.unique(X, axis=0)
+    R = normalised_regrets([(X[task == t], y[task == t]) for t in dict.fromkeys(task)], pool)
+    second_by_average = pool[np.argsort(R.mean(axis=0))[1]]
+    assert np.linalg.norm(second_by_average - A) < np.linalg.norm(second_by_average - B)
+
+
+def test_normalised_regret_is_the_measured_value_where_a_source_evaluated():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.5, 0.5]])
+    y = np.array([1.0, 3.0, 2.0])
+    R = normalised_regrets([(X, y)], X)
+    np.testing.assert_allclose(R[0], [1.0, 0.0, 0.5])
+    inside = normalised_regrets([(X, y)], np.array([[0.25, 0.25]]))[0, 0]
+    assert 0.0 < inside < 1.0  # interpolated between measured regrets
+
+
+def test_design_on_a_finite_space_chooses_among_its_candidates_and_skips_excluded():
+    grid = np.array([[a, b] for a in range(10) for b in range(10)], dtype=np.float64)
+    space = wb.Space.grid(grid, names=["a", "b"])
+    cands = space.candidates
+    best = space.encode([{"a": 3.0, "b": 6.0}])[0]
+    f = bowl(best)
+    X = cands[::7]  # the source never evaluated (3, 6): the design must still find it
+    assert not np.any(np.all(np.isclose(X, best), axis=1))
+    design = warm_design(X, f(X), None, size=2, candidates=cands)
+    assert np.any(np.all(np.isclose(cands, design.points[0]), axis=1))  # one of the candidates
+    assert np.linalg.norm(design.points[0] - best) <= np.min(np.linalg.norm(X - best, axis=1)) + 1e-12
+    again = warm_design(X, f(X), None, size=2, candidates=cands, exclude=design.points[:1])
+    assert not np.allclose(again.points[0], design.points[0])
+
+
+def test_design_size_and_bad_source_data():
+    assert design_size(1) == 2 and design_size(7) == 3
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        warm_design(np.array([[0.1, 0.2]]), np.array([np.nan]))
+    with pytest.raises(ValueError, match="shape"):
+        warm_design(np.zeros((3, 2)), np.zeros(2))
+
+
+def test_the_optimizer_starts_at_the_sources_shared_optimum():
+    # sources in the user's own units and sense (minimised): the bowl's bottom at (0.3, 0.7)
+    X, y, task = meta_data([(0.3, 0.7)] * 3)
+    data = wb.TaskData.from_numpy(X, -y, SPACE, task=task)
+    opt = wb.Optimizer(SPACE, prior=data, seed=0)  # transfer="auto" by default
+    assert opt.transfer == "auto" and opt.n_initial == 3
+    first = opt.ask()
+    assert first["x"] == pytest.approx(0.3) and first["y"] == pytest.approx(0.7)
+    opt.tell(first, 0.0)
+    second = opt.ask()
+    assert (second["x"], second["y"]) != (first["x"], first["y"])  # never the same point twice
+
+
+def test_n_initial_given_keeps_the_warm_points_first_then_sobol():
+    X, y, task = meta_data([(0.3, 0.7)] * 2)
+    opt = wb.Optimizer(SPACE, prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task), n_initial=6, seed=0)
+    assert opt.n_initial == 6
+    first = opt.ask()
+    assert (first["x"], first["y"]) == pytest.approx((0.3, 0.7))
+
+
+def test_auto_falls_back_to_the_plain_gp_on_unrelated_sources():
+    # Sources drawn independently of the target (random bowls elsewhere): after 12 target points the
+    # ensemble's target-model weight must dominate. The margin: with 12 points there are 66 pairs;
+    # a source whose optimum is far from the target's misranks a large share of them, while the
+    # target's own leave-one-out GP ranks most correctly, so RGPE's lowest-loss fraction goes to the
+    # target in nearly every draw; 0.8 leaves room for draws where a source ties by chance.
+    rng = np.random.default_rng(3)
+    centres = [tuple(c) for c in rng.uniform(0.6, 1.0, size=(4, 2))]
+    X, y, task = meta_data(centres, seed=1)
+    target = lambda p: (p["x"] - 0.1) ** 2 + (p["y"] - 0.15) ** 2  # noqa: E731 (minimised)
+    opt = wb.Optimizer(SPACE, prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task), seed=0)
+    opt.run(target, budget=12, progress=False)
+    weights = opt.fit_model().weights_
+    assert weights[-1] >= 0.8, weights
+
+
+def test_auto_uses_a_related_source():
+    # the target is the sources' function shifted a little: the sources must carry weight
+    X, y, task = meta_data([(0.3, 0.7)] * 3)
+    target = lambda p: (p["x"] - 0.32) ** 2 + (p["y"] - 0.68) ** 2  # noqa: E731
+    opt = wb.Optimizer(SPACE, prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task), seed=0)
+    opt.run(target, budget=6, progress=False)
+    assert opt.fit_model().weights_[:-1].sum() > 0.5
+    assert opt.best.value < 0.01  # reached the neighbourhood at once (the warm design's first point)
