@@ -226,6 +226,10 @@ def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
     status = invoke("status", "--storage", "auto.db")
     assert status.exit_code == 0 and "transfer auto: 2 source task(s), 7 rows" in status.output
     assert "task run1" in status.output and "weights after" in status.output
+    page = invoke("report", "auto.db", "--out", "auto-report")
+    assert page.exit_code == 0, page.output
+    html = (workdir / "auto-report" / "report.html").read_text()
+    assert "<h2>Transfer: auto</h2>" in html and "task run2" in html and "Warm design (3 points" in html
     both = invoke(*args, "--budget", 6, "--prior", "run1.csv", "--transfer", "rgpe", "--method", "envelope")
     assert both.exit_code == 1 and "not both" in both.output
 

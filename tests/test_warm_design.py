@@ -136,3 +136,22 @@ def test_auto_uses_a_related_source():
     opt.run(target, budget=6, progress=False)
     assert opt.fit_model().weights_[:-1].sum() > 0.5
     assert opt.best.value < 0.01  # reached the neighbourhood at once (the warm design's first point)
+
+
+def test_the_transfer_report_names_sources_weights_and_the_warm_design():
+    from warmbo.transfer.transfer_report import TransferReport
+
+    X, y, task = meta_data([(0.3, 0.7)] * 2)
+    opt = wb.Optimizer(SPACE, prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task), seed=0)
+    before = opt.transfer_report()
+    assert [s.name for s in before.sources] == ["task s0", "task s1"] and before.target_weight is None
+    assert before.warm_design[0] == pytest.approx({"x": 0.3, "y": 0.7})
+    opt.run(lambda p: (p["x"] - 0.3) ** 2 + (p["y"] - 0.7) ** 2, budget=5, progress=False)
+    report = opt.transfer_report()
+    weights = [s.weight for s in report.sources] + [report.target_weight]
+    assert sum(weights) == pytest.approx(1.0) and report.n_target == 5
+    np.testing.assert_allclose(weights, opt.fit_model().weights_)  # RGPE's own weights, in order
+    text = str(report)
+    assert "transfer auto: 2 source task(s), 80 rows" in text and "weights after 5 target trial(s)" in text
+    assert TransferReport.from_dict(report.to_dict()) == report  # what the study stores round-trips
+    assert wb.Optimizer(SPACE, seed=0).transfer_report() is None  # no sources, no report

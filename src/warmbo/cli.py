@@ -678,10 +678,12 @@ def report(
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
     from .report import write_report
     from .storage import parse_url
+    from .transfer.transfer_report import TransferReport
 
     opt = load_optimizer(storage, readonly=True)
     out = out or Path(Path(parse_url(storage)).stem + "-report")
     task_names = getattr(opt, "task_names", None)
+    stored = opt.study.get_meta("transfer_report")
     path = write_report(
         out,
         opt.space,
@@ -690,6 +692,7 @@ def report(
         title=f"warmbo study {storage}",
         predict=None if task_names else study_predictor(opt),
         tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
+        transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
     )
     console.print(f"wrote {path}")
 

@@ -852,6 +852,39 @@ def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str])
     return "\n".join(parts)
 
 
+def _transfer_html(report) -> str:
+    """The Transfer section: method, each source's rows and weight (or learned noise), the warm design."""
+    parts = [f"<h2>Transfer: {_esc(report.method)}</h2>"]
+    rows = [
+        ("", [(s.name, False), (str(s.rows), True), (_fmt(s.weight), True), (_fmt(s.noise), True)])
+        for s in report.sources
+    ]
+    if report.target_weight is not None:
+        rows.append(
+            (
+                "best",
+                [
+                    ("this study (target model)", False),
+                    (str(report.n_target), True),
+                    (_fmt(report.target_weight), True),
+                    ("", False),
+                ],
+            )
+        )
+    parts.append(_table(["source task", "rows", "weight", "learned noise"], rows))
+    if report.fell_back:
+        parts.append(
+            "<p>No source ranks this study's trials better than its own model: the optimizer "
+            "runs as the plain GP.</p>"
+        )
+    if report.warm_design:
+        points = "; ".join(", ".join(f"{k}={_fmt(v)}" for k, v in p.items()) for p in report.warm_design)
+        parts.append(
+            f"<p>Warm design ({len(report.warm_design)} points from the sources): {_esc(points)}</p>"
+        )
+    return "\n".join(parts)
+
+
 def write_report(
     out_dir: str | Path,
     space: Space,
@@ -862,6 +895,7 @@ def write_report(
     predict: Predict | None = None,
     extra_html: str = "",
     tasks: Mapping[str, str] | None = None,
+    transfer=None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -900,6 +934,9 @@ def write_report(
         maximised), tabulates each task's best value and the Pareto front, adds the task values to the
         trials table, and draws ``tasks.png`` (each task's values and best so far) and, with two or
         more tasks, ``pareto.png`` (first two tasks, front highlighted).
+    transfer : TransferReport, optional
+        For a study that transfers from earlier ones (:meth:`Optimizer.transfer_report`): a Transfer
+        section with each source's rows and weight or learned noise, and the warm design.
 
     Returns
     -------
@@ -932,6 +969,8 @@ def write_report(
     blocks = [_summary_html(space, trials, maximize, best, tasks)]
     if tasks:
         blocks.append(_tasks_html(space, trials, tasks))
+    if transfer is not None:
+        blocks.append(_transfer_html(transfer))
     if figures:
         blocks.append("<h2>Figures</h2>")
     for name, caption in REPORT_FIGURES.items():

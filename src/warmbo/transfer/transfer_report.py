@@ -73,9 +73,7 @@ class TransferReport:
             head = f"weights after {self.n_target} target trial(s): target {self.target_weight:.2f}"
             lines.append(f"{head}, {shown}{more}")
             if self.fell_back:
-                lines.append(
-                    "no source ranks the target's trials better than the target's own model: plain GP"
-                )
+                lines.append("no source ranks the target's trials better than its own model: plain GP")
         noisy = [s for s in self.sources if s.noise is not None]
         if noisy:
             shown = ", ".join(f"{s.name} {s.noise:.3g}" for s in noisy[:5])
