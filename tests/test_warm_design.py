@@ -155,3 +155,47 @@ def test_the_transfer_report_names_sources_weights_and_the_warm_design():
     assert "transfer auto: 2 source task(s), 80 rows" in text and "weights after 5 target trial(s)" in text
     assert TransferReport.from_dict(report.to_dict()) == report  # what the study stores round-trips
     assert wb.Optimizer(SPACE, seed=0).transfer_report() is None  # no sources, no report
+
+
+def test_rgpe_source_hyperparameters_from_a_subset_keep_every_row_in_the_posterior():
+    from warmbo.transfer.baselines import RGPE
+
+    rng = np.random.default_rng(5)
+    Xs = rng.random((240, 2))
+    ys = np.sin(6 * Xs[:, 0]) + np.cos(4 * Xs[:, 1])
+    X = rng.random((6, 2))
+    y = np.sin(6 * X[:, 0]) + np.cos(4 * X[:, 1])
+    fast = RGPE(source=(Xs, ys), seed=0).fit(X, y)  # hyperparameters from 100 of the 240 rows
+    exact = RGPE(source=(Xs, ys), seed=0, source_fit_points=None).fit(X, y)
+    src_fast, src_exact = fast.source_models_[0], exact.source_models_[0]
+    assert src_fast.n_observations == 240  # conditioned on every row
+    grid = rng.random((200, 2))
+    a, b = src_fast.predict(grid)[0], src_exact.predict(grid)[0]
+    # a smooth function densely sampled: both posteriors interpolate it; the subset's hyperparameters
+    # may differ, but the means must agree to a small fraction of the source's spread (z units)
+    assert np.sqrt(np.mean((a - b) ** 2)) < 0.05 * np.std(b)
+
+
+def test_rgpe_prepares_its_source_models_ahead_and_shares_them():
+    from warmbo.transfer.baselines import RGPE
+
+    X, y, task = meta_data([(0.3, 0.7)] * 4, n=30)
+    data = wb.TaskData.from_numpy(X, y, SPACE, task=task)
+    model = RGPE(source=data, seed=0)
+    assert model.prepare(2, seconds=0.0) is False  # no time: nothing promised
+    assert model.prepare(2, seconds=60.0) is True
+    ready = [model._source_model(i, t, 2) for i, t in enumerate(model._sources(2))]
+    clone = model.clone().fit(X[:3], y[:3])
+    assert all(a is b for a, b in zip(clone.source_models_, ready, strict=True))  # fitted once
+
+
+def test_per_source_methods_cap_prior_rows_per_source():
+    X, y, task = meta_data([(0.3, 0.7)] * 3, n=50)
+    data = wb.TaskData.from_numpy(X, -y, SPACE, task=task)
+    with pytest.warns(wb.optimizer.PriorSubsetWarning):
+        pooled = wb.Optimizer(SPACE, prior=data, transfer="envelope", max_prior=60, seed=0)
+    assert len(pooled.model.source) == 60  # one cap for all sources together
+    with pytest.warns(wb.optimizer.PriorSubsetWarning):
+        separate = wb.Optimizer(SPACE, prior=data, transfer="auto", max_prior=20, seed=0)
+    labels = separate.model.source.task
+    assert sorted(np.unique(labels, return_counts=True)[1].tolist()) == [20, 20, 20]  # 20 per source

@@ -67,12 +67,15 @@ from .prior import PRIOR_ROWS, as_prior, digest, prior_subset
 from .space import Space
 from .storage import Study, default_worker
 from .suggest import suggest
-from .transfer.registry import TRANSFER_METHODS, transfer_model
+from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
 from .transfer.warm_design import WarmDesign, design_size, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubsetWarning"]
+
+#: seconds of a design ask spent preparing a transfer model's source GPs (``model.prepare``)
+_PREPARE_SECONDS = 0.8
 
 #: the worker name of imported prior rows
 PRIOR_WORKER = "prior"
@@ -247,7 +250,21 @@ class Optimizer:
         if self.prior is not None and self.transfer != "none":
             # sources are encoded and signed exactly as this optimizer's own trials are
             signed = self._signed(np.asarray(self.prior.y, dtype=np.float64))
-            keep = prior_subset(signed, self.max_prior, self.seed)
+            if separate_sources(self.transfer) and self.prior.task is not None:
+                # one GP per source: the cap holds per source (each fit is O(rows^3) on its own)
+                labels = self.prior.task
+                keep = np.sort(
+                    np.concatenate(
+                        [
+                            np.flatnonzero(labels == t)[
+                                prior_subset(signed[labels == t], self.max_prior, self.seed)
+                            ]
+                            for t in dict.fromkeys(labels.tolist())
+                        ]
+                    )
+                )
+            else:
+                keep = prior_subset(signed, self.max_prior, self.seed)
             if keep.size < signed.size:
                 self._warn_prior_subset(keep.size, signed.size)
             task = None if self.prior.task is None else self.prior.task[keep]
@@ -477,7 +494,14 @@ class Optimizer:
         n_complete = sum(t.state == COMPLETE for t in trials)
         busy_X = self._busy(trials)
         if index < self.n_initial or n_complete < 2:
-            return self._design_point(index, busy_X)
+            started = time.perf_counter()
+            x = self._design_point(index, busy_X)
+            prepare = getattr(self.model, "prepare", None)
+            if self._source is not None and callable(prepare):
+                # fit the transfer model's source GPs while the user evaluates design points, so the
+                # first model ask does not pay for every source at once (issue 14: < 1 s per ask)
+                prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
+            return x
         reference = self.fit_model(trials)
         self.model_ = reference
         if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)

@@ -20,19 +20,23 @@ from __future__ import annotations
 
 from .._registry import Registry
 
-__all__ = ["TRANSFER_METHODS", "transfer_model"]
+__all__ = ["TRANSFER_METHODS", "separate_sources", "transfer_model"]
 
 
 def _factory(module: str, name: str):
     """A builder ``(source, seed) -> model`` that imports its class on first use (the optimizer
     imports this registry; the transfer models' modules load only when one is asked for)."""
 
-    def build(source, seed=None):
+    def model_class():
         from importlib import import_module
 
-        return getattr(import_module(f"warmbo.transfer.{module}"), name)(source=source, seed=seed)
+        return getattr(import_module(f"warmbo.transfer.{module}"), name)
+
+    def build(source, seed=None):
+        return model_class()(source=source, seed=seed)
 
     build.__qualname__ = f"{module}.{name}"
+    build.model_class = model_class
     return build
 
 
@@ -49,6 +53,13 @@ for _name, _cls in (
     ("generic", "GenericBO"),
 ):
     TRANSFER_METHODS.register(_name, _factory("baselines", _cls))
+
+
+def separate_sources(name: str) -> bool:
+    """True when method ``name`` models each source task on its own (one GP per source, as RGPE), so
+    a cap on prior rows applies per source; False when it pools the sources into one model."""
+    build = TRANSFER_METHODS.lookup(name)
+    return build is not None and bool(getattr(build.model_class(), "separate_sources", False))
 
 
 def transfer_model(name: str, source, seed: int | None = None):
