@@ -314,3 +314,20 @@ def test_outputs_too_large_to_standardise_are_rejected():
 def test_bad_settings_name_the_argument(kwargs, match):
     with pytest.raises(ValueError, match=match):
         GP(RBF(0.5), **kwargs).fit([[0.0], [1.0]], [0.0, 1.0])
+
+
+def test_restarts_on_a_subset_reach_the_full_multistart_optimum_at_a_fraction_of_the_cost():
+    # n = 400 > restart_points = 100: the random restarts search on 100 rows, then one full-data
+    # local search runs from the best candidate. On this smooth 3-d function both fits must land on
+    # the same optimum: log marginal likelihoods within 0.05% (L-BFGS-B's tolerance on |lml| ~ 500).
+    from warmbo.models.defaults import default_model
+
+    rng = np.random.default_rng(7)
+    X = rng.random((400, 3))
+    y = np.sin(3 * X).sum(axis=1) + 0.05 * rng.standard_normal(400)
+    full = default_model(3, 0).clone(restart_points=None).fit(X, y)
+    subset = default_model(3, 0).clone(restart_points=100).fit(X, y)
+    a, b = full.log_marginal_likelihood(), subset.log_marginal_likelihood()
+    assert b >= a - 5e-4 * abs(a)
+    with pytest.raises(ValueError, match="restart_points"):
+        default_model(3, 0).clone(restart_points=1).fit(X, y)

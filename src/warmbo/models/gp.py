@@ -48,7 +48,7 @@ from .._linalg import (
     solve_upper,
 )
 from .._threads import blas_limited
-from .._validation import as_noise, as_points, as_values
+from .._validation import as_noise, as_points, as_values, check_int
 from ..kernels.base import Kernel
 from .base import ModelBase
 
@@ -124,6 +124,13 @@ class GP(ModelBase):
         Range of the fitted noise variance.
     seed : int, optional
         Seed of the random restarts.
+    restart_points : int or None
+        With more training points than this, the random restarts search on a seeded subset of this
+        many points; the candidate optima and the current hyperparameters are then scored on all the
+        data, and one local search on all of it runs from the best. A restart on all n points costs
+        O(n^3) per likelihood evaluation (a 5-start fit took 18 s at n = 1000, d = 6); this way a
+        multi-start fit costs about one local fit plus restarts at n = 256. None: every restart on
+        all the data.
 
     Attributes
     ----------
@@ -165,11 +172,13 @@ class GP(ModelBase):
         fit_noise: bool | None = None,
         noise_bounds: tuple[float, float] = (1e-8, 1.0),
         seed: int | None = None,
+        restart_points: int | None = 256,
     ):
         self.kernel = kernel
         self.noise = noise
         self.optimizer = optimizer
         self.n_restarts = n_restarts
+        self.restart_points = restart_points
         self.normalize_y = normalize_y
         self.fit_noise = fit_noise
         self.noise_bounds = noise_bounds
@@ -220,6 +229,8 @@ class GP(ModelBase):
             raise ValueError(f"n_restarts must be an integer >= 0, got {self.n_restarts!r}")
         if not isinstance(self.normalize_y, bool):
             raise ValueError(f"normalize_y must be True or False, got {self.normalize_y!r}")
+        if self.restart_points is not None:
+            check_int(self.restart_points, "restart_points (or None)", 2)
         if self.fit_noise is not None and not isinstance(self.fit_noise, bool):
             raise ValueError(f"fit_noise must be True, False or None, got {self.fit_noise!r}")
         if self.seed is not None and (
@@ -604,6 +615,35 @@ class GP(ModelBase):
         dr = (-Z_alpha * c[:, None] + alpha[:, None] * ZK_diag) / c[:, None] ** 2
         return float(np.mean(r**2)), 2.0 * np.mean(r[:, None] * dr, axis=0)
 
+    def _subset_restarts(self, X, ys, kernel, noise, fit_noise, kind, starts, bounds, fun, cap):
+        """The one start of the full-data search: the best, on all the data, of the current
+        hyperparameters and the optima of the random restarts run on a seeded subset of ``cap`` rows
+        (see ``restart_points``)."""
+        rows = np.random.default_rng([0 if self.seed is None else self.seed, X.shape[0]]).choice(
+            X.shape[0], int(cap), replace=False
+        )
+        Xs, ys_s, noise_s = X[rows], ys[rows], noise[rows]
+
+        def fun_subset(params):
+            try:
+                value, grad = self.objective(Xs, ys_s, kernel, noise_s, fit_noise, params, kind)
+            except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
+                return 1e25, np.zeros_like(params)
+            if not np.isfinite(value) or not np.all(np.isfinite(grad)):
+                return 1e25, np.zeros_like(params)
+            return value, grad
+
+        candidates = [starts[0]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", JitterWarning)
+            with np.errstate(all="ignore"):
+                for start in starts[1:]:
+                    result = optimize.minimize(fun_subset, start, jac=True, method="L-BFGS-B", bounds=bounds)
+                    if np.isfinite(result.fun) and result.fun < 1e25:
+                        candidates.append(result.x)
+                scores = [fun(c)[0] for c in candidates]
+        return [candidates[int(np.argmin(scores))]]
+
     def _optimize(self, X, ys, kernel, noise, fit_noise):
         kind = self.optimizer
         bounds = kernel.theta_bounds
@@ -627,6 +667,9 @@ class GP(ModelBase):
         rng = np.random.default_rng(self.seed)
         starts = [np.clip(x0, bounds[:, 0], bounds[:, 1])]
         starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(int(self.n_restarts))]
+        cap = self.restart_points
+        if len(starts) > 1 and cap is not None and X.shape[0] > cap:
+            starts = self._subset_restarts(X, ys, kernel, noise, fit_noise, kind, starts, bounds, fun, cap)
         best_x, best_value = starts[0], np.inf
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JitterWarning)
