@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -646,3 +647,23 @@ def test_run_warns_naming_the_type_an_objective_returned():
     with pytest.warns(wb.optimizer.TrialFailedWarning, match=r"\(list\)"):
         opt.run(lambda params: [1.0, 2.0], budget=2, progress=False)
     assert [t.state for t in opt.history] == ["failed", "failed"]
+
+
+def test_a_reopened_study_warm_starts_from_the_stored_hyperparameters(tmp_path):
+    # the first ask of a new optimizer object on an existing study used to run a full multi-start
+    # fit; now it starts from the hyperparameters the last ask stored with the study
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+    url = str(tmp_path / "w.db")
+    f = lambda p: (p["x"] - 0.3) ** 2 + np.sin(5 * p["y"])  # noqa: E731
+    opt = wb.Optimizer(space, seed=0, storage=url)
+    opt.run(f, budget=9, progress=False)
+    stored = json.loads(opt.study.get_meta("warm_start"))
+    np.testing.assert_allclose(stored["theta"], opt.model_.kernel_.theta)
+    again = wb.Optimizer.load(url)
+    assert again._warm_start["n_restarts"] == 0
+    np.testing.assert_allclose(again._warm_start["kernel"].theta, opt.model_.kernel_.theta)
+    model, warm = again._warm_started(again.model.clone(), 10)  # not a power of two: warm
+    assert warm and model.n_restarts == 0
+    # a record that does not fit this model (another kernel) is ignored, not an error
+    again.study.set_meta("warm_start", json.dumps({"kernel": "RBF", "theta": [0.0]}))
+    assert wb.Optimizer.load(url)._warm_start == {}
