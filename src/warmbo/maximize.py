@@ -44,7 +44,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import optimize
-from scipy.stats import qmc
 
 from .space import Categorical, Float, Int
 
@@ -108,6 +107,8 @@ def _candidates(space, n: int, seed: int | None) -> np.ndarray:
     which decodes them to parameter dicts and encodes them back (most of the cost of an ask at small n).
     """
     if all(type(p) is Float for p in space.params):
+        from scipy.stats import qmc  # scipy.stats costs ~0.3 s to import: on first use
+
         sampler = qmc.Sobol(space.dim, scramble=True, seed=seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # n not a power of two: balance warning

@@ -20,7 +20,6 @@ to the log-lengthscales use ``g = dk / d(r^2)``:
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.distance import cdist
 
 from .._validation import as_points, check_positive
 from .base import Kernel
@@ -61,6 +60,8 @@ class Stationary(Kernel):
     def _scaled_sqdist(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         # cdist forms the coordinate differences directly: exact 0 on the diagonal, unlike the
         # expansion |x|^2 + |y|^2 - 2 x.y whose round-off gives r ~ 1e-8 there (visible for Matern-1/2)
+        from scipy.spatial.distance import cdist  # scipy.spatial costs ~0.3 s to import: on first use
+
         return cdist(X / self.lengthscale, Y / self.lengthscale, "sqeuclidean")
 
     def evaluate(self, X, Y):
