@@ -22,7 +22,7 @@ def test_tiny_suite_writes_json_and_markdown(tmp_path):
     assert overhead["machine"]["cpu_count"] >= 1 and overhead["machine"]["versions"]["numpy"]
     assert list(overhead["methods"]) == ["warmbo"]
     rows = overhead["results"]["rows"]
-    assert {(r["mode"], r["d"], r["n"]) for r in rows} == {("fixed", 2, 8), ("ml2", 2, 8)}
+    assert {(r["mode"], r["d"], r["n"]) for r in rows} == {("fixed", 2, 8), ("ml2", 2, 8), ("first", 2, 8)}
     for row in rows:
         stats = row["methods"]["warmbo"]["time_s"]
         assert stats["min"] <= stats["median"] <= stats["max"] and stats["min"] > 0

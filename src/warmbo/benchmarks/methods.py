@@ -98,6 +98,9 @@ class Warmbo(Method):
     """
 
     name = "warmbo"
+    #: "first": the first ask of a new Optimizer object on a study of n trials (warmbo suggest, a
+    #: resumed run, another worker): ML-II as in "ml2", but no state carried from an earlier ask
+    modes = (*MODES, "first")
 
     def settings(self) -> dict:
         return {
@@ -115,6 +118,8 @@ class Warmbo(Method):
         return GP(kernel, noise=FIXED_NOISE, normalize_y=True, optimizer=None)
 
     def prepare_ask(self, X, y, mode, seed, objective):
+        if mode == "first":
+            return self._first_ask(X, y, seed, objective)
         n, d = X.shape
         space = Space.box([(0.0, 1.0)] * d)
         model = self._fixed_model(d) if mode == "fixed" else None
@@ -130,6 +135,25 @@ class Warmbo(Method):
         previous = opt.ask()
         opt.tell(previous, float(objective(np.array([previous[name] for name in names]))))
         return opt.ask
+
+    def _first_ask(self, X, y, seed, objective):
+        """A study of n trials on disk, written by an earlier optimizer object (whose last ask fitted
+        and stored its hyperparameters); the closure opens a new object on it and asks once."""
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="warmbo-first-ask-")
+        path = f"{folder}/study.db"
+        n, d = X.shape
+        space = Space.box([(0.0, 1.0)] * d)
+        opt = Optimizer(space, seed=seed, n_initial=max(1, min(n - 1, _initial_design_size(d))), storage=path)
+        names = space.names
+        with opt.study.transaction():
+            for row, value in zip(X[: n - 1], y[: n - 1], strict=True):
+                opt.tell(dict(zip(names, row.tolist(), strict=True)), float(value))
+        previous = opt.ask()
+        opt.tell(previous, float(objective(np.array([previous[name] for name in names]))))
+        opt.study.close()
+        return lambda: Optimizer.load(path).ask()
 
     def minimize(self, problem, budget, seed):
         space = Space.box(problem.bounds)

@@ -9,7 +9,10 @@ ready study (set-up untimed: see :class:`~warmbo.benchmarks.methods.Method`); wa
 
 Methods alternate within every repeat (the order rotates from one repeat to the next), so load changes
 on the shared machine hit them alike; the figures are the median, min and max over the repeats and the
-ratio ``peer median / warmbo median`` (how many times cheaper warmbo's ask is). Peak memory comes from
+ratio ``peer median / warmbo median`` (how many times cheaper warmbo's ask is). Sizes include powers of
+two (n = 1024 in the full preset, 256 in the quick one), where warmbo's ML-II refit runs its random
+restarts, and mode ``"first"`` times the first ask of a new Optimizer object on a stored study of n
+trials (``warmbo suggest``, a resumed run), warmbo only. Peak memory comes from
 one more, untimed, ask of each method (:func:`~warmbo.benchmarks._common.peak_memory`).
 """
 
@@ -27,23 +30,27 @@ _WARM: set[str] = set()  # methods warmed up in this run
 PRESETS = {
     "full": {
         "dims": (2, 6),
-        "n": {"fixed": (10, 50, 200, 1000, 5000), "ml2": (10, 50, 200, 1000)},
+        "n": {
+            "fixed": (10, 50, 200, 1000, 1024, 5000),
+            "ml2": (10, 50, 200, 1000, 1024),
+            "first": (200, 1000),
+        },
         "repeats": 5,
-        "peer_max_n": {"fixed": 1000, "ml2": 1000},
+        "peer_max_n": {"fixed": 1000, "ml2": 1000, "first": 0},
         "memory": True,
     },
     "quick": {
         "dims": (2, 6),
-        "n": {"fixed": (10, 200, 1000), "ml2": (10, 200)},
+        "n": {"fixed": (10, 200, 1000), "ml2": (10, 200, 256), "first": (200,)},
         "repeats": 5,
-        "peer_max_n": {"fixed": 1000, "ml2": 200},
+        "peer_max_n": {"fixed": 1000, "ml2": 200, "first": 0},
         "memory": True,
     },
     "tiny": {
         "dims": (2,),
-        "n": {"fixed": (8,), "ml2": (8,)},
+        "n": {"fixed": (8,), "ml2": (8,), "first": (8,)},
         "repeats": 1,
-        "peer_max_n": {"fixed": 8, "ml2": 8},
+        "peer_max_n": {"fixed": 8, "ml2": 8, "first": 0},
         "memory": True,
     },
 }
@@ -69,7 +76,7 @@ def run(ctx) -> dict:
     preset = PRESETS[ctx.preset]
     _WARM.clear()
     rows = []
-    for mode in ("fixed", "ml2"):
+    for mode in ("fixed", "ml2", "first"):
         for d in preset["dims"]:
             for n in preset["n"][mode]:
                 methods = [
