@@ -536,3 +536,38 @@ def test_standardised_model_equals_the_mt_posterior_on_hand_standardised_values(
     assert learned.kernel_.B.shape == (2, 2)
     other = learned.clone(noise=0.5)
     assert other.noise == 0.5 and not hasattr(other, "mean_")
+
+
+@pytest.mark.parametrize("omega", [0.1, 0.5, 0.9])
+def test_evgeniou_bonus_equals_independent_tasks_bonus_at_every_point(omega):
+    """001's eq.-3 bonus with Evgeniou's kernel B = omega I + (1 - omega) 11^T / n is IT-KB's.
+
+    B's eigenvalues are 1 (direction 1/sqrt(n)) and omega (the rest); with every task observed at
+    each x_t the posterior covariance Gamma_t(x, x) is diagonal in B's eigenbasis, direction i having
+    the posterior variance of a GP with kernel lambda_i k and the same noise. That variance increases
+    with lambda_i, so ||Gamma_t(x, x)|| is the lambda = 1 direction's: the posterior variance of one
+    GP with kernel k, i.e. IT-KB's per-task variance (issue 17; docs/reproductions/multitask.md).
+    Checked here for any data, not only the reproduction's, against an independent scalar GP.
+    """
+    from warmbo.kernels.multitask import Independent, UniformTask
+    from warmbo.models import GP, MultiTaskGP
+
+    rng = np.random.default_rng(11)
+    n, eta = 4, 0.05
+    k = RBF(0.2)
+    X = rng.random((25, 1))
+    Y = np.sin(6 * X) + 0.3 * rng.standard_normal((25, n))  # the values do not matter for variances
+    test = np.linspace(0, 1, 57)[:, None]
+    mt = MultiTaskGP(UniformTask(k, n, omega), eta).fit(X, Y)
+    it = MultiTaskGP(Independent([k] * n), eta).fit(X, Y)
+    scalar = GP(k, noise=eta).fit(X, Y[:, 0])
+    _, mt_norm = mt.predict(test)
+    _, it_norm = it.predict(test)
+    np.testing.assert_allclose(mt_norm, scalar.predict(test)[1] ** 2, rtol=1e-8, atol=1e-12)
+    np.testing.assert_allclose(mt_norm, it_norm, rtol=1e-8, atol=1e-12)
+    # ... while the full covariances and the means differ (the MT model shares information across
+    # tasks; the independent one's cross-task covariance is exactly 0)
+    _, full = mt.predict(test, cov="full")
+    _, it_full = it.predict(test, cov="full")
+    assert np.max(np.abs(full[:, 0, 1])) > 1e-5 and np.max(np.abs(it_full[:, 0, 1])) == 0.0
+    assert np.max(np.abs(mt.predict(test, cov="none") - it.predict(test, cov="none"))) > 1e-3
