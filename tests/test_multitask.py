@@ -571,3 +571,18 @@ def test_evgeniou_bonus_equals_independent_tasks_bonus_at_every_point(omega):
     _, it_full = it.predict(test, cov="full")
     assert np.max(np.abs(full[:, 0, 1])) > 1e-5 and np.max(np.abs(it_full[:, 0, 1])) == 0.0
     assert np.max(np.abs(mt.predict(test, cov="none") - it.predict(test, cov="none"))) > 1e-3
+
+
+def test_scalarized_ucb_tight_lipschitz_is_the_mean_max_weight():
+    from warmbo.scalarization import Chebyshev, Linear
+
+    acq = ScalarizedUCB(Chebyshev(), lipschitz="tight", n_weights=500, seed=3)
+    W = acq.weights(20)
+    assert acq.lipschitz_for(W) == pytest.approx(np.mean(W.max(axis=1)))  # E[max_i lambda_i]
+    assert 0.05 < acq.lipschitz_for(W) < 1.0  # tighter than 001's L = 1 (weights sum to 1, n = 20)
+    assert ScalarizedUCB(Chebyshev()).lipschitz_for(W) == 1.0
+    lin = ScalarizedUCB(Linear(), lipschitz="tight", n_weights=200)
+    Wl = lin.weights(5)
+    assert lin.lipschitz_for(Wl) == pytest.approx(np.mean(np.linalg.norm(Wl, axis=1)))
+    with pytest.raises(ValueError, match="'tight'"):
+        ScalarizedUCB(Chebyshev(), lipschitz="loose")
