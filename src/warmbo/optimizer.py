@@ -118,8 +118,9 @@ _COLD_REFIT_BELOW = 64
 def _fit_score(model: GP, y: np.ndarray) -> float:
     """The criterion the GP's hyperparameters maximise: log marginal likelihood, LOO log predictive
     probability, or minus the LOO squared error (all on the outputs the two fits share)."""
-    if model.optimizer == "ml2":
-        return model.log_marginal_likelihood()
+    if model.optimizer == "ml2":  # MAP when the GP has a hyperprior
+        hook = getattr(model, "log_hyperprior", None)
+        return model.log_marginal_likelihood() + (hook() if callable(hook) else 0.0)
     mean, std = model.loo()
     if model.optimizer == "loo-mse":
         return -float(np.mean((y - mean) ** 2))
