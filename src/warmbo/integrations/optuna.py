@@ -43,6 +43,7 @@ import json
 import math
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -70,6 +71,14 @@ __all__ = ["SpaceMap", "WarmboSampler"]
 PARAMS_KEY = "warmbo:params"
 # RDBStorage keeps system attribute values below 2046 characters
 _CHUNK = 2000
+#: system attribute set once a running trial's proposal has been checked against concurrent ones
+CHECKED_KEY = "warmbo:checked"
+# a concurrent proposal closer than this (max norm on the unit cube) to ours is the same point
+_COLLISION = 1e-3
+# seconds to wait for a concurrent worker's decision on a colliding point
+_DECISION_WAIT = 2.0
+# proposals per trial when concurrent workers keep colliding
+_ATTEMPTS = 3
 # complete trials before warmbo proposes, without a prior (Optuna's GPSampler uses 10 as well)
 _STARTUP = 10
 
@@ -206,6 +215,17 @@ def _user_parameter(dim: _Dimension) -> Parameter:
     return dim.parameter  # odd categorical choices: rows give the choice's index
 
 
+def _close(cache: _Cache, point: dict, encoded: np.ndarray) -> bool:
+    return bool(np.max(np.abs(cache.optimizer.space.encode(point)[0] - encoded)) < _COLLISION)
+
+
+def _publish(study: optuna.Study, trial: FrozenTrial, key: str, text: str) -> None:
+    """Store ``text`` in the trial's system attributes ``key:0``, ``key:1``, ... (RDB storages keep
+    values shorter than 2046 characters)."""
+    for i in range(0, max(len(text), 1), _CHUNK):
+        study._storage.set_trial_system_attr(trial._trial_id, f"{key}:{i // _CHUNK}", text[i : i + _CHUNK])
+
+
 def trial_params(trial: FrozenTrial) -> dict[str, Any]:
     """A trial's parameters, completed by the proposal stored in its system attributes while it runs
     (Optuna records a parameter only once the objective asks for it)."""
@@ -309,6 +329,7 @@ class WarmboSampler(BaseSampler):
         self._intersection = IntersectionSearchSpace()
         self._lock = threading.Lock()
         self._cache: _Cache | None = None
+        self._relative: set[int] = set()  # trials whose relative parameters warmbo proposed
 
     # -- pickling: the optimizer is a cache of the Optuna storage, rebuilt on the next proposal
     def __getstate__(self) -> dict:
@@ -357,14 +378,54 @@ class WarmboSampler(BaseSampler):
             return {}
         with self._lock:
             cache = self._cache_for(study, search_space)
-            self._sync(cache, study, current=trial._trial_id)
-            suggestion = cache.optimizer.ask()
-            cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
-        params = cache.map.to_optuna(suggestion)
-        text = json.dumps(params)
-        for i in range(0, len(text), _CHUNK):
-            study._storage.set_trial_system_attr(trial._trial_id, f"{PARAMS_KEY}:{i // _CHUNK}", text[i : i + _CHUNK])
+            for attempt in range(_ATTEMPTS):
+                self._sync(cache, study, current=trial._trial_id)
+                suggestion = cache.optimizer.ask()
+                cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
+                params = cache.map.to_optuna(suggestion)
+                _publish(study, trial, PARAMS_KEY, json.dumps(params))
+                if attempt + 1 == _ATTEMPTS or not self._collides(cache, study, trial, suggestion):
+                    break
+                # another worker proposed the same point at the same time: withdraw ours and ask
+                # again, with its point pending
+                cache.optimizer.study.delete_trials([suggestion.trial_id])
+                del cache.known[trial._trial_id]
+            study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
+            self._relative.add(trial._trial_id)
         return params
+
+    @staticmethod
+    def _collides(cache: _Cache, study: optuna.Study, trial: FrozenTrial, suggestion) -> bool:
+        """Whether a trial of another worker, proposed concurrently (our sync did not see it), holds
+        (nearly) our point and has the priority: it is finished, has the lower trial number, or has
+        already checked and kept its point (so it did not see ours, and will not move)."""
+        mine = cache.optimizer.space.encode(dict(suggestion))[0]
+        for other in study.get_trials(deepcopy=False):
+            if other._trial_id == trial._trial_id or other._trial_id in cache.known:
+                continue
+            try:
+                point = cache.map.to_warmbo(trial_params(other))
+            except ValueError:
+                continue
+            if not _close(cache, point, mine):
+                continue
+            if other.state.is_finished() or other.number < trial.number:
+                return True
+            # a later trial yields to us if it saw our point; if it checked before we published, it
+            # keeps its point and we yield. Wait (briefly) for its decision: it waits for no one
+            # with a lower number than its own, so this cannot deadlock.
+            deadline = time.monotonic() + _DECISION_WAIT
+            while CHECKED_KEY not in other.system_attrs and not other.state.is_finished():
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)
+                other = study._storage.get_trial(other._trial_id)
+            try:
+                if _close(cache, cache.map.to_warmbo(trial_params(other)), mine):
+                    return True
+            except ValueError:
+                continue
+        return False
 
     def sample_independent(
         self,
@@ -373,14 +434,12 @@ class WarmboSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        if self.warn_independent_sampling and trial.number > 0:
-            complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-            if len(complete) >= self.n_startup_trials:
-                optuna.logging.get_logger(__name__).warning(
-                    f"WarmboSampler: parameter {param_name!r} of trial {trial.number} is sampled by "
-                    f"{type(self._independent_sampler).__name__}, because it is not in every completed "
-                    "trial with the same distribution (a conditional or changed parameter)"
-                )
+        if self.warn_independent_sampling and trial._trial_id in self._relative:
+            optuna.logging.get_logger(__name__).warning(
+                f"WarmboSampler: parameter {param_name!r} of trial {trial.number} is sampled by "
+                f"{type(self._independent_sampler).__name__}, because it is not in every completed "
+                "trial with the same distribution (a conditional or changed parameter)"
+            )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def after_trial(
@@ -390,6 +449,19 @@ class WarmboSampler(BaseSampler):
         state: TrialState,
         values: Sequence[float] | None,
     ) -> None:
+        # tell this process's optimizer at once (other processes' trials are synced at the next ask)
+        with self._lock:
+            self._relative.discard(trial._trial_id)
+            cache = self._cache
+            known = None if cache is None else cache.known.get(trial._trial_id)
+            if known is not None and known[0] is not None and known[1] == PENDING:
+                value = float(values[0]) if state == TrialState.COMPLETE and values else math.nan
+                if math.isfinite(value):
+                    cache.optimizer.tell(known[0], value)
+                    cache.known[trial._trial_id] = (known[0], COMPLETE)
+                elif state != TrialState.RUNNING:
+                    cache.optimizer.tell_failed(known[0], error=f"optuna trial {trial.number}: {state.name}")
+                    cache.known[trial._trial_id] = (known[0], FAILED)
         self._independent_sampler.after_trial(study, trial, state, values)
 
     # -- the optimizer behind the sampler
