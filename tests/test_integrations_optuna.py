@@ -85,9 +85,13 @@ def mixed(trial: optuna.Trial) -> float:
     layers = trial.suggest_int("layers", 1, 64, log=True)
     act = trial.suggest_categorical("act", ["relu", "tanh", None])
     penalty = {"relu": 0.0, "tanh": 0.5, None: 1.0}[act]
-    return (math.log10(lr) + 2) ** 2 + (drop - 0.2) ** 2 + ((units - 128) / 64) ** 2 + (
-        math.log2(layers) - 3
-    ) ** 2 + penalty
+    return (
+        (math.log10(lr) + 2) ** 2
+        + (drop - 0.2) ** 2
+        + ((units - 128) / 64) ** 2
+        + (math.log2(layers) - 3) ** 2
+        + penalty
+    )
 
 
 def test_every_distribution_kind_in_a_real_study():
@@ -195,7 +199,9 @@ def test_running_trials_are_pending_points():
 
 def _worker(url: str, seed: int) -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = optuna.load_study(study_name="shared", storage=url, sampler=WarmboSampler(seed=seed, n_startup_trials=4))
+    study = optuna.load_study(
+        study_name="shared", storage=url, sampler=WarmboSampler(seed=seed, n_startup_trials=4)
+    )
     study.optimize(slow_branin, n_trials=8)
 
 
@@ -236,3 +242,15 @@ def test_multi_objective_study_is_refused():
     study = optuna.create_study(directions=["minimize", "maximize"], sampler=WarmboSampler(seed=0))
     with pytest.raises(ValueError, match="one objective"):
         study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0), 1.0), n_trials=1)
+
+
+def test_importing_warmbo_imports_no_integration():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, warmbo, warmbo.integrations; "
+        "print(sorted({'optuna', 'ray', 'dask', 'distributed'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -87,7 +87,9 @@ def test_tune_search_space_dicts_are_converted():
     assert by_name["width"] == wb.Int("width", 8, 256, log=True)
     assert by_name["model/act"] == wb.Categorical("model/act", ("relu", "tanh"))
     search = WarmboSearch(metric="loss", mode="max", seed=0)
-    assert search.set_search_properties(None, None, {"a": tune.uniform(0, 1), "b": {"c": tune.choice([1, 2])}})
+    assert search.set_search_properties(
+        None, None, {"a": tune.uniform(0, 1), "b": {"c": tune.choice([1, 2])}}
+    )
     config = search.suggest("t0")
     assert set(config) == {"a", "b"} and config["b"]["c"] in (1, 2) and 0 <= config["a"] <= 1
     with pytest.raises(ValueError, match="quniform|Quantized"):

@@ -134,7 +134,9 @@ class _Dimension:
         if self.indexed:
             k = (v - d.low) / step
             if abs(k - round(k)) > 1e-8:
-                raise ValueError(f"parameter {self.name!r}: {value!r} is not on the grid {d.low} + k * {step}")
+                raise ValueError(
+                    f"parameter {self.name!r}: {value!r} is not on the grid {d.low} + k * {step}"
+                )
             return int(round(k))
         try:
             return self.parameter.validate(value)
@@ -172,7 +174,8 @@ class SpaceMap:
     Examples
     --------
     >>> from optuna.distributions import FloatDistribution, IntDistribution
-    >>> m = SpaceMap({"lr": FloatDistribution(1e-4, 1.0, log=True), "units": IntDistribution(16, 128, step=16)})
+    >>> lr, units = FloatDistribution(1e-4, 1.0, log=True), IntDistribution(16, 128, step=16)
+    >>> m = SpaceMap({"lr": lr, "units": units})
     >>> m.space
     Space([Float(name='lr', low=0.0001, high=1.0, log=True), Int(name='units', low=0, high=7, log=False)])
     >>> m.to_optuna(m.to_warmbo({"lr": 0.01, "units": 64}))
@@ -308,7 +311,9 @@ class WarmboSampler(BaseSampler):
         warn_independent_sampling: bool = True,
     ):
         if n_startup_trials is not None and (
-            isinstance(n_startup_trials, bool) or not isinstance(n_startup_trials, int) or n_startup_trials < 0
+            isinstance(n_startup_trials, bool)
+            or not isinstance(n_startup_trials, int)
+            or n_startup_trials < 0
         ):
             raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
@@ -541,8 +546,7 @@ class WarmboSampler(BaseSampler):
                         labels.append(source.study_name)
             if not rows:
                 raise DataError(
-                    "the prior studies hold no complete trial inside the search space "
-                    f"{space_map.names!r}"
+                    f"the prior studies hold no complete trial inside the search space {space_map.names!r}"
                 )
             task = labels if self.transfer not in (None, "none") else None
             return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")

@@ -128,7 +128,9 @@ class WarmboSearch(Searcher):
         options = dict(optimizer_options or {})
         reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
         if reserved:
-            raise ValueError(f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments")
+            raise ValueError(
+                f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments"
+            )
         super().__init__(metric=metric, mode=mode)
         self._nested = isinstance(space, dict)
         if isinstance(space, dict):
