@@ -15,10 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 SHELL = re.compile(r"```bash\n(.*?)```", re.S)
 SETUP_ONLY = {"README.md"}  # its bash block is the set-up itself (make demo / make test)
+# pages whose examples start worker processes (Dask, Ray): they run as script files, as a user runs
+# them, since a worker process imports the script again (hence their `if __name__ == "__main__":`)
+AS_SCRIPTS = {"scale.md"}
 
 
-def markdown_blocks():
+def markdown_blocks(scripts: bool = False):
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        if (path.name in AS_SCRIPTS) != scripts:
+            continue
         for i, block in enumerate(BLOCK.findall(path.read_text())):
             yield pytest.param(block, id=f"{path.relative_to(ROOT)}#{i}")
 
@@ -31,6 +36,20 @@ def test_there_are_examples():
 def test_markdown_example_runs(code, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "<example>", "exec"), {"__name__": "__example__"})
+
+
+def test_there_are_script_examples():
+    assert len(list(markdown_blocks(scripts=True))) >= 3
+
+
+@pytest.mark.parametrize("code", list(markdown_blocks(scripts=True)))
+def test_markdown_script_runs(code, tmp_path):
+    """A block of an AS_SCRIPTS page, saved as example.py and run with this Python as __main__."""
+    (tmp_path / "example.py").write_text(code)
+    done = subprocess.run(
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
 @pytest.mark.parametrize("script", sorted((ROOT / "examples").glob("*.py")), ids=lambda p: p.name)

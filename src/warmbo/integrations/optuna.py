@@ -1,0 +1,583 @@
+"""Optuna sampler: warmbo's optimizer proposes the trials of an Optuna study.
+
+An Optuna user changes one line, ``optuna.create_study(sampler=WarmboSampler(...))``, and keeps
+Optuna's storages (RDB, journal: many machines on one study), pruners and dashboard. This module
+owns the translation between the two libraries and nothing of the optimisation itself:
+
+- :class:`SpaceMap`: Optuna's distributions as a warmbo :class:`~warmbo.space.Space` and back.
+  ``FloatDistribution`` becomes a :class:`~warmbo.space.Float` (``log`` kept); ``IntDistribution``
+  an :class:`~warmbo.space.Int` (``log`` kept); a ``step`` (float or int) becomes an ``Int`` over
+  the index ``k`` of the grid ``low + k * step``, so the model sees the grid exactly and no point
+  rounds onto another; ``CategoricalDistribution`` a :class:`~warmbo.space.Categorical` of the same
+  choices (or of their indices, for choices warmbo does not take, such as ``None``).
+- :class:`WarmboSampler`: the ``optuna.samplers.BaseSampler`` contract. The relative search space is
+  the intersection of the distributions of the study's completed trials, single-valued ones left
+  out (as ``GPSampler`` and multivariate ``TPESampler`` do); every other parameter, and every
+  parameter of the first ``n_startup_trials`` trials, comes from the independent sampler.
+
+What the optimizer sees. The sampler keeps one in-memory :class:`~warmbo.optimizer.Optimizer` per
+(study, relative search space) and, before each proposal, brings it up to date with the Optuna
+storage: complete trials are told with their values, running trials (of any worker, any process)
+become pending points, fantasised by the optimizer (kriging believer) so that parallel workers do
+not propose the same point, and failed or pruned trials become failed points (not proposed again,
+fantasised as the worst value observed). A running trial's full proposal is stored in its system
+attributes (``warmbo:params``) as soon as it is made, because Optuna records a parameter only when
+the objective asks for it. Everything the sampler knows is therefore in the Optuna storage and the
+``prior``; its optimizer is a cache, rebuilt after unpickling or when the search space changes.
+
+Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
+parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
+sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path), or a list of earlier Optuna studies
+(``optuna.Study`` objects), whose completed trials inside the current search space are the source
+data, one source task per study, signed by each study's direction. ``transfer=`` chooses how they
+are used (``"none"``: as trials of this same objective; ``"envelope"``, ``"rgpe"``, ... as in
+:mod:`warmbo.transfer.registry`).
+
+Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
+OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import optuna
+from optuna.distributions import (
+    BaseDistribution,
+    CategoricalDistribution,
+    FloatDistribution,
+    IntDistribution,
+)
+from optuna.samplers import BaseSampler, RandomSampler
+from optuna.search_space import IntersectionSearchSpace
+from optuna.study import StudyDirection
+from optuna.trial import FrozenTrial, TrialState
+
+from ..data import DataError, TaskData
+from ..optimizer import Optimizer
+from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
+from ..trial import COMPLETE, FAILED, PENDING
+
+__all__ = ["SpaceMap", "WarmboSampler"]
+
+#: system attribute (split in chunks ``:0``, ``:1``, ...) holding a running trial's proposal
+PARAMS_KEY = "warmbo:params"
+# RDBStorage keeps system attribute values below 2046 characters
+_CHUNK = 2000
+#: system attribute set once a running trial's proposal has been checked against concurrent ones
+CHECKED_KEY = "warmbo:checked"
+# a concurrent proposal closer than this (max norm on the unit cube) to ours is the same point
+_COLLISION = 1e-3
+# seconds to wait for a concurrent worker's decision on a colliding point
+_DECISION_WAIT = 2.0
+# proposals per trial when concurrent workers keep colliding
+_ATTEMPTS = 3
+# complete trials before warmbo proposes, without a prior (Optuna's GPSampler uses 10 as well)
+_STARTUP = 10
+
+
+class _Dimension:
+    """One Optuna parameter: its distribution, the warmbo parameter that models it, and the two
+    conversions of a value (Optuna's units <-> warmbo's)."""
+
+    def __init__(self, name: str, distribution: BaseDistribution):
+        self.name = name
+        self.distribution = distribution
+        self.indexed = False  # warmbo value = index of the Optuna value (steps, odd choices)
+        d = distribution
+        if isinstance(d, FloatDistribution):
+            if d.step is not None:
+                self.indexed = True
+                self.parameter: Parameter = Int(name, 0, int(round((d.high - d.low) / d.step)))
+            else:
+                self.parameter = Float(name, d.low, d.high, log=d.log)
+        elif isinstance(d, IntDistribution):
+            if d.step != 1:
+                self.indexed = True
+                self.parameter = Int(name, 0, (d.high - d.low) // d.step)
+            else:
+                self.parameter = Int(name, d.low, d.high, log=d.log)
+        elif isinstance(d, CategoricalDistribution):
+            try:
+                self.parameter = Categorical(name, tuple(d.choices))
+            except SpaceError:  # None, or 1 and 1.0 both: warmbo models the index instead
+                self.indexed = True
+                self.parameter = Categorical(name, tuple(range(len(d.choices))))
+            else:
+                self.indexed = tuple(self.parameter.choices) != tuple(d.choices) or any(
+                    type(a) is not type(b) for a, b in zip(self.parameter.choices, d.choices, strict=True)
+                )
+                if self.indexed:
+                    self.parameter = Categorical(name, tuple(range(len(d.choices))))
+        else:
+            raise ValueError(f"parameter {name!r}: WarmboSampler does not know the distribution {d!r}")
+
+    def to_warmbo(self, value: Any) -> Any:
+        """The warmbo value of an Optuna value; ValueError if the distribution does not contain it."""
+        d = self.distribution
+        if isinstance(d, CategoricalDistribution):
+            index = d.to_internal_repr(value)  # ValueError for an unknown choice
+            return index if self.indexed else self.parameter.choices[index]
+        if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+            raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
+        v = float(value)
+        step = getattr(d, "step", None)
+        if not (math.isfinite(v) and d.low <= v <= d.high):
+            raise ValueError(f"parameter {self.name!r}: {value!r} is outside [{d.low}, {d.high}]")
+        if self.indexed:
+            k = (v - d.low) / step
+            if abs(k - round(k)) > 1e-8:
+                raise ValueError(
+                    f"parameter {self.name!r}: {value!r} is not on the grid {d.low} + k * {step}"
+                )
+            return int(round(k))
+        try:
+            return self.parameter.validate(value)
+        except SpaceError as error:  # e.g. 2.5 for an integer
+            raise ValueError(str(error)) from None
+
+    def to_optuna(self, value: Any) -> Any:
+        """The Optuna value of a warmbo value (a value the warmbo parameter contains)."""
+        d = self.distribution
+        if isinstance(d, CategoricalDistribution):
+            return d.choices[int(value) if self.indexed else self.parameter.index(value)]
+        if isinstance(d, IntDistribution):
+            return int(d.low + int(value) * d.step) if self.indexed else int(value)
+        if self.indexed:
+            return float(min(d.low + int(value) * d.step, d.high))
+        return float(min(max(float(value), d.low), d.high))
+
+
+class SpaceMap:
+    """Optuna distributions as a warmbo Space, and the conversion of points both ways.
+
+    Parameters
+    ----------
+    distributions : dict of str to optuna.distributions.BaseDistribution
+        The search space (e.g. a relative search space); the warmbo space keeps this order.
+
+    Attributes
+    ----------
+    space : Space
+        The space the optimizer works in (step parameters as their grid index).
+    user_space : Space
+        The same parameters in Optuna's own units (step parameters as plain ``Float``/``Int``): the
+        space in which prior data files and :class:`~warmbo.data.TaskData` are read.
+
+    Examples
+    --------
+    >>> from optuna.distributions import FloatDistribution, IntDistribution
+    >>> lr, units = FloatDistribution(1e-4, 1.0, log=True), IntDistribution(16, 128, step=16)
+    >>> m = SpaceMap({"lr": lr, "units": units})
+    >>> m.space
+    Space([Float(name='lr', low=0.0001, high=1.0, log=True), Int(name='units', low=0, high=7, log=False)])
+    >>> m.to_optuna(m.to_warmbo({"lr": 0.01, "units": 64}))
+    {'lr': 0.01, 'units': 64}
+    """
+
+    def __init__(self, distributions: Mapping[str, BaseDistribution]):
+        if not distributions:
+            raise ValueError("the search space is empty: there is nothing for warmbo to propose")
+        self.distributions = dict(distributions)
+        self.dimensions = [_Dimension(name, d) for name, d in self.distributions.items()]
+        self.space = Space([dim.parameter for dim in self.dimensions])
+        self.user_space = Space([_user_parameter(dim) for dim in self.dimensions])
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.distributions)
+
+    def to_warmbo(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The warmbo point of Optuna parameters (extra names are ignored; a missing name or a value
+        outside its distribution is a ValueError)."""
+        missing = [n for n in self.distributions if n not in params]
+        if missing:
+            raise ValueError(f"missing parameter(s) {missing!r} in {dict(params)!r}")
+        return {dim.name: dim.to_warmbo(params[dim.name]) for dim in self.dimensions}
+
+    def to_optuna(self, point: Mapping[str, Any]) -> dict[str, Any]:
+        """The Optuna parameters of a warmbo point."""
+        return {dim.name: dim.to_optuna(point[dim.name]) for dim in self.dimensions}
+
+
+def _user_parameter(dim: _Dimension) -> Parameter:
+    d = dim.distribution
+    if not dim.indexed:
+        return dim.parameter
+    if isinstance(d, FloatDistribution):
+        return Float(dim.name, d.low, d.high)
+    if isinstance(d, IntDistribution):
+        return Int(dim.name, d.low, d.high)
+    return dim.parameter  # odd categorical choices: rows give the choice's index
+
+
+def _close(cache: _Cache, point: dict, encoded: np.ndarray) -> bool:
+    return bool(np.max(np.abs(cache.optimizer.space.encode(point)[0] - encoded)) < _COLLISION)
+
+
+def _publish(study: optuna.Study, trial: FrozenTrial, key: str, text: str) -> None:
+    """Store ``text`` in the trial's system attributes ``key:0``, ``key:1``, ... (RDB storages keep
+    values shorter than 2046 characters)."""
+    for i in range(0, max(len(text), 1), _CHUNK):
+        study._storage.set_trial_system_attr(trial._trial_id, f"{key}:{i // _CHUNK}", text[i : i + _CHUNK])
+
+
+def trial_params(trial: FrozenTrial) -> dict[str, Any]:
+    """A trial's parameters, completed by the proposal stored in its system attributes while it runs
+    (Optuna records a parameter only once the objective asks for it)."""
+    if trial.state.is_finished():
+        return dict(trial.params)
+    chunks, i = [], 0
+    while (chunk := trial.system_attrs.get(f"{PARAMS_KEY}:{i}")) is not None:
+        chunks.append(chunk)
+        i += 1
+    params = json.loads("".join(chunks)) if chunks else {}
+    params.update(trial.params)
+    return params
+
+
+class _Cache:
+    """The optimizer of one (study, relative search space), and which Optuna trial is which warmbo
+    trial (``known``: Optuna ``_trial_id`` -> (warmbo trial id or None if out of the space, state))."""
+
+    def __init__(self, key: tuple, space_map: SpaceMap, optimizer: Optimizer):
+        self.key = key
+        self.map = space_map
+        self.optimizer = optimizer
+        self.known: dict[int, tuple[int | None, str]] = {}
+
+
+class WarmboSampler(BaseSampler):
+    """An Optuna sampler that proposes with warmbo's :class:`~warmbo.optimizer.Optimizer`.
+
+    Single-objective studies only. The relative search space (parameters present with the same
+    distribution in every completed trial) is proposed jointly by warmbo; other parameters and the
+    startup trials come from ``independent_sampler``. Running trials are pending points of the
+    optimizer, so parallel workers on one storage propose different points.
+
+    Parameters
+    ----------
+    seed : int, optional
+        Seed of warmbo's optimizer and of the default independent sampler.
+    prior : optional
+        Earlier evaluations: an ``(X, y)`` pair in the units of the Optuna parameters (X parameter
+        dicts, or rows in the search space's order, sorted by name), a :class:`~warmbo.data.TaskData`,
+        a CSV path (one column per parameter and ``y``, optionally ``task``), or a list of
+        ``optuna.Study`` objects whose completed trials (inside the current search space) are the
+        data, one source task per study, signed by each study's direction.
+    transfer : str, optional
+        How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"none"`` (default, the
+        same objective: its rows are trials of the model) or a transfer method such as
+        ``"envelope"`` or ``"rgpe"``.
+    n_startup_trials : int, optional
+        Complete trials before warmbo proposes; until then the independent sampler does. Default 10
+        without a prior, 1 with one (the first trial fixes the search space).
+    independent_sampler : optuna.samplers.BaseSampler, optional
+        Sampler of the startup trials and of parameters outside the relative search space; default
+        ``RandomSampler(seed=seed)``.
+    optimizer_options : dict, optional
+        More keyword arguments of :class:`~warmbo.optimizer.Optimizer` (``acquisition``,
+        ``kernel``, ``model``, ``max_prior``, ...), on the encoded space of :class:`SpaceMap`.
+    warn_independent_sampling : bool
+        Log a warning when a parameter after the startup trials is sampled independently.
+
+    Examples
+    --------
+    >>> import optuna
+    >>> from warmbo.integrations.optuna import WarmboSampler
+    >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
+    >>> study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=4))
+    >>> study.optimize(lambda t: (t.suggest_float("x", -2.0, 2.0) - 0.5) ** 2, n_trials=12)
+    >>> abs(study.best_params["x"] - 0.5) < 0.1
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        prior=None,
+        transfer: str | None = None,
+        n_startup_trials: int | None = None,
+        independent_sampler: BaseSampler | None = None,
+        optimizer_options: dict | None = None,
+        warn_independent_sampling: bool = True,
+    ):
+        if n_startup_trials is not None and (
+            isinstance(n_startup_trials, bool)
+            or not isinstance(n_startup_trials, int)
+            or n_startup_trials < 0
+        ):
+            raise ValueError(f"n_startup_trials must be a non-negative integer, got {n_startup_trials!r}")
+        if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
+            raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
+        options = dict(optimizer_options or {})
+        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
+        if reserved:
+            raise ValueError(f"optimizer_options may not set {sorted(reserved)}: the sampler sets them")
+        self.seed = seed
+        self.prior = prior
+        self.transfer = transfer
+        self.n_startup_trials = (
+            (_STARTUP if prior is None else 1) if n_startup_trials is None else n_startup_trials
+        )
+        self.optimizer_options = options
+        self.warn_independent_sampling = warn_independent_sampling
+        self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
+        self._intersection = IntersectionSearchSpace()
+        self._lock = threading.Lock()
+        self._cache: _Cache | None = None
+        self._relative: set[int] = set()  # trials whose relative parameters warmbo proposed
+
+    # -- pickling: the optimizer is a cache of the Optuna storage, rebuilt on the next proposal
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_lock"] = None
+        state["_cache"] = None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    @property
+    def optimizer(self) -> Optimizer | None:
+        """The warmbo optimizer of the last proposal (None before the first one)."""
+        return None if self._cache is None else self._cache.optimizer
+
+    def reseed_rng(self) -> None:
+        self._independent_sampler.reseed_rng()
+
+    # -- the BaseSampler contract
+    def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
+        if len(study.directions) > 1:
+            raise ValueError(
+                f"WarmboSampler optimises one objective, but the study {study.study_name!r} has "
+                f"{len(study.directions)} directions; use a multi-objective sampler (e.g. NSGAIISampler)"
+            )
+        self._independent_sampler.before_trial(study, trial)
+
+    def infer_relative_search_space(
+        self, study: optuna.Study, trial: FrozenTrial
+    ) -> dict[str, BaseDistribution]:
+        return {
+            name: distribution
+            for name, distribution in self._intersection.calculate(study).items()
+            if not distribution.single()
+        }
+
+    def sample_relative(
+        self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
+    ) -> dict[str, Any]:
+        if not search_space:
+            return {}
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        if len(complete) < self.n_startup_trials:
+            return {}
+        with self._lock:
+            cache = self._cache_for(study, search_space)
+            for attempt in range(_ATTEMPTS):
+                self._sync(cache, study, current=trial._trial_id)
+                suggestion = cache.optimizer.ask()
+                cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
+                params = cache.map.to_optuna(suggestion)
+                _publish(study, trial, PARAMS_KEY, json.dumps(params))
+                if attempt + 1 == _ATTEMPTS or not self._collides(cache, study, trial, suggestion):
+                    break
+                # another worker proposed the same point at the same time: withdraw ours and ask
+                # again, with its point pending
+                cache.optimizer.study.delete_trials([suggestion.trial_id])
+                del cache.known[trial._trial_id]
+            study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
+            self._relative.add(trial._trial_id)
+        return params
+
+    @staticmethod
+    def _collides(cache: _Cache, study: optuna.Study, trial: FrozenTrial, suggestion) -> bool:
+        """Whether a trial of another worker, proposed concurrently (our sync did not see it), holds
+        (nearly) our point and has the priority: it is finished, has the lower trial number, or has
+        already checked and kept its point (so it did not see ours, and will not move)."""
+        mine = cache.optimizer.space.encode(dict(suggestion))[0]
+        for other in study.get_trials(deepcopy=False):
+            if other._trial_id == trial._trial_id or other._trial_id in cache.known:
+                continue
+            try:
+                point = cache.map.to_warmbo(trial_params(other))
+            except ValueError:
+                continue
+            if not _close(cache, point, mine):
+                continue
+            if other.state.is_finished() or other.number < trial.number:
+                return True
+            # a later trial yields to us if it saw our point; if it checked before we published, it
+            # keeps its point and we yield. Wait (briefly) for its decision: it waits for no one
+            # with a lower number than its own, so this cannot deadlock.
+            deadline = time.monotonic() + _DECISION_WAIT
+            while CHECKED_KEY not in other.system_attrs and not other.state.is_finished():
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.01)
+                other = study._storage.get_trial(other._trial_id)
+            try:
+                if _close(cache, cache.map.to_warmbo(trial_params(other)), mine):
+                    return True
+            except ValueError:
+                continue
+        return False
+
+    def sample_independent(
+        self,
+        study: optuna.Study,
+        trial: FrozenTrial,
+        param_name: str,
+        param_distribution: BaseDistribution,
+    ) -> Any:
+        if self.warn_independent_sampling and trial._trial_id in self._relative:
+            optuna.logging.get_logger(__name__).warning(
+                f"WarmboSampler: parameter {param_name!r} of trial {trial.number} is sampled by "
+                f"{type(self._independent_sampler).__name__}, because it is not in every completed "
+                "trial with the same distribution (a conditional or changed parameter)"
+            )
+        return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
+
+    def after_trial(
+        self,
+        study: optuna.Study,
+        trial: FrozenTrial,
+        state: TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        # tell this process's optimizer at once (other processes' trials are synced at the next ask)
+        with self._lock:
+            self._relative.discard(trial._trial_id)
+            cache = self._cache
+            known = None if cache is None else cache.known.get(trial._trial_id)
+            if known is not None and known[0] is not None and known[1] == PENDING:
+                value = float(values[0]) if state == TrialState.COMPLETE and values else math.nan
+                if math.isfinite(value):
+                    cache.optimizer.tell(known[0], value)
+                    cache.known[trial._trial_id] = (known[0], COMPLETE)
+                elif state != TrialState.RUNNING:
+                    cache.optimizer.tell_failed(known[0], error=f"optuna trial {trial.number}: {state.name}")
+                    cache.known[trial._trial_id] = (known[0], FAILED)
+        self._independent_sampler.after_trial(study, trial, state, values)
+
+    # -- the optimizer behind the sampler
+    def _cache_for(self, study: optuna.Study, search_space: dict[str, BaseDistribution]) -> _Cache:
+        key = (id(study._storage), study._study_id, tuple(search_space.items()))
+        if self._cache is not None and self._cache.key == key:
+            return self._cache
+        space_map = SpaceMap(search_space)
+        maximize = study.direction == StudyDirection.MAXIMIZE
+        prior = None if self.prior is None else self._prior_data(space_map, maximize)
+        optimizer = Optimizer(
+            space_map.space,
+            maximize=maximize,
+            seed=self.seed,
+            prior=prior,
+            transfer=self.transfer,
+            n_initial=1,  # the startup trials are the initial design
+            worker="optuna",
+            **self.optimizer_options,
+        )
+        if self._cache is not None:
+            self._cache.optimizer.study.close()
+        self._cache = _Cache(key, space_map, optimizer)
+        return self._cache
+
+    def _sync(self, cache: _Cache, study: optuna.Study, current: int) -> None:
+        """Bring the optimizer's study up to date with the Optuna storage (see module docstring)."""
+        optimizer, known = cache.optimizer, cache.known
+        for trial in study.get_trials(deepcopy=False):
+            if trial._trial_id == current:
+                continue
+            if trial.state == TrialState.COMPLETE:
+                target = COMPLETE
+            elif trial.state in (TrialState.FAIL, TrialState.PRUNED):
+                target = FAILED
+            else:  # RUNNING or WAITING
+                target = PENDING
+            warmbo_id, state = known.get(trial._trial_id, (None, None))
+            if state == target or state in (COMPLETE, FAILED):
+                continue
+            if warmbo_id is None:
+                try:
+                    point = cache.map.to_warmbo(trial_params(trial))
+                except ValueError:  # outside the relative search space (or not yet proposed)
+                    if target != PENDING:
+                        known[trial._trial_id] = (None, target)
+                    continue
+            value = trial.value if target == COMPLETE else None
+            if target == COMPLETE and not math.isfinite(value):
+                target = FAILED
+            if warmbo_id is None:
+                added = optimizer.study.add_trial(point, target, value=value, worker="optuna")
+                warmbo_id = added.id
+            elif target == COMPLETE:
+                optimizer.tell(warmbo_id, value)
+            elif target == FAILED:
+                optimizer.tell_failed(warmbo_id, error=f"optuna trial {trial.number}: {trial.state.name}")
+            known[trial._trial_id] = (warmbo_id, target)
+
+    def _prior_data(self, space_map: SpaceMap, maximize: bool) -> TaskData:
+        """``prior`` as TaskData of the optimizer's space (warmbo units, the new study's sense)."""
+        prior = self.prior
+        if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
+            rows, values, labels = [], [], []
+            for source in prior:
+                if len(source.directions) > 1:
+                    raise ValueError(f"prior study {source.study_name!r} has several objectives")
+                sign = 1.0 if (source.direction == StudyDirection.MAXIMIZE) == maximize else -1.0
+                for trial in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+                    try:
+                        point = space_map.to_warmbo(trial.params)
+                    except ValueError:  # outside the new search space: not a source row
+                        continue
+                    if math.isfinite(trial.value):
+                        rows.append(point)
+                        values.append(sign * float(trial.value))
+                        labels.append(source.study_name)
+            if not rows:
+                raise DataError(
+                    f"the prior studies hold no complete trial inside the search space {space_map.names!r}"
+                )
+            task = labels if self.transfer not in (None, "none") else None
+            return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")
+        data = _user_data(prior, space_map.user_space)
+        rows = []
+        for i, params in enumerate(data.params):
+            try:
+                rows.append(space_map.to_warmbo(params))
+            except ValueError as error:
+                raise DataError(f"{data.source}, row {i + 1}: {error}") from None
+        task = data.task if self.transfer not in (None, "none") else None
+        return TaskData.from_records(rows, data.y, space_map.space, task=task, source=data.source)
+
+
+def _user_data(prior, user_space: Space) -> TaskData:
+    """Prior data in the units of the Optuna parameters, read against ``user_space``."""
+    if isinstance(prior, TaskData):
+        records = [{n: p[n] for n in user_space.names if n in p} for p in prior.params]
+        return TaskData.from_records(records, prior.y, user_space, task=prior.task, source=prior.source)
+    if isinstance(prior, str | os.PathLike):
+        path = os.fspath(prior)
+        with open(path, newline="") as fh:
+            header = [cell.strip() for cell in fh.readline().split(",")]
+        return TaskData.from_csv(path, user_space, task="task" if "task" in header else None)
+    if isinstance(prior, tuple) and len(prior) == 2:
+        X, y = prior
+        if len(X) and isinstance(X[0], Mapping):
+            records = [{n: p[n] for n in user_space.names if n in p} for p in X]
+            return TaskData.from_records(records, y, user_space, source="<prior (X, y)>")
+        return TaskData.from_numpy(np.asarray(X), y, user_space, source="<prior (X, y)>")
+    raise DataError(
+        "prior must be an (X, y) pair, a TaskData, a CSV path or a list of optuna studies; "
+        f"got {type(prior).__name__}"
+    )

@@ -1,0 +1,286 @@
+"""Ray Tune searcher: warmbo's optimizer proposes the configurations of a Tune run.
+
+A Ray cluster evaluates in parallel while warmbo proposes: :class:`WarmboSearch` is a
+``ray.tune.search.Searcher`` whose ``suggest(trial_id)`` is one :meth:`Optimizer.ask
+<warmbo.optimizer.Optimizer.ask>` (the running trials are the optimizer's pending points, fantasised
+so that concurrent trials get different configurations) and whose ``on_trial_complete`` is one
+``tell`` (or ``tell_failed`` for an error or a result without the metric).
+
+The search space is a warmbo :class:`~warmbo.space.Space`, or Tune's own ``param_space`` dict,
+converted by :func:`space_from_tune`: ``tune.uniform`` and ``tune.loguniform`` become
+:class:`~warmbo.space.Float` (log scale kept), ``tune.randint`` and ``tune.lograndint`` (upper bound
+exclusive, as in Tune) become :class:`~warmbo.space.Int`, ``tune.choice`` a
+:class:`~warmbo.space.Categorical`; nested dicts are flattened to ``"a/b"`` names and unflattened in
+the suggested config. Quantised, normal and ``sample_from`` domains and ``grid_search`` are refused
+with the key named (give a warmbo Space instead).
+
+State. ``save``/``restore`` (which Tune calls with its experiment checkpoints) write and read a
+pickle of plain data: the constructor's arguments, every trial of the optimizer's study (params,
+state, value) and which Tune trial is which pending trial. A restored searcher rebuilds the same
+in-memory optimizer, so it continues with the same observations, and a Tune trial that was running
+completes its pending point when Tune reports it.
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from typing import Any
+
+from ray.tune.search import Searcher
+from ray.tune.search.sample import Categorical as TuneCategorical
+from ray.tune.search.sample import Domain, LogUniform, Uniform
+from ray.tune.search.sample import Float as TuneFloat
+from ray.tune.search.sample import Integer as TuneInteger
+from ray.tune.search.variant_generator import parse_spec_vars
+from ray.tune.utils.util import flatten_dict, unflatten_dict
+
+from ..optimizer import PRIOR_WORKER, Optimizer
+from ..space import Categorical, Float, Int, Space
+from ..trial import COMPLETE
+
+__all__ = ["WarmboSearch", "space_from_tune"]
+
+_STATE_VERSION = 1
+
+
+def space_from_tune(config: dict) -> Space:
+    """A warmbo Space from a Tune ``param_space`` dict (see the module docstring for the mapping).
+
+    Constant entries are left out (Tune merges them into every config); nested keys become ``a/b``.
+    """
+    _, _, grids = parse_spec_vars(config)
+    if grids:
+        raise ValueError(
+            f"WarmboSearch cannot search tune.grid_search (at {'/'.join(map(str, grids[0][0]))}); "
+            "use tune.choice or a warmbo Space"
+        )
+    params = []
+    for path, domain in parse_spec_vars(flatten_dict(config, prevent_delimiter=True))[1]:
+        name = "/".join(map(str, path))
+        params.append(_parameter(name, domain))
+    if not params:
+        raise ValueError("the Tune search space has no tune.uniform/loguniform/randint/choice entry")
+    return Space(params)
+
+
+def _parameter(name: str, domain: Domain):
+    sampler = domain.get_sampler()
+    if isinstance(domain, TuneFloat) and isinstance(sampler, Uniform | LogUniform):
+        return Float(name, domain.lower, domain.upper, log=isinstance(sampler, LogUniform))
+    if isinstance(domain, TuneInteger) and isinstance(sampler, Uniform | LogUniform):
+        return Int(name, domain.lower, domain.upper - 1, log=isinstance(sampler, LogUniform))
+    if isinstance(domain, TuneCategorical) and isinstance(sampler, Uniform):
+        return Categorical(name, tuple(domain.categories))
+    raise ValueError(
+        f"parameter {name!r}: WarmboSearch cannot convert {type(domain).__name__} with a "
+        f"{type(sampler).__name__} sampler (use uniform, loguniform, randint, lograndint or choice, "
+        "or give a warmbo Space)"
+    )
+
+
+class WarmboSearch(Searcher):
+    """A Ray Tune searcher that proposes with warmbo's :class:`~warmbo.optimizer.Optimizer`.
+
+    Parameters
+    ----------
+    space : Space or dict, optional
+        A warmbo Space, or a Tune search space dict; if None, Tune's ``param_space`` is converted
+        (:func:`space_from_tune`) when Tune passes it.
+    metric : str, optional
+        The result key to optimise (else ``TuneConfig(metric=...)``).
+    mode : {"min", "max"}, optional
+        Minimise or maximise the metric (else ``TuneConfig(mode=...)``).
+    seed : int, optional
+        Seed of the optimizer.
+    prior, transfer : optional
+        Earlier evaluations and how to use them, as in :class:`~warmbo.optimizer.Optimizer` (in the
+        units and names of the space; flattened ``a/b`` names for a nested Tune space).
+    n_initial : int, optional
+        Size of the Sobol initial design (Optimizer's default if None).
+    optimizer_options : dict, optional
+        More keyword arguments of :class:`~warmbo.optimizer.Optimizer` (``acquisition``,
+        ``kernel``, ``model``, ...).
+
+    Examples
+    --------
+    ``tune.Tuner(trainable, tune_config=tune.TuneConfig(search_alg=WarmboSearch(space, metric="loss",
+    mode="min", seed=0), num_samples=20, max_concurrent_trials=2)).fit()``; docs/scale.md has a
+    complete example.
+    """
+
+    def __init__(
+        self,
+        space: Space | dict | None = None,
+        metric: str | None = None,
+        mode: str | None = None,
+        *,
+        seed: int | None = None,
+        prior=None,
+        transfer: str | None = None,
+        n_initial: int | None = None,
+        optimizer_options: dict | None = None,
+    ):
+        if mode is not None and mode not in ("min", "max"):
+            raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
+        if metric is not None and not isinstance(metric, str):
+            raise ValueError(f"WarmboSearch optimises one metric (a str), got {metric!r}")
+        options = dict(optimizer_options or {})
+        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
+        if reserved:
+            raise ValueError(
+                f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments"
+            )
+        super().__init__(metric=metric, mode=mode)
+        self._nested = isinstance(space, dict)
+        if isinstance(space, dict):
+            space = space_from_tune(space)
+        if space is not None and not isinstance(space, Space):
+            raise ValueError(f"space must be a warmbo Space or a Tune search space dict, got {space!r}")
+        self._space = space
+        self._seed = seed
+        self._prior = prior
+        self._transfer = transfer
+        self._n_initial = n_initial
+        self._options = options
+        self._optimizer: Optimizer | None = None
+        self._live: dict[str, int] = {}  # Tune trial id -> pending warmbo trial id
+
+    @property
+    def optimizer(self) -> Optimizer | None:
+        """The warmbo optimizer (None before the first suggestion)."""
+        return self._optimizer
+
+    def set_search_properties(self, metric: str | None, mode: str | None, config: dict, **spec) -> bool:
+        if self._optimizer is not None:
+            return False
+        _, domains, grids = parse_spec_vars(config or {})
+        if domains or grids:
+            if self._space is not None:
+                return False  # Tune then says that the searcher already has a search space
+            self._space = space_from_tune(config)
+            self._nested = True
+        if metric and not self._metric:
+            self._metric = metric
+        if mode and not self._mode:
+            if mode not in ("min", "max"):
+                raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
+            self._mode = mode
+        return True
+
+    def _build(self) -> Optimizer:
+        if self._space is None:
+            raise RuntimeError(
+                "WarmboSearch has no search space: pass a warmbo Space (or a Tune dict) as space=, "
+                "or a param_space to tune.Tuner"
+            )
+        if not self._metric or not self._mode:
+            raise RuntimeError(
+                f"WarmboSearch needs a metric and a mode (got metric={self._metric!r}, "
+                f"mode={self._mode!r}): pass them to WarmboSearch or to tune.TuneConfig"
+            )
+        return Optimizer(
+            self._space,
+            maximize=self._mode == "max",
+            seed=self._seed,
+            prior=self._prior,
+            transfer=self._transfer,
+            n_initial=self._n_initial,
+            worker="ray-tune",
+            **self._options,
+        )
+
+    def suggest(self, trial_id: str) -> dict | None:
+        if self._optimizer is None:
+            self._optimizer = self._build()
+        suggestion = self._optimizer.ask()
+        self._live[trial_id] = suggestion.trial_id
+        config = dict(suggestion)
+        return unflatten_dict(config) if self._nested else config
+
+    def on_trial_complete(self, trial_id: str, result: dict | None = None, error: bool = False) -> None:
+        warmbo_id = self._live.pop(trial_id, None)
+        if warmbo_id is None or self._optimizer is None:
+            return
+        value = None if not result else result.get(self._metric)
+        if error or value is None:
+            reason = "the trial raised an error" if error else f"the result has no metric {self._metric!r}"
+            self._optimizer.tell_failed(warmbo_id, error=reason)
+            return
+        try:
+            self._optimizer.tell(warmbo_id, float(value))
+        except (TypeError, ValueError) as exc:  # NaN, inf, not a number
+            self._optimizer.tell_failed(warmbo_id, error=f"metric {self._metric!r}: {exc}")
+
+    def add_evaluated_point(
+        self,
+        parameters: dict,
+        value: float,
+        error: bool = False,
+        pruned: bool = False,
+        intermediate_values: list | None = None,
+    ) -> None:
+        """Tell a configuration evaluated outside this search (nested dicts are flattened)."""
+        if self._optimizer is None:
+            self._optimizer = self._build()
+        params = flatten_dict(parameters, prevent_delimiter=True) if self._nested else dict(parameters)
+        params = {k: v for k, v in params.items() if k in self._optimizer.space.names}
+        if error or pruned or value is None or not math.isfinite(float(value)):
+            self._optimizer.tell_failed(params, error="evaluated outside the search: failed or pruned")
+        else:
+            self._optimizer.tell(params, float(value))
+
+    # -- state, for Tune's experiment checkpoints
+    def get_state(self) -> dict[str, Any]:
+        trials = []
+        if self._optimizer is not None:
+            trials = [
+                (t.id, t.params, t.state, t.value, t.error)
+                for t in self._optimizer.study.trials()
+                if t.worker != PRIOR_WORKER  # the prior is rebuilt from the arguments
+            ]
+        return {
+            "version": _STATE_VERSION,
+            "space": None if self._space is None else self._space.to_dict(),
+            "nested": self._nested,
+            "metric": self._metric,
+            "mode": self._mode,
+            "seed": self._optimizer.seed if self._optimizer is not None else self._seed,
+            "prior": self._prior,
+            "transfer": self._transfer,
+            "n_initial": self._n_initial,
+            "options": self._options,
+            "started": self._optimizer is not None,
+            "trials": trials,
+            "live": dict(self._live),
+        }
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        if state.get("version") != _STATE_VERSION:
+            raise ValueError(f"unknown WarmboSearch state version {state.get('version')!r}")
+        self._space = None if state["space"] is None else Space.from_dict(state["space"])
+        self._nested = state["nested"]
+        self._metric, self._mode = state["metric"], state["mode"]
+        self._seed, self._prior, self._transfer = state["seed"], state["prior"], state["transfer"]
+        self._n_initial, self._options = state["n_initial"], state["options"]
+        self._optimizer, self._live = None, {}
+        if not state["started"]:
+            return
+        self._optimizer = self._build()
+        study = self._optimizer.study
+        renumber = {}
+        with study.transaction():
+            for old_id, params, trial_state, value, error in state["trials"]:
+                trial = study.add_trial(
+                    params, trial_state, value=value if trial_state == COMPLETE else None, error=error
+                )
+                renumber[old_id] = trial.id
+        self._live = {tid: renumber[wid] for tid, wid in state["live"].items() if wid in renumber}
+
+    def save(self, checkpoint_path: str) -> None:
+        with open(checkpoint_path, "wb") as fh:
+            pickle.dump(self.get_state(), fh)
+
+    def restore(self, checkpoint_path: str) -> None:
+        with open(checkpoint_path, "rb") as fh:
+            self.set_state(pickle.load(fh))

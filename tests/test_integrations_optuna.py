@@ -1,0 +1,256 @@
+"""WarmboSampler in real Optuna studies (issue 16, item 3): quality against RandomSampler on Branin,
+the distribution mapping, the independent-sampler fallback, transfer from an earlier study, running
+trials as pending points (one process and two processes on one SQLite storage), multi-objective
+refusal."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import pickle
+import time
+
+import numpy as np
+import optuna
+import pytest
+from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
+
+from warmbo.integrations.optuna import CHECKED_KEY, PARAMS_KEY, SpaceMap, WarmboSampler, trial_params
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+BRANIN_MIN = 5.0 / (4.0 * math.pi)  # 0.397887...
+
+
+def branin(trial: optuna.Trial) -> float:
+    x1 = trial.suggest_float("x1", -5.0, 10.0)
+    x2 = trial.suggest_float("x2", 0.0, 15.0)
+    b, c, t = 5.1 / (4 * math.pi**2), 5 / math.pi, 1 / (8 * math.pi)
+    return (x2 - b * x1**2 + c * x1 - 6) ** 2 + 10 * (1 - t) * math.cos(x1) + 10
+
+
+def regret(sampler, n_trials: int = 30) -> float:
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(branin, n_trials=n_trials)
+    return study.best_value - BRANIN_MIN
+
+
+def test_beats_random_sampler_on_branin():
+    # measured (30 trials, seeds 0-9): WarmboSampler median regret 0.002 (worst 0.010), TPESampler
+    # 0.12, RandomSampler 1.2; 0.05 is what the numerical core's own Branin test asks of GP-UCB in 40
+    random = np.median([regret(optuna.samplers.RandomSampler(seed=s)) for s in range(5)])
+    warm = [regret(WarmboSampler(seed=s)) for s in range(3)]
+    assert all(r < 0.05 for r in warm), warm
+    assert max(warm) < random, (warm, random)
+
+
+DISTRIBUTIONS = {
+    "a_float": FloatDistribution(-1.0, 2.0),
+    "b_log": FloatDistribution(1e-4, 1.0, log=True),
+    "c_step": FloatDistribution(0.0, 1.0, step=0.1),
+    "d_int": IntDistribution(1, 9),
+    "e_intlog": IntDistribution(1, 1024, log=True),
+    "f_intstep": IntDistribution(8, 64, step=8),
+    "g_cat": CategoricalDistribution(["relu", "tanh", "gelu"]),
+    "h_odd": CategoricalDistribution([None, 1, 1.5, "x"]),
+}
+
+
+def test_space_map_round_trips_every_distribution():
+    space_map = SpaceMap(DISTRIBUTIONS)
+    kinds = {p.name: (type(p).__name__, getattr(p, "log", None)) for p in space_map.space.params}
+    assert kinds["b_log"] == ("Float", True) and kinds["e_intlog"] == ("Int", True)
+    assert kinds["c_step"] == ("Int", False) and space_map.space.params[2].high == 10  # grid index
+    assert kinds["f_intstep"] == ("Int", False) and space_map.space.params[5].high == 7
+    # every point of the encoded cube decodes to values the Optuna distributions contain ...
+    encoded = np.random.default_rng(0).random((200, space_map.space.dim))
+    for point in space_map.space.decode(encoded):
+        params = space_map.to_optuna(point)
+        for name, value in params.items():
+            distribution = DISTRIBUTIONS[name]
+            assert distribution._contains(distribution.to_internal_repr(value)), (name, value)
+        # ... and back to the same warmbo point
+        assert space_map.to_warmbo(params) == point
+    assert space_map.to_optuna(space_map.to_warmbo({**params, "c_step": 0.3}))["c_step"] == pytest.approx(0.3)
+    with pytest.raises(ValueError, match="grid"):
+        space_map.to_warmbo({**params, "c_step": 0.25})
+    with pytest.raises(ValueError, match="outside"):
+        space_map.to_warmbo({**params, "d_int": 10})
+
+
+def mixed(trial: optuna.Trial) -> float:
+    lr = trial.suggest_float("lr", 1e-4, 1.0, log=True)
+    drop = trial.suggest_float("drop", 0.0, 0.5, step=0.05)
+    units = trial.suggest_int("units", 16, 256, step=16)
+    layers = trial.suggest_int("layers", 1, 64, log=True)
+    act = trial.suggest_categorical("act", ["relu", "tanh", None])
+    penalty = {"relu": 0.0, "tanh": 0.5, None: 1.0}[act]
+    return (
+        (math.log10(lr) + 2) ** 2
+        + (drop - 0.2) ** 2
+        + ((units - 128) / 64) ** 2
+        + (math.log2(layers) - 3) ** 2
+        + penalty
+    )
+
+
+def test_every_distribution_kind_in_a_real_study():
+    sampler = WarmboSampler(seed=0, n_startup_trials=5)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(mixed, n_trials=20)
+    warm = [t for t in study.trials if t.number >= 5]
+    for trial in warm:  # Optuna kept warmbo's proposal for every parameter (none fell back)
+        assert trial_params(trial) == trial.params
+        assert any(k.startswith(PARAMS_KEY) for k in trial.system_attrs), trial.number
+    assert sampler.optimizer.study.count("complete") == 20
+    assert study.best_value < min(t.value for t in study.trials[:5])
+
+
+class RecordingSampler(optuna.samplers.RandomSampler):
+    """A real RandomSampler that remembers which parameters it was asked for."""
+
+    def __init__(self, seed):
+        super().__init__(seed=seed)
+        self.asked: list[tuple[int, str]] = []
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        self.asked.append((trial.number, param_name))
+        return super().sample_independent(study, trial, param_name, param_distribution)
+
+
+def conditional(trial: optuna.Trial) -> float:
+    x = trial.suggest_float("x", -2.0, 2.0)
+    if x > 0:  # only in some trials: outside the relative (intersection) search space
+        return (x - 1) ** 2 + trial.suggest_float("y", 0.0, 1.0)
+    return x**2 + 1
+
+
+def test_parameter_outside_the_relative_space_uses_the_independent_sampler():
+    independent = RecordingSampler(seed=1)
+    sampler = WarmboSampler(seed=0, n_startup_trials=4, independent_sampler=independent)
+    study = optuna.create_study(sampler=sampler)
+    study.optimize(conditional, n_trials=14)
+    after = [(n, name) for n, name in independent.asked if n >= 4]
+    assert {name for _, name in after} == {"y"}  # x is warmbo's after the startup, y never is
+    assert len(after) == sum("y" in t.params for t in study.trials[4:]) > 0
+    assert {name for n, name in independent.asked if n < 4} >= {"x"}
+    assert sampler.optimizer.space.names == ("x",)
+
+
+def shifted(trial: optuna.Trial, optimum=(2.0, 1.0)) -> float:
+    x = trial.suggest_float("x", -5.0, 5.0)
+    y = trial.suggest_float("y", -5.0, 5.0)
+    return (x - optimum[0]) ** 2 + (y - optimum[1]) ** 2
+
+
+def test_transfer_from_an_earlier_study_starts_near_its_optimum():
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
+    source.optimize(shifted, n_trials=40)
+    target = optuna.create_study(sampler=WarmboSampler(seed=0, prior=[source]))
+    target.optimize(lambda t: shifted(t, (2.1, 1.0)), n_trials=2)
+    first = target.trials[1].params  # trial 0 is the independent sampler's (it fixes the space)
+    # a random point of [-5, 5]^2 is within 0.3 of (2, 1) with probability 0.3%
+    assert math.hypot(first["x"] - 2.0, first["y"] - 1.0) < 0.3, first
+    assert target.sampler.optimizer.study.count("complete") == 40 + 2  # prior rows + trials 0 and 1
+
+
+def test_prior_in_optuna_units_with_steps():
+    rng = np.random.default_rng(0)
+    X = [{"u": int(rng.integers(0, 11)) * 10, "v": float(rng.integers(0, 21)) * 0.05} for _ in range(30)]
+    y = [(p["u"] - 70) ** 2 / 100 + (p["v"] - 0.35) ** 2 * 10 for p in X]
+
+    def objective(trial):
+        u = trial.suggest_int("u", 0, 100, step=10)
+        v = trial.suggest_float("v", 0.0, 1.0, step=0.05)
+        return (u - 70) ** 2 / 100 + (v - 0.35) ** 2 * 10
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=(X, y)))
+    study.optimize(objective, n_trials=6)
+    assert study.best_value < 0.1, study.best_params  # the grid optimum (70, 0.35) or next to it
+    with pytest.raises(ValueError, match="grid"):
+        bad = optuna.create_study(sampler=WarmboSampler(seed=0, prior=([{"u": 75, "v": 0.35}], [1.0])))
+        bad.optimize(objective, n_trials=2)
+
+
+def test_running_trials_are_pending_points():
+    sampler = WarmboSampler(seed=0, n_startup_trials=3)
+    study = optuna.create_study(sampler=sampler)
+    for _ in range(5):
+        trial = study.ask()
+        study.tell(trial, (trial.suggest_float("x", 0.0, 1.0) - 0.3) ** 2)
+    first, second = study.ask(), study.ask()  # two asks, no tell in between
+    a, b = first.suggest_float("x", 0.0, 1.0), second.suggest_float("x", 0.0, 1.0)
+    assert abs(a - b) > 1e-3, (a, b)
+    assert sampler.optimizer.study.count("pending") == 2
+    study.tell(first, (a - 0.3) ** 2)
+    study.tell(second, state=optuna.trial.TrialState.FAIL)
+    third = study.ask()
+    third.suggest_float("x", 0.0, 1.0)
+    counts = {s: sampler.optimizer.study.count(s) for s in ("complete", "failed", "pending")}
+    assert counts == {"complete": 6, "failed": 1, "pending": 1}, counts
+    # the optimizer is a cache of the Optuna storage: a pickled sampler rebuilds it and goes on
+    again = pickle.loads(pickle.dumps(sampler))
+    assert again.optimizer is None
+    study.sampler = again
+    fourth = study.ask()
+    fourth.suggest_float("x", 0.0, 1.0)
+    assert again.optimizer.study.count("complete") == 6 and again.optimizer.study.count("pending") == 2
+
+
+def _worker(url: str, seed: int) -> None:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.load_study(
+        study_name="shared", storage=url, sampler=WarmboSampler(seed=seed, n_startup_trials=4)
+    )
+    study.optimize(slow_branin, n_trials=8)
+
+
+def slow_branin(trial: optuna.Trial) -> float:
+    value = branin(trial)
+    time.sleep(0.05)  # an evaluation that takes time, so that the two workers' trials overlap
+    return value
+
+
+def test_two_processes_share_one_sqlite_study(tmp_path):
+    url = f"sqlite:///{tmp_path / 'optuna.db'}"
+    optuna.create_study(study_name="shared", storage=url)
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_worker, args=(url, seed)) for seed in (0, 1)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=240)
+        assert worker.exitcode == 0
+    study = optuna.load_study(study_name="shared", storage=url)
+    trials = study.get_trials(states=(optuna.trial.TrialState.COMPLETE,))
+    assert len(trials) == 16
+    unit = np.array([[(t.params["x1"] + 5) / 15, t.params["x2"] / 15] for t in trials])
+    start = np.array([t.datetime_start.timestamp() for t in trials])
+    end = np.array([t.datetime_complete.timestamp() for t in trials])
+    concurrent = (start[:, None] < end[None]) & (start[None] < end[:, None]) & ~np.eye(16, dtype=bool)
+    gaps = np.max(np.abs(unit[:, None] - unit[None]), axis=2)
+    # no two trials that ran at the same time hold the same point (warmbo's duplicate tolerance,
+    # 1e-6 on the unit cube). Before the concurrent-proposal check, two workers asking at the same
+    # moment often got the very same point; the fantasy of a pending point (kriging believer, with a
+    # fitted noise level) still lets a concurrent proposal fall within 1e-4 of it at times
+    assert concurrent.any() and gaps[concurrent].min() > 1e-6, gaps[concurrent].min()
+    # warmbo proposed every trial after the startup ones (at most 4 + 1 in flight are random)
+    assert sum(CHECKED_KEY in t.system_attrs for t in trials) >= 11
+
+
+def test_multi_objective_study_is_refused():
+    study = optuna.create_study(directions=["minimize", "maximize"], sampler=WarmboSampler(seed=0))
+    with pytest.raises(ValueError, match="one objective"):
+        study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0), 1.0), n_trials=1)
+
+
+def test_importing_warmbo_imports_no_integration():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, warmbo, warmbo.integrations; "
+        "print(sorted({'optuna', 'ray', 'dask', 'distributed'} & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr

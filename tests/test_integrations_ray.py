@@ -1,0 +1,112 @@
+"""WarmboSearch in a real Ray Tune run (issue 16, item 4): one small local run (12 trials, 2 at a
+time on ``num_cpus=2``) with a warmbo Space, the conversion of Tune's search space dicts, and a
+save/restore round trip that continues with the same observations. Ray's start-up costs ~4 s and a
+12-trial run ~15 s here, so the run is shared by the tests through a module fixture."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import ray
+from ray import tune
+
+import warmbo as wb
+from warmbo.integrations.ray import WarmboSearch, space_from_tune
+
+
+def loss(config: dict) -> float:
+    return (config["x"] - 0.3) ** 2 + (config["y"] + 0.2) ** 2
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    def bowl(config: dict) -> dict:  # nested: pickled by value (Ray's workers cannot import tests/)
+        return {"loss": (config["x"] - 0.3) ** 2 + (config["y"] + 0.2) ** 2}
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
+        search = WarmboSearch(space, metric="loss", mode="min", seed=0, n_initial=4)
+        tuner = tune.Tuner(
+            bowl,
+            tune_config=tune.TuneConfig(search_alg=search, num_samples=12, max_concurrent_trials=2),
+            run_config=tune.RunConfig(storage_path=str(tmp_path_factory.mktemp("ray")), verbose=0),
+        )
+        results = tuner.fit()
+    finally:
+        ray.shutdown()
+    return search, results
+
+
+def test_tune_run_with_a_warmbo_space(tuned):
+    search, results = tuned
+    assert len(results) == 12 and results.num_errors == 0
+    best = results.get_best_result(metric="loss", mode="min")
+    # 12 uniform random points reach loss < 0.01 (a disc of area 0.03 in a box of 16) with
+    # probability 2%; 4 Sobol points and 8 GP-EI proposals do
+    assert best.metrics["loss"] < 0.01, best.metrics
+    study = search.optimizer.study
+    assert study.count("complete") == 12 and study.count("pending") == 0
+    assert sorted(t.value for t in study.trials())[0] == pytest.approx(best.metrics["loss"])
+
+
+def test_save_and_restore_continue_with_the_same_observations(tuned, tmp_path):
+    search, _ = tuned
+    path = str(tmp_path / "searcher.pkl")
+    pending = search.suggest("running-trial")  # a trial that was running at the checkpoint
+    search.save(path)
+    restored = WarmboSearch()
+    restored.restore(path)
+    before = [(t.params, t.state, t.value) for t in search.optimizer.study.trials()]
+    after = [(t.params, t.state, t.value) for t in restored.optimizer.study.trials()]
+    assert after == before and restored.metric == "loss" and restored.mode == "min"
+    # both go on alike: the running trial completes, and the next proposals agree up to the
+    # hyperparameter fit (the original warm-starts from its last fit, the restored one fits afresh)
+    for searcher in (search, restored):
+        searcher.on_trial_complete("running-trial", {"loss": loss(pending)})
+    assert restored.optimizer.study.count("complete") == 13
+    mine, theirs = restored.suggest("next"), search.suggest("next")
+    assert mine == pytest.approx(theirs, abs=1e-4), (mine, theirs)
+
+
+def test_tune_search_space_dicts_are_converted():
+    space = space_from_tune(
+        {
+            "lr": tune.loguniform(1e-4, 1e-1),
+            "model": {"layers": tune.randint(1, 5), "act": tune.choice(["relu", "tanh"])},
+            "width": tune.lograndint(8, 257),
+            "momentum": tune.uniform(0.5, 0.99),
+            "epochs": 10,
+        }
+    )
+    by_name = {p.name: p for p in space.params}
+    assert set(by_name) == {"lr", "model/layers", "model/act", "width", "momentum"}
+    assert by_name["lr"] == wb.Float("lr", 1e-4, 1e-1, log=True)
+    assert by_name["model/layers"] == wb.Int("model/layers", 1, 4)  # Tune's upper bound is exclusive
+    assert by_name["width"] == wb.Int("width", 8, 256, log=True)
+    assert by_name["model/act"] == wb.Categorical("model/act", ("relu", "tanh"))
+    search = WarmboSearch(metric="loss", mode="max", seed=0)
+    assert search.set_search_properties(
+        None, None, {"a": tune.uniform(0, 1), "b": {"c": tune.choice([1, 2])}}
+    )
+    config = search.suggest("t0")
+    assert set(config) == {"a", "b"} and config["b"]["c"] in (1, 2) and 0 <= config["a"] <= 1
+    with pytest.raises(ValueError, match="quniform|Quantized"):
+        space_from_tune({"q": tune.quniform(0, 1, 0.1)})
+    with pytest.raises(ValueError, match="grid_search"):
+        space_from_tune({"g": tune.grid_search([1, 2])})
+
+
+def test_failed_trials_and_missing_metrics_are_failed_points():
+    search = WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), metric="loss", mode="min", seed=0)
+    for i in range(3):
+        search.suggest(f"t{i}")
+    search.on_trial_complete("t0", {"loss": 0.5})
+    search.on_trial_complete("t1", None, error=True)
+    search.on_trial_complete("t2", {"accuracy": 0.9})
+    states = [t.state for t in search.optimizer.study.trials()]
+    assert states == ["complete", "failed", "failed"]
+    with pytest.raises(RuntimeError, match="metric and a mode"):
+        WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)])).suggest("t")
+    assert math.isfinite(search.optimizer.best.value)
