@@ -146,12 +146,16 @@ def shifted(trial: optuna.Trial, optimum=(2.0, 1.0)) -> float:
 def test_transfer_from_an_earlier_study_starts_near_its_optimum():
     source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
     source.optimize(shifted, n_trials=40)
-    target = optuna.create_study(sampler=WarmboSampler(seed=0, prior=[source]))
+    target = optuna.create_study(sampler=WarmboSampler(seed=0, prior=[source]))  # transfer="auto"
     target.optimize(lambda t: shifted(t, (2.1, 1.0)), n_trials=2)
-    first = target.trials[1].params  # trial 0 is the independent sampler's (it fixes the space)
-    # a random point of [-5, 5]^2 is within 0.3 of (2, 1) with probability 0.3%
-    assert math.hypot(first["x"] - 2.0, first["y"] - 1.0) < 0.3, first
-    assert target.sampler.optimizer.study.count("complete") == 40 + 2  # prior rows + trials 0 and 1
+    # trial 0 is the independent sampler's (it fixes the space); trial 1 is the warm design's first
+    # point: the earlier study's best configuration
+    assert target.trials[1].params == pytest.approx(source.best_params)
+    assert target.sampler.optimizer.study.count("complete") == 2  # the source is not told as trials
+    target.optimize(lambda t: shifted(t, (2.1, 1.0)), n_trials=6)
+    # a random point of [-5, 5]^2 is within 0.3 of (2.1, 1) with probability 0.3%; 8 trials get there
+    best = target.best_params
+    assert math.hypot(best["x"] - 2.1, best["y"] - 1.0) < 0.3, best
 
 
 def test_prior_in_optuna_units_with_steps():

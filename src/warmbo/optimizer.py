@@ -592,7 +592,9 @@ class Optimizer:
         finite set would repeat points).
         """
         warm = self.warm_design()
-        if warm is not None and index < len(warm):
+        if warm is not None and len(warm):
+            # the design phase takes the warm points first, whatever was told before (an Optuna
+            # trial, a point evaluated outside the optimizer); Sobol once they are all taken
             free = warm.points[~taken(warm.points, busy_X)]
             if free.shape[0]:
                 return free[0].copy()

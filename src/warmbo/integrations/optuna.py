@@ -30,8 +30,9 @@ parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space
 sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path), or a list of earlier Optuna studies
 (``optuna.Study`` objects), whose completed trials inside the current search space are the source
 data, one source task per study, signed by each study's direction. ``transfer=`` chooses how they
-are used (``"none"``: as trials of this same objective; ``"envelope"``, ``"rgpe"``, ... as in
-:mod:`warmbo.transfer.registry`).
+are used (default ``"auto"``: a warm design from the sources, then the guarded portfolio;
+``"envelope"``, ``"rgpe"``, ... as in :mod:`warmbo.transfer.registry`; ``"none"``: as trials of this
+same objective).
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
@@ -273,9 +274,10 @@ class WarmboSampler(BaseSampler):
         ``optuna.Study`` objects whose completed trials (inside the current search space) are the
         data, one source task per study, signed by each study's direction.
     transfer : str, optional
-        How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"none"`` (default, the
-        same objective: its rows are trials of the model) or a transfer method such as
-        ``"envelope"`` or ``"rgpe"``.
+        How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
+        prior: a warm design from the sources, then the guarded portfolio), a transfer method such
+        as ``"envelope"`` or ``"rgpe"``, or ``"none"`` (the same objective: its rows are trials of
+        the model).
     n_startup_trials : int, optional
         Complete trials before warmbo proposes; until then the independent sampler does. Default 10
         without a prior, 1 with one (the first trial fixes the search space).
@@ -548,7 +550,7 @@ class WarmboSampler(BaseSampler):
                 raise DataError(
                     f"the prior studies hold no complete trial inside the search space {space_map.names!r}"
                 )
-            task = labels if self.transfer not in (None, "none") else None
+            task = labels if self.transfer != "none" else None
             return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")
         data = _user_data(prior, space_map.user_space)
         rows = []
@@ -557,7 +559,7 @@ class WarmboSampler(BaseSampler):
                 rows.append(space_map.to_warmbo(params))
             except ValueError as error:
                 raise DataError(f"{data.source}, row {i + 1}: {error}") from None
-        task = data.task if self.transfer not in (None, "none") else None
+        task = data.task if self.transfer != "none" else None
         return TaskData.from_records(rows, data.y, space_map.space, task=task, source=data.source)
 
 
