@@ -58,8 +58,8 @@ def test_map_objective_gradient_matches_finite_differences():
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_few_points_in_many_dimensions_keep_lengthscales_inside_the_bounds(seed):
     # 6 points in 10-d on a nearly flat function: ML-II runs lengthscales to the bound 100 or below
-    # 0.02, a wiggle no 6 points can support (seen here for each of these seeds); under the prior (median exp(sqrt(2) + log(10) / 2) = 13) every
-    # lengthscale stays well inside [0.5, 50]
+    # 0.02, a wiggle no 6 points can support (seen here for each of these seeds); under the prior
+    # (median exp(sqrt(2) + log(10) / 2) = 13) every lengthscale stays well inside [0.5, 50]
     rng = np.random.default_rng(seed)
     X = rng.random((6, 10))
     y = 0.01 * X[:, 0] + 1e-3 * rng.standard_normal(6)
