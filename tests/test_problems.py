@@ -31,6 +31,9 @@ ALL_FUNCTIONS = [factory() for factory in FUNCTIONS.values()] + [
     ackley(3),
     styblinski_tang(3),
     rastrigin(3),
+    get("levy", d=10),
+    get("griewank", d=10),
+    get("rosenbrock", d=20),
 ]
 IDS = [f.name for f in ALL_FUNCTIONS]
 
@@ -45,6 +48,10 @@ EXPECTED_NUM_OPTIMIZERS = {
     "rastrigin": 1,
     "levy13": 1,
     "easom": 1,
+    "hartmann3": 1,
+    "levy": 1,
+    "griewank": 1,
+    "rosenbrock": 1,
 }
 
 
@@ -101,6 +108,12 @@ def test_literature_values_agree() -> None:
     assert get("eggholder").optimum_value == pytest.approx(-959.6407, abs=5e-5)
     assert get("eggholder").optimizers[0] == pytest.approx([512.0, 404.2319], abs=5e-4)
     assert styblinski_tang(5).optimum_value == pytest.approx(-39.16616570377142 * 5, rel=1e-14)
+    assert get("hartmann3").optimum_value == pytest.approx(-3.86278, abs=5e-6)
+    assert get("rosenbrock")(np.array([0.0, 0.0])) == pytest.approx(1.0)  # (1 - 0)^2
+    assert get("griewank", d=1)(np.array([math.pi])) == pytest.approx(2.0 + math.pi**2 / 4000.0)
+    # Levy at x = -3 in 1-d: w = 0, sin^2(0) + (0 - 1)^2 (1 + sin^2(0)) = 1
+    assert get("levy", d=1)(np.array([-3.0])) == pytest.approx(1.0)
+    assert get("hartmann3").optimizers[0] == pytest.approx([0.114614, 0.555649, 0.852547], abs=5e-5)
     np.testing.assert_allclose(
         np.abs(get("holder_table").optimizers), np.tile([8.05502, 9.66459], (4, 1)), atol=5e-6
     )

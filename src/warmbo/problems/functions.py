@@ -42,11 +42,15 @@ __all__ = [
     "easom",
     "eggholder",
     "get",
+    "griewank",
+    "hartmann3",
     "hartmann6",
     "himmelblau",
     "holder_table",
+    "levy",
     "levy13",
     "rastrigin",
+    "rosenbrock",
     "styblinski_tang",
 ]
 
@@ -392,6 +396,35 @@ def _easom(X: np.ndarray) -> np.ndarray:
     return -np.cos(x1) * np.cos(x2) * np.exp(-((x1 - np.pi) ** 2) - (x2 - np.pi) ** 2)
 
 
+_H3_ALPHA = np.array([1.0, 1.2, 3.0, 3.2])
+_H3_A = np.array([[3.0, 10.0, 30.0], [0.1, 10.0, 35.0], [3.0, 10.0, 30.0], [0.1, 10.0, 35.0]])
+_H3_P = 1e-4 * np.array([[3689, 1170, 2673], [4699, 4387, 7470], [1091, 8732, 5547], [381, 5743, 8828]])
+for _a in (_H3_ALPHA, _H3_A, _H3_P):
+    _a.setflags(write=False)
+
+
+def _hartmann3(X: np.ndarray) -> np.ndarray:
+    inner = np.einsum("ij,nij->ni", _H3_A, (X[:, None, :] - _H3_P[None, :, :]) ** 2)
+    return -np.exp(-inner) @ _H3_ALPHA
+
+
+def _levy(X: np.ndarray) -> np.ndarray:
+    w = 1.0 + (X - 1.0) / 4.0
+    head = np.sin(np.pi * w[:, 0]) ** 2
+    mid = np.sum((w[:, :-1] - 1.0) ** 2 * (1.0 + 10.0 * np.sin(np.pi * w[:, :-1] + 1.0) ** 2), axis=1)
+    tail = (w[:, -1] - 1.0) ** 2 * (1.0 + np.sin(2.0 * np.pi * w[:, -1]) ** 2)
+    return head + mid + tail
+
+
+def _griewank(X: np.ndarray) -> np.ndarray:
+    j = np.sqrt(np.arange(1, X.shape[1] + 1, dtype=np.float64))
+    return np.sum(X**2, axis=1) / 4000.0 - np.prod(np.cos(X / j), axis=1) + 1.0
+
+
+def _rosenbrock(X: np.ndarray) -> np.ndarray:
+    return np.sum(100.0 * (X[:, 1:] - X[:, :-1] ** 2) ** 2 + (1.0 - X[:, :-1]) ** 2, axis=1)
+
+
 # ---------------------------------------------------------------------------------------------------
 # Factories
 # ---------------------------------------------------------------------------------------------------
@@ -645,6 +678,85 @@ def easom() -> TestFunction:
     )
 
 
+def hartmann3() -> TestFunction:
+    r"""Hartmann 3-D function on :math:`[0, 1]^3`.
+
+    .. math::
+        f(x) = -\sum_{i=1}^{4} \alpha_i \exp\left(-\sum_{j=1}^{3} A_{ij} (x_j - P_{ij})^2\right),
+
+    standard constants (Surjanovic & Bingham). Global minimum :math:`f^* \approx -3.86277978733266`
+    at :math:`x^* \approx (0.114589, 0.555649, 0.852547)`, refined here by L-BFGS-B from the
+    literature's (0.114614, 0.555649, 0.852547), f = -3.86278.
+    """
+    return TestFunction(
+        name="hartmann3",
+        bounds=np.tile([0.0, 1.0], (3, 1)),
+        optimum_value=-3.862779787332659,
+        optimizers=np.array([[0.11458888826480075, 0.5556488893903354, 0.8525469795464348]]),
+        sense="min",
+        _fn=_hartmann3,
+    )
+
+
+def levy(d: int = 2) -> TestFunction:
+    r"""Levy function on :math:`[-10, 10]^d`, with :math:`w_j = 1 + (x_j - 1)/4`.
+
+    .. math::
+        f(x) = \sin^2(\pi w_1) + \sum_{j=1}^{d-1} (w_j - 1)^2 \left(1 + 10 \sin^2(\pi w_j + 1)\right)
+               + (w_d - 1)^2 \left(1 + \sin^2(2\pi w_d)\right).
+
+    Global minimum :math:`f^* = 0` at :math:`x^* = (1, \dots, 1)` (every term vanishes).
+    """
+    d = _check_dim(d)
+    return TestFunction(
+        name=_named("levy", d),
+        bounds=np.tile([-10.0, 10.0], (d, 1)),
+        optimum_value=0.0,
+        optimizers=np.ones((1, d)),
+        sense="min",
+        _fn=_levy,
+    )
+
+
+def griewank(d: int = 2) -> TestFunction:
+    r"""Griewank function on :math:`[-600, 600]^d`.
+
+    .. math:: f(x) = \sum_j \frac{x_j^2}{4000} - \prod_j \cos\left(\frac{x_j}{\sqrt{j}}\right) + 1.
+
+    Global minimum :math:`f^* = 0` at :math:`x^* = 0` (both terms at their minimum).
+    """
+    d = _check_dim(d)
+    return TestFunction(
+        name=_named("griewank", d),
+        bounds=np.tile([-600.0, 600.0], (d, 1)),
+        optimum_value=0.0,
+        optimizers=np.zeros((1, d)),
+        sense="min",
+        _fn=_griewank,
+    )
+
+
+def rosenbrock(d: int = 2) -> TestFunction:
+    r"""Rosenbrock function on :math:`[-5, 10]^d`.
+
+    .. math:: f(x) = \sum_{j=1}^{d-1} \left(100 (x_{j+1} - x_j^2)^2 + (1 - x_j)^2\right).
+
+    Global minimum :math:`f^* = 0` at :math:`x^* = (1, \dots, 1)`; heavy-tailed on its domain
+    (values up to ~1e6), the case output transforms are for. Needs :math:`d \ge 2`.
+    """
+    d = _check_dim(d)
+    if d < 2:
+        raise ValueError(f"d: rosenbrock needs d >= 2, got {d}")
+    return TestFunction(
+        name=_named("rosenbrock", d),
+        bounds=np.tile([-5.0, 10.0], (d, 1)),
+        optimum_value=0.0,
+        optimizers=np.ones((1, d)),
+        sense="min",
+        _fn=_rosenbrock,
+    )
+
+
 FUNCTIONS: dict[str, Callable[[], TestFunction]] = {
     "branin": branin,
     "hartmann6": hartmann6,
@@ -656,6 +768,10 @@ FUNCTIONS: dict[str, Callable[[], TestFunction]] = {
     "rastrigin": rastrigin,
     "levy13": levy13,
     "easom": easom,
+    "hartmann3": hartmann3,
+    "levy": levy,
+    "griewank": griewank,
+    "rosenbrock": rosenbrock,
 }
 """Registry of the test-function factories by name (each callable with no arguments)."""
 
