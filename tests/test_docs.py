@@ -43,11 +43,15 @@ def test_there_are_script_examples():
 
 
 @pytest.mark.parametrize("code", list(markdown_blocks(scripts=True)))
-def test_markdown_script_runs(code, tmp_path):
-    """A block of an AS_SCRIPTS page, saved as example.py and run with this Python as __main__."""
+def test_markdown_script_runs(code, tmp_path, request):
+    """A block of an AS_SCRIPTS page, saved as example.py and run with this Python as __main__
+    (a block that reads WARMBO_POSTGRES_URL gets a study on the session's PostgreSQL server)."""
     (tmp_path / "example.py").write_text(code)
+    env = dict(os.environ)
+    if "WARMBO_POSTGRES_URL" in code:
+        env["WARMBO_POSTGRES_URL"] = request.getfixturevalue("postgres_url")
     done = subprocess.run(
-        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600
+        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 

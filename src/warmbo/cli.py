@@ -332,13 +332,13 @@ def optimize(
     """Optimise an objective; every result is stored before the next point is chosen."""
     from .objective import CommandObjective, load_callable
     from .optimizer import Optimizer
-    from .storage import Study, parse_url
+    from .storage import Study, study_exists
 
     if (objective is None) == (cmd is None):
         raise ValueError("give exactly one objective: a module:function argument or --cmd")
     if cmd is None and (timeout is not None or value_regex is not None):
         raise ValueError("--timeout and --value-regex apply to a --cmd objective")
-    exists = storage is not None and parse_url(storage) != ":memory:" and Path(parse_url(storage)).is_file()
+    exists = storage is not None and study_exists(storage)
     stored = Study(storage, readonly=True) if exists else None
     if space_file is None:
         if stored is None:
@@ -677,11 +677,11 @@ def report(
 ) -> None:
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
     from .report import write_report
-    from .storage import parse_url
+    from .storage import study_label
     from .transfer.transfer_report import TransferReport
 
     opt = load_optimizer(storage, readonly=True)
-    out = out or Path(Path(parse_url(storage)).stem + "-report")
+    out = out or Path(study_label(storage) + "-report")
     task_names = getattr(opt, "task_names", None)
     stored = opt.study.get_meta("transfer_report")
     path = write_report(

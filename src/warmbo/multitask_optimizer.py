@@ -44,7 +44,6 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -62,7 +61,7 @@ from .optimizer import Optimizer
 from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
-from .storage import StorageError, Study, parse_url
+from .storage import StorageError, Study, study_exists
 from .trial import COMPLETE, FAILED, PENDING, Trial
 
 __all__ = ["MultiTaskOptimizer"]
@@ -251,9 +250,9 @@ class MultiTaskOptimizer(Optimizer):
     # ------------------------------------------------------------------ study
     @staticmethod
     def _refuse_single_objective(storage) -> None:
-        path = parse_url(storage)
-        if path == ":memory:" or not Path(path).is_file():
+        if storage is None or not study_exists(storage):
             return
+        path = storage
         existing = Study(storage)
         try:
             if existing.get_meta("multitask") is None and existing.count(COMPLETE):

@@ -1,7 +1,9 @@
 """Durable study store: the space, the optimizer settings and every trial, in SQLite.
 
 A study lives at a storage URL: ``"study.db"``, ``"sqlite:///study.db"`` (relative path),
-``"sqlite:////abs/path/study.db"`` or ``None``/``":memory:"`` (in memory, for throw-away runs).
+``"sqlite:////abs/path/study.db"`` or ``None``/``":memory:"`` (in memory, for throw-away runs), or
+``"postgresql://user@host/db?study=NAME"`` (one study shared by many machines: the same class, the
+back end of :mod:`warmbo.storage_postgres`, with the same guarantees).
 A ``?mode=ro`` suffix on a ``sqlite:///`` URL, or ``Study(..., readonly=True)``, opens an existing
 study read-only: nothing is created or migrated, a write raises :class:`StorageError`, and a study
 in a folder the reader cannot write (where SQLite cannot create its ``-shm`` file) is read as an
@@ -37,7 +39,7 @@ from typing import Any
 from .space import Space
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
-__all__ = ["Study", "StorageError", "TrialNotFoundError", "parse_url", "default_worker"]
+__all__ = ["Study", "StorageError", "TrialNotFoundError", "parse_url", "default_worker", "study_exists"]
 
 _SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -82,10 +84,16 @@ def default_worker() -> str:
 _READONLY_QUERY = "?mode=ro"
 
 
+def _is_postgres(url) -> bool:
+    return isinstance(url, str) and url.strip().lower().startswith(("postgresql://", "postgres://"))
+
+
 def readonly_url(url: str | os.PathLike) -> str:
-    """The read-only form of a storage URL: ``sqlite:///path?mode=ro``."""
+    """The read-only form of a storage URL: ``sqlite:///path?mode=ro`` (``...&mode=ro`` for PostgreSQL)."""
     if is_readonly_url(url):
         return str(url)
+    if _is_postgres(url):
+        return url.strip() + ("&" if "?" in url else "?") + "mode=ro"
     path = parse_url(url)
     if path == ":memory:":
         raise StorageError("an in-memory study cannot be opened read-only")
@@ -94,9 +102,36 @@ def readonly_url(url: str | os.PathLike) -> str:
 
 def is_readonly_url(url) -> bool:
     """Whether a storage URL asks for a read-only study (``sqlite:///path?mode=ro``)."""
+    if _is_postgres(url):
+        from urllib.parse import parse_qsl, urlsplit
+
+        return ("mode", "ro") in parse_qsl(urlsplit(url.strip()).query)
     return (
         isinstance(url, str) and url.strip().startswith("sqlite://") and url.strip().endswith(_READONLY_QUERY)
     )
+
+
+def study_exists(url) -> bool:
+    """Whether a study is stored at ``url`` (an SQLite file, or a named study in PostgreSQL)."""
+    if _is_postgres(url):
+        try:
+            Study(readonly_url(url)).close()
+            return True
+        except StorageError as exc:
+            if "no study" in str(exc):
+                return False
+            raise
+    path = parse_url(url)
+    return path != ":memory:" and Path(path).is_file()
+
+
+def study_label(url) -> str:
+    """A short name of a study for file names: the SQLite file's stem, or the PostgreSQL study name."""
+    if _is_postgres(url):
+        from .storage_postgres import split_url
+
+        return split_url(url)[1]
+    return Path(parse_url(url)).stem
 
 
 def parse_url(url: str | os.PathLike | None) -> str:
@@ -117,7 +152,10 @@ def parse_url(url: str | os.PathLike | None) -> str:
     if "://" in url:
         scheme, _, rest = url.partition("://")
         if scheme != "sqlite":
-            raise StorageError(f"unsupported storage URL scheme {scheme!r} in {url!r}; use sqlite:///path.db")
+            raise StorageError(
+                f"unsupported storage URL scheme {scheme!r} in {url!r}; use sqlite:///path.db or "
+                "postgresql://user@host/db"
+            )
         if not rest.startswith("/") or rest == "/":
             raise StorageError(
                 f"malformed storage URL {url!r}; use sqlite:///relative.db or sqlite:////abs.db"
@@ -177,6 +215,14 @@ class Study:
         Open an existing study for reading only (as does a ``sqlite:///path?mode=ro`` URL): nothing
         is created or migrated, and every write raises :class:`StorageError`.
     """
+
+    def __new__(cls, storage=None, *args, **kwargs):
+        # one interface, two back ends, chosen by the URL (the PostgreSQL one imports psycopg)
+        if cls is Study and _is_postgres(storage):
+            from .storage_postgres import PostgresStudy
+
+            return super().__new__(PostgresStudy)
+        return super().__new__(cls)
 
     def __init__(
         self, storage=None, space: Space | None = None, settings: dict | None = None, readonly: bool = False

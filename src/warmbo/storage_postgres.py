@@ -1,0 +1,357 @@
+"""The PostgreSQL back end of :class:`~warmbo.storage.Study`: one study shared by many machines.
+
+``Study("postgresql://user@host:5432/db?study=NAME")`` (also ``postgres://``; a Unix socket as
+``postgresql://user@/db?host=/run/postgresql``) opens study ``NAME`` (default ``"default"``) in that
+database; several studies live side by side in three tables (``warmbo_studies``, ``warmbo_meta``,
+``warmbo_trials``), created on first use. The guarantees are SQLite's:
+
+- every change is committed before the call returns (PostgreSQL's synchronous commit);
+- a write transaction (:meth:`PostgresStudy.transaction`) holds a transaction-scoped advisory lock on
+  the study (``pg_advisory_xact_lock``), the database's own lock, released at COMMIT or ROLLBACK,
+  so the optimizer's read-choose-insert of an ask is atomic across processes and machines: no two
+  workers get the same trial id or the same pending point;
+- a different space is refused with the list of differences; the schema carries a version.
+
+:meth:`version` is a counter every write transaction increments, so the optimizer's "did anyone
+write since my snapshot" check works across machines. Trial ids come from one sequence shared by all
+studies of the database: increasing within a study, not necessarily consecutive.
+
+The driver is psycopg 3 (``pip install 'warmbo[postgres]'``); it is imported only when a PostgreSQL
+URL is opened, so the SQLite path stays standard-library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from .space import Space
+from .storage import (
+    _SCHEMA_VERSION,
+    StorageError,
+    Study,
+    TrialNotFoundError,
+    _finite_value,
+    _finite_vector,
+    default_worker,
+)
+from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
+
+__all__ = ["PostgresStudy", "is_postgres_url", "split_url"]
+
+_SCHEMES = ("postgresql://", "postgres://")
+_INSERT_TRIAL = (
+    "INSERT INTO warmbo_trials (study, params, state, value, created, completed, worker, error, vector) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id"
+)
+_COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS warmbo_studies (name TEXT PRIMARY KEY, version BIGINT NOT NULL DEFAULT 0)",
+    "CREATE TABLE IF NOT EXISTS warmbo_meta (study TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, "
+    "PRIMARY KEY (study, key))",
+    "CREATE TABLE IF NOT EXISTS warmbo_trials (id BIGSERIAL PRIMARY KEY, study TEXT NOT NULL, "
+    "params TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')), "
+    "value DOUBLE PRECISION, created DOUBLE PRECISION NOT NULL, completed DOUBLE PRECISION, worker TEXT, "
+    "error TEXT, vector TEXT)",
+    "CREATE INDEX IF NOT EXISTS warmbo_trials_study ON warmbo_trials (study, id)",
+)
+
+
+def is_postgres_url(url) -> bool:
+    """Whether ``url`` names a PostgreSQL study."""
+    return isinstance(url, str) and url.strip().lower().startswith(_SCHEMES)
+
+
+def split_url(url: str) -> tuple[str, str]:
+    """``(conninfo, study name)`` of a PostgreSQL study URL (the ``study`` query parameter removed)."""
+    parts = urlsplit(url.strip())
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    names = [v for k, v in query if k == "study"]
+    if len(names) > 1 or (names and not names[0]):
+        raise StorageError(f"malformed storage URL {url!r}: give one non-empty study=NAME")
+    if not parts.path or parts.path == "/":
+        raise StorageError(f"malformed storage URL {url!r}: name the database, postgresql://user@host/db")
+    rest = urlencode([(k, v) for k, v in query if k not in ("study", "mode")])
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), (names[0] if names else "default")
+
+
+def _lock_key(name: str) -> int:
+    """A signed 64-bit advisory-lock key for a study name."""
+    return int.from_bytes(hashlib.sha256(f"warmbo:{name}".encode()).digest()[:8], "big", signed=True)
+
+
+class PostgresStudy(Study):
+    """A :class:`~warmbo.storage.Study` kept in PostgreSQL (see the module docstring)."""
+
+    def __init__(
+        self, storage=None, space: Space | None = None, settings: dict | None = None, readonly=False
+    ):
+        try:
+            import psycopg
+        except ImportError:
+            raise StorageError(
+                "a postgresql:// study needs the psycopg driver: pip install 'warmbo[postgres]'"
+            ) from None
+        self._psycopg = psycopg
+        self.url = storage
+        self.conninfo, self.name = split_url(storage)
+        self.path = f"{urlsplit(self.conninfo).path.lstrip('/')}?study={self.name}"  # used in messages
+        self.readonly = bool(readonly) or ("mode", "ro") in parse_qsl(urlsplit(storage.strip()).query)
+        self._local = threading.local()
+        self._parsed: dict[int, tuple[str, dict]] = {}
+        self._lock = threading.RLock()
+        self._key = _lock_key(self.name)
+        conn = self._connect()  # fails early, with the server's own words, if the server is unreachable
+        if self.readonly:
+            meta = self._meta_rows(conn)
+            if not meta:
+                raise StorageError(f"no study {self.name!r} in {self._where()}: create it with a space first")
+            self._check_meta(meta, space, settings or {})
+        else:
+            self._initialise(space, settings or {})
+
+    def _where(self) -> str:
+        parts = urlsplit(self.conninfo)
+        return f"postgresql://{parts.netloc}{parts.path}"
+
+    # ------------------------------------------------------------------ connections
+    def _connect(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None or conn.closed or getattr(self._local, "pid", None) != os.getpid():
+            try:
+                conn = self._psycopg.connect(self.conninfo, autocommit=True)
+            except self._psycopg.Error as exc:
+                message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise StorageError(f"cannot connect to {self._where()}: {message}") from None
+            self._local.conn = conn
+            self._local.pid = os.getpid()
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator:
+        """A write transaction holding the study's advisory lock; re-entrant within a thread."""
+        if self.readonly:
+            raise StorageError(f"study {self.name!r} was opened read-only; it cannot be written")
+        depth = getattr(self._local, "depth", 0)
+        conn = self._connect()
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield conn
+            finally:
+                self._local.depth = depth
+            return
+        with self._lock:
+            conn.execute("BEGIN")
+            self._local.depth = 1
+            try:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
+                conn.execute("UPDATE warmbo_studies SET version = version + 1 WHERE name = %s", (self.name,))
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            else:
+                conn.execute("COMMIT")
+            finally:
+                self._local.depth = 0
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    # ------------------------------------------------------------------ creation / reopening
+    def _meta_rows(self, conn) -> dict:
+        exists = conn.execute("SELECT to_regclass('warmbo_meta') IS NOT NULL").fetchone()[0]
+        if not exists:
+            return {}
+        rows = conn.execute("SELECT key, value FROM warmbo_meta WHERE study = %s", (self.name,)).fetchall()
+        return dict(rows)
+
+    def _initialise(self, space: Space | None, settings: dict) -> None:
+        conn = self._connect()
+        with self._lock:
+            conn.execute("BEGIN")
+            try:
+                # one creator at a time, across machines (the tables may not exist yet)
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("<schema>"),))
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                meta = self._meta_rows(conn)
+                if not meta:
+                    if space is None:
+                        raise StorageError(
+                            f"no study {self.name!r} in {self._where()}: create it with a space first"
+                        )
+                    if not isinstance(space, Space):
+                        raise StorageError(f"space must be a warmbo Space, got {type(space).__name__}")
+                    meta = {
+                        "schema_version": _SCHEMA_VERSION,
+                        "space": json.dumps(space.to_dict()),
+                        "settings": json.dumps(settings),
+                        "created": repr(time.time()),
+                    }
+                    conn.execute("INSERT INTO warmbo_studies (name) VALUES (%s)", (self.name,))
+                    for key, value in meta.items():
+                        conn.execute(
+                            "INSERT INTO warmbo_meta (study, key, value) VALUES (%s, %s, %s)",
+                            (self.name, key, value),
+                        )
+                self._check_meta(meta, space, settings)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    # ------------------------------------------------------------------ reading
+    def version(self) -> tuple[int, int]:
+        """The study's write counter (every write transaction increments it, on any machine)."""
+        row = (
+            self._connect()
+            .execute("SELECT version FROM warmbo_studies WHERE name = %s", (self.name,))
+            .fetchone()
+        )
+        return (0 if row is None else int(row[0]), 0)
+
+    def trials(self, states: tuple[str, ...] | None = None) -> History:
+        query = f"SELECT {_COLUMNS} FROM warmbo_trials WHERE study = %s"
+        args: list = [self.name]
+        if states is not None:
+            bad = [s for s in states if s not in STATES]
+            if bad:
+                raise ValueError(f"unknown trial state(s) {bad}; states are {STATES}")
+            query += " AND state = ANY(%s)"
+            args.append(list(states))
+        rows = self._connect().execute(query + " ORDER BY id", args).fetchall()
+        return History(self._trial(row) for row in rows)
+
+    def trial(self, trial_id: int) -> Trial:
+        trial_id = self._check_id(trial_id)
+        row = (
+            self._connect()
+            .execute(
+                f"SELECT {_COLUMNS} FROM warmbo_trials WHERE study = %s AND id = %s", (self.name, trial_id)
+            )
+            .fetchone()
+        )
+        if row is None:
+            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self.name!r}")
+        return self._trial(row)
+
+    def __len__(self) -> int:
+        row = (
+            self._connect()
+            .execute("SELECT COUNT(*) FROM warmbo_trials WHERE study = %s", (self.name,))
+            .fetchone()
+        )
+        return int(row[0])
+
+    def count(self, state: str) -> int:
+        row = (
+            self._connect()
+            .execute("SELECT COUNT(*) FROM warmbo_trials WHERE study = %s AND state = %s", (self.name, state))
+            .fetchone()
+        )
+        return int(row[0])
+
+    # ------------------------------------------------------------------ writing
+    def add_trial(self, params: dict, state: str = PENDING, value=None, worker=None, error=None, values=None):
+        if state not in STATES:
+            raise ValueError(f"unknown trial state {state!r}; states are {STATES}")
+        params = self.space.validate(params)
+        if state == COMPLETE:
+            value = _finite_value(value)
+        vector = _finite_vector(values)
+        now = time.time()
+        completed = now if state != PENDING else None
+        worker = worker or default_worker()
+        with self.transaction() as conn:
+            trial_id = conn.execute(
+                _INSERT_TRIAL,
+                (
+                    self.name, json.dumps(params), state, value, now, completed, worker, error,
+                    None if vector is None else json.dumps(list(vector)),
+                ),
+            ).fetchone()[0]  # fmt: skip
+        return Trial(int(trial_id), params, state, value, now, completed, worker, error, vector)
+
+    def complete(self, trial_id, value, worker: str | None = None, values=None) -> Trial:
+        value = _finite_value(value)
+        vector = _finite_vector(values)
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            trial = self.trial(trial_id)
+            if trial.state == COMPLETE:
+                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+            conn.execute(
+                "UPDATE warmbo_trials SET state = %s, value = %s, completed = %s, error = NULL, "
+                "worker = COALESCE(%s, worker), vector = %s WHERE study = %s AND id = %s",
+                (
+                    COMPLETE, value, time.time(), worker,
+                    None if vector is None else json.dumps(list(vector)), self.name, trial_id,
+                ),
+            )  # fmt: skip
+        return self.trial(trial_id)
+
+    def fail(self, trial_id, error: str | None = None) -> Trial:
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            trial = self.trial(trial_id)
+            if trial.state == COMPLETE:
+                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+            conn.execute(
+                "UPDATE warmbo_trials SET state = %s, completed = %s, error = %s "
+                "WHERE study = %s AND id = %s",
+                (FAILED, time.time(), error, self.name, trial_id),
+            )
+        return self.trial(trial_id)
+
+    def delete_trials(self, ids) -> int:
+        ids = [self._check_id(i) for i in ids]
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "DELETE FROM warmbo_trials WHERE study = %s AND id = ANY(%s)", (self.name, ids)
+            )
+            deleted = cursor.rowcount
+        for i in ids:
+            self._parsed.pop(i, None)
+        return int(deleted)
+
+    def meta_items(self, prefix: str = "") -> dict[str, str]:
+        rows = (
+            self._connect()
+            .execute("SELECT key, value FROM warmbo_meta WHERE study = %s ORDER BY key", (self.name,))
+            .fetchall()
+        )
+        return {k: v for k, v in rows if k.startswith(prefix)}
+
+    def delete_meta(self, key: str) -> None:
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM warmbo_meta WHERE study = %s AND key = %s", (self.name, key))
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO warmbo_meta (study, key, value) VALUES (%s, %s, %s) "
+                "ON CONFLICT (study, key) DO UPDATE SET value = EXCLUDED.value",
+                (self.name, key, value),
+            )
+
+    def get_meta(self, key: str) -> str | None:
+        row = (
+            self._connect()
+            .execute("SELECT value FROM warmbo_meta WHERE study = %s AND key = %s", (self.name, key))
+            .fetchone()
+        )
+        return None if row is None else row[0]
+
+    def __repr__(self) -> str:
+        return f"Study({self._where()}?study={self.name}, trials={len(self)})"
