@@ -243,7 +243,8 @@ def test_bad_values_and_ids_leave_the_study_intact(tmp_path):
 @pytest.mark.parametrize(
     "url, match",
     [
-        ("postgresql://host/db", "unsupported storage URL scheme"),
+        ("mysql://host/db", "unsupported storage URL scheme"),
+        ("postgresql://nowhere.invalid/db", "cannot connect to postgresql://nowhere.invalid/db"),
         ("sqlite:/x.db", "unsupported|malformed"),
         ("", "storage must be"),
     ],

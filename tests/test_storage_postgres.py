@@ -3,10 +3,12 @@ and concurrency guarantees both back ends share (parametrised over SQLite and Po
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -145,3 +147,113 @@ def test_cli_optimize_and_status_on_postgres(postgres_server, tmp_path):
         assert status.exit_code == 0 and "8 complete" in status.output
     finally:
         os.chdir(cwd)
+
+
+# ---------------------------------------------------------------------------------------------- heartbeats
+def test_a_silent_workers_trial_is_requeued_to_the_next_asker(storage):
+    a = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a", heartbeat_grace=0.3)
+    a.tell(a.ask(), 1.0)
+    lost = a.ask()  # machine-a dies while evaluating this one
+    b = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-b", heartbeat_grace=0.3)
+    fresh = b.ask()
+    assert fresh.trial_id != lost.trial_id  # within the grace period: not reclaimed
+    time.sleep(0.45)
+    taken = b.ask()
+    assert taken.trial_id == lost.trial_id and dict(taken) == dict(lost)  # same trial, same point
+    trial = Study(storage).trial(lost.trial_id)
+    assert trial.state == "pending" and trial.worker == "machine-b"
+    record = json.loads(Study(storage).get_meta(f"reclaimed:{lost.trial_id}"))
+    assert record["from"] == "machine-a" and record["to"] == "machine-b" and record["silent_s"] >= 0.3
+    b.tell(taken, 3.0)
+    assert Study(storage).trial(lost.trial_id).value == 3.0
+
+
+def test_reclaim_fail_marks_the_trial_failed(storage):
+    a = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a")
+    lost = a.ask()
+    time.sleep(0.3)
+    b = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-b", heartbeat_grace=0.2, reclaim="fail")
+    other = b.ask()
+    assert other.trial_id != lost.trial_id
+    failed = Study(storage).trial(lost.trial_id)
+    assert failed.state == "failed" and "machine-a silent for" in failed.error
+
+
+def test_heartbeats_keep_a_long_evaluation_alive(storage):
+    a = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a", heartbeat_grace=0.4)
+    busy = a.ask()
+    b = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-b", heartbeat_grace=0.4)
+    for _ in range(4):  # 0.8 s in all, twice the grace: the beats keep it machine-a's
+        time.sleep(0.2)
+        assert a.heartbeat() == 1
+    assert b.ask().trial_id != busy.trial_id
+    assert Study(storage).trial(busy.trial_id).worker == "machine-a"
+
+
+def test_run_sends_heartbeats_while_it_evaluates(storage):
+    import threading
+
+    a = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a", heartbeat_grace=0.3)
+
+    def slow(p):
+        time.sleep(1.0)  # over three grace periods
+        return branin(p)
+
+    runner = threading.Thread(target=a.run, args=(slow, 1), kwargs={"progress": False})
+    runner.start()
+    time.sleep(0.7)
+    b = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-b", heartbeat_grace=0.3)
+    stolen = b.ask()
+    runner.join(timeout=30)
+    trials = Study(storage).trials()
+    first = trials[0]
+    assert first.worker == "machine-a" and first.state == "complete"  # not reclaimed: it was alive
+    assert stolen.trial_id != first.id
+
+
+def test_a_killed_workers_trial_is_reclaimed_after_the_grace(storage):
+    """A real worker process killed (SIGKILL) in the middle of an evaluation: its pending trial is
+    picked up by the next ask once the grace period has passed, and the study completes."""
+    code = (
+        "import sys, time, warmbo as wb\n"
+        "space = wb.Space.box([(-5.0, 10.0), (0.0, 15.0)])\n"
+        "opt = wb.Optimizer(space, storage=sys.argv[1], seed=0, worker='doomed', heartbeat_grace=1.0)\n"
+        "opt.run(lambda p: time.sleep(60) or 0.0, budget=1, progress=False)\n"
+    )
+    wb.Optimizer(SPACE, storage=storage, seed=0)
+    proc = subprocess.Popen([sys.executable, "-c", code, storage])
+    deadline = time.time() + 60
+    while time.time() < deadline and not Study(storage).count("pending"):
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    killed_at = time.time()
+    proc.wait(timeout=30)
+    (pending,) = Study(storage).trials(("pending",))
+    survivor = wb.Optimizer(SPACE, storage=storage, seed=0, worker="survivor", heartbeat_grace=1.0)
+    while True:
+        suggestion = survivor.ask()
+        if suggestion.trial_id == pending.id:
+            break
+        survivor.tell(suggestion, branin(suggestion))  # new points meanwhile, while the grace runs
+        time.sleep(0.1)
+    waited = time.time() - killed_at
+    assert dict(suggestion) == pending.params and waited < 1.0 + 2.0  # grace + slack for the loop
+    survivor.tell(suggestion, branin(suggestion))
+    assert Study(storage).count("pending") == 0
+
+
+def test_status_shows_live_workers_and_reclaimed_trials(storage):
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    a = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a")
+    a.ask()
+    time.sleep(0.3)
+    b = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-b", heartbeat_grace=0.2)
+    b.ask()  # takes machine-a's trial over
+    c = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-c")
+    c.ask()
+    out = CliRunner().invoke(app, ["status", "--storage", storage]).output
+    assert "worker machine-b: 1 pending, last heartbeat" in out and "worker machine-c: 1 pending" in out
+    assert "reclaimed from silent workers: 1 trial(s); machine-a -> machine-b (retry" in out

@@ -585,11 +585,44 @@ def status(
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
+    _print_workers(opt)
     stored = opt.study.get_meta("transfer_report")
     if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
         from .transfer.transfer_report import TransferReport
 
         console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
+
+
+def _print_workers(opt) -> None:
+    """Workers with pending trials and the age of their last heartbeat; trials reclaimed from
+    silent workers (``heartbeat_grace``)."""
+    import time as _time
+
+    try:
+        beats = opt.study.last_beats()
+    except Exception:  # noqa: BLE001 - a study written before heartbeats existed has no such column
+        beats = {}
+    now = _time.time()
+    workers: dict[str, list[float]] = {}
+    for trial in opt.study.trials(("pending",)):
+        workers.setdefault(trial.worker or "?", []).append(now - beats.get(trial.id, trial.created))
+    for worker, ages in sorted(workers.items()):
+        console.print(
+            f"worker {worker}: {len(ages)} pending, last heartbeat {min(ages):.0f} s ago",
+            markup=False,
+            highlight=False,
+        )
+    reclaimed = opt.study.meta_items("reclaimed:")
+    if reclaimed:
+        last = [json.loads(v) for v in reclaimed.values()][-3:]
+        shown = "; ".join(
+            f"{r['from']} -> {r['to']} ({r['mode']}, silent {r['silent_s']:.0f} s)" for r in last
+        )
+        console.print(
+            f"reclaimed from silent workers: {len(reclaimed)} trial(s); {shown}",
+            markup=False,
+            highlight=False,
+        )
 
 
 prior_app = typer.Typer(

@@ -48,6 +48,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
@@ -176,6 +177,17 @@ class Optimizer:
         ``n_initial`` is given). ``"none"`` tells the prior as trials of this same objective. To pass
         a transfer model you built yourself, use ``model=`` instead (its sources must then be
         encoded and in the maximisation convention).
+    max_prior : int
+        At most this many prior rows reach the model (per source for per-source transfer methods).
+    heartbeat_grace : float, optional
+        Seconds a pending trial's worker may stay silent. Then the next ask of another worker
+        reclaims the trial (``reclaim``), so a crashed machine never blocks a study and its point is
+        not lost. :meth:`run` sends heartbeats on its own; an ask/tell loop calls :meth:`heartbeat`
+        while it evaluates. None (default): trials are never reclaimed (an evaluation may take any
+        time).
+    reclaim : {"retry", "fail"}
+        What happens to a reclaimed trial: ``"retry"`` (default) hands the same trial (same id and
+        point) to the asking worker as its next suggestion; ``"fail"`` marks it failed.
 
     Examples
     --------
@@ -202,6 +214,8 @@ class Optimizer:
         prior=None,
         transfer: str | None = None,
         max_prior: int = PRIOR_ROWS,
+        heartbeat_grace: float | None = None,
+        reclaim: str = "retry",
     ):
         if not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
@@ -246,6 +260,19 @@ class Optimizer:
         # prior data without a named method: the guarded portfolio (transfer="auto")
         self.transfer = ("auto" if prior is not None else "none") if transfer is None else transfer
         self.max_prior = check_int(max_prior, "max_prior")
+        if heartbeat_grace is not None and not (
+            isinstance(heartbeat_grace, int | float)
+            and not isinstance(heartbeat_grace, bool)
+            and math.isfinite(heartbeat_grace)
+            and heartbeat_grace > 0
+        ):
+            raise ValueError(
+                f"heartbeat_grace must be a positive number of seconds or None, got {heartbeat_grace!r}"
+            )
+        if reclaim not in ("retry", "fail"):
+            raise ValueError(f"reclaim must be 'retry' or 'fail', got {reclaim!r}")
+        self.heartbeat_grace = None if heartbeat_grace is None else float(heartbeat_grace)
+        self.reclaim = reclaim
         self._prior_warned = False
         self.prior = None if prior is None else as_prior(prior, space, maximize)
         self._source: TaskData | None = None  # the transfer sources, signed and encoded
@@ -637,10 +664,61 @@ class Optimizer:
             suggestions.append(self._ask_one())
         return suggestions[0] if n is None else suggestions
 
+    # ------------------------------------------------------------------ heartbeats
+    def heartbeat(self, trial_id=None) -> int:
+        """Tell the study this worker is alive: refresh the heartbeat of one pending trial, or of
+        every pending trial of this worker (``trial_id=None``). Returns how many were refreshed.
+        Call it while an evaluation runs when ``heartbeat_grace`` is set (``run`` does it itself)."""
+        if trial_id is not None:
+            return self.study.heartbeat([self._resolve(trial_id)])
+        mine = [t.id for t in self.study.trials((PENDING,)) if t.worker == self.worker]
+        return self.study.heartbeat(mine)
+
+    def _reclaim(self) -> Suggestion | None:
+        """Reclaim the pending trials whose worker has been silent longer than ``heartbeat_grace``:
+        mark them failed, or (``reclaim="retry"``) take the oldest over as this ask's suggestion."""
+        if self.heartbeat_grace is None:
+            return None
+        now = time.time()
+        stale = [i for i, beat in self.study.last_beats().items() if now - beat > self.heartbeat_grace]
+        if not stale:
+            return None
+        taken_over = None
+        with self.study.transaction():  # re-checked under the lock: two workers never both take one
+            beats = self.study.last_beats()
+            for trial_id in sorted(stale):
+                beat = beats.get(trial_id)
+                if beat is None or now - beat <= self.heartbeat_grace:
+                    continue  # finished or alive again meanwhile
+                trial = self.study.trial(trial_id)
+                if trial.worker == self.worker:
+                    continue  # this worker is alive: it is asking
+                record = {
+                    "from": trial.worker, "to": self.worker, "silent_s": round(now - beat, 1),
+                    "mode": self.reclaim, "at": now,
+                }  # fmt: skip
+                if self.reclaim == "fail":
+                    self.study.fail(
+                        trial_id,
+                        error=f"worker {trial.worker} silent for {now - beat:.0f} s "
+                        f"(heartbeat_grace {self.heartbeat_grace:g} s); reclaimed by {self.worker}",
+                    )
+                elif taken_over is None:
+                    self.study.reassign(trial_id, self.worker, now)
+                    taken_over = Suggestion(trial.params, trial.id)
+                else:
+                    continue  # one re-queued trial per ask; the next asks take the others
+                self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
+        return taken_over
+
     def _ask_one(self, attempts: int = 3) -> Suggestion:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
-        took the same point meanwhile; if one did, start again from a fresh snapshot."""
+        took the same point meanwhile; if one did, start again from a fresh snapshot. A trial
+        reclaimed from a silent worker (``heartbeat_grace``, ``reclaim="retry"``) comes first."""
+        reclaimed = self._reclaim()
+        if reclaimed is not None:
+            return reclaimed
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
             snapshot = list(self.study.trials())
@@ -834,6 +912,7 @@ class Optimizer:
             return self.study.count(COMPLETE) + self.study.count(FAILED)
 
         bar = _ProgressBar(progress, budget, finished(), self)
+        beating = _Heartbeats(self) if self.heartbeat_grace is not None else None
         try:
             with bar:
                 while True:
@@ -860,6 +939,8 @@ class Optimizer:
                         for callback in callbacks:
                             callback(self, trial)
         finally:
+            if beating is not None:
+                beating.stop()
             if own_executor:
                 executor.shutdown(wait=True, cancel_futures=True)
         return self.best
@@ -879,6 +960,29 @@ class Optimizer:
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={self.study.url!r})"
+
+
+class _Heartbeats:
+    """A daemon thread that refreshes the heartbeat of this worker's pending trials while ``run``
+    evaluates them, every third of the grace period (at most every 10 s), until stopped."""
+
+    def __init__(self, optimizer: Optimizer):
+        self.optimizer = optimizer
+        self.interval = min(optimizer.heartbeat_grace / 3.0, 10.0)
+        self._stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="warmbo-heartbeat", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:  # every pending trial of this worker (the one evaluated in the loop's own thread too)
+                self.optimizer.heartbeat()
+            except Exception:  # noqa: BLE001 - a missed beat is retried; the run must go on
+                continue
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.thread.join(timeout=5.0)
 
 
 class _ProgressBar:

@@ -57,7 +57,11 @@ CREATE TABLE IF NOT EXISTS trials (
 );
 """
 # studies written before multi-task support lack the vector column; it is added on opening
-_MIGRATIONS = {"vector": "ALTER TABLE trials ADD COLUMN vector TEXT"}
+_MIGRATIONS = {
+    "vector": "ALTER TABLE trials ADD COLUMN vector TEXT",
+    # last sign of life of a pending trial's worker (time.time()); NULL: the creation time counts
+    "heartbeat": "ALTER TABLE trials ADD COLUMN heartbeat REAL",
+}
 _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
 
 
@@ -581,6 +585,41 @@ class Study:
         for i in ids:
             self._parsed.pop(i, None)
         return deleted
+
+    # ------------------------------------------------------------------ heartbeats
+    def heartbeat(self, ids, now: float | None = None) -> int:
+        """Record that the workers of these pending trials are alive; returns how many were updated."""
+        ids = [self._check_id(i) for i in ids]
+        if not ids:
+            return 0
+        now = time.time() if now is None else float(now)
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE trials SET heartbeat = ? WHERE state = 'pending' "
+                f"AND id IN ({', '.join('?' * len(ids))})",
+                [now, *ids],
+            )
+            return int(cursor.rowcount)
+
+    def last_beats(self) -> dict[int, float]:
+        """Pending trial id -> its last heartbeat (its creation time if it never sent one)."""
+        rows = (
+            self._connect()
+            .execute("SELECT id, COALESCE(heartbeat, created) FROM trials WHERE state = 'pending'")
+            .fetchall()
+        )
+        return {int(i): float(t) for i, t in rows}
+
+    def reassign(self, trial_id, worker: str, now: float | None = None) -> Trial:
+        """Hand a pending trial to another worker (a reclaimed trial re-queued): new worker, fresh
+        heartbeat, same id and point."""
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE trials SET worker = ?, heartbeat = ? WHERE id = ? AND state = 'pending'",
+                (worker, time.time() if now is None else float(now), trial_id),
+            )
+        return self.trial(trial_id)
 
     def meta_items(self, prefix: str = "") -> dict[str, str]:
         """Meta entries whose key starts with ``prefix``."""

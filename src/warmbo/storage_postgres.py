@@ -60,6 +60,8 @@ _SCHEMA = (
     "value DOUBLE PRECISION, created DOUBLE PRECISION NOT NULL, completed DOUBLE PRECISION, worker TEXT, "
     "error TEXT, vector TEXT)",
     "CREATE INDEX IF NOT EXISTS warmbo_trials_study ON warmbo_trials (study, id)",
+    # last sign of life of a pending trial's worker (NULL: the creation time counts)
+    "ALTER TABLE warmbo_trials ADD COLUMN IF NOT EXISTS heartbeat DOUBLE PRECISION",
 )
 
 
@@ -324,6 +326,41 @@ class PostgresStudy(Study):
         for i in ids:
             self._parsed.pop(i, None)
         return int(deleted)
+
+    def heartbeat(self, ids, now: float | None = None) -> int:
+        ids = [self._check_id(i) for i in ids]
+        if not ids:
+            return 0
+        now = time.time() if now is None else float(now)
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE warmbo_trials SET heartbeat = %s "
+                "WHERE study = %s AND state = 'pending' AND id = ANY(%s)",
+                (now, self.name, ids),
+            )
+            return int(cursor.rowcount)
+
+    def last_beats(self) -> dict[int, float]:
+        rows = (
+            self._connect()
+            .execute(
+                "SELECT id, COALESCE(heartbeat, created) FROM warmbo_trials "
+                "WHERE study = %s AND state = 'pending'",
+                (self.name,),
+            )
+            .fetchall()
+        )
+        return {int(i): float(t) for i, t in rows}
+
+    def reassign(self, trial_id, worker: str, now: float | None = None) -> Trial:
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            conn.execute(
+                "UPDATE warmbo_trials SET worker = %s, heartbeat = %s WHERE study = %s AND id = %s "
+                "AND state = 'pending'",
+                (worker, time.time() if now is None else float(now), self.name, trial_id),
+            )
+        return self.trial(trial_id)
 
     def meta_items(self, prefix: str = "") -> dict[str, str]:
         rows = (
