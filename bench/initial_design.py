@@ -26,7 +26,7 @@ from warmbo.benchmarks.quality import PROBLEMS, problem
 ARMS = {
     "2d": lambda d: max(3, 2 * d),
     "d+1": lambda d: max(3, d + 1),
-    "min(d+1,10)": lambda d: min(max(3, d + 1), 10),
+    "d+1 capped at 10": lambda d: min(max(3, d + 1), 10),
 }
 CHECKPOINTS = (10, 25, 50)
 
