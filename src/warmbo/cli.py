@@ -586,11 +586,72 @@ def status(
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
     _print_workers(opt)
+    _print_audit_line(opt)
     stored = opt.study.get_meta("transfer_report")
     if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
         from .transfer.transfer_report import TransferReport
 
         console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
+
+
+def _audit_of(opt):
+    """The study's audit, or None where there is none to compute (a multi-task study, too few or too
+    many trials: status must stay quick)."""
+    if getattr(opt, "task_names", None) or not 2 <= opt.study.count("complete") <= 2000:
+        return None
+    return opt.audit()
+
+
+def _print_audit_line(opt) -> None:
+    result = _audit_of(opt)
+    if result is not None:
+        console.print(result.line(), markup=False, highlight=False)
+        for warning in result.warnings:
+            console.print(f"audit: {warning}", markup=False, highlight=False)
+
+
+@app.command()
+@friendly
+def audit(
+    storage: StorageOption,
+    levels: Annotated[
+        str, typer.Option("--levels", help="Nominal levels, comma-separated.")
+    ] = "0.5,0.8,0.9,0.95,0.99",
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for audit.json and calibration.png.")
+    ] = None,
+) -> None:
+    """Do the model's intervals hold? Leave-one-out coverage at each level, their width, the theory
+    band of a UCB schedule, and warnings with the likely cause (the study is opened read-only)."""
+    from .audit import plot_calibration
+
+    try:
+        wanted = tuple(float(v) for v in levels.split(",") if v.strip())
+    except ValueError:
+        raise ValueError(f"--levels must be numbers in (0, 1) separated by commas, got {levels!r}") from None
+    opt = load_optimizer(storage, readonly=True)
+    if getattr(opt, "task_names", None):
+        raise ValueError("warmbo audit checks single-objective studies")
+    result = opt.audit(levels=wanted)
+    table = Table(title=f"Leave-one-out calibration ({result.method}, {result.held_out} held out)")
+    for column in ("level", "coverage", "mean width"):
+        table.add_column(column, justify="right")
+    for q in result.levels:
+        table.add_row(f"{q:.0%}", f"{result.coverage[q]:.0%}", f"{result.width[q]:.4g}")
+    if result.theory is not None:
+        th = result.theory
+        table.add_row(
+            f"{th['schedule']} beta_t={th['beta']:.3g}", f"{th['coverage']:.0%}", f"{th['width']:.4g}"
+        )
+    console.print(table)
+    for warning in result.warnings:
+        console.print(f"warning: {warning}", markup=False, highlight=False)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "audit.json").write_text(json.dumps(result.to_dict(), indent=1))
+        ax = plot_calibration(result)
+        ax.figure.savefig(out / "calibration.png", dpi=100)
+        console.print(f"wrote {out / 'audit.json'} and {out / 'calibration.png'}")
 
 
 def _print_workers(opt) -> None:
@@ -717,6 +778,7 @@ def report(
     out = out or Path(study_label(storage) + "-report")
     task_names = getattr(opt, "task_names", None)
     stored = opt.study.get_meta("transfer_report")
+    checked = _audit_of(opt)
     path = write_report(
         out,
         opt.space,
@@ -726,6 +788,7 @@ def report(
         predict=None if task_names else study_predictor(opt),
         tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
         transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
+        audit=checked,
     )
     console.print(f"wrote {path}")
 

@@ -61,6 +61,7 @@ import numpy as np
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
+from .audit import LEVELS, Audit, audit
 from .bounds import Schedule
 from .data import TaskData
 from .kernels import Kernel
@@ -391,6 +392,25 @@ class Optimizer:
         hook = getattr(model, "warm_start_overrides", None)
         self._warm_start = hook() if callable(hook) else {}
         return model
+
+    def audit(self, levels=LEVELS, max_points: int = 50) -> Audit:
+        """Leave-one-out coverage of the fitted model's intervals on this study's complete trials
+        (:mod:`warmbo.audit`): ``coverage[q]`` is the fraction of held-out trials inside the
+        central q-interval, ``width[q]`` its mean width (user units), ``warnings`` plain-language
+        miscalibration notes. With a UCB acquisition, ``theory`` reports the band its ``beta_t``
+        schedule uses. Coverage does not depend on the sign convention, so a minimised study gives
+        the same numbers as its negation."""
+        model = self.fit_model()
+        if model is None:
+            raise ValueError("the audit needs at least two complete trials")
+        X, y = np.asarray(model.X_train_), np.asarray(model.y_train_)
+        beta = name = None
+        if isinstance(self.acquisition, UCB):
+            beta = self.acquisition.beta_t(model, self.space)
+            name = type(self.acquisition.schedule).__name__
+        return audit(
+            model, X, y, levels, beta=beta, schedule_name=name, max_points=max_points, seed=self.seed
+        )
 
     def transfer_report(self) -> TransferReport | None:
         """What the transfer does (:mod:`warmbo.transfer.transfer_report`): the method, each source

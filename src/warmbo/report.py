@@ -852,6 +852,41 @@ def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str])
     return "\n".join(parts)
 
 
+def _audit_html(result, out: Path) -> str:
+    """The Calibration section: plot (also written as calibration.png), coverage table, warnings."""
+    from .audit import plot_calibration
+
+    ax = plot_calibration(result)
+    png = _figure_png(ax.figure)
+    (out / "calibration.png").write_bytes(png)
+    rows = [
+        ("", [(f"{q:.0%}", True), (f"{result.coverage[q]:.0%}", True), (_fmt(result.width[q]), True)])
+        for q in result.levels
+    ]
+    if result.theory is not None:
+        th = result.theory
+        rows.append(
+            (
+                "",
+                [
+                    (f"{th['schedule']} (beta_t {th['beta']:.3g})", False),
+                    (f"{th['coverage']:.0%}", True),
+                    (_fmt(th["width"]), True),
+                ],
+            )
+        )
+    parts = [
+        "<h2>Calibration</h2>",
+        f"<p>{_esc(result.line())}. Leave-one-out: {_esc(result.method)}.</p>",
+        _figure_html(
+            png, "calibration", "Held-out coverage against the nominal level; grey: binomial 95% band."
+        ),
+        _table(["level", "coverage", "mean width"], rows),
+    ]
+    parts += [f'<p class="warn">{_esc(w)}</p>' for w in result.warnings]
+    return "\n".join(parts)
+
+
 def _transfer_html(report) -> str:
     """The Transfer section: method, each source's rows and weight (or learned noise), the warm design."""
     parts = [f"<h2>Transfer: {_esc(report.method)}</h2>"]
@@ -896,6 +931,7 @@ def write_report(
     extra_html: str = "",
     tasks: Mapping[str, str] | None = None,
     transfer=None,
+    audit=None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -937,6 +973,9 @@ def write_report(
     transfer : TransferReport, optional
         For a study that transfers from earlier ones (:meth:`Optimizer.transfer_report`): a Transfer
         section with each source's rows and weight or learned noise, and the warm design.
+    audit : Audit, optional
+        The study's confidence audit (:meth:`Optimizer.audit`): a Calibration section with the
+        calibration plot (``calibration.png``), the coverage table and the warnings.
 
     Returns
     -------
@@ -971,6 +1010,8 @@ def write_report(
         blocks.append(_tasks_html(space, trials, tasks))
     if transfer is not None:
         blocks.append(_transfer_html(transfer))
+    if audit is not None:
+        blocks.append(_audit_html(audit, out))
     if figures:
         blocks.append("<h2>Figures</h2>")
     for name, caption in REPORT_FIGURES.items():
