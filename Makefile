@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: postgres-server test demo bench bench-peers bench-core bench-threads lint clean
+.PHONY: system-packages test demo bench bench-peers bench-core bench-threads lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,18 +12,22 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-# The PostgreSQL storage tests start a real server (tests/conftest.py): Debian's package, installed
-# here when missing (as root, as in CI; otherwise the message says what to install).
-postgres-server:
-	@if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+# Real parts the tests use, from Debian's packages, installed here when missing (as root, as in CI;
+# otherwise the message says what to install): a PostgreSQL server (tests/conftest.py starts one) and
+# headless Chromium (tests/test_report_render.py renders the HTML report).
+system-packages:
+	@missing=""; \
+	command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="postgresql"; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	if [ -n "$$missing" ]; then \
 		if [ "$$(id -u)" = 0 ]; then \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 		else \
-			echo "make test: PostgreSQL's initdb is missing: sudo apt-get install postgresql" >&2; \
+			echo "make test: missing $$missing: sudo apt-get install $$missing" >&2; \
 		fi; \
 	fi
 
-test: $(STAMP) postgres-server
+test: $(STAMP) system-packages
 	$(BIN)/python -m pytest -p no:cacheprovider tests
 
 demo: $(STAMP)
