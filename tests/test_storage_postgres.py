@@ -121,7 +121,7 @@ def test_cli_optimize_and_status_on_postgres(postgres_server, tmp_path):
     from warmbo.cli import app
 
     (tmp_path / "space.json").write_text('{"params": [{"type": "float", "name": "x", "low": -2, "high": 2}]}')
-    (tmp_path / "objmod.py").write_text("def f(p):\n    return (p['x'] - 0.5) ** 2\n")
+    (tmp_path / "pgobjective.py").write_text("def f(p):\n    return (p['x'] - 0.5) ** 2\n")
     url = postgres_server.url("cli")
     runner = CliRunner()
     cwd = os.getcwd()
@@ -129,7 +129,7 @@ def test_cli_optimize_and_status_on_postgres(postgres_server, tmp_path):
     try:
         args = [
             "optimize",
-            "objmod:f",
+            "pgobjective:f",
             "--space",
             "space.json",
             "--storage",
@@ -141,7 +141,7 @@ def test_cli_optimize_and_status_on_postgres(postgres_server, tmp_path):
         ]
         done = runner.invoke(app, args)
         assert done.exit_code == 0, done.output
-        again = runner.invoke(app, ["optimize", "objmod:f", "--storage", url, "--budget", "8"])
+        again = runner.invoke(app, ["optimize", "pgobjective:f", "--storage", url, "--budget", "8"])
         assert again.exit_code == 0, again.output  # resumed: the space comes from the server
         status = runner.invoke(app, ["status", "--storage", url])
         assert status.exit_code == 0 and "8 complete" in status.output

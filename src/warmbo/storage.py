@@ -18,8 +18,12 @@ Guarantees:
   never get the same trial id or the same pending point;
 - a study opened with a different space is refused with an error that lists the differences.
 
-Written on the standard library's ``sqlite3``: no ORM is needed for two tables, and the URL form
-leaves room for other back ends.
+Written on the standard library's ``sqlite3``: no ORM is needed for two tables. Other back ends
+(:data:`_BACKENDS`: PostgreSQL) subclass :class:`Study` in their own modules and are chosen by URL.
+
+Why this file is long: the study interface every back end shares (URLs, validation of values and
+ids, the stored space and settings) and its SQLite implementation with heartbeats, which share one
+class; the PostgreSQL back end lives in :mod:`warmbo.storage_postgres`.
 """
 
 from __future__ import annotations
@@ -88,6 +92,19 @@ def default_worker() -> str:
 _READONLY_QUERY = "?mode=ro"
 
 
+#: Back ends other than SQLite, by URL scheme: "module:class", imported on first use (a back end
+#: module subclasses Study and imports this one, never the other way round, and its driver loads
+#: only when such a URL is opened).
+_BACKENDS = {"postgresql": "warmbo.storage_postgres:PostgresStudy"}
+
+
+def _backend(scheme: str) -> type:
+    import importlib
+
+    module, _, name = _BACKENDS[scheme].partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def _is_postgres(url) -> bool:
     return isinstance(url, str) and url.strip().lower().startswith(("postgresql://", "postgres://"))
 
@@ -132,9 +149,7 @@ def study_exists(url) -> bool:
 def study_label(url) -> str:
     """A short name of a study for file names: the SQLite file's stem, or the PostgreSQL study name."""
     if _is_postgres(url):
-        from .storage_postgres import split_url
-
-        return split_url(url)[1]
+        return _backend("postgresql").study_name(url)
     return Path(parse_url(url)).stem
 
 
@@ -223,9 +238,7 @@ class Study:
     def __new__(cls, storage=None, *args, **kwargs):
         # one interface, two back ends, chosen by the URL (the PostgreSQL one imports psycopg)
         if cls is Study and _is_postgres(storage):
-            from .storage_postgres import PostgresStudy
-
-            return super().__new__(PostgresStudy)
+            return super().__new__(_backend("postgresql"))
         return super().__new__(cls)
 
     def __init__(

@@ -118,6 +118,11 @@ class PostgresStudy(Study):
         else:
             self._initialise(space, settings or {})
 
+    @staticmethod
+    def study_name(url: str) -> str:
+        """The study name of a PostgreSQL URL (``study=``, default ``"default"``)."""
+        return split_url(url)[1]
+
     def _where(self) -> str:
         parts = urlsplit(self.conninfo)
         return f"postgresql://{parts.netloc}{parts.path}"
