@@ -195,3 +195,20 @@ def test_bad_settings():
         wb.Envelope(source=(Xs, ys), tau0=0.0).fit(np.zeros((2, 2)), np.zeros(2))
     with pytest.raises(ValueError, match="noise"):
         wb.Envelope(source=(Xs, ys), noise=-1.0).fit(np.zeros((2, 2)), np.zeros(2))
+
+
+def test_identity_source_map_is_eq_16_as_written():
+    # eq. 16 takes the source's values as they are: an offset source then looks far off (large
+    # sigma_s^2), while the default affine map absorbs the offset
+    f = gaussian((0.1, 0.1))
+    Xs, ys = source(f)
+    X, y = target_data(f, 8)
+    shifted = (Xs, ys + 0.5)
+    identity = wb.Envelope(source=shifted, seed=0, source_map="identity").fit(X, y)
+    affine = wb.Envelope(source=shifted, seed=0).fit(X, y)
+    task_std, task_mean = np.std(ys + 0.5), np.mean(ys + 0.5)
+    np.testing.assert_allclose(identity.source_scale_[0], (task_std, task_mean))  # no map
+    assert identity.source_noise_[0] > 10 * affine.source_noise_[0]
+    assert "source_map='identity'" in repr(identity)
+    with pytest.raises(ValueError, match="source_map"):
+        wb.Envelope(source=shifted, source_map="linear").fit(X, y)

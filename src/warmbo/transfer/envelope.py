@@ -16,14 +16,17 @@ target drives it down toward the measurement noise.
 
 Choices where the text leaves room (see :class:`Envelope`):
 
-- Scale: each source is mapped onto the target's scale by an affine fit ``y ~ a yhat^s + b``
+- Scale (``source_map="affine"``, the default): each source is mapped onto the target's scale by
+  an affine fit ``y ~ a yhat^s + b``
   (least squares at the target points, ``a >= 0``) once the target has 3 points; before that the
   source is taken in its own units. A source measured on another scale (accuracy on another data
   set) is thereby rescaled, an identical source is left as it is (a = 1, b = 0), and an unrelated or
   anti-correlated source gets a ~ 0 and a large envelope. Outputs are then standardised by the
   target's mean and standard deviation (the mapped sources' while the target has < 3 points), and
   sigma_s^2 and its prior are in those units. (003 uses one scale for both; separate z-scores would
-  make an identical source look different whenever the two samples' spreads differ.)
+  make an identical source look different whenever the two samples' spreads differ.) The map is a
+  change of 003's model, not a free choice: eq. 16 takes source values as they are, which
+  ``source_map="identity"`` does (the reproduction of 003 uses it; issue 17).
 - tau_0 = 5, nu_0 = 3 (the authors' experiments, 003 App. B): prior mode 0.5, i.e. source values
   within about 0.7 target standard deviations of the target, and the data outweighs the prior after
   about 2 tau_0 = 10 target points.
@@ -125,8 +128,10 @@ class Envelope(ModelBase):
         nu0: float = 3.0,
         fit_hyperparameters: bool = True,
         seed: int | None = None,
+        source_map: str = "affine",
     ):
         self.source = source
+        self.source_map = source_map
         self.kernel = kernel
         self.noise = noise
         self.tau0 = tau0
@@ -138,9 +143,12 @@ class Envelope(ModelBase):
 
     # ------------------------------------------------------------------ settings
     def __repr__(self) -> str:
-        return f"Envelope(tau0={self.tau0}, nu0={self.nu0}, noise={self.noise})"
+        extra = "" if self.source_map == "affine" else f", source_map={self.source_map!r}"
+        return f"Envelope(tau0={self.tau0}, nu0={self.nu0}, noise={self.noise}{extra})"
 
     def _validate(self) -> None:
+        if self.source_map not in ("affine", "identity"):
+            raise ValueError(f"source_map must be 'affine' or 'identity', got {self.source_map!r}")
         for name in ("tau0", "nu0"):
             value = getattr(self, name)
             if (
@@ -208,6 +216,8 @@ class Envelope(ModelBase):
 
     def _calibration(self, model, task) -> tuple[float, float]:
         """Affine map ``(a, b)`` from a source GP's standardised prediction to the target's scale."""
+        if self.source_map == "identity":  # eq. 16 as written: source values as they are
+            return task.std, task.mean
         z_hat = model.predict(self._X)[0]
         if self._y.size < 3 or np.ptp(z_hat) == 0:
             return task.std, task.mean  # the source's own units
