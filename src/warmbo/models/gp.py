@@ -650,6 +650,22 @@ class GP(ModelBase):
         dr = (-Z_alpha * c[:, None] + alpha[:, None] * ZK_diag) / c[:, None] ** 2
         return float(np.mean(r**2)), 2.0 * np.mean(r[:, None] * dr, axis=0)
 
+    def _guarded_objective(self, X, ys, kernel, noise, fit_noise, kind):
+        """``params -> (value, gradient)`` of :meth:`objective` on this data, with a failed or
+        non-finite evaluation (a non-PSD Gram matrix, an overflow) reported as a very bad value so
+        L-BFGS-B steps back instead of stopping."""
+
+        def fun(params):
+            try:
+                value, grad = self.objective(X, ys, kernel, noise, fit_noise, params, kind)
+            except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
+                return 1e25, np.zeros_like(params)
+            if not np.isfinite(value) or not np.all(np.isfinite(grad)):
+                return 1e25, np.zeros_like(params)
+            return value, grad
+
+        return fun
+
     def _subset_restarts(self, X, ys, kernel, noise, fit_noise, kind, starts, bounds, fun, cap):
         """The one start of the full-data search: the best, on all the data, of the current
         hyperparameters and the optima of the random restarts run on a seeded subset of ``cap`` rows
@@ -659,14 +675,7 @@ class GP(ModelBase):
         )
         Xs, ys_s, noise_s = X[rows], ys[rows], noise[rows]
 
-        def fun_subset(params):
-            try:
-                value, grad = self.objective(Xs, ys_s, kernel, noise_s, fit_noise, params, kind)
-            except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
-                return 1e25, np.zeros_like(params)
-            if not np.isfinite(value) or not np.all(np.isfinite(grad)):
-                return 1e25, np.zeros_like(params)
-            return value, grad
+        fun_subset = self._guarded_objective(Xs, ys_s, kernel, noise_s, fit_noise, kind)
 
         candidates = [starts[0]]
         with warnings.catch_warnings():
@@ -690,14 +699,7 @@ class GP(ModelBase):
         if x0.size == 0:
             return kernel, noise
 
-        def fun(params):
-            try:
-                value, grad = self.objective(X, ys, kernel, noise, fit_noise, params, kind)
-            except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
-                return 1e25, np.zeros_like(params)
-            if not np.isfinite(value) or not np.all(np.isfinite(grad)):
-                return 1e25, np.zeros_like(params)
-            return value, grad
+        fun = self._guarded_objective(X, ys, kernel, noise, fit_noise, kind)
 
         rng = np.random.default_rng(self.seed)
         starts = [np.clip(x0, bounds[:, 0], bounds[:, 1])]
