@@ -323,7 +323,8 @@ class Study:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """An exclusive write transaction (``BEGIN IMMEDIATE``); re-entrant within a thread."""
+        """An exclusive write transaction (SQLite: ``BEGIN IMMEDIATE``; see :meth:`_begin`), committed
+        on exit and rolled back on an exception; re-entrant within a thread."""
         if self.readonly:
             raise StorageError(f"study {self.path!r} was opened read-only; it cannot be written")
         depth = getattr(self._local, "depth", 0)
@@ -336,15 +337,7 @@ class Study:
                 self._local.depth = depth
             return
         with self._lock:
-            for attempt in range(3):  # busy_timeout waits 60 s each time; transactions are short
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    break
-                except sqlite3.OperationalError as exc:
-                    if "locked" not in str(exc) or attempt == 2:
-                        raise StorageError(
-                            f"study {self.path!r} is locked by another process: {exc}"
-                        ) from None
+            self._begin(conn)
             self._local.depth = 1
             try:
                 yield conn
@@ -355,6 +348,16 @@ class Study:
                 conn.execute("COMMIT")
             finally:
                 self._local.depth = 0
+
+    def _begin(self, conn) -> None:
+        """Open the write transaction, holding the store's writer lock (each back end its own)."""
+        for attempt in range(3):  # busy_timeout waits 60 s each time; transactions are short
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or attempt == 2:
+                    raise StorageError(f"study {self.path!r} is locked by another process: {exc}") from None
 
     def close(self) -> None:
         """Close this thread's connection (the study stays on disk)."""

@@ -27,8 +27,6 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .space import Space
@@ -140,34 +138,15 @@ class PostgresStudy(Study):
             self._local.pid = os.getpid()
         return conn
 
-    @contextmanager
-    def transaction(self) -> Iterator:
-        """A write transaction holding the study's advisory lock; re-entrant within a thread."""
-        if self.readonly:
-            raise StorageError(f"study {self.name!r} was opened read-only; it cannot be written")
-        depth = getattr(self._local, "depth", 0)
-        conn = self._connect()
-        if depth:
-            self._local.depth = depth + 1
-            try:
-                yield conn
-            finally:
-                self._local.depth = depth
-            return
-        with self._lock:
-            conn.execute("BEGIN")
-            self._local.depth = 1
-            try:
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
-                conn.execute("UPDATE warmbo_studies SET version = version + 1 WHERE name = %s", (self.name,))
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            else:
-                conn.execute("COMMIT")
-            finally:
-                self._local.depth = 0
+    def _begin(self, conn) -> None:
+        """BEGIN, then the study's advisory lock (released at COMMIT/ROLLBACK) and its write counter."""
+        conn.execute("BEGIN")
+        try:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
+            conn.execute("UPDATE warmbo_studies SET version = version + 1 WHERE name = %s", (self.name,))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
