@@ -49,7 +49,8 @@ true):
   ``r_i = (y_i - mu_{-i}) / s_{-i}`` of the half with the lower predicted values and the half with the
   higher ones are compared by their mean squares; for a calibrated model both are
   chi^2(m_k)/m_k, so their ratio is F(m_hi, m_lo) distributed; a two-sided F test at 1% that is also
-  a factor of at least 2 fires;
+  a factor of at least 2 fires (the message names the other likely cause too: an objective whose
+  smoothness differs between regions, as when trials crowd near the optimum);
 - the theory row's coverage significantly below ``1 - delta`` of its schedule: the bound's
   assumptions (norm bound B, noise level) do not hold for this objective.
 
@@ -412,10 +413,12 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
             where, factor = ("high", ratio) if ratio > 1 else ("low", 1.0 / ratio)
             out.append(
                 f"heteroscedastic noise: the errors, measured in predicted sds, are {factor:.1f} times as "
-                f"large (in variance) where the predicted values are {where} as elsewhere (F test "
-                f"p = {p:.2g}); the noise likely changes with the objective's level, so intervals are "
-                "too narrow in one region and too wide in the other; a transform of the objective "
-                "(such as a log) usually evens it out"
+                f"large (in variance) where the predicted values are {where} as where they are "
+                f"{'low' if where == 'high' else 'high'} (F test p = {p:.2g}), so the intervals are too "
+                "narrow in one region and too wide in the other; the likely cause is noise that changes "
+                "with the objective's level (a transform of the objective, such as a log, usually evens "
+                "it out), or an objective smoother in one region than in the other (trials crowd near "
+                "the optimum, where one lengthscale may not fit)"
             )
     if theory is not None and theory.delta is not None:
         k = int(round(theory.coverage * m))
@@ -460,7 +463,10 @@ def _check_common(levels, max_held_out, seed, noise):
     check_int(max_held_out, "max_held_out", 1)
     check_int(seed, "seed", 0)
     if noise is not None and (
-        isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not math.isfinite(noise) or noise < 0
+        isinstance(noise, bool)
+        or not isinstance(noise, numbers.Real)
+        or not math.isfinite(noise)
+        or noise < 0
     ):
         raise ValueError(f"noise must be a non-negative variance or None, got {noise!r}")
     return levels

@@ -58,6 +58,7 @@ import numpy as np
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
+from .audit import LEVELS, MAX_HELD_OUT, Audit, audit
 from .bounds import Schedule
 from .data import TaskData
 from .kernels import Kernel
@@ -379,6 +380,47 @@ class Optimizer:
             raise ValueError("predict needs at least two complete trials")
         mean, std = model.predict(self.space.encode(params))
         return self._signed(mean), std
+
+    def audit(
+        self,
+        levels: Sequence[float] = LEVELS,
+        max_held_out: int = MAX_HELD_OUT,
+        schedule: Schedule | None = None,
+    ) -> Audit:
+        """Leave-one-out confidence audit of the study's fitted model on its complete trials.
+
+        The model is the one :meth:`fit_model` returns (the one an ask uses); every complete trial it
+        sees is left out in turn (exactly, in closed form, for the GP; ``max_held_out`` of them for
+        other models). Results are in your units and direction: observed values and predicted means
+        carry the objective's sign, whether the study minimises or maximises. When the acquisition
+        is GP-UCB, its schedule's intervals are audited too (``Audit.theory``), or those of
+        ``schedule`` when given. See :func:`warmbo.audit.audit` and docs/optimizer.md.
+
+        Raises
+        ------
+        ValueError
+            With fewer than two complete trials (nothing to leave out).
+        """
+        model = self.fit_model()
+        if model is None:
+            raise ValueError(
+                f"an audit needs at least two complete trials; the study has {self.study.count(COMPLETE)}"
+            )
+        if schedule is None and isinstance(self.acquisition, UCB):
+            schedule = self.acquisition.schedule
+        if schedule is not None:
+            schedule = schedule.for_space(self.space)
+        y = self._signed(np.asarray(model.y_train_, dtype=np.float64))  # back to the user's sign
+        return audit(
+            model,
+            model.X_train_,
+            y,
+            levels,
+            schedule,
+            maximize=self.maximize,
+            max_held_out=max_held_out,
+            seed=int(self.seed) % 2**32,
+        )
 
     # ------------------------------------------------------------------ ask / tell
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
