@@ -215,7 +215,7 @@ class Audit:
             return f"audit: too few trials ({self.held_out} held out, at least {MIN_HELD_OUT} needed)"
         nearest = min(self.levels, key=lambda v: abs(v - level))
         return (
-            f"{_pct(nearest)} intervals cover {_pct(self.coverage[nearest])} of held-out trials "
+            f"{percent(nearest)} intervals cover {percent(self.coverage[nearest])} of held-out trials "
             f"(n = {self.held_out})"
         )
 
@@ -242,7 +242,8 @@ class Audit:
         }
 
 
-def _pct(value: float) -> str:
+def percent(value: float) -> str:
+    """``0.875 -> '87.5%'``, ``0.95 -> '95%'`` (one decimal, trailing zeros dropped)."""
     text = f"{100 * value:.1f}".rstrip("0").rstrip(".")
     return f"{text}%"
 
@@ -388,10 +389,11 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
     if below:
         worst = min(below, key=lambda v: low[v])
         out.append(
-            f"overconfident: {_pct(worst)} intervals cover only {_pct(counts[worst] / m)} of {m} held-out "
-            f"trials (binomial test p = {low[worst]:.2g}); the kernel is likely misfit: a lengthscale "
-            "too long or a noise level too small makes the intervals too narrow, and jumps or outliers "
-            "the kernel cannot follow do the same; fit the hyperparameters or try another kernel"
+            f"overconfident: {percent(worst)} intervals cover only {percent(counts[worst] / m)} of {m} "
+            f"held-out trials (binomial test p = {low[worst]:.2g}); the kernel is likely misfit: a "
+            "lengthscale too long or a noise level too small makes the intervals too narrow, and "
+            "jumps or outliers the kernel cannot follow do the same; fit the hyperparameters or try "
+            "another kernel"
         )
     # a level can only show underconfidence if even full coverage would be significant: level^m < alpha
     testable = [v for v in levels if v**m < alpha]
@@ -399,7 +401,7 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
         shown = max(testable)
         out.append(
             f"underconfident: the intervals cover far more than their level at every level that can "
-            f"be tested ({_pct(shown)} intervals cover {_pct(counts[shown] / m)}); the noise or the "
+            f"be tested ({percent(shown)} intervals cover {percent(counts[shown] / m)}); the noise or the "
             "signal variance is likely overestimated, so the optimizer explores more than it needs to"
         )
     if m >= MIN_HETEROSCEDASTIC:
@@ -426,8 +428,8 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
         if p < ALPHA:
             out.append(
                 f"the confidence schedule's intervals (beta_t = {theory.beta_t:.3g}) cover only "
-                f"{_pct(theory.coverage)} of held-out trials, less than its 1 - delta = "
-                f"{_pct(1 - theory.delta)} (p = {p:.2g}): the bound's assumptions (the norm bound B, "
+                f"{percent(theory.coverage)} of held-out trials, less than its 1 - delta = "
+                f"{percent(1 - theory.delta)} (p = {p:.2g}): the bound's assumptions (the norm bound B, "
                 "the noise level) do not hold for this objective; raise B"
             )
     return tuple(out)

@@ -1,7 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``clean-pending``, ``report``,
-``bench``, ``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``audit``, ``clean-pending``,
+``report``, ``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 
@@ -548,6 +548,103 @@ def status(
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
+    console.print(_audit_line(opt), markup=False, highlight=False)
+
+
+@app.command("audit")
+@friendly
+def audit_command(
+    storage: StorageOption,
+    levels: Annotated[
+        str | None,
+        typer.Option(
+            "--levels", help="Nominal levels in (0, 1), comma-separated (default 0.5,0.8,0.9,0.95,0.99)."
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Folder for audit.json and calibration.png.")
+    ] = None,
+    max_held_out: Annotated[
+        int,
+        typer.Option(
+            "--max-held-out", help="Cap on held-out trials for models that must be refitted.", min=1
+        ),
+    ] = 50,
+) -> None:
+    """Check the study's confidence intervals: leave-one-out coverage and width at each level, the
+    GP-UCB schedule's row, and warnings (the study is opened read-only)."""
+    from .report import AUDIT_HEADER, audit_rows, plot_calibration
+
+    parsed = None
+    if levels is not None:
+        try:
+            parsed = [float(v) for v in _split(levels, "--levels")]
+        except ValueError as exc:
+            raise ValueError(
+                f"--levels must be numbers in (0, 1) separated by commas, got {levels!r}"
+            ) from exc
+    opt = load_optimizer(storage, readonly=True)
+    result = study_audit(opt, parsed, max_held_out)
+    audits = result if isinstance(result, dict) else {"": result}
+    for name, audit in audits.items():
+        title = f"{name}: " if name else ""
+        table = Table(title=f"{title}{audit.held_out} of {audit.n} trials held out ({audit.method})")
+        for column in AUDIT_HEADER:
+            table.add_column(column, justify="left" if column == "interval" else "right")
+        for row in audit_rows(audit):
+            table.add_row(*row)
+        console.print(table)
+        console.print(f"{title}{audit.summary()}", markup=False, highlight=False)
+        for message in audit.warnings:
+            console.print(
+                f"warning: {message}", markup=False, highlight=False, style="yellow", soft_wrap=True
+            )
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        content = (
+            {name: a.to_dict() for name, a in result.items()}
+            if isinstance(result, dict)
+            else result.to_dict()
+        )
+        (out / "audit.json").write_text(json.dumps(content, indent=2))
+        figure = plot_calibration(result).figure
+        figure.savefig(out / "calibration.png", dpi=100)
+        console.print(f"wrote {out / 'audit.json'} and {out / 'calibration.png'}")
+
+
+def study_audit(opt, levels=None, max_held_out: int | None = None):
+    """The confidence audit of a reopened study: one :class:`~warmbo.audit.Audit`, or a dict by task
+    for a multi-task study. A single-objective study's GP-UCB schedule is read from its stored
+    acquisition (:func:`warmbo.bounds.parse_schedule`), since a reopened optimizer runs EI."""
+    from .acquisition import UCB
+    from .audit import LEVELS, MAX_HELD_OUT
+    from .bounds import parse_schedule
+
+    levels = LEVELS if levels is None else levels
+    max_held_out = MAX_HELD_OUT if max_held_out is None else max_held_out
+    if getattr(opt, "task_names", None):
+        return opt.audit(levels, max_held_out)
+    schedule = None
+    if not isinstance(opt.acquisition, UCB):
+        schedule = parse_schedule(opt.study.settings.get("acquisition", ""))
+    return opt.audit(levels, max_held_out, schedule=schedule)
+
+
+def _audit_line(opt) -> str:
+    """``status``'s line: the 95% coverage of the audit, or why there is none (kept fast: refitted
+    models are audited on at most 20 held-out trials, the exact GP in closed form on all)."""
+    from .audit import MIN_HELD_OUT
+
+    complete = opt.study.count("complete")
+    if complete < MIN_HELD_OUT:
+        return f"audit: too few trials ({complete} complete, at least {MIN_HELD_OUT} needed)"
+    try:
+        result = study_audit(opt, max_held_out=20)
+    except (ValueError, ArithmeticError) as exc:
+        return f"audit: not available ({exc})"
+    if isinstance(result, dict):
+        return "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
+    return result.summary()
 
 
 prior_app = typer.Typer(
@@ -648,6 +745,7 @@ def report(
         title=f"warmbo study {storage}",
         predict=None if task_names else study_predictor(opt),
         tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
+        audit=_report_audit(opt),
     )
     console.print(f"wrote {path}")
 
@@ -765,6 +863,15 @@ def reproduce(
         )
     for item in entry.summary(result, out):
         console.print(item)
+
+
+def _report_audit(opt):
+    """The audit for the report, or None when the study has too few trials for one to decide."""
+    from .audit import MIN_HELD_OUT
+
+    if opt.study.count("complete") < MIN_HELD_OUT:
+        return None
+    return study_audit(opt)
 
 
 def study_predictor(opt):
