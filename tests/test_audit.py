@@ -1,134 +1,330 @@
-"""The confidence audit (warmbo.audit): leave-one-out coverage of a model's intervals."""
+"""The confidence audit (issue 17, section 2): calibrated on data from the GP prior, overconfident for a
+misspecified lengthscale, exact leave-one-out formulas, sign-consistent studies, CLI and transfer models."""
 
 from __future__ import annotations
 
+import dataclasses
+import doctest
 import json
-import math
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 import warmbo as wb
-from warmbo.audit import LEVELS, audit, loo_predictions
+import warmbo.audit as audit_module
+from warmbo import GP
+from warmbo.audit import MIN_HELD_OUT, audit, audit_tasks, check_levels
+from warmbo.bounds import IGPUCB, parse_schedule
+from warmbo.cli import app
 from warmbo.kernels import RBF, Constant
-from warmbo.models import GP
+
+runner = CliRunner()
+LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)
 
 
-def gp_draw(n, lengthscale, noise, seed):
-    """Points and noisy observations of one draw from the GP prior RBF(lengthscale), unit amplitude."""
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, 1))
-    K = RBF(lengthscale)(X, X) + noise * np.eye(n)
+def prior_draw(rng, n, lengthscale=0.2, noise=0.01, dim=1):
+    """X uniform on [0, 1]^dim and y ~ GP(0, RBF(lengthscale)) plus N(0, noise) noise."""
+    X = rng.uniform(0, 1, (n, dim))
+    K = RBF(lengthscale).evaluate(X, X) + noise * np.eye(n)
     return X, np.linalg.cholesky(K) @ rng.standard_normal(n)
 
 
-def test_closed_form_loo_matches_brute_force_refits():
-    X, y = gp_draw(15, 0.2, 1e-2, 0)
-    gp = GP(RBF(0.2), noise=1e-2).fit(X, y)
-    idx, mean, sd, method = loo_predictions(gp, X, y)
-    assert method.startswith("closed form") and idx.tolist() == list(range(15))
-    for i in range(15):
-        keep = np.arange(15) != i
-        m, s = GP(RBF(0.2), noise=1e-2).fit(X[keep], y[keep]).predict(X[i : i + 1])
-        assert mean[i] == pytest.approx(m[0], abs=1e-8)
-        assert sd[i] == pytest.approx(math.sqrt(s[0] ** 2 + 1e-2), abs=1e-8)  # an observation's sd
+# ------------------------------------------------------------------------------------------ calibration
+def test_coverage_matches_the_nominal_level_on_data_from_the_gp_prior():
+    """With the true kernel and noise, each LOO residual is exactly N(0, s^2) marginally, so the
+    expected coverage of every draw is the nominal level. Residuals of one draw are correlated, so
+    the margin comes from the R = 400 independent draws: the mean of the per-draw coverages is within
+    4 standard errors (sd of the per-draw coverages / sqrt(R)) of the level (a false alarm has
+    probability < 1e-4 per level, by the central limit theorem over draws). For scale: a binomial
+    margin on the 400 * 30 = 12000 pooled points, were they independent, would be
+    4 sqrt(0.5 * 0.5 / 12000) = 0.018 at 50% and 4 sqrt(0.95 * 0.05 / 12000) = 0.008 at 95%; the
+    test also checks that its own margin is below 0.025 at every level, so a wrong coverage of a few
+    points would fail it."""
+    rng = np.random.default_rng(20261124)
+    R, n = 400, 30
+    per_draw = np.empty((R, len(LEVELS)))
+    for r in range(R):
+        X, y = prior_draw(rng, n)
+        result = audit(GP(RBF(0.2), noise=0.01), X, y, LEVELS)
+        assert result.method == "closed-form" and result.held_out == n
+        per_draw[r] = [result.coverage[v] for v in LEVELS]
+    mean = per_draw.mean(axis=0)
+    margin = 4 * per_draw.std(axis=0, ddof=1) / np.sqrt(R)
+    assert np.all(margin < 0.025), margin
+    for level, m, e in zip(LEVELS, mean, margin, strict=True):
+        assert abs(m - level) < e, (level, m, e)
 
 
-def test_coverage_is_nominal_on_draws_from_the_prior():
-    # 20 draws x 30 points = 600 held-out points from the true model. Each draw's LOO residuals are
-    # correlated, so the pooled coverage has more spread than a binomial of 600; a margin of 0.05
-    # (about 2.5 binomial sd at q = 0.8, where the sd is 0.016) holds for every level here
-    hits = {q: [] for q in LEVELS}
-    for seed in range(20):
-        X, y = gp_draw(30, 0.15, 1e-2, seed)
-        result = audit(GP(RBF(0.15), noise=1e-2).fit(X, y), X, y)
-        for q in LEVELS:
-            hits[q].append(result.coverage[q])
-    for q in LEVELS:
-        assert abs(np.mean(hits[q]) - q) < 0.05, (q, np.mean(hits[q]))
+def test_a_too_long_lengthscale_is_overconfident_and_the_misfit_warning_fires():
+    rng = np.random.default_rng(1)
+    X, y = prior_draw(rng, 60, lengthscale=0.05)
+    wrong = audit(GP(RBF(0.5), noise=0.01), X, y)  # ten times too long, hyperparameters fixed
+    right = audit(GP(RBF(0.05), noise=0.01), X, y)
+    # clearly below: at 95%, 60 calibrated points cover fewer than 52 with probability < 0.2%
+    assert wrong.coverage[0.95] < 0.75 and wrong.coverage[0.5] < 0.35
+    assert right.coverage[0.95] >= 0.85
+    assert any(w.startswith("overconfident") and "lengthscale" in w for w in wrong.warnings)
+    assert not any(w.startswith("overconfident") for w in right.warnings)
 
 
-def test_a_misspecified_lengthscale_is_overconfident_and_warned():
-    # data from lengthscale 0.05, model with 0.5: the LOO means miss the wiggles, the intervals are
-    # far too narrow; the warning names the likely cause
-    X, y = gp_draw(40, 0.05, 1e-3, 3)
-    result = audit(GP(RBF(0.5), noise=1e-3).fit(X, y), X, y)
-    assert result.coverage[0.95] < 0.7
-    assert any("too narrow" in w and "kernel" in w for w in result.warnings)
-    good = audit(GP(RBF(0.05), noise=1e-3).fit(X, y), X, y)
-    assert good.coverage[0.95] > result.coverage[0.95] + 0.2
+def test_too_few_points_make_the_audit_undecidable():
+    rng = np.random.default_rng(2)
+    X, y = prior_draw(rng, MIN_HELD_OUT - 1)
+    result = audit(GP(RBF(0.2), noise=0.01), X, y)
+    assert not result.decidable
+    assert len(result.warnings) == 1 and "not decidable" in result.warnings[0]
+    assert result.summary().startswith("audit: too few trials")
+    X, y = prior_draw(rng, MIN_HELD_OUT)
+    assert audit(GP(RBF(0.2), noise=0.01), X, y).decidable
 
 
-def test_too_few_points_and_bad_levels():
-    X, y = gp_draw(6, 0.2, 1e-2, 1)
-    result = audit(GP(RBF(0.2), noise=1e-2).fit(X, y), X, y)
-    assert any("too few points" in w for w in result.warnings)
-    assert "too few trials" in result.line()
-    with pytest.raises(ValueError, match="levels"):
-        audit(GP(RBF(0.2), noise=1e-2).fit(X, y), X, y, levels=(0.5, 1.2))
+def test_noise_overestimated_tenfold_is_underconfident():
+    rng = np.random.default_rng(3)
+    X, y = prior_draw(rng, 60, noise=0.01)
+    result = audit(GP(RBF(0.2), noise=1.0), X, y)
+    assert result.coverage[0.5] > 0.8
+    assert any(w.startswith("underconfident") for w in result.warnings)
+    assert not audit(GP(RBF(0.2), noise=0.01), X, y).warnings
 
 
-def test_heteroscedastic_noise_is_named():
+def test_noise_that_grows_with_the_objective_is_reported_as_heteroscedastic():
     rng = np.random.default_rng(4)
-    X = rng.random((80, 1))
+    X = rng.uniform(0, 1, (120, 1))
     f = 3 * X[:, 0]
-    y = f + rng.standard_normal(80) * np.where(f > 1.5, 0.6, 0.02)  # noisy only where f is high
-    model = GP(Constant(1.0) * RBF(0.5), noise=0.05, normalize_y=True).fit(X, y)
-    assert any("heteroscedastic" in w for w in audit(model, X, y).warnings)
+    sd = np.where(X[:, 0] > 0.5, 0.6, 0.05)  # noisy where the objective is high
+    model = GP(Constant(1.0) * RBF(0.3), noise=0.1, optimizer="ml2", normalize_y=True, seed=0)
+    hetero = audit(model, X, f + sd * rng.standard_normal(120))
+    homo = audit(model, X, f + 0.3 * rng.standard_normal(120))
+    assert any(w.startswith("heteroscedastic") and "high" in w for w in hetero.warnings), hetero.warnings
+    assert not any(w.startswith("heteroscedastic") for w in homo.warnings), homo.warnings
 
 
-def test_optimizer_audit_is_sign_consistent_and_reports_the_theory_band():
-    space = wb.Space([wb.Float("x", 0.0, 1.0)])
-    f = lambda p: math.sin(7 * p["x"])  # noqa: E731
-    low = wb.Optimizer(space, seed=0, acquisition=wb.UCB(wb.IGPUCB(B=1.0, R=0.1)))
-    low.run(f, budget=16, progress=False)
-    high = wb.Optimizer(space, seed=0, maximize=True, acquisition=wb.UCB(wb.IGPUCB(B=1.0, R=0.1)))
-    for t in low.history:
-        high.tell(t.params, -t.value)
-    a, b = low.audit(), high.audit()
-    for q in LEVELS:
-        assert a.coverage[q] == pytest.approx(b.coverage[q], abs=1e-6)
-        assert a.width[q] == pytest.approx(b.width[q], rel=1e-4)
-    assert a.theory["schedule"] == "IGPUCB" and a.theory["beta"] > 1.0
-    assert a.theory["coverage"] >= a.coverage[0.5]  # a wider band covers at least as much
-    assert "intervals cover" in a.line() and "n = 16" in a.line()
+def test_the_schedule_row_uses_beta_t_and_the_latent_sd():
+    rng = np.random.default_rng(5)
+    X, y = prior_draw(rng, 40)
+    gp = GP(RBF(0.2), noise=0.01).fit(X, y)
+    schedule = IGPUCB(B=2.0)
+    result = audit(gp, X, y, schedule=schedule)
+    theory = result.theory
+    assert theory.t == 40 and theory.beta_t == pytest.approx(schedule.beta_t(40, gp))
+    half = np.sqrt(theory.beta_t) * result.sd_f
+    assert theory.width == pytest.approx(np.mean(2 * half))
+    assert theory.coverage == pytest.approx(np.mean(np.abs(result.observed - result.mean) <= half))
+    assert np.all(result.sd_f < result.sd)  # latent sd excludes the noise
+    assert theory.coverage == 1.0  # beta_t is large: the bound is conservative
+    assert not result.warnings
+    # a draw from the GP prior is not in the RKHS: a small norm bound B and noise constant R make
+    # the bound miss, and the warning names the assumptions
+    tight = audit(gp, X, y, schedule=IGPUCB(B=1.0, R=0.1))
+    assert tight.theory.coverage < 0.9
+    assert any("assumptions" in w and "1 - delta = 90%" in w for w in tight.warnings)
 
 
-def test_audit_of_a_transfer_model_refits_without_each_point():
-    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
-    rng = np.random.default_rng(0)
-    Xs = rng.random((30, 2))
-    ys = (Xs[:, 0] - 0.3) ** 2 + (Xs[:, 1] - 0.6) ** 2
-    opt = wb.Optimizer(space, prior=(Xs, ys), transfer="rgpe", seed=0)
-    opt.run(lambda p: (p["x"] - 0.32) ** 2 + (p["y"] - 0.58) ** 2, budget=12, progress=False)
-    result = opt.audit(max_points=8)
-    assert result.method.startswith("refit") and result.held_out == 8 and result.n == 12
-    assert all(0.0 <= c <= 1.0 for c in result.coverage.values())
-    assert all(result.width[a] < result.width[b] for a, b in zip(LEVELS, LEVELS[1:], strict=False))
+# ------------------------------------------------------------------------------------------ LOO formulas
+def _brute_force(X, y, kernel, noise, y_mean=0.0, y_std=1.0):
+    """Refit a GP without each point at fixed hyperparameters; the predictive mean and sd of y_i."""
+    n = X.shape[0]
+    noise = np.broadcast_to(np.asarray(noise, dtype=float), (n,))
+    means, sds = np.empty(n), np.empty(n)
+    z = (y - y_mean) / y_std
+    for i in range(n):
+        keep = np.arange(n) != i
+        gp = GP(kernel, noise=noise[keep]).fit(X[keep], z[keep])
+        mu, sd = gp.predict(X[i : i + 1])
+        means[i] = mu[0] * y_std + y_mean
+        sds[i] = np.sqrt(sd[0] ** 2 + noise[i]) * y_std
+    return means, sds
 
 
-def test_cli_audit_status_and_report(tmp_path):
-    from typer.testing import CliRunner
+@pytest.mark.parametrize("case", ["plain", "per-point noise", "fitted and standardised"])
+def test_closed_form_loo_equals_brute_force_refits(case):
+    rng = np.random.default_rng(6)
+    X = rng.uniform(0, 1, (15, 2))
+    y = 5.0 + 3.0 * np.sin(4 * X[:, 0]) * X[:, 1] + 0.1 * rng.standard_normal(15)
+    if case == "plain":
+        gp = GP(RBF([0.3, 0.5]), noise=0.02).fit(X, y)
+        expected = _brute_force(X, y, gp.kernel_, 0.02)
+    elif case == "per-point noise":
+        noise = rng.uniform(0.01, 0.2, 15)
+        gp = GP(RBF(0.4), noise=noise).fit(X, y)
+        expected = _brute_force(X, y, gp.kernel_, noise)
+    else:
+        gp = GP(Constant(1.0) * RBF([0.3, 0.3]), optimizer="ml2", normalize_y=True, seed=0).fit(X, y)
+        expected = _brute_force(X, y, gp.kernel_, gp.noise_level_, gp.y_mean_, gp.y_std_)
+    result = audit(gp, X, y)
+    assert result.method == "closed-form"
+    np.testing.assert_allclose(result.mean, expected[0], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(result.sd, expected[1], rtol=0, atol=1e-8)
 
-    from warmbo.cli import app
 
-    space = wb.Space([wb.Float("x", 0.0, 1.0)])
-    url = str(tmp_path / "a.db")
-    opt = wb.Optimizer(space, seed=0, storage=url)
-    opt.run(lambda p: math.sin(7 * p["x"]), budget=14, progress=False)
-    runner = CliRunner()
-    done = runner.invoke(
-        app, ["audit", "--storage", url, "--levels", "0.5,0.9", "--out", str(tmp_path / "au")]
+def test_an_audit_of_a_fitted_gp_keeps_its_hyperparameters_and_an_unfitted_one_is_fitted():
+    rng = np.random.default_rng(7)
+    X, y = prior_draw(rng, 20)
+    prototype = GP(Constant(1.0) * RBF(0.5), optimizer="ml2", seed=0)
+    fitted = prototype.clone().fit(X, y)
+    np.testing.assert_array_equal(audit(prototype, X, y).mean, audit(fitted, X, y).mean)
+    # a GP fitted on other data is refitted on these, not audited with its own factor
+    other = prototype.clone().fit(X[:10], y[:10])
+    np.testing.assert_array_equal(audit(other, X, y).mean, audit(fitted, X, y).mean)
+
+
+# ------------------------------------------------------------------------------------------ the optimizer
+def _quadratic(p):
+    return (p["x"] - 0.3) ** 2 + 0.5 * p["z"]
+
+
+SPACE = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+
+
+def test_optimizer_audit_of_a_minimised_study_equals_the_audit_on_the_negated_data():
+    opt = wb.Optimizer(SPACE, seed=0)
+    opt.run(_quadratic, budget=16, progress=False)
+    result = opt.audit()
+    values = np.array([t.value for t in opt.history])
+    np.testing.assert_allclose(result.observed, values)  # the user's units and sign
+    model = opt.fit_model()
+    negated = audit(model, model.X_train_, model.y_train_)  # what the model sees: -values
+    np.testing.assert_allclose(negated.observed, -values)
+    np.testing.assert_allclose(result.mean, -negated.mean)
+    np.testing.assert_allclose(result.sd, negated.sd)
+    assert dict(result.coverage) == dict(negated.coverage) and dict(result.width) == dict(negated.width)
+    # the same trials maximising -f: the same audit with the signs flipped
+    twin = wb.Optimizer(SPACE, seed=0, maximize=True)
+    for t in opt.history:
+        twin.tell(t.params, -t.value)
+    mirrored = twin.audit()
+    np.testing.assert_allclose(mirrored.mean, -result.mean, atol=1e-9)
+    np.testing.assert_allclose(mirrored.sd, result.sd, atol=1e-9)
+    assert dict(mirrored.coverage) == dict(result.coverage)
+
+
+def test_optimizer_audit_audits_the_gp_ucb_schedule_and_refuses_empty_studies():
+    opt = wb.Optimizer(SPACE, seed=0, schedule=IGPUCB(B=2.0))
+    with pytest.raises(ValueError, match="at least two complete trials"):
+        opt.audit()
+    opt.run(_quadratic, budget=12, progress=False)
+    result = opt.audit(levels=(0.9,))
+    assert result.levels == (0.9,) and result.theory is not None
+    assert result.theory.schedule.startswith("IGPUCB") and result.theory.coverage == 1.0
+
+
+def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
+    rng = np.random.default_rng(8)
+    points = [{"x": float(a), "z": float(b)} for a, b in rng.uniform(0, 1, (20, 2))]
+    prior = (points, [_quadratic(p) + 0.05 for p in points])
+    opt = wb.Optimizer(SPACE, seed=0, prior=prior, transfer="rgpe")
+    opt.run(_quadratic, budget=14, progress=False)
+    result = opt.audit()
+    assert result.method == "refit" and result.n == 14 and result.held_out == 14
+    assert all(0.0 <= result.coverage[v] <= 1.0 for v in LEVELS)
+    assert [result.coverage[v] for v in LEVELS] == sorted(result.coverage[v] for v in LEVELS)
+    assert all(np.isfinite(result.width[v]) and result.width[v] > 0 for v in LEVELS)
+    assert not any("no noise level" in w for w in result.warnings)  # read from the target GP
+    # each held-out prediction is the model refitted without that trial, in the user's sign
+    model = opt.fit_model()
+    X, y = model.X_train_, model.y_train_
+    keep = np.arange(14) != 3
+    mean, sd = model.clone().fit(X[keep], y[keep]).predict(X[3:4])
+    assert result.mean[3] == pytest.approx(-mean[0]) and result.observed[3] == pytest.approx(-y[3])
+    assert result.sd_f[3] == pytest.approx(sd[0])
+    # what it finds here: the source's z-scores put the optimum far above the target's values and
+    # the ensemble's variance (sum of w_i^2 sigma_i^2) is small, so RGPE is badly overconfident
+    assert result.coverage[0.95] < 0.5 and any(w.startswith("overconfident") for w in result.warnings)
+    capped = opt.audit(max_held_out=5)
+    assert capped.held_out == 5 and not capped.decidable
+    assert set(capped.index) <= set(range(14))
+
+
+def test_multitask_audit_is_per_task_in_each_tasks_direction():
+    mt = wb.MultiTaskOptimizer(
+        SPACE, n_tasks=2, seed=0, directions=["maximize", "minimize"], task_names=["a", "b"], beta="theory"
     )
-    assert done.exit_code == 0, done.output
-    assert "Leave-one-out calibration" in done.output and "90%" in done.output
-    assert (tmp_path / "au" / "calibration.png").stat().st_size > 1000
-    assert set(json.loads((tmp_path / "au" / "audit.json").read_text())["coverage"]) == {"0.5", "0.9"}
-    status = runner.invoke(app, ["status", "--storage", url])
-    assert "95% intervals cover" in status.output and "(n = 14, leave-one-out)" in status.output
-    bad = runner.invoke(app, ["audit", "--storage", url, "--levels", "0.5,x"])
-    assert bad.exit_code == 1 and "--levels" in bad.output
-    page = runner.invoke(app, ["report", url, "--out", str(tmp_path / "rep")])
-    assert page.exit_code == 0, page.output
-    html = (tmp_path / "rep" / "report.html").read_text()
-    assert "<h2>Calibration</h2>" in html and 'alt="calibration"' in html
+    mt.run(lambda p: [np.sin(5 * p["x"]), p["z"] ** 2 + p["x"]], budget=14, progress=False)
+    result = mt.audit()
+    assert list(result) == ["a", "b"]
+    values = np.array([t.values for t in mt.history])
+    for j, name in enumerate(result):
+        a = result[name]
+        assert a.held_out == 14 and a.method == "refit"
+        np.testing.assert_allclose(a.observed, values[:, j])
+        assert np.all(np.abs(a.mean - values[:, j]) < 3.0)  # predictions in the task's units and sign
+        assert a.theory is not None and a.theory.schedule.startswith("MultiTaskBound")
+    with pytest.raises(ValueError, match="signs"):
+        audit_tasks(mt.model, np.zeros((3, 2)), np.zeros((3, 2)), signs=[1, 2])
+
+
+# ------------------------------------------------------------------------------------------ the result
+def test_the_result_is_immutable_and_serialisable():
+    rng = np.random.default_rng(9)
+    X, y = prior_draw(rng, 12)
+    result = audit(GP(RBF(0.2), noise=0.01), X, y, levels=[0.9, 0.5])
+    assert result.levels == (0.5, 0.9)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.n = 3
+    with pytest.raises(TypeError):
+        result.coverage[0.5] = 1.0
+    with pytest.raises(ValueError):
+        result.mean[0] = 0.0
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["coverage"]["0.9"] == result.coverage[0.9] and data["intervals_for"].startswith("y")
+    assert result.band(0.9)[0] < 0.9 <= result.band(0.9)[1]
+
+
+@pytest.mark.parametrize("levels", [(0.5, 1.0), (0.0,), (), ("a",), (-0.2,)])
+def test_levels_outside_the_unit_interval_are_refused(levels):
+    with pytest.raises(ValueError, match="levels"):
+        check_levels(levels)
+
+
+def test_bad_arguments_say_what_is_wrong():
+    X = np.linspace(0, 1, 5)[:, None]
+    with pytest.raises(ValueError, match="at least 2 observations"):
+        audit(GP(RBF(0.2)), X[:1], [0.0])
+    with pytest.raises(ValueError, match="noise"):
+        audit(GP(RBF(0.2)), X, np.zeros(5), noise=-1.0)
+    with pytest.raises(ValueError, match="max_held_out"):
+        audit(GP(RBF(0.2)), X, np.zeros(5), max_held_out=0)
+
+
+def test_parse_schedule_reads_stored_schedules_and_never_evaluates_code():
+    assert parse_schedule("UCB(schedule=IGPUCB(B=2.0, R=1.0, delta=0.1))") == IGPUCB(B=2.0)
+    assert parse_schedule("Srinivas(delta=0.2, domain_size=None, dim=None, a=1.0, b=1.0, r=1.0)").delta == 0.2
+    for text in ("EI(incumbent='best', xi=0.0)", "__import__('os').system('false')", "IGPUCB(B=x)", "((("):
+        assert parse_schedule(text) is None
+
+
+def test_the_module_examples_run():
+    for module in (audit_module, wb.bounds):
+        assert doctest.testmod(module).failed == 0
+
+
+# ------------------------------------------------------------------------------------------ CLI
+def test_cli_audit_and_status(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    small = wb.Optimizer(SPACE, seed=0, storage="small.db")
+    small.run(_quadratic, budget=4, progress=False)
+    small.study.close()
+    out = runner.invoke(app, ["status", "-s", "small.db"])
+    assert out.exit_code == 0 and "audit: too few trials (4 complete" in out.output
+
+    opt = wb.Optimizer(SPACE, seed=0, storage="study.db", schedule=IGPUCB(B=2.0))
+    opt.run(_quadratic, budget=16, progress=False)
+    expected = opt.audit()
+    opt.study.close()
+    out = runner.invoke(app, ["status", "-s", "study.db"])
+    assert out.exit_code == 0, out.output
+    assert expected.summary() in out.output and "95% intervals cover" in out.output
+
+    out = runner.invoke(app, ["audit", "-s", "study.db", "--levels", "0.5,0.9,0.95", "--out", "audit"])
+    assert out.exit_code == 0, out.output
+    assert "16 of 16 trials held out (closed-form)" in out.output
+    assert "schedule (beta_t" in out.output  # the stored UCB schedule is audited too
+    data = json.loads((tmp_path / "audit" / "audit.json").read_text())
+    assert data["levels"] == [0.5, 0.9, 0.95] and data["theory"]["schedule"].startswith("IGPUCB")
+    assert (tmp_path / "audit" / "calibration.png").read_bytes().startswith(b"\x89PNG")
+
+    out = runner.invoke(app, ["audit", "-s", "study.db", "--levels", "0.5,1.5"])
+    assert out.exit_code == 1 and "levels must lie strictly between 0 and 1" in out.output
+    out = runner.invoke(app, ["audit", "-s", "small.db"])
+    assert out.exit_code == 0 and "not decidable" in out.output

@@ -492,3 +492,125 @@ def test_task_values_plot_tracks_each_task_in_its_own_direction():
     assert [(r["best"], r["trial"]) for r in rows] == [(0.95, 4), (10.0, 6)]
     with pytest.raises(ValueError, match="'maximize' or 'minimize'"):
         task_summary(trials, {"accuracy": "max", LATENCY: "minimize"})
+
+
+# ----------------------------------------------------------------------------------------------
+# calibration (the confidence audit) and the page as a browser shows it
+# ----------------------------------------------------------------------------------------------
+
+
+def audited_report(tmp_path, space=None):
+    from warmbo.audit import audit
+
+    space = space or mixed_space()
+    trials = make_trials(space, n=24)
+    done = [t for t in trials if t.state == COMPLETE]
+    U = space.encode([t.params for t in done])
+    y = np.array([t.value for t in done])
+    result = audit(GP(RBF(0.5), noise=1e-3, normalize_y=True), U, y)
+    path = write_report(tmp_path / "r", space, trials, maximize=True, audit=result)
+    return path, result
+
+
+def test_report_has_a_calibration_section_with_plot_table_and_warnings(tmp_path):
+    path, result = audited_report(tmp_path)
+    text = path.read_text()
+    parser = check_html(text)
+    assert any(img["alt"] == "calibration" for img in parser.imgs)
+    assert (path.parent / "calibration.png").read_bytes().startswith(PNG_SIGNATURE)
+    body = " ".join(parser.text)
+    assert "Calibration" in body and result.summary() in body
+    for level in result.levels:
+        assert f"{round(100 * level)}%: \u00b1" in body
+    for message in result.warnings:
+        assert message in body
+    # without an audit the section and a stale calibration.png go away
+    write_report(path.parent, mixed_space(), make_trials(mixed_space()), maximize=True)
+    assert not (path.parent / "calibration.png").exists()
+    assert "Calibration" not in path.read_text()
+
+
+def test_calibration_plot_draws_the_diagonal_the_band_and_one_line_per_audit():
+    from warmbo.audit import audit
+    from warmbo.report import plot_calibration
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (20, 1))
+    y = np.sin(5 * X[:, 0]) + 0.1 * rng.standard_normal(20)
+    a = audit(GP(RBF(0.3), noise=0.01), X, y)
+    ax = plot_calibration({"f0": a, "f1": a})
+    lines = [line for line in ax.get_lines() if line.get_label() in ("f0", "f1")]
+    assert len(lines) == 2
+    np.testing.assert_allclose(lines[0].get_ydata(), [a.coverage[v] for v in a.levels])
+    assert any(line.get_label() == "calibrated" for line in ax.get_lines())
+    assert ax.collections  # the binomial band
+    with pytest.raises(ValueError, match="at least one audit"):
+        plot_calibration({})
+
+
+_PROBE = """<script>
+window.addEventListener("load", function () {
+  var img = document.querySelector('img[alt="calibration"]');
+  var out = document.createElement("pre");
+  out.id = "probe";
+  if (!img) { out.textContent = "probe: missing"; }
+  else {
+    var box = img.getBoundingClientRect();
+    out.textContent = "probe: natural=" + img.naturalWidth + "x" + img.naturalHeight +
+      " box=" + Math.round(box.width) + "x" + Math.round(box.height);
+  }
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def _chromium() -> str:
+    """The Chromium binary (Debian's; `make test` installs it): a missing one fails the test."""
+    import shutil
+
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.fail("headless Chromium is required (apt-get install chromium; make test installs it)")
+
+
+def _render(page, tmp_path) -> str:
+    """The probe's line after Chromium loaded ``page`` (a copy of the report with a probe script
+    that reads the calibration image's natural size and laid-out box once the page has loaded)."""
+    import subprocess
+
+    probe = tmp_path / f"probe-{page.stem}.html"
+    probe.write_text(page.read_text().replace("</body>", _PROBE + "</body>"))
+    done = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",  # CI runs as root
+            "--disable-gpu",
+            f"--user-data-dir={tmp_path / 'chromium-profile'}",
+            "--virtual-time-budget=5000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    found = re.search(r'<pre id="probe">(probe: [^<]*)</pre>', done.stdout)
+    assert found, f"chromium rendered no probe (exit {done.returncode}): {done.stderr[-2000:]}"
+    return found.group(1)
+
+
+def test_the_report_page_displays_the_calibration_plot_in_headless_chromium(tmp_path):
+    path, _ = audited_report(tmp_path)
+    shown = re.fullmatch(r"probe: natural=(\d+)x(\d+) box=(\d+)x(\d+)", _render(path, tmp_path))
+    assert shown, "calibration image not found on the rendered page"
+    natural_w, natural_h, box_w, box_h = map(int, shown.groups())
+    assert natural_w > 0 and natural_h > 0  # the browser decoded the embedded PNG
+    assert box_w > 0 and box_h > 0  # and laid it out visibly
+    # the check can fail: a page whose calibration image data are corrupt shows natural=0x0
+    broken = tmp_path / "broken.html"
+    broken.write_text(re.sub(r'(<img src="data:image/png;base64,)[^"]*(" alt="calibration")', r"\1AAAA\2",
+                             path.read_text()))  # fmt: skip
+    assert _render(broken, tmp_path).startswith("probe: natural=0x0")

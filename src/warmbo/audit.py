@@ -1,223 +1,644 @@
-"""A confidence audit of a fitted model: do its intervals cover the observations they did not see?
+"""Confidence audit: do a fitted model's intervals cover the observations it has not seen?
 
-For each of the n observations (or a seeded subset of ``max_points`` of them) the model predicts it
-without having seen it (leave-one-out), and the audit counts how often the central interval
-``mu_{-i} +- z_q sigma_{-i}`` covers ``y_i``, for each nominal level q:
+This module owns the leave-one-out (LOO) calibration check of issue 17 (section 2): for a model
+fitted on ``(X, y)``, each held-out observation ``y_i`` is compared with the model's prediction
+from the other points, and we count how often it falls inside the central interval
 
-.. math:: \\widehat{\\mathrm{cov}}(q)
-          = \\frac1n \\sum_i \\mathbf 1\\big[|y_i - \\mu_{-i}| \\le z_q \\sigma_{-i}\\big],
-          \\qquad z_q = \\Phi^{-1}\\big(\\tfrac{1 + q}{2}\\big),
+.. math:: \\mu_{-i}(x_i) \\pm z_\\alpha\\, s_{-i}(x_i), \\qquad z_\\alpha = \\Phi^{-1}((1 + \\alpha)/2),
 
-with the mean width ``2 z_q mean(sigma_{-i})`` as the sharpness. ``sigma_{-i}`` is the predictive
-standard deviation of an *observation* (noise included): that is what an observed ``y_i`` can be
-checked against. A calibrated model has coverage near q at every level.
+at each nominal level alpha (0.5, 0.8, 0.9, 0.95, 0.99 by default). ``coverage[alpha]`` is that
+fraction, ``width[alpha]`` the mean width ``2 z_alpha s_{-i}`` (sharpness).
 
-Leave-one-out: for the exact GP, the closed forms of Rasmussen & Williams eq. 5.12 (``GP.loo``:
-``mu_{-i} = y_i - [K^{-1} y]_i / [K^{-1}]_{ii}``, ``sigma^2_{-i} = 1 / [K^{-1}]_{ii}``, K with the
-noise; hyperparameters held at the fit on all data), O(n^3) once. For any other model (transfer,
-multi-task components, Nystrom, ...): ``model.clone()`` refitted without point i, predicting point i;
-its predictive std is used as returned, plus the model's ``noise_variance_`` when it declares one.
+**Intervals are for y, not f.** The audit checks intervals against *observed* values, which carry
+noise: ``s_{-i}^2 = sigma_{-i}^2(x_i) + lambda`` is the predictive variance of a *noisy observation*
+(latent variance plus noise variance lambda). An interval for the latent f alone would be too narrow
+for y by the noise and would look overconfident on perfectly calibrated data.
 
-The theory row: when the optimizer's acquisition is a UCB with a confidence schedule (IGP-UCB,
-Meta-KeL's, Srinivas), the audit also reports how often the band ``mu_{-i} +- beta_t^{1/2} sigma_{-i}``
-the algorithm actually uses covers the held-out values. Those bounds are built to hold with
-probability 1 - delta uniformly over all points and rounds, so coverage near 100% is expected there.
+**The theory row.** With a confidence schedule (``schedule=``, what GP-UCB uses), the audit also
+counts how often ``y_i`` lies in ``mu_{-i}(x_i) +/- beta_t^{1/2} sigma_{-i}(x_i)`` with the latent
+sd sigma (the bound the algorithm actually uses; :mod:`warmbo.bounds`). ``beta_t`` is taken once,
+from the model fitted on all n points, at round ``t = n`` (the round a model holding n - 1 points
+serves); for IGP-UCB this uses the information gain of n points instead of n - 1, slightly wider.
+These bounds are uniform over all rounds and points with probability 1 - delta, so their
+coverage should be close to 100%; because they bound f and are checked against noisy y, the
+measured coverage slightly understates theirs.
 
-Warnings, in plain words, with the likely cause: too few points to judge (n < 10); intervals too
-narrow (coverage below the level by more than a binomial two-sigma margin
-``2 sqrt(q (1 - q) / n)``, at any level: the kernel does not fit, e.g. lengthscales too long for the
-function's wiggles, or the noise is underestimated); too wide (above by that margin at every level
-below 99%: noise overestimated); heteroscedastic noise (the standardised residuals
-``(y_i - mu_{-i}) / sigma_{-i}`` spread more than twice as much for the upper half of the predicted
-values as for the lower half, or the reverse, with n >= 20). Written by hand: a few array operations
-on the model's own leave-one-out predictions; scipy gives the normal quantiles.
+**Leave-one-out.** For the exact :class:`~warmbo.models.GP`, the closed forms of Rasmussen & Williams
+(2006) eq. 5.12 (``mu_{-i} = y_i - [K^{-1} y]_i / [K^{-1}]_{ii}``, ``s^2_{-i} = 1/[K^{-1}]_{ii}`` with K
+including the noise, :meth:`warmbo.models.GP.loo`), at the fitted hyperparameters and output
+standardisation, once in O(n^3). Any other model (transfer models, Envelope, multi-task, Nystrom)
+is refitted without point i: ``model.clone(**model.warm_start_overrides())``, i.e. warm-started at
+its fitted hyperparameters where the model offers that, otherwise with its own fit. Refits are capped
+at ``max_held_out`` points (50) chosen with a fixed seed; ``Audit.held_out`` says how many were used.
+
+**Noise level.** ``s^2`` needs the model's noise variance on the user's scale; it is read from the
+model (``noise_level_`` or ``noise_`` of a GP, ``target_noise_`` of Envelope, the target GP of a
+transfer model, eta times the task scale of a multi-task model) or given as ``noise=``. A model that
+exposes none is audited with lambda = 0 and a warning says so.
+
+**Warnings** (plain language, with the likely cause), tested at family-wise level 1% (Bonferroni over
+the levels; the held-out residuals are treated as independent, which LOO makes only approximately
+true):
+
+- fewer than 10 held-out points: the audit is not decidable (nothing else is tested);
+- coverage significantly *below* nominal at some level (one-sided binomial test): overconfident,
+  typically a misfit kernel (lengthscale too long, noise too small) or jumps the kernel cannot follow;
+- coverage significantly *above* nominal at every level where a binomial test can detect it:
+  underconfident (noise or signal variance overestimated);
+- heteroscedastic noise: with at least 20 held-out points, the standardised residuals
+  ``r_i = (y_i - mu_{-i}) / s_{-i}`` of the half with the lower predicted values and the half with the
+  higher ones are compared by their mean squares; for a calibrated model both are
+  chi^2(m_k)/m_k, so their ratio is F(m_hi, m_lo) distributed; a two-sided F test at 1% that is also
+  a factor of at least 2 fires (the message names the other likely cause too: an objective whose
+  smoothness differs between regions, as when trials crowd near the optimum);
+- the theory row's coverage significantly below ``1 - delta`` of its schedule: the bound's
+  assumptions (norm bound B, noise level) do not hold for this objective.
+
+:func:`audit_tasks` does the same per task for a multi-task model (one LOO refit serves every task).
 """
 
 from __future__ import annotations
 
-import copy
 import math
-from dataclasses import asdict, dataclass, field
+import numbers
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 import numpy as np
+from scipy import stats
 
-from ._validation import as_points, as_values
+from ._validation import as_points, as_values, check_int
+from .models.gp import GP
 
-__all__ = ["Audit", "audit", "LEVELS", "loo_predictions"]
+__all__ = ["Audit", "TheoryAudit", "audit", "audit_tasks", "LEVELS", "MIN_HELD_OUT", "check_levels"]
 
-#: Default nominal levels.
+#: default nominal levels
 LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)
-#: Below this many held-out points the audit says it cannot judge calibration.
-MIN_POINTS = 10
+#: below this many held-out points the audit says it cannot decide
+MIN_HELD_OUT = 10
+#: at least this many held-out points for the heteroscedasticity test (10 per half)
+MIN_HETEROSCEDASTIC = 20
+#: family-wise level of the warnings' tests
+ALPHA = 0.01
+#: refits above this many points are capped to ``max_held_out`` points
+MAX_HELD_OUT = 50
 
 
-@dataclass(frozen=True)
+def check_levels(levels) -> tuple[float, ...]:
+    """Nominal levels as a sorted tuple of distinct floats in (0, 1); a clear error otherwise."""
+    if isinstance(levels, numbers.Real):
+        levels = (levels,)
+    try:
+        values = [float(v) for v in levels]
+    except (TypeError, ValueError):
+        raise ValueError(f"levels must be numbers in (0, 1), got {levels!r}") from None
+    if not values:
+        raise ValueError("levels must contain at least one level in (0, 1)")
+    bad = [v for v in values if not (0.0 < v < 1.0)]
+    if bad:
+        raise ValueError(f"levels must lie strictly between 0 and 1 (nominal coverages), got {bad[0]!r}")
+    return tuple(sorted(set(values)))
+
+
+def _frozen(array) -> np.ndarray:
+    out = np.array(array, dtype=np.float64)
+    out.setflags(write=False)
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class TheoryAudit:
+    """Coverage of the confidence schedule's intervals ``mu +/- beta_t^{1/2} sigma_f`` (module docstring).
+
+    Attributes
+    ----------
+    schedule : str
+        ``repr`` of the schedule.
+    t : int
+        Round at which ``beta_t`` was taken.
+    beta_t : float
+    coverage : float
+        Fraction of held-out observations inside the intervals.
+    width : float
+        Mean width ``2 beta_t^{1/2} sigma_f``.
+    delta : float or None
+        The schedule's failure probability, when it has one (its nominal coverage is ``1 - delta``).
+    """
+
+    schedule: str
+    t: int
+    beta_t: float
+    coverage: float
+    width: float
+    delta: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schedule": self.schedule,
+            "t": self.t,
+            "beta_t": self.beta_t,
+            "coverage": self.coverage,
+            "width": self.width,
+            "delta": self.delta,
+        }
+
+
+@dataclass(frozen=True, eq=False)
 class Audit:
-    """Leave-one-out coverage of a model's intervals (see the module docstring)."""
+    """Leave-one-out coverage and sharpness of a model's intervals (see the module docstring).
+
+    Attributes
+    ----------
+    levels : tuple of float
+        Nominal levels, increasing.
+    coverage : Mapping[float, float]
+        Nominal level -> fraction of held-out observations inside the central interval for y.
+    width : Mapping[float, float]
+        Nominal level -> mean interval width (user's units).
+    n : int
+        Observations the model is fitted on.
+    held_out : int
+        Observations left out one at a time (all of them, or ``max_held_out`` for refitted models).
+    method : str
+        ``"closed-form"`` (exact GP, R&W eq. 5.12) or ``"refit"``.
+    theory : TheoryAudit or None
+        The confidence schedule's row, when a schedule was given.
+    warnings : tuple of str
+        Plain-language miscalibration messages (empty when nothing was detected).
+    index : ndarray (held_out,)
+        Positions of the held-out observations in ``(X, y)``.
+    observed, mean, sd, sd_f : ndarray (held_out,)
+        Each held-out observation, its LOO predictive mean, the predictive sd of a noisy observation
+        and the latent sd (user's units and sign).
+    """
 
     levels: tuple[float, ...]
-    coverage: dict
-    width: dict
+    coverage: Mapping[float, float]
+    width: Mapping[float, float]
     n: int
     held_out: int
     method: str
-    theory: dict | None = None
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+    theory: TheoryAudit | None = None
+    warnings: tuple[str, ...] = ()
+    index: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
+    observed: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
+    mean: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
+    sd: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
+    sd_f: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
 
-    def line(self, level: float = 0.95) -> str:
+    @property
+    def decidable(self) -> bool:
+        """Whether there are enough held-out points (``MIN_HELD_OUT``) for the checks to mean something."""
+        return self.held_out >= MIN_HELD_OUT
+
+    @property
+    def standardized_residuals(self) -> np.ndarray:
+        """``(y_i - mu_{-i}) / s_{-i}``: standard normal for a calibrated model."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (self.observed - self.mean) / self.sd
+
+    def band(self, level: float, confidence: float = 0.95) -> tuple[float, float]:
+        """Central binomial ``confidence`` band of the coverage a calibrated model would show at
+        ``level`` with ``held_out`` points (``Binomial(held_out, level)`` quantiles, divided by
+        ``held_out``)."""
+        m = max(self.held_out, 1)
+        lo = stats.binom.ppf((1 - confidence) / 2, m, level) / m
+        hi = stats.binom.ppf((1 + confidence) / 2, m, level) / m
+        return float(lo), float(hi)
+
+    def summary(self, level: float = 0.95) -> str:
         """One line for ``warmbo status``: "95% intervals cover 93% of held-out trials (n = 40)"."""
-        if self.held_out < MIN_POINTS:
-            return f"audit: too few trials to check the intervals ({self.held_out} < {MIN_POINTS})"
-        level = min(self.levels, key=lambda q: abs(q - level))
+        if not self.decidable:
+            return f"audit: too few trials ({self.held_out} held out, at least {MIN_HELD_OUT} needed)"
+        nearest = min(self.levels, key=lambda v: abs(v - level))
         return (
-            f"{level:.0%} intervals cover {self.coverage[level]:.0%} of held-out trials "
-            f"(n = {self.held_out}, leave-one-out)"
+            f"{percent(nearest)} intervals cover {percent(self.coverage[nearest])} of held-out trials "
+            f"(n = {self.held_out})"
         )
 
-    def to_dict(self) -> dict:
-        out = asdict(self)
-        out["coverage"] = {str(k): v for k, v in self.coverage.items()}
-        out["width"] = {str(k): v for k, v in self.width.items()}
-        return out
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready content (levels as strings, as JSON keys must be)."""
+        return {
+            "levels": list(self.levels),
+            "coverage": {repr(k): v for k, v in self.coverage.items()},
+            "width": {repr(k): v for k, v in self.width.items()},
+            "band95": {repr(k): list(self.band(k)) for k in self.levels},
+            "n": self.n,
+            "held_out": self.held_out,
+            "method": self.method,
+            "intervals_for": "y (noisy observations)",
+            "theory": None if self.theory is None else self.theory.to_dict(),
+            "warnings": list(self.warnings),
+            "points": {
+                "index": self.index.astype(int).tolist(),
+                "observed": self.observed.tolist(),
+                "mean": self.mean.tolist(),
+                "sd": self.sd.tolist(),
+                "sd_f": self.sd_f.tolist(),
+            },
+        }
 
 
-def _z(levels) -> np.ndarray:
-    from scipy.special import ndtri
+def percent(value: float) -> str:
+    """``0.875 -> '87.5%'``, ``0.95 -> '95%'`` (one decimal, trailing zeros dropped)."""
+    text = f"{100 * value:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
 
-    return ndtri((1.0 + np.asarray(levels, dtype=np.float64)) / 2.0)
+
+# ------------------------------------------------------------------------------------------ noise
+def _scale(model) -> float:
+    return float(getattr(model, "y_std_", 1.0) or 1.0)
 
 
-def loo_predictions(model, X, y, max_points: int = 50, seed: int = 0):
-    """``(indices, mean, sd, method)``: leave-one-out predictions of observations ``y[indices]``.
+def noise_variance(model) -> float | None:
+    """The observation noise variance of a fitted single-output model on the user's scale, or None.
 
-    The model is the one fitted on ``(X, y)``; the exact GP's closed form is used when the model
-    offers ``loo()`` (then every point is held out), else a refit of ``model.clone()`` per held-out
-    point (at most ``max_points``, a seeded subset).
+    Read from (in this order) a GP's scalar ``noise_level_`` (or the mean of its per-point ``noise_``),
+    Envelope's ``target_noise_``, DiffGP's target noise, or the inner GP of a transfer model
+    (``target_model_``, ``gp_``), each scaled by the model's output standardisation ``y_std_``.
     """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    loo = getattr(model, "loo", None)
-    if callable(loo) and getattr(model, "n_observations", -1) == y.shape[0]:
-        mean, sd = loo()
-        return np.arange(y.shape[0]), np.asarray(mean), np.asarray(sd), "closed form (R&W eq. 5.12)"
-    n = y.shape[0]
-    chosen = np.arange(n)
-    if n > max_points:
-        chosen = np.sort(np.random.default_rng(seed).choice(n, max_points, replace=False))
-    means, sds = np.empty(chosen.size), np.empty(chosen.size)
-    for k, i in enumerate(chosen):
+    if isinstance(model, GP):
+        level = model.noise_level_
+        if level is None:
+            level = float(np.mean(model.noise_)) if model.noise_.size else None
+        return None if level is None else float(level) * model.y_std_**2
+    for name in ("target_noise_", "_target_noise"):
+        value = getattr(model, name, None)
+        if isinstance(value, numbers.Real):
+            return float(value) * _scale(model) ** 2
+    for name in ("target_model_", "gp_"):
+        inner = getattr(model, name, None)
+        if isinstance(inner, GP):
+            level = noise_variance(inner)
+            return None if level is None else level * _scale(model) ** 2
+    return None
+
+
+# ------------------------------------------------------------------------------------------ LOO
+def _held_out_index(n: int, max_held_out: int, seed: int) -> np.ndarray:
+    if n <= max_held_out:
+        return np.arange(n)
+    return np.sort(np.random.default_rng(seed).choice(n, size=max_held_out, replace=False))
+
+
+def _same_data(model, X: np.ndarray, y: np.ndarray) -> bool:
+    try:
+        if getattr(model, "n_observations", 0) != X.shape[0]:
+            return False
+        X_model = np.asarray(model.X_train_, dtype=np.float64)
+        y_model = np.asarray(model.y_train_, dtype=np.float64)
+    except (AttributeError, ValueError):
+        return False
+    return (
+        X_model.shape == X.shape
+        and y_model.shape == y.shape
+        and np.allclose(X_model, X, rtol=0, atol=1e-12)
+        and np.allclose(y_model, y, rtol=1e-10, atol=1e-10 * (1 + float(np.max(np.abs(y), initial=0))))
+    )
+
+
+def _refit_clone(model):
+    hook = getattr(model, "warm_start_overrides", None)
+    overrides = hook() if callable(hook) else {}
+    return model.clone(**overrides)
+
+
+def _gp_loo(gp: GP) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Closed-form LOO of an exact GP at its fitted hyperparameters (R&W eq. 5.12): means, the
+    predictive variance of a noisy observation ``1/[K^-1]_ii`` and the noise variances, user's scale."""
+    mean, sd = gp.loo()
+    noise = gp.noise_ * gp.y_std_**2
+    return mean, sd**2, noise
+
+
+def _loo(model, X, y, max_held_out, seed, noise):
+    """(index, mean, variance of y, noise variance, method) of the LOO predictions, model units."""
+    n = X.shape[0]
+    if isinstance(model, GP):
+        mean, var_y, lam = _gp_loo(model)
+        if noise is not None:  # a given noise replaces the fitted one in the predictive variance
+            var_y = var_y - lam + noise
+            lam = np.full(n, float(noise))
+        return np.arange(n), mean, var_y, lam, "closed-form"
+    index = _held_out_index(n, max_held_out, seed)
+    mean, var_y, lam = np.empty(index.size), np.empty(index.size), np.empty(index.size)
+    for k, i in enumerate(index):
         keep = np.arange(n) != i
-        clone = getattr(model, "clone", None)
-        refit = clone() if callable(clone) else copy.deepcopy(model)
-        refit.fit(X[keep], y[keep])
-        m, s = refit.predict(X[i : i + 1])
-        noise = float(getattr(refit, "noise_variance_", 0.0) or 0.0)
-        means[k], sds[k] = float(np.ravel(m)[0]), math.sqrt(float(np.ravel(s)[0]) ** 2 + noise)
-    return chosen, means, sds, f"refit without each point ({chosen.size} of {n})"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            fitted = _refit_clone(model).fit(X[keep], y[keep])
+            mu, sd = fitted.predict(X[i : i + 1])
+        level = noise if noise is not None else noise_variance(fitted)
+        lam[k] = 0.0 if level is None else level
+        mean[k] = float(np.ravel(mu)[0])
+        var_y[k] = float(np.ravel(sd)[0]) ** 2 + lam[k]
+    return index, mean, var_y, lam, "refit"
+
+
+# ------------------------------------------------------------------------------------------ audit
+def _theory(schedule, t, model, n, mean, sd_width, observed) -> TheoryAudit | None:
+    if schedule is None:
+        return None
+    t = n if t is None else check_int(t, "t (the round)", 1)
+    beta = float(schedule.beta_t(t, model))
+    root = math.sqrt(max(beta, 0.0))
+    inside = np.abs(observed - mean) <= root * sd_width
+    delta = getattr(schedule, "delta", None)
+    return TheoryAudit(
+        schedule=repr(schedule),
+        t=int(t),
+        beta_t=beta,
+        coverage=float(np.mean(inside)) if inside.size else float("nan"),
+        width=float(np.mean(2.0 * root * sd_width)) if inside.size else float("nan"),
+        delta=None if delta is None else float(delta),
+    )
+
+
+def _coverage(levels, observed, mean, sd):
+    coverage, width, counts = {}, {}, {}
+    for level in levels:
+        z = float(stats.norm.ppf(0.5 + level / 2.0))
+        inside = np.abs(observed - mean) <= z * sd
+        counts[level] = int(np.sum(inside))
+        coverage[level] = float(np.mean(inside)) if inside.size else float("nan")
+        width[level] = float(np.mean(2.0 * z * sd)) if inside.size else float("nan")
+    return coverage, width, counts
+
+
+def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, noise_known: bool):
+    m = observed.size
+    out: list[str] = []
+    if not noise_known:
+        out.append(
+            "the model exposes no noise level: the intervals are those of f, which are too narrow "
+            "for noisy observations (pass noise= to audit with a known noise variance)"
+        )
+    if m < MIN_HELD_OUT:
+        out.append(
+            f"too few points: only {m} held-out trial(s), at least {MIN_HELD_OUT} are needed before "
+            "coverage can tell a calibrated model from a miscalibrated one; the audit is not decidable"
+        )
+        return tuple(out)
+    alpha = ALPHA / len(levels)  # Bonferroni over the levels
+    low = {v: float(stats.binom.cdf(counts[v], m, v)) for v in levels}  # P(X <= k)
+    high = {v: float(stats.binom.sf(counts[v] - 1, m, v)) for v in levels}  # P(X >= k)
+    below = [v for v in levels if low[v] < alpha]
+    if below:
+        worst = min(below, key=lambda v: low[v])
+        out.append(
+            f"overconfident: {percent(worst)} intervals cover only {percent(counts[worst] / m)} of {m} "
+            f"held-out trials (binomial test p = {low[worst]:.2g}); the kernel is likely misfit: a "
+            "lengthscale too long or a noise level too small makes the intervals too narrow, and "
+            "jumps or outliers the kernel cannot follow do the same; fit the hyperparameters or try "
+            "another kernel"
+        )
+    # a level can only show underconfidence if even full coverage would be significant: level^m < alpha
+    testable = [v for v in levels if v**m < alpha]
+    if testable and all(high[v] < alpha for v in testable):
+        shown = max(testable)
+        out.append(
+            f"underconfident: the intervals cover far more than their level at every level that can "
+            f"be tested ({percent(shown)} intervals cover {percent(counts[shown] / m)}); the noise or the "
+            "signal variance is likely overestimated, so the optimizer explores more than it needs to"
+        )
+    if m >= MIN_HETEROSCEDASTIC:
+        r2 = ((observed - mean) / sd) ** 2
+        order = np.argsort(mean, kind="stable")
+        lo, hi = order[: m // 2], order[m // 2 :]
+        ratio = float(np.mean(r2[hi]) / np.mean(r2[lo]))
+        cdf = float(stats.f.cdf(ratio, hi.size, lo.size))
+        p = 2.0 * min(cdf, 1.0 - cdf)
+        if p < ALPHA and (ratio >= 2.0 or ratio <= 0.5):
+            where, factor = ("high", ratio) if ratio > 1 else ("low", 1.0 / ratio)
+            out.append(
+                f"heteroscedastic noise: the errors, measured in predicted sds, are {factor:.1f} times as "
+                f"large (in variance) where the predicted values are {where} as where they are "
+                f"{'low' if where == 'high' else 'high'} (F test p = {p:.2g}), so the intervals are too "
+                "narrow in one region and too wide in the other; the likely cause is noise that changes "
+                "with the objective's level (a transform of the objective, such as a log, usually evens "
+                "it out), or an objective smoother in one region than in the other (trials crowd near "
+                "the optimum, where one lengthscale may not fit)"
+            )
+    if theory is not None and theory.delta is not None:
+        k = int(round(theory.coverage * m))
+        p = float(stats.binom.cdf(k, m, 1.0 - theory.delta))
+        if p < ALPHA:
+            out.append(
+                f"the confidence schedule's intervals (beta_t = {theory.beta_t:.3g}) cover only "
+                f"{percent(theory.coverage)} of held-out trials, less than its 1 - delta = "
+                f"{percent(1 - theory.delta)} (p = {p:.2g}): the bound's assumptions (the norm bound B, "
+                "the noise level) do not hold for this objective; raise B"
+            )
+    return tuple(out)
+
+
+def _assemble(levels, n, index, observed, mean, var_y, lam, method, theory_args, noise_known) -> Audit:
+    sd = np.sqrt(np.maximum(var_y, 0.0))
+    sd_f = np.sqrt(np.maximum(var_y - lam, 0.0))
+    coverage, width, counts = _coverage(levels, observed, mean, sd)
+    theory = None
+    if theory_args is not None:
+        schedule, t, model, width_sd = theory_args
+        theory = _theory(schedule, t, model, n, mean, sd_f if width_sd is None else width_sd, observed)
+    return Audit(
+        levels=levels,
+        coverage=MappingProxyType(coverage),
+        width=MappingProxyType(width),
+        n=int(n),
+        held_out=int(index.size),
+        method=method,
+        theory=theory,
+        warnings=_warnings(levels, counts, observed, mean, sd, theory, noise_known),
+        index=_frozen(index),
+        observed=_frozen(observed),
+        mean=_frozen(mean),
+        sd=_frozen(sd),
+        sd_f=_frozen(sd_f),
+    )
+
+
+def _check_common(levels, max_held_out, seed, noise):
+    levels = check_levels(levels)
+    check_int(max_held_out, "max_held_out", 1)
+    check_int(seed, "seed", 0)
+    if noise is not None and (
+        isinstance(noise, bool)
+        or not isinstance(noise, numbers.Real)
+        or not math.isfinite(noise)
+        or noise < 0
+    ):
+        raise ValueError(f"noise must be a non-negative variance or None, got {noise!r}")
+    return levels
 
 
 def audit(
     model,
     X,
     y,
-    levels=LEVELS,
+    levels: Sequence[float] = LEVELS,
+    schedule=None,
+    t: int | None = None,
     *,
-    beta: float | None = None,
-    schedule_name: str | None = None,
-    max_points: int = 50,
+    maximize: bool = True,
+    max_held_out: int = MAX_HELD_OUT,
     seed: int = 0,
+    noise: float | None = None,
 ) -> Audit:
-    """The confidence audit of ``model`` (fitted on ``(X, y)``; see the module docstring).
+    """Leave-one-out coverage of ``model``'s intervals for y on the data ``(X, y)``.
 
-    ``beta`` is the theory schedule's ``beta_t`` (squared width multiplier) to audit as well;
-    ``schedule_name`` labels it.
+    Parameters
+    ----------
+    model
+        A model of the optimizer's protocol (:class:`~warmbo.models.base.Model`). If it is fitted on
+        exactly ``(X, y)``, its fitted hyperparameters are audited; otherwise a clone is fitted first.
+    X : array (n, d)
+        Inputs in the model's coordinates (the encoded unit cube for a study).
+    y : array (n,)
+        Observed values, in the user's units and sign.
+    levels : sequence of float
+        Nominal levels in (0, 1).
+    schedule : warmbo.bounds.Schedule, optional
+        Confidence schedule whose intervals ``mu +/- beta_t^{1/2} sigma_f`` are audited too.
+    t : int, optional
+        Round of ``beta_t`` (default n, see the module docstring).
+    maximize : bool
+        How the model sees y: as it is (True), or negated (False, a minimisation study, whose model
+        is fitted on ``-y``). Everything reported is in y's units and sign.
+    max_held_out : int
+        Cap on the points left out when the model has to be refitted (not for the closed form).
+    seed : int
+        Seed of the choice of held-out points under the cap.
+    noise : float, optional
+        Noise variance of an observation on the user's scale; default: the model's own.
+
+    Returns
+    -------
+    Audit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from warmbo import GP
+    >>> from warmbo.audit import audit
+    >>> from warmbo.kernels import RBF
+    >>> X = np.linspace(0, 1, 30)[:, None]
+    >>> y = np.sin(6 * X[:, 0]) + 0.1 * np.random.default_rng(0).standard_normal(30)
+    >>> result = audit(GP(RBF(0.2), noise=0.01), X, y)
+    >>> result.method, result.held_out, 0.5 <= result.coverage[0.95] <= 1.0
+    ('closed-form', 30, True)
     """
-    levels = tuple(float(q) for q in levels)
-    if not levels or any(not (0.0 < q < 1.0) for q in levels):
-        raise ValueError(f"levels must be numbers in (0, 1), got {levels!r}")
+    levels = _check_common(levels, max_held_out, seed, noise)
+    if not isinstance(maximize, bool):
+        raise ValueError(f"maximize must be True or False, got {maximize!r}")
     X = as_points(X, "X")
     y = as_values(y, "y", X.shape[0])
-    if y.shape[0] < 2:
-        raise ValueError("the audit needs at least two observations")
-    idx, mean, sd, method = loo_predictions(model, X, y, max_points, seed)
-    target = y[idx]
-    sd = np.maximum(sd, 1e-300)
-    r = np.abs(target - mean)
-    z = _z(levels)
-    coverage = {q: float(np.mean(r <= zq * sd)) for q, zq in zip(levels, z, strict=True)}
-    width = {q: float(np.mean(2.0 * zq * sd)) for q, zq in zip(levels, z, strict=True)}
-    theory = None
-    if beta is not None:
-        root = math.sqrt(float(beta))
-        theory = {
-            "schedule": schedule_name or "UCB schedule",
-            "beta": float(beta),
-            "coverage": float(np.mean(r <= root * sd)),
-            "width": float(np.mean(2.0 * root * sd)),
-        }
-    warnings = _warnings(levels, coverage, target, mean, sd)
-    return Audit(levels, coverage, width, int(y.shape[0]), int(idx.size), method, theory, tuple(warnings))
-
-
-def _warnings(levels, coverage, y, mean, sd) -> list[str]:
-    n = y.shape[0]
-    if n < MIN_POINTS:
-        return [f"too few points to judge calibration ({n} held out; at least {MIN_POINTS} are needed)"]
-    out = []
-    margin = {q: 2.0 * math.sqrt(q * (1.0 - q) / n) for q in levels}
-    low = [q for q in levels if coverage[q] < q - margin[q]]
-    if low:
-        q = low[-1]
-        out.append(
-            f"intervals are too narrow: {q:.0%} intervals cover {coverage[q]:.0%} of held-out points; "
-            "likely cause: the kernel does not fit the objective (lengthscales too long for its wiggles) "
-            "or the noise is underestimated"
-        )
-    high = [q for q in levels if q < 0.99 and coverage[q] > q + margin[q]]
-    if high and len(high) == len([q for q in levels if q < 0.99]):
-        out.append(
-            "intervals are wider than they need to be at every level: the noise is probably overestimated"
-        )
-    if n >= 20:
-        zres = (y - mean) / sd
-        order = np.argsort(mean)
-        lower, upper = zres[order[: n // 2]], zres[order[n // 2 :]]
-        a, b = float(np.std(lower)), float(np.std(upper))
-        if min(a, b) > 0 and max(a, b) / min(a, b) > 2.0:
-            side = "high" if b > a else "low"
-            out.append(
-                f"the residuals spread {max(a, b) / min(a, b):.1f}x more where the predicted values are "
-                f"{side}: the noise probably depends on the objective's level (heteroscedastic noise)"
-            )
-    return out
-
-
-def plot_calibration(result: Audit, ax=None):
-    """Observed against nominal coverage, the diagonal and the binomial 95% band (matplotlib Axes)."""
-    from matplotlib.figure import Figure
-
-    if ax is None:
-        ax = Figure(figsize=(4.2, 4.0)).add_subplot(111)
-    q = np.array(result.levels)
-    n = max(result.held_out, 1)
-    band = 1.96 * np.sqrt(q * (1 - q) / n)
-    ax.fill_between(
-        q, np.clip(q - band, 0, 1), np.clip(q + band, 0, 1), color="0.85", label="binomial 95% band"
+    if X.shape[0] < 2:
+        raise ValueError(f"an audit needs at least 2 observations to leave one out, got {X.shape[0]}")
+    sign = 1.0 if maximize else -1.0
+    y_model = sign * y
+    if not _same_data(model, X, y_model):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            model = model.clone().fit(X, y_model)
+    index, mean, var_y, lam, method = _loo(model, X, y_model, max_held_out, seed, noise)
+    noise_known = noise is not None or noise_variance(model) is not None
+    theory_args = None if schedule is None else (schedule, t, model, None)
+    return _assemble(
+        levels, X.shape[0], index, y[index], sign * mean, var_y, lam, method, theory_args, noise_known
     )
-    ax.plot([0, 1], [0, 1], color="0.5", lw=1)
-    ax.plot(q, [result.coverage[v] for v in result.levels], "o-", color="tab:blue", label="leave-one-out")
-    if result.theory is not None:
-        ax.axhline(
-            result.theory["coverage"],
-            color="tab:red",
-            ls="--",
-            label=f"theory band (beta_t = {result.theory['beta']:.3g})",
+
+
+def audit_tasks(
+    model,
+    X,
+    Y,
+    levels: Sequence[float] = LEVELS,
+    schedule=None,
+    t: int | None = None,
+    *,
+    task_names: Sequence[str] | None = None,
+    signs: Sequence[float] | None = None,
+    max_held_out: int = MAX_HELD_OUT,
+    seed: int = 0,
+) -> dict[str, Audit]:
+    """Per-task LOO audit of a multi-task model (:class:`~warmbo.models.StandardisedMultiTaskGP`).
+
+    Each held-out point (all its task values at once) is predicted by the model refitted on the
+    others: the task's marginal mean and variance ``Gamma_{-i}(x_i, x_i)_{kk}`` plus the task's
+    noise ``eta s_k^2`` give the interval of task k. The theory row uses the width MT-KB uses for
+    every task, ``beta_t^{1/2} (max_k s_k^2 ||Gamma_{-i}(x_i, x_i)||)^{1/2}`` (001 eq. 3 with the
+    standardisation of :mod:`warmbo.models.standardised`), with ``beta_t`` from the model on all points.
+
+    Parameters
+    ----------
+    model
+        Multi-task model (fitted or not) with ``predict(X, cov="full" | "norm")``, ``clone``,
+        ``noise`` (eta, standardised units) and, after fitting, ``scale_``.
+    X : array (n, d)
+    Y : array (n, n_tasks)
+        Observed task values in the user's units and signs.
+    task_names : sequence of str, optional
+        Keys of the result (default ``f0, f1, ...``).
+    signs : sequence of {1, -1}, optional
+        How the model sees each task (``-1``: minimised, the model is fitted on ``-Y[:, k]``).
+    levels, schedule, t, max_held_out, seed
+        As for :func:`audit`.
+
+    Returns
+    -------
+    dict
+        Task name -> :class:`Audit`.
+    """
+    levels = _check_common(levels, max_held_out, seed, None)
+    X = as_points(X, "X")
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or Y.shape[0] != X.shape[0]:
+        raise ValueError(f"Y must have shape ({X.shape[0]}, n_tasks), got {Y.shape}")
+    if not np.all(np.isfinite(Y)):
+        raise ValueError("Y contains NaN or inf")
+    n, n_tasks = Y.shape
+    if n < 2:
+        raise ValueError(f"an audit needs at least 2 observations to leave one out, got {n}")
+    names = tuple(task_names) if task_names is not None else tuple(f"f{k}" for k in range(n_tasks))
+    if len(names) != n_tasks:
+        raise ValueError(f"task_names has {len(names)} names for {n_tasks} tasks")
+    sign = np.ones(n_tasks) if signs is None else np.asarray(signs, dtype=np.float64)
+    if sign.shape != (n_tasks,) or not np.all(np.abs(sign) == 1):
+        raise ValueError(f"signs must be one +1 or -1 per task, got {signs!r}")
+    Y_model = Y * sign
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        full = model.clone().fit(X, Y_model)
+        index = _held_out_index(n, max_held_out, seed)
+        mean = np.empty((index.size, n_tasks))
+        var_f = np.empty((index.size, n_tasks))
+        lam = np.empty((index.size, n_tasks))
+        norm = np.empty(index.size)
+        for k, i in enumerate(index):
+            keep = np.arange(n) != i
+            fitted = model.clone().fit(X[keep], Y_model[keep])
+            mu, cov = fitted.predict(X[i : i + 1], cov="full")
+            _, width2 = fitted.predict(X[i : i + 1], cov="norm")
+            mean[k] = mu[0]
+            var_f[k] = np.diag(cov[0])
+            lam[k] = float(fitted.noise) * np.asarray(fitted.scale_) ** 2
+            norm[k] = float(np.ravel(width2)[0])
+    out = {}
+    for j, name in enumerate(names):
+        theory_args = None if schedule is None else (schedule, t, full, np.sqrt(np.maximum(norm, 0.0)))
+        out[name] = _assemble(
+            levels,
+            n,
+            index,
+            Y[index, j],
+            sign[j] * mean[:, j],
+            var_f[:, j] + lam[:, j],
+            lam[:, j],
+            "refit",
+            theory_args,
+            True,
         )
-    ax.set_xlim(0.4, 1.0)
-    ax.set_ylim(0.0, 1.02)
-    ax.set_xlabel("nominal level")
-    ax.set_ylabel("held-out coverage")
-    ax.set_title(f"Calibration (n = {result.held_out})")
-    ax.legend(fontsize=7, loc="lower right")
-    ax.figure.tight_layout()
-    return ax
+    return out

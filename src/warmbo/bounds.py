@@ -35,6 +35,7 @@ Schedules:
 
 from __future__ import annotations
 
+import ast
 import math
 import numbers
 from abc import ABC, abstractmethod
@@ -42,7 +43,7 @@ from dataclasses import dataclass, replace
 
 from ._validation import check_int
 
-__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound", "MultiTaskBound"]
+__all__ = ["Schedule", "Constant", "Srinivas", "IGPUCB", "MetaKeLBound", "MultiTaskBound", "parse_schedule"]
 
 
 def _check_round(t) -> int:
@@ -327,3 +328,38 @@ class MultiTaskBound(Schedule):
     def beta_t(self, t: int, model=None) -> float:
         _check_round(t)
         return self.root_beta(model) ** 2
+
+
+def parse_schedule(text: str) -> Schedule | None:
+    """The schedule written in ``text``, the ``repr`` of a schedule or of ``UCB(schedule=...)`` (as a
+    study stores its acquisition), or None when ``text`` holds no schedule of this module.
+
+    Read with :mod:`ast`, never evaluated: only this module's schedule classes with literal number
+    arguments are accepted, so a study file cannot run code through it.
+
+    Examples
+    --------
+    >>> from warmbo.bounds import parse_schedule
+    >>> parse_schedule("UCB(schedule=IGPUCB(B=2.0, R=1.0, delta=0.1))")
+    IGPUCB(B=2.0, R=1.0, delta=0.1)
+    >>> parse_schedule("EI(incumbent='best', xi=0.0)") is None
+    True
+    """
+    classes = {cls.__name__: cls for cls in (Constant, Srinivas, IGPUCB, MetaKeLBound, MultiTaskBound)}
+    try:
+        node = ast.parse(str(text), mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "UCB":
+        inner = [k.value for k in node.keywords if k.arg == "schedule"] or node.args[:1]
+        if not inner:
+            return None
+        node = inner[0]
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in classes):
+        return None
+    try:
+        args = [ast.literal_eval(a) for a in node.args]
+        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+        return classes[node.func.id](*args, **kwargs)
+    except (ValueError, TypeError, SyntaxError):
+        return None

@@ -1,7 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``clean-pending``, ``report``,
-``bench``, ``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``audit``, ``clean-pending``,
+``report``, ``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 
@@ -586,7 +586,7 @@ def status(
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
     _print_workers(opt)
-    _print_audit_line(opt)
+    console.print(_audit_line(opt), markup=False, highlight=False)
     stored = opt.study.get_meta("transfer_report")
     if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
         from .transfer.transfer_report import TransferReport
@@ -594,64 +594,100 @@ def status(
         console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
 
 
-def _audit_of(opt):
-    """The study's audit, or None where there is none to compute (a multi-task study, too few or too
-    many trials: status must stay quick)."""
-    if getattr(opt, "task_names", None) or not 2 <= opt.study.count("complete") <= 2000:
-        return None
-    return opt.audit()
-
-
-def _print_audit_line(opt) -> None:
-    result = _audit_of(opt)
-    if result is not None:
-        console.print(result.line(), markup=False, highlight=False)
-        for warning in result.warnings:
-            console.print(f"audit: {warning}", markup=False, highlight=False)
-
-
-@app.command()
+@app.command("audit")
 @friendly
-def audit(
+def audit_command(
     storage: StorageOption,
     levels: Annotated[
-        str, typer.Option("--levels", help="Nominal levels, comma-separated.")
-    ] = "0.5,0.8,0.9,0.95,0.99",
+        str | None,
+        typer.Option(
+            "--levels", help="Nominal levels in (0, 1), comma-separated (default 0.5,0.8,0.9,0.95,0.99)."
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Folder for audit.json and calibration.png.")
     ] = None,
+    max_held_out: Annotated[
+        int,
+        typer.Option(
+            "--max-held-out", help="Cap on held-out trials for models that must be refitted.", min=1
+        ),
+    ] = 50,
 ) -> None:
-    """Do the model's intervals hold? Leave-one-out coverage at each level, their width, the theory
-    band of a UCB schedule, and warnings with the likely cause (the study is opened read-only)."""
-    from .audit import plot_calibration
+    """Check the study's confidence intervals: leave-one-out coverage and width at each level, the
+    GP-UCB schedule's row, and warnings (the study is opened read-only)."""
+    from .report import AUDIT_HEADER, audit_rows, plot_calibration
 
-    try:
-        wanted = tuple(float(v) for v in levels.split(",") if v.strip())
-    except ValueError:
-        raise ValueError(f"--levels must be numbers in (0, 1) separated by commas, got {levels!r}") from None
+    parsed = None
+    if levels is not None:
+        try:
+            parsed = [float(v) for v in _split(levels, "--levels")]
+        except ValueError as exc:
+            raise ValueError(
+                f"--levels must be numbers in (0, 1) separated by commas, got {levels!r}"
+            ) from exc
     opt = load_optimizer(storage, readonly=True)
-    if getattr(opt, "task_names", None):
-        raise ValueError("warmbo audit checks single-objective studies")
-    result = opt.audit(levels=wanted)
-    table = Table(title=f"Leave-one-out calibration ({result.method}, {result.held_out} held out)")
-    for column in ("level", "coverage", "mean width"):
-        table.add_column(column, justify="right")
-    for q in result.levels:
-        table.add_row(f"{q:.0%}", f"{result.coverage[q]:.0%}", f"{result.width[q]:.4g}")
-    if result.theory is not None:
-        th = result.theory
-        table.add_row(
-            f"{th['schedule']} beta_t={th['beta']:.3g}", f"{th['coverage']:.0%}", f"{th['width']:.4g}"
-        )
-    console.print(table)
-    for warning in result.warnings:
-        console.print(f"warning: {warning}", markup=False, highlight=False)
+    result = study_audit(opt, parsed, max_held_out)
+    audits = result if isinstance(result, dict) else {"": result}
+    for name, audit in audits.items():
+        title = f"{name}: " if name else ""
+        table = Table(title=f"{title}{audit.held_out} of {audit.n} trials held out ({audit.method})")
+        for column in AUDIT_HEADER:
+            table.add_column(column, justify="left" if column == "interval" else "right")
+        for row in audit_rows(audit):
+            table.add_row(*row)
+        console.print(table)
+        console.print(f"{title}{audit.summary()}", markup=False, highlight=False)
+        for message in audit.warnings:
+            console.print(
+                f"warning: {message}", markup=False, highlight=False, style="yellow", soft_wrap=True
+            )
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "audit.json").write_text(json.dumps(result.to_dict(), indent=1))
-        ax = plot_calibration(result)
-        ax.figure.savefig(out / "calibration.png", dpi=100)
+        content = (
+            {name: a.to_dict() for name, a in result.items()}
+            if isinstance(result, dict)
+            else result.to_dict()
+        )
+        (out / "audit.json").write_text(json.dumps(content, indent=2))
+        figure = plot_calibration(result).figure
+        figure.savefig(out / "calibration.png", dpi=100)
         console.print(f"wrote {out / 'audit.json'} and {out / 'calibration.png'}")
+
+
+def study_audit(opt, levels=None, max_held_out: int | None = None):
+    """The confidence audit of a reopened study: one :class:`~warmbo.audit.Audit`, or a dict by task
+    for a multi-task study. A single-objective study's GP-UCB schedule is read from its stored
+    acquisition (:func:`warmbo.bounds.parse_schedule`), since a reopened optimizer runs EI."""
+    from .acquisition import UCB
+    from .audit import LEVELS, MAX_HELD_OUT
+    from .bounds import parse_schedule
+
+    levels = LEVELS if levels is None else levels
+    max_held_out = MAX_HELD_OUT if max_held_out is None else max_held_out
+    if getattr(opt, "task_names", None):
+        return opt.audit(levels, max_held_out)
+    schedule = None
+    if not isinstance(opt.acquisition, UCB):
+        schedule = parse_schedule(opt.study.settings.get("acquisition", ""))
+    return opt.audit(levels, max_held_out, schedule=schedule)
+
+
+def _audit_line(opt) -> str:
+    """``status``'s line: the 95% coverage of the audit, or why there is none (kept fast: refitted
+    models are audited on at most 20 held-out trials, the exact GP in closed form on all)."""
+    from .audit import MIN_HELD_OUT
+
+    complete = opt.study.count("complete")
+    if complete < MIN_HELD_OUT:
+        return f"audit: too few trials ({complete} complete, at least {MIN_HELD_OUT} needed)"
+    try:
+        result = study_audit(opt, max_held_out=20)
+    except (ValueError, ArithmeticError) as exc:
+        return f"audit: not available ({exc})"
+    if isinstance(result, dict):
+        return "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
+    return result.summary()
 
 
 def _print_workers(opt) -> None:
@@ -778,7 +814,6 @@ def report(
     out = out or Path(study_label(storage) + "-report")
     task_names = getattr(opt, "task_names", None)
     stored = opt.study.get_meta("transfer_report")
-    checked = _audit_of(opt)
     path = write_report(
         out,
         opt.space,
@@ -788,7 +823,7 @@ def report(
         predict=None if task_names else study_predictor(opt),
         tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
         transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
-        audit=checked,
+        audit=_report_audit(opt),
     )
     console.print(f"wrote {path}")
 
@@ -906,6 +941,15 @@ def reproduce(
         )
     for item in entry.summary(result, out):
         console.print(item)
+
+
+def _report_audit(opt):
+    """The audit for the report, or None when the study has too few trials for one to decide."""
+    from .audit import MIN_HELD_OUT
+
+    if opt.study.count("complete") < MIN_HELD_OUT:
+        return None
+    return study_audit(opt)
 
 
 def study_predictor(opt):

@@ -50,6 +50,7 @@ import numpy as np
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import ScalarizedUCB
+from .audit import LEVELS, MAX_HELD_OUT, Audit, audit_tasks
 from .bounds import Constant as ConstantSchedule
 from .bounds import MultiTaskBound
 from .data import TaskData
@@ -287,7 +288,7 @@ class MultiTaskOptimizer(Optimizer):
 
     @classmethod
     def load(cls, storage, **overrides) -> MultiTaskOptimizer:
-        """Reopen a stored multi-task study with its tasks, directions, scalarisation and seed."""
+        """Reopen a stored multi-task study with its tasks, directions, scalarisation, beta and seed."""
         study = Study(storage)
         stored = study.get_meta("multitask")
         if stored is None:
@@ -299,6 +300,7 @@ class MultiTaskOptimizer(Optimizer):
             "directions": meta["directions"],
             "scalarization": Scalarization.from_dict(meta["scalarization"]),
             "mode": meta.get("mode", "expected"),
+            "beta": meta.get("beta", 1.0),
             "n_initial": settings.get("n_initial"),
             "seed": settings.get("seed"),
         }
@@ -427,6 +429,35 @@ class MultiTaskOptimizer(Optimizer):
         X = self._encode_trials(complete)
         Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values") * self.signs
         return self.model.clone().fit(X, Y)
+
+    def audit(self, levels: Sequence[float] = LEVELS, max_held_out: int = MAX_HELD_OUT) -> dict[str, Audit]:
+        """Leave-one-out confidence audit of the multi-task posterior, one :class:`~warmbo.audit.Audit`
+        per task (a dict by task name).
+
+        Each held-out trial (all its task values) is predicted by the model refitted on the other
+        complete trials (standardisation and task structure refitted too, as an ask would);
+        ``max_held_out`` trials at most. Each task is audited in its own units and direction, with
+        its marginal posterior variance plus its noise. The acquisition's confidence width (MT-KB's
+        bound with ``beta="theory"``, the constant beta otherwise) is audited too, per task
+        (:func:`warmbo.audit.audit_tasks`).
+        """
+        complete = [t for t in self.study.trials((COMPLETE,)) if t.values is not None]
+        if len(complete) < 2:
+            raise ValueError(f"an audit needs at least two complete trials; the study has {len(complete)}")
+        X = self._encode_trials(complete)
+        Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values")
+        schedule = self._acquisition_for(self.fit_model(complete)).schedule
+        return audit_tasks(
+            self.model,
+            X,
+            Y,
+            levels,
+            schedule,
+            task_names=self.task_names,
+            signs=self.signs,
+            max_held_out=max_held_out,
+            seed=int(self.seed) % 2**32,
+        )
 
     @blas_limited
     def predict(self, params) -> tuple[np.ndarray, np.ndarray]:

@@ -61,7 +61,7 @@ import numpy as np
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
-from .audit import LEVELS, Audit, audit
+from .audit import LEVELS, MAX_HELD_OUT, Audit, audit
 from .bounds import Schedule
 from .data import TaskData
 from .kernels import Kernel
@@ -393,25 +393,6 @@ class Optimizer:
         self._warm_start = hook() if callable(hook) else {}
         return model
 
-    def audit(self, levels=LEVELS, max_points: int = 50) -> Audit:
-        """Leave-one-out coverage of the fitted model's intervals on this study's complete trials
-        (:mod:`warmbo.audit`): ``coverage[q]`` is the fraction of held-out trials inside the
-        central q-interval, ``width[q]`` its mean width (user units), ``warnings`` plain-language
-        miscalibration notes. With a UCB acquisition, ``theory`` reports the band its ``beta_t``
-        schedule uses. Coverage does not depend on the sign convention, so a minimised study gives
-        the same numbers as its negation."""
-        model = self.fit_model()
-        if model is None:
-            raise ValueError("the audit needs at least two complete trials")
-        X, y = np.asarray(model.X_train_), np.asarray(model.y_train_)
-        beta = name = None
-        if isinstance(self.acquisition, UCB):
-            beta = self.acquisition.beta_t(model, self.space)
-            name = type(self.acquisition.schedule).__name__
-        return audit(
-            model, X, y, levels, beta=beta, schedule_name=name, max_points=max_points, seed=self.seed
-        )
-
     def transfer_report(self) -> TransferReport | None:
         """What the transfer does (:mod:`warmbo.transfer.transfer_report`): the method, each source
         task with its rows and the fitted model's weight for it (``auto``/``rgpe``) or its learned noise
@@ -527,6 +508,47 @@ class Optimizer:
             raise ValueError("predict needs at least two complete trials")
         mean, std = model.predict(self.space.encode(params))
         return self._signed(mean), std
+
+    def audit(
+        self,
+        levels: Sequence[float] = LEVELS,
+        max_held_out: int = MAX_HELD_OUT,
+        schedule: Schedule | None = None,
+    ) -> Audit:
+        """Leave-one-out confidence audit of the study's fitted model on its complete trials.
+
+        The model is the one :meth:`fit_model` returns (the one an ask uses); every complete trial it
+        sees is left out in turn (exactly, in closed form, for the GP; ``max_held_out`` of them for
+        other models). Results are in your units and direction: observed values and predicted means
+        carry the objective's sign, whether the study minimises or maximises. When the acquisition
+        is GP-UCB, its schedule's intervals are audited too (``Audit.theory``), or those of
+        ``schedule`` when given. See :func:`warmbo.audit.audit` and docs/optimizer.md.
+
+        Raises
+        ------
+        ValueError
+            With fewer than two complete trials (nothing to leave out).
+        """
+        model = self.fit_model()
+        if model is None:
+            raise ValueError(
+                f"an audit needs at least two complete trials; the study has {self.study.count(COMPLETE)}"
+            )
+        if schedule is None and isinstance(self.acquisition, UCB):
+            schedule = self.acquisition.schedule
+        if schedule is not None:
+            schedule = schedule.for_space(self.space)
+        y = self._signed(np.asarray(model.y_train_, dtype=np.float64))  # back to the user's sign
+        return audit(
+            model,
+            model.X_train_,
+            y,
+            levels,
+            schedule,
+            maximize=self.maximize,
+            max_held_out=max_held_out,
+            seed=int(self.seed) % 2**32,
+        )
 
     # ------------------------------------------------------------------ ask / tell
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:

@@ -9,6 +9,8 @@ This module owns how a study is *shown* to a person, never how it is run:
   :func:`plot_pareto`);
 * posterior slices through the best point and the cheap sensitivity read off them
   (:func:`plot_posterior_slices`, :func:`parameter_importance`, :func:`plot_importance`);
+* the calibration of a study's intervals from its confidence audit (:func:`plot_calibration`,
+  :mod:`warmbo.audit`: observed against nominal coverage, with the binomial band);
 * single-file HTML reports (:func:`write_report` for a study, :func:`write_experiment_report` for
   the paper reproductions in :mod:`warmbo.experiments`): images embedded as base64 ``data:`` URIs,
   inline CSS, no external resource, every user string escaped.
@@ -45,7 +47,9 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
+from scipy import stats
 
+from .audit import Audit, percent
 from .pareto import pareto_mask
 from .space import Categorical, Float, Int, Parameter, Space
 from .trial import COMPLETE, STATES, Trial
@@ -56,6 +60,7 @@ __all__ = [
     "parameter_importance",
     "pareto_trials",
     "plot_best_so_far",
+    "plot_calibration",
     "plot_importance",
     "plot_observed",
     "plot_pareto",
@@ -64,6 +69,7 @@ __all__ = [
     "task_summary",
     "write_experiment_report",
     "write_report",
+    "audit_rows",
 ]
 
 Predict = Callable[[np.ndarray], tuple[Any, Any]]
@@ -85,6 +91,13 @@ REPORT_FIGURES = {
     ),
     "importance.png": "Range of the posterior mean along each slice, as a share of the total.",
 }
+
+#: caption of the calibration figure (in its own section, with the audit's table)
+CALIBRATION_CAPTION = (
+    "Leave-one-out coverage of the model's intervals for an observation against their nominal level; "
+    "the grey band is where a calibrated model's coverage falls 95% of the time with this many "
+    "held-out trials (binomial). Below the band: overconfident; above: underconfident."
+)
 
 _N_SWEEP = 100
 _DPI = 100
@@ -697,6 +710,40 @@ def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> 
     return ax
 
 
+def plot_calibration(audits: Audit | Mapping[str, Audit], ax: Axes | None = None) -> Axes:
+    """Observed against nominal coverage of a confidence audit (:mod:`warmbo.audit`).
+
+    The diagonal is perfect calibration; the grey band is the central 95% range of a calibrated
+    model's coverage with the audit's number of held-out points, ``Binomial(m, level) / m``, drawn
+    over a fine grid of levels. ``audits`` is one :class:`~warmbo.audit.Audit` or a mapping of
+    labelled audits (one line each, e.g. per task, drawn with the band of the first).
+    """
+    items = {"observed": audits} if isinstance(audits, Audit) else dict(audits)
+    if not items:
+        raise ValueError("plot_calibration needs at least one audit")
+    if ax is None:
+        ax = _new_figure(5.0, 4.2).add_subplot(1, 1, 1)
+    first = next(iter(items.values()))
+    grid = np.linspace(0.01, 0.995, 200)
+    m = max(first.held_out, 1)
+    lo = stats.binom.ppf(0.025, m, grid) / m
+    hi = stats.binom.ppf(0.975, m, grid) / m
+    ax.fill_between(grid, lo, hi, color="#dddddd", step="mid", label=f"95% band, {m} held out")
+    ax.plot([0, 1], [0, 1], color="black", lw=1.0, ls="--", label="calibrated")
+    for label, audit in items.items():
+        levels = list(audit.levels)
+        ax.plot(levels, [audit.coverage[v] for v in levels], marker="o", lw=1.5, label=_label(label))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1.02)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
+    ax.set_xlabel("nominal level of the interval")
+    ax.set_ylabel("held-out trials inside")
+    ax.set_title("Calibration (leave-one-out)")
+    ax.legend(loc="upper left", fontsize="small")
+    return ax
+
+
 # ----------------------------------------------------------------------------------------------
 # HTML
 # ----------------------------------------------------------------------------------------------
@@ -852,38 +899,58 @@ def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str])
     return "\n".join(parts)
 
 
-def _audit_html(result, out: Path) -> str:
-    """The Calibration section: plot (also written as calibration.png), coverage table, warnings."""
-    from .audit import plot_calibration
-
-    ax = plot_calibration(result)
-    png = _figure_png(ax.figure)
-    (out / "calibration.png").write_bytes(png)
-    rows = [
-        ("", [(f"{q:.0%}", True), (f"{result.coverage[q]:.0%}", True), (_fmt(result.width[q]), True)])
-        for q in result.levels
-    ]
-    if result.theory is not None:
-        th = result.theory
+def audit_rows(audit: Audit) -> list[tuple[str, str, str, str]]:
+    """The audit's table as text: ``(interval, held-out trials inside, 95% band, mean width)``, one row
+    per nominal level and, when the audit has one, the confidence schedule's row."""
+    rows = []
+    for level in audit.levels:
+        lo, hi = audit.band(level)
         rows.append(
             (
-                "",
-                [
-                    (f"{th['schedule']} (beta_t {th['beta']:.3g})", False),
-                    (f"{th['coverage']:.0%}", True),
-                    (_fmt(th["width"]), True),
-                ],
+                f"{percent(level)}: \u00b1{stats.norm.ppf(0.5 + level / 2):.3g} sd",
+                percent(audit.coverage[level]),
+                f"{percent(lo)}\u2013{percent(hi)}",
+                f"{audit.width[level]:.4g}",
             )
         )
+    if audit.theory is not None:
+        theory = audit.theory
+        rows.append(
+            (
+                f"schedule (beta_t {theory.beta_t:.3g}): \u00b1{math.sqrt(theory.beta_t):.3g} sd_f",
+                percent(theory.coverage),
+                "-" if theory.delta is None else f"\u2265 {percent(1 - theory.delta)} (1 - delta)",
+                f"{theory.width:.4g}",
+            )
+        )
+    return rows
+
+
+AUDIT_HEADER = ("interval", "inside", "calibrated (95%)", "mean width")
+
+
+def _calibration_html(audits: Mapping[str, Audit], png: bytes | None) -> str:
     parts = [
         "<h2>Calibration</h2>",
-        f"<p>{_esc(result.line())}. Leave-one-out: {_esc(result.method)}.</p>",
-        _figure_html(
-            png, "calibration", "Held-out coverage against the nominal level; grey: binomial 95% band."
-        ),
-        _table(["level", "coverage", "mean width"], rows),
+        "<p>Each complete trial is left out in turn and predicted from the others; a calibrated model's "
+        "intervals for an observation (its posterior sd and the noise) hold the left-out value at their "
+        "nominal rate. The schedule row is the bound GP-UCB uses (beta_t, latent sd): it is meant to "
+        "hold for every point at once, so coverage near 100% is expected there.</p>",
     ]
-    parts += [f'<p class="warn">{_esc(w)}</p>' for w in result.warnings]
+    if png is not None:
+        parts.append(_figure_html(png, "calibration", CALIBRATION_CAPTION))
+    for name, audit in audits.items():
+        if len(audits) > 1:
+            parts.append(f"<h3>{_esc(name)}</h3>")
+        parts.append(
+            f"<p>{audit.held_out} of {audit.n} trials held out ({_esc(audit.method)}); "
+            f"{_esc(audit.summary())}.</p>"
+        )
+        rows = [("", [(c, i > 0) for i, c in enumerate(row)]) for row in audit_rows(audit)]
+        parts.append(_table(list(AUDIT_HEADER), rows))
+        if audit.warnings:
+            items = "".join(f"<li>{_esc(w)}</li>" for w in audit.warnings)
+            parts.append(f'<div class="note"><ul>{items}</ul></div>')
     return "\n".join(parts)
 
 
@@ -931,7 +998,7 @@ def write_report(
     extra_html: str = "",
     tasks: Mapping[str, str] | None = None,
     transfer=None,
-    audit=None,
+    audit: Audit | Mapping[str, Audit] | None = None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -973,9 +1040,10 @@ def write_report(
     transfer : TransferReport, optional
         For a study that transfers from earlier ones (:meth:`Optimizer.transfer_report`): a Transfer
         section with each source's rows and weight or learned noise, and the warm design.
-    audit : Audit, optional
-        The study's confidence audit (:meth:`Optimizer.audit`): a Calibration section with the
-        calibration plot (``calibration.png``), the coverage table and the warnings.
+    audit : Audit or Mapping[str, Audit], optional
+        The study's confidence audit (:meth:`warmbo.Optimizer.audit`; per task for a multi-task
+        study): a "Calibration" section with ``calibration.png`` (:func:`plot_calibration`), the
+        table of coverage and width by level (and the schedule's row) and the audit's warnings.
 
     Returns
     -------
@@ -1010,8 +1078,6 @@ def write_report(
         blocks.append(_tasks_html(space, trials, tasks))
     if transfer is not None:
         blocks.append(_transfer_html(transfer))
-    if audit is not None:
-        blocks.append(_audit_html(audit, out))
     if figures:
         blocks.append("<h2>Figures</h2>")
     for name, caption in REPORT_FIGURES.items():
@@ -1022,6 +1088,14 @@ def write_report(
         png = _figure_png(figures[name])
         path.write_bytes(png)
         blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
+    calibration = out / "calibration.png"
+    if audit is not None:
+        audits = {"observed": audit} if isinstance(audit, Audit) else dict(audit)
+        png = _figure_png(plot_calibration(audits).figure)  # type: ignore[arg-type]
+        calibration.write_bytes(png)
+        blocks.append(_calibration_html(audits, png))
+    else:
+        calibration.unlink(missing_ok=True)
     if extra_html:
         blocks.append(extra_html)
     blocks.append(_trials_html(space, trials, list(tasks or ())))
