@@ -44,7 +44,9 @@ def prior_data(f, sources) -> wb.TaskData:
     return wb.TaskData.from_records(params, values, f.space, task=labels)
 
 
-def run(method: str, task: str, seed: int, T: int, n_source: int) -> tuple[list[float], list[float]]:
+def run(
+    method: str, task: str, seed: int, T: int, n_source: int, n_initial: int | None = None
+) -> tuple[list[float], list[float]]:
     f = HPOBenchObjective(task, seed=seed)
     sources = hpobench_sources(task, seed=seed, n_source=n_source)
     truths, seconds = [], []
@@ -56,6 +58,8 @@ def run(method: str, task: str, seed: int, T: int, n_source: int) -> tuple[list[
             seconds.append(0.0)
         return truths, seconds
     kwargs = {} if method == "none" else {"prior": prior_data(f, sources), "transfer": method}
+    if n_initial is not None and method != "none":
+        kwargs["n_initial"] = n_initial  # the warm design's size (default: design_size)
     opt = wb.Optimizer(f.space, maximize=True, seed=seed, **kwargs)
     for _ in range(T):
         t0 = time.perf_counter()
@@ -72,11 +76,12 @@ def main() -> None:
     parser.add_argument("--T", type=int, default=30)
     parser.add_argument("--source-rows", type=int, default=100)
     parser.add_argument("--methods", default="none,avg-rank,auto,rgpe,envelope")
+    parser.add_argument("--n-initial", type=int, default=None, help="warm design size of the transfer arms")
     parser.add_argument("--out", default="bench/results/transfer_hpobench.json")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     methods = args.methods.split(",")
-    results = {"T": args.T, "seeds": args.seeds, "source_rows": args.source_rows,
+    results = {"T": args.T, "seeds": args.seeds, "source_rows": args.source_rows, "n_initial": args.n_initial,
                "load_average_start": os.getloadavg(), "methods": {}}  # fmt: skip
     for method in methods:
         regrets, hits, seconds = [], [], []
@@ -84,7 +89,7 @@ def main() -> None:
             table = HPOBenchObjective(task).table
             top, bottom = float(np.max(table.truth)), float(np.min(table.truth))
             for seed in range(args.seeds):
-                truths, secs = run(method, task, seed, args.T, args.source_rows)
+                truths, secs = run(method, task, seed, args.T, args.source_rows, args.n_initial)
                 best = np.maximum.accumulate(truths)
                 regret = (top - best) / (top - bottom)
                 regrets.append(regret.tolist())

@@ -104,12 +104,14 @@ def test_the_optimizer_starts_at_the_sources_shared_optimum():
     assert (second["x"], second["y"]) != (first["x"], first["y"])  # never the same point twice
 
 
-def test_n_initial_given_keeps_the_warm_points_first_then_sobol():
+def test_n_initial_given_sets_the_warm_design_size():
     X, y, task = meta_data([(0.3, 0.7)] * 2)
     opt = wb.Optimizer(SPACE, prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task), n_initial=6, seed=0)
-    assert opt.n_initial == 6
+    assert opt.n_initial == 6 and len(opt.warm_design()) == 6
     first = opt.ask()
     assert (first["x"], first["y"]) == pytest.approx((0.3, 0.7))
+    source_points = {tuple(np.round(p, 12)) for p in X}
+    assert all(tuple(np.round(p, 12)) in source_points for p in opt.warm_design().points)
 
 
 def test_auto_falls_back_to_the_plain_gp_on_unrelated_sources():
