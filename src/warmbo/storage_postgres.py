@@ -162,6 +162,23 @@ class PostgresStudy(Study):
         rows = conn.execute("SELECT key, value FROM warmbo_meta WHERE study = %s", (self.name,)).fetchall()
         return dict(rows)
 
+    @staticmethod
+    def _ensure_schema(conn) -> None:
+        """Create the tables, or add a missing column, only when needed: DDL on an existing table
+        (even ``ADD COLUMN IF NOT EXISTS`` or ``CREATE INDEX IF NOT EXISTS``) takes a lock that
+        conflicts with other workers' inserts, and a worker opening the study while others write
+        then deadlocked with them (seen with 4 processes)."""
+        if not conn.execute("SELECT to_regclass('warmbo_trials') IS NOT NULL").fetchone()[0]:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            return
+        has_heartbeat = conn.execute(
+            "SELECT 1 FROM information_schema.columns WHERE table_name = 'warmbo_trials' "
+            "AND column_name = 'heartbeat' AND table_schema = current_schema()"
+        ).fetchone()
+        if not has_heartbeat:
+            conn.execute(_SCHEMA[-1])
+
     def _initialise(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
         with self._lock:
@@ -169,8 +186,7 @@ class PostgresStudy(Study):
             try:
                 # one creator at a time, across machines (the tables may not exist yet)
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key("<schema>"),))
-                for statement in _SCHEMA:
-                    conn.execute(statement)
+                self._ensure_schema(conn)
                 meta = self._meta_rows(conn)
                 if not meta:
                     if space is None:
