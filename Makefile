@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: system-packages test demo bench bench-peers bench-core bench-threads lint clean
+.PHONY: system-packages test demo bench bench-peers bench-transfer bench-core bench-threads lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ bench-peers: $(STAMP)
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[dev,peers]"
 	$(BIN)/python bench/suite.py --peers
+
+# Leave-one-task-out transfer on HPOBench's MLP grids and the project's SVM grids (bench/metadata/),
+# and seconds per ask with 50 sources (bench/results/transfer.json; about an hour, not in `make bench`).
+bench-transfer: $(STAMP)
+	$(BIN)/python bench/suite.py --section transfer
 
 # Micro-benchmarks of the GP update, prediction and acquisition maximisation (bench/results/core.json).
 bench-core: $(STAMP)

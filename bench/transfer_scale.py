@@ -25,24 +25,16 @@ from pathlib import Path
 
 import numpy as np
 
-import warmbo as wb
+from warmbo.benchmarks.transfer import TRANSFER, scale_meta_data, time_method
 from warmbo.transfer.baselines import RGPE
 
-METHODS = ("auto", "rgpe", "envelope", "diff", "efficient", "collaborative", "generic")
+METHODS = TRANSFER
 D = 4
 
 
 def meta_data(S: int, n: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    space = wb.Space.box([(0.0, 1.0)] * D)
-    X, y, task = [], [], []
-    for s in range(S):
-        c = rng.uniform(0.2, 0.8, D)
-        Xs = rng.random((n, D))
-        X.append(Xs)
-        y.append(np.sum((Xs - c) ** 2, axis=1) * rng.uniform(0.5, 2.0) + rng.normal())
-        task += [f"s{s}"] * n
-    return space, wb.TaskData.from_numpy(np.vstack(X), np.concatenate(y), space, task=np.array(task))
+    space, data, _ = scale_meta_data(S, n, D, seed)
+    return space, data
 
 
 def target(p) -> float:
@@ -50,27 +42,7 @@ def target(p) -> float:
 
 
 def run_method(method: str, space, data, asks: int, give_up: float) -> dict:
-    times, stopped = [], None
-    started = time.perf_counter()
-    opt = wb.Optimizer(space, prior=data, transfer=method, seed=0)
-    construct = time.perf_counter() - started
-    for _ in range(asks):
-        t0 = time.perf_counter()
-        p = opt.ask()
-        times.append(time.perf_counter() - t0)
-        opt.tell(p, target(p))
-        if times[-1] > give_up:
-            stopped = f"ask {len(times)} took {times[-1]:.1f} s > {give_up} s"
-            break
-    return {
-        "construct_s": round(construct, 4),
-        "ask_s": [round(t, 4) for t in times],
-        "first_ask_s": round(times[0], 4),
-        "median_ask_s": round(float(np.median(times)), 4),
-        "worst_ask_s": round(float(np.max(times)), 4),
-        "best_value": opt.best.value,
-        "stopped": stopped,
-    }
+    return time_method(method, space, data, target, asks, give_up)
 
 
 def approximation(S: int = 5, n: int = 300, seed: int = 1) -> dict:

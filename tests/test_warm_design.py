@@ -196,8 +196,32 @@ def test_per_source_methods_cap_prior_rows_per_source():
     data = wb.TaskData.from_numpy(X, -y, SPACE, task=task)
     with pytest.warns(wb.optimizer.PriorSubsetWarning):
         pooled = wb.Optimizer(SPACE, prior=data, transfer="envelope", max_prior=60, seed=0)
-    assert len(pooled.model.source) == 60  # one cap for all sources together
+    assert len(pooled.model.source) == 60  # one cap for all sources together, shared equally
+    assert np.unique(pooled.model.source.task, return_counts=True)[1].tolist() == [20, 20, 20]
     with pytest.warns(wb.optimizer.PriorSubsetWarning):
         separate = wb.Optimizer(SPACE, prior=data, transfer="auto", max_prior=20, seed=0)
     labels = separate.model.source.task
     assert sorted(np.unique(labels, return_counts=True)[1].tolist()) == [20, 20, 20]  # 20 per source
+
+
+def test_prior_subset_by_source_shares_the_budget_and_keeps_each_best():
+    from warmbo.prior import prior_subset_by_source
+
+    rng = np.random.default_rng(0)
+    # three sources of 10, 100 and 100 rows on different scales: a pooled ranking would keep source 2's
+    values = np.concatenate([rng.random(10), rng.random(100), 1000 + rng.random(100)])
+    labels = np.repeat(["a", "b", "c"], [10, 100, 100])
+    keep = prior_subset_by_source(values, labels, 60, seed=0)
+    assert keep.size == 60 and np.all(np.diff(keep) > 0)
+    counts = {t: int(np.sum(labels[keep] == t)) for t in "abc"}
+    assert counts == {"a": 10, "b": 30, "c": 20}  # a's unused 10 go to the next source, b
+    for t in "abc":  # every source keeps its best row
+        rows = np.flatnonzero(labels == t)
+        assert rows[np.argmax(values[rows])] in keep
+    # more sources than rows: each keeps its best
+    many = np.repeat(np.arange(30), 5)
+    vals = rng.random(150)
+    keep = prior_subset_by_source(vals, many, 20, seed=0)
+    assert keep.size == 30
+    assert all(np.flatnonzero(many == t)[np.argmax(vals[many == t])] in keep for t in range(30))
+    assert prior_subset_by_source(vals, many, 500, seed=0).tolist() == list(range(150))

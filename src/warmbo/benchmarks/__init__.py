@@ -11,6 +11,8 @@ This package owns the suite behind ``make bench``, ``make bench-peers`` and ``wa
   interface; :mod:`.markdown`: the summary ``bench/README.md``.
 
 - :mod:`.mt`: MT-KB / MT-BKB per-step time against t with 20 tasks (001).
+- :mod:`.transfer`: leave-one-task-out transfer on HPOBench's and the project's SVM meta-data, and
+  seconds per ask with 50 sources (issue 14); not in a default run (``make bench-transfer``).
 
 Extension point: a section is a module with ``run(ctx) -> dict``, ``targets(results) -> list`` and
 ``markdown(results) -> list[str]``, registered here with :func:`register` (``mt`` was added this way);
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from .._registry import Registry
 from .._validation import check_int
-from . import mt, overhead, quality
+from . import mt, overhead, quality, transfer
 from ._common import machine_info, utc_now
 from .markdown import overhead_markdown, quality_markdown, write_readme
 from .methods import PEERS, Method, Warmbo, resolve_peers
@@ -70,6 +72,9 @@ class Section:
         ``targets(results) -> list of {"target", "measured", "met"}`` (met None: not measured).
     markdown : callable
         ``markdown(results) -> list of lines`` for the summary.
+    default : bool
+        Part of a run that names no section (``make bench``); False for a section too long for it,
+        run with ``--section NAME`` (its own make target).
     """
 
     name: str
@@ -77,6 +82,7 @@ class Section:
     run: Callable[[Context], dict]
     targets: Callable[[dict], list[dict]]
     markdown: Callable[[dict], list[str]]
+    default: bool = True
 
 
 @dataclass
@@ -109,6 +115,16 @@ def register(section: Section) -> Section:
 register(Section("overhead", "Overhead of one ask", overhead.run, overhead.targets, overhead_markdown))
 register(Section("quality", "Simple regret", quality.run, quality.targets, quality_markdown))
 register(Section("mt", "Multi-task step time (MT-KB / MT-BKB, 20 tasks)", mt.run, mt.targets, mt.markdown))
+register(
+    Section(
+        "transfer",
+        "Transfer from earlier tasks (leave one task out)",
+        transfer.run,
+        transfer.targets,
+        transfer.markdown,
+        default=False,  # about an hour at full size: `make bench-transfer`
+    )
+)
 
 
 def _limit_threads(stack: ExitStack, threads: int) -> None:
@@ -146,7 +162,8 @@ def run_suite(
     readme : path or None
         Markdown summary regenerated from every results file in ``out_dir`` (None: not written).
     sections : sequence of str, optional
-        Names from :data:`SECTIONS` (default: all, in registration order).
+        Names from :data:`SECTIONS` (default: every section whose ``default`` is true, in
+        registration order).
     preset : {"full", "quick", "tiny"}
         Sizes: the issue's (``full``), a few minutes (``quick``), seconds (``tiny``, for tests).
     peers : sequence of str
@@ -171,7 +188,7 @@ def run_suite(
     check_int(threads, "threads", 1)
     if runs is not None:
         check_int(runs, "runs", 2)
-    names = list(SECTIONS) if sections is None else list(sections)
+    names = [n for n in SECTIONS if SECTIONS[n].default] if sections is None else list(sections)
     for name in names:
         SECTIONS.lookup(name)  # a clear error for an unknown name, before anything runs
     peer_methods, skipped = resolve_peers(list(peers))
