@@ -296,3 +296,25 @@ def test_target_info_gain_is_the_gain_given_the_sources(cls):
     sources = wb.GP(FIXED["kernel"], noise=1e-4).fit(XS, np.zeros(25))
     assert model.info_gain() == pytest.approx(both.info_gain() - sources.info_gain(), rel=1e-9)
     assert model.info_gain() > 0
+
+
+def test_rgpe_weights_by_hand():
+    # RGPE (Feurer et al. 2018): w_i = fraction of draws in which model i has the lowest ranking
+    # loss, ties sharing the draw; with dilution prevention a source whose median loss exceeds the
+    # target's 95th percentile gets weight 0. Two sources and the target (last), four draws:
+    losses = np.array(
+        [
+            [0, 2, 1, 3],  # source 0: best alone in draw 0, tied with the target in draw 2
+            [4, 4, 4, 4],  # source 1: median 4 > the target's 95th percentile (1.85): dropped
+            [1, 1, 1, 2],  # target: best alone in draw 1 and 3, tied in draw 2
+        ]
+    )
+    model = RGPE(source=[(XS, YS), (XS, unrelated(XS))], seed=0)
+    # draw 0 -> source 0; draw 1 -> target; draw 2 -> half each; draw 3 -> target
+    np.testing.assert_allclose(model._weights(losses, n=5), [1.5 / 4, 0.0, 2.5 / 4])
+    # without the guard source 1 is never lowest, so the weights are the same here; make it lowest
+    # in draw 3 and the guard is what removes it
+    losses[1, 3] = 0
+    np.testing.assert_allclose(model._weights(losses, n=5), [1.5 / 4, 0.0, 2.5 / 4])
+    unguarded = RGPE(source=[(XS, YS), (XS, unrelated(XS))], seed=0, prevent_dilution=False)
+    np.testing.assert_allclose(unguarded._weights(losses, n=5), [1.5 / 4, 1 / 4, 1.5 / 4])
