@@ -225,3 +225,13 @@ def test_prior_subset_by_source_shares_the_budget_and_keeps_each_best():
     assert keep.size == 30
     assert all(np.flatnonzero(many == t)[np.argmax(vals[many == t])] in keep for t in range(30))
     assert prior_subset_by_source(vals, many, 500, seed=0).tolist() == list(range(150))
+
+
+def test_the_warm_design_reads_every_source_row_not_the_models_subset():
+    X, y, task = meta_data([(0.3, 0.7), (0.32, 0.68), (0.8, 0.2)], n=60)
+    data = wb.TaskData.from_numpy(X, -y, SPACE, task=task)
+    with pytest.warns(wb.optimizer.PriorSubsetWarning):
+        capped = wb.Optimizer(SPACE, prior=data, transfer="envelope", max_prior=6, seed=0)
+    assert len(capped.model.source) == 6
+    full = wb.Optimizer(SPACE, prior=data, transfer="envelope", max_prior=1000, seed=0)
+    np.testing.assert_array_equal(capped.warm_design().points, full.warm_design().points)

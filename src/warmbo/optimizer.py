@@ -285,6 +285,7 @@ class Optimizer:
         self._prior_warned = False
         self.prior = None if prior is None else as_prior(prior, space, maximize)
         self._source: TaskData | None = None  # the transfer sources, signed and encoded
+        self._design_rows: tuple | None = None  # (X, y, task) of every source row, for the design
         self._warm: WarmDesign | None = None
         if self.prior is not None and self.transfer != "none":
             # sources are encoded and signed exactly as this optimizer's own trials are
@@ -314,6 +315,8 @@ class Optimizer:
             source = TaskData(params, signed[keep], task, space, source=self.prior.source)
             model = transfer_model(self.transfer, source, seed=self.seed)
             self._source = source
+            # the warm design reads every source row (a k-d tree: cheap), not the model's subset
+            self._design_rows = (np.asarray(self.prior.X), signed, self.prior.task)
             if not n_initial_given:  # the warm design's size replaces the cold max(3, 2d)
                 self.n_initial = design_size(max(1, len(source.tasks)))
         self.model = model if model is not None else default_model(space.dim, self.seed, kernel)
@@ -648,15 +651,16 @@ class Optimizer:
 
     def warm_design(self) -> WarmDesign | None:
         """The warm initial design from the transfer sources (:mod:`warmbo.transfer.warm_design`),
-        computed once; None without transfer sources."""
+        computed once from every source row (not only the ``max_prior`` rows the model sees); None
+        without transfer sources."""
         if self._source is None:
             return None
         if self._warm is None:
-            source = self._source
+            X, y, task = self._design_rows
             self._warm = warm_design(
-                source.X,
-                source.y,
-                source.task,
+                X,
+                y,
+                task,
                 size=self.n_initial,
                 candidates=self.space.candidates if self.space.is_finite else None,
                 seed=self.seed,
