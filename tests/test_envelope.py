@@ -212,3 +212,18 @@ def test_identity_source_map_is_eq_16_as_written():
     assert "source_map='identity'" in repr(identity)
     with pytest.raises(ValueError, match="source_map"):
         wb.Envelope(source=shifted, source_map="linear").fit(X, y)
+
+
+def test_prepare_fits_the_source_gps_ahead_and_fit_reuses_them():
+    sources = [source(gaussian((0.5, 0.5), s), seed=s) for s in (1, 2, 3)]
+    model = wb.Envelope(source=sources, seed=0)
+    assert model.prepare(2, seconds=0.0) is False  # no time: not every source is ready
+    assert model.prepare(2, seconds=60.0) is True
+    _, ready = model._fit_sources(2)
+    X, y = target_data(gaussian((0.5, 0.5)), 4)
+    fitted = model.clone().fit(X, y)  # a clone shares the cache, as the optimizer's fresh copies do
+    assert all(a is b for a, b in zip(fitted.source_models_, ready, strict=True))
+    # the same posterior as fitting from scratch
+    fresh = wb.Envelope(source=sources, seed=0).fit(X, y)
+    grid = SPACE.sample_encoded(16, 3)
+    np.testing.assert_allclose(fitted.predict(grid)[0], fresh.predict(grid)[0], rtol=1e-10, atol=1e-12)

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import copy
 import numbers
+import time
 import warnings
 
 import numpy as np
@@ -165,16 +166,21 @@ class Envelope(ModelBase):
         if self.kernel is not None and not isinstance(self.kernel, Kernel):
             raise ValueError(f"kernel must be a warmbo Kernel, got {self.kernel!r}")
 
-    def _fit_sources(self, dim: int):
+    def _fit_sources(self, dim: int, seconds: float | None = None):
+        """``(sources, models)``: one GP per source, fitted once and cached (shared by clones). With
+        ``seconds``, fit sources until that time is spent and return None if some remain."""
         key = (dim, id(self.source), repr(self.kernel), self.seed)
-        if key in self._source_cache:
-            return self._source_cache[key]
-        sources = as_sources(self.source, dim)
-        models = []
+        if key not in self._source_cache:
+            self._source_cache.clear()  # one entry: settings or source changed, the old fits are stale
+            self._source_cache[key] = (as_sources(self.source, dim), [])
+        sources, models = self._source_cache[key]
+        start = time.perf_counter()
         kernel = self.kernel if self.kernel is not None else _default_kernel(dim)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            for task in sources:
+            for task in sources[len(models) :]:
+                if seconds is not None and time.perf_counter() - start >= seconds:
+                    return None
                 gp = GP(
                     kernel,
                     noise=1e-3,
@@ -184,9 +190,13 @@ class Envelope(ModelBase):
                     seed=self.seed,
                 )
                 models.append(gp.fit(task.X, task.z))
-        self._source_cache.clear()  # one entry: settings or source changed, the old fits are stale
-        self._source_cache[key] = (sources, models)
-        return sources, models
+        return sources, tuple(models)
+
+    def prepare(self, dim: int, seconds: float) -> bool:
+        """Fit per-source GPs ahead of the first :meth:`fit`, for about ``seconds`` at most (the
+        optimizer calls this during its design asks, while the user evaluates, so no single ask pays
+        for every source). Returns True once every source GP is ready."""
+        return self._fit_sources(dim, seconds=seconds) is not None
 
     # ------------------------------------------------------------------ fitting
     @blas_limited
