@@ -47,7 +47,7 @@ SIZES = {
     "full": {
         "T": 30,
         "hpobench_tasks": None,
-        "hpobench_seeds": 3,
+        "hpobench_seeds": 2,
         "svm_tasks": None,
         "svm_seeds": 1,
         "source_rows": 100,
