@@ -668,3 +668,20 @@ def test_a_reopened_study_warm_starts_from_the_stored_hyperparameters(tmp_path):
     # a record that does not fit this model (another kernel) is ignored, not an error
     again.study.set_meta("warm_start", json.dumps({"kernel": "RBF", "theta": [0.0]}))
     assert wb.Optimizer.load(url)._warm_start == {}
+
+
+def test_a_power_of_two_refit_keeps_the_previous_optimum_as_a_start_only_in_large_studies():
+    from warmbo.kernels import Constant, Matern
+
+    space = wb.Space.box([(0.0, 1.0)] * 2)
+    opt = wb.Optimizer(space, seed=0)
+    fitted = Constant(2.0) * Matern(2.5, np.array([0.2, 0.7]))
+    opt._warm_start = {"kernel": fitted, "n_restarts": 0, "noise": 1e-3}
+    prototype = opt.model
+    between, warm = opt._warm_started(prototype, 300)  # not a power of two: one local refit
+    assert warm and between.n_restarts == 0 and between.kernel is fitted
+    small, warm = opt._warm_started(prototype, 128)  # a small power of two: the prototype's own fit
+    assert not warm and small is prototype
+    large, warm = opt._warm_started(prototype, 1024)  # a large one: restarts, from the last optimum
+    assert warm and large.kernel is fitted and large.noise == 1e-3
+    assert large.n_restarts == prototype.n_restarts > 0
