@@ -917,8 +917,17 @@ def reproduce(
             help="envelope and multitask: shared data folder (default $WARMBO_DATA or ../shared/data).",
         ),
     ] = None,
+    update_docs: Annotated[
+        Path | None,
+        typer.Option(
+            "--update-docs",
+            help="Write the run's tables into this documentation page's generated blocks, stamped with "
+            "the command and the git revision (docs/reproductions/NAME.md).",
+        ),
+    ] = None,
 ) -> None:
-    """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html."""
+    """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html
+    (and tables.md, the tables of the documentation page, where it has generated ones)."""
     from .experiments.registry import REPRODUCTIONS, reproduction
 
     entry = reproduction(experiment)
@@ -941,6 +950,22 @@ def reproduce(
         )
     for item in entry.summary(result, out):
         console.print(item)
+    tables = entry.doc_tables(result)
+    if update_docs is not None and not tables:
+        raise ValueError(f"'reproduce {experiment}' has no generated documentation tables yet")
+    if tables:
+        from .experiments.doc_tables import git_revision, update_page, write_tables
+
+        flags = (
+            [f"--runs {runs}"] * (runs is not None) + [f"--seed {seed}"] * (seed != 0) + ["--quick"] * quick
+        )
+        flags += [f"--part {p}" for p in part or []]
+        command = " ".join([f"warmbo reproduce {experiment}", *flags])
+        revision = git_revision()
+        console.print(f"tables: {write_tables(out, tables, command, revision)}")
+        if update_docs is not None:
+            names = update_page(update_docs, tables, command, revision)
+            console.print(f"updated {len(names)} tables in {update_docs} (git {revision})")
 
 
 def _report_audit(opt):

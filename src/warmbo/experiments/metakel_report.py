@@ -260,3 +260,62 @@ def summary(result, out) -> list:
         f"support recovery at {largest}: {recovery}",
         f"wrote {out / 'report.html'}, {out / 'results.json'} and 4 PNG plots in {seconds:.1f} s",
     ]
+
+
+def doc_tables(result) -> dict[str, list[str]]:
+    """The tables of ``docs/reproductions/metakel.md``, as Markdown lines, by block name
+    (:mod:`warmbo.experiments.doc_tables`)."""
+    import numpy as np
+
+    cal, reg = result.calibration, result.regret
+    levels = (0.5, 0.8, 0.9, 0.95, 0.99)
+    tables: dict[str, list[str]] = {}
+    rows = [
+        "| kernel | "
+        + " | ".join(f"alpha = {a:g}" for a in levels)
+        + " | largest shortfall below the diagonal | sharpness (mean variance) |",
+        "|---|" + "---|" * (len(levels) + 2),
+    ]
+    for name in cal.kernels:
+        shortfall = max(0.0, -cal.worst_gap[name])
+        cells = " | ".join(f"{cal.coverage_at(name, a):.3f}" for a in levels)
+        rows.append(f"| {name} | {cells} | {shortfall:.2f} | {cal.sharpness_mean[name]:.3g} |")
+    tables["calibration"] = rows
+    T = len(next(iter(reg.simple_mean.values())))
+    early = min(10, T) - 1
+    rows = [
+        f"| kernel | r_{early + 1} (mean) | r_T (mean, sd) | r_T median | R_{early + 1} | R_T (mean, sd) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in reg.kernels:
+        median = float(np.median([run.simple[name][-1] for run in reg.runs]))
+        rows.append(
+            f"| {name} | {reg.simple_mean[name][early]:.2f} | {reg.simple_mean[name][-1]:.3f} "
+            f"({reg.simple_sd[name][-1]:.3f}) | {median:.2g} | {reg.cumulative_mean[name][early]:.1f} | "
+            f"{reg.cumulative_mean[name][-1]:.1f} ({reg.cumulative_sd[name][-1]:.1f}) |"
+        )
+    tables["regret"] = rows
+    rows = [
+        "| lambda | r_T (mean, sd) | R_T (mean, sd) | mean size of J_hat | J_hat contains J* |",
+        "|---|---|---|---|---|",
+    ]
+    for key, row in result.lambdas.final().items():
+        rows.append(
+            f"| {key} | {row['simple']:.3f} ({row['simple_sd']:.3f}) | {row['cumulative']:.1f} "
+            f"({row['cumulative_sd']:.1f}) | {row['support_size']:.1f} | {row['support_superset']:.0%} |"
+        )
+    tables["lambda"] = rows
+    support = result.support
+    for rule in support.rules:
+        exact, superset, size = (support.table(rule, what) for what in ("exact", "superset", "mean_size"))
+        rows = [
+            "| m \\ n | " + " | ".join(str(n) for n in support.ns) + " |",
+            "|---|" + "---|" * len(support.ns),
+        ]
+        for i, m in enumerate(support.ms):
+            cells = " | ".join(
+                f"{exact[i][j]:.2f} / {superset[i][j]:.2f} / {size[i][j]:.1f}" for j in range(len(support.ns))
+            )
+            rows.append(f"| {m} | {cells} |")
+        tables[f"support-{'theory' if rule == 'theory' else 'fixed'}"] = rows
+    return tables

@@ -4,7 +4,8 @@ how its headline is summarised.
 Each entry names the paper, the run function of its experiment module (``run(out, workers=,
 quick=, progress=, seed=, **sizes, **options) -> result``), how ``--runs`` maps to that module's
 sizes, the extra CLI options it accepts, and the module's ``summary(result, out)``, which returns the
-rich tables and lines to print. The CLI only looks entries up; adding a reproduction touches this
+rich tables and lines to print; a ``NAME_report`` module's ``doc_tables(result)`` gives the tables of
+the documentation page (``--update-docs``). The CLI only looks entries up; adding a reproduction touches this
 registry and its own module.
 """
 
@@ -51,6 +52,16 @@ class Reproduction:
     def summary(self, result, out: Path) -> list:
         """The rich tables and text lines of the headline (the module's ``summary``)."""
         return self._module().summary(result, out)
+
+    def doc_tables(self, result) -> dict[str, list[str]] | None:
+        """The tables of the reproduction's documentation page, by block name (the report module's
+        ``doc_tables``; :mod:`warmbo.experiments.doc_tables`), or None when its page has none yet."""
+        try:
+            report = importlib.import_module(f"warmbo.experiments.{self.module}_report")
+        except ImportError:
+            return None
+        make = getattr(report, "doc_tables", None)
+        return make(result) if callable(make) else None
 
 
 def _option_value(value):
