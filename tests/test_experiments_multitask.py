@@ -273,3 +273,28 @@ def test_cli_multitask_sensor_with_a_missing_data_dir(tmp_path):
         ],
     )
     assert done.exit_code == 1 and "intelTemperatureTrain.csv" in done.output.replace("\n", "")
+
+
+def test_deciding_arms_and_their_sign_tests_against_mobo():
+    from warmbo.experiments.multitask import DECIDING, RegretStudy, _learner, sign_tests
+    from warmbo.problems.multitask import build_problem
+
+    prob = build_problem("sine", seed=0)
+    scal = prob.scalarization("chebyshev")
+    settings = {a: _learner(prob, a, scal, 10, 0, None)[1] for a in DECIDING}
+    assert settings["MT-KB (tight L)"].lipschitz == "tight" and settings["IT-KB (tight L)"].optimism == "norm"
+    assert settings["IT-KB (Remark 2)"].optimism == "trace"
+    assert settings["MOBO (random lambda)"].mode == "random"
+    assert settings["MOBO (random lambda)"].optimism == "componentwise"
+    assert settings["MT + MOBO acquisition"].optimism == "componentwise"
+    # paired by trial: 3 wins, 1 loss, 1 tie against MOBO
+    runs = [
+        {"algorithm": a, "run": r, "average_regret": [1.0, v]}
+        for a, values in (("MOBO", [1.0, 1.0, 1.0, 1.0, 1.0]), ("MT-KB", [0.5, 0.9, 0.8, 1.2, 1.0]))
+        for r, v in enumerate(values)
+    ]
+    study = RegretStudy("sine", "chebyshev", 2, ["MOBO", "MT-KB"], {}, {}, {}, {}, runs)
+    (row,) = sign_tests(study).values()
+    assert (row["wins"], row["losses"], row["ties"]) == (3, 1, 1)
+    assert row["mean_ratio"] == pytest.approx(np.mean([0.5, 0.9, 0.8, 1.2, 1.0]))
+    assert row["p_value"] == pytest.approx(0.625)  # two-sided binomial, 3 of 4

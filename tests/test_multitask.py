@@ -586,3 +586,19 @@ def test_scalarized_ucb_tight_lipschitz_is_the_mean_max_weight():
     assert lin.lipschitz_for(Wl) == pytest.approx(np.mean(np.linalg.norm(Wl, axis=1)))
     with pytest.raises(ValueError, match="'tight'"):
         ScalarizedUCB(Chebyshev(), lipschitz="loose")
+
+
+def test_scalarized_ucb_trace_width_is_remark_2(data):
+    # 001 Remark 2: per-task bounds combined over the tasks give tr Gamma_t(x, x) in place of its norm
+    X, Y, Xs = data
+    model = MultiTaskGP(UniformTask(RBF(0.3), 4, 0.5), 0.1).fit(X, Y)
+    s = Chebyshev(ref=(-3.0,) * 4)
+    acq = ScalarizedUCB(s, Constant(4.0), n_weights=30, optimism="trace", seed=3)
+    mean, full = model.predict(Xs, cov="full")
+    W = s.sample_weights(4, 30, 3)
+    trace = np.trace(full, axis1=1, axis2=2)
+    np.testing.assert_allclose(acq.bind(model)(Xs), np.mean(s(mean, W), axis=1) + 2.0 * np.sqrt(trace))
+    _, norm = model.predict(Xs)
+    assert np.all(trace >= norm - 1e-12) and np.all(trace <= 4 * norm + 1e-12)  # ||A|| <= tr A <= n ||A||
+    with pytest.raises(ValueError, match="'norm', 'trace' or 'componentwise'"):
+        ScalarizedUCB(s, optimism="sum")

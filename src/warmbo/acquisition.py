@@ -430,6 +430,9 @@ class _BoundScalarizedUCB(Bound):
             mean, norm = self.model.predict(X, cov="norm")
             return self.scalarization.expected(mean, self.weights) + self.width * np.sqrt(norm)
         mean, full = self.model.predict(X, cov="full")
+        if self.optimism == "trace":
+            trace = np.clip(np.trace(full, axis1=1, axis2=2), 0.0, None)
+            return self.scalarization.expected(mean, self.weights) + self.width * np.sqrt(trace)
         sd = np.sqrt(np.clip(np.diagonal(full, axis1=1, axis2=2), 0.0, None))
         return self.scalarization.expected(mean + self.width * sd, self.weights)
 
@@ -454,9 +457,12 @@ class ScalarizedUCB(Acquisition):
         regret and spreads queries over the Pareto front), drawn from ``(seed, t)``.
     n_weights : int
         Size of the sample average in ``"expected"`` mode.
-    optimism : {"norm", "componentwise"}
-        ``"norm"`` is eq. (3); ``"componentwise"`` is the MOBO acquisition of Paria et al. (2020),
-        ``E_lambda[s_lambda(mu_t(x) + beta_t^{1/2} sigma_t(x))]`` with per-task standard deviations.
+    optimism : {"norm", "trace", "componentwise"}
+        ``"norm"`` is eq. (3); ``"trace"`` replaces ``||Gamma_t(x, x)||`` by ``tr Gamma_t(x, x)``, the
+        width that per-task concentration bounds combined over the tasks give (001 Remark 2; for
+        independent tasks, IT-KB as the paper's analysis would run it); ``"componentwise"`` is the MOBO
+        acquisition of Paria et al. (2020), ``E_lambda[s_lambda(mu_t(x) + beta_t^{1/2} sigma_t(x))]``
+        with per-task standard deviations.
     lipschitz : float or "tight", optional
         L of eq. (3): default the scalarisation's bound, 1 for linear and Chebyshev (001 Section 5).
         ``"tight"``: the Lipschitz constant of the expected utility itself, the average over the
@@ -483,8 +489,8 @@ class ScalarizedUCB(Acquisition):
             raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {self.schedule!r}")
         if self.mode not in ("expected", "random"):
             raise ValueError(f"mode must be 'expected' or 'random', got {self.mode!r}")
-        if self.optimism not in ("norm", "componentwise"):
-            raise ValueError(f"optimism must be 'norm' or 'componentwise', got {self.optimism!r}")
+        if self.optimism not in ("norm", "trace", "componentwise"):
+            raise ValueError(f"optimism must be 'norm', 'trace' or 'componentwise', got {self.optimism!r}")
         check_int(self.n_weights, "n_weights", 1)
         if (
             self.lipschitz is not None
@@ -519,5 +525,5 @@ class ScalarizedUCB(Acquisition):
         weights = self.weights(model.n_tasks, t)
         L = self.lipschitz_for(weights)
         root_beta = float(np.sqrt(self.schedule.beta_t(t, reference)))
-        width = L * root_beta if self.optimism == "norm" else root_beta
+        width = root_beta if self.optimism == "componentwise" else L * root_beta
         return _BoundScalarizedUCB(model, self.scalarization, weights, width, self.optimism)

@@ -138,12 +138,26 @@ __all__ = [
     "timing",
     "timing_run",
     "trial",
+    "sign_tests",
+    "DECIDING",
 ]
 
 #: 001 Section 5: regulariser, confidence level, Nystrom accuracy.
 ETA, DELTA, EPS = 0.1, 0.1, 0.5
 ALGORITHMS = ("MT-KB", "MT-BKB", "IT-KB", "IT-BKB", "MOBO", "MOBO (GP-UCB beta)")
-PARTS = ("rkhs", "sine", "branin", "sensor", "timing")
+#: The arms that decide whether any reading of 001 lets MT-KB beat MOBO (issue 17; part "decide"):
+#: L = E[max_i lambda_i], the Lipschitz constant of the expected utility (tight L), for MT-KB and
+#: IT-KB; IT-KB with Remark 2's width tr Gamma_t(x, x) (per-task bounds combined over the tasks);
+#: MOBO with one random lambda per round (001 Section 4.4); the MT posterior under MOBO's
+#: componentwise acquisition.
+DECIDING = (
+    "MT-KB (tight L)",
+    "IT-KB (tight L)",
+    "IT-KB (Remark 2)",
+    "MOBO (random lambda)",
+    "MT + MOBO acquisition",
+)
+PARTS = ("rkhs", "sine", "branin", "sensor", "timing", "decide")
 #: Size of the fixed weight sample that defines E_lambda in the regrets (the learner uses its own sample).
 EVAL_WEIGHTS = 2000
 # Part ids in the seeds, so that the parts never share random streams.
@@ -153,8 +167,8 @@ _PART_ID = {"rkhs-2": 1, "rkhs-20": 2, "sine": 3, "branin": 4, "sensor": 5, "tim
 # ---------------------------------------------------------------------------------------------- the loop
 def _learner(problem: Problem, algorithm: str, scalarization: Scalarization, T: int, seed: int, method):
     """(model, acquisition) of one algorithm; ``method`` overrides the posterior computation."""
-    if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+    if algorithm not in ALGORITHMS + DECIDING:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS + DECIDING)}")
     kernel = problem.kernel if algorithm.startswith("MT") else problem.independent
     if algorithm.endswith("BKB"):
         model = BudgetedMultiTaskGP(
@@ -168,10 +182,16 @@ def _learner(problem: Problem, algorithm: str, scalarization: Scalarization, T: 
         )
     b = problem.b if algorithm.startswith("MT") else problem.b_independent
     schedule = MultiTaskBound(b=b, sigma=problem.sigma, delta=DELTA)
-    optimism = "componentwise" if algorithm.startswith("MOBO") else "norm"
+    optimism = "componentwise" if "MOBO" in algorithm else "norm"
     if algorithm == "MOBO (GP-UCB beta)":
         schedule = Srinivas(delta=DELTA, domain_size=problem.size)
-    acquisition = ScalarizedUCB(scalarization, schedule, mode="expected", optimism=optimism, seed=seed)
+    if algorithm == "IT-KB (Remark 2)":
+        optimism = "trace"
+    mode = "random" if algorithm == "MOBO (random lambda)" else "expected"
+    lipschitz = "tight" if algorithm.endswith("(tight L)") else None
+    acquisition = ScalarizedUCB(
+        scalarization, schedule, mode=mode, optimism=optimism, lipschitz=lipschitz, seed=seed
+    )
     return model, acquisition
 
 
@@ -238,7 +258,8 @@ def bo_run(
             total += step
             chosen.append(i)
             cpu_seconds.append(step)
-            root_beta.append(bound.width / (scal.lipschitz if acquisition.optimism == "norm" else 1.0))
+            L = 1.0 if acquisition.optimism == "componentwise" else acquisition.lipschitz_for(bound.weights)
+            root_beta.append(bound.width / L)
             if budgeted:
                 dictionary.append(model.dictionary_size_)
                 distinct.append(model.distinct_dictionary_size_)
@@ -341,8 +362,8 @@ def regret_study(
         check_int(value, name, 1)
     algorithms = list(algorithms)
     for a in algorithms:
-        if a not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {a!r}; choose from {', '.join(ALGORITHMS)}")
+        if a not in ALGORITHMS + DECIDING:
+            raise ValueError(f"unknown algorithm {a!r}; choose from {', '.join(ALGORITHMS + DECIDING)}")
     description = build_problem(problem, seed=_seed(seed, problem, 0), data_dir=data_dir).describe()
     jobs = [
         {
@@ -504,6 +525,9 @@ class MultiTaskReproduction:
                 if "MT-BKB" in s.algorithms and "IT-BKB" in s.algorithms:
                     ratios[key]["MT-BKB / IT-BKB"] = s.at("MT-BKB", t) / s.at("IT-BKB", t)
         head["ratios"] = ratios
+        decide = {key: sign_tests(s) for key, s in self.studies.items() if key.startswith("decide-")}
+        if decide:
+            head["decide_vs_mobo"] = decide
         if self.timing is not None:
             head["timing"] = self.timing.summary()
         return head
@@ -526,7 +550,37 @@ def _study_keys(parts: Sequence[str]) -> list[tuple[str, str, str, list[str]]]:
             ("sensor-chebyshev", "sensor", "chebyshev", list(ALGORITHMS)),
             ("sensor-linear", "sensor", "linear", list(ALGORITHMS)),
         ]
+    if "decide" in parts:  # the same trials (common random numbers) as the parts above
+        arms = ["MT-KB", "IT-KB", "MOBO", *DECIDING]
+        keys += [(f"decide-{p}", p, "chebyshev", arms) for p in ("rkhs-20", "sine", "branin")]
     return keys
+
+
+def sign_tests(study: RegretStudy, reference: str = "MOBO") -> dict[str, dict]:
+    """Per arm of ``study``, the paired comparison with ``reference`` over its trials: wins (lower
+    ``R_C(T)/T`` than the reference in the same trial), losses, ties (equal to 1e-9 relative), the mean
+    ratio, and the two-sided sign test's p-value over the trials that differ (scipy's binomtest)."""
+    from scipy.stats import binomtest
+
+    final = {}
+    for res in study.runs:
+        final.setdefault(res["algorithm"], {})[res["run"]] = res["average_regret"][-1]
+    base = final[reference]
+    out = {}
+    for arm, values in final.items():
+        if arm == reference:
+            continue
+        pairs = [(values[r], base[r]) for r in sorted(values) if r in base]
+        wins = sum(a < b - 1e-9 * abs(b) for a, b in pairs)
+        losses = sum(a > b + 1e-9 * abs(b) for a, b in pairs)
+        out[arm] = {
+            "wins": int(wins),
+            "losses": int(losses),
+            "ties": len(pairs) - wins - losses,
+            "mean_ratio": float(np.mean([a / b for a, b in pairs])),
+            "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
+        }
+    return out
 
 
 def run_multitask(
