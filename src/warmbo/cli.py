@@ -895,8 +895,8 @@ def reproduce(
             "--part",
             "--parts",
             help="envelope and multitask, repeatable. envelope: synthetic, functions, hpo, mlp, tabular; "
-            "multitask: rkhs, sine, branin, sensor, timing, decide (comma-separated too). Default: all; a part "
-            "named here fails when its data or package is missing instead of being skipped.",
+            "multitask: rkhs, sine, branin, sensor, timing, decide (comma-separated too). Default: all; "
+            "a part named here fails when its data or package is missing instead of being skipped.",
         ),
     ] = None,
     method: Annotated[

@@ -112,3 +112,34 @@ def summary(result, out) -> list:
     items.extend(result.notes)
     items.append(f"wrote {out / 'results.json'} and the PNG plots in {result.seconds['total']:.1f} s")
     return items
+
+
+def doc_tables(result) -> dict[str, list[str]]:
+    """The generated tables of ``docs/reproductions/multitask.md``
+    (:mod:`warmbo.experiments.doc_tables`): the deciding arms against MOBO (part ``decide``), when the
+    run has them."""
+    from .multitask import sign_tests
+
+    studies = {key: s for key, s in result.studies.items() if key.startswith("decide-")}
+    if not studies:
+        return {}
+    rows = [
+        "| problem | arm | R_C(T)/T (mean ± sd) | against MOBO, paired: wins / losses / ties "
+        "| mean ratio to MOBO | sign test p |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, study in studies.items():
+        final = study.final()
+        tests = sign_tests(study)
+        problem = key.removeprefix("decide-")
+        for arm in study.algorithms:
+            cells = f"{final[arm]['mean']:.4g} ± {final[arm]['sd']:.2g}"
+            if arm == "MOBO":
+                rows.append(f"| {problem} (T = {study.T}) | {arm} | {cells} | (reference) | 1 | |")
+                continue
+            t = tests[arm]
+            rows.append(
+                f"| {problem} (T = {study.T}) | {arm} | {cells} | {t['wins']} / {t['losses']} / {t['ties']} "
+                f"| {t['mean_ratio']:.3f} | {t['p_value']:.3g} |"
+            )
+    return {"decide": rows}
