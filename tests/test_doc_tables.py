@@ -79,3 +79,14 @@ def test_the_metakel_run_makes_exactly_the_pages_tables(tmp_path):
     copy.write_text(page)
     update_page(copy, tables, "warmbo reproduce metakel --quick", "abc1234")
     assert copy.read_text().count("at git abc1234") == len(tables)
+
+
+@pytest.mark.parametrize("page", sorted(DOCS.glob("*.md")), ids=lambda p: p.name)
+def test_every_generated_block_of_every_reproduction_page_is_stamped(page):
+    for m in BLOCK.finditer(page.read_text()):
+        name = page.stem
+        assert m.group("command").startswith(f"warmbo reproduce {name}"), m.group("command")
+        assert re.fullmatch(r"[0-9a-f]{7,}", m.group("rev")), (
+            f"{page.name} table {m.group('name')}: {m.group('rev')}"
+        )
+        assert m.group("body").count("\n|") >= 2, f"{page.name} table {m.group('name')} is empty"
