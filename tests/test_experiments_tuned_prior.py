@@ -58,3 +58,31 @@ def test_cli_reproduce_tuned_prior_quick(tmp_path):
     assert done.exit_code == 0, done.output
     assert "tuned prior beats plain BO" in done.output
     assert (tmp_path / "results.json").is_file() and (tmp_path / "report.html").is_file()
+
+
+def test_paired_sign_tests_count_ties_near_zero_apart():
+    from types import SimpleNamespace
+
+    from warmbo.experiments.tuned_prior import TunedPriorRun
+    from warmbo.experiments.tuned_prior_report import doc_tables, paired_sign_tests
+
+    plain = [0.5, 0.2, 0.0004, 0.3, 0.1]
+    tp = [0.1, 0.3, 0.0002, 0.3005, 0.05]  # win, loss, tie near 0, tie (closer than 0.001), win
+    runs = [
+        TunedPriorRun("f", i, {"plain-EI": [1.0, a], "tuned-prior-EI": [1.0, b]}, {}, False, 1.0, 1.0)
+        for i, (a, b) in enumerate(zip(plain, tp, strict=True))
+    ]
+    result = SimpleNamespace(
+        functions=["f"],
+        arms=["plain-EI", "tuned-prior-EI"],
+        runs=runs,
+        settings={"acquisitions": ["EI"]},
+        final=lambda fn, arm: (float(np.mean([r.regret[arm][-1] for r in runs])), 0.0),
+    )
+    row = paired_sign_tests(result, "EI")["f"]["tuned-prior"]
+    assert (row["wins"], row["losses"], row["ties"]) == (2, 1, 2)
+    assert row["p_value"] == pytest.approx(1.0)  # 2 of 3, two-sided
+    tables = doc_tables(result)
+    assert set(tables) == {"regret-EI", "sign-EI"}
+    assert tables["sign-EI"][-1] == "| f | 2 / 1 / 2 (p 1) |"
+    assert "**" in tables["regret-EI"][-1].split("|")[3]  # tuned prior has the lower mean here

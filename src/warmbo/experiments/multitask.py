@@ -3,6 +3,10 @@
 The problems (described below) are built in :mod:`warmbo.problems.multitask`; this module runs the
 learners on them and writes the figures.
 
+Why this file is long: the BO loop, the regret studies of Figs. 1-3, the deciding arms (part
+``decide``) and the timing study share one set of settings and seeds (common random numbers across
+algorithms and parts); plots, tables and sign tests live in :mod:`.multitask_report`.
+
 Every experiment runs BO on a *finite* domain: at each round the acquisition is evaluated on every
 point and its maximiser (ties broken at random) is queried; the learner observes all n outputs
 ``y_t = f(x_t) + N(0, sigma^2 I_n)``. Settings of 001 Section 5: regulariser ``eta = 0.1``,
@@ -123,7 +127,7 @@ from ..problems.multitask import (
 from ..problems.pareto import bayes_regret, cumulative_regret
 from ..scalarization import Scalarization
 from ._runner import execute, process_pool, warning_texts
-from .multitask_report import plot_regret, plot_timing, summary
+from .multitask_report import plot_regret, plot_timing, sign_tests, summary
 
 __all__ = [
     "summary",
@@ -554,33 +558,6 @@ def _study_keys(parts: Sequence[str]) -> list[tuple[str, str, str, list[str]]]:
         arms = ["MT-KB", "IT-KB", "MOBO", *DECIDING]
         keys += [(f"decide-{p}", p, "chebyshev", arms) for p in ("rkhs-20", "sine", "branin")]
     return keys
-
-
-def sign_tests(study: RegretStudy, reference: str = "MOBO") -> dict[str, dict]:
-    """Per arm of ``study``, the paired comparison with ``reference`` over its trials: wins (lower
-    ``R_C(T)/T`` than the reference in the same trial), losses, ties (equal to 1e-9 relative), the mean
-    ratio, and the two-sided sign test's p-value over the trials that differ (scipy's binomtest)."""
-    from scipy.stats import binomtest
-
-    final = {}
-    for res in study.runs:
-        final.setdefault(res["algorithm"], {})[res["run"]] = res["average_regret"][-1]
-    base = final[reference]
-    out = {}
-    for arm, values in final.items():
-        if arm == reference:
-            continue
-        pairs = [(values[r], base[r]) for r in sorted(values) if r in base]
-        wins = sum(a < b - 1e-9 * abs(b) for a, b in pairs)
-        losses = sum(a > b + 1e-9 * abs(b) for a, b in pairs)
-        out[arm] = {
-            "wins": int(wins),
-            "losses": int(losses),
-            "ties": len(pairs) - wins - losses,
-            "mean_ratio": float(np.mean([a / b for a, b in pairs])),
-            "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
-        }
-    return out
 
 
 def run_multitask(

@@ -114,12 +114,37 @@ def summary(result, out) -> list:
     return items
 
 
+def sign_tests(study, reference: str = "MOBO") -> dict[str, dict]:
+    """Per arm of ``study``, the paired comparison with ``reference`` over its trials: wins (lower
+    ``R_C(T)/T`` than the reference in the same trial), losses, ties (equal to 1e-9 relative), the mean
+    ratio, and the two-sided sign test's p-value over the trials that differ (scipy's binomtest)."""
+    from scipy.stats import binomtest
+
+    final = {}
+    for res in study.runs:
+        final.setdefault(res["algorithm"], {})[res["run"]] = res["average_regret"][-1]
+    base = final[reference]
+    out = {}
+    for arm, values in final.items():
+        if arm == reference:
+            continue
+        pairs = [(values[r], base[r]) for r in sorted(values) if r in base]
+        wins = sum(a < b - 1e-9 * abs(b) for a, b in pairs)
+        losses = sum(a > b + 1e-9 * abs(b) for a, b in pairs)
+        out[arm] = {
+            "wins": int(wins),
+            "losses": int(losses),
+            "ties": len(pairs) - wins - losses,
+            "mean_ratio": float(np.mean([a / b for a, b in pairs])),
+            "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
+        }
+    return out
+
+
 def doc_tables(result) -> dict[str, list[str]]:
     """The generated tables of ``docs/reproductions/multitask.md``
     (:mod:`warmbo.experiments.doc_tables`): the deciding arms against MOBO (part ``decide``), when the
     run has them."""
-    from .multitask import sign_tests
-
     studies = {key: s for key, s in result.studies.items() if key.startswith("decide-")}
     if not studies:
         return {}
