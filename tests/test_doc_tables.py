@@ -90,3 +90,20 @@ def test_every_generated_block_of_every_reproduction_page_is_stamped(page):
             f"{page.name} table {m.group('name')}: {m.group('rev')}"
         )
         assert m.group("body").count("\n|") >= 2, f"{page.name} table {m.group('name')} is empty"
+
+
+def test_a_partial_run_keeps_the_blocks_it_did_not_make(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        render("a", ["| x |", "|---|", "| 1 |"], "c", "0000000")
+        + "\n"
+        + render("b", ["| y |"], "c", "0000000")
+    )
+    assert update_page(page, {"a": ["| x |", "|---|", "| 2 |"]}, "c --part a", "abc1234", partial=True) == [
+        "a"
+    ]
+    blocks = {m.group("name"): m for m in BLOCK.finditer(page.read_text())}
+    assert "| 2 |" in blocks["a"].group("body") and blocks["a"].group("rev") == "abc1234"
+    assert blocks["b"].group("rev") == "0000000"  # untouched
+    with pytest.raises(ValueError, match="no table for the block"):
+        update_page(page, {"a": ["| x |"]}, "c", "abc1234")  # a full run must make every table

@@ -964,7 +964,7 @@ def reproduce(
         revision = git_revision()
         console.print(f"tables: {write_tables(out, tables, command, revision)}")
         if update_docs is not None:
-            names = update_page(update_docs, tables, command, revision)
+            names = update_page(update_docs, tables, command, revision, partial=bool(part))
             console.print(f"updated {len(names)} tables in {update_docs} (git {revision})")
 
 

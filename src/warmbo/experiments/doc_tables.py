@@ -76,16 +76,21 @@ def write_tables(out: Path, tables: dict[str, list[str]], command: str, revision
     return path
 
 
-def update_page(page: Path, tables: dict[str, list[str]], command: str, revision: str) -> list[str]:
+def update_page(
+    page: Path, tables: dict[str, list[str]], command: str, revision: str, *, partial: bool = False
+) -> list[str]:
     """Replace the page's generated blocks by ``tables``; returns the names replaced.
 
     Every block of the page must have a table in ``tables`` and every table a block (an error names
     the difference and leaves the page as it was): a page that quotes a table the run no longer
-    makes, or misses one it makes, is exactly what must not pass silently."""
+    makes, or misses one it makes, is exactly what must not pass silently. ``partial=True`` (a run
+    of some parts only) keeps the blocks the run did not make as they are."""
     page = Path(page)
     text = page.read_text()
     found = [m.group("name") for m in BLOCK.finditer(text)]
     missing, extra = sorted(set(tables) - set(found)), sorted(set(found) - set(tables))
+    if partial:
+        extra = []
     if missing or extra:
         raise ValueError(
             f"{page}: generated blocks do not match the run's tables: "
@@ -100,6 +105,13 @@ def update_page(page: Path, tables: dict[str, list[str]], command: str, revision
                 if part
             )
         )
-    new = BLOCK.sub(lambda m: render(m.group("name"), tables[m.group("name")], command, revision), text)
+    new = BLOCK.sub(
+        lambda m: (
+            render(m.group("name"), tables[m.group("name")], command, revision)
+            if m.group("name") in tables
+            else m.group(0)
+        ),
+        text,
+    )
     page.write_text(new)
-    return found
+    return [name for name in found if name in tables]

@@ -141,13 +141,64 @@ def sign_tests(study, reference: str = "MOBO") -> dict[str, dict]:
     return out
 
 
+_LABELS = {
+    "rkhs-2": "RKHS n = 2 (Fig. 1a)",
+    "rkhs-20": "RKHS n = 20 (Fig. 1b)",
+    "sine": "perturbed sine (Fig. 2a)",
+    "branin": "shifted Branin (Fig. 2b)",
+    "sensor-chebyshev": "sensors, Chebyshev (Fig. 3a)",
+    "sensor-linear": "sensors, linear (Fig. 3b)",
+}
+_COLUMNS = ("MT-KB", "MT-BKB", "IT-KB", "IT-BKB", "MOBO", "MOBO (GP-UCB beta)")
+
+
+def _final_per_run(study) -> dict[str, dict[int, float]]:
+    final: dict[str, dict[int, float]] = {}
+    for res in study.runs:
+        final.setdefault(res["algorithm"], {})[res["run"]] = res["average_regret"][-1]
+    return final
+
+
+def _figure_tables(studies) -> dict[str, list[str]]:
+    """The Figs. 1-3 table (``R_C(T)/T``, mean ± sd) and the paired MT / IT ratios."""
+    rows = ["| problem | " + " | ".join(_COLUMNS) + " |", "|---|" + "---|" * len(_COLUMNS)]
+    ratios = [
+        "| problem | MT-KB / IT-KB (mean of the trial ratios; ratio of the means) "
+        "| trials with MT-KB < IT-KB | MT-BKB / IT-BKB (mean ratio) | trials with MT-BKB < IT-BKB |",
+        "|---|---|---|---|---|",
+    ]
+    for key, label in _LABELS.items():
+        if key not in studies:
+            continue
+        study = studies[key]
+        final = study.final()
+        cells = [f"{final[a]['mean']:.3g} ± {final[a]['sd']:.2g}" if a in final else "" for a in _COLUMNS]
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+        per_run = _final_per_run(study)
+        out = []
+        for mt, it in (("MT-KB", "IT-KB"), ("MT-BKB", "IT-BKB")):
+            runs = sorted(set(per_run.get(mt, {})) & set(per_run.get(it, {})))
+            r = [per_run[mt][k] / per_run[it][k] for k in runs]
+            below = sum(per_run[mt][k] < per_run[it][k] for k in runs)
+            out.append((float(np.mean(r)) if r else float("nan"), below, len(runs)))
+        means = final["MT-KB"]["mean"] / final["IT-KB"]["mean"]
+        ratios.append(
+            f"| {label} | {out[0][0]:.3f}; {means:.3f} | {out[0][1]} / {out[0][2]} | {out[1][0]:.3f} "
+            f"| {out[1][1]} / {out[1][2]} |"
+        )
+    if len(rows) == 2:
+        return {}
+    return {"results": rows, "ratios": ratios}
+
+
 def doc_tables(result) -> dict[str, list[str]]:
     """The generated tables of ``docs/reproductions/multitask.md``
-    (:mod:`warmbo.experiments.doc_tables`): the deciding arms against MOBO (part ``decide``), when the
-    run has them."""
+    (:mod:`warmbo.experiments.doc_tables`): ``results`` and ``ratios`` (Figs. 1-3) and ``decide`` (the
+    deciding arms against MOBO), each when the run has its parts."""
+    tables = _figure_tables(result.studies)
     studies = {key: s for key, s in result.studies.items() if key.startswith("decide-")}
     if not studies:
-        return {}
+        return tables
     rows = [
         "| problem | arm | R_C(T)/T (mean ± sd) | against MOBO, paired: wins / losses / ties "
         "| mean ratio to MOBO | sign test p |",
@@ -167,4 +218,4 @@ def doc_tables(result) -> dict[str, list[str]]:
                 f"| {problem} (T = {study.T}) | {arm} | {cells} | {t['wins']} / {t['losses']} / {t['ties']} "
                 f"| {t['mean_ratio']:.3f} | {t['p_value']:.3g} |"
             )
-    return {"decide": rows}
+    return tables | {"decide": rows}
