@@ -105,6 +105,15 @@ def test_flat_auxiliary_data_fall_back_to_the_base_kernel():
     assert tp.vanished_ and tp.kernel_ == free.SE(0.5).order(2)
 
 
+def test_flat_auxiliary_data_with_the_svm_learner_fall_back_as_004_section_7():
+    """Flat A (Easom's flipped values on most of the domain): the SVM's bias absorbs the constant,
+    every alpha_i is 0 and K^A_2 vanishes, so the base kernel is used with a warning (no error)."""
+    A = points(12, seed=15)
+    with pytest.warns(RuntimeWarning, match="falling back"):
+        tp = wb.TunedPrior(free.SE(0.5), learner="svm").fit(A, np.ones(12))
+    assert tp.vanished_ and tp.bias_ == pytest.approx(1.0) and not np.any(tp.alpha_)
+
+
 def test_loo_tuning_and_a_tuned_prior_in_the_optimizer():
     rng = np.random.default_rng(13)
     A = rng.uniform(0, 1, (40, 2))
@@ -139,7 +148,6 @@ def test_max_aux_fits_a_spread_subset_and_reports_the_kernel_error():
 @pytest.mark.parametrize(
     "make, match",
     [
-        (lambda: wb.TunedPrior(free.SE(0.5)).fit(points(4), [1.0, 1.0, 1.0, 1.0]), "single value"),
         (lambda: wb.TunedPrior(free.SE(0.5)).fit(points(4), [1.0, np.nan, 0.0, 1.0]), "y_aux"),
         (lambda: wb.TunedPrior(free.SE(0.5)).fit(np.full((3, 2), np.nan), [1.0, 0.0, 1.0]), "X_aux"),
         (lambda: wb.TunedPrior(free.SE(0.5), learner="tree").fit(points(4), [0, 1, 0, 1]), "learner"),
@@ -188,3 +196,27 @@ def test_centre_learns_on_minus_one_to_one():
     X = rng.uniform(0, 1, (6, 2))
     np.testing.assert_allclose(centred.kernel_(X, X), manual.kernel_(2 * X - 1, 2 * X - 1), rtol=1e-10)
     np.testing.assert_allclose(centred.alpha_, manual.alpha_, rtol=1e-10)
+
+
+def test_svm_learner_leave_one_out_uses_its_bias_as_scikit_learn_predicts():
+    """The SVR's LOO error equals the error of scikit-learn's own predictions (which add the
+    intercept) over the same folds; without the bias it was ~100x larger on [0, 1]-valued data and
+    C was chosen on a wrong error."""
+    from sklearn.svm import SVR
+
+    A = points(20, seed=21)
+    y = 0.5 + 0.3 * np.sin(3 * A[:, 0]) * A[:, 1]  # mean far from 0: the bias matters
+    tp = wb.TunedPrior(free.SE(0.5), C=10.0, learner="svm", tune_scale=False)
+    K = free.SE(0.5).order(2).gram(A)
+    errors = []
+    for i in range(y.size):  # 20 points: leave-one-out
+        keep = np.delete(np.arange(y.size), i)
+        svr = SVR(C=10.0, kernel="precomputed", tol=1e-4, epsilon=0.01 * float(np.std(y[keep])))
+        svr.fit(K[np.ix_(keep, keep)], y[keep])
+        errors.append(float((svr.predict(K[np.ix_([i], keep)])[0] - y[i]) ** 2))
+    assert tp._loo_error(K, y, 10.0) == pytest.approx(np.mean(errors), rel=1e-6)
+    fitted = wb.TunedPrior(free.SE(0.5), C=10.0, learner="svm", tune_scale=False).fit(A, y)
+    assert fitted.bias_ == pytest.approx(
+        SVR(C=10.0, kernel="precomputed", tol=1e-8, epsilon=0.01 * float(np.std(y))).fit(K, y).intercept_[0]
+    )
+    assert np.mean(errors) < 0.01 * np.mean(y**2)  # far below the error of predicting 0

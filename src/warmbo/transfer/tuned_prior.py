@@ -72,6 +72,9 @@ class TunedPrior:
     ----------
     alpha_ : ndarray (|A|,)
         Dual weights (signed: y_i times the multipliers for the SVM).
+    bias_ : float
+        The learner's bias b (004 footnote 2): the SVM's intercept, the LS-SVM's mean of y, 0 for
+        KRR. It enters the leave-one-out predictions, not K^A_2.
     free_ : FreeKernel
         The free kernel after tuning.
     C_ : float
@@ -115,12 +118,16 @@ class TunedPrior:
     def _is_classification(y: np.ndarray) -> bool:
         return np.unique(y).size == 2
 
-    def _dual(self, K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-10) -> np.ndarray:
-        """Dual weights alpha of the learner trained on the Gram matrix K (|A| x |A|)."""
+    def _dual(self, K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-8) -> tuple[np.ndarray, float]:
+        """Dual weights alpha and bias b of the learner trained on the Gram matrix K (|A| x |A|).
+
+        The learner predicts ``g_A(x) = sum_i alpha_i K_2(a_i, x) + b`` (004 footnote 2: the SVM's bias
+        adds the constraint sum(alpha) = 0). KRR has no bias (b = 0); the LS-SVM's bias is the mean of
+        y. K^A_2 uses alpha only (eq. 14); the bias matters for the leave-one-out choice of C."""
         n = y.size
         if self.learner in ("krr", "lssvm"):
-            target = y - y.mean() if self.learner == "lssvm" else y
-            return np.linalg.solve(K + np.eye(n) / C, target)
+            bias = float(y.mean()) if self.learner == "lssvm" else 0.0
+            return np.linalg.solve(K + np.eye(n) / C, y - bias), bias
         alpha = np.zeros(n)
         if self._is_classification(y):
             from sklearn.svm import SVC
@@ -130,11 +137,10 @@ class TunedPrior:
         else:
             from sklearn.svm import SVR
 
-            model = SVR(C=C, kernel="precomputed", tol=1e-10, epsilon=0.01 * float(np.std(y) or 1.0)).fit(
-                K, y
-            )
+            epsilon = 0.01 * float(np.std(y) or 1.0)
+            model = SVR(C=C, kernel="precomputed", tol=tol, epsilon=epsilon).fit(K, y)
         alpha[model.support_] = model.dual_coef_[0]
-        return alpha
+        return alpha, float(model.intercept_[0])
 
     def _loo_error(self, K: np.ndarray, y: np.ndarray, C: float) -> float:
         n = y.size
@@ -153,13 +159,13 @@ class TunedPrior:
             if classify and np.unique(y[train]).size < 2:
                 errors.append(1.0)
                 continue
-            alpha = self._dual(K[np.ix_(train, train)], y[train], C, tol=1e-4)
-            pred = K[np.ix_(held, train)] @ alpha
+            alpha, bias = self._dual(K[np.ix_(train, train)], y[train], C, tol=1e-4)
+            pred = K[np.ix_(held, train)] @ alpha + bias
             if classify:
                 labels = np.where(y[held] == np.max(y), 1, -1)
                 errors.append(float(np.mean(np.sign(pred) != labels)))
             else:
-                errors.append(float(np.mean((pred - (y[held] - 0.0)) ** 2)))
+                errors.append(float(np.mean((pred - y[held]) ** 2)))
         return float(np.mean(errors))
 
     # ------------------------------------------------------------------ fit
@@ -180,8 +186,6 @@ class TunedPrior:
             A = 2.0 * A - 1.0
         if A.shape[0] < 2:
             raise ValueError("auxiliary data need at least 2 points")
-        if self.learner == "svm" and np.unique(y).size == 1:
-            raise ValueError("y_aux has a single value (one class): nothing to learn a prior from")
         full = (A, y)
         if self.max_aux is not None and A.shape[0] > self.max_aux:
             keep = _farthest_points(A, int(self.max_aux))
@@ -199,7 +203,7 @@ class TunedPrior:
                 if best is None or error < best[0]:
                     best = (error, free, C, K)
         self.loo_error_, self.free_, self.C_, K = best
-        self.alpha_ = self._dual(K, y, self.C_)
+        self.alpha_, self.bias_ = self._dual(K, y, self.C_)
         self.X_aux_ = A
         self._build_kernel(A)
         self.truncation_error_ = 0.0
@@ -209,7 +213,7 @@ class TunedPrior:
 
     def _reduction_error(self, A_full: np.ndarray, y_full: np.ndarray) -> float:
         """Largest difference between K^A_2 of the subset and of all data on 20 probe points (normalised)."""
-        alpha = self._dual(self.free_.order(2).gram(A_full), y_full, self.C_)
+        alpha, _ = self._dual(self.free_.order(2).gram(A_full), y_full, self.C_)
         full = TunedKernel(self.free_, A_full, alpha, normalize=True)
         reduced = TunedKernel(self.free_, self.X_aux_, self.alpha_, normalize=True)
         probe = A_full[_farthest_points(A_full, min(20, A_full.shape[0]))]
