@@ -16,7 +16,7 @@ from ._runner import figure
 
 HPO_FIGURES = {"svm": "Figs. 10, 13", "enet": "Figs. 11, 14", "mlp": "Figs. 12, 15"}
 
-__all__ = ["plot_all", "summary", "write_envelope_report"]
+__all__ = ["doc_tables", "hpo_sign_tests", "plot_all", "summary", "write_envelope_report"]
 
 
 # ---------------------------------------------------------------------------------------------- plots
@@ -82,7 +82,7 @@ def plot_all(result, out: Path) -> dict:
     for entry in result.functions.values():
         pngs["functions"].append(_plot_functions(entry, out))
     for problem, block in result.hpo.items():
-        acqs = list(block)
+        acqs = [a for a in block if a != "best_any"]  # the acquisitions run
         fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
         model = result.settings["hpo_models"][problem]
         metric = "validation AUC" if model == "enet" else "validation accuracy"
@@ -280,3 +280,178 @@ def summary(result, out) -> list:
     items.extend(result.settings.get("notes", []))
     items.append(f"Wrote {out / 'results.json'}, the PNG plots and {out / 'report.html'}")
     return items
+
+
+# ------------------------------------------------------------------------------------ documentation
+#: evaluations at which the source-noise and tabular tables read the curves
+_NOISE_AT = (3, 5, 10, 20, 30)  # the first model is fitted at the 3rd ask (2-point design)
+_TABULAR_AT = (1, 5, 10, 30)
+
+
+def _at(points, length: int) -> list[int]:
+    """The evaluations of ``points`` a curve of ``length`` has, and its last one."""
+    return sorted({t for t in points if t <= length} | {length})
+
+
+def _hit_cell(h: dict, digits: int = 0) -> str:
+    if h["median"] is None:
+        return f"not reached ({h['reached']}/{h['runs']})"
+    q25 = "-" if h["q25"] is None else f"{h['q25']:.{digits}f}"
+    q75 = ">T" if h["q75"] is None else f"{h['q75']:.{digits}f}"
+    return f"{h['median']:.{digits}f} [{q25}-{q75}], {h['reached']}/{h['runs']}"
+
+
+def _methods(result, blocks) -> list[str]:
+    present = {m for block in blocks for m in block}
+    return [m for m in result.methods if m in present]
+
+
+def hpo_sign_tests(result, key: str, reference: str = "Envelope-BO", acq: str = "EI") -> dict:
+    """``{problem: {method: {"wins", "losses", "ties", "p_value"}}}``: ``reference`` against each
+    other method, paired by repeat (same source sample, design and train/validation draw), on
+    ``key`` (``"iterations_to_best"`` or ``"seconds_to_best"``, CPU). A win is reaching within 1%
+    of the best sooner; both not reaching, or the same value, is a tie (so are equal iteration
+    counts); the two-sided sign test (scipy's binomtest) runs on wins and losses."""
+    from scipy.stats import binomtest
+
+    out: dict = {}
+    for problem, block in result.hpo.items():
+        by_method = block.get(acq, {})
+        ref = by_method.get(reference, {})
+        if key not in ref:
+            continue
+        mine = dict(zip(ref["repeats"], ref[key]["values"], strict=True))
+        out[problem] = {}
+        for method, entry in by_method.items():
+            if method == reference or key not in entry:
+                continue
+            theirs = dict(zip(entry["repeats"], entry[key]["values"], strict=True))
+            wins = losses = ties = 0
+            for k in sorted(set(mine) & set(theirs)):
+                a = np.inf if mine[k] is None else mine[k]
+                b = np.inf if theirs[k] is None else theirs[k]
+                if a == b:
+                    ties += 1
+                elif a < b:
+                    wins += 1
+                else:
+                    losses += 1
+            p = float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0
+            out[problem][method] = {"wins": wins, "losses": losses, "ties": ties, "p_value": p}
+    return out
+
+
+def doc_tables(result) -> dict[str, list[str]]:
+    """The tables of ``docs/reproductions/envelope.md`` for the parts the run made
+    (:mod:`warmbo.experiments.doc_tables`):
+
+    - ``synthetic``: iterations to 95% of the target's maximum (Figs. 5, 8), median [IQR], reached;
+    - ``source-noise``: Envelope-BO's learned sigma_s^2 (Figs. 6, 9), mean over repeats;
+    - ``functions``: the posterior of Figs. 4, 7;
+    - ``hpo-iterations``, ``hpo-cpu``: iterations and CPU seconds to within 1% of the best any
+      method found (Table 4's measure), EI; ``hpo-final``: the mean best score after 5, 10 and T;
+    - ``hpo-sign-iterations``, ``hpo-sign-cpu``: Envelope-BO against each method, paired by repeat;
+    - ``tabular``: HPOBench, mean % of each task's range over tasks and repeats, iterations to 95%.
+    """
+    tables: dict[str, list[str]] = {}
+    if result.synthetic:
+        blocks = [b for by_acq in result.synthetic.values() for b in by_acq.values()]
+        methods = _methods(result, blocks)
+        rows = ["| case / acquisition | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+        noise_at = _at(_NOISE_AT, int(result.settings.get("T", 30)))
+        noise = [
+            "| case / acquisition | " + " | ".join(f"after {t}" for t in noise_at) + " |",
+            "|---|" + "---|" * len(noise_at),
+        ]
+        for case, by_acq in result.synthetic.items():
+            for acq, block in by_acq.items():
+                cells = [
+                    _hit_cell(block[m]["iterations_to_95"]) if "iterations_to_95" in block.get(m, {}) else "-"
+                    for m in methods
+                ]
+                rows.append(f"| {case} / {acq} | " + " | ".join(cells) + " |")
+                env = block.get("Envelope-BO", {}).get("source_noise")
+                if env is not None:
+                    mean = env["mean"]
+                    at = [
+                        f"{mean[t - 1]:.3f}" if t <= len(mean) and np.isfinite(mean[t - 1]) else "-"
+                        for t in noise_at
+                    ]
+                    noise.append(f"| {case} / {acq} | " + " | ".join(at) + " |")
+        tables["synthetic"] = rows
+        if len(noise) > 2:
+            tables["source-noise"] = noise
+    if result.functions:
+        rows = [
+            "| case | learned sigma_s^2 (prior mode 0.5) | posterior argmax "
+            "| posterior RMSE to target / to source |",
+            "|---|---|---|---|",
+        ]
+        for case, entry in result.functions.items():
+            arg = ", ".join(f"{v:.2f}" for v in entry["posterior_argmax"])
+            rows.append(
+                f"| {case} | {entry['source_noise']:.3f} | ({arg}) | "
+                f"{entry['rmse_to_target']:.4f} / {entry['rmse_to_source']:.4f} |"
+            )
+        tables["functions"] = rows
+    hpo = {p: b for p, b in result.hpo.items() if "EI" in b}
+    if hpo:
+        methods = _methods(result, [b["EI"] for b in hpo.values()])
+        head = ["| problem | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
+        its, cpu = list(head), list(head)
+        hpo_T = int(result.settings.get("hpo_T", 30))
+        final_at = _at((5, 10), hpo_T)
+        final = [
+            f"| problem (best after {' / '.join(map(str, final_at))}) | " + " | ".join(methods) + " |",
+            "|---|" + "---|" * len(methods),
+        ]
+        for problem, block in hpo.items():
+            by = block["EI"]
+            cell = lambda m, key, d, by=by: _hit_cell(by[m][key], d) if key in by.get(m, {}) else "-"  # noqa: E731
+            its.append(
+                f"| {problem} | " + " | ".join(cell(m, "iterations_to_best", 0) for m in methods) + " |"
+            )
+            cpu.append(f"| {problem} | " + " | ".join(cell(m, "seconds_to_best", 1) for m in methods) + " |")
+            cells = []
+            for m in methods:
+                mean = by.get(m, {}).get("best_so_far", {}).get("mean")
+                cells.append(
+                    " / ".join(f"{mean[min(t, len(mean)) - 1]:.3f}" for t in final_at) if mean else "-"
+                )
+            final.append(f"| {problem} | " + " | ".join(cells) + " |")
+        tables["hpo-iterations"], tables["hpo-cpu"], tables["hpo-final"] = its, cpu, final
+        for key, name in (("iterations_to_best", "hpo-sign-iterations"), ("seconds_to_best", "hpo-sign-cpu")):
+            tests = hpo_sign_tests(result, key)
+            others = [m for m in methods if m != "Envelope-BO"]
+            rows = ["| problem | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
+            for problem, row in tests.items():
+                cells = [
+                    f"{row[m]['wins']} / {row[m]['losses']} / {row[m]['ties']} (p {row[m]['p_value']:.2g})"
+                    if m in row
+                    else "-"
+                    for m in others
+                ]
+                rows.append(f"| {problem} | " + " | ".join(cells) + " |")
+            tables[name] = rows
+    pooled = result.tabular.get("all tasks") if result.tabular else None
+    if pooled:
+        tab_at = _at(_TABULAR_AT, int(result.settings.get("tabular", {}).get("T", 30)))
+        rows = [
+            "| acquisition | method | "
+            + " | ".join(f"% of range after {t}" for t in tab_at)
+            + " | final regret | iterations to 95% |",
+            "|---|---|" + "---|" * (len(tab_at) + 2),
+        ]
+        for acq, by_method in pooled.items():
+            for m in _methods(result, [by_method]):
+                e = by_method[m]
+                if "percent_of_range" not in e:
+                    continue
+                mean = e["percent_of_range"]["mean"]
+                at = [f"{mean[min(t, len(mean)) - 1]:.1f}" for t in tab_at]
+                rows.append(
+                    f"| {acq} | {m} | " + " | ".join(at) + f" | {e['final_regret']:.4f} | "
+                    f"{_hit_cell(e['iterations_to_95'])} |"
+                )
+        tables["tabular"] = rows
+    return tables
