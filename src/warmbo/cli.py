@@ -295,6 +295,14 @@ def optimize(
         ),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
+    output_transform: Annotated[
+        str,
+        typer.Option(
+            "--output-transform",
+            help="Scale of the GP: none (default) or yeo-johnson (a power transform for heavy-tailed "
+            "objectives; not with --prior).",
+        ),
+    ] = "none",
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
     retry_pending: Annotated[
         bool,
@@ -358,6 +366,8 @@ def optimize(
             "--maximize/--minimize apply to single-objective studies; give --directions per task"
         )
     if stored is not None and task_names is None:
+        if output_transform == "none":  # a resumed study keeps its stored transform
+            output_transform = stored.settings.get("output_transform", "none")
         direction = stored.settings.get("direction")
         if maximize is None:
             maximize = direction == "maximize"
@@ -379,6 +389,8 @@ def optimize(
             raise ValueError(
                 "--prior is for single-objective studies; a multi-task study starts from its trials"
             )
+        if output_transform != "none":
+            raise ValueError("--output-transform is for single-objective studies")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage
         )
@@ -409,7 +421,9 @@ def optimize(
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {}
-    opt = Optimizer(space, maximize=maximize, seed=seed, storage=storage, **kwargs)
+    opt = Optimizer(
+        space, maximize=maximize, seed=seed, storage=storage, output_transform=output_transform, **kwargs
+    )
     if data is not None and method == "none":
         started = time.perf_counter()
         h = hashlib.sha256()
@@ -983,8 +997,12 @@ def study_predictor(opt):
     if model is None:
         return None
 
+    transform = getattr(model, "output_transform_", None)
+
     def predict(U):
         mean, std = model.predict(U)
+        if transform is not None:  # the report plots the objective in the user's units
+            mean, std = transform.moments(mean, std)
         return (mean if opt.maximize else -mean), std
 
     return predict

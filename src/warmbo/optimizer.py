@@ -70,6 +70,7 @@ from .data import TaskData
 from .kernels import Kernel
 from .maximize import taken
 from .models import GP, default_model
+from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson
 from .prior import POOLED_PRIOR_ROWS, PRIOR_ROWS, as_prior, digest, prior_subset, prior_subset_by_source
 from .space import Space
 from .storage import Study, default_worker
@@ -198,6 +199,14 @@ class Optimizer:
         not lost. :meth:`run` sends heartbeats on its own; an ask/tell loop calls :meth:`heartbeat`
         while it evaluates. None (default): trials are never reclaimed (an evaluation may take any
         time).
+    output_transform : {"none", "yeo-johnson"}
+        The scale on which the GP sees the objective (:mod:`warmbo.output_transform`). ``"none"``
+        (default): the signed values, standardised by the GP. ``"yeo-johnson"``: a power transform
+        fitted to the complete trials at every ask, for heavy-tailed objectives (measured on the
+        quality suite: better median regret after 50 evaluations on 7 of 12 problems, worse on 4;
+        docs/optimizer.md). :meth:`predict` maps back to your units; :meth:`audit` works on the
+        transformed scale (coverage is the same on both: the transform is monotone). Not with a
+        transfer model.
     reclaim : {"retry", "fail"}
         What happens to a reclaimed trial: ``"retry"`` (default) hands the same trial (same id and
         point) to the asking worker as its next suggestion; ``"fail"`` marks it failed.
@@ -229,6 +238,7 @@ class Optimizer:
         max_prior: int | None = None,
         heartbeat_grace: float | None = None,
         reclaim: str = "retry",
+        output_transform: str = "none",
     ):
         if not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
@@ -287,6 +297,18 @@ class Optimizer:
             )
         if reclaim not in ("retry", "fail"):
             raise ValueError(f"reclaim must be 'retry' or 'fail', got {reclaim!r}")
+        if output_transform not in OUTPUT_TRANSFORMS:
+            raise ValueError(
+                f"unknown output_transform {output_transform!r}; choose one of {', '.join(OUTPUT_TRANSFORMS)}"
+            )
+        resolved = ("auto" if prior is not None else "none") if transfer is None else transfer
+        if output_transform != "none" and resolved != "none":
+            raise ValueError(
+                f"output_transform={output_transform!r} applies to the optimizer's own GP; a transfer model "
+                "puts the sources' values and the target's on one scale itself (use transfer='none' or "
+                "output_transform='none')"
+            )
+        self.output_transform = output_transform
         self.heartbeat_grace = None if heartbeat_grace is None else float(heartbeat_grace)
         self.reclaim = reclaim
         self._prior_warned = False
@@ -335,6 +357,7 @@ class Optimizer:
             "seed": self.seed,
             "model": repr(self.model),
             "acquisition": repr(self.acquisition),
+            "output_transform": self.output_transform,
         }
         if self.seed is None:
             # drawn once and stored, so the design stays one Sobol sequence across asks, processes
@@ -353,7 +376,8 @@ class Optimizer:
 
     @classmethod
     def load(cls, storage, **overrides) -> Optimizer:
-        """Reopen a stored study with its stored space, direction, design size and seed."""
+        """Reopen a stored study with its stored space, direction, design size, seed and output
+        transform."""
         study = Study(storage)
         settings = study.settings
         kwargs = {
@@ -361,6 +385,8 @@ class Optimizer:
             "n_initial": settings.get("n_initial"),
             "seed": settings.get("seed"),
         }
+        if settings.get("output_transform", "none") != "none":
+            kwargs["output_transform"] = settings["output_transform"]
         kwargs.update(overrides)
         study.close()
         return cls(study.space, storage=storage, **kwargs)
@@ -397,6 +423,9 @@ class Optimizer:
             return None
         X = self._encode_trials(complete)
         y = self._signed(np.array([t.value for t in complete], dtype=np.float64))
+        transform = YeoJohnson.fit(y) if self.output_transform == "yeo-johnson" else None
+        if transform is not None:
+            y = transform.forward(y)  # the GP, the acquisition and the fantasies all work on this scale
         model, warm = self._warm_started(_new_model(self.model), len(complete))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -412,6 +441,7 @@ class Optimizer:
                     model = cold
         hook = getattr(model, "warm_start_overrides", None)
         self._warm_start = hook() if callable(hook) else {}
+        model.output_transform_ = transform  # None: the model sees the values as they are (signed)
         return model
 
     def transfer_report(self) -> TransferReport | None:
@@ -532,11 +562,17 @@ class Optimizer:
 
     @blas_limited
     def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and std of the objective (user's sign) at parameter dicts."""
+        """Posterior mean and std of the objective (user's sign and units) at parameter dicts.
+
+        With ``output_transform``, the GP's normal posterior on the transformed scale is mapped back:
+        the mean and sd of the objective under it (:meth:`YeoJohnson.moments`)."""
         model = self.model_ if self.model_ is not None else self.fit_model()
         if model is None:
             raise ValueError("predict needs at least two complete trials")
         mean, std = model.predict(self.space.encode(params))
+        transform = getattr(model, "output_transform_", None)
+        if transform is not None:  # back to the objective's own scale
+            mean, std = transform.moments(mean, std)
         return self._signed(mean), std
 
     def audit(
