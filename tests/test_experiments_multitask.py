@@ -298,3 +298,23 @@ def test_deciding_arms_and_their_sign_tests_against_mobo():
     assert (row["wins"], row["losses"], row["ties"]) == (3, 1, 1)
     assert row["mean_ratio"] == pytest.approx(np.mean([0.5, 0.9, 0.8, 1.2, 1.0]))
     assert row["p_value"] == pytest.approx(0.625)  # two-sided binomial, 3 of 4
+
+
+def test_horizon_part_reruns_the_rkhs_trials_longer_and_its_tables(tmp_path):
+    """The ``horizon`` part runs MT-KB and IT-KB on the same f as the first trials of ``rkhs-20``
+    (equal traces up to the shorter T), and the page's ``horizon`` and ``timing`` tables come from
+    the run: the ratio row is MT-KB / IT-KB at each T, the timing rows one per arm."""
+    from warmbo.experiments.multitask_report import doc_tables
+
+    res = run_multitask(tmp_path, quick=True, parts=["rkhs", "horizon", "timing"])
+    horizon, rkhs = res.studies["horizon-rkhs-20"], res.studies["rkhs-20"]
+    assert horizon.T == 24 and rkhs.T == 12 and horizon.algorithms == ["MT-KB", "IT-KB"]
+    for arm in ("MT-KB", "IT-KB"):
+        np.testing.assert_allclose(horizon.mean[arm][:12], rkhs.mean[arm][:12])
+    tables = doc_tables(res)
+    assert {"horizon", "timing"} <= set(tables)
+    assert tables["horizon"][0] == "| T | 24 |"
+    ratio = float(tables["horizon"][4].split("|")[2])
+    assert ratio == pytest.approx(horizon.at("MT-KB", 24) / horizon.at("IT-KB", 24), abs=5e-4)
+    arms = [row.split("|")[1].strip() for row in tables["timing"][2:]]
+    assert sorted(arms) == sorted(res.timing.runs) and all("finished" in r for r in tables["timing"][2:])

@@ -161,7 +161,7 @@ DECIDING = (
     "MOBO (random lambda)",
     "MT + MOBO acquisition",
 )
-PARTS = ("rkhs", "sine", "branin", "sensor", "timing", "decide")
+PARTS = ("rkhs", "sine", "branin", "sensor", "timing", "decide", "horizon")
 #: Size of the fixed weight sample that defines E_lambda in the regrets (the learner uses its own sample).
 EVAL_WEIGHTS = 2000
 # Part ids in the seeds, so that the parts never share random streams.
@@ -557,6 +557,8 @@ def _study_keys(parts: Sequence[str]) -> list[tuple[str, str, str, list[str]]]:
     if "decide" in parts:  # the same trials (common random numbers) as the parts above
         arms = ["MT-KB", "IT-KB", "MOBO", *DECIDING]
         keys += [(f"decide-{p}", p, "chebyshev", arms) for p in ("rkhs-20", "sine", "branin")]
+    if "horizon" in parts:  # the longer horizon: the f of trials 0.. of rkhs-20, MT-KB and IT-KB
+        keys.append(("horizon-rkhs-20", "rkhs-20", "chebyshev", ["MT-KB", "IT-KB"]))
     return keys
 
 
@@ -574,12 +576,16 @@ def run_multitask(
     timing_T: int = 2000,
     icm_seconds: float = 240.0,
     bkb_seconds: float = 480.0,
+    horizon_T: int = 600,
+    horizon_runs: int = 4,
 ) -> MultiTaskReproduction:
     """Run the selected parts (default all of :data:`PARTS`) and write results.json and the PNG plots.
 
     ``quick=True`` shrinks everything (2 trials, T = 12, a 0.01-net and t <= 30 for timing) to check the
     pipeline in seconds; its numbers are not meant to be read. When the sensor data is missing and
-    ``parts`` was not given explicitly, the sensor part is skipped with a note.
+    ``parts`` was not given explicitly, the sensor part is skipped with a note. The ``horizon`` part
+    runs MT-KB and IT-KB on the 20-task RKHS problem for ``horizon_T`` steps on the first
+    ``horizon_runs`` trials (at most ``runs``; the same f as those trials of ``rkhs``).
     """
     explicit = parts is not None
     parts = list(PARTS if parts is None else parts)
@@ -588,9 +594,17 @@ def run_multitask(
             raise ValueError(f"unknown part {part!r}; choose from {', '.join(PARTS)}")
     if quick:
         runs, T, timing_T, timing_step, icm_seconds, bkb_seconds = min(runs, 2), 12, 30, 0.01, 20.0, 20.0
+        horizon_T = 24
     else:
         timing_step = 0.001
-    for name, value in (("runs", runs), ("T", T), ("timing_T", timing_T), ("workers", workers)):
+    for name, value in (
+        ("runs", runs),
+        ("T", T),
+        ("timing_T", timing_T),
+        ("workers", workers),
+        ("horizon_T", horizon_T),
+        ("horizon_runs", horizon_runs),
+    ):
         check_int(value, name, 1)
     notes = []
     if "sensor" in parts:
@@ -617,6 +631,8 @@ def run_multitask(
         "learner_weights": ScalarizedUCB().n_weights,
         "timing_T": timing_T,
         "timing_step": timing_step,
+        "horizon_T": horizon_T if "horizon" in parts else 0,
+        "horizon_runs": min(runs, horizon_runs) if "horizon" in parts else 0,
     }
     seconds: dict[str, float] = {}
     studies: dict[str, RegretStudy] = {}
@@ -626,11 +642,12 @@ def run_multitask(
     try:
         for key, problem, scal, algorithms in _study_keys(parts):
             t0 = time.perf_counter()
+            horizon = key.startswith("horizon-")
             studies[key] = regret_study(
                 problem,
                 algorithms,
-                runs,
-                T,
+                min(runs, horizon_runs) if horizon else runs,
+                horizon_T if horizon else T,
                 scal,
                 seed,
                 data_dir=None if data_dir is None else str(data_dir),

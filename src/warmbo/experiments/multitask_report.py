@@ -194,8 +194,11 @@ def _figure_tables(studies) -> dict[str, list[str]]:
 def doc_tables(result) -> dict[str, list[str]]:
     """The generated tables of ``docs/reproductions/multitask.md``
     (:mod:`warmbo.experiments.doc_tables`): ``results`` and ``ratios`` (Figs. 1-3) and ``decide`` (the
-    deciding arms against MOBO), each when the run has its parts."""
-    tables = _figure_tables(result.studies)
+    deciding arms against MOBO), ``horizon`` (MT-KB against IT-KB over a longer horizon) and
+    ``timing`` (per-step CPU time against t), each when the run has its parts."""
+    tables = _figure_tables(result.studies) | _horizon_table(result.studies)
+    if result.timing is not None:
+        tables["timing"] = _timing_table(result.timing)
     studies = {key: s for key, s in result.studies.items() if key.startswith("decide-")}
     if not studies:
         return tables
@@ -219,3 +222,41 @@ def doc_tables(result) -> dict[str, list[str]]:
                 f"| {t['mean_ratio']:.3f} | {t['p_value']:.3g} |"
             )
     return tables | {"decide": rows}
+
+
+_HORIZON_AT = (50, 100, 200, 400, 600)
+
+
+def _horizon_table(studies) -> dict[str, list[str]]:
+    study = studies.get("horizon-rkhs-20")
+    if study is None:
+        return {}
+    at = sorted({t for t in _HORIZON_AT if t <= study.T} | {study.T})
+    rows = ["| T | " + " | ".join(map(str, at)) + " |", "|---|" + "---|" * len(at)]
+    for arm in ("MT-KB", "IT-KB"):
+        rows.append(f"| {arm} | " + " | ".join(f"{study.at(arm, t):.3f}" for t in at) + " |")
+    rows.append(
+        "| ratio | " + " | ".join(f"{study.at('MT-KB', t) / study.at('IT-KB', t):.3f}" for t in at) + " |"
+    )
+    return {"horizon": rows}
+
+
+def _timing_table(timing) -> list[str]:
+    summary = timing.summary()
+    checkpoints = ("10", "100", "300", "1000", "2000")
+    rows = [
+        "| arm | steps run | why it stopped | total CPU s | median CPU s per step at t = "
+        + " / ".join(checkpoints)
+        + " | log-log slope, 2nd half |",
+        "|---|---|---|---|---|---|",
+    ]
+    for arm, entry in summary.items():
+        at = entry["median_step_cpu_seconds_at_t"]
+        cells = " / ".join(f"{at[c]:.3g}" if c in at else "-" for c in checkpoints)
+        slope = entry["loglog_slope_second_half"]
+        stopped = entry["stopped"] or "finished"
+        rows.append(
+            f"| {arm} | {entry['steps']} | {stopped} | {entry['total_cpu_seconds']:.0f} | {cells} "
+            f"| {'-' if slope is None else f'{slope:.2f}'} |"
+        )
+    return rows
