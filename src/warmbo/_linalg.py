@@ -26,7 +26,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy import linalg
 
 __all__ = [
     "JitterWarning",
@@ -50,6 +49,8 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError):  # LinAlgError is a Value
 
 
 def _try_cholesky(A: np.ndarray) -> np.ndarray | None:
+    from scipy import linalg  # imported where used: `import warmbo` stays light (issue 15)
+
     try:
         return linalg.cholesky(A, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -153,6 +154,8 @@ def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Solve ``L X = B`` for lower-triangular L."""
     if L.shape[0] == 0:
         return np.zeros_like(B, dtype=np.float64)
+    from scipy import linalg
+
     return linalg.solve_triangular(L, B, lower=True, check_finite=False)
 
 
@@ -160,4 +163,6 @@ def solve_upper(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Solve ``L^T X = B`` for lower-triangular L."""
     if L.shape[0] == 0:
         return np.zeros_like(B, dtype=np.float64)
+    from scipy import linalg
+
     return linalg.solve_triangular(L, B, lower=True, trans="T", check_finite=False)

@@ -47,7 +47,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import erfcx, ndtr
 
 from ._validation import check_int
 from .bounds import MultiTaskBound, Schedule, Srinivas
@@ -75,6 +74,8 @@ def log_h(z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ``Phi / h = m / (1 + z m)`` and ``phi / h = 1 / (1 + z m)``; below ``z = -1000``, where
     ``1 + z m`` cancels, by its asymptotic series ``z^-2 - 3 z^-4 + 15 z^-6``.
     """
+    from scipy.special import erfcx, ndtr  # imported where used: `import warmbo` stays light
+
     z = np.asarray(z, dtype=np.float64)
     value, cdf_ratio, pdf_ratio = np.empty_like(z), np.empty_like(z), np.empty_like(z)
     high = z > -1.0
@@ -305,6 +306,8 @@ class _BoundEI(_BoundIncumbent):
     def _formula(self, mean, std):
         """``EI = (mu - y+) Phi(z) + sigma phi(z)`` (003 eq. 10), ``dEI/dmu = Phi(z)``,
         ``dEI/dsigma = phi(z)``; where sigma = 0, ``max(mu - y+, 0)``."""
+        from scipy.special import ndtr
+
         diff, positive, z = self._improvement(mean, std)
         cdf, pdf = ndtr(z), _pdf(z)
         values = np.where(positive, diff * cdf + std * pdf, np.maximum(diff, 0.0))
@@ -380,6 +383,8 @@ class _BoundPI(_BoundIncumbent):
     def _formula(self, mean, std):
         """``PI = Phi(z)``, ``dPI/dmu = phi(z) / sigma``, ``dPI/dsigma = -z phi(z) / sigma``; where
         sigma = 0, ``1[mu > y+]`` with zero derivatives."""
+        from scipy.special import ndtr
+
         diff, positive, z = self._improvement(mean, std)
         pdf = _pdf(z)
         safe_std = np.where(positive, std, 1.0)

@@ -68,7 +68,6 @@ from types import MappingProxyType
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ._validation import as_points, as_values, check_int
 from .models.gp import GP
@@ -204,6 +203,8 @@ class Audit:
         """Central binomial ``confidence`` band of the coverage a calibrated model would show at
         ``level`` with ``held_out`` points (``Binomial(held_out, level)`` quantiles, divided by
         ``held_out``)."""
+        from scipy import stats  # imported where used: `import warmbo` stays light (issue 15)
+
         m = max(self.held_out, 1)
         lo = stats.binom.ppf((1 - confidence) / 2, m, level) / m
         hi = stats.binom.ppf((1 + confidence) / 2, m, level) / m
@@ -358,6 +359,8 @@ def _theory(schedule, t, model, n, mean, sd_width, observed) -> TheoryAudit | No
 
 
 def _coverage(levels, observed, mean, sd):
+    from scipy import stats
+
     coverage, width, counts = {}, {}, {}
     for level in levels:
         z = float(stats.norm.ppf(0.5 + level / 2.0))
@@ -369,6 +372,8 @@ def _coverage(levels, observed, mean, sd):
 
 
 def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, noise_known: bool):
+    from scipy import stats
+
     m = observed.size
     out: list[str] = []
     if not noise_known:

@@ -43,7 +43,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from .space import Categorical, Float, Int
 
@@ -188,6 +187,8 @@ def _joint_lbfgsb(
             return 1e30, np.zeros(k * d)
         return offset - float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
+    from scipy import optimize  # imported where used: `import warmbo` stays light
+
     result = optimize.minimize(
         fun, active.reshape(-1), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * (k * d), options=options
     )
@@ -286,6 +287,8 @@ def maximize(
         def fun(u):
             value = float(acq(u[None, :])[0])
             return -value if np.isfinite(value) else 1e30
+
+    from scipy import optimize
 
     finals = [U[order[0]]]
     batched = use_gradient and callable(getattr(acq, "values_and_gradients", None))

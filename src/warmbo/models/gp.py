@@ -36,8 +36,6 @@ import numbers
 import warnings
 
 import numpy as np
-from scipy import optimize
-from scipy.linalg import blas, lapack
 
 from .._linalg import (
     JitterWarning,
@@ -71,6 +69,8 @@ def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray
     ``overwrite``: L's memory may be reused (when L is Fortran-ordered, as :func:`_cholesky_in_place`
     returns it).
     """
+    from scipy.linalg import lapack  # scipy is imported where used (issue 15: import cost)
+
     inverse, info = lapack.dpotri(L, lower=1, overwrite_c=int(overwrite))
     if info != 0:
         raise np.linalg.LinAlgError(f"potri failed (info={info})")
@@ -91,6 +91,8 @@ def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
     ``scipy.linalg.cholesky``."""
     if not np.all(np.isfinite(np.diag(A))) or not np.isfinite(np.sum(A)):
         raise NotPositiveDefiniteError("K + noise contains NaN or inf values")
+    from scipy.linalg import lapack
+
     L, info = lapack.dpotrf(A.T, lower=1, overwrite_a=1, clean=1)
     if info != 0:
         raise NotPositiveDefiniteError(f"K + noise is not positive definite (potrf info={info})")
@@ -604,6 +606,8 @@ class GP(ModelBase):
             noise = np.full(X.shape[0], np.exp(params[p]))
         n = X.shape[0]
         if kind == "ml2":
+            from scipy.linalg import blas
+
             # the gradient needs only the contractions sum_ij W_ij dK_ij / dtheta_k, which the kernel
             # computes without forming the (n, n, n_theta) derivative tensor (Kernel.gram_gradient_dot)
             # (one distance matrix and one exponential serve both: Kernel.gram_with_gradient_dot)
@@ -670,6 +674,8 @@ class GP(ModelBase):
         """The one start of the full-data search: the best, on all the data, of the current
         hyperparameters and the optima of the random restarts run on a seeded subset of ``cap`` rows
         (see ``restart_points``)."""
+        from scipy import optimize
+
         rows = np.random.default_rng([0 if self.seed is None else self.seed, X.shape[0]]).choice(
             X.shape[0], int(cap), replace=False
         )
@@ -698,6 +704,8 @@ class GP(ModelBase):
             x0 = np.append(x0, np.log(level))
         if x0.size == 0:
             return kernel, noise
+
+        from scipy import optimize
 
         fun = self._guarded_objective(X, ys, kernel, noise, fit_noise, kind)
 

@@ -18,7 +18,6 @@ sample of the design space ("Practical considerations", Section 3.3). Two estima
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
 
 from .._linalg import cholesky, solve_lower
 from ..kernels.multitask import ICM, UniformTask, as_task_matrix
@@ -94,6 +93,8 @@ def fit_omega(kernel, X, Y, noise: float = 0.1, *, grid: int = 11) -> float:
     values = np.array([nll(w) for w in omegas])
     i = int(np.argmin(values))
     lo, hi = omegas[max(i - 1, 0)], omegas[min(i + 1, grid - 1)]
+    from scipy import optimize  # imported where used: `import warmbo` stays light
+
     res = optimize.minimize_scalar(nll, bounds=(lo, hi), method="bounded", options={"xatol": 1e-4})
     return float(res.x) if res.fun <= values[i] else float(omegas[i])
 
