@@ -328,6 +328,18 @@ def test_cli_reproduce_envelope_parts(tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "o" / "functions_related.png").is_file()
+    # the tables' stamp names every option that changes which runs are made
+    stamped = runner.invoke(
+        app,
+        [
+            "reproduce", "envelope", "--quick", "--part", "functions", "--method", "Envelope-BO",
+            "--acquisition", "EI", "--out", str(tmp_path / "s"),
+        ],
+    )  # fmt: skip
+    assert stamped.exit_code == 0, stamped.output
+    command = (tmp_path / "s" / "tables.md").read_text().splitlines()[0]
+    expected = "warmbo reproduce envelope --quick --part functions --method Envelope-BO --acquisition EI"
+    assert f"`{expected}`" in command
     bad = runner.invoke(app, ["reproduce", "envelope", "--quick", "--part", "mnist", "--out", str(tmp_path)])
     assert bad.exit_code == 1 and "unknown parts" in bad.output
     missing = runner.invoke(

@@ -974,6 +974,9 @@ def reproduce(
             [f"--runs {runs}"] * (runs is not None) + [f"--seed {seed}"] * (seed != 0) + ["--quick"] * quick
         )
         flags += [f"--part {p}" for p in part or []]
+        # every option that changes which runs are made, so the stamp reruns the same tables
+        flags += [f"--method '{m}'" if " " in m else f"--method {m}" for m in method or []]
+        flags += [f"--acquisition {a}" for a in acquisition or []]
         command = " ".join([f"warmbo reproduce {experiment}", *flags])
         revision = git_revision()
         console.print(f"tables: {write_tables(out, tables, command, revision)}")
