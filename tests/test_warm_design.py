@@ -42,21 +42,39 @@ def test_the_greedy_design_covers_two_kinds_of_task():
     # neighbourhood is chosen, only B improves the best-so-far of the B source.
     A, B = np.array([0.2, 0.2]), np.array([0.85, 0.8])
     X, y, task = meta_data([A, A, A, A, B])
-    design = warm_design(X, y, task, size=2)
+    design = warm_design(X, y, task, size=2, rule="portfolio")
     first, second = design.points
     assert np.linalg.norm(first - A) < 0.25 < np.linalg.norm(first - B)
     assert np.linalg.norm(second - B) < 0.15
     assert design.scores[1] < 0.5 * design.scores[0]  # the second point halves the portfolio regret
 
 
-def test_average_rank_alone_would_pick_a_neighbour_of_A_second():
-    # the oracle for the greedy step: ordered by average regret only, the second point is near A
+def test_the_default_average_rule_is_the_average_regret_order_of_the_sources_points():
+    # the oracle: the sources' points sorted by their mean normalised regret, computed here by hand
+    # (each source's values scaled to [0, 1] at the points it evaluated, the rest interpolated). With
+    # four sources at A and one at B the consensus is A, so the second point is near A too.
     A, B = np.array([0.2, 0.2]), np.array([0.85, 0.8])
     X, y, task = meta_data([A, A, A, A, B])
     pool = np.unique(X, axis=0)
     R = normalised_regrets([(X[task == t], y[task == t]) for t in dict.fromkeys(task)], pool)
-    second_by_average = pool[np.argsort(R.mean(axis=0))[1]]
-    assert np.linalg.norm(second_by_average - A) < np.linalg.norm(second_by_average - B)
+    by_average = pool[np.argsort(R.mean(axis=0), kind="stable")[:3]]
+    design = warm_design(X, y, task, size=3)
+    np.testing.assert_array_equal(design.points, by_average)
+    assert np.linalg.norm(design.points[1] - A) < np.linalg.norm(design.points[1] - B)
+    # the scores are the portfolio objective of those points: non-increasing, in [0, 1]
+    assert all(1.0 >= a >= b >= 0.0 for a, b in zip(design.scores, design.scores[1:], strict=False))
+    with pytest.raises(ValueError, match="rule must be one of"):
+        warm_design(X, y, task, rule="greedy")
+
+
+def test_the_average_rule_on_a_finite_space_takes_only_configurations_a_source_evaluated():
+    grid = np.array([[a, b] for a in range(10) for b in range(10)], dtype=np.float64)
+    cands = wb.Space.grid(grid, names=["a", "b"]).candidates
+    X = cands[::7]
+    y = bowl(cands[36])(X)  # the optimum (3, 6) is not among the source's points
+    design = warm_design(X, y, None, size=3, candidates=cands)
+    assert all(np.any(np.all(X == p, axis=1)) for p in design.points)
+    np.testing.assert_array_equal(design.points[0], X[np.argmax(y)])
 
 
 def test_normalised_regret_is_the_measured_value_where_a_source_evaluated():
@@ -76,10 +94,10 @@ def test_design_on_a_finite_space_chooses_among_its_candidates_and_skips_exclude
     f = bowl(best)
     X = cands[::7]  # the source never evaluated (3, 6): the design must still find it
     assert not np.any(np.all(np.isclose(X, best), axis=1))
-    design = warm_design(X, f(X), None, size=2, candidates=cands)
+    design = warm_design(X, f(X), None, size=2, candidates=cands, rule="portfolio")
     assert np.any(np.all(np.isclose(cands, design.points[0]), axis=1))  # one of the candidates
     assert np.linalg.norm(design.points[0] - best) <= np.min(np.linalg.norm(X - best, axis=1)) + 1e-12
-    again = warm_design(X, f(X), None, size=2, candidates=cands, exclude=design.points[:1])
+    again = warm_design(X, f(X), None, size=2, candidates=cands, exclude=design.points[:1], rule="portfolio")
     assert not np.allclose(again.points[0], design.points[0])
 
 
