@@ -54,6 +54,45 @@ def test_run_suite_is_deterministic_in_what_it_runs(tmp_path):
     assert first["branin"]["methods"]["warmbo"]["regret"] == second["branin"]["methods"]["warmbo"]["regret"]
 
 
+def test_a_quality_run_cut_off_resumes_from_its_checkpoint(tmp_path, monkeypatch):
+    from warmbo.benchmarks.methods import Warmbo
+
+    whole = run_suite(tmp_path / "whole", None, ["quality"], preset="tiny", log=lambda m: None)
+    minimize, calls = Warmbo.minimize, []
+
+    def dies_on_the_second_seed(self, problem, budget, seed):
+        calls.append(seed)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # a session's end, in the middle of the second run
+        return minimize(self, problem, budget, seed)
+
+    monkeypatch.setattr(Warmbo, "minimize", dies_on_the_second_seed)
+    out = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        run_suite(out, None, ["quality"], preset="tiny", log=lambda m: None)
+    checkpoint = out / "quality.partial.json"
+    assert list(json.loads(checkpoint.read_text())["done"]["branin"]) == ["0"]
+    monkeypatch.setattr(Warmbo, "minimize", minimize)
+    messages = []
+    resumed = run_suite(out, None, ["quality"], preset="tiny", log=messages.append)
+    assert any("resuming from" in m for m in messages)
+    assert sum("quality: branin, seed" in m for m in messages) == 1  # only seed 1 ran again
+    assert not checkpoint.exists()
+    first, second = (json.loads(p["quality"].read_text())["results"] for p in (whole, resumed))
+    regret = "regret"
+    assert (
+        first["problems"]["branin"]["methods"]["warmbo"][regret]
+        == (second["problems"]["branin"]["methods"]["warmbo"][regret])
+    )
+    assert second["settings"]["git_commits"] == first["settings"]["git_commits"]
+    # a checkpoint of other settings is ignored, not mixed in
+    checkpoint.write_text(json.dumps({"key": {"preset": "full"}, "done": {"branin": {"0": {}}}}))
+    messages.clear()
+    run_suite(out, None, ["quality"], preset="tiny", log=messages.append)
+    assert any("other settings" in m for m in messages)
+    assert sum("quality: branin, seed" in m for m in messages) == 2
+
+
 def test_bad_arguments_are_named(tmp_path):
     with pytest.raises(ValueError, match="unknown benchmark section 'nope'"):
         run_suite(tmp_path, None, ["nope"], preset="tiny")

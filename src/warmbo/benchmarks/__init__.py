@@ -94,6 +94,9 @@ class Context:
     seed: int = 0
     log: Callable[[str], None] = field(default=lambda message: None)
     runs: int | None = None  # quality runs (seeds) instead of the preset's, when given
+    #: a file where a long section keeps its finished runs, so that a run cut off (a session's end,
+    #: a crash) resumes where it stopped; run_suite removes it once the results file is written
+    checkpoint: Path | None = None
 
 
 SECTIONS: Registry[Section] = Registry("benchmark section")
@@ -206,7 +209,10 @@ def run_suite(
             log(f"section {name} ({preset}), methods: {', '.join(m.name for m in methods)}")
             machine = machine_info()
             start = time.perf_counter()
-            ctx = Context(preset=preset, methods=methods, seed=seed, log=log, runs=runs)
+            checkpoint = out_dir / f"{name}{suffix}.partial.json"
+            ctx = Context(
+                preset=preset, methods=methods, seed=seed, log=log, runs=runs, checkpoint=checkpoint
+            )
             results = section.run(ctx)
             report = {
                 "section": name,
@@ -224,6 +230,7 @@ def run_suite(
             }
             path = out_dir / f"{name}{suffix}.json"
             path.write_text(json.dumps(report, indent=2) + "\n")
+            checkpoint.unlink(missing_ok=True)
             written[name] = path
             log(f"wrote {path} ({report['runtime_s']:.1f} s)")
     if readme is not None:

@@ -14,10 +14,17 @@ other, their order rotating with the seed. Each (problem, method, budget) report
 quartiles, min and max, the mean, and a 95% percentile-bootstrap interval of the median (4000
 resamples, seeded). warmbo is "within the peer's 95% interval or better" when its median is at most
 the upper end of the peer's interval.
+
+With every peer the full preset takes hours (BoTorch at d = 10-20 costs seconds per ask), so the
+section keeps each finished (problem, seed) in ``ctx.checkpoint`` and a rerun with the same settings
+(preset, problems, budgets, runs, methods, seed) continues from there. The results name every git
+commit whose runs they hold (``settings.git_commits``); a resumed run whose code changed in between
+says so in the log.
 """
 
 from __future__ import annotations
 
+import json
 import time
 
 import numpy as np
@@ -69,22 +76,48 @@ def run(ctx) -> dict:
         preset["runs"] = ctx.runs
     budgets = tuple(preset["budgets"])
     horizon = max(budgets)
+    key = {
+        "preset": ctx.preset,
+        "problems": list(preset["problems"]),
+        "budgets": list(budgets),
+        "runs": preset["runs"],
+        "methods": [m.name for m in ctx.methods],
+        "seed": ctx.seed,
+    }
+    done, commits = _resume(ctx, key)
+    commit = _git_commit()
+    if commits and commit not in commits:
+        ctx.log(f"quality: resuming runs of git {', '.join(map(str, commits))} at git {commit}")
     problems = {}
     for name in preset["problems"]:
         fn = problem(name)
-        regrets = {m.name: [] for m in ctx.methods}
-        seconds = {m.name: [] for m in ctx.methods}
+        finished = done.setdefault(name, {})
         for seed in range(preset["runs"]):
+            if str(seed) in finished:
+                continue
             k = seed % len(ctx.methods)
+            runs = {}
             for m in ctx.methods[k:] + ctx.methods[:k]:
                 ctx.log(f"quality: {name}, seed {seed}, {m.name}")
                 start = time.perf_counter()
                 values = m.minimize(fn, horizon, ctx.seed + seed)
-                seconds[m.name].append(time.perf_counter() - start)
+                elapsed = time.perf_counter() - start
                 if values.shape != (horizon,):
                     raise RuntimeError(f"{m.name} returned {values.shape[0]} values, expected {horizon}")
                 best = np.minimum.accumulate(values)
-                regrets[m.name].append([float(best[b - 1] - fn.optimum_value) for b in budgets])
+                runs[m.name] = {
+                    "regret": [float(best[b - 1] - fn.optimum_value) for b in budgets],
+                    "s": elapsed,
+                }
+            finished[str(seed)] = runs
+            commits = list(dict.fromkeys([*commits, commit]))
+            _save(ctx, key, done, commits)
+        regrets = {
+            m.name: [finished[str(s)][m.name]["regret"] for s in range(preset["runs"])] for m in ctx.methods
+        }
+        seconds = {
+            m.name: [finished[str(s)][m.name]["s"] for s in range(preset["runs"])] for m in ctx.methods
+        }
         problems[name] = {
             "dim": fn.dim,
             "optimum_value": fn.optimum_value,
@@ -105,9 +138,45 @@ def run(ctx) -> dict:
             "seeds": [ctx.seed + s for s in range(preset["runs"])],
             "regret": "simple regret min_{s<=b} f(x_s) - f*, noiseless, standard domains, minimised",
             "interval": "95% percentile bootstrap of the median, 4000 resamples",
+            "git_commits": commits or [commit],
         },
         "problems": problems,
     }
+
+
+def _git_commit() -> str | None:
+    from ._common import machine_info
+
+    return machine_info().get("git_commit")
+
+
+def _resume(ctx, key: dict) -> tuple[dict, list]:
+    """The finished runs in ``ctx.checkpoint`` if it was written with the same settings, else none."""
+    path = getattr(ctx, "checkpoint", None)
+    if path is None or not path.exists():
+        return {}, []
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        ctx.log(f"quality: ignoring the unreadable checkpoint {path} ({error})")
+        return {}, []
+    if saved.get("key") != key:
+        ctx.log(f"quality: ignoring the checkpoint {path}: it was written with other settings")
+        return {}, []
+    done = saved.get("done", {})
+    ctx.log(
+        f"quality: resuming from {path} ({sum(len(v) for v in done.values())} finished (problem, seed) runs)"
+    )
+    return done, list(saved.get("git_commits", []))
+
+
+def _save(ctx, key: dict, done: dict, commits: list) -> None:
+    path = getattr(ctx, "checkpoint", None)
+    if path is None:
+        return
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"key": key, "git_commits": commits, "done": done}))
+    tmp.replace(path)  # atomic: a run killed while writing leaves the previous checkpoint
 
 
 def _regret_stats(regrets: np.ndarray, budgets: tuple[int, ...], seed: int) -> dict:
