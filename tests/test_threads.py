@@ -73,3 +73,38 @@ def test_bad_warmbo_blas_threads_is_a_clear_error(monkeypatch, raw):
     monkeypatch.setenv("WARMBO_BLAS_THREADS", raw)
     with pytest.raises(ValueError, match="WARMBO_BLAS_THREADS"):
         blas_threads()
+
+
+def test_a_fresh_process_holds_every_blas_library_at_one_thread_during_an_ask():
+    # import warmbo loads no SciPy, and NumPy and SciPy bundle separate BLAS libraries: the limit must
+    # reach SciPy's (Cholesky, triangular solves) too, though it is loaded after warmbo's first call
+    import subprocess
+    import sys
+
+    code = """
+import os
+os.environ.pop("WARMBO_BLAS_THREADS", None)
+import warmbo as wb
+from threadpoolctl import threadpool_info
+seen = []
+class Probe(wb.GP):
+    def fit(self, X, y):
+        seen.append(sorted((p["filepath"].rsplit("/", 1)[-1], p["num_threads"]) for p in threadpool_info()
+                           if p["user_api"] == "blas"))
+        return super().fit(X, y)
+    def clone(self, **overrides):
+        return Probe(**{**self.get_params(), **overrides})
+opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), model=Probe(wb.kernels.RBF(0.3), noise=1e-4), seed=0,
+                   n_initial=2)
+for _ in range(4):
+    p = opt.ask()
+    opt.tell(p, (p["x"] - 0.3) ** 2)
+print(seen)
+"""
+    env = {k: v for k, v in __import__("os").environ.items() if k != "WARMBO_BLAS_THREADS"}
+    env["OPENBLAS_NUM_THREADS"] = "2"  # as on a 2-core machine, whatever this one has
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    seen = eval(out.stdout)  # a list of lists of (library, threads)
+    assert seen and all(libraries for libraries in seen), out.stdout
+    assert len({name for libraries in seen for name, _ in libraries}) >= 2, out.stdout  # NumPy's and SciPy's
+    assert all(threads == 1 for libraries in seen for _, threads in libraries), out.stdout

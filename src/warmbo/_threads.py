@@ -12,6 +12,12 @@ default 1. ``WARMBO_BLAS_THREADS=0`` leaves the BLAS as it is. The limit is proc
 holds (that is how BLAS libraries work) and is restored when the outermost call returns; objective
 evaluations in :meth:`Optimizer.run` run outside it.
 
+threadpoolctl's controller sees the BLAS libraries loaded when it is made. NumPy and SciPy wheels each
+bundle their own OpenBLAS, and ``import warmbo`` does not load SciPy (issue 15: import cost), so the
+controller is made after ``scipy.linalg`` is imported: made earlier, it held NumPy's BLAS at one
+thread and left SciPy's, which runs the Cholesky factorisations and triangular solves, at its
+default (two threads on a 2-core machine, found by a fresh-process test).
+
 What is written by hand here is only the nesting: nested calls (``ask`` calls ``GP.fit``, which is
 also public) reuse the outer limit through a thread-local depth, so an inner call costs next to
 nothing instead of a threadpoolctl call.
@@ -68,6 +74,7 @@ def limit_blas():
         return
     global _controller
     if _controller is None:
+        import scipy.linalg  # noqa: F401  (loads SciPy's own BLAS, so that the controller sees it)
         from threadpoolctl import ThreadpoolController
 
         _controller = ThreadpoolController()
