@@ -201,11 +201,14 @@ def test_running_trials_are_pending_points():
     assert again.optimizer.study.count("complete") == 6 and again.optimizer.study.count("pending") == 2
 
 
-def _worker(url: str, seed: int) -> None:
+def _worker(url: str, seed: int, barrier) -> None:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.load_study(
         study_name="shared", storage=url, sampler=WarmboSampler(seed=seed, n_startup_trials=4)
     )
+    # both workers start together: on a loaded machine one process's start-up (imports) can take
+    # longer than the other's 8 trials, and the trials would not overlap at all
+    barrier.wait(timeout=120)
     study.optimize(slow_branin, n_trials=8)
 
 
@@ -219,7 +222,8 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
     url = f"sqlite:///{tmp_path / 'optuna.db'}"
     optuna.create_study(study_name="shared", storage=url)
     context = multiprocessing.get_context("spawn")
-    workers = [context.Process(target=_worker, args=(url, seed)) for seed in (0, 1)]
+    barrier = context.Barrier(2)
+    workers = [context.Process(target=_worker, args=(url, seed, barrier)) for seed in (0, 1)]
     for worker in workers:
         worker.start()
     for worker in workers:
