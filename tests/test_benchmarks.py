@@ -79,11 +79,8 @@ def test_a_quality_run_cut_off_resumes_from_its_checkpoint(tmp_path, monkeypatch
     assert sum("quality: branin, seed" in m for m in messages) == 1  # only seed 1 ran again
     assert not checkpoint.exists()
     first, second = (json.loads(p["quality"].read_text())["results"] for p in (whole, resumed))
-    regret = "regret"
-    assert (
-        first["problems"]["branin"]["methods"]["warmbo"][regret]
-        == (second["problems"]["branin"]["methods"]["warmbo"][regret])
-    )
+    same = first["problems"]["branin"]["methods"]["warmbo"]["regret"]
+    assert same == second["problems"]["branin"]["methods"]["warmbo"]["regret"]
     assert second["settings"]["git_commits"] == first["settings"]["git_commits"]
     # a checkpoint of other settings is ignored, not mixed in
     checkpoint.write_text(json.dumps({"key": {"preset": "full"}, "done": {"branin": {"0": {}}}}))

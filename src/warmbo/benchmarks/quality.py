@@ -152,7 +152,7 @@ def _git_commit() -> str | None:
 
 def _resume(ctx, key: dict) -> tuple[dict, list]:
     """The finished runs in ``ctx.checkpoint`` if it was written with the same settings, else none."""
-    path = getattr(ctx, "checkpoint", None)
+    path = ctx.checkpoint
     if path is None or not path.exists():
         return {}, []
     try:
@@ -171,7 +171,7 @@ def _resume(ctx, key: dict) -> tuple[dict, list]:
 
 
 def _save(ctx, key: dict, done: dict, commits: list) -> None:
-    path = getattr(ctx, "checkpoint", None)
+    path = ctx.checkpoint
     if path is None:
         return
     tmp = path.with_suffix(".tmp")
