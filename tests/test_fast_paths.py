@@ -326,3 +326,30 @@ def test_check_int_accepts_integers_and_names_the_argument():
     ]:
         with pytest.raises(ValueError, match=message):
             check_int(bad, "n", minimum)
+
+
+def test_predict_gradients_with_the_stored_inverse_factor_equals_the_solves_and_follows_add(monkeypatch):
+    # below _INVERSE_FACTOR_MAX predict_gradients multiplies by a stored L^{-1}; it must equal the
+    # triangular-solve path, and the stored inverse must not outlive the factor when points are added
+    import warmbo.models.gp as gp_module
+
+    rng = np.random.default_rng(3)
+    X = rng.random((40, 3))
+    f = lambda Z: np.sin(4 * Z).sum(axis=1)  # noqa: E731
+    gp = GP(Constant(1.3) * Matern(2.5, [0.3, 0.5, 0.7]), noise=1e-4, normalize_y=True).fit(X, f(X))
+    U = rng.random((7, 3))
+    fast = gp.predict_gradients(U)
+    assert gp._L_inv is not None and gp._L_inv.shape == (40, 40)
+    X_new = rng.random((5, 3))
+    gp.add(X_new, f(X_new))
+    fast_after_add = gp.predict_gradients(U)
+    assert gp._L_inv.shape == (45, 45)
+    monkeypatch.setattr(gp_module, "_INVERSE_FACTOR_MAX", 0)
+    reference = GP(Constant(1.3) * Matern(2.5, [0.3, 0.5, 0.7]), noise=1e-4, normalize_y=True)
+    reference.fit(X, f(X))
+    solved = reference.predict_gradients(U)
+    reference.add(X_new, f(X_new))
+    solved_after_add = reference.predict_gradients(U)
+    for got, want in [*zip(fast, solved, strict=True), *zip(fast_after_add, solved_after_add, strict=True)]:
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    assert not np.allclose(fast[1], fast_after_add[1])  # the added points changed the posterior
