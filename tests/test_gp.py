@@ -309,6 +309,7 @@ def test_outputs_too_large_to_standardise_are_rejected():
         ({"noise_bounds": (1.0,)}, "^noise_bounds"),
         ({"normalize_y": "no"}, "^normalize_y"),
         ({"seed": 1.5}, "^seed"),
+        ({"fit_mean": "yes"}, "^fit_mean"),
     ],
 )
 def test_bad_settings_name_the_argument(kwargs, match):
@@ -331,3 +332,65 @@ def test_restarts_on_a_subset_reach_the_full_multistart_optimum_at_a_fraction_of
     assert b >= a - 5e-4 * abs(a)
     with pytest.raises(ValueError, match="restart_points"):
         default_model(3, 0).clone(restart_points=1).fit(X, y)
+
+
+def _gls_constant(X, ys, kernel, noise):
+    """The generalised least-squares constant ``1^T A^-1 y / 1^T A^-1 1`` with a dense inverse."""
+    A_inv = np.linalg.inv(kernel.evaluate(X, X) + noise * np.eye(X.shape[0]))
+    return float(A_inv.sum(axis=0) @ ys / A_inv.sum())
+
+
+def _lml(X, r, kernel, noise):
+    """Dense log marginal likelihood of the residuals r (R&W eq. 2.30)."""
+    A = kernel.evaluate(X, X) + noise * np.eye(X.shape[0])
+    sign, logdet = np.linalg.slogdet(A)
+    return float(-0.5 * r @ np.linalg.solve(A, r) - 0.5 * logdet - 0.5 * len(r) * np.log(2 * np.pi))
+
+
+def test_fit_mean_is_the_gls_constant_and_far_predictions_return_to_it():
+    X, y, _ = data(n=25, d=2, seed=3)
+    y = y + 4.0  # a level far from 0, on the user's scale
+    kernel = Constant(1.2) * Matern(2.5, [0.2, 0.3])
+    for normalize_y in (False, True):
+        gp = GP(kernel, noise=1e-3, normalize_y=normalize_y, fit_mean=True).fit(X, y)
+        centre, scale = (y.mean(), y.std()) if normalize_y else (0.0, 1.0)
+        c = _gls_constant(X, (y - centre) / scale, kernel, 1e-3)
+        assert gp.y_mean_ == pytest.approx(centre + c * scale, rel=1e-10)
+        far_mean, _ = gp.predict([[40.0, 40.0]])
+        assert far_mean[0] == pytest.approx(centre + c * scale, rel=1e-10)
+        # the data are fitted as before: the constant is part of the prior, not a shift of the data
+        np.testing.assert_allclose(gp.y_train_, y, rtol=1e-12)
+        assert gp.y_mean_ != pytest.approx(y.mean(), rel=1e-3)  # differs from the plain data mean
+
+
+def test_fit_mean_profiles_the_constant_out_of_the_ml2_objective():
+    X, y, _ = data(n=20, d=2, seed=5, noise=0.1)
+    y = y + 2.0
+    kernel = Constant(1.3) * Matern(2.5, [0.3, 0.6])
+    gp = GP(kernel, noise=0.02, fit_mean=True)
+    params = np.append(kernel.theta, np.log(0.02))
+    noise = np.full(20, 0.02)
+    value, grad = gp.objective(X, y, kernel, noise, True, params, "ml2")
+    # the value is minus the likelihood at the best constant, and no other constant does better
+    c = _gls_constant(X, y, kernel, 0.02)
+    assert value == pytest.approx(-_lml(X, y - c, kernel, 0.02), rel=1e-10)
+    for shift in (-0.1, 0.1):
+        assert -_lml(X, y - c - shift, kernel, 0.02) > value
+    # the gradient is that of the profiled objective (central differences, as for the plain objective)
+    h = 1e-6
+    numeric = np.array(
+        [
+            (
+                gp.objective(X, y, kernel, noise, True, params + h * e, "ml2")[0]
+                - gp.objective(X, y, kernel, noise, True, params - h * e, "ml2")[0]
+            )
+            / (2 * h)
+            for e in np.eye(params.size)
+        ]
+    )
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+    fitted = GP(kernel, noise=0.02, optimizer="ml2", fit_mean=True, seed=0).fit(X, y)
+    plain = GP(kernel, noise=0.02, optimizer="ml2", seed=0).fit(X, y)
+    # a free constant (the plain GP's is 0 here, normalize_y off) can only raise the maximised
+    # likelihood of y; y's level of about 2 makes it much higher
+    assert fitted.log_marginal_likelihood() > plain.log_marginal_likelihood() + 1.0

@@ -139,6 +139,15 @@ class GP(ModelBase):
         Priors on the lengthscales and the noise (:mod:`warmbo.models.hyperprior`): with
         ``optimizer="ml2"`` the fit maximises ``log p(y | X, theta) + log p(theta)`` (MAP) instead of
         the marginal likelihood alone. None: plain ML-II.
+    fit_mean : bool
+        Fit a constant prior mean ``c`` (in the standardised units) instead of taking the data's mean:
+        its maximum-likelihood value given the kernel and noise is the generalised least-squares
+        estimate ``c = 1^T (K + Lambda)^{-1} y / 1^T (K + Lambda)^{-1} 1`` (R&W Section 2.7), which
+        with ``optimizer="ml2"`` is profiled out of the marginal likelihood at every step of the fit
+        (the gradient of the profiled likelihood is the one at fixed ``c``: dlog p / dc = 0 there),
+        as BoTorch's ``ConstantMean`` is fitted jointly with the kernel. Far from the data the
+        posterior mean returns to ``c``, not to the average observation; after :meth:`fit`,
+        ``y_mean_`` holds it on the user's scale.
 
     Attributes
     ----------
@@ -182,8 +191,10 @@ class GP(ModelBase):
         seed: int | None = None,
         restart_points: int | None = 256,
         hyperprior=None,
+        fit_mean: bool = False,
     ):
         self.kernel = kernel
+        self.fit_mean = fit_mean
         self.noise = noise
         self.optimizer = optimizer
         self.n_restarts = n_restarts
@@ -214,7 +225,10 @@ class GP(ModelBase):
 
     def __repr__(self) -> str:
         state = f"n={self._n}" if self._n else "unfitted"
-        return f"GP(kernel={self.kernel_!r}, noise={self.noise!r}, optimizer={self.optimizer!r}, {state})"
+        extra = "" if self.hyperprior is None else f", hyperprior={self.hyperprior!r}"
+        extra += ", fit_mean=True" if self.fit_mean else ""
+        settings = f"noise={self.noise!r}, optimizer={self.optimizer!r}{extra}"
+        return f"GP(kernel={self.kernel_!r}, {settings}, {state})"
 
     def warm_start_overrides(self) -> dict:
         """Constructor overrides with which a clone starts its hyperparameter search from this fit:
@@ -246,6 +260,8 @@ class GP(ModelBase):
             raise ValueError(
                 f"hyperprior must be a warmbo LogNormalHyperprior or None, got {self.hyperprior!r}"
             )
+        if not isinstance(self.fit_mean, bool):
+            raise ValueError(f"fit_mean must be True or False, got {self.fit_mean!r}")
         if self.fit_noise is not None and not isinstance(self.fit_noise, bool):
             raise ValueError(f"fit_noise must be True, False or None, got {self.fit_noise!r}")
         if self.seed is not None and (
@@ -334,6 +350,11 @@ class GP(ModelBase):
         A = kernel.evaluate(X, X)
         A[np.diag_indices_from(A)] += noise
         L, jitter = cholesky(A, name="K + noise")  # may raise: the previous posterior is still intact
+        if self.fit_mean:  # the GLS constant: 1^T A^-1 y / 1^T A^-1 1 = (L^-1 1).(L^-1 y) / |L^-1 1|^2
+            u = solve_lower(L, np.ones(X.shape[0]))
+            c = float(u @ solve_lower(L, ys)) / float(u @ u)
+            ys = ys - c
+            mean = mean + c * std
         self._reset()
         self.kernel_ = kernel
         self.y_mean_, self.y_std_ = mean, std
@@ -641,6 +662,9 @@ class GP(ModelBase):
             L = _cholesky_in_place(A)
             half_log_det = float(np.sum(np.log(np.diag(L))))
             W = _inverse_from_cholesky(L, overwrite=True)
+            if self.fit_mean:  # profile the constant mean out (GLS estimate; see the class docstring)
+                w1 = W.sum(axis=0)
+                ys = ys - float(w1 @ ys) / float(w1.sum())
             alpha = W @ ys
             value = 0.5 * ys @ alpha + half_log_det + 0.5 * n * _LOG_2PI
             W *= -1.0  # W = alpha alpha^T - (K + noise)^{-1}, in place (a rank-one BLAS update)
