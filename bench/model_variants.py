@@ -3,15 +3,24 @@
 Each arm is ``warmbo.Optimizer`` with its defaults except one thing; 10 seeds, 50 evaluations, the
 median simple regret after 10, 25 and 50 evaluations and every seed's regret after 50:
 
-- ``default``: the default model (``Constant * Matern-5/2`` ARD, ML-II, lengthscales in 1e-2..1e2);
+- ``default``: the optimizer's default model (since session 9 the ``map-mean`` arm's);
+- ``ml2``: the default before session 9 (``warmbo.models.ml2_model``: ``Constant * Matern-5/2`` ARD,
+  plain ML-II, lengthscales in 1e-2..1e2, the data's mean as prior mean);
 - ``cap2``: the same with the lengthscales' upper bound 2 on the unit cube;
-- ``map``: MAP under the dimension-scaled log-normal prior (``warmbo.models.hyperprior.DIMENSION_SCALED``);
+- ``map``: MAP under the dimension-scaled log-normal prior (``warmbo.models.hyperprior.DIMENSION_SCALED``,
+  the density of the lengthscales themselves as BoTorch optimises it, mode ``exp(mu - 3)``);
+- ``map-log``: the same priors read as densities of the log lengthscales (mode ``exp(mu)``, 20 times
+  longer; ``DIMENSION_SCALED_LOG``, what ``map`` was in session 8);
 - ``optuna-prior``: MAP under the priors of Optuna's GPSampler (``optuna/_gp/prior.py``: gamma-shaped
   priors on the inverse squared lengthscales, the amplitude and the noise), written out below;
 - ``botorch-model``: BoTorch's standard model inside warmbo's loop (RBF without an amplitude, the
-  dimension-scaled prior, lengthscales started at its mode);
+  dimension-scaled prior as BoTorch reads it, lengthscales started at its mode and bounded below by
+  0.025, noise above 1e-4); ``botorch-model-log`` with the log reading (session 8's arm);
+- ``botorch-model-mean``: ``botorch-model`` with a fitted constant prior mean (``GP(fit_mean=True)``,
+  BoTorch's ``ConstantMean``); ``map-mean`` and ``mean``: ``map`` and ``ml2`` with it;
 - ``rbf``: ``Constant * RBF`` instead of Matern-5/2;
-- ``sobol-only``: the acquisition searched from Sobol candidates only, none around the incumbents.
+- ``sobol-only``: the acquisition searched from Sobol candidates only, none around the incumbents
+  (with the ``ml2`` model, the default when it was measured);
 
 Problems: the quality section's names (``hartmann6``, ``griewank-10``...) and ``emb:NAME:D``, the
 problem on D coordinates of which only its own matter (the others irrelevant, shuffled by a fixed
@@ -33,8 +42,8 @@ import numpy as np
 import warmbo as wb
 from warmbo.benchmarks.quality import problem
 from warmbo.kernels import RBF, Constant, Matern
-from warmbo.models import GP
-from warmbo.models.hyperprior import DIMENSION_SCALED
+from warmbo.models import GP, ml2_model
+from warmbo.models.hyperprior import DIMENSION_SCALED, DIMENSION_SCALED_LOG
 
 BUDGETS = (10, 25, 50)
 
@@ -73,17 +82,18 @@ class SobolOnly(wb.Optimizer):
     _n_anchors = 0  # the subclass hook of the shared BO step: no local candidates
 
 
-def _gp(kernel, seed, hyperprior=None) -> GP:
+def _gp(kernel, seed, hyperprior=None, noise_bounds=(1e-6, 1.0), fit_mean=False) -> GP:
     return GP(
         kernel,
-        noise=1e-4,
+        noise=max(1e-4, noise_bounds[0]),
         optimizer="ml2",
         normalize_y=True,
         n_restarts=2,
         fit_noise=True,
-        noise_bounds=(1e-6, 1.0),
+        noise_bounds=noise_bounds,
         seed=seed,
         hyperprior=hyperprior,
+        fit_mean=fit_mean,
     )
 
 
@@ -96,16 +106,33 @@ def optimizer(arm: str, space, seed: int) -> wb.Optimizer:
 
     models = {
         "default": lambda: None,
+        "ml2": lambda: ml2_model(d, seed),
         "cap2": lambda: _gp(matern(2.0), seed),
         "map": lambda: _gp(matern(), seed, DIMENSION_SCALED),
+        "map-log": lambda: _gp(matern(), seed, DIMENSION_SCALED_LOG),
         "optuna-prior": lambda: _gp(matern(), seed, OptunaPrior()),
         "botorch-model": lambda: _gp(
-            RBF(np.full(d, math.exp(math.sqrt(2) + 0.5 * math.log(d) - 3.0)), bounds=(1e-2, 1e2)),
+            RBF(np.full(d, DIMENSION_SCALED.lengthscale_mode(d)), bounds=(0.025, 1e2)),
             seed,
             DIMENSION_SCALED,
+            noise_bounds=(1e-4, 1.0),
+        ),
+        "botorch-model-mean": lambda: _gp(
+            RBF(np.full(d, DIMENSION_SCALED.lengthscale_mode(d)), bounds=(0.025, 1e2)),
+            seed,
+            DIMENSION_SCALED,
+            noise_bounds=(1e-4, 1.0),
+            fit_mean=True,
+        ),
+        "map-mean": lambda: _gp(matern(), seed, DIMENSION_SCALED, fit_mean=True),
+        "mean": lambda: _gp(matern(), seed, fit_mean=True),
+        "botorch-model-log": lambda: _gp(
+            RBF(np.full(d, math.exp(math.sqrt(2) + 0.5 * math.log(d) - 3.0)), bounds=(1e-2, 1e2)),
+            seed,
+            DIMENSION_SCALED_LOG,
         ),
         "rbf": lambda: _gp(amplitude * RBF(np.full(d, 0.3), bounds=(1e-2, 1e2)), seed),
-        "sobol-only": lambda: None,
+        "sobol-only": lambda: ml2_model(d, seed),  # session 8: with the ML-II default of then
     }
     if arm not in models:
         raise SystemExit(f"unknown arm {arm!r}; arms: {', '.join(models)}")

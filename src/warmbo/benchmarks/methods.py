@@ -91,7 +91,8 @@ class Method(ABC):
 
 # ---------------------------------------------------------------------------------------------- warmbo
 class Warmbo(Method):
-    """warmbo's :class:`~warmbo.Optimizer` with its defaults (EI, ``Constant * Matern-5/2`` ARD, ML-II).
+    """warmbo's :class:`~warmbo.Optimizer` with its defaults (EI, ``Constant * Matern-5/2`` ARD, MAP under
+    the dimension-scaled priors, a fitted constant mean; :func:`~warmbo.models.default_model`).
 
     Fixed mode replaces the default model by the same kernel with lengthscale ``FIXED_LENGTHSCALE``,
     unit amplitude and noise ``FIXED_NOISE`` and no fitting (``GP(optimizer=None)``).

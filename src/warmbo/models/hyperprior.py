@@ -12,10 +12,22 @@ lengthscale grows like ``sqrt(d)``, which keeps the model from reading a few poi
 dimensions as a wiggly function, and its mass keeps lengthscales away from the upper bound that
 ML-II runs to on flat or heavy-tailed objectives. The amplitude gets no prior.
 
-Because the hyperparameters are optimised in log space, ``theta = log ell``, a log-normal prior is a
-normal prior on ``theta``: the MAP objective adds ``sum_j (theta_j - mu)^2 / (2 s^2)`` (the Jacobian of
-the log transform cancels against the log-normal density's ``1/ell``) and its gradient
-``(theta_j - mu) / s^2``. Written by hand: a few lines, no library offers it for this GP.
+MAP depends on the parametrisation, and the two readings differ by a factor ``exp(s^2) = e^3 = 20``
+in where they pull the lengthscales (``density_of``):
+
+- ``"value"`` (the default, what BoTorch optimises): the log density of ``ell`` itself is added to
+  the log marginal likelihood, ``log p(ell) = -log ell - (log ell - mu)^2 / (2 s^2) + c``, as GPyTorch
+  adds ``prior.log_prob(lengthscale)`` while it optimises an unconstrained raw parameter (no
+  Jacobian). In ``theta = log ell`` the penalty is ``sum_j theta_j + (theta_j - mu)^2 / (2 s^2)``,
+  gradient ``1 + (theta_j - mu) / s^2``; its minimum is the log-normal's mode ``exp(mu - s^2)``, 0.65
+  at d = 10 on the unit cube (BoTorch also starts its fit there).
+- ``"log"``: the density of ``theta = log ell``, a normal prior on ``theta``: the penalty is
+  ``sum_j (theta_j - mu)^2 / (2 s^2)`` (the Jacobian cancels against the density's ``1/ell``),
+  gradient ``(theta_j - mu) / s^2``, minimum at the median ``exp(mu)``, 13 at d = 10: a much smoother
+  model than BoTorch's (this was the only reading before session 9; measured in ``docs/optimizer.md``).
+
+The noise prior is read the same way (mode ``exp(-4 - 1) = 0.0067`` for ``"value"``).
+Written by hand: a few lines, no library offers it for this GP.
 """
 
 from __future__ import annotations
@@ -25,19 +37,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LogNormalHyperprior", "DIMENSION_SCALED"]
+__all__ = ["LogNormalHyperprior", "DIMENSION_SCALED", "DIMENSION_SCALED_LOG"]
 
 
 @dataclass(frozen=True)
 class LogNormalHyperprior:
     """Log-normal priors on lengthscales (centre ``sqrt(2) + lengthscale_log_d * log(d)``, scale
-    ``lengthscale_scale``) and on the noise variance (``noise_loc``, ``noise_scale``), in log space."""
+    ``lengthscale_scale``) and on the noise variance (``noise_loc``, ``noise_scale``); ``density_of``
+    says whether MAP maximises the density of the values (``"value"``, BoTorch's reading) or of their
+    logarithms (``"log"``); see the module docstring."""
 
     lengthscale_loc: float = math.sqrt(2.0)
     lengthscale_log_d: float = 0.5
     lengthscale_scale: float = math.sqrt(3.0)
     noise_loc: float = -4.0
     noise_scale: float = 1.0
+    density_of: str = "value"
+
+    def __post_init__(self):
+        if self.density_of not in ("value", "log"):
+            raise ValueError(f"density_of must be 'value' or 'log', got {self.density_of!r}")
 
     def penalty(self, names, params: np.ndarray, fit_noise: bool, dim: int) -> tuple[float, np.ndarray]:
         """Minus the log prior density (up to a constant) of ``params`` = [theta, log noise] and its
@@ -48,16 +67,24 @@ class LogNormalHyperprior:
         value = 0.0
         mu = self.lengthscale_loc + self.lengthscale_log_d * math.log(max(int(dim), 1))
         s2 = self.lengthscale_scale**2
+        jacobian = 1.0 if self.density_of == "value" else 0.0  # -log p(ell) has +log ell = +theta
         for j, name in enumerate(names):
             if "lengthscale" in name:
                 r = params[j] - mu
-                value += 0.5 * r * r / s2
-                grad[j] = r / s2
+                value += 0.5 * r * r / s2 + jacobian * params[j]
+                grad[j] = r / s2 + jacobian
         if fit_noise:
-            r = params[len(names)] - self.noise_loc
-            value += 0.5 * r * r / self.noise_scale**2
-            grad[len(names)] = r / self.noise_scale**2
+            t = params[len(names)]
+            r = t - self.noise_loc
+            value += 0.5 * r * r / self.noise_scale**2 + jacobian * t
+            grad[len(names)] = r / self.noise_scale**2 + jacobian
         return float(value), grad
+
+    def lengthscale_mode(self, dim: int) -> float:
+        """Where the penalty is least for a lengthscale: ``exp(mu - s^2)`` (``"value"``) or
+        ``exp(mu)`` (``"log"``), ``mu = lengthscale_loc + lengthscale_log_d * log(dim)``."""
+        mu = self.lengthscale_loc + self.lengthscale_log_d * math.log(max(int(dim), 1))
+        return math.exp(mu - (self.lengthscale_scale**2 if self.density_of == "value" else 0.0))
 
     def log_density(self, kernel, noise_level: float | None, dim: int) -> float:
         """The log prior (up to the same constant) at a fitted kernel and noise level."""
@@ -69,5 +96,8 @@ class LogNormalHyperprior:
         return -self.penalty(names, np.array(params), fit_noise, dim)[0]
 
 
-#: The default prior: BoTorch's dimension-scaled lengthscale prior and its noise prior.
+#: The default prior: BoTorch's dimension-scaled lengthscale prior and its noise prior, as BoTorch
+#: optimises them (density of the values).
 DIMENSION_SCALED = LogNormalHyperprior()
+#: The same priors read as densities of the log values (mode at the median; the pre-session-9 reading).
+DIMENSION_SCALED_LOG = LogNormalHyperprior(density_of="log")

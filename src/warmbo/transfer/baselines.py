@@ -28,7 +28,7 @@ data set) therefore enter through their shape only. Exceptions: :class:`Collabor
 Defaults shared by all: the optimizer's default kernel ``Constant(1) * Matern-5/2`` ARD with
 lengthscales 0.3 (bounds 1e-2..1e2) and the default GP's settings (ML-II, 2 restarts, a scalar noise
 fitted in 1e-6..1 when ``noise`` is None; a given ``noise`` is a fixed variance in standardised
-units), see :func:`warmbo.models.default_model`. ``fit_hyperparameters=False`` keeps the kernel
+units), see :func:`warmbo.models.ml2_model`. ``fit_hyperparameters=False`` keeps the kernel
 (and noise, default 1e-4) as given instead of ML-II: much faster, for large sources or quick runs.
 
 Example (003 Section 4.1: a finished source task centred at 0, the target at 0.1)::
@@ -63,7 +63,7 @@ from .._threads import blas_limited
 from .._validation import as_points, as_values, check_int
 from ..kernels.base import Kernel
 from ..models.base import ModelBase, NotFittedError
-from ..models.defaults import default_model
+from ..models.defaults import ml2_model
 from ..models.gp import GP
 from .sources import SourceTask, as_sources
 
@@ -188,7 +188,7 @@ class _TransferModel(ModelBase):
     # ------------------------------------------------------------------ building blocks
     def _gp(self, dim: int) -> GP:
         """An unfitted GP with the optimizer's default settings, on outputs standardised here."""
-        gp = default_model(dim, self.seed, self.kernel).clone(normalize_y=False)
+        gp = ml2_model(dim, self.seed, self.kernel).clone(normalize_y=False)
         if not self.fit_hyperparameters:
             gp = gp.clone(optimizer=None)
         if self.noise is None:
