@@ -5,7 +5,7 @@ This package owns the suite behind ``make bench``, ``make bench-peers`` and ``wa
 - a registry of *sections* (:data:`SECTIONS`, :func:`register`): each section runs the methods,
   returns a JSON-serialisable dict, and knows how to check its targets; the suite writes one results
   file per section and regenerates a Markdown summary from every results file it finds;
-- :mod:`.overhead`: the cost of one ``ask`` against n, d, fixed hyperparameters or ML-II refits, and
+- :mod:`.overhead`: the cost of one ``ask`` against n, d, fixed hyperparameters or refits, and
   peak memory; :mod:`.quality`: simple regret after 10, 25, 50 evaluations over 10 seeds;
 - :mod:`.methods`: warmbo and the peers (BoTorch, Optuna; optional extra ``peers``) behind one
   interface; :mod:`.markdown`: the summary ``bench/README.md``.

@@ -14,8 +14,8 @@ __all__ = ["overhead_markdown", "quality_markdown", "write_readme"]
 
 _MODE_TITLES = {
     "fixed": "fixed hyperparameters",
-    "ml2": "ML-II refit at every ask",
-    "first": "first ask of a new Optimizer object on a stored study (ML-II; warmbo only)",
+    "ml2": "hyperparameters refitted at every ask (warmbo: its default MAP fit)",
+    "first": "first ask of a new Optimizer object on a stored study (refit; warmbo only)",
 }
 
 

@@ -100,7 +100,7 @@ class Warmbo(Method):
 
     name = "warmbo"
     #: "first": the first ask of a new Optimizer object on a study of n trials (warmbo suggest, a
-    #: resumed run, another worker): ML-II as in "ml2", but no state carried from an earlier ask
+    #: resumed run, another worker): a refit as in "ml2", but no state carried from an earlier ask
     modes = (*MODES, "first")
 
     def settings(self) -> dict:
@@ -124,7 +124,7 @@ class Warmbo(Method):
         n, d = X.shape
         space = Space.box([(0.0, 1.0)] * d)
         model = self._fixed_model(d) if mode == "fixed" else None
-        # a running loop in both modes: the optimizer carries state from one ask to the next (ML-II refits
+        # a running loop in both modes: the optimizer carries state from one ask to the next (refits
         # warm-started from the previous ask's; in every mode the parsed and encoded trials)
         told = n - 1
         opt = Optimizer(space, model=model, seed=seed, n_initial=max(1, min(told, _initial_design_size(d))))

@@ -1,6 +1,7 @@
 """Overhead section: the cost of one ``ask`` as the number of observations n grows.
 
-For each mode (``"fixed"``: hyperparameters held fixed; ``"ml2"``: refitted by ML-II at the ask), each
+For each mode (``"fixed"``: hyperparameters held fixed; ``"ml2"``: refitted at the ask, by each method's
+own fit: warmbo's default MAP, BoTorch's MAP under its priors, Optuna's MAP under its priors), each
 dimension d and each n, every method gets the same n observations: X uniform on ``[0, 1]^d`` (seeded
 by ``(seed, d, n)``), y the test function of that dimension on X (Branin rescaled to the unit square
 for d = 2, Hartmann-6 for d = 6, otherwise Styblinski-Tang), to be minimised. One ask is timed from a
@@ -10,7 +11,7 @@ ready study (set-up untimed: see :class:`~warmbo.benchmarks.methods.Method`); wa
 Methods alternate within every repeat (the order rotates from one repeat to the next), so load changes
 on the shared machine hit them alike; the figures are the median, min and max over the repeats and the
 ratio ``peer median / warmbo median`` (how many times cheaper warmbo's ask is). Sizes include powers of
-two (n = 1024 in the full preset, 256 in the quick one), where warmbo's ML-II refit runs its random
+two (n = 1024 in the full preset, 256 in the quick one), where warmbo's refit runs its random
 restarts, and mode ``"first"`` times the first ask of a new Optimizer object on a stored study of n
 trials (``warmbo suggest``, a resumed run), warmbo only. Peak memory comes from
 one more, untimed, ask of each method (:func:`~warmbo.benchmarks._common.peak_memory`).
@@ -144,7 +145,7 @@ def targets(results: dict) -> list[dict]:
         ("ml2", 2, 200, "botorch-logei", 5.0),
         ("ml2", 6, 200, "botorch-logei", 5.0),
     ):
-        label = "fixed hyperparameters" if mode == "fixed" else "ML-II refit"
+        label = "fixed hyperparameters" if mode == "fixed" else "hyperparameter refit"
         row = _row(results, mode, d, n)
         ratio = None if row is None else row["peer_over_warmbo"].get(peer)
         out.append(
@@ -159,9 +160,18 @@ def targets(results: dict) -> list[dict]:
         seconds = None if row is None else row["methods"]["warmbo"]["time_s"]["median"]
         out.append(
             {
-                "target": f"ask, ML-II refit, n=1000, d={d}: warmbo under 1 s",
+                "target": f"ask, hyperparameter refit, n=1000, d={d}: warmbo under 1 s",
                 "measured": None if seconds is None else f"{seconds:.3f} s",
                 "met": None if seconds is None else bool(seconds < 1.0),
             }
         )
+    row = _row(results, "first", 6, 1000)  # issue 15: no cold asks
+    seconds = None if row is None else row["methods"]["warmbo"]["time_s"]["median"]
+    out.append(
+        {
+            "target": "first ask of a new Optimizer on a stored study, n=1000, d=6: under 1.5 s",
+            "measured": None if seconds is None else f"{seconds:.3f} s",
+            "met": None if seconds is None else bool(seconds < 1.5),
+        }
+    )
     return out
