@@ -394,3 +394,36 @@ def test_fit_mean_profiles_the_constant_out_of_the_ml2_objective():
     # a free constant (the plain GP's is 0 here, normalize_y off) can only raise the maximised
     # likelihood of y; y's level of about 2 makes it much higher
     assert fitted.log_marginal_likelihood() > plain.log_marginal_likelihood() + 1.0
+
+
+@pytest.mark.parametrize("fit_mean", [False, True])
+@pytest.mark.parametrize("k", [0, 1, 7])
+def test_extend_equals_a_fresh_fit_on_all_the_data(k, fit_mean):
+    # the factor is extended by k rows, the standardisation, the fitted mean and L^-1 y are recomputed
+    # from all of y (here every y value changes too, as a new output transform would change them)
+    X, y, Xs = data(n=30, d=3, seed=4)
+    rng = np.random.default_rng(9)
+    X_all = np.vstack([X, rng.random((k, 3))])
+    y_all = np.sin(3 * X_all.sum(axis=1)) ** 3 + 0.5
+    kernel = Constant(1.4) * Matern(2.5, [0.3, 0.4, 0.5])
+    gp = GP(kernel, noise=1e-3, normalize_y=True, fit_mean=fit_mean).fit(X, y)
+    extended = gp.extend(X_all, y_all)
+    fresh = GP(kernel, noise=1e-3, normalize_y=True, fit_mean=fit_mean).fit(X_all, y_all)
+    for got, want in zip(extended.predict(Xs), fresh.predict(Xs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(extended.L_, fresh.L_, rtol=1e-10, atol=1e-12)
+    assert extended.y_mean_ == pytest.approx(fresh.y_mean_, rel=1e-12)
+    assert extended.log_marginal_likelihood() == pytest.approx(fresh.log_marginal_likelihood(), rel=1e-10)
+    np.testing.assert_allclose(gp.y_train_, y)  # the GP it extends is unchanged
+    assert gp.n_observations == 30
+
+
+def test_extend_falls_back_to_a_fit_when_the_inputs_are_not_a_prefix_and_needs_fixed_hyperparameters():
+    X, y, Xs = data(n=20, d=3, seed=6)
+    gp = GP(RBF(0.4), noise=1e-3).fit(X, y)
+    shuffled = X[::-1]
+    got = gp.extend(shuffled, y[::-1])
+    want = GP(RBF(0.4), noise=1e-3).fit(shuffled, y[::-1])
+    np.testing.assert_allclose(got.predict(Xs)[0], want.predict(Xs)[0], rtol=1e-10, atol=1e-12)
+    with pytest.raises(ValueError, match="optimizer=None"):
+        GP(RBF(0.4), noise=1e-3, optimizer="ml2").fit(X, y).extend(X, y)

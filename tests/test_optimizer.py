@@ -685,3 +685,49 @@ def test_a_power_of_two_refit_keeps_the_previous_optimum_as_a_start_only_in_larg
     large, warm = opt._warm_started(prototype, 1024)  # a large one: restarts, from the last optimum
     assert warm and large.kernel is fitted and large.noise == 1e-3
     assert large.n_restarts == prototype.n_restarts > 0
+
+
+def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(monkeypatch):
+    # with optimizer=None the factor of the last ask is extended by the new trials (GP.extend);
+    # the model of every ask equals a fresh fit on the complete trials, including after a trial
+    # whose order breaks the prefix (then one full fit) and with an output transform
+    from warmbo.kernels import RBF
+    from warmbo.models import GP
+    from warmbo.trial import COMPLETE
+
+    calls = {"extend": 0, "fit": 0}
+    extend, fit = GP.extend, GP.fit
+
+    def counting_extend(self, X, y):
+        calls["extend"] += 1
+        return extend(self, X, y)
+
+    def counting_fit(self, X, y):
+        calls["fit"] += 1
+        return fit(self, X, y)
+
+    monkeypatch.setattr(GP, "extend", counting_extend)
+    monkeypatch.setattr(GP, "fit", counting_fit)
+    fixed = GP(RBF([0.2, 0.2]), noise=1e-4, normalize_y=True, fit_mean=True)
+    opt = wb.Optimizer(SPACE, model=fixed, seed=3, n_initial=4, output_transform="yeo-johnson")
+    probe = np.random.default_rng(0).random((20, 2))
+    for i in range(12):
+        params = opt.ask()
+        if i == 8:  # two pending trials told in reverse order: the complete trials' order changes
+            second = opt.ask()
+            opt.tell(second, branin_objective(second))
+            opt.fit_model()
+        opt.tell(params, branin_objective(params))
+        model = opt.fit_model()
+        if model is None:  # fewer than two complete trials
+            continue
+        trials = [t for t in opt.study.trials() if t.state == COMPLETE]
+        X = opt._encode_trials(trials)
+        y = model.output_transform_.forward(-np.array([t.value for t in trials]))
+        fresh = fit(fixed.clone(), X, y)
+        np.testing.assert_allclose(model.predict(probe)[0], fresh.predict(probe)[0], rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(model.predict(probe)[1], fresh.predict(probe)[1], rtol=1e-6, atol=1e-8)
+    # one full fit to start and one where the order changed (the fresh fits above call the unpatched
+    # fit); every other ask and fit_model extends
+    assert calls["fit"] == 2
+    assert calls["extend"] >= 2 * (12 - 4)

@@ -330,14 +330,7 @@ class GP(ModelBase):
             raise ValueError(f"kernel {self.kernel!r} is not finite at X")
         scalar_noise = np.ndim(self.noise) == 0
 
-        if self.normalize_y:
-            with np.errstate(over="ignore", invalid="ignore"):
-                mean, std = float(np.mean(y)), float(np.std(y))
-            if not (np.isfinite(mean) and np.isfinite(std)):
-                raise ValueError("y values are too large to standardise (their mean or spread overflows)")
-            std = std if std > 0 else 1.0
-        else:
-            mean, std = 0.0, 1.0
+        mean, std = self._standardisation(y)
         ys = (y - mean) / std
 
         kernel = self.kernel
@@ -350,6 +343,21 @@ class GP(ModelBase):
         A = kernel.evaluate(X, X)
         A[np.diag_indices_from(A)] += noise
         L, jitter = cholesky(A, name="K + noise")  # may raise: the previous posterior is still intact
+        self._condition(X, ys, mean, std, kernel, noise, L, jitter, scalar_noise)
+        return self
+
+    def _standardisation(self, y: np.ndarray) -> tuple[float, float]:
+        """``(mean, std)`` of ``normalize_y`` (std 1 for constant y), or ``(0, 1)``."""
+        if not self.normalize_y:
+            return 0.0, 1.0
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean, std = float(np.mean(y)), float(np.std(y))
+        if not (np.isfinite(mean) and np.isfinite(std)):
+            raise ValueError("y values are too large to standardise (their mean or spread overflows)")
+        return mean, std if std > 0 else 1.0
+
+    def _condition(self, X, ys, mean, std, kernel, noise, L, jitter, scalar_noise) -> None:
+        """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first)."""
         if self.fit_mean:  # the GLS constant: 1^T A^-1 y / 1^T A^-1 1 = (L^-1 1).(L^-1 y) / |L^-1 1|^2
             u = solve_lower(L, np.ones(X.shape[0]))
             c = float(u @ solve_lower(L, ys)) / float(u @ u)
@@ -361,7 +369,45 @@ class GP(ModelBase):
         self.noise_level_ = float(noise[0]) if scalar_noise else None
         self.jitter_ = jitter
         self._store(X, ys, noise, L)
-        return self
+
+    @blas_limited
+    def extend(self, X, y) -> GP:
+        """A new GP on (X, y) where X's first n rows are this GP's n training inputs (the y values may
+        all differ): the posterior :meth:`fit` gives with these hyperparameters, in O(n^2 k) for k new
+        rows instead of O((n + k)^3).
+
+        The factor of ``K + noise`` depends on X and the hyperparameters only, so it is extended by the
+        block update of :meth:`add`; the standardisation, the fitted mean and ``L^{-1} y`` are then
+        computed afresh from all of y, as :meth:`fit` computes them. Equal to ``fit`` up to round-off
+        (and up to the jitter, if a factor needed one: here only the new block gets it). For a GP that
+        fits no hyperparameters (``optimizer=None``) with a scalar noise; when X does not start with
+        the training inputs, a full :meth:`fit` of a clone. The optimizer conditions its
+        fixed-hyperparameter model this way at each ask (issue 15).
+        """
+        if self.optimizer is not None:
+            raise ValueError("extend() keeps the hyperparameters: it needs a GP with optimizer=None")
+        X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
+        y = as_values(y, "y", X.shape[0])
+        n = self._n
+        if n == 0 or np.ndim(self.noise) != 0 or X.shape[0] < n or not np.array_equal(X[:n], self._X):
+            return self.clone().fit(X, y)
+        mean, std = self._standardisation(y)
+        noise = as_noise(self.noise, X.shape[0], "noise")
+        L, jitter = self._L, self.jitter_
+        if X.shape[0] > n:
+            X_new = X[n:]
+            B = self.kernel_.evaluate(self._X, X_new)
+            C = self.kernel_.evaluate(X_new, X_new)
+            C[np.diag_indices_from(C)] += noise[n:]
+            S_T, M, added = cholesky_append(self._L, B, C, name="K + noise (new block)")
+            L = np.zeros((X.shape[0], X.shape[0]))
+            L[:n, :n] = self._L
+            L[n:, :n] = S_T
+            L[n:, n:] = M
+            jitter = max(jitter, added)
+        other = self.clone()
+        other._condition(X, (y - mean) / std, mean, std, self.kernel_, noise, L, jitter, True)
+        return other
 
     def _store(self, X, ys, noise, L) -> None:
         self._L = np.ascontiguousarray(L)
