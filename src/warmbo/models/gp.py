@@ -54,6 +54,11 @@ __all__ = ["GP"]
 
 _OBJECTIVES = ("ml2", "loo", "loo-mse")
 _LOG_2PI = float(np.log(2 * np.pi))
+#: L-BFGS-B's relative tolerance on the hyperparameter objective (scipy's default is 2.2e-9): at
+#: n = 1000 (|log p| ~ 300) it stopped on changes of 1e-6 nats, far below anything that moves a
+#: posterior; 1e-6 cut a warm refit at n = 1000, d = 6 from 0.33 to 0.18 s with the same objective to
+#: 4 decimals (session 9, Hartmann-6 and Branin data)
+_FIT_FTOL = 1e-6
 #: up to this many training points predict_gradients multiplies by a stored L^{-1} (see _inverse_factor)
 _INVERSE_FACTOR_MAX = 512
 
@@ -782,7 +787,14 @@ class GP(ModelBase):
             warnings.simplefilter("ignore", JitterWarning)
             with np.errstate(all="ignore"):
                 for start in starts[1:]:
-                    result = optimize.minimize(fun_subset, start, jac=True, method="L-BFGS-B", bounds=bounds)
+                    result = optimize.minimize(
+                        fun_subset,
+                        start,
+                        jac=True,
+                        method="L-BFGS-B",
+                        bounds=bounds,
+                        options={"ftol": _FIT_FTOL},
+                    )
                     if np.isfinite(result.fun) and result.fun < 1e25:
                         candidates.append(result.x)
                 scores = [fun(c)[0] for c in candidates]
@@ -814,7 +826,9 @@ class GP(ModelBase):
             warnings.simplefilter("ignore", JitterWarning)
             with np.errstate(all="ignore"):
                 for start in starts:
-                    result = optimize.minimize(fun, start, jac=True, method="L-BFGS-B", bounds=bounds)
+                    result = optimize.minimize(
+                        fun, start, jac=True, method="L-BFGS-B", bounds=bounds, options={"ftol": _FIT_FTOL}
+                    )
                     if np.isfinite(result.fun) and result.fun < best_value:
                         best_x, best_value = result.x, float(result.fun)
         if not np.isfinite(best_value) or best_value >= 1e25:
