@@ -363,17 +363,19 @@ class GP(ModelBase):
 
     def _condition(self, X, ys, mean, std, kernel, noise, L, jitter, scalar_noise) -> None:
         """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first)."""
+        v = None
         if self.fit_mean:  # the GLS constant: 1^T A^-1 y / 1^T A^-1 1 = (L^-1 1).(L^-1 y) / |L^-1 1|^2
             u = solve_lower(L, np.ones(X.shape[0]))
-            c = float(u @ solve_lower(L, ys)) / float(u @ u)
-            ys = ys - c
+            w = solve_lower(L, ys)
+            c = float(u @ w) / float(u @ u)
+            ys, v = ys - c, w - c * u  # L^{-1} (y - c 1), without a third solve
             mean = mean + c * std
         self._reset()
         self.kernel_ = kernel
         self.y_mean_, self.y_std_ = mean, std
         self.noise_level_ = float(noise[0]) if scalar_noise else None
         self.jitter_ = jitter
-        self._store(X, ys, noise, L)
+        self._store(X, ys, noise, L, v)
 
     @blas_limited
     def extend(self, X, y) -> GP:
@@ -400,26 +402,33 @@ class GP(ModelBase):
         noise = as_noise(self.noise, X.shape[0], "noise")
         L, jitter = self._L, self.jitter_
         if X.shape[0] > n:
-            X_new = X[n:]
-            B = self.kernel_.evaluate(self._X, X_new)
-            C = self.kernel_.evaluate(X_new, X_new)
-            C[np.diag_indices_from(C)] += noise[n:]
-            S_T, M, added = cholesky_append(self._L, B, C, name="K + noise (new block)")
-            L = np.zeros((X.shape[0], X.shape[0]))
-            L[:n, :n] = self._L
-            L[n:, :n] = S_T
-            L[n:, n:] = M
+            L, _, _, added = self._appended_factor(X[n:], noise[n:])
             jitter = max(jitter, added)
         other = self.clone()
         other._condition(X, (y - mean) / std, mean, std, self.kernel_, noise, L, jitter, True)
         return other
 
-    def _store(self, X, ys, noise, L) -> None:
+    def _appended_factor(self, X_new, noise_new) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """The factor of ``K + noise`` with the rows X_new (noise variances ``noise_new``) appended, by
+        the block Cholesky update ``[[L, 0], [S^T, M]]``: returns it, ``S^T``, ``M`` and the jitter M
+        needed. O(n^2 k); the old factor is copied into a contiguous (n + k)^2 array."""
+        n, k = self._n, X_new.shape[0]
+        B = self.kernel_.evaluate(self._X, X_new)
+        C = self.kernel_.evaluate(X_new, X_new)
+        C[np.diag_indices_from(C)] += noise_new
+        S_T, M, jitter = cholesky_append(self._L, B, C, name="K + noise (new block)")
+        L = np.zeros((n + k, n + k))
+        L[:n, :n] = self._L
+        L[n:, :n] = S_T
+        L[n:, n:] = M
+        return L, S_T, M, jitter
+
+    def _store(self, X, ys, noise, L, v=None) -> None:
         self._L = np.ascontiguousarray(L)
         self._X = X.copy()
         self._y = ys.copy()
         self._noise = noise.copy()
-        self._v = solve_lower(self._L, ys)
+        self._v = solve_lower(self._L, ys) if v is None else v  # L^{-1} ys
         self._n = X.shape[0]
         self._alpha = None
         self._L_inv = None
@@ -464,19 +473,11 @@ class GP(ModelBase):
         noise = as_noise(noise, k, "noise")
         ys = (y_new - self.y_mean_) / self.y_std_
         n = self._n
-        X_old = self._X
-        B = self.kernel_.evaluate(X_old, X_new)
-        C = self.kernel_.evaluate(X_new, X_new)
-        C[np.diag_indices_from(C)] += noise
-        S_T, M, jitter = cholesky_append(self._L, B, C, name="K + noise (new block)")
+        L, S_T, M, jitter = self._appended_factor(X_new, noise)
         self.jitter_ = max(self.jitter_, jitter)
-        L = np.zeros((n + k, n + k))
-        L[:n, :n] = self._L
-        L[n:, :n] = S_T
-        L[n:, n:] = M
         v_new = solve_lower(M, ys - S_T @ self._v)
         self._L = L
-        self._X = np.vstack([X_old, X_new])
+        self._X = np.vstack([self._X, X_new])
         self._y = np.concatenate([self._y, ys])
         self._noise = np.concatenate([self._noise, noise])
         self._v = np.concatenate([self._v, v_new])
