@@ -11,22 +11,28 @@ from warmbo.models.defaults import default_model, ml2_model
 from warmbo.models.hyperprior import DIMENSION_SCALED, DIMENSION_SCALED_LOG, LogNormalHyperprior
 
 
-def test_penalty_is_minus_the_lognormal_log_density_of_the_values():
-    # oracle: scipy's log-normal density of ell and of the noise variance themselves (BoTorch's MAP:
-    # GPyTorch adds prior.log_prob(lengthscale), no Jacobian of its raw parametrisation)
-    prior = DIMENSION_SCALED
+@pytest.mark.parametrize(
+    "prior, jacobian", [(DIMENSION_SCALED, 0.0), (DIMENSION_SCALED_LOG, 1.0)], ids=["value", "log"]
+)
+def test_penalty_is_minus_the_lognormal_log_density(prior, jacobian):
+    # oracle: scipy's log-normal density of ell and of the noise variance. "value" (BoTorch's MAP:
+    # GPyTorch adds prior.log_prob(lengthscale), no Jacobian of its raw parametrisation) takes it as it
+    # is; "log" adds log ell, the Jacobian of theta = log ell (a normal density of theta)
     d = 7
     mu = math.sqrt(2) + 0.5 * math.log(d)
     names = ["k1.value", "k2.lengthscale[0]", "k2.lengthscale[1]"]
     params = np.array([0.3, -1.0, 2.5, math.log(1e-3)])
     value, grad = prior.penalty(names, params, True, d)
-    expected = -sum(lognorm.logpdf(math.exp(t), s=math.sqrt(3), scale=math.exp(mu)) for t in params[1:3])
-    expected -= lognorm.logpdf(1e-3, s=1.0, scale=math.exp(-4.0))
+    expected = -sum(
+        lognorm.logpdf(math.exp(t), s=math.sqrt(3), scale=math.exp(mu)) + jacobian * t for t in params[1:3]
+    )
+    expected -= lognorm.logpdf(1e-3, s=1.0, scale=math.exp(-4.0)) + jacobian * math.log(1e-3)
+    # the normalising constants: log s + log(2 pi) / 2 for each of the 3 terms
     const = 3 * 0.5 * math.log(2 * math.pi) + 2 * math.log(math.sqrt(3)) + math.log(1.0)
     assert value == pytest.approx(expected - const, rel=1e-12)
     assert grad[0] == 0.0  # the amplitude has no prior
-    np.testing.assert_allclose(grad[1:3], 1.0 + (params[1:3] - mu) / 3.0)
-    assert grad[3] == pytest.approx(1.0 + math.log(1e-3) + 4.0)
+    np.testing.assert_allclose(grad[1:3], (1.0 - jacobian) + (params[1:3] - mu) / 3.0)
+    assert grad[3] == pytest.approx((1.0 - jacobian) + math.log(1e-3) + 4.0)
 
 
 def test_the_value_reading_pulls_to_the_lognormal_mode_and_the_log_reading_to_its_median():
@@ -41,27 +47,6 @@ def test_the_value_reading_pulls_to_the_lognormal_mode_and_the_log_reading_to_it
     assert DIMENSION_SCALED.lengthscale_mode(d) == pytest.approx(0.65, abs=0.01)  # BoTorch's start
     with pytest.raises(ValueError, match="density_of"):
         LogNormalHyperprior(density_of="theta")
-
-
-def test_log_reading_penalty_is_minus_the_lognormal_log_density_in_log_space():
-    # oracle: scipy's log-normal density of ell, plus log ell (the Jacobian of theta = log ell)
-    prior = DIMENSION_SCALED_LOG
-    d = 7
-    mu = math.sqrt(2) + 0.5 * math.log(d)
-    names = ["k1.value", "k2.lengthscale[0]", "k2.lengthscale[1]"]
-    params = np.array([0.3, -1.0, 2.5, math.log(1e-3)])
-    value, grad = prior.penalty(names, params, True, d)
-    expected = 0.0
-    for theta in params[1:3]:
-        ell = math.exp(theta)
-        expected -= lognorm.logpdf(ell, s=math.sqrt(3), scale=math.exp(mu)) + theta
-    expected -= lognorm.logpdf(1e-3, s=1.0, scale=math.exp(-4.0)) + math.log(1e-3)
-    # -(logpdf + log ell) = (theta - mu)^2 / (2 s^2) + log s + log(2 pi) / 2 for each of the 3 terms
-    const = 3 * 0.5 * math.log(2 * math.pi) + 2 * math.log(math.sqrt(3)) + math.log(1.0)
-    assert value == pytest.approx(expected - const, rel=1e-12)
-    assert grad[0] == 0.0  # the amplitude has no prior
-    np.testing.assert_allclose(grad[1:3], (params[1:3] - mu) / 3.0)
-    assert grad[3] == pytest.approx(math.log(1e-3) + 4.0)
 
 
 def test_map_objective_gradient_matches_finite_differences():
