@@ -57,7 +57,7 @@ _LOG_2PI = float(np.log(2 * np.pi))
 #: L-BFGS-B's relative tolerance on the hyperparameter objective (scipy's default is 2.2e-9): at
 #: n = 1000 (|log p| ~ 300) it stopped on changes of 1e-6 nats, far below anything that moves a
 #: posterior; 1e-6 cut a warm refit at n = 1000, d = 6 from 0.33 to 0.18 s with the same objective to
-#: 4 decimals (session 9, Hartmann-6 and Branin data)
+#: 4 decimals (session 9, Hartmann-6 and Branin data; ``python bench/fit_tolerance.py``)
 _FIT_FTOL = 1e-6
 #: up to this many training points predict_gradients multiplies by a stored L^{-1} (see _inverse_factor)
 _INVERSE_FACTOR_MAX = 512
