@@ -1,11 +1,12 @@
-"""Output transforms: the default scale against Yeo-Johnson (issue 15, item 3).
+"""Output transforms: the default scale against Yeo-Johnson and the automatic choice (issue 15, item 3).
 
 The same Optimizer (default GP, EI, default design) on the quality section's twelve problems (d = 2
 to 20, chosen before anything was tuned), 10 seeds, simple regret after 10, 25 and 50 evaluations
 (median with bootstrap 95% interval), and per problem the paired comparison after 50 evaluations
-(the two arms share the seed and so the Sobol design): wins / losses / ties of Yeo-Johnson, ties
-within 1e-6 relative, with the two-sided sign test. The arms differ only in
-``Optimizer(output_transform=...)`` and alternate within each seed.
+(the arms share the seed and so the Sobol design): wins / losses / ties of Yeo-Johnson and of
+``"auto"`` against the plain scale, ties within 1e-6 relative, with the two-sided sign test. The arms
+differ only in ``Optimizer(output_transform=...)`` and rotate within each seed. For ``"auto"`` the
+scale chosen at each ask is recorded (``choices``: one letter per ask, ``-`` before the first model).
 
     python bench/output_transform.py [--runs 10] [--budget 50] [--problems branin,levy-10]
 
@@ -27,27 +28,42 @@ from scipy.stats import binomtest
 import warmbo as wb
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
-ARMS = ("none", "yeo-johnson")
+ARMS = ("none", "yeo-johnson", "auto")
 CHECKPOINTS = (10, 25, 50)
 
 
-def run(fn, transform: str, budget: int, seed: int) -> tuple[np.ndarray, float]:
+def run(fn, transform: str, budget: int, seed: int) -> tuple[np.ndarray, float, str]:
     space = wb.Space.box([tuple(b) for b in fn.bounds])
     opt = wb.Optimizer(space, seed=seed, output_transform=transform)
     started = time.process_time()
-    values = []
+    values, choices = [], []
     for _ in range(budget):
         p = opt.ask()
         v = float(fn(np.array([p[n] for n in space.names])))
         opt.tell(p, v)
         values.append(v)
-    return np.minimum.accumulate(values) - fn.optimum_value, time.process_time() - started
+        choices.append((opt._transform_choice or "-")[0])
+    seconds = time.process_time() - started
+    return np.minimum.accumulate(values) - fn.optimum_value, seconds, "".join(choices)
 
 
 def bootstrap_median(values, rng, n=4000) -> list[float]:
     values = np.asarray(values)
     meds = np.median(rng.choice(values, size=(n, values.size), replace=True), axis=1)
     return [float(np.quantile(meds, 0.025)), float(np.quantile(meds, 0.975))]
+
+
+def paired(arm, base) -> dict:
+    """Wins / losses / ties of ``arm`` against ``base`` after the budget (paired by seed), sign test."""
+    a, b = np.array(arm)[:, -1], np.array(base)[:, -1]
+    tie = np.abs(a - b) <= 1e-6 * np.maximum(np.abs(a), np.abs(b))
+    wins, losses = int(np.sum((a < b) & ~tie)), int(np.sum((a > b) & ~tie))
+    return {
+        "wins": wins,
+        "losses": losses,
+        "ties": int(tie.sum()),
+        "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
+    }
 
 
 def main() -> None:
@@ -70,11 +86,15 @@ def main() -> None:
         fn = problem(name)
         traces = {arm: [] for arm in ARMS}
         cpu = {arm: [] for arm in ARMS}
+        choices = []
         for seed in range(args.runs):
-            for arm in ARMS if seed % 2 == 0 else ARMS[::-1]:
-                trace, seconds = run(fn, arm, args.budget, seed)
+            k = seed % len(ARMS)
+            for arm in ARMS[k:] + ARMS[:k]:
+                trace, seconds, chosen = run(fn, arm, args.budget, seed)
                 traces[arm].append(trace.tolist())
                 cpu[arm].append(seconds)
+                if arm == "auto":
+                    choices.append(chosen)
         entry = {"dim": fn.dim, "arms": {}}
         for arm in ARMS:
             T = np.array(traces[arm])
@@ -89,27 +109,19 @@ def main() -> None:
                 },
                 "final": T[:, -1].tolist(),
             }
-        a, b = np.array(traces["yeo-johnson"])[:, -1], np.array(traces["none"])[:, -1]
-        tie = np.abs(a - b) <= 1e-6 * np.maximum(np.abs(a), np.abs(b))
-        wins, losses = int(np.sum((a < b) & ~tie)), int(np.sum((a > b) & ~tie))
-        entry["paired_final"] = {
-            "wins": wins,
-            "losses": losses,
-            "ties": int(tie.sum()),
-            "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
-        }
+        entry["paired_final"] = {arm: paired(traces[arm], traces["none"]) for arm in ARMS[1:]}
+        entry["auto_choices"] = choices
         results["problems"][name] = entry
         cells = "  ".join(
             f"{arm} "
             + " / ".join(f"{entry['arms'][arm]['regret'][str(c)]['median']:.3g}" for c in checkpoints)
             for arm in ARMS
         )
-        pf = entry["paired_final"]
-        print(
-            f"{name:20s} d={fn.dim:2d}  {cells}  yj {pf['wins']}/{pf['losses']}/{pf['ties']} "
-            f"p={pf['p_value']:.2g}",
-            flush=True,
+        pairs = "  ".join(
+            f"{arm} {pf['wins']}/{pf['losses']}/{pf['ties']} p={pf['p_value']:.2g}"
+            for arm, pf in entry["paired_final"].items()
         )
+        print(f"{name:20s} d={fn.dim:2d}  {cells}  {pairs}", flush=True)
     results["load_average_end"] = os.getloadavg()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=1))

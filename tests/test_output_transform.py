@@ -12,7 +12,13 @@ from typer.testing import CliRunner
 
 import warmbo as wb
 from warmbo.cli import app
-from warmbo.output_transform import YeoJohnson, yeo_johnson, yeo_johnson_inverse
+from warmbo.output_transform import (
+    YeoJohnson,
+    log_evidence,
+    yeo_johnson,
+    yeo_johnson_inverse,
+    yeo_johnson_log_derivative,
+)
 
 
 @pytest.mark.parametrize("lmbda", [0.0, 0.3, 1.0, 1.6, 2.0])
@@ -110,3 +116,84 @@ def test_cli_output_transform_is_stored_and_kept_on_resume(tmp_path, monkeypatch
     assert wb.Optimizer.load("t.db").output_transform == "yeo-johnson" and len(wb.Study("t.db").trials()) == 7
     bad = runner.invoke(app, [*args, "--budget", "1", "--output-transform", "box-cox"])
     assert bad.exit_code != 0 and "unknown output_transform 'box-cox'" in bad.output
+
+
+@pytest.mark.parametrize("lmbda", [0.0, 0.4, 1.0, 1.7, 2.0])
+def test_log_derivative_matches_finite_differences_of_forward(lmbda):
+    t = YeoJohnson(lmbda, 3.0, 2.5, 0.2, 1.7)
+    y = np.linspace(-20.0, 30.0, 51) + 0.013  # no point at u = 0 exactly (the kink of psi'')
+    h = 1e-6
+    numeric = (t.forward(y + h) - t.forward(y - h)) / (2 * h)
+    np.testing.assert_allclose(np.exp(t.log_derivative(y)), numeric, rtol=1e-6)
+    u = (y - 3.0) / 2.5
+    np.testing.assert_allclose(
+        yeo_johnson_log_derivative(u, lmbda), np.log(np.gradient(yeo_johnson(u, lmbda), u)), atol=0.05
+    )
+
+
+def _gp_density_oracle(model, y_raw):
+    """log N(y; y_mean_ 1, y_std_^2 (K + Lambda)) with scipy, the GP's kernel and noise on its data."""
+    X = model.X_train_
+    cov = model.y_std_**2 * (model.kernel_.gram(X) + np.diag(np.broadcast_to(model.noise_, (X.shape[0],))))
+    return stats.multivariate_normal(np.full(X.shape[0], model.y_mean_), cov).logpdf(y_raw)
+
+
+@pytest.mark.parametrize("fit_mean", [False, True])
+def test_log_evidence_is_the_density_of_the_raw_values(fit_mean):
+    """Plain scale: the GP's marginal likelihood in the user's units is scipy's multivariate normal
+    density (with the fitted constant mean when fit_mean); Yeo-Johnson scale: that density of
+    z = T(y) times the Jacobian, computed here by finite differences."""
+    rng = np.random.default_rng(3)
+    X = rng.random((25, 2))
+    y = np.exp(3.0 * X[:, 0] + X[:, 1]) * 10.0 + rng.normal(0, 0.1, 25)
+    kernel = wb.kernels.Constant(1.0) * wb.kernels.Matern(2.5, [0.4, 0.7])
+    prototype = wb.GP(kernel, noise=1e-2, normalize_y=True, optimizer=None, fit_mean=fit_mean)
+    plain = prototype.clone().fit(X, y)
+    assert log_evidence(plain, y) == pytest.approx(_gp_density_oracle(plain, y), rel=1e-9)
+    t = YeoJohnson.fit(y)
+    warped = prototype.clone().fit(X, t.forward(y))
+    h = 1e-6
+    jac = np.log((t.forward(y + h) - t.forward(y - h)) / (2 * h))
+    expected = _gp_density_oracle(warped, t.forward(y)) + jac.sum()
+    assert log_evidence(warped, y, t) == pytest.approx(expected, rel=1e-6)
+
+
+def exponential(p):
+    return float(np.exp(6.0 * p["x"] + 3.0 * p["y"]))  # skewed: most values near 0, a few of 1e9
+
+
+def test_auto_chooses_the_scale_with_the_higher_evidence_and_keeps_it_with_the_study(tmp_path):
+    storage = str(tmp_path / "auto.db")
+    opt = wb.Optimizer(SPACE, seed=0, output_transform="auto", storage=storage)
+    assert opt.output_scale is None  # no model yet
+    opt.run(exponential, budget=16, progress=False)  # 16 complete: a power of two, both scales fitted
+    model = opt.fit_model()
+    evidence = model.output_evidence_
+    # the oracle: each scale's fit on its own, scored by log_evidence
+    X = opt._encode_trials([t for t in opt.history if t.is_complete])
+    y = -np.array([t.value for t in opt.history if t.is_complete])
+    for kind in ("none", "yeo-johnson"):
+        other = wb.Optimizer(SPACE, seed=0, output_transform=kind)
+        transform = YeoJohnson.fit(y) if kind == "yeo-johnson" else None
+        fitted = other._fit_scaled(X, y, transform)
+        assert evidence[kind] == pytest.approx(log_evidence(fitted, y, transform), rel=1e-6, abs=1e-6)
+    # values spanning 9 orders of magnitude: the power transform is far more likely (tens of nats)
+    assert evidence["yeo-johnson"] > evidence["none"] + 10.0
+    assert opt.output_scale == "yeo-johnson" and isinstance(model.output_transform_, YeoJohnson)
+    reopened = wb.Optimizer.load(storage)  # `warmbo suggest`: the stored choice, before any fit
+    assert reopened.output_transform == "auto" and reopened.output_scale == "yeo-johnson"
+    point = {"x": 0.1, "y": 0.2}
+    reopened.tell(point, exponential(point))
+    reopened.ask()  # at 17 complete, not a power of two: only the chosen scale is fitted
+    assert isinstance(reopened.model_.output_transform_, YeoJohnson)
+    assert reopened.model_.output_evidence_ == {}
+
+
+def test_auto_keeps_the_plain_scale_on_a_tie():
+    """A constant objective: Yeo-Johnson is the identity (lambda 1, unit scales), so both scales give
+    the same evidence, and the tie goes to the plain scale."""
+    opt = wb.Optimizer(SPACE, seed=0, output_transform="auto")
+    opt.run(lambda p: 2.5, budget=8, progress=False)
+    evidence = opt.fit_model().output_evidence_
+    assert evidence["yeo-johnson"] == pytest.approx(evidence["none"], abs=1e-9)
+    assert opt.output_scale == "none" and opt.model_.output_transform_ is None

@@ -299,8 +299,8 @@ def optimize(
         str,
         typer.Option(
             "--output-transform",
-            help="Scale of the GP: none (default) or yeo-johnson (a power transform for heavy-tailed "
-            "objectives; not with --prior).",
+            help="Scale of the GP: none (default), yeo-johnson (a power transform for heavy-tailed "
+            "objectives) or auto (whichever gives the data the higher likelihood); not with --prior.",
         ),
     ] = "none",
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,

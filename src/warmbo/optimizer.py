@@ -70,7 +70,7 @@ from .data import TaskData
 from .kernels import Kernel
 from .maximize import taken
 from .models import GP, default_model
-from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson
+from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import POOLED_PRIOR_ROWS, PRIOR_ROWS, as_prior, digest, prior_subset, prior_subset_by_source
 from .space import Space
 from .storage import Study, default_worker
@@ -199,14 +199,17 @@ class Optimizer:
         not lost. :meth:`run` sends heartbeats on its own; an ask/tell loop calls :meth:`heartbeat`
         while it evaluates. None (default): trials are never reclaimed (an evaluation may take any
         time).
-    output_transform : {"none", "yeo-johnson"}
+    output_transform : {"none", "yeo-johnson", "auto"}
         The scale on which the GP sees the objective (:mod:`warmbo.output_transform`). ``"none"``
         (default): the signed values, standardised by the GP. ``"yeo-johnson"``: a power transform
         fitted to the complete trials at every ask, for heavy-tailed objectives (measured on the
         quality suite: better median regret after 50 evaluations on 7 of 12 problems, worse on 4;
-        docs/optimizer.md). :meth:`predict` maps back to your units; :meth:`audit` works on the
-        transformed scale (coverage is the same on both: the transform is monotone). Not with a
-        transfer model.
+        docs/optimizer.md). ``"auto"``: whichever of the two gives the complete trials the higher
+        likelihood in your units (the GP's marginal likelihood with the transform's Jacobian,
+        :func:`~warmbo.output_transform.log_evidence`), decided when the number of complete trials is
+        a power of two and stored with the study (:attr:`output_scale`). :meth:`predict` maps back to
+        your units; :meth:`audit` works on the transformed scale (coverage is the same on both: the
+        transform is monotone). Not with a transfer model.
     reclaim : {"retry", "fail"}
         What happens to a reclaimed trial: ``"retry"`` (default) hands the same trial (same id and
         point) to the asking worker as its next suggestion; ``"fail"`` marks it failed.
@@ -373,6 +376,13 @@ class Optimizer:
         self.model_ = None
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
+        # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
+        # (warm start, fixed fit) of each scale's last fit
+        choice = self.study.get_meta("output_transform_choice")
+        self._transform_choice: str | None = choice if choice in ("none", "yeo-johnson") else None
+        self._stored_choice = self._transform_choice
+        self._transform_evidence: dict[str, float] = {}
+        self._scale_states: dict[str, tuple] = {}
         self._encoded: dict[int, tuple[dict, np.ndarray, tuple]] = {}  # id -> (params, encoding, types)
 
     @classmethod
@@ -408,6 +418,12 @@ class Optimizer:
         i = int(np.argmax(values) if self.maximize else np.argmin(values))
         return Best(complete[i].params, float(values[i]))
 
+    @property
+    def output_scale(self) -> str | None:
+        """The scale the GP sees: ``"none"`` or ``"yeo-johnson"``; with ``output_transform="auto"``
+        the last choice (stored with the study), None before the first model ask."""
+        return self._transform_choice if self.output_transform == "auto" else self.output_transform
+
     def _signed(self, values: np.ndarray) -> np.ndarray:
         return values if self.maximize else -values
 
@@ -424,7 +440,13 @@ class Optimizer:
             return None
         X = self._encode_trials(complete)
         y = self._signed(np.array([t.value for t in complete], dtype=np.float64))
+        if self.output_transform == "auto":
+            return self._fit_auto(X, y)
         transform = YeoJohnson.fit(y) if self.output_transform == "yeo-johnson" else None
+        return self._fit_scaled(X, y, transform)
+
+    def _fit_scaled(self, X: np.ndarray, y: np.ndarray, transform: YeoJohnson | None):
+        """The model fitted to ``X`` and the signed values ``y`` on the scale of ``transform``."""
         if transform is not None:
             y = transform.forward(y)  # the GP, the acquisition and the fantasies all work on this scale
         previous = self._fixed_fit
@@ -437,11 +459,11 @@ class Optimizer:
             self._fixed_fit = (self.model, model)
             model.output_transform_ = transform
             return model
-        model, warm = self._warm_started(_new_model(self.model), len(complete))
+        model, warm = self._warm_started(_new_model(self.model), len(y))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
-            if warm and len(complete) < _COLD_REFIT_BELOW:
+            if warm and len(y) < _COLD_REFIT_BELOW:
                 # a warm start alone can stay in a poor local optimum while the hyperparameters still
                 # move with every point (the tuned-prior demo panel, n <= 20, went from 0.007 to 0.22
                 # median regret): also fit from the prototype's own starting point, without random
@@ -455,6 +477,38 @@ class Optimizer:
         if getattr(model, "optimizer", "") is None and callable(getattr(model, "extend", None)):
             self._fixed_fit = (self.model, model)  # the next ask extends this fit
         model.output_transform_ = transform  # None: the model sees the values as they are (signed)
+        return model
+
+    def _fit_auto(self, X: np.ndarray, y: np.ndarray):
+        """``output_transform="auto"``: the GP on the plain scale or on the Yeo-Johnson scale, whichever
+        gives the raw observations the higher density (:func:`~warmbo.output_transform.log_evidence`).
+
+        Both are fitted, each warm-started from its own previous fit, when there is no choice yet (a
+        new study: the first model ask; a new optimizer object reads the stored choice) and when the
+        number of complete trials is a power of two, as the hyperparameters' random restarts are;
+        in between only the chosen scale is fitted (its transform refitted to the new values), so a
+        50-evaluation run decides about five times instead of paying two fits at every ask.
+        The evidences of the last decision are ``model.output_evidence_``.
+        """
+        n = len(y)
+        chosen = self._transform_choice
+        kinds = ("none", "yeo-johnson") if chosen is None or n & (n - 1) == 0 else (chosen,)
+        initial = (self._warm_start, self._fixed_fit)
+        fits = {}
+        for kind in kinds:
+            self._warm_start, self._fixed_fit = self._scale_states.get(kind, initial)
+            transform = YeoJohnson.fit(y) if kind == "yeo-johnson" else None
+            fits[kind] = self._fit_scaled(X, y, transform)
+            self._scale_states[kind] = (self._warm_start, self._fixed_fit)
+        if len(fits) > 1:
+            evidence = {kind: log_evidence(model, y, model.output_transform_) for kind, model in fits.items()}
+            # the plain scale unless the transform is strictly better (a constant y ties)
+            chosen = "yeo-johnson" if evidence["yeo-johnson"] > evidence["none"] else "none"
+            self._transform_evidence = evidence
+        self._transform_choice = chosen
+        self._warm_start, self._fixed_fit = self._scale_states[chosen]
+        model = fits[chosen]
+        model.output_evidence_ = dict(self._transform_evidence)
         return model
 
     def transfer_report(self) -> TransferReport | None:
@@ -516,7 +570,11 @@ class Optimizer:
     def _store_warm_start(self) -> None:
         """Keep the last fit's hyperparameters (kernel theta, noise) in the study, so that the next
         optimizer object on it (``warmbo suggest``, a resumed study, another worker) warm-starts
-        instead of paying a multi-start fit on its first ask."""
+        instead of paying a multi-start fit on its first ask; with ``output_transform="auto"`` the
+        chosen scale too."""
+        if self._transform_choice is not None and self._transform_choice != self._stored_choice:
+            self.study.set_meta("output_transform_choice", self._transform_choice)
+            self._stored_choice = self._transform_choice
         kernel = self._warm_start.get("kernel")
         if kernel is None or not hasattr(kernel, "theta"):
             return
