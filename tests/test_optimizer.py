@@ -364,9 +364,10 @@ def test_fantasies_set_the_ei_incumbent_but_not_the_round():
     assert len(pending) == 3
 
 
-def test_a_failed_point_never_raises_the_incumbent():
+@pytest.mark.parametrize("transform", ["none", "yeo-johnson"])
+def test_a_failed_point_never_raises_the_incumbent(transform):
     space = wb.Space.box([(0.0, 1.0)])
-    opt = wb.Optimizer(space, maximize=True, seed=0, n_initial=3)
+    opt = wb.Optimizer(space, maximize=True, seed=0, n_initial=3, output_transform=transform)
     for _ in range(5):
         s = opt.ask()
         opt.tell(s, -((s["x0"] - 0.4) ** 2))
@@ -377,6 +378,8 @@ def test_a_failed_point_never_raises_the_incumbent():
     def spy(self, model, space=None, reference=None):
         bound = original(self, model, space, reference)
         captured["incumbent"] = bound.incumbent
+        fitted = reference if reference is not None else model
+        captured["transform"] = getattr(fitted, "output_transform_", None)
         return bound
 
     wb.EI.bind = spy
@@ -384,7 +387,11 @@ def test_a_failed_point_never_raises_the_incumbent():
         opt.ask()
     finally:
         wb.EI.bind = original
-    assert captured["incumbent"] == pytest.approx(max(t.value for t in opt.history if t.is_complete))
+    best = max(t.value for t in opt.history if t.is_complete)
+    scale = captured["transform"]  # the incumbent is on the GP's scale
+    assert (scale is None) == (transform == "none")
+    expected = best if scale is None else float(scale.forward(np.array([best]))[0])
+    assert captured["incumbent"] == pytest.approx(expected)
 
 
 def test_grid_initial_design_never_repeats_a_candidate():

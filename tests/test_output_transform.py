@@ -84,7 +84,7 @@ def test_optimizer_fits_the_gp_on_the_transformed_scale_and_predicts_in_user_uni
     mean, sd = opt.predict(observed)
     # at observed points the posterior is near the data, in the user's units and sign
     assert np.median(np.abs(mean - values) / np.ptp(values)) < 0.05 and np.all(sd >= 0)
-    plain = wb.Optimizer(SPACE, seed=0)
+    plain = wb.Optimizer(SPACE, seed=0, output_transform="none")
     plain.run(rosenbrock, budget=3, progress=False)
     assert plain.fit_model().output_transform_ is None
     reopened = wb.Optimizer.load(storage)  # `warmbo suggest` reopens the study with its transform
@@ -98,6 +98,19 @@ def test_bad_output_transform_arguments():
     with pytest.raises(ValueError, match="applies to the optimizer's own GP"):
         wb.Optimizer(SPACE, prior=prior, output_transform="yeo-johnson")
     wb.Optimizer(SPACE, prior=prior, transfer="none", output_transform="yeo-johnson")  # prior told as trials
+
+    class NoLikelihood:  # the model protocol without a marginal likelihood
+        def fit(self, X, y):
+            return self
+
+        def predict(self, X):
+            return np.zeros(len(X)), np.ones(len(X))
+
+    with pytest.raises(ValueError, match="NoLikelihood has no log_marginal_likelihood"):
+        wb.Optimizer(SPACE, model=NoLikelihood(), output_transform="auto")
+    assert wb.Optimizer(SPACE, model=NoLikelihood()).output_transform == "none"  # your model, as it is
+    assert wb.Optimizer(SPACE).output_transform == "auto"  # the optimizer's own GP
+    assert wb.Optimizer(SPACE, prior=prior).output_transform == "none"  # a transfer model
 
 
 def test_cli_output_transform_is_stored_and_kept_on_resume(tmp_path, monkeypatch):
@@ -176,7 +189,9 @@ def test_auto_chooses_the_scale_with_the_higher_evidence_and_keeps_it_with_the_s
         other = wb.Optimizer(SPACE, seed=0, output_transform=kind)
         transform = YeoJohnson.fit(y) if kind == "yeo-johnson" else None
         fitted = other._fit_scaled(X, y, transform)
-        assert evidence[kind] == pytest.approx(log_evidence(fitted, y, transform), rel=1e-6, abs=1e-6)
+        penalty = 0.5 * np.log(16) if kind == "yeo-johnson" else 0.0  # BIC, for lambda
+        expected = log_evidence(fitted, y, transform) - penalty
+        assert evidence[kind] == pytest.approx(expected, rel=1e-6, abs=1e-6)
     # values spanning 9 orders of magnitude: the power transform is far more likely (tens of nats)
     assert evidence["yeo-johnson"] > evidence["none"] + 10.0
     assert opt.output_scale == "yeo-johnson" and isinstance(model.output_transform_, YeoJohnson)
@@ -189,11 +204,35 @@ def test_auto_chooses_the_scale_with_the_higher_evidence_and_keeps_it_with_the_s
     assert reopened.model_.output_evidence_ == {}
 
 
-def test_auto_keeps_the_plain_scale_on_a_tie():
+def test_auto_keeps_the_plain_scale_when_the_transform_adds_nothing():
     """A constant objective: Yeo-Johnson is the identity (lambda 1, unit scales), so both scales give
-    the same evidence, and the tie goes to the plain scale."""
+    the data the same density, and the transform's BIC penalty for lambda keeps the plain scale."""
     opt = wb.Optimizer(SPACE, seed=0, output_transform="auto")
     opt.run(lambda p: 2.5, budget=8, progress=False)
     evidence = opt.fit_model().output_evidence_
-    assert evidence["yeo-johnson"] == pytest.approx(evidence["none"], abs=1e-9)
+    assert evidence["yeo-johnson"] == pytest.approx(evidence["none"] - 0.5 * np.log(8), abs=1e-9)
     assert opt.output_scale == "none" and opt.model_.output_transform_ is None
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda r: r.normal(0, 1, 40),
+        lambda r: np.exp(r.normal(0, 0.7, 40)),
+        lambda r: -np.exp(r.normal(0, 0.4, 40)),
+        lambda r: r.standard_t(2, 25),
+        lambda r: r.uniform(-1, 1, 12),
+    ],
+)
+def test_lambda_is_scipys_maximum_likelihood_clipped(draw):
+    """Our lambda (scipy's log-likelihood, maximised on [-1, 3], clipped to [0, 2]) against scipy's
+    yeojohnson_normmax clipped: equal to Brent's tolerance, and never a lower likelihood."""
+    from warmbo.output_transform import _normmax
+
+    for seed in range(4):
+        y = draw(np.random.default_rng(seed))
+        u = (y - y.mean()) / y.std()
+        ours = float(np.clip(_normmax(u), 0.0, 2.0))
+        theirs = float(np.clip(stats.yeojohnson_normmax(u), 0.0, 2.0))
+        assert ours == pytest.approx(theirs, abs=1e-5)
+        assert stats.yeojohnson_llf(ours, u) >= stats.yeojohnson_llf(theirs, u) - 1e-9

@@ -296,13 +296,15 @@ def optimize(
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
     output_transform: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--output-transform",
-            help="Scale of the GP: none (default), yeo-johnson (a power transform for heavy-tailed "
-            "objectives) or auto (whichever gives the data the higher likelihood); not with --prior.",
+            help="Scale of the GP: auto (default without --prior: the plain or the power-transformed "
+            "scale, whichever gives the data the higher likelihood), none, or yeo-johnson (a power "
+            "transform for heavy-tailed objectives). A resumed study keeps its own.",
+            show_default=False,
         ),
-    ] = "none",
+    ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
     retry_pending: Annotated[
         bool,
@@ -366,8 +368,8 @@ def optimize(
             "--maximize/--minimize apply to single-objective studies; give --directions per task"
         )
     if stored is not None and task_names is None:
-        if output_transform == "none":  # a resumed study keeps its stored transform
-            output_transform = stored.settings.get("output_transform", "none")
+        if output_transform is None:  # a resumed study keeps its stored transform
+            output_transform = stored.settings.get("output_transform")
         direction = stored.settings.get("direction")
         if maximize is None:
             maximize = direction == "maximize"
@@ -389,7 +391,7 @@ def optimize(
             raise ValueError(
                 "--prior is for single-objective studies; a multi-task study starts from its trials"
             )
-        if output_transform != "none":
+        if output_transform not in (None, "none"):
             raise ValueError("--output-transform is for single-objective studies")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage
