@@ -8,7 +8,8 @@ import sys
 import pytest
 from typer.testing import CliRunner
 
-from warmbo.benchmarks import SECTIONS, Section, register, run_suite
+from warmbo.benchmarks import SECTIONS, Section, overhead, register, run_suite
+from warmbo.benchmarks.markdown import _ms
 from warmbo.benchmarks.methods import resolve_peers
 from warmbo.cli import app
 
@@ -28,6 +29,14 @@ def test_tiny_suite_writes_json_and_markdown(tmp_path):
         assert stats["min"] <= stats["median"] <= stats["max"] and stats["min"] > 0
         assert row["methods"]["warmbo"]["memory"]["tracemalloc_bytes"] > 0
         assert row["peer_over_warmbo"] == {}
+    loop = overhead["results"]["run"]  # the running loop: 6 -> 10 trials, every ask timed
+    assert (loop["d"], loop["n"]) == (6, [6, 7, 8, 9]) and len(loop["ask_s"]) == 4
+    assert min(loop["ask_s"]) > 0 and loop["first_s"] == loop["ask_s"][0]
+    assert loop["worst_s"] == max(loop["ask_s"]) == loop["ask_s"][loop["n"].index(loop["worst_n"])]
+    assert loop["worst_over_median"] == pytest.approx(loop["worst_s"] / loop["median_s"])
+    assert loop["worst_over_median"] >= 1
+    (target,) = [t for t in overhead["targets"] if t["target"].startswith("running loop")]
+    assert target["met"] is None  # the target is the full preset's 1000 -> 1100 run
     quality = json.loads(written["quality"].read_text())
     regret = quality["results"]["problems"]["branin"]["methods"]["warmbo"]["regret"]
     assert set(regret) == {"6", "8"}
@@ -43,6 +52,8 @@ def test_tiny_suite_writes_json_and_markdown(tmp_path):
     assert mt["MT-BKB"][0]["dictionary"] >= mt["MT-BKB"][0]["distinct"] >= 1
     text = written["readme"].read_text()
     assert "## Targets (issue 8)" in text and "| 2 | 8 |" in text and "| MT-BKB | 60 |" in text
+    assert "**a running loop from 6 to 10 trials (warmbo only)**" in text
+    assert f"| 6 | 4 (6..9) | {_ms(loop['first_s'])} |" in text and f"8: {_ms(loop['ask_s'][2])} |" in text
     assert "pending: section `mt`" not in text
     assert "## Simple regret" in text and "branin (d=2)" in text
 
@@ -157,3 +168,42 @@ def test_a_target_not_measured_in_one_file_but_measured_in_another_is_listed_onc
     assert rows == ["| ratio target | 21x | yes | `overhead-peers.json` |"]
     # a target that no file measures keeps its 'not measured' rows
     assert text.count("| absent target | - | not measured |") == 2
+
+
+def test_the_running_loop_starts_from_a_running_optimizer():
+    # the loop's first timed ask is a steady one: n trials told and a fit to warm-start from
+    from warmbo.benchmarks.methods import Warmbo
+
+    X, y = overhead._data(6, 12, 0)
+    opt = Warmbo().running_optimizer(X, y, "run", 0, overhead.test_function(6))
+    trials = opt.study.trials()
+    assert len(trials) == 12 and all(t.state == "complete" for t in trials)
+    assert opt._warm_start  # the previous step's hyperparameters: the next ask is a warm refit
+    full = overhead.PRESETS["full"]
+    assert (full["run"]["n_start"], full["run"]["n_end"]) == (1000, 1100)  # crosses 1024
+    assert 2000 in full["n"]["fixed"] and full["peer_max_n"]["fixed"] >= 2000
+
+
+def test_issue_15_overhead_targets_check_the_measured_values():
+    def results(worst_over_median, ratio, run_sizes=(6, 1000, 1100)):
+        d, n_start, n_end = run_sizes
+        loop = {
+            "d": d, "n_start": n_start, "n_end": n_end, "median_s": 0.5,
+            "worst_s": 0.5 * worst_over_median, "worst_n": 1024, "worst_over_median": worst_over_median,
+        }  # fmt: skip
+        row = {"mode": "fixed", "d": 6, "n": 2000, "peer_over_warmbo": {"botorch-logei": ratio}}
+        return {"rows": [row], "run": loop}
+
+    def check(res):
+        targets = {t["target"]: t for t in overhead.targets(res)}
+        loop = targets["running loop 1000 -> 1100 trials, d=6: worst ask under 2x the median ask"]
+        fixed = targets["ask, fixed hyperparameters, n=2000, d=6: >= 10x cheaper than BoTorch"]
+        return loop, fixed
+
+    loop, fixed = check(results(1.5, 12.0))
+    assert loop["met"] is True and loop["measured"].startswith("1.50x (worst 0.750 s at n=1024")
+    assert (fixed["measured"], fixed["met"]) == ("12.0x", True)
+    loop, fixed = check(results(2.5, 6.0))
+    assert loop["met"] is False and fixed["met"] is False
+    loop, _ = check(results(1.5, 12.0, run_sizes=(6, 200, 260)))  # the quick preset's run
+    assert loop["met"] is None and loop["measured"] is None

@@ -67,6 +67,7 @@ def overhead_markdown(results: dict) -> list[str]:
                 cells.append(_mib(pmem.get("rss_bytes")))
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
+    lines += _run_markdown(results.get("run"))
     settings = results["settings"]
     lines.append(
         f"Repeats: {settings['repeats']} per cell (median [min, max]); peers up to n = "
@@ -75,6 +76,40 @@ def overhead_markdown(results: dict) -> list[str]:
         "tracemalloc (Python and NumPy), RSS = growth of the resident set (sees torch too)."
     )
     return lines
+
+
+def _run_markdown(loop: dict | None) -> list[str]:
+    """The overhead section's running loop (mode ``"run"``): first, median and worst ask, the n of the
+    worst, worst / median, and the asks at the powers of two the loop crossed."""
+    if not loop:
+        return []
+    powers = [
+        f"{n}: {_ms(seconds)}"
+        for n, seconds in zip(loop["n"], loop["ask_s"], strict=True)
+        if n & (n - 1) == 0
+    ]
+    head = ["d", "asks (n)", "first ask ms", "median ms", "worst ms", "n of worst", "worst / median"]
+    head.append("ask at a power of two (n: ms)")
+    cells = [
+        str(loop["d"]),
+        f"{len(loop['n'])} ({loop['n_start']}..{loop['n_end'] - 1})",
+        _ms(loop["first_s"]),
+        _ms(loop["median_s"]),
+        _ms(loop["worst_s"]),
+        str(loop["worst_n"]),
+        f"{loop['worst_over_median']:.2f}x",
+        ", ".join(powers) or "-",
+    ]
+    return [
+        f"**a running loop from {loop['n_start']} to {loop['n_end']} trials (warmbo only)**: every ask "
+        "timed (milliseconds), each point evaluated and told (untimed); default model, refitted at "
+        "every ask (n: the complete trials an ask fits on)",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|" + "---|" * len(head),
+        "| " + " | ".join(cells) + " |",
+        "",
+    ]
 
 
 def quality_markdown(results: dict) -> list[str]:

@@ -100,8 +100,9 @@ class Warmbo(Method):
 
     name = "warmbo"
     #: "first": the first ask of a new Optimizer object on a study of n trials (warmbo suggest, a
-    #: resumed run, another worker): a refit as in "ml2", but no state carried from an earlier ask
-    modes = (*MODES, "first")
+    #: resumed run, another worker): a refit as in "ml2", but no state carried from an earlier ask;
+    #: "run": a running loop of asks and tells from a study of n trials (:meth:`running_optimizer`)
+    modes = (*MODES, "first", "run")
 
     def settings(self) -> dict:
         return {
@@ -121,21 +122,27 @@ class Warmbo(Method):
     def prepare_ask(self, X, y, mode, seed, objective):
         if mode == "first":
             return self._first_ask(X, y, seed, objective)
+        return self.running_optimizer(X, y, mode, seed, objective).ask
+
+    def running_optimizer(self, X, y, mode, seed, objective) -> Optimizer:
+        """An in-memory Optimizer as a user's running loop holds it after n trials: the first n - 1
+        observations told through the public API, then the previous step of the loop (an ask on
+        n - 1 trials, its point evaluated by ``objective`` and told). Its next ask is a steady ask
+        on n trials: the optimizer carries state from one ask to the next (refits warm-started from
+        the previous ask's; in every mode the parsed and encoded trials). ``mode`` ``"fixed"`` or
+        ``"ml2"`` (the default model; ``"run"`` too)."""
         n, d = X.shape
         space = Space.box([(0.0, 1.0)] * d)
         model = self._fixed_model(d) if mode == "fixed" else None
-        # a running loop in both modes: the optimizer carries state from one ask to the next (refits
-        # warm-started from the previous ask's; in every mode the parsed and encoded trials)
         told = n - 1
         opt = Optimizer(space, model=model, seed=seed, n_initial=max(1, min(told, _initial_design_size(d))))
         names = space.names
         with opt.study.transaction():
             for row, value in zip(X[:told], y[:told], strict=True):
                 opt.tell(dict(zip(names, row.tolist(), strict=True)), float(value))
-        # the previous step of the user's loop: an ask on n - 1 observations, told its value
         previous = opt.ask()
         opt.tell(previous, float(objective(np.array([previous[name] for name in names]))))
-        return opt.ask
+        return opt
 
     def _first_ask(self, X, y, seed, objective):
         """A study of n trials on disk, written by an earlier optimizer object (whose last ask fitted

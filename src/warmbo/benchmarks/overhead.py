@@ -13,8 +13,21 @@ on the shared machine hit them alike; the figures are the median, min and max ov
 ratio ``peer median / warmbo median`` (how many times cheaper warmbo's ask is). Sizes include powers of
 two (n = 1024 in the full preset, 256 in the quick one), where warmbo's refit runs its random
 restarts, and mode ``"first"`` times the first ask of a new Optimizer object on a stored study of n
-trials (``warmbo suggest``, a resumed run), warmbo only. Peak memory comes from
-one more, untimed, ask of each method (:func:`~warmbo.benchmarks._common.peak_memory`).
+trials (``warmbo suggest``, a resumed run), warmbo only. The peers are measured up to
+``peer_max_n`` of each mode (full preset: n = 2000 with fixed hyperparameters, where BoTorch and
+Optuna's TPE take about a second or less per ask; 1000 with refits, where BoTorch takes seconds).
+Peak memory comes from one more, untimed, ask of each method
+(:func:`~warmbo.benchmarks._common.peak_memory`).
+
+Mode ``"run"`` (warmbo only; issue 15: no ask of a long loop much dearer than the others) times every
+ask of a running loop instead of one ask per size: an in-memory study of ``n_start`` trials (d = 6,
+Hartmann-6 on X as above, told through the public API to an Optimizer with the default model and its
+previous step done, as in ``"ml2"``: :meth:`~warmbo.benchmarks.methods.Warmbo.running_optimizer`),
+then asks and tells until it holds ``n_end`` trials, each ask timed, each tell untimed, the value the
+objective at the asked point. The range crosses a power of two (1024 in the full preset: 1000 ->
+1100; 256 in the quick one: 200 -> 260), where the refit runs its random restarts. Recorded: every
+ask's time with the n it fitted on (the complete trials before it), and the first, median and worst
+ask, the n of the worst and worst / median.
 """
 
 from __future__ import annotations
@@ -32,13 +45,14 @@ PRESETS = {
     "full": {
         "dims": (2, 6),
         "n": {
-            "fixed": (10, 50, 200, 1000, 1024, 5000),
+            "fixed": (10, 50, 200, 1000, 1024, 2000, 5000),
             "ml2": (10, 50, 200, 1000, 1024),
             "first": (200, 1000),
         },
         "repeats": 5,
-        "peer_max_n": {"fixed": 1000, "ml2": 1000, "first": 0},
+        "peer_max_n": {"fixed": 2000, "ml2": 1000, "first": 0},
         "memory": True,
+        "run": {"d": 6, "n_start": 1000, "n_end": 1100},
     },
     "quick": {
         "dims": (2, 6),
@@ -46,6 +60,7 @@ PRESETS = {
         "repeats": 5,
         "peer_max_n": {"fixed": 1000, "ml2": 200, "first": 0},
         "memory": True,
+        "run": {"d": 6, "n_start": 200, "n_end": 260},
     },
     "tiny": {
         "dims": (2,),
@@ -53,6 +68,7 @@ PRESETS = {
         "repeats": 1,
         "peer_max_n": {"fixed": 8, "ml2": 8, "first": 0},
         "memory": True,
+        "run": {"d": 6, "n_start": 6, "n_end": 10},  # crosses 8 (below 256: the prototype's restarts)
     },
 }
 
@@ -87,6 +103,11 @@ def run(ctx) -> dict:
                 ]
                 ctx.log(f"overhead: {mode}, d={d}, n={n}: {', '.join(m.name for m in methods)}")
                 rows.append(_measure(methods, mode, d, n, preset, ctx.seed))
+    loop = None
+    if "run" in ctx.methods[0].modes:  # warmbo's running loop
+        spec = preset["run"]
+        ctx.log(f"overhead: run, d={spec['d']}, n={spec['n_start']}..{spec['n_end']}: {ctx.methods[0].name}")
+        loop = _run_loop(ctx.methods[0], spec["d"], spec["n_start"], spec["n_end"], ctx.seed)
     return {
         "preset": ctx.preset,
         "settings": {
@@ -96,9 +117,40 @@ def run(ctx) -> dict:
             "peer_max_n": preset["peer_max_n"],
             "data": "X ~ U[0,1]^d (seeded by (seed, d, n)); y = Branin (unit square) for d=2, "
             "Hartmann-6 for d=6; minimised",
+            "run": preset["run"],
             "timer": "time.perf_counter around one ask, gc paused; set-up untimed",
         },
         "rows": rows,
+        "run": loop,
+    }
+
+
+def _run_loop(method, d: int, n_start: int, n_end: int, seed: int) -> dict:
+    """Mode ``"run"``: every ask of a running loop from ``n_start`` to ``n_end`` trials, timed."""
+    X, y = _data(d, n_start, seed)
+    objective = test_function(d)
+    opt = method.running_optimizer(X, y, "run", seed, objective)
+    names = opt.space.names
+    sizes, seconds = [], []
+    for n in range(n_start, n_end):
+        elapsed, params = timed(opt.ask)
+        opt.tell(params, float(objective(np.array([params[name] for name in names]))))
+        sizes.append(n)
+        seconds.append(elapsed)
+    times = np.asarray(seconds)
+    worst = int(np.argmax(times))
+    median = float(np.median(times))
+    return {
+        "d": d,
+        "n_start": n_start,
+        "n_end": n_end,
+        "n": sizes,
+        "ask_s": seconds,
+        "first_s": seconds[0],
+        "median_s": median,
+        "worst_s": seconds[worst],
+        "worst_n": sizes[worst],
+        "worst_over_median": seconds[worst] / median,
     }
 
 
@@ -138,10 +190,12 @@ def _row(results: dict, mode: str, d: int, n: int) -> dict | None:
 
 
 def targets(results: dict) -> list[dict]:
-    """Issue 8's overhead targets, checked against measured values (missing rows are 'not measured')."""
+    """Issue 8's and issue 15's overhead targets, checked against measured values (missing rows, or a
+    run of other sizes, are 'not measured')."""
     out = []
     for mode, d, n, peer, factor in (
         ("fixed", 6, 200, "botorch-logei", 20.0),
+        ("fixed", 6, 2000, "botorch-logei", 10.0),  # issue 15
         ("ml2", 2, 200, "botorch-logei", 5.0),
         ("ml2", 6, 200, "botorch-logei", 5.0),
     ):
@@ -172,6 +226,19 @@ def targets(results: dict) -> list[dict]:
             "target": "first ask of a new Optimizer on a stored study, n=1000, d=6: under 1.5 s",
             "measured": None if seconds is None else f"{seconds:.3f} s",
             "met": None if seconds is None else bool(seconds < 1.5),
+        }
+    )
+    loop = results.get("run")  # issue 15: no ask of a long running loop much dearer than the others
+    if loop is None or (loop["d"], loop["n_start"], loop["n_end"]) != (6, 1000, 1100):
+        loop = None
+    out.append(
+        {
+            "target": "running loop 1000 -> 1100 trials, d=6: worst ask under 2x the median ask",
+            "measured": None
+            if loop is None
+            else f"{loop['worst_over_median']:.2f}x (worst {loop['worst_s']:.3f} s at n={loop['worst_n']}, "
+            f"median {loop['median_s']:.3f} s)",
+            "met": None if loop is None else bool(loop["worst_over_median"] < 2.0),
         }
     )
     return out
