@@ -460,8 +460,9 @@ class Optimizer:
         transform = YeoJohnson.fit(y) if self.output_transform == "yeo-johnson" else None
         return self._fit_scaled(X, y, transform)
 
-    def _fit_scaled(self, X: np.ndarray, y: np.ndarray, transform: YeoJohnson | None):
-        """The model fitted to ``X`` and the signed values ``y`` on the scale of ``transform``."""
+    def _fit_scaled(self, X: np.ndarray, y: np.ndarray, transform: YeoJohnson | None, restarts: bool = True):
+        """The model fitted to ``X`` and the signed values ``y`` on the scale of ``transform``
+        (``restarts=False``: a warm-started fit never runs the random restarts of a power of two)."""
         if transform is not None:
             y = transform.forward(y)  # the GP, the acquisition and the fantasies all work on this scale
         previous = self._fixed_fit
@@ -474,7 +475,7 @@ class Optimizer:
             self._fixed_fit = (self.model, model)
             model.output_transform_ = transform
             return model
-        model, warm = self._warm_started(_new_model(self.model), len(y))
+        model, warm = self._warm_started(_new_model(self.model), len(y), restarts)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
@@ -505,7 +506,8 @@ class Optimizer:
         50-evaluation run decides about five times instead of paying two fits at every ask. The
         transform's evidence carries Schwarz's penalty for its one extra fitted parameter, lambda:
         ``- 1/2 log n`` (BIC). The evidences of the last decision, penalty included, are
-        ``model.output_evidence_``.
+        ``model.output_evidence_``. From 256 trials on (``_WARM_FULL_REFIT_FROM``) the scale not
+        chosen gets a warm local fit at a decision, not the random restarts of the chosen one.
         """
         n = len(y)
         chosen = self._transform_choice
@@ -515,7 +517,10 @@ class Optimizer:
         for kind in kinds:
             self._warm_start, self._fixed_fit = self._scale_states.get(kind, initial)
             transform = YeoJohnson.fit(y) if kind == "yeo-johnson" else None
-            fits[kind] = self._fit_scaled(X, y, transform)
+            # from 256 trials on, the challenger gets one warm local fit, not the multi-start fit of
+            # the chosen scale: the decision at n = 1024 costs one local refit more, not two refits
+            restarts = chosen is None or kind == chosen or n < _WARM_FULL_REFIT_FROM
+            fits[kind] = self._fit_scaled(X, y, transform, restarts)
             self._scale_states[kind] = (self._warm_start, self._fixed_fit)
         if len(fits) > 1:
             evidence = {kind: log_evidence(model, y, model.output_transform_) for kind, model in fits.items()}
@@ -624,7 +629,7 @@ class Optimizer:
             out["noise"] = float(record["noise"])
         return out
 
-    def _warm_started(self, model, n_complete: int) -> tuple[Any, bool]:
+    def _warm_started(self, model, n_complete: int, restarts: bool = True) -> tuple[Any, bool]:
         """The fresh model, started from the hyperparameters of the previous fit (see module docstring),
         and whether it was warm-started.
 
@@ -640,7 +645,7 @@ class Optimizer:
         current = getattr(model, "kernel", None)
         if kernel is not None and (type(kernel) is not type(current) or kernel.n_theta != current.n_theta):
             return model, False
-        if n_complete & (n_complete - 1) == 0:
+        if restarts and n_complete & (n_complete - 1) == 0:
             if n_complete < _WARM_FULL_REFIT_FROM:
                 return model, False  # the prototype's multi-start fit: cheap at this size
             # the full refit of a large study: the prototype's random restarts, with the previous
