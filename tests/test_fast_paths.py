@@ -114,6 +114,58 @@ def test_refits_are_warm_started_with_restarts_at_powers_of_two(monkeypatch):
     assert fits[3][0][1] == cold_kernel  # the first fit starts cold
 
 
+def test_max_evaluations_bounds_the_search_from_the_first_start(monkeypatch):
+    """GP(max_evaluations=k): L-BFGS-B stops after k likelihood evaluations of its first search (it
+    checks after each iteration, so a line search may add a few), at hyperparameters no less likely
+    than where it started; the random restarts are not capped."""
+    rng = np.random.default_rng(2)
+    X = rng.random((40, 3))
+    y = np.sin(5 * X[:, 0]) + X[:, 1] ** 2 - X[:, 2]
+    calls = []
+    original = GP.data_objective
+
+    def counting(self, *args, **kwargs):
+        calls.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(GP, "data_objective", counting)
+    prototype = GP(Constant(1.0) * Matern(2.5, [1.0] * 3), optimizer="ml2", n_restarts=0, normalize_y=True)
+    start = prototype.clone(optimizer=None).fit(X, y).log_marginal_likelihood()
+    full = prototype.fit(X, y)
+    uncapped = len(calls)
+    assert uncapped > 10  # the cap below binds
+    calls.clear()
+    capped = prototype.clone(max_evaluations=4).fit(X, y)
+    assert 4 <= len(calls) <= 4 + 6
+    assert start <= capped.log_marginal_likelihood() <= full.log_marginal_likelihood() + 1e-9
+    calls.clear()
+    prototype.clone(max_evaluations=4, n_restarts=2).fit(X, y)
+    assert len(calls) > 4 + 6  # the restarts' searches run on
+    with pytest.raises(ValueError, match="max_evaluations"):
+        GP(Matern(2.5, 1.0), max_evaluations=0).fit(X, y)
+
+
+def test_long_studies_cap_the_warm_refit(monkeypatch):
+    """From _WARM_FULL_REFIT_FROM trials on (256; 6 here) every warm refit carries the cap."""
+    import warmbo.optimizer as module
+
+    monkeypatch.setattr(module, "_WARM_FULL_REFIT_FROM", 6)
+    opt = wb.Optimizer(Space.box([(0.0, 1.0)] * 2), seed=0, n_initial=3, output_transform="none")
+    seen = {}
+    original = GP.fit
+
+    def spy(self, X, y):
+        seen.setdefault(X.shape[0], []).append(self.max_evaluations)
+        return original(self, X, y)
+
+    monkeypatch.setattr(GP, "fit", spy)
+    for _ in range(8):
+        params = opt.ask()
+        opt.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
+    assert seen[5][0] is None  # below: to convergence
+    assert seen[6][0] == seen[7][0] == module._WARM_MAX_EVALUATIONS  # the warm refits (first fit)
+
+
 FUSED_KERNELS = [
     *KERNELS,
     Matern(1.5, [0.3, 0.5, 0.7]),

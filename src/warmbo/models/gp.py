@@ -140,6 +140,11 @@ class GP(ModelBase):
         O(n^3) per likelihood evaluation (a 5-start fit took 18 s at n = 1000, d = 6); this way a
         multi-start fit costs about one local fit plus restarts at n = 256. None: every restart on
         all the data.
+    max_evaluations : int or None
+        Most objective evaluations (L-BFGS-B's ``maxfun``) of the search from the first start, the
+        current hyperparameters; the searches from random restarts run to convergence. None (default):
+        to convergence. :class:`~warmbo.Optimizer` sets it for the warm refits of long studies, so an
+        ask's refit does bounded work and the next ask continues from where it stopped.
     hyperprior : LogNormalHyperprior, optional
         Priors on the lengthscales and the noise (:mod:`warmbo.models.hyperprior`): with
         ``optimizer="ml2"`` the fit maximises ``log p(y | X, theta) + log p(theta)`` (MAP) instead of
@@ -195,10 +200,12 @@ class GP(ModelBase):
         noise_bounds: tuple[float, float] = (1e-8, 1.0),
         seed: int | None = None,
         restart_points: int | None = 256,
+        max_evaluations: int | None = None,
         hyperprior=None,
         fit_mean: bool = False,
     ):
         self.kernel = kernel
+        self.max_evaluations = max_evaluations
         self.fit_mean = fit_mean
         self.noise = noise
         self.optimizer = optimizer
@@ -261,6 +268,8 @@ class GP(ModelBase):
             raise ValueError(f"normalize_y must be True or False, got {self.normalize_y!r}")
         if self.restart_points is not None:
             check_int(self.restart_points, "restart_points (or None)", 2)
+        if self.max_evaluations is not None:
+            check_int(self.max_evaluations, "max_evaluations (or None)", 1)
         if self.hyperprior is not None and not callable(getattr(self.hyperprior, "penalty", None)):
             raise ValueError(
                 f"hyperprior must be a warmbo LogNormalHyperprior or None, got {self.hyperprior!r}"
@@ -826,9 +835,12 @@ class GP(ModelBase):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JitterWarning)
             with np.errstate(all="ignore"):
-                for start in starts:
+                for i, start in enumerate(starts):
+                    options = {"ftol": _FIT_FTOL}
+                    if i == 0 and self.max_evaluations is not None:
+                        options["maxfun"] = int(self.max_evaluations)
                     result = optimize.minimize(
-                        fun, start, jac=True, method="L-BFGS-B", bounds=bounds, options={"ftol": _FIT_FTOL}
+                        fun, start, jac=True, method="L-BFGS-B", bounds=bounds, options=options
                     )
                     if np.isfinite(result.fun) and result.fun < best_value:
                         best_x, best_value = result.x, float(result.fun)
