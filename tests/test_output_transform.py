@@ -238,30 +238,10 @@ def test_lambda_is_scipys_maximum_likelihood_clipped(draw):
         assert stats.yeojohnson_llf(ours, u) >= stats.yeojohnson_llf(theirs, u) - 1e-9
 
 
-def test_auto_fits_the_challenger_scale_without_restarts_in_long_studies(monkeypatch):
-    """From _WARM_FULL_REFIT_FROM trials on (256; 8 here), a decision at a power of two runs the
-    random restarts only on the chosen scale; the other gets one warm local fit."""
-    import warmbo.optimizer as module
+def test_auto_decides_at_powers_of_two_then_between_the_restarts():
+    """Below 256 trials both scales are fitted at powers of two (with the hyperparameters' restarts);
+    from 256 on at three times a power of two, so no ask pays for the restarts and both scales."""
+    from warmbo.optimizer import _decides_scale
 
-    monkeypatch.setattr(module, "_WARM_FULL_REFIT_FROM", 8)
-    monkeypatch.setattr(module, "_COLD_REFIT_BELOW", 0)  # as from 256 on: no paired cold fit
-    opt = wb.Optimizer(SPACE, seed=0, output_transform="auto", n_initial=3)
-    opt.run(exponential, budget=7, progress=False)
-    opt.fit_model()  # 7 complete: the choice so far
-    chosen = opt.output_scale
-    point = {"x": 0.1, "y": 0.2}
-    opt.tell(point, exponential(point))  # 8 complete: a power of two, both scales fitted
-    fits = []
-    original = wb.GP.fit
-
-    def spy(self, X, y):
-        fits.append(self.n_restarts)
-        return original(self, X, y)
-
-    monkeypatch.setattr(wb.GP, "fit", spy)
-    model = opt.fit_model()
-    assert set(model.output_evidence_) == {"none", "yeo-johnson"}
-    configured = wb.models.default_model(2, seed=0).n_restarts
-    order = ["none", "yeo-johnson"]  # fitted in this order; the chosen one has the restarts
-    expected = [configured if kind == chosen else 0 for kind in order]
-    assert fits == expected
+    decisions = [n for n in range(2, 2000) if _decides_scale(n)]
+    assert decisions == [2, 4, 8, 16, 32, 64, 128, 384, 768, 1536]

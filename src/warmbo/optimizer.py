@@ -145,6 +145,16 @@ def _fit_score(model: GP, y: np.ndarray) -> float:
     return float(np.sum(-0.5 * ((y - mean) / std) ** 2 - np.log(std)))
 
 
+def _decides_scale(n: int) -> bool:
+    """Whether ``output_transform="auto"`` fits both scales at n complete trials: at powers of two
+    below ``_WARM_FULL_REFIT_FROM`` (with the hyperparameters' random restarts), and from there on at
+    three times a power of two (384, 768, 1536, ...), between the restarts' asks, so that no ask of
+    a long study pays for both."""
+    if n < _WARM_FULL_REFIT_FROM:
+        return n & (n - 1) == 0
+    return n % 3 == 0 and (n // 3) & (n // 3 - 1) == 0
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -466,9 +476,8 @@ class Optimizer:
         transform = YeoJohnson.fit(y) if self.output_transform == "yeo-johnson" else None
         return self._fit_scaled(X, y, transform)
 
-    def _fit_scaled(self, X: np.ndarray, y: np.ndarray, transform: YeoJohnson | None, restarts: bool = True):
-        """The model fitted to ``X`` and the signed values ``y`` on the scale of ``transform``
-        (``restarts=False``: a warm-started fit never runs the random restarts of a power of two)."""
+    def _fit_scaled(self, X: np.ndarray, y: np.ndarray, transform: YeoJohnson | None):
+        """The model fitted to ``X`` and the signed values ``y`` on the scale of ``transform``."""
         if transform is not None:
             y = transform.forward(y)  # the GP, the acquisition and the fantasies all work on this scale
         previous = self._fixed_fit
@@ -481,7 +490,7 @@ class Optimizer:
             self._fixed_fit = (self.model, model)
             model.output_transform_ = transform
             return model
-        model, warm = self._warm_started(_new_model(self.model), len(y), restarts)
+        model, warm = self._warm_started(_new_model(self.model), len(y))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
@@ -507,26 +516,23 @@ class Optimizer:
 
         Both are fitted, each warm-started from its own previous fit, when there is no choice yet (a
         new study: the first model ask; a new optimizer object reads the stored choice) and when the
-        number of complete trials is a power of two, as the hyperparameters' random restarts are;
+        number of complete trials is a power of two, as the hyperparameters' random restarts are
+        (from 256 trials on: three times a power of two, between the restarts, :func:`_decides_scale`);
         in between only the chosen scale is fitted (its transform refitted to the new values), so a
         50-evaluation run decides about five times instead of paying two fits at every ask. The
         transform's evidence carries Schwarz's penalty for its one extra fitted parameter, lambda:
         ``- 1/2 log n`` (BIC). The evidences of the last decision, penalty included, are
-        ``model.output_evidence_``. From 256 trials on (``_WARM_FULL_REFIT_FROM``) the scale not
-        chosen gets a warm local fit at a decision, not the random restarts of the chosen one.
+        ``model.output_evidence_``.
         """
         n = len(y)
         chosen = self._transform_choice
-        kinds = ("none", "yeo-johnson") if chosen is None or n & (n - 1) == 0 else (chosen,)
+        kinds = ("none", "yeo-johnson") if chosen is None or _decides_scale(n) else (chosen,)
         initial = (self._warm_start, self._fixed_fit)
         fits = {}
         for kind in kinds:
             self._warm_start, self._fixed_fit = self._scale_states.get(kind, initial)
             transform = YeoJohnson.fit(y) if kind == "yeo-johnson" else None
-            # from 256 trials on, the challenger gets one warm local fit, not the multi-start fit of
-            # the chosen scale: the decision at n = 1024 costs one local refit more, not two refits
-            restarts = chosen is None or kind == chosen or n < _WARM_FULL_REFIT_FROM
-            fits[kind] = self._fit_scaled(X, y, transform, restarts)
+            fits[kind] = self._fit_scaled(X, y, transform)
             self._scale_states[kind] = (self._warm_start, self._fixed_fit)
         if len(fits) > 1:
             evidence = {kind: log_evidence(model, y, model.output_transform_) for kind, model in fits.items()}
@@ -635,7 +641,7 @@ class Optimizer:
             out["noise"] = float(record["noise"])
         return out
 
-    def _warm_started(self, model, n_complete: int, restarts: bool = True) -> tuple[Any, bool]:
+    def _warm_started(self, model, n_complete: int) -> tuple[Any, bool]:
         """The fresh model, started from the hyperparameters of the previous fit (see module docstring),
         and whether it was warm-started.
 
@@ -656,7 +662,7 @@ class Optimizer:
             # and the next ask continues it (uncapped, the asks of a 1000 -> 1100 loop cost 0.45 to
             # 1.4 s as the amplitude drifted: about 9 evaluations when settled, 23 while moving)
             overrides = {**overrides, "max_evaluations": _WARM_MAX_EVALUATIONS}
-        if restarts and n_complete & (n_complete - 1) == 0:
+        if n_complete & (n_complete - 1) == 0:
             if n_complete < _WARM_FULL_REFIT_FROM:
                 return model, False  # the prototype's multi-start fit: cheap at this size
             # the full refit of a large study: the prototype's random restarts, with the previous
