@@ -109,7 +109,7 @@ def test_bad_output_transform_arguments():
     with pytest.raises(ValueError, match="NoLikelihood has no log_marginal_likelihood"):
         wb.Optimizer(SPACE, model=NoLikelihood(), output_transform="auto")
     assert wb.Optimizer(SPACE, model=NoLikelihood()).output_transform == "none"  # your model, as it is
-    assert wb.Optimizer(SPACE).output_transform == "auto"  # the optimizer's own GP
+    assert wb.Optimizer(SPACE).output_transform == "yeo-johnson"  # the optimizer's own GP
     assert wb.Optimizer(SPACE, prior=prior).output_transform == "none"  # a transfer model
 
 

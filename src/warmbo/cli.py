@@ -299,9 +299,9 @@ def optimize(
         str | None,
         typer.Option(
             "--output-transform",
-            help="Scale of the GP: auto (default without --prior: the plain or the power-transformed "
-            "scale, whichever gives the data the higher likelihood), none, or yeo-johnson (a power "
-            "transform for heavy-tailed objectives). A resumed study keeps its own.",
+            help="Scale of the GP: yeo-johnson (default without --prior: a power transform fitted "
+            "to the values at every ask), none (the values as they are), or auto (whichever of the "
+            "two gives the data the higher likelihood). A resumed study keeps its own.",
             show_default=False,
         ),
     ] = None,
