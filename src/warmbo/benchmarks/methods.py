@@ -112,6 +112,8 @@ class Warmbo(Method):
             "maximize": "warmbo.maximize defaults with the optimizer's anchors: 256 Sobol and 256 local "
             "candidates around the 5 best observations, 5 L-BFGS-B starts on log EI",
             "initial_design": "max(3, 2 d) scrambled Sobol points",
+            "output_transform": "the Optimizer default: yeo-johnson with the default model, none in "
+            "fixed mode (a model passed to the Optimizer)",
         }
 
     @staticmethod
