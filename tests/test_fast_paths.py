@@ -145,6 +145,26 @@ def test_max_evaluations_bounds_the_search_from_the_first_start(monkeypatch):
         GP(Matern(2.5, 1.0), max_evaluations=0).fit(X, y)
 
 
+@pytest.mark.parametrize("fit_mean", [False, True])
+@pytest.mark.parametrize("prior", [False, True])
+def test_value_only_objective_equals_the_value_and_gradient_one(fit_mean, prior):
+    """The restarts' candidates are scored on all the data by the objective's value alone (one
+    Cholesky, no inverse): it must equal the value of the value-and-gradient objective."""
+    from warmbo.models.hyperprior import DIMENSION_SCALED
+
+    rng = np.random.default_rng(6)
+    X = rng.random((60, 3))
+    ys = np.cos(4 * X[:, 0]) + X[:, 1] - 0.5 * X[:, 2] + 0.05 * rng.standard_normal(60)
+    kernel = Constant(1.0) * Matern(2.5, [0.5] * 3)
+    gp = GP(kernel, optimizer="ml2", fit_mean=fit_mean, hyperprior=DIMENSION_SCALED if prior else None)
+    noise = np.full(60, 1e-3)
+    fun = gp._guarded_objective(X, ys, kernel, noise, True, "ml2")
+    for _ in range(5):
+        params = np.append(rng.uniform(-1.5, 1.0, kernel.n_theta), rng.uniform(-8.0, -2.0))
+        value = gp._objective_value(X, ys, kernel, noise, True, "ml2", params, fun)
+        assert value == pytest.approx(fun(params)[0], rel=1e-10)
+
+
 def test_long_studies_cap_the_warm_refit(monkeypatch):
     """From _WARM_FULL_REFIT_FROM trials on (256; 6 here) every warm refit carries the cap."""
     import warmbo.optimizer as module

@@ -807,8 +807,34 @@ class GP(ModelBase):
                     )
                     if np.isfinite(result.fun) and result.fun < 1e25:
                         candidates.append(result.x)
-                scores = [fun(c)[0] for c in candidates]
+                scores = [
+                    self._objective_value(X, ys, kernel, noise, fit_noise, kind, c, fun) for c in candidates
+                ]
         return [candidates[int(np.argmin(scores))]]
+
+    def _objective_value(self, X, ys, kernel, noise, fit_noise, kind, params, fun) -> float:
+        """The value of :meth:`objective` at ``params``, without its gradient: for ``"ml2"`` one
+        Cholesky factor and two triangular solves (``-log p(y) = |L^-1 (y - c)|^2 / 2 + sum log L_ii
+        + n/2 log 2 pi``, plus the hyperprior's penalty), about a third of the value-and-gradient
+        evaluation, which forms the inverse; other kinds ``fun(params)[0]``. A failed factorisation
+        scores 1e25, as in :meth:`_guarded_objective`."""
+        if kind != "ml2":
+            return float(fun(params)[0])
+        p = kernel.n_theta
+        try:
+            A = kernel.with_theta(params[:p]).gram(X)
+            A[np.diag_indices_from(A)] += np.full(X.shape[0], np.exp(params[p])) if fit_noise else noise
+            L = _cholesky_in_place(A)
+            v = solve_lower(L, ys)
+            if self.fit_mean:  # the profiled GLS constant, as in data_objective
+                u = solve_lower(L, np.ones(X.shape[0]))
+                v = v - float(u @ v) / float(u @ u) * u
+            value = 0.5 * float(v @ v) + float(np.sum(np.log(np.diag(L)))) + 0.5 * X.shape[0] * _LOG_2PI
+        except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
+            return 1e25
+        if self.hyperprior is not None:
+            value += self.hyperprior.penalty(kernel.theta_names, params, fit_noise, X.shape[1])[0]
+        return value if np.isfinite(value) else 1e25
 
     def _optimize(self, X, ys, kernel, noise, fit_noise):
         kind = self.optimizer
