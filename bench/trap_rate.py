@@ -33,6 +33,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 import warmbo as wb
+from warmbo.benchmarks._common import bootstrap_median_ci
 from warmbo.benchmarks.methods import resolve_peers
 from warmbo.benchmarks.quality import problem
 
@@ -95,7 +96,6 @@ def main() -> None:
     results = json.loads(out.read_text()) if out.exists() else {}
     key = f"{args.problem}/budget={args.budget}/seeds={args.seeds}"
     entry = results.setdefault(key, {"threshold": args.threshold, "arms": {}})
-    rng = np.random.default_rng(0)
     for arm in args.arm:
         finals, seconds = [], []
         load = os.getloadavg()
@@ -106,13 +106,12 @@ def main() -> None:
             finals.append(float(values[: args.budget].min() - fn.optimum_value))
         finals_a = np.array(finals)
         trapped = int(np.sum(finals_a > args.threshold))
-        medians = np.median(rng.choice(finals_a, (4000, finals_a.size)), axis=1)
         entry["arms"][arm] = {
             "trapped": trapped,
             "runs": args.seeds,
             "trap_rate_ci95": wilson(trapped, args.seeds),
             "median": float(np.median(finals_a)),
-            "median_ci95": [float(np.quantile(medians, 0.025)), float(np.quantile(medians, 0.975))],
+            "median_ci95": bootstrap_median_ci(finals_a),
             "finals": finals,
             "cpu_s_median": float(np.median(seconds)),
             "load_average_start": load,

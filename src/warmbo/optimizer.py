@@ -700,11 +700,11 @@ class Optimizer:
         sees is left out in turn (exactly, in closed form, for the GP; ``max_held_out`` of them for
         other models). Results are in your direction: observed values and predicted means carry the
         objective's sign, whether the study minimises or maximises. They are on the GP's scale: your
-        units when :attr:`output_scale` is ``"none"``; with the Yeo-Johnson scale (which
-        ``output_transform="auto"`` may choose) observed values, means and widths are transformed
-        values, and the coverage is the same as in your units (the transform is monotone). When the
-        acquisition is GP-UCB, its schedule's intervals are audited too (``Audit.theory``), or those
-        of ``schedule`` when given. See :func:`warmbo.audit.audit` and docs/optimizer.md.
+        units when :attr:`output_scale` is ``"none"``; on the Yeo-Johnson scale (the default for the
+        optimizer's own GP) observed values, means and widths are transformed values, and the
+        coverage is the same as in your units (the transform is monotone). When the acquisition is
+        GP-UCB, its schedule's intervals are audited too (``Audit.theory``), or those of
+        ``schedule`` when given. See :func:`warmbo.audit.audit` and docs/optimizer.md.
 
         Raises
         ------

@@ -90,6 +90,15 @@ def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray
     return inverse
 
 
+def _profiled_mean(L: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, float]:
+    """The GLS constant mean ``c = 1^T A^-1 y / 1^T A^-1 1 = (L^-1 1).(L^-1 y) / |L^-1 1|^2`` for the
+    factor ``L`` of ``A = K + noise`` (R&W Section 2.7), and ``L^-1 (y - c 1)``: two solves."""
+    u = solve_lower(L, np.ones(L.shape[0]))
+    w = solve_lower(L, ys)
+    c = float(u @ w) / float(u @ u)
+    return w - c * u, c
+
+
 def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
     """Lower Cholesky factor of the symmetric matrix A, computed in A's memory (no jitter: for the
     hyperparameter objective, where a failure just rejects the step). A C-ordered A is passed to
@@ -373,12 +382,9 @@ class GP(ModelBase):
     def _condition(self, X, ys, mean, std, kernel, noise, L, jitter, scalar_noise) -> None:
         """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first)."""
         v = None
-        if self.fit_mean:  # the GLS constant: 1^T A^-1 y / 1^T A^-1 1 = (L^-1 1).(L^-1 y) / |L^-1 1|^2
-            u = solve_lower(L, np.ones(X.shape[0]))
-            w = solve_lower(L, ys)
-            c = float(u @ w) / float(u @ u)
-            ys, v = ys - c, w - c * u  # L^{-1} (y - c 1), without a third solve
-            mean = mean + c * std
+        if self.fit_mean:
+            v, c = _profiled_mean(L, ys)
+            ys, mean = ys - c, mean + c * std
         self._reset()
         self.kernel_ = kernel
         self.y_mean_, self.y_std_ = mean, std
@@ -825,10 +831,7 @@ class GP(ModelBase):
             A = kernel.with_theta(params[:p]).gram(X)
             A[np.diag_indices_from(A)] += np.full(X.shape[0], np.exp(params[p])) if fit_noise else noise
             L = _cholesky_in_place(A)
-            v = solve_lower(L, ys)
-            if self.fit_mean:  # the profiled GLS constant, as in data_objective
-                u = solve_lower(L, np.ones(X.shape[0]))
-                v = v - float(u @ v) / float(u @ u) * u
+            v = _profiled_mean(L, ys)[0] if self.fit_mean else solve_lower(L, ys)
             value = 0.5 * float(v @ v) + float(np.sum(np.log(np.diag(L)))) + 0.5 * X.shape[0] * _LOG_2PI
         except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
             return 1e25
