@@ -28,7 +28,8 @@ gives the mean and sd of the objective on its own scale under the GP's normal po
 transformed scale, by Gauss-Hermite quadrature (32 nodes).
 
 ``output_transform="auto"`` chooses between the plain scale and this transform from the data, as a
-warped GP chooses its warping (Snelson, Rasmussen & Ghahramani 2004, eq. 6): by the density each
+warped GP chooses its warping (Snelson, Rasmussen & Ghahramani 2004; an equation number is not
+cited because I could not check it against the paper here): by the density each
 model gives the *raw* observations. A GP fitted to ``z = T(y)`` gives ``y`` the density
 
 .. math::
