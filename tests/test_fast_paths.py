@@ -145,6 +145,41 @@ def test_max_evaluations_bounds_the_search_from_the_first_start(monkeypatch):
         GP(Matern(2.5, 1.0), max_evaluations=0).fit(X, y)
 
 
+def test_after_subset_restarts_the_full_data_search_gets_half_the_evaluations(monkeypatch):
+    """With restarts on a subset (restart_points), the one full-data search of a capped fit stops
+    after max_evaluations // 2 evaluations on all the rows (plus a line search's few), while the
+    subset searches run to convergence; uncapped, the same fit evaluates on all the rows far more.
+    (A search whose first line search alone takes more evaluations than the cap overruns it; these
+    data and seed do not.)"""
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = np.sin(5 * X[:, 0]) + X[:, 1] ** 2 - X[:, 2]
+    rows = []
+    original = GP.data_objective
+
+    def counting(self, X_, *args, **kwargs):
+        rows.append(X_.shape[0])
+        return original(self, X_, *args, **kwargs)
+
+    monkeypatch.setattr(GP, "data_objective", counting)
+    prototype = GP(
+        Constant(1.0) * Matern(2.5, [1.0] * 3),
+        optimizer="ml2",
+        n_restarts=2,
+        restart_points=30,
+        normalize_y=True,
+        seed=1,
+    )
+    prototype.fit(X, y)
+    uncapped = rows.count(60)
+    assert uncapped > 24 + 4  # a cap of 24 would bind
+    rows.clear()
+    prototype.clone(max_evaluations=24).fit(X, y)
+    # L-BFGS-B checks maxfun after each iteration, so a line search may add a few
+    assert 12 <= rows.count(60) <= 12 + 4
+    assert rows.count(30) > 8  # the restarts on the subset are not capped
+
+
 @pytest.mark.parametrize("fit_mean", [False, True])
 @pytest.mark.parametrize("prior", [False, True])
 def test_value_only_objective_equals_the_value_and_gradient_one(fit_mean, prior):

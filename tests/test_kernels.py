@@ -344,6 +344,21 @@ def test_with_theta_round_trip_and_bounds(kernel):
     np.testing.assert_array_equal(moved.theta_bounds, kernel.theta_bounds)
     with pytest.raises(ValueError):
         kernel.with_theta(np.zeros(p + 1))
+    # with_theta copies without the constructor (a fast path): the copy equals a kernel built from
+    # scratch, is as immutable, and leaves the original alone
+    if isinstance(kernel, (RBF, Matern)):
+        assert moved == type(kernel)(**moved._parameters())
+    with pytest.raises(AttributeError):
+        moved.foo = 1
+    assert kernel.with_theta(kernel.theta) == kernel
+
+
+@pytest.mark.parametrize("kernel", [RBF([0.5, 2.0]), Matern(2.5, 0.3), Constant(2.0)], ids=repr)
+@pytest.mark.parametrize("bad", [np.inf, np.nan, 800.0, -800.0])
+def test_with_theta_rejects_hyperparameters_that_are_not_positive_and_finite(kernel, bad):
+    theta = np.full(kernel.n_theta, bad)  # exp(800) = inf, exp(-800) = 0 in float64
+    with np.errstate(over="ignore"), pytest.raises(ValueError, match="positive and finite"):
+        kernel.with_theta(theta)
 
 
 def test_theta_values_and_bounds():

@@ -46,6 +46,15 @@ class Kernel(ABC):
                 value.flags.writeable = False
             object.__setattr__(self, key, value)
 
+    def _evolve(self, **changes) -> Kernel:
+        """A copy with some attributes replaced, without running ``__init__``: for values the caller
+        has already checked (``with_theta`` inside the hyperparameter search, where the constructors'
+        validation was a fifth of an objective evaluation at n = 30)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._set(**changes)
+        return new
+
     def __setattr__(self, key, value):
         raise AttributeError(f"{type(self).__name__} is immutable; build a new kernel instead")
 
@@ -279,7 +288,7 @@ class _Binary(Kernel):
         if theta.shape != (self.n_theta,):
             raise ValueError(f"theta must have shape ({self.n_theta},), got {theta.shape}")
         p = self.k1.n_theta
-        return type(self)(self.k1.with_theta(theta[:p]), self.k2.with_theta(theta[p:]))
+        return self._evolve(k1=self.k1.with_theta(theta[:p]), k2=self.k2.with_theta(theta[p:]))
 
     @property
     def has_gradient_x(self) -> bool:
@@ -478,7 +487,10 @@ class Constant(Kernel):
         theta = np.asarray(theta, dtype=np.float64).reshape(-1)
         if theta.shape != (1,):
             raise ValueError(f"theta must have shape (1,), got {theta.shape}")
-        return Constant(float(np.exp(theta[0])), self.bounds)
+        value = float(np.exp(theta[0]))
+        if not 0.0 < value < np.inf:
+            raise ValueError(f"value must be positive and finite, got exp({theta[0]!r}) = {value!r}")
+        return self._evolve(value=value)
 
     def gram_gradient(self, X):
         X = as_points(X, "X")

@@ -97,10 +97,13 @@ class Stationary(Kernel):
         if theta.shape != (self.n_theta,):
             raise ValueError(f"theta must have shape ({self.n_theta},), got {theta.shape}")
         ell = np.exp(theta) if self.ard else float(np.exp(theta[0]))
+        if not (0.0 < np.min(ell) and np.max(ell) < np.inf):
+            raise ValueError(f"lengthscale must be positive and finite, got exp({theta!r}) = {ell!r}")
         return self._rebuild(ell)
 
     def _rebuild(self, lengthscale):
-        return type(self)(lengthscale=lengthscale, bounds=self.bounds)
+        """This kernel with another (checked) lengthscale of the same shape."""
+        return self._evolve(lengthscale=lengthscale)
 
     def gram_gradient(self, X):
         X = as_points(X, "X", self.input_dim)
@@ -257,9 +260,6 @@ class Matern(Stationary):
 
     def _parameters(self) -> dict:
         return {"nu": self.nu, "lengthscale": self.lengthscale}
-
-    def _rebuild(self, lengthscale):
-        return Matern(nu=self.nu, lengthscale=lengthscale, bounds=self.bounds)
 
     def _kappa(self, r2):
         return self._kappa_dkappa(r2, derivative=False)[0]

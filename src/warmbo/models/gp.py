@@ -90,6 +90,14 @@ def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray
     return inverse
 
 
+def _add_to_diagonal(A: np.ndarray, values) -> None:
+    """``A[i, i] += values[i]`` in place, through the diagonal's view (``np.einsum("ii->i")``):
+    1 us against 8-14 us for fancy indexing with ``np.diag_indices_from``, on every evaluation of the
+    hyperparameter objective."""
+    diagonal = np.einsum("ii->i", A)
+    diagonal += values
+
+
 def _profiled_mean(L: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, float]:
     """The GLS constant mean ``c = 1^T A^-1 y / 1^T A^-1 1 = (L^-1 1).(L^-1 y) / |L^-1 1|^2`` for the
     factor ``L`` of ``A = K + noise`` (R&W Section 2.7), and ``L^-1 (y - c 1)``: two solves."""
@@ -153,7 +161,10 @@ class GP(ModelBase):
         Most objective evaluations (L-BFGS-B's ``maxfun``) of the search from the first start, the
         current hyperparameters; the searches from random restarts run to convergence. None (default):
         to convergence. :class:`~warmbo.Optimizer` sets it for the warm refits of long studies, so an
-        ask's refit does bounded work and the next ask continues from where it stopped.
+        ask's refit does bounded work and the next ask continues from where it stopped. When the
+        random restarts ran on a subset (``restart_points``), the one full-data search gets half of
+        it: that fit has already paid for the restarts and the scoring of their optima on all the
+        data, and halving the search kept the ask at n = 1024 of a 1000 -> 1100 loop near the others.
     hyperprior : LogNormalHyperprior, optional
         Priors on the lengthscales and the noise (:mod:`warmbo.models.hyperprior`): with
         ``optimizer="ml2"`` the fit maximises ``log p(y | X, theta) + log p(theta)`` (MAP) instead of
@@ -364,7 +375,7 @@ class GP(ModelBase):
             kernel, noise = self._optimize(X, ys, kernel, noise, fit_noise)
 
         A = kernel.evaluate(X, X)
-        A[np.diag_indices_from(A)] += noise
+        _add_to_diagonal(A, noise)
         L, jitter = cholesky(A, name="K + noise")  # may raise: the previous posterior is still intact
         self._condition(X, ys, mean, std, kernel, noise, L, jitter, scalar_noise)
         return self
@@ -430,7 +441,7 @@ class GP(ModelBase):
         n, k = self._n, X_new.shape[0]
         B = self.kernel_.evaluate(self._X, X_new)
         C = self.kernel_.evaluate(X_new, X_new)
-        C[np.diag_indices_from(C)] += noise_new
+        _add_to_diagonal(C, noise_new)
         S_T, M, jitter = cholesky_append(self._L, B, C, name="K + noise (new block)")
         L = np.zeros((n + k, n + k))
         L[:n, :n] = self._L
@@ -725,7 +736,7 @@ class GP(ModelBase):
             # (one distance matrix and one exponential serve both: Kernel.gram_with_gradient_dot)
             # Every n x n step works in one buffer: K + noise, its factor, the inverse, then W.
             A, gradient_dot = kern.gram_with_gradient_dot(X)
-            A[np.diag_indices_from(A)] += noise
+            _add_to_diagonal(A, noise)
             L = _cholesky_in_place(A)
             half_log_det = float(np.sum(np.log(np.diag(L))))
             W = _inverse_from_cholesky(L, overwrite=True)
@@ -748,7 +759,7 @@ class GP(ModelBase):
         if fit_noise:
             dK = np.concatenate([dK, np.diag(noise)[..., None]], axis=2)
         A = K.copy()
-        A[np.diag_indices_from(A)] += noise
+        _add_to_diagonal(A, noise)
         L, _ = cholesky(A, max_jitter=0.0, name="K + noise")
         Ainv = _inverse_from_cholesky(L)
         alpha = Ainv @ ys
@@ -829,7 +840,7 @@ class GP(ModelBase):
         p = kernel.n_theta
         try:
             A = kernel.with_theta(params[:p]).gram(X)
-            A[np.diag_indices_from(A)] += np.full(X.shape[0], np.exp(params[p])) if fit_noise else noise
+            _add_to_diagonal(A, np.exp(params[p]) if fit_noise else noise)
             L = _cholesky_in_place(A)
             v = _profiled_mean(L, ys)[0] if self.fit_mean else solve_lower(L, ys)
             value = 0.5 * float(v @ v) + float(np.sum(np.log(np.diag(L)))) + 0.5 * X.shape[0] * _LOG_2PI
@@ -858,16 +869,18 @@ class GP(ModelBase):
         starts = [np.clip(x0, bounds[:, 0], bounds[:, 1])]
         starts += [rng.uniform(bounds[:, 0], bounds[:, 1]) for _ in range(int(self.n_restarts))]
         cap = self.restart_points
+        budget = None if self.max_evaluations is None else int(self.max_evaluations)
         if len(starts) > 1 and cap is not None and X.shape[0] > cap:
             starts = self._subset_restarts(X, ys, kernel, noise, fit_noise, kind, starts, bounds, fun, cap)
+            budget = None if budget is None else max(1, budget // 2)
         best_x, best_value = starts[0], np.inf
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JitterWarning)
             with np.errstate(all="ignore"):
                 for i, start in enumerate(starts):
                     options = {"ftol": _FIT_FTOL}
-                    if i == 0 and self.max_evaluations is not None:
-                        options["maxfun"] = int(self.max_evaluations)
+                    if i == 0 and budget is not None:
+                        options["maxfun"] = budget
                     result = optimize.minimize(
                         fun, start, jac=True, method="L-BFGS-B", bounds=bounds, options=options
                     )
