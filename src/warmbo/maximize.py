@@ -57,6 +57,7 @@ _LOCAL_SCALES = (0.2, 0.05, 0.01)
 _LOG_FTOL = 2.5e-5  # of max(1, improvement so far) in the sum of log EI over the starts
 _LOG_GTOL = 1e-4
 _LOG_GAP = 30.0  # starts more than this below the best start in log EI (a factor e^-30) are not refined
+_MAXITER = 200  # L-BFGS-B iterations of a local search
 
 
 @dataclass(frozen=True)
@@ -156,7 +157,7 @@ def _joint_lbfgsb(
     """
     use_log = bool(getattr(acq, "has_log", False))
     evaluate = acq.log_values_and_gradients if use_log else acq.values_and_gradients
-    options = {"maxiter": 200}
+    options = {"maxiter": _MAXITER}
     offset, n_evals = 0.0, 0
     keep = np.ones(starts.shape[0], dtype=bool)
     if use_log:
@@ -301,7 +302,7 @@ def maximize(
             finals.extend(refined)
         for start in [] if batched else starts:
             result = optimize.minimize(
-                fun, start, jac=use_gradient, method="L-BFGS-B", bounds=bounds, options={"maxiter": 200}
+                fun, start, jac=use_gradient, method="L-BFGS-B", bounds=bounds, options={"maxiter": _MAXITER}
             )
             n_evals += int(result.nfev)
             finals.append(np.clip(result.x, 0.0, 1.0))

@@ -36,7 +36,12 @@ every refit's search on all the data stops after 12 likelihood evaluations
 ask of a long study pays for a long search.
 Below 64 trials, while the hyperparameters still move with every point, a second local fit from the
 prototype's own starting point runs beside the warm start and the better is kept (a warm start alone
-got stuck on the tuned-prior demo panel: median regret 0.22 instead of 0.007). The last fit's
+got stuck on the tuned-prior demo panel: median regret 0.22 instead of 0.007). That second fit stops
+after 10 likelihood evaluations, and wins only if it is already the more likely: a third of the
+fitting work of a 50-evaluation run, 11% of its CPU, and on the quality suite's 12 problems x 10
+seeds it ended better than the uncapped fit in 63 runs and worse in 53 (``bench/cost_variants.py``;
+fitting it at every second ask instead saved 14% but ended worse in 63 runs and better in 53). The
+last fit's
 hyperparameters are stored with the study, so the first fit of a new optimizer object on an existing
 study (``warmbo suggest``, a resumed run, another worker) warm-starts from them too; only a new
 study's first fit is a full multi-start fit.
@@ -124,6 +129,10 @@ class Best(NamedTuple):
 _N_ANCHORS = 5
 # below this many complete trials a warm-started refit is paired with a cold one (see fit_model)
 _COLD_REFIT_BELOW = 64
+# below _COLD_REFIT_BELOW, the cold fit runs when the number of complete trials is a multiple of this
+_COLD_REFIT_EVERY = 1
+# most likelihood evaluations of that cold fit (None: to convergence; see the module docstring)
+_COLD_MAX_EVALUATIONS: int | None = 10
 # from this many complete trials, a refit at a power of two keeps the previous optimum among its starts;
 # below, it is the prototype's own multi-start fit: cheap there, and the warm start made the quality
 # section's regret after 25 evaluations worse in 17 runs of 120 and better in 7 (sign test p = 0.06)
@@ -495,12 +504,14 @@ class Optimizer:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             model.fit(X, y)
-            if warm and len(y) < _COLD_REFIT_BELOW:
+            if warm and len(y) < _COLD_REFIT_BELOW and len(y) % _COLD_REFIT_EVERY == 0:
                 # a warm start alone can stay in a poor local optimum while the hyperparameters still
                 # move with every point (the tuned-prior demo panel, n <= 20, went from 0.007 to 0.22
                 # median regret): also fit from the prototype's own starting point, without random
                 # restarts, and keep the better of the two
                 cold = _new_model(self.model).clone(n_restarts=0)
+                if _COLD_MAX_EVALUATIONS is not None and hasattr(cold, "max_evaluations"):
+                    cold = cold.clone(max_evaluations=_COLD_MAX_EVALUATIONS)
                 cold.fit(X, y)
                 if _fit_score(cold, y) > _fit_score(model, y):
                     model = cold
