@@ -26,7 +26,6 @@ import functools
 import json
 import os
 import sys
-import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,6 +34,7 @@ import numpy as np
 from scipy.stats import binomtest
 
 import warmbo as wb
+from warmbo.benchmarks._common import regret_trace, sign_test
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 CHECKPOINTS = (10, 25, 50)
@@ -77,28 +77,7 @@ def variant(arm: str):
 def run(fn, arm: str, budget: int, seed: int) -> tuple[np.ndarray, float]:
     space = wb.Space.box([tuple(b) for b in fn.bounds])
     with variant(arm):
-        opt = wb.Optimizer(space, seed=seed)
-        started = time.process_time()
-        values = []
-        for _ in range(budget):
-            p = opt.ask()
-            v = float(fn(np.array([p[n] for n in space.names])))
-            opt.tell(p, v)
-            values.append(v)
-        seconds = time.process_time() - started
-    return np.minimum.accumulate(values) - fn.optimum_value, seconds
-
-
-def paired(arm, base) -> dict:
-    a, b = np.array(arm)[:, -1], np.array(base)[:, -1]
-    tie = np.abs(a - b) <= 1e-6 * np.maximum(np.abs(a), np.abs(b))
-    wins, losses = int(np.sum((a < b) & ~tie)), int(np.sum((a > b) & ~tie))
-    return {
-        "wins": wins,
-        "losses": losses,
-        "ties": int(tie.sum()),
-        "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
-    }
+        return regret_trace(wb.Optimizer(space, seed=seed), fn, budget)
 
 
 def main() -> None:
@@ -139,7 +118,10 @@ def main() -> None:
                 "regret_median": {str(c): float(np.median(T[:, c - 1])) for c in checkpoints},
                 "final": T[:, -1].tolist(),
             }
-        entry["paired_final"] = {arm: paired(traces[arm], traces["default"]) for arm in arms[1:]}
+        entry["paired_final"] = {
+            arm: sign_test(np.array(traces[arm])[:, -1], np.array(traces["default"])[:, -1])
+            for arm in arms[1:]
+        }
         for arm, pf in entry["paired_final"].items():
             wins[arm][0] += pf["wins"]
             wins[arm][1] += pf["losses"]

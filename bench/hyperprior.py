@@ -19,13 +19,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 import warmbo as wb
+from warmbo.benchmarks._common import regret_trace
 from warmbo.models.defaults import default_model
 from warmbo.models.hyperprior import DIMENSION_SCALED_LOG
 from warmbo.problems import functions as F
@@ -49,15 +49,7 @@ def run(problem, hyperprior, budget: int, seed: int) -> tuple[np.ndarray, float]
     space = wb.Space.box([tuple(b) for b in problem.bounds])
     model = default_model(space.dim, seed).clone(hyperprior=hyperprior)
     opt = wb.Optimizer(space, model=model, seed=seed)
-    started = time.process_time()
-    values = []
-    for _ in range(budget):
-        p = opt.ask()
-        v = float(problem(np.array([p[n] for n in space.names])))
-        opt.tell(p, v)
-        values.append(v)
-    best = np.minimum.accumulate(values) - problem.optimum_value
-    return best, time.process_time() - started
+    return regret_trace(opt, problem, budget)
 
 
 def bootstrap_median(values, rng, n=4000) -> list[float]:

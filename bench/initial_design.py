@@ -14,13 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
 import warmbo as wb
+from warmbo.benchmarks._common import regret_trace
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 ARMS = {
@@ -34,14 +34,7 @@ CHECKPOINTS = (10, 25, 50)
 def run(fn, n_initial: int, budget: int, seed: int) -> tuple[np.ndarray, float]:
     space = wb.Space.box([tuple(b) for b in fn.bounds])
     opt = wb.Optimizer(space, seed=seed, n_initial=n_initial)
-    started = time.process_time()
-    values = []
-    for _ in range(budget):
-        p = opt.ask()
-        v = float(fn(np.array([p[n] for n in space.names])))
-        opt.tell(p, v)
-        values.append(v)
-    return np.minimum.accumulate(values) - fn.optimum_value, time.process_time() - started
+    return regret_trace(opt, fn, budget)
 
 
 def bootstrap_median(values, rng, n=4000) -> list[float]:

@@ -18,14 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import binomtest
 
 import warmbo as wb
+from warmbo.benchmarks._common import regret_trace, sign_test
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 ARMS = ("none", "yeo-johnson", "auto")
@@ -35,35 +34,15 @@ CHECKPOINTS = (10, 25, 50)
 def run(fn, transform: str, budget: int, seed: int) -> tuple[np.ndarray, float, str]:
     space = wb.Space.box([tuple(b) for b in fn.bounds])
     opt = wb.Optimizer(space, seed=seed, output_transform=transform)
-    started = time.process_time()
-    values, choices = [], []
-    for _ in range(budget):
-        p = opt.ask()
-        v = float(fn(np.array([p[n] for n in space.names])))
-        opt.tell(p, v)
-        values.append(v)
-        choices.append((opt._transform_choice or "-")[0])
-    seconds = time.process_time() - started
-    return np.minimum.accumulate(values) - fn.optimum_value, seconds, "".join(choices)
+    choices = []
+    trace, seconds = regret_trace(opt, fn, budget, lambda: choices.append((opt._transform_choice or "-")[0]))
+    return trace, seconds, "".join(choices)
 
 
 def bootstrap_median(values, rng, n=4000) -> list[float]:
     values = np.asarray(values)
     meds = np.median(rng.choice(values, size=(n, values.size), replace=True), axis=1)
     return [float(np.quantile(meds, 0.025)), float(np.quantile(meds, 0.975))]
-
-
-def paired(arm, base) -> dict:
-    """Wins / losses / ties of ``arm`` against ``base`` after the budget (paired by seed), sign test."""
-    a, b = np.array(arm)[:, -1], np.array(base)[:, -1]
-    tie = np.abs(a - b) <= 1e-6 * np.maximum(np.abs(a), np.abs(b))
-    wins, losses = int(np.sum((a < b) & ~tie)), int(np.sum((a > b) & ~tie))
-    return {
-        "wins": wins,
-        "losses": losses,
-        "ties": int(tie.sum()),
-        "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
-    }
 
 
 def main() -> None:
@@ -109,7 +88,9 @@ def main() -> None:
                 },
                 "final": T[:, -1].tolist(),
             }
-        entry["paired_final"] = {arm: paired(traces[arm], traces["none"]) for arm in ARMS[1:]}
+        entry["paired_final"] = {
+            arm: sign_test(np.array(traces[arm])[:, -1], np.array(traces["none"])[:, -1]) for arm in ARMS[1:]
+        }
         entry["auto_choices"] = choices
         results["problems"][name] = entry
         cells = "  ".join(

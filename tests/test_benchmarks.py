@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -207,3 +208,35 @@ def test_issue_15_overhead_targets_check_the_measured_values():
     assert loop["met"] is False and fixed["met"] is False
     loop, _ = check(results(1.5, 12.0, run_sizes=(6, 200, 260)))  # the quick preset's run
     assert loop["met"] is None and loop["measured"] is None
+
+
+def test_sign_test_counts_paired_wins_losses_and_ties():
+    from scipy.stats import binomtest
+
+    from warmbo.benchmarks._common import sign_test
+
+    arm = np.array([1.0, 2.0, 3.0, 4.0, 0.5, 7.0])
+    base = np.array(
+        [2.0, 2.0 + 1e-9, 1.0, 5.0, 0.6, 7.0]
+    )  # lower, tie (1e-6 relative), higher, lower, lower, tie
+    result = sign_test(arm, base)
+    assert (result["wins"], result["losses"], result["ties"]) == (3, 1, 2)
+    assert result["p_value"] == pytest.approx(binomtest(3, 4).pvalue)
+    assert sign_test(arm, arm)["p_value"] == 1.0
+    with pytest.raises(ValueError, match="paired"):
+        sign_test(arm, base[:3])
+
+
+def test_regret_trace_runs_the_users_loop_and_reports_best_so_far():
+    import warmbo as wb
+    from warmbo.benchmarks._common import regret_trace
+    from warmbo.problems import functions as F
+
+    fn = F.branin()
+    opt = wb.Optimizer(wb.Space.box([tuple(b) for b in fn.bounds]), seed=0)
+    calls = []
+    trace, seconds = regret_trace(opt, fn, 6, lambda: calls.append(len(opt.study.trials())))
+    values = np.array([t.value for t in opt.study.trials()])
+    assert calls == [1, 2, 3, 4, 5, 6]  # after each tell
+    np.testing.assert_allclose(trace, np.minimum.accumulate(values) - fn.optimum_value)
+    assert np.all(np.diff(trace) <= 0) and seconds > 0

@@ -84,6 +84,45 @@ def bootstrap_median_ci(values: np.ndarray, level: float = 0.95, n_boot: int = 4
     return [float(np.quantile(medians, tail)), float(np.quantile(medians, 1.0 - tail))]
 
 
+def regret_trace(optimizer, objective, budget: int, on_tell: Callable[[], Any] | None = None):
+    """Run ``optimizer``'s ask/tell loop for ``budget`` evaluations of ``objective`` (a test function
+    with ``optimum_value``, called on the parameters in ``optimizer.space.names`` order), the way a
+    user's loop would: returns the simple regret after each evaluation (best value so far minus the
+    optimum, ``(budget,)``) and the CPU seconds of the whole loop. ``on_tell()`` runs after each tell
+    (what a script records about the optimizer's state); its time counts."""
+    names = optimizer.space.names
+    started = time.process_time()
+    values = []
+    for _ in range(budget):
+        params = optimizer.ask()
+        value = float(objective(np.array([params[name] for name in names])))
+        optimizer.tell(params, value)
+        values.append(value)
+        if on_tell is not None:
+            on_tell()
+    seconds = time.process_time() - started
+    return np.minimum.accumulate(values) - objective.optimum_value, seconds
+
+
+def sign_test(arm: np.ndarray, base: np.ndarray, rtol: float = 1e-6) -> dict:
+    """Paired comparison of two arms' final regrets (lower is better; pairs share a seed): how many
+    pairs ``arm`` ended lower, higher or equal (to ``rtol`` relative), and the two-sided sign test's
+    p-value on the pairs that differ (1.0 when none differ)."""
+    from scipy.stats import binomtest
+
+    a, b = np.asarray(arm, dtype=np.float64), np.asarray(base, dtype=np.float64)
+    if a.shape != b.shape:
+        raise ValueError(f"sign_test needs paired results of the same shape, got {a.shape} and {b.shape}")
+    tie = np.abs(a - b) <= rtol * np.maximum(np.abs(a), np.abs(b))
+    wins, losses = int(np.sum((a < b) & ~tie)), int(np.sum((a > b) & ~tie))
+    return {
+        "wins": wins,
+        "losses": losses,
+        "ties": int(tie.sum()),
+        "p_value": float(binomtest(wins, wins + losses).pvalue) if wins + losses else 1.0,
+    }
+
+
 class _RSSPoller:
     """Samples the resident set size (``/proc/self/statm``) every millisecond in a thread."""
 
