@@ -310,6 +310,9 @@ def test_outputs_too_large_to_standardise_are_rejected():
         ({"normalize_y": "no"}, "^normalize_y"),
         ({"seed": 1.5}, "^seed"),
         ({"fit_mean": "yes"}, "^fit_mean"),
+        ({"fit_tolerance": 0.0}, "^fit_tolerance"),
+        ({"fit_tolerance": 1.0}, "^fit_tolerance"),
+        ({"fit_tolerance": True}, "^fit_tolerance"),
     ],
 )
 def test_bad_settings_name_the_argument(kwargs, match):
@@ -427,3 +430,50 @@ def test_extend_falls_back_to_a_fit_when_the_inputs_are_not_a_prefix_and_needs_f
     np.testing.assert_allclose(got.predict(Xs)[0], want.predict(Xs)[0], rtol=1e-10, atol=1e-12)
     with pytest.raises(ValueError, match="optimizer=None"):
         GP(RBF(0.4), noise=1e-3, optimizer="ml2").fit(X, y).extend(X, y)
+
+
+def test_fit_tolerance_is_the_hyperparameter_search_stopping_rule(monkeypatch):
+    # The tolerance reaches L-BFGS-B as its ftol: recorded for every start, and a loose one stops the
+    # search from a poor start (lengthscale 5 on a function that varies on 0.2) before the tight one
+    # does, at a lower log marginal likelihood.
+    from scipy import optimize
+
+    from warmbo.models.gp import _FIT_FTOL, SCIPY_FTOL
+
+    seen = []
+    minimize = optimize.minimize
+
+    def recording(*args, **kwargs):
+        seen.append(kwargs["options"]["ftol"])
+        return minimize(*args, **kwargs)
+
+    monkeypatch.setattr(optimize, "minimize", recording)
+    X = np.random.default_rng(0).uniform(0, 1, (30, 1))
+    y = np.sin(12 * X[:, 0])
+    fits = {}
+    for tolerance in (0.5, SCIPY_FTOL):
+        seen.clear()
+        gp = GP(RBF(5.0, bounds=(1e-2, 1e2)), noise=1e-4, optimizer="ml2", n_restarts=2, seed=0)
+        fits[tolerance] = gp.clone(fit_tolerance=tolerance).fit(X, y)
+        assert seen == [tolerance] * 3  # the current hyperparameters and two restarts
+    assert GP(RBF(1.0)).fit_tolerance == _FIT_FTOL == 1e-6
+    loose, tight = fits[0.5].log_marginal_likelihood(), fits[SCIPY_FTOL].log_marginal_likelihood()
+    assert tight > loose + 1.0
+
+
+def test_the_transfer_models_fit_to_scipys_tolerance_and_the_default_model_to_1e6():
+    from warmbo.models import default_model, ml2_model
+    from warmbo.models.gp import SCIPY_FTOL
+    from warmbo.transfer.baselines import RGPE
+    from warmbo.transfer.envelope import Envelope
+
+    assert SCIPY_FTOL == pytest.approx(2.220446049250313e-09)
+    assert ml2_model(3).fit_tolerance == SCIPY_FTOL
+    assert default_model(3).fit_tolerance == 1e-6
+    rng = np.random.default_rng(0)
+    sources = [(rng.uniform(0, 1, (12, 2)), rng.normal(size=12)) for _ in range(2)]
+    X, y = rng.uniform(0, 1, (5, 2)), rng.normal(size=5)
+    rgpe = RGPE(source=sources, seed=0).fit(X, y)
+    assert {gp.fit_tolerance for gp in [*rgpe.source_models_, rgpe.target_model_]} == {SCIPY_FTOL}
+    envelope = Envelope(source=sources, seed=0).fit(X, y)
+    assert {gp.fit_tolerance for gp in [*envelope.source_models_, envelope.gp_]} == {SCIPY_FTOL}

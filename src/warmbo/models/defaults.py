@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels import Constant, Kernel, Matern
-from .gp import GP
+from .gp import _FIT_FTOL, GP, SCIPY_FTOL
 from .hyperprior import DIMENSION_SCALED
 
 __all__ = ["default_model", "ml2_model"]
@@ -26,14 +26,20 @@ def _default_kernel(dim: int) -> Kernel:
 def default_model(dim: int, seed: int | None = None, kernel: Kernel | None = None) -> GP:
     """The optimizer's default model: GP with ``Constant * Matern-5/2`` ARD (or ``kernel``), MAP
     hyperparameters under :data:`~warmbo.models.hyperprior.DIMENSION_SCALED` (lengthscales and noise),
-    a fitted constant prior mean, standardised y, a scalar noise fitted in 1e-6..1."""
-    return ml2_model(dim, seed, kernel).clone(hyperprior=DIMENSION_SCALED, fit_mean=True)
+    a fitted constant prior mean, standardised y, a scalar noise fitted in 1e-6..1; its fits stop at
+    a relative change of 1e-6 (``GP(fit_tolerance=...)``, cheap refits of long studies)."""
+    return ml2_model(dim, seed, kernel).clone(
+        hyperprior=DIMENSION_SCALED, fit_mean=True, fit_tolerance=_FIT_FTOL
+    )
 
 
 def ml2_model(dim: int, seed: int | None = None, kernel: Kernel | None = None) -> GP:
     """GP with ``Constant * Matern-5/2`` ARD (or ``kernel``), plain ML-II (no priors), the data's mean
     as the prior mean, standardised y: the optimizer's default before session 9, and the base of the
-    transfer models (their benchmark, issue 14, was measured with it)."""
+    transfer models (their benchmark, issue 14, was measured with it). Its fits run to scipy's own
+    tolerance (:data:`~warmbo.models.gp.SCIPY_FTOL`): the transfer models fit each source once from
+    one start and the target on a few points, where the looser default of ``GP`` cost them quality
+    (``GP``'s ``fit_tolerance``)."""
     return GP(
         _default_kernel(dim) if kernel is None else kernel,
         noise=1e-4,
@@ -43,4 +49,5 @@ def ml2_model(dim: int, seed: int | None = None, kernel: Kernel | None = None) -
         fit_noise=True,
         noise_bounds=(1e-6, 1.0),
         seed=seed,
+        fit_tolerance=SCIPY_FTOL,
     )

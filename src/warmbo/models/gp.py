@@ -54,11 +54,13 @@ __all__ = ["GP"]
 
 _OBJECTIVES = ("ml2", "loo", "loo-mse")
 _LOG_2PI = float(np.log(2 * np.pi))
-#: L-BFGS-B's relative tolerance on the hyperparameter objective (scipy's default is 2.2e-9): at
-#: n = 1000 (|log p| ~ 300) it stopped on changes of 1e-6 nats, far below anything that moves a
-#: posterior; 1e-6 cut a warm refit at n = 1000, d = 6 from 0.33 to 0.18 s with the same objective to
-#: 4 decimals (session 9, Hartmann-6 and Branin data; ``python bench/fit_tolerance.py``)
+#: default ``fit_tolerance``: L-BFGS-B's relative tolerance on the hyperparameter objective (scipy's
+#: default is 2.2e-9): at n = 1000 (|log p| ~ 300) scipy's stopped on changes of 1e-6 nats, far below
+#: anything that moves a posterior; 1e-6 cut a warm refit at n = 1000, d = 6 from 0.33 to 0.18 s with
+#: the same objective to 4 decimals (session 9, Hartmann-6 and Branin data)
 _FIT_FTOL = 1e-6
+#: scipy's own default for L-BFGS-B's ``ftol`` (``factr`` 1e7 times the machine epsilon)
+SCIPY_FTOL = 1e7 * float(np.finfo(float).eps)
 #: up to this many training points predict_gradients multiplies by a stored L^{-1} (see _inverse_factor)
 _INVERSE_FACTOR_MAX = 512
 
@@ -179,6 +181,15 @@ class GP(ModelBase):
         posterior mean returns to ``c``, not to the average observation; after :meth:`fit`,
         ``y_mean_`` holds it on the user's scale.
 
+    fit_tolerance : float
+        L-BFGS-B's relative tolerance on the hyperparameter objective (``ftol``: a search stops when
+        a step changes the objective by less than this fraction of its size). The default 1e-6 stops
+        a fit at n = 1000 (|log p| ~ 300) on changes of 3e-4 nats instead of scipy's 2.2e-9 (7e-7
+        nats), which halved the warm refit there. :func:`~warmbo.models.ml2_model` (the base of the
+        transfer models) uses scipy's 2.2e-9 (:data:`SCIPY_FTOL`): their GPs are fitted on a few
+        points or once per source from a single start, and on the transfer benchmark the looser
+        tolerance made ``transfer="auto"`` end worse more often than better at every checkpoint.
+
     Attributes
     ----------
     kernel_ : Kernel
@@ -223,8 +234,10 @@ class GP(ModelBase):
         max_evaluations: int | None = None,
         hyperprior=None,
         fit_mean: bool = False,
+        fit_tolerance: float = _FIT_FTOL,
     ):
         self.kernel = kernel
+        self.fit_tolerance = fit_tolerance
         self.max_evaluations = max_evaluations
         self.fit_mean = fit_mean
         self.noise = noise
@@ -296,6 +309,9 @@ class GP(ModelBase):
             )
         if not isinstance(self.fit_mean, bool):
             raise ValueError(f"fit_mean must be True or False, got {self.fit_mean!r}")
+        tolerance = self.fit_tolerance
+        if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real) or not 0 < tolerance < 1:
+            raise ValueError(f"fit_tolerance must be a number in (0, 1), got {tolerance!r}")
         if self.fit_noise is not None and not isinstance(self.fit_noise, bool):
             raise ValueError(f"fit_noise must be True, False or None, got {self.fit_noise!r}")
         if self.seed is not None and (
@@ -820,7 +836,7 @@ class GP(ModelBase):
                         jac=True,
                         method="L-BFGS-B",
                         bounds=bounds,
-                        options={"ftol": _FIT_FTOL},
+                        options={"ftol": float(self.fit_tolerance)},
                     )
                     if np.isfinite(result.fun) and result.fun < 1e25:
                         candidates.append(result.x)
@@ -878,7 +894,7 @@ class GP(ModelBase):
             warnings.simplefilter("ignore", JitterWarning)
             with np.errstate(all="ignore"):
                 for i, start in enumerate(starts):
-                    options = {"ftol": _FIT_FTOL}
+                    options = {"ftol": float(self.fit_tolerance)}
                     if i == 0 and budget is not None:
                         options["maxfun"] = budget
                     result = optimize.minimize(

@@ -50,7 +50,7 @@ from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels import Constant, Kernel, Matern
 from ..models.base import ModelBase
-from ..models.gp import GP
+from ..models.gp import GP, SCIPY_FTOL
 from .sources import as_sources, standardise
 
 __all__ = ["Envelope", "inverse_gamma_mode"]
@@ -188,6 +188,7 @@ class Envelope(ModelBase):
                     n_restarts=2,
                     noise_bounds=(1e-6, 1.0),
                     seed=self.seed,
+                    fit_tolerance=SCIPY_FTOL,  # fitted once per source, from one start: see GP
                 )
                 models.append(gp.fit(task.X, task.z))
         return sources, tuple(models)
@@ -270,7 +271,14 @@ class Envelope(ModelBase):
         )
         previous = getattr(self, "gp_", None)
         kernel = previous.kernel_ if previous is not None else self.source_models_[0].kernel_
-        gp = GP(kernel, noise=per_point, optimizer="ml2" if optimise else None, n_restarts=1, seed=self.seed)
+        gp = GP(
+            kernel,
+            noise=per_point,
+            optimizer="ml2" if optimise else None,
+            n_restarts=1,
+            seed=self.seed,
+            fit_tolerance=SCIPY_FTOL,
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             self.gp_ = gp.fit(X_all, y_all)  # eq. 17: per-point noise; eqs. 18-19: its posterior
