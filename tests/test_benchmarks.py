@@ -210,6 +210,41 @@ def test_issue_15_overhead_targets_check_the_measured_values():
     assert loop["met"] is None and loop["measured"] is None
 
 
+def test_issue_15_quality_targets_check_25_and_50_evaluations():
+    from warmbo.benchmarks import quality
+
+    def regret(median, interval):
+        return {"median": median, "ci95_median": list(interval)}
+
+    results = {
+        "settings": {"budgets": [10, 25, 50]},
+        "problems": {
+            "p": {
+                "methods": {
+                    "warmbo": {
+                        "regret": {"10": regret(9, (8, 10)), "25": regret(5, (4, 6)), "50": regret(1, (0, 2))}
+                    },
+                    "peer": {
+                        "regret": {"10": regret(1, (0, 2)), "25": regret(2, (1, 3)), "50": regret(3, (2, 4))}
+                    },
+                }
+            }
+        },
+    }
+    targets = {t["target"]: t["met"] for t in quality.targets(results)}
+    assert targets == {  # after 10 is not a target; after 25 warmbo (5) is above the peer's interval
+        "p, regret after 25: warmbo within peer's 95% interval or better": False,
+        "p, regret after 50: warmbo within peer's 95% interval or better": True,
+    }
+    results["settings"]["budgets"] = [5, 10]  # a small preset: its largest budget only
+    for budget, value in (("5", 9), ("10", 1)):
+        for method in results["problems"]["p"]["methods"].values():
+            method["regret"][budget] = regret(value, (value - 1, value + 1))
+    assert [t["target"] for t in quality.targets(results)] == [
+        "p, regret after 10: warmbo within peer's 95% interval or better"
+    ]
+
+
 def test_sign_test_counts_paired_wins_losses_and_ties():
     from scipy.stats import binomtest
 
