@@ -52,7 +52,7 @@ def test_tiny_suite_writes_json_and_markdown(tmp_path):
         assert row["step"]["min"] > 0 and row["step"]["repeats"] == 2
     assert mt["MT-BKB"][0]["dictionary"] >= mt["MT-BKB"][0]["distinct"] >= 1
     text = written["readme"].read_text()
-    assert "## Targets (issue 8)" in text and "| 2 | 8 |" in text and "| MT-BKB | 60 |" in text
+    assert "## Targets (issues 8, 14 and 15)" in text and "| 2 | 8 |" in text and "| MT-BKB | 60 |" in text
     assert "**a running loop from 6 to 10 trials (warmbo only)**" in text
     assert f"| 6 | 4 (6..9) | {_ms(loop['first_s'])} |" in text and f"8: {_ms(loop['ask_s'][2])} |" in text
     assert "pending: section `mt`" not in text

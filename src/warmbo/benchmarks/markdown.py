@@ -200,7 +200,7 @@ def write_readme(out_dir: Path, readme: Path, sections: dict, pending: dict[str,
         "runs in `quality-peers.partial.json`, and the same command, run again, continues from there "
         "(the results name every git commit whose runs they hold).",
         "",
-        "## Targets (issue 8)",
+        "## Targets (issues 8, 14 and 15)",
         "",
         "| target | measured | met | results |",
         "|---|---|---|---|",
