@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -57,7 +59,7 @@ def _patch(variant: str) -> int | None:
 def run(variant: str, suite_name: str, seeds: int) -> dict:
     size = _patch(variant)
     suite = _Suite(suite_name)
-    regrets, hits = [], []
+    regrets, hits, runs = [], [], []
     for task in suite.tasks:
         per_seed, task_hits = [], []
         for seed in range(seeds):
@@ -77,12 +79,16 @@ def run(variant: str, suite_name: str, seeds: int) -> dict:
             per_seed.append(r)
             reached = np.flatnonzero(r <= 0.01)
             task_hits.append(reached[0] + 1 if reached.size else T + 1)
+            runs.append(
+                {"task": task, "seed": seed, "regret": r.tolist(), "evals_to_top1pct": int(task_hits[-1])}
+            )
         regrets.append(np.mean(per_seed, axis=0))
         hits.append(np.mean(task_hits))
     regrets = np.array(regrets)
     return {
         "regret": {c: float(np.median(regrets[:, c - 1])) for c in CHECKPOINTS},
         "evals_to_top1pct": float(np.median(hits)),
+        "runs": runs,
     }
 
 
@@ -91,12 +97,19 @@ def main() -> None:
     parser.add_argument("--variant", action="append", required=True)
     parser.add_argument("--suite", action="append", required=True, choices=["hpobench", "svm"])
     parser.add_argument("--seeds", type=int, default=1)
+    parser.add_argument(
+        "--out", help="also write every run's regret trace here (JSON), for paired comparisons"
+    )
     args = parser.parse_args()
+    results = {}
     for variant in args.variant:
         for suite in args.suite:
             out = run(variant, suite, args.seeds)
+            results[f"{variant}:{suite}"] = out
             regret = "  ".join(f"@{c} {v:.3g}" for c, v in out["regret"].items())
             print(f"{variant:18s} {suite:8s} {regret}  top1% {out['evals_to_top1pct']:.2f}", flush=True)
+    if args.out:
+        Path(args.out).write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":
