@@ -15,6 +15,9 @@ evaluations to the target's top 1%. About 2 minutes per (variant, suite) on 2 co
 
     python bench/warm_design_variants.py --variant average --variant portfolio --suite hpobench --seeds 2
     python bench/warm_design_variants.py --variant average-5 --suite svm --seeds 1
+
+``--out FILE`` also writes every run's regret trace (task, seed), so two checkouts can be compared
+run by run (the fit-tolerance comparison in ``docs/transfer.md`` was made that way).
 """
 
 from __future__ import annotations
