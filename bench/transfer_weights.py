@@ -1,0 +1,63 @@
+"""RGPE/auto's weights on one target of the transfer benchmark, beside plain GP-EI (issue 14).
+
+For each seed: the normalised regret of ``transfer="auto"`` and of no transfer (the optimizer's
+default) after 5, 10, 20 and 30 evaluations, and auto's ensemble weights at those points (the
+target GP's weight, the largest source weight, how many sources have weight). The same runs as the
+transfer section's (:mod:`warmbo.benchmarks.transfer`: every other task a source of 100 random rows).
+Session 12 used it on the SVM target where auto ended furthest behind GP-EI:
+
+    python bench/transfer_weights.py --suite svm --task email --seeds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+
+import numpy as np
+
+import warmbo as wb
+from warmbo.benchmarks.transfer import _prior, _Suite
+
+CHECKPOINTS = (5, 10, 20, 30)
+
+
+def run(suite: _Suite, task: str, seed: int, method: str) -> tuple[np.ndarray, list]:
+    f = suite.objective(task, seed)
+    top, bottom = suite.truth_range(f)
+    kwargs = (
+        {} if method == "none" else {"prior": _prior(f, suite.sources(task, seed, 100)), "transfer": "auto"}
+    )
+    opt = wb.Optimizer(f.space, maximize=True, seed=seed, **kwargs)
+    truths, weights = [], []
+    for t in range(1, max(CHECKPOINTS) + 1):
+        p = opt.ask()
+        opt.tell(p, f(p))
+        truths.append(f.truth(p))
+        w = getattr(opt.fit_model(), "weights_", None) if method == "auto" and t in CHECKPOINTS else None
+        if w is not None:
+            weights.append(
+                (t, round(float(w[-1]), 2), round(float(np.max(w[:-1])), 2), int(np.sum(w[:-1] > 0)))
+            )
+    regret = (top - np.maximum.accumulate(truths)) / (top - bottom)
+    return regret[[c - 1 for c in CHECKPOINTS]], weights
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", choices=["hpobench", "svm"], default="svm")
+    parser.add_argument("--task", required=True)
+    parser.add_argument("--seeds", type=int, default=2)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    suite = _Suite(args.suite)
+    for seed in range(args.seeds):
+        for method in ("none", "auto"):
+            regret, weights = run(suite, args.task, seed, method)
+            cells = "  ".join(f"@{c} {r:.4f}" for c, r in zip(CHECKPOINTS, regret, strict=True))
+            shown = "  ".join(f"@{t}: target {wt}, top source {ws}, {k} sources" for t, wt, ws, k in weights)
+            print(f"seed {seed} {method:4s} {cells}  {shown}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
