@@ -1,8 +1,9 @@
 """RGPE/auto's weights on one target of the transfer benchmark, beside plain GP-EI (issue 14).
 
 For each seed: the normalised regret of ``transfer="auto"`` and of no transfer (the optimizer's
-default) after 5, 10, 20 and 30 evaluations, and auto's ensemble weights at those points (the
-target GP's weight, the largest source weight, how many sources have weight). The same runs as the
+default) after 5, 10, 20 and 30 evaluations, and auto's ensemble weights at those points as
+``opt.transfer_report()`` gives them (the target GP's weight, the largest source weight, how many
+sources have weight). The same runs as the
 transfer section's (:mod:`warmbo.benchmarks.transfer`: every other task a source of 100 random rows).
 Session 12 used it on the SVM target where auto ended furthest behind GP-EI:
 
@@ -34,10 +35,12 @@ def run(suite: _Suite, task: str, seed: int, method: str) -> tuple[np.ndarray, l
         p = opt.ask()
         opt.tell(p, f(p))
         truths.append(f.truth(p))
-        w = getattr(opt.fit_model(), "weights_", None) if method == "auto" and t in CHECKPOINTS else None
-        if w is not None:
+        if method == "auto" and t in CHECKPOINTS:
+            report = opt.transfer_report()  # the public report of the weights (refits the model)
+            sources = np.array([s.weight or 0.0 for s in report.sources])
+            top_source = float(sources.max())
             weights.append(
-                (t, round(float(w[-1]), 2), round(float(np.max(w[:-1])), 2), int(np.sum(w[:-1] > 0)))
+                (t, round(float(report.target_weight), 2), round(top_source, 2), int(np.sum(sources > 0)))
             )
     regret = (top - np.maximum.accumulate(truths)) / (top - bottom)
     return regret[[c - 1 for c in CHECKPOINTS]], weights
