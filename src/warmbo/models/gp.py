@@ -57,7 +57,7 @@ _LOG_2PI = float(np.log(2 * np.pi))
 #: default ``fit_tolerance``: L-BFGS-B's relative tolerance on the hyperparameter objective (scipy's
 #: default is 2.2e-9): at n = 1000 (|log p| ~ 300) scipy's stopped on changes of 1e-6 nats, far below
 #: anything that moves a posterior; 1e-6 cut a warm refit at n = 1000, d = 6 from 0.33 to 0.18 s with
-#: the same objective to 4 decimals (session 9, Hartmann-6 and Branin data)
+#: the same objective to 4 decimals (session 9, Hartmann-6 and Branin data; ``python bench/fit_tolerance.py``)
 _FIT_FTOL = 1e-6
 #: scipy's own default for L-BFGS-B's ``ftol`` (``factr`` 1e7 times the machine epsilon)
 SCIPY_FTOL = 1e7 * float(np.finfo(float).eps)
@@ -188,7 +188,8 @@ class GP(ModelBase):
         nats), which halved the warm refit there. :func:`~warmbo.models.ml2_model` (the base of the
         transfer models) uses scipy's 2.2e-9 (:data:`SCIPY_FTOL`): their GPs are fitted on a few
         points or once per source from a single start, and on the transfer benchmark the looser
-        tolerance made ``transfer="auto"`` end worse more often than better at every checkpoint.
+        tolerance made ``transfer="auto"`` end worse more often than better at every checkpoint
+        (a consistent lean, not significant at any one checkpoint; ``docs/transfer.md``).
 
     Attributes
     ----------
