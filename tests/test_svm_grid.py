@@ -84,7 +84,6 @@ def test_missing_or_malformed_file_gives_a_clear_error(tmp_path, monkeypatch):
     svm_grid.load_svm_grid.cache_clear()
 
 
-@pytest.mark.skipif(not STORED.is_file(), reason="bench/metadata/svm_grid.npz not built")
 def test_the_stored_grid_has_20_tasks_and_reproduces_from_its_script():
     svm_grid.load_svm_grid.cache_clear()
     table = svm_grid.load_svm_grid(str(STORED))
