@@ -8,7 +8,8 @@ satisfies the optimizer's model protocol:
 - ``auto`` (the default with ``prior=``): the guarded portfolio, RGPE's ranking-weighted ensemble
   of one GP per source and the target GP: a source gets weight only as far as it ranks the target's
   own observations better than the target model does (leave-one-out), and a source that ranks much
-  worse is dropped (dilution guard), so unrelated sources leave the plain GP;
+  worse is dropped (dilution guard), so unrelated sources leave the plain GP; the optimizer adds a
+  hedge (``Optimizer._hedge_point``: the cold design's points after a stall), which ``rgpe`` lacks;
 - ``envelope``: Envelope-BO (003), the sources as noisy observations of the target (eq. 17);
 - ``rgpe``, ``diff``, ``efficient``, ``collaborative``, ``generic``: the baselines of
   :mod:`warmbo.transfer.baselines` (``generic`` ignores the sources: plain BO beside them).
