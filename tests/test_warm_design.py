@@ -332,3 +332,15 @@ def test_the_hedge_finds_what_misleading_sources_hide():
         truths, _ = run_one(method, f, suite.sources("email", 1, 100), 1, 30)
         regret[method] = (top - max(truths)) / (top - bottom)
     assert regret["auto"] <= regret["none"] + 0.02 < regret["rgpe"], regret
+
+
+def test_auto_is_rgpe_without_the_dilution_guard_and_rgpe_keeps_it():
+    from warmbo.transfer.baselines import RGPE
+    from warmbo.transfer.registry import transfer_model
+
+    X, y, task = meta_data([(0.3, 0.7)] * 2)
+    source = wb.TaskData.from_numpy(X, y, SPACE, task=task)
+    auto, rgpe = transfer_model("auto", source, seed=0), transfer_model("rgpe", source, seed=0)
+    assert type(auto) is RGPE and type(rgpe) is RGPE
+    assert auto.prevent_dilution is False and rgpe.prevent_dilution is True
+    assert auto.clone().prevent_dilution is False  # the optimizer fits clones

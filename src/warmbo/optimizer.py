@@ -208,16 +208,17 @@ class Optimizer:
         list of finished study URLs (see :mod:`warmbo.prior`). They are encoded and signed exactly
         as this optimizer's own trials.
     transfer : str, optional
-        How ``prior`` is used. ``"auto"`` (the default when ``prior`` is given): the guarded
-        portfolio (RGPE's ranking-weighted ensemble, which falls back to the plain GP when no source
-        ranks the target's observations better than it, and a hedge: after a stall of twice the
-        cold design's size without a new best, the cold design's points, :meth:`cold_design`). ``"envelope"`` (003), ``"rgpe"``,
-        ``"diff"``, ``"efficient"``, ``"collaborative"`` or ``"generic"`` build that transfer model
-        with the prior as source task(s) (one per task label or study). With any of these, the first
-        points are a warm design chosen from the sources (:meth:`warm_design`; 2-3 points unless
-        ``n_initial`` is given). ``"none"`` tells the prior as trials of this same objective. To pass
-        a transfer model you built yourself, use ``model=`` instead (its sources must then be
-        encoded and in the maximisation convention).
+        How ``prior`` is used. ``"auto"`` (the default when ``prior`` is given): the guarded portfolio
+        (RGPE's ranking-weighted ensemble without its dilution guard, which falls back to the plain GP
+        when no source ranks the target's observations better than it, and a hedge: after a stall of
+        twice the cold design's size without a new best, the cold design's points,
+        :meth:`cold_design`). ``"envelope"`` (003), ``"rgpe"``, ``"diff"``, ``"efficient"``,
+        ``"collaborative"`` or ``"generic"`` build that transfer model with the prior as source
+        task(s) (one per task label or study). With any of these, the first points are a warm design
+        chosen from the sources (:meth:`warm_design`; 2-3 points unless ``n_initial`` is given).
+        ``"none"`` tells the prior as trials of this same objective. To pass a transfer model you
+        built yourself, use ``model=`` instead (its sources must then be encoded and in the
+        maximisation convention).
     max_prior : int, optional
         At most this many prior rows reach the model (all rows stay stored). Default: 1000 per source
         for the per-source transfer methods (``auto``, ``rgpe``) and in all for ``transfer="none"``;

@@ -7,9 +7,10 @@ satisfies the optimizer's model protocol:
 
 - ``auto`` (the default with ``prior=``): the guarded portfolio, RGPE's ranking-weighted ensemble
   of one GP per source and the target GP: a source gets weight only as far as it ranks the target's
-  own observations better than the target model does (leave-one-out), and a source that ranks much
-  worse is dropped (dilution guard), so unrelated sources leave the plain GP; the optimizer adds a
-  hedge (``Optimizer._hedge_point``: the cold design's points after a stall), which ``rgpe`` lacks;
+  own observations better than the target model does (leave-one-out), so unrelated sources leave the
+  plain GP; without RGPE's dilution guard (measured: it handed early asks to a target GP of a few
+  points, docs/transfer.md), and the optimizer adds a hedge (``Optimizer._hedge_point``: the cold
+  design's points after a stall). ``rgpe`` is RGPE as published, guard on, no hedge;
 - ``envelope``: Envelope-BO (003), the sources as noisy observations of the target (eq. 17);
 - ``rgpe``, ``diff``, ``efficient``, ``collaborative``, ``generic``: the baselines of
   :mod:`warmbo.transfer.baselines` (``generic`` ignores the sources: plain BO beside them).
@@ -24,9 +25,10 @@ from .._registry import Registry
 __all__ = ["TRANSFER_METHODS", "separate_sources", "transfer_model"]
 
 
-def _factory(module: str, name: str):
+def _factory(module: str, name: str, **settings):
     """A builder ``(source, seed) -> model`` that imports its class on first use (the optimizer
-    imports this registry; the transfer models' modules load only when one is asked for)."""
+    imports this registry; the transfer models' modules load only when one is asked for);
+    ``settings`` are passed to the class."""
 
     def model_class():
         from importlib import import_module
@@ -34,7 +36,7 @@ def _factory(module: str, name: str):
         return getattr(import_module(f"warmbo.transfer.{module}"), name)
 
     def build(source, seed=None):
-        return model_class()(source=source, seed=seed)
+        return model_class()(source=source, seed=seed, **settings)
 
     build.__qualname__ = f"{module}.{name}"
     build.model_class = model_class
@@ -44,7 +46,8 @@ def _factory(module: str, name: str):
 #: ``transfer=`` names -> model builders (``none``: the prior data are trials of this same objective)
 TRANSFER_METHODS: Registry = Registry("transfer")
 TRANSFER_METHODS.register("none", None)
-TRANSFER_METHODS.register("auto", _factory("baselines", "RGPE"))
+# auto: RGPE without the dilution guard (the optimizer adds its hedge); measured in docs/transfer.md
+TRANSFER_METHODS.register("auto", _factory("baselines", "RGPE", prevent_dilution=False))
 TRANSFER_METHODS.register("envelope", _factory("envelope", "Envelope"))
 for _name, _cls in (
     ("rgpe", "RGPE"),
