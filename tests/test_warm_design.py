@@ -299,7 +299,7 @@ def test_auto_hedges_with_the_cold_design_after_a_stall_of_twice_its_size(tmp_pa
     assert not _in(opt.ask(), cold)
 
 
-def test_the_hedge_spends_at_most_the_cold_design_and_only_with_auto():
+def test_the_hedge_spends_at_most_the_cold_design_and_only_with_auto(tmp_path):
     opt = _stalled_optimizer("auto")
     cold = opt.cold_design()
     for i in range(4):  # the stall goes on: the four cold points, in order
@@ -310,6 +310,10 @@ def test_the_hedge_spends_at_most_the_cold_design_and_only_with_auto():
     report = opt.transfer_report()
     assert report.hedge_points == 4 and "hedge: 4 point(s) of the cold design" in str(report)
     assert type(report).from_dict(report.to_dict()) == report  # as `warmbo status` reads it back
+    from warmbo.report import write_report
+
+    page = write_report(tmp_path, SPACE, opt.history, maximize=False, transfer=report).read_text()
+    assert "Hedge: 4 point(s) of the cold design evaluated" in page
     # rgpe is RGPE as published: no hedge after the same stall (a model point on a continuous space
     # coincides with a Sobol point only by accident)
     assert not _in(_stalled_optimizer("rgpe").ask(), cold)
