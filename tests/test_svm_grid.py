@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -122,6 +123,12 @@ def test_transfer_section_runs_leave_one_task_out_on_both_tables(fake_grid, tmp_
     assert report["results"]["suites"]["hpobench"]["n_sources"] == 7
     assert set(report["results"]["scale"]["methods"]) >= {"auto", "envelope", "diff"}
     names = [t["target"] for t in report["targets"]]
-    assert "svm: auto at least as good as avg-rank after 1" in names
+    assert "svm: auto at least as good as avg-rank after 1 (medians)" in names
+    after5 = next(
+        t for t in report["targets"] if t["target"] == "svm: auto better than avg-rank after 5 (medians)"
+    )
+    # the paired counts over the 3 targets, beside the medians
+    counts = [int(w) for w in re.findall(r"on (\d+)", after5["measured"])]
+    assert len(counts) == 3 and sum(counts) == 3, after5["measured"]
     assert any("every ask of every transfer method under 1 s" in n for n in names)
     assert "**svm**: 3 targets" in written["readme"].read_text()
