@@ -59,7 +59,6 @@ prior imports are one object's methods; the BO step itself is :func:`warmbo.sugg
 from __future__ import annotations
 
 import copy
-import dataclasses
 import json
 import math
 import threading
@@ -600,7 +599,7 @@ class Optimizer:
         if self.transfer == "auto":  # the hedge's cold points, as far as the study has taken them
             cold = self.cold_design()
             done = int(taken(cold, self._encode_trials(list(self.study.trials()))).sum())
-            report = dataclasses.replace(report, hedge_points=done)
+            report = replace(report, hedge_points=done)
         return report
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
