@@ -255,77 +255,15 @@ def test_the_warm_design_reads_every_source_row_not_the_models_subset():
     np.testing.assert_array_equal(capped.warm_design().points, full.warm_design().points)
 
 
-# ---------------------------------------------------------------- auto's hedge (Optimizer._hedge_point)
-def _stalled_optimizer(transfer, storage=None):
-    """An optimizer on SPACE (cold design m = 4 points, patience 2m = 8) whose first trial is the
-    best and whose next 8 are worse: a stall of 8 complete trials."""
-    X, y, task = meta_data([(0.3, 0.7)] * 3)
-    opt = wb.Optimizer(
-        SPACE,
-        prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task),
-        transfer=transfer,
-        seed=0,
-        storage=storage,
-    )
-    opt.tell(opt.ask(), 0.0)
-    for i in range(8):
-        opt.tell(opt.ask(), 1.0 + i)
-    return opt
-
-
-def _in(point, rows):
-    return bool(np.any(np.all(np.isclose(rows, [point["x"], point["y"]]), axis=1)))
-
-
-def test_auto_hedges_with_the_cold_design_after_a_stall_of_twice_its_size(tmp_path):
-    opt = _stalled_optimizer("auto", storage=str(tmp_path / "s.db"))
-    cold = opt.cold_design()
-    assert cold.shape == (4, 2)
-    # the cold design is what a study without sources starts with (same seed)
-    plain = wb.Optimizer(SPACE, seed=0)
-    first_cold = [plain.ask() for _ in range(4)]
-    np.testing.assert_allclose([[p["x"], p["y"]] for p in first_cold], cold)
-    # the hedge's first point, asked by a new optimizer object on the stored study: it reads the
-    # stall from the trials, so a resumed study hedges as the running loop does
-    X, y, task = meta_data([(0.3, 0.7)] * 3)
-    resumed = wb.Optimizer(
-        SPACE, prior=wb.TaskData.from_numpy(X, -y, SPACE, task=task), seed=0, storage=str(tmp_path / "s.db")
-    )
-    hedge = resumed.ask()
-    assert [hedge["x"], hedge["y"]] == pytest.approx(cold[0])
-    opt.tell(hedge, 20.0)  # still no improvement: the next cold point
-    assert [(p := opt.ask())["x"], p["y"]] == pytest.approx(cold[1])
-    opt.tell(p, -1.0)  # a new best: the model asks again
-    assert not _in(opt.ask(), cold)
-
-
-def test_the_hedge_spends_at_most_the_cold_design_and_only_with_auto(tmp_path):
-    opt = _stalled_optimizer("auto")
-    cold = opt.cold_design()
-    for i in range(4):  # the stall goes on: the four cold points, in order
-        p = opt.ask()
-        assert [p["x"], p["y"]] == pytest.approx(cold[i])
-        opt.tell(p, 50.0 + i)
-    assert not _in(opt.ask(), cold)  # all taken: the model asks, stall or not
-    report = opt.transfer_report()
-    assert report.hedge_points == 4 and "hedge: 4 point(s) of the cold design" in str(report)
-    assert type(report).from_dict(report.to_dict()) == report  # as `warmbo status` reads it back
-    from warmbo.report import write_report
-
-    page = write_report(tmp_path, SPACE, opt.history, maximize=False, transfer=report).read_text()
-    assert "Hedge: 4 point(s) of the cold design evaluated" in page
-    # rgpe is RGPE as published: no hedge after the same stall (a model point on a continuous space
-    # coincides with a Sobol point only by accident)
-    assert not _in(_stalled_optimizer("rgpe").ask(), cold)
-
-
-def test_the_hedge_finds_what_misleading_sources_hide():
+def test_without_the_dilution_guard_auto_is_not_misled_where_rgpe_is():
     # The transfer benchmark's SVM target "email" (the shipped grid, bench/metadata/svm_grid.npz;
-    # the 23 other data sets are sources of 100 rows, seed 1, as in `warmbo bench --section
+    # the other data sets are sources of 100 rows, seed 1, as in `warmbo bench --section
     # transfer`): every source prefers balanced=1, the target's best configurations are at
-    # balanced=0. RGPE as published stays on the sources' side (normalised regret 0.168 after 30,
-    # session 12); auto's hedge evaluates the cold design after the stall and must end within the
-    # issue's 0.02 of no transfer (0.030). Deterministic: fixed seeds, the benchmark's own loop.
+    # balanced=0. RGPE as published (dilution guard on: after a few trials it drops every source at
+    # once, then the target GP of a few points spends asks on corners, and the ranking hands the
+    # rest back to the sources) ends at 0.168 normalised regret after 30 evaluations; auto, without
+    # the guard, must end within the issue's 0.02 of no transfer (0.030; auto measured 0.036).
+    # Deterministic: fixed seeds, the benchmark's own loop.
     from warmbo.benchmarks.transfer import _Suite, run_one
 
     suite = _Suite("svm")

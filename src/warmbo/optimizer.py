@@ -127,9 +127,6 @@ class Best(NamedTuple):
 
 # number of best observations around which the acquisition search draws local candidates
 _N_ANCHORS = 5
-# transfer="auto" hedges with the cold design after this many cold designs' worth of complete trials
-# without a new best (Optimizer._hedge_point; bench figures for 1 and 2 there)
-_HEDGE_PATIENCE = 2
 # below this many complete trials a warm-started refit is paired with a cold one (see fit_model)
 _COLD_REFIT_BELOW = 64
 # below _COLD_REFIT_BELOW, the cold fit runs when the number of complete trials is a multiple of this
@@ -208,15 +205,14 @@ class Optimizer:
         as this optimizer's own trials.
     transfer : str, optional
         How ``prior`` is used. ``"auto"`` (the default when ``prior`` is given): the guarded portfolio
-        (RGPE's ranking-weighted ensemble without its dilution guard, which falls back to the plain GP
-        when no source ranks the target's observations better than it, and a hedge: after a stall of
-        twice the cold design's size without a new best, the cold design's points,
-        :meth:`cold_design`). ``"envelope"`` (003), ``"rgpe"``, ``"diff"``, ``"efficient"``,
-        ``"collaborative"`` or ``"generic"`` build that transfer model with the prior as source
-        task(s) (one per task label or study). With any of these, the first points are a warm design
-        chosen from the sources (:meth:`warm_design`; 2-3 points unless ``n_initial`` is given).
-        ``"none"`` tells the prior as trials of this same objective. To pass a transfer model you
-        built yourself, use ``model=`` instead (its sources must then be encoded and in the
+        (RGPE's ranking-weighted ensemble, in which the study's own GP competes with the sources, so
+        it falls back to the plain GP when no source ranks the target's observations better; without
+        RGPE's dilution guard, see docs/transfer.md). ``"envelope"`` (003), ``"rgpe"``, ``"diff"``,
+        ``"efficient"``, ``"collaborative"`` or ``"generic"`` build that transfer model with the prior
+        as source task(s) (one per task label or study). With any of these, the first points are a
+        warm design chosen from the sources (:meth:`warm_design`; 2-3 points unless ``n_initial`` is
+        given). ``"none"`` tells the prior as trials of this same objective. To pass a transfer model
+        you built yourself, use ``model=`` instead (its sources must then be encoded and in the
         maximisation convention).
     max_prior : int, optional
         At most this many prior rows reach the model (all rows stay stored). Default: 1000 per source
@@ -596,10 +592,6 @@ class Optimizer:
                 report.warm_design,
                 report.warm_scores,
             )
-        if self.transfer == "auto":  # the hedge's cold points, as far as the study has taken them
-            cold = self.cold_design()
-            done = int(taken(cold, self._encode_trials(list(self.study.trials()))).sum())
-            report = replace(report, hedge_points=done)
         return report
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
@@ -810,9 +802,6 @@ class Optimizer:
                 # first model ask does not pay for every source at once (issue 14: < 1 s per ask)
                 prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
             return x
-        hedge = self._hedge_point(trials)
-        if hedge is not None:
-            return hedge
         reference = self.fit_model(trials)
         self.model_ = reference
         self._store_warm_start()
@@ -839,52 +828,6 @@ class Optimizer:
     def _acquisition_for(self, reference) -> Acquisition:
         """The acquisition of this ask (a subclass may build it from the fitted model)."""
         return self.acquisition
-
-    def cold_design(self) -> np.ndarray:
-        """The design a study without sources starts with: its first ``max(3, 2 * len(params))``
-        points (capped by a finite space's size), encoded; continuous spaces the scrambled Sobol
-        sequence of the study's seed, finite spaces a seeded random order of the candidates, as
-        :meth:`_design_point` draws them when there are no sources."""
-        size = max(3, 2 * len(self.space.params))
-        if self.space.is_finite:
-            candidates = self.space.candidates
-            size = min(size, candidates.shape[0])
-            return candidates[np.random.default_rng(self.seed).permutation(candidates.shape[0])[:size]]
-        return self.space.sample_encoded(int(2 ** math.ceil(math.log2(size))), self.seed)[:size]
-
-    def _hedge_point(self, trials: list[Trial]) -> np.ndarray | None:
-        """``transfer="auto"``'s hedge against sources that mislead: the next unused point of the
-        :meth:`cold_design` (m = max(3, 2 * len(params)) points) once the study has gone 2m complete
-        trials without improving its best; None otherwise.
-
-        The warm design and the ensemble put every early point where the sources agree. When the
-        sources agree on the wrong region, the target GP never sees the rest of the space, and the
-        ranking weights cannot tell that the sources are wrong: on the transfer benchmark's SVM target
-        "email" every source prefers ``balanced=1`` and auto ended at 0.168 normalised regret after
-        30 evaluations (seed 1) against 0.030 without transfer, which evaluates both values in its
-        design. After 2m evaluations without progress the hedge spends the cold design's points,
-        one per ask while the stall lasts; the first improvement hands the asks back to the model.
-        At most m evaluations in all go to it, and they are the points a study without sources
-        evaluates first. The state is read from the trials (the order of the complete trials and
-        which cold points are taken), so a resumed study or a new optimizer object hedges exactly as
-        the running loop.
-
-        Patience 2m, not m: on the transfer benchmark (2 seeds per target, session 13) both removed
-        the "email" shortfall (worst target 0.069 -> 0.008 behind GP-EI after 30), but with m the
-        hedge also fired on related SVM targets that were still closing in (median evaluations to
-        the top 1% 8.5 -> 12); with 2m it stayed 8.5, and HPOBench was unchanged with either.
-        """
-        if self.transfer != "auto" or self._source is None:
-            return None
-        complete = [t for t in trials if t.state == COMPLETE]
-        cold = self.cold_design()
-        if len(complete) <= _HEDGE_PATIENCE * cold.shape[0]:
-            return None
-        values = self._signed(np.array([t.value for t in complete], dtype=np.float64))
-        if len(values) - 1 - int(np.argmax(values)) < _HEDGE_PATIENCE * cold.shape[0]:
-            return None  # the best is recent: no stall
-        free = cold[~taken(cold, self._encode_trials(trials))]
-        return free[0].copy() if free.shape[0] else None
 
     def warm_design(self) -> WarmDesign | None:
         """The warm initial design from the transfer sources (:mod:`warmbo.transfer.warm_design`),

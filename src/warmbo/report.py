@@ -979,11 +979,6 @@ def _transfer_html(report) -> str:
             "<p>No source ranks this study's trials better than its own model: the optimizer "
             "runs as the plain GP.</p>"
         )
-    if getattr(report, "hedge_points", 0):
-        parts.append(
-            f"<p>Hedge: {report.hedge_points} point(s) of the cold design evaluated after the search "
-            "stalled (the sources may mislead).</p>"
-        )
     if report.warm_design:
         points = "; ".join(", ".join(f"{k}={_fmt(v)}" for k, v in p.items()) for p in report.warm_design)
         parts.append(

@@ -289,7 +289,7 @@ def targets(results: dict) -> list[dict]:
                 measured = f"{a:.3g} vs {r:.3g}"
                 per_target = auto.get("regret_per_target", {}).get(str(c))
                 if per_target is not None and str(c) in rank.get("regret_per_target", {}):
-                    # the medians of 8 or 24 targets move with one target: the paired counts beside them
+                    # the medians of 8 or 25 targets move with one target: the paired counts beside them
                     paired = sign_test(per_target, rank["regret_per_target"][str(c)])
                     measured += (
                         f" (per target lower on {paired['wins']}, higher on {paired['losses']}, "

@@ -9,8 +9,7 @@ satisfies the optimizer's model protocol:
   of one GP per source and the target GP: a source gets weight only as far as it ranks the target's
   own observations better than the target model does (leave-one-out), so unrelated sources leave the
   plain GP; without RGPE's dilution guard (measured: it handed early asks to a target GP of a few
-  points, docs/transfer.md), and the optimizer adds a hedge (``Optimizer._hedge_point``: the cold
-  design's points after a stall). ``rgpe`` is RGPE as published, guard on, no hedge;
+  points, docs/transfer.md). ``rgpe`` is RGPE as published, guard on;
 - ``envelope``: Envelope-BO (003), the sources as noisy observations of the target (eq. 17);
 - ``rgpe``, ``diff``, ``efficient``, ``collaborative``, ``generic``: the baselines of
   :mod:`warmbo.transfer.baselines` (``generic`` ignores the sources: plain BO beside them).
@@ -46,7 +45,7 @@ def _factory(module: str, name: str, **settings):
 #: ``transfer=`` names -> model builders (``none``: the prior data are trials of this same objective)
 TRANSFER_METHODS: Registry = Registry("transfer")
 TRANSFER_METHODS.register("none", None)
-# auto: RGPE without the dilution guard (the optimizer adds its hedge); measured in docs/transfer.md
+# auto: RGPE without the dilution guard; measured in docs/transfer.md (bench/auto_variants.py)
 TRANSFER_METHODS.register("auto", _factory("baselines", "RGPE", prevent_dilution=False))
 TRANSFER_METHODS.register("envelope", _factory("envelope", "Envelope"))
 for _name, _cls in (

@@ -3,10 +3,9 @@
 It names the method, each source task with its rows and, once the model has been fitted to the
 target's observations, the weight the model gives it: RGPE's / ``auto``'s ensemble weight (the
 fraction of posterior draws in which that source ranks the target's observations best; the target
-model's own weight is ``target_weight``, and a source dropped by the dilution guard has weight 0), or
+model's own weight is ``target_weight``, and a source dropped by ``rgpe``'s dilution guard has weight 0), or
 Envelope-BO's learned source noise ``sigma_s^2`` (003 eq. 16: large means the source is judged
-unrelated). It also lists the warm design the study started from and, for ``auto``, how many points
-of the cold design its hedge has evaluated (``Optimizer._hedge_point``). ``str()`` gives the lines
+unrelated). It also lists the warm design the study started from. ``str()`` gives the lines
 ``warmbo status`` prints; :meth:`TransferReport.to_dict` the JSON stored with the study.
 """
 
@@ -37,8 +36,6 @@ class TransferReport:
     n_target: int
     warm_design: tuple[dict, ...] = ()
     warm_scores: tuple[float, ...] = ()
-    #: points of the cold design evaluated so far (``auto``'s hedge after a stall; 0 otherwise)
-    hedge_points: int = 0
 
     @property
     def fell_back(self) -> bool:
@@ -59,7 +56,6 @@ class TransferReport:
             int(data.get("n_target", 0)),
             tuple(data.get("warm_design", ())),
             tuple(data.get("warm_scores", ())),
-            int(data.get("hedge_points", 0)),
         )
 
     def __str__(self) -> str:
@@ -78,11 +74,6 @@ class TransferReport:
             lines.append(f"{head}, {shown}{more}")
             if self.fell_back:
                 lines.append("no source ranks the target's trials better than its own model: plain GP")
-        if self.hedge_points:
-            lines.append(
-                f"hedge: {self.hedge_points} point(s) of the cold design evaluated after the search "
-                "stalled (the sources may mislead)"
-            )
         noisy = [s for s in self.sources if s.noise is not None]
         if noisy:
             shown = ", ".join(f"{s.name} {s.noise:.3g}" for s in noisy[:5])
