@@ -318,3 +318,31 @@ def test_rgpe_weights_by_hand():
     np.testing.assert_allclose(model._weights(losses, n=5), [1.5 / 4, 0.0, 2.5 / 4])
     unguarded = RGPE(source=[(XS, YS), (XS, unrelated(XS))], seed=0, prevent_dilution=False)
     np.testing.assert_allclose(unguarded._weights(losses, n=5), [1.5 / 4, 1 / 4, 1.5 / 4])
+
+
+def test_rgpe_caches_source_predictions_at_large_point_sets_and_stays_exact(monkeypatch):
+    # The oracle: the ensemble's mean and variance summed by hand from each member's own predict
+    # (RGPE's eq.: mu = sum w_i mu_i, sigma^2 = sum w_i^2 sigma_i^2), at two different point sets of
+    # the same size (a stale cache would return the first set's values at the second), each asked
+    # twice, and with a row cap so small that the second set evicts the first.
+    import warmbo.transfer.baselines as baselines
+
+    monkeypatch.setattr(baselines, "_SOURCE_PREDICTIONS_CACHED_ROWS", 3000)
+    X = SPACE.sample_encoded(16, 5)[:10]
+    model = RGPE(source=[(XS, unrelated(XS)), (XS, YS)], seed=0, prevent_dilution=False, **FIXED)
+    model.fit(X, target(X))
+    assert model.weights_[:-1].max() > 0  # at least one source takes part (and is cached)
+    rng = np.random.default_rng(1)
+    for U in (rng.random((2048, 2)), rng.random((2048, 2))):
+        members = [m.predict(U) for m in model._members()]
+        mean = sum(w * mu for w, (mu, _) in zip(model.weights_, members, strict=True))
+        var = sum(w**2 * sd**2 for w, (_, sd) in zip(model.weights_, members, strict=True))
+        for _ in range(2):
+            mu, sd = model._predict_z(U)
+            np.testing.assert_allclose(mu, mean, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(sd, np.sqrt(var), rtol=1e-12, atol=1e-12)
+    store = model._cache["source_predictions"]
+    assert sum(v[1][0].shape[0] for v in store.values()) <= 3000 and len(store) == 1
+    # a clone (the optimizer fits one at every ask) shares the cached predictions
+    clone = model.clone().fit(X, target(X))
+    assert clone._cache["source_predictions"] is store
