@@ -234,6 +234,26 @@ def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
     assert both.exit_code == 1 and "not both" in both.output
 
 
+def test_suggest_and_a_resumed_optimize_transfer_from_the_stored_sources(workdir):
+    # Before, `warmbo suggest` and `warmbo optimize` without --prior reopened a transfer study cold.
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    source_x = [0.5, -1.0, 1.5, 2.0, 0.6, -2.0, 0.0]
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "r.db", "--seed", 0)
+    assert invoke(*args, "--budget", 1, "--prior", "run1.csv", "--prior", "run2.csv").exit_code == 0
+    asked = invoke("suggest", "--storage", "r.db", "--json")
+    assert asked.exit_code == 0, asked.output
+    point = json.loads(asked.output.splitlines()[0])["params"]
+    assert point["x"] == pytest.approx(0.6)  # the warm design's second point: run2's best
+    assert invoke("observe", "--storage", "r.db", "--trial", 2, "--value", 0.3).exit_code == 0
+    resumed = invoke("optimize", "objmod:f", "--storage", "r.db", "--budget", 3)
+    assert resumed.exit_code == 0, resumed.output
+    assert "resuming with the study's 7 stored source evaluations (transfer auto)" in resumed.output
+    trials = wb.Study("r.db").trials()
+    # the third warm design point: a source configuration too
+    assert len(trials) == 3 and min(abs(trials[2].params["x"] - x) for x in source_x) < 1e-9
+
+
 def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
     result = invoke("demo", "--quick", "--out", tmp_path / "demo")
     assert result.exit_code == 0, result.output

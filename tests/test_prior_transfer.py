@@ -112,3 +112,82 @@ def test_a_large_prior_is_subsampled_for_the_model_with_a_warning():
     with pytest.warns(wb.optimizer.PriorSubsetWarning):
         model = told.fit_model()
     assert model.n_observations == 40
+
+
+MIXED = wb.Space(
+    [wb.Float("lr", 1e-4, 1.0, log=True), wb.Int("depth", 1, 8), wb.Categorical("kind", ["a", "b"])]
+)
+
+
+def mixed_sources(seed=0):
+    """Two related sources on a mixed space, minimised at small depth, lr near 0.01 and kind 'b'."""
+    rng = np.random.default_rng(seed)
+    params, values, tasks = [], [], []
+    for task, shift in (("run1", 0.0), ("run2", 0.3)):
+        for _ in range(20):
+            p = {
+                "lr": float(10 ** rng.uniform(-4, 0)),
+                "depth": np.int64(rng.integers(1, 9)),  # numpy scalars, as a DataFrame gives them
+                "kind": str(rng.choice(["a", "b"])),
+            }
+            values.append((np.log10(p["lr"]) + 2) ** 2 + 0.1 * p["depth"] + (p["kind"] == "a") + shift)
+            params.append(p)
+            tasks.append(task)
+    return wb.TaskData.from_records(params, values, MIXED, task=tasks, source="two runs")
+
+
+def test_stored_sources_round_trip_exactly_and_refuse_damage():
+    from warmbo.prior import digest, sources_from_text, sources_text
+
+    data = mixed_sources()
+    text = sources_text(data, {"transfer": "rgpe", "max_prior": 7})
+    back, settings = sources_from_text(text, MIXED)
+    assert back == data and digest(back) == digest(data) and back.source == "two runs"
+    assert settings == {"transfer": "rgpe", "max_prior": 7}
+    assert [type(p["depth"]) for p in back.params] == [int] * len(data)
+    with pytest.raises(DataError, match="unreadable"):
+        sources_from_text(text[: len(text) // 2], MIXED)  # a truncated write
+    other = wb.Space([wb.Float("lr", 1e-4, 1.0, log=True), wb.Int("depth", 1, 8)])
+    with pytest.raises(DataError, match="parameters"):
+        sources_from_text(text, other)
+
+
+def test_a_reopened_study_transfers_from_the_sources_it_stored(tmp_path):
+    # Before, Optimizer.load(url) (and so `warmbo suggest`) reopened a transfer study without its
+    # sources: the first ask of the reopened object was a cold Sobol point, not the warm design's.
+    data = mixed_sources()
+    url = str(tmp_path / "t.db")
+    first = wb.Optimizer(MIXED, prior=data, transfer="rgpe", max_prior=25, seed=0, storage=url)
+    warm = first.warm_design()
+    assert len(warm) == 3  # two sources: three warm design points
+    p = first.ask()
+    first.tell(p, 1.0)
+    first.study.close()
+
+    again = wb.Optimizer.load(url)
+    assert again.prior == data and again.transfer == "rgpe" and again.max_prior == 25
+    assert again.n_initial == 3
+    second = again.ask()  # the warm design's second point, as the first object would have asked
+    np.testing.assert_allclose(MIXED.encode([dict(second)])[0], warm.points[1])
+    again.study.close()
+
+    # a new object given no prior asks without the sources, and says so
+    with pytest.warns(UserWarning, match="stored sources"):
+        cold = wb.Optimizer(MIXED, storage=url)
+    assert cold.transfer == "none"
+    cold.study.close()
+    # overrides win: transfer="none" reopens without them, silently
+    assert wb.Optimizer.load(url, transfer="none").prior is None
+
+
+def test_damaged_stored_sources_are_a_clear_error_and_lose_no_trial(tmp_path):
+    url = str(tmp_path / "t.db")
+    opt = wb.Optimizer(MIXED, prior=mixed_sources(), seed=0, storage=url)
+    for _ in range(2):
+        opt.tell(opt.ask(), 0.5)
+    opt.study.set_meta("transfer_source_rows", "not base64!")
+    opt.study.close()
+    with pytest.raises(DataError, match="stored transfer sources are unreadable.*prior="):
+        wb.Optimizer.load(url)
+    reopened = wb.Optimizer.load(url, transfer="none")
+    assert [t.value for t in reopened.history] == [0.5, 0.5]

@@ -380,6 +380,9 @@ def optimize(
                 "(leave the flag out to use the stored direction)"
             )
     maximize = bool(maximize)
+    resumed_sources = {}
+    if stored is not None and task_names is None and not prior and transfer is None and method is None:
+        resumed_sources = Optimizer.stored_sources(stored)  # a resumed study transfers as it did
     if stored is not None:
         stored.close()
     if objective:
@@ -423,6 +426,13 @@ def optimize(
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {}
+    if resumed_sources:
+        kwargs = resumed_sources
+        errors.print(
+            f"resuming with the study's {len(kwargs['prior'])} stored source evaluations "
+            f"(transfer {kwargs['transfer']})",
+            highlight=False,
+        )
     opt = Optimizer(
         space, maximize=maximize, seed=seed, storage=storage, output_transform=output_transform, **kwargs
     )

@@ -76,12 +76,21 @@ from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit
 from .bounds import Schedule
-from .data import TaskData
+from .data import DataError, TaskData
 from .kernels import Kernel
 from .maximize import taken
 from .models import GP, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
-from .prior import POOLED_PRIOR_ROWS, PRIOR_ROWS, as_prior, digest, prior_subset, prior_subset_by_source
+from .prior import (
+    POOLED_PRIOR_ROWS,
+    PRIOR_ROWS,
+    as_prior,
+    digest,
+    prior_subset,
+    prior_subset_by_source,
+    sources_from_text,
+    sources_text,
+)
 from .space import Space
 from .storage import Study, default_worker
 from .suggest import suggest
@@ -94,6 +103,10 @@ __all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubset
 
 #: seconds of a design ask spent preparing a transfer model's source GPs (``model.prepare``)
 _PREPARE_SECONDS = 0.8
+
+#: study metadata: which transfer sources the study holds (a small JSON), and the sources themselves
+_SOURCES_KEY = "transfer_sources"
+_SOURCE_ROWS_KEY = "transfer_source_rows"
 
 #: the worker name of imported prior rows
 PRIOR_WORKER = "prior"
@@ -415,6 +428,10 @@ class Optimizer:
             self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=digest(self.prior))
+        if self._source is not None and not self.study.readonly:
+            self._store_sources()
+        elif prior is None and transfer is None and model is None:
+            self._warn_stored_sources()
         self.model_ = None
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
@@ -427,10 +444,57 @@ class Optimizer:
         self._scale_states: dict[str, tuple] = {}
         self._encoded: dict[int, tuple[dict, np.ndarray, tuple]] = {}  # id -> (params, encoding, types)
 
+    def _store_sources(self) -> None:
+        """Keep the transfer sources and how they are used in the study (:func:`warmbo.prior.sources_text`),
+        so that :meth:`load` (``warmbo suggest``, a resumed run, another machine) transfers from them as
+        this object does. Written once per set of sources: the small ``transfer_sources`` key says which
+        set the large ``transfer_source_rows`` key holds, and is written after it."""
+        settings = {"transfer": self.transfer, "max_prior": self.max_prior}
+        summary = json.dumps({"digest": digest(self.prior), **settings}, sort_keys=True)
+        if self.study.get_meta(_SOURCES_KEY) == summary:
+            return
+        self.study.set_meta(_SOURCE_ROWS_KEY, sources_text(self.prior, settings))
+        self.study.set_meta(_SOURCES_KEY, summary)
+
+    def _warn_stored_sources(self) -> None:
+        summary = self.study.get_meta(_SOURCES_KEY)
+        if summary is None:
+            return
+        try:
+            method = json.loads(summary)["transfer"]
+        except (ValueError, KeyError, TypeError):
+            method = "?"
+        warnings.warn(
+            f"this study transfers from stored sources (transfer={method!r}); this optimizer was given no "
+            "prior= and asks without them. Optimizer.load(url) reopens the study with its sources.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+    @staticmethod
+    def stored_sources(study: Study) -> dict:
+        """The transfer arguments a study stores (``{"prior": TaskData, "transfer": ..., "max_prior":
+        ...}``), empty for a study that does not transfer; :class:`~warmbo.data.DataError` when the
+        stored sources are unreadable."""
+        if study.get_meta(_SOURCES_KEY) is None:
+            return {}
+        text = study.get_meta(_SOURCE_ROWS_KEY)
+        try:
+            if text is None:
+                raise DataError("the study names transfer sources but holds none")
+            data, stored = sources_from_text(text, study.space)
+        except DataError as exc:
+            raise DataError(
+                f"{exc}; reopen the study with prior= (and transfer=) given again, or with transfer='none'"
+            ) from None
+        return {"prior": data, "transfer": stored["transfer"], "max_prior": stored["max_prior"]}
+
     @classmethod
     def load(cls, storage, **overrides) -> Optimizer:
         """Reopen a stored study with its stored space, direction, design size, seed and output
-        transform."""
+        transform, and, for a study that transfers, its sources and transfer method (stored by the
+        optimizer that was first given them; ``prior=``/``transfer=`` among ``overrides`` replace them).
+        """
         study = Study(storage)
         settings = study.settings
         kwargs = {
@@ -440,6 +504,12 @@ class Optimizer:
         }
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]
+        if not {"prior", "transfer", "model"} & set(overrides):
+            try:
+                kwargs.update(cls.stored_sources(study))
+            except DataError:
+                study.close()
+                raise
         kwargs.update(overrides)
         study.close()
         return cls(study.space, storage=storage, **kwargs)
