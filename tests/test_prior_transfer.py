@@ -191,3 +191,38 @@ def test_damaged_stored_sources_are_a_clear_error_and_lose_no_trial(tmp_path):
         wb.Optimizer.load(url)
     reopened = wb.Optimizer.load(url, transfer="none")
     assert [t.value for t in reopened.history] == [0.5, 0.5]
+
+
+def test_a_reopened_study_reuses_its_stored_warm_design_and_source_fits(tmp_path, monkeypatch):
+    # The first model ask of a reopened transfer study paid for the warm design's k-d tree queries and
+    # every source GP's ML-II fit again (50 sources x 300 rows: 1.65 s, docs/transfer.md); both are
+    # stored with the study now. Checked by what the reopened object does not call.
+    import warmbo.models.gp as gp_module
+    import warmbo.optimizer as optimizer_module
+
+    data = mixed_sources()
+    url = str(tmp_path / "t.db")
+    first = wb.Optimizer(MIXED, prior=data, seed=0, storage=url)  # auto: RGPE, one GP per source
+    for _ in range(5):  # three warm design points, then model asks
+        p = first.ask()
+        first.tell(p, (np.log10(p["lr"]) + 2) ** 2 + 0.1 * p["depth"])
+    design = first.warm_design()
+    first.study.close()
+
+    def no_warm_design(*args, **kwargs):
+        raise AssertionError("the warm design was computed again")
+
+    monkeypatch.setattr(optimizer_module, "warm_design", no_warm_design)
+    rows = []
+    objective = gp_module.GP.objective
+    monkeypatch.setattr(
+        gp_module.GP,
+        "objective",
+        lambda self, Xf, *a, **k: rows.append(Xf.shape[0]) or objective(self, Xf, *a, **k),
+    )
+    again = wb.Optimizer.load(url)
+    again.ask()
+    np.testing.assert_array_equal(again.warm_design().points, design.points)
+    assert again.warm_design().scores == design.scores
+    assert rows and set(rows) == {5}  # likelihoods of the target's 5 trials only, none on a source's 20 rows
+    assert again.transfer_report().warm_design == first.transfer_report().warm_design

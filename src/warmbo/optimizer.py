@@ -107,6 +107,8 @@ _PREPARE_SECONDS = 0.8
 #: study metadata: which transfer sources the study holds (a small JSON), and the sources themselves
 _SOURCES_KEY = "transfer_sources"
 _SOURCE_ROWS_KEY = "transfer_source_rows"
+_SOURCE_FITS_KEY = "transfer_source_fits"  # the source GPs' hyperparameters (RGPE: auto, rgpe)
+_WARM_DESIGN_KEY = "transfer_warm_design"
 
 #: the worker name of imported prior rows
 PRIOR_WORKER = "prior"
@@ -428,8 +430,11 @@ class Optimizer:
             self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=digest(self.prior))
+        self._source_fits_stored = False
         if self._source is not None and not self.study.readonly:
             self._store_sources()
+        if self._source is not None:
+            self._restore_source_fits()
         elif prior is None and transfer is None and model is None:
             self._warn_stored_sources()
         self.model_ = None
@@ -455,6 +460,46 @@ class Optimizer:
             return
         self.study.set_meta(_SOURCE_ROWS_KEY, sources_text(self.prior, settings))
         self.study.set_meta(_SOURCES_KEY, summary)
+
+    def _source_fits_key(self) -> str:
+        """What the source GPs' stored hyperparameters depend on: the sources, the method, the cap on
+        rows and the seed (which draws the rows a source GP sees), and the model's settings."""
+        return json.dumps(
+            {
+                "digest": digest(self.prior),
+                "model": repr(self.model),
+                "seed": self.seed,
+                "dim": self.space.dim,
+            },
+            sort_keys=True,
+        )
+
+    def _restore_source_fits(self) -> None:
+        """Hand the source GPs' hyperparameters stored by an earlier object on this study to the
+        transfer model (RGPE's ``restore_source_fits``), so a reopened study's first model ask
+        conditions each source GP on its rows instead of fitting it again (50 sources x 300 rows:
+        1.6 s -> see docs/transfer.md)."""
+        restore = getattr(self.model, "restore_source_fits", None)
+        text = self.study.get_meta(_SOURCE_FITS_KEY)
+        if not callable(restore) or text is None:
+            return
+        try:
+            record = json.loads(text)
+            if record["key"] != self._source_fits_key():
+                return
+            self._source_fits_stored = bool(restore(record["fits"], self.space.dim))
+        except (ValueError, KeyError, TypeError):
+            return  # a record of another version: the source GPs are fitted again
+
+    def _store_source_fits(self, reference) -> None:
+        """Keep the source GPs' hyperparameters once all are fitted (see :meth:`_restore_source_fits`)."""
+        fits_of = getattr(reference, "source_fits", None)
+        if self._source_fits_stored or not callable(fits_of) or self.study.readonly:
+            return
+        fits = fits_of(self.space.dim)
+        if fits is not None:
+            self.study.set_meta(_SOURCE_FITS_KEY, json.dumps({"key": self._source_fits_key(), "fits": fits}))
+            self._source_fits_stored = True
 
     def _warn_stored_sources(self) -> None:
         summary = self.study.get_meta(_SOURCES_KEY)
@@ -878,6 +923,7 @@ class Optimizer:
         if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)
             report = self._transfer_report(reference, n_complete)
             self.study.set_meta("transfer_report", json.dumps(report.to_dict(), default=str))
+            self._store_source_fits(reference)
         failed = [t for t in trials if t.state == FAILED] if self._fantasise_failed else []
         x = suggest(
             reference,
@@ -906,16 +952,51 @@ class Optimizer:
         if self._source is None:
             return None
         if self._warm is None:
-            X, y, task = self._design_rows
-            self._warm = warm_design(
-                X,
-                y,
-                task,
-                size=self.n_initial,
-                candidates=self.space.candidates if self.space.is_finite else None,
-                seed=self.seed,
+            # stored with the study by the first object that computed it: a reopened study does not
+            # pay for it again (50 sources x 300 rows of a continuous space: 0.85 s of k-d tree queries)
+            key = json.dumps(
+                {"digest": digest(self.prior), "size": self.n_initial, "seed": self.seed, "version": 1},
+                sort_keys=True,
             )
+            self._warm = self._stored_warm_design(key)
+            if self._warm is None:
+                X, y, task = self._design_rows
+                self._warm = warm_design(
+                    X,
+                    y,
+                    task,
+                    size=self.n_initial,
+                    candidates=self.space.candidates if self.space.is_finite else None,
+                    seed=self.seed,
+                )
+                if not self.study.readonly:
+                    record = {
+                        "key": key,
+                        "points": self._warm.points.tolist(),
+                        "scores": list(self._warm.scores),
+                        "n_sources": self._warm.n_sources,
+                        "n_candidates": self._warm.n_candidates,
+                    }
+                    self.study.set_meta(_WARM_DESIGN_KEY, json.dumps(record))
         return self._warm
+
+    def _stored_warm_design(self, key: str) -> WarmDesign | None:
+        text = self.study.get_meta(_WARM_DESIGN_KEY)
+        if text is None:
+            return None
+        try:
+            record = json.loads(text)
+            if record["key"] != key:
+                return None
+            points = np.asarray(record["points"], dtype=np.float64).reshape(-1, self.space.dim)
+            return WarmDesign(
+                points,
+                tuple(map(float, record["scores"])),
+                int(record["n_sources"]),
+                int(record["n_candidates"]),
+            )
+        except (ValueError, KeyError, TypeError):
+            return None  # a record of another version: computed again
 
     def _design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
         """Point ``index`` of the initial design, skipping points that must not be repeated.

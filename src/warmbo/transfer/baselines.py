@@ -782,7 +782,42 @@ class RGPE(_TransferModel):
         return tuple(self._source_model(i, task, dim) for i, task in enumerate(sources))
 
     def _source_model(self, i: int, task, dim: int) -> GP:
-        return self._cached(f"source_gp:{i}", dim, lambda: self._source_gp(task, dim))
+        return self._cached(f"source_gp:{i}", dim, lambda: self._source_gp(task, dim, i))
+
+    def source_fits(self, dim: int) -> list[dict] | None:
+        """The source GPs' fitted hyperparameters, ``[{"theta": [...], "noise": float or None}]`` in
+        source order (JSON-able; the optimizer stores them with the study), or None while some
+        source GP is not fitted yet. :meth:`restore_source_fits` hands them to a later object."""
+        fits = []
+        settings = tuple(repr(getattr(self, p)) for p in self._param_names if p != "source")
+        for i in range(len(self._sources(dim))):
+            entry = self._cache.get((f"source_gp:{i}", dim, settings))
+            if entry is None or entry[0] is not self.source:
+                return None
+            gp = entry[1]
+            noise = None if self.noise is not None or gp.noise_level_ is None else float(gp.noise_level_)
+            fits.append({"theta": [float(v) for v in gp.kernel_.theta], "noise": noise})
+        return fits
+
+    def restore_source_fits(self, fits: list[dict], dim: int) -> bool:
+        """Use hyperparameters from :meth:`source_fits` (of an object with the same sources and
+        settings) instead of fitting the source GPs again: each source GP is then only conditioned on
+        its rows, O(rows^3) once instead of an ML-II search. Returns False, and restores nothing,
+        when they do not fit these sources (another number of sources or of hyperparameters)."""
+        kernel = self._gp(dim).kernel
+        if not isinstance(fits, list) or len(fits) != len(self._sources(dim)):
+            return False
+        try:
+            thetas = [np.asarray(f["theta"], dtype=np.float64) for f in fits]
+            noises = [None if f.get("noise") is None else float(f["noise"]) for f in fits]
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return False
+        if any(t.shape != (kernel.n_theta,) or not np.all(np.isfinite(t)) for t in thetas):
+            return False
+        if any(v is not None and not (np.isfinite(v) and v >= 0) for v in noises):
+            return False
+        self._cache[("restored_fits", dim)] = (self.source, list(zip(thetas, noises, strict=True)))
+        return True
 
     def prepare(self, dim: int, seconds: float) -> bool:
         """Fit source GPs ahead of the first :meth:`fit`, for about ``seconds`` at most (the optimizer
@@ -796,7 +831,7 @@ class RGPE(_TransferModel):
             self._source_model(i, task, dim)
         return True
 
-    def _source_gp(self, task, dim: int) -> GP:
+    def _source_gp(self, task, dim: int, i: int | None = None) -> GP:
         """One source's GP. Its ML-II hyperparameters come from at most ``source_fit_points`` of its
         rows (a seeded subset); the GP is then conditioned on all of them with those hyperparameters.
         Exact ML-II on every row costs O(n^3) per likelihood evaluation (0.6 s for 300 rows in 4-d, so
@@ -806,6 +841,13 @@ class RGPE(_TransferModel):
         with restarts); bench/transfer_scale.py measures the difference.
         """
         gp = self._gp(dim)
+        restored = self._cache.get(("restored_fits", dim))
+        if i is not None and restored is not None and restored[0] is self.source and self.fit_hyperparameters:
+            theta, noise = restored[1][i]  # hyperparameters an earlier object fitted (source_fits)
+            fixed = gp.clone(kernel=gp.kernel.with_theta(theta), optimizer=None)
+            if noise is not None:
+                fixed = fixed.clone(noise=noise, fit_noise=False)
+            return fixed.fit(task.X, task.z)
         cap = self.source_fit_points
         if cap is None or not self.fit_hyperparameters:
             return gp.fit(task.X, task.z)
