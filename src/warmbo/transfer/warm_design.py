@@ -98,7 +98,7 @@ def normalised_regrets(sources: list[tuple[np.ndarray, np.ndarray]], candidates:
         top, bottom = float(np.max(y)), float(np.min(y))
         r = (top - y) / (top - bottom) if top > bottom else np.zeros_like(y)
         k = min(_NEIGHBOURS, X.shape[0])
-        dist, idx = cKDTree(X).query(C, k=k)
+        dist, idx = cKDTree(X).query(C, k=k, workers=-1)
         dist, idx = dist.reshape(C.shape[0], k), idx.reshape(C.shape[0], k)
         exact = dist[:, 0] <= 1e-12
         w = 1.0 / np.maximum(dist, 1e-12)
