@@ -276,6 +276,10 @@ class _Binary(Kernel):
         return np.concatenate([self.k1.theta, self.k2.theta])
 
     @property
+    def n_theta(self) -> int:  # without forming theta: with_theta checks it at every likelihood evaluation
+        return self.k1.n_theta + self.k2.n_theta
+
+    @property
     def theta_bounds(self) -> np.ndarray:
         return np.concatenate([self.k1.theta_bounds, self.k2.theta_bounds])
 
@@ -474,6 +478,10 @@ class Constant(Kernel):
     @property
     def theta(self):
         return np.array([np.log(self.value)])
+
+    @property
+    def n_theta(self) -> int:
+        return 1
 
     @property
     def theta_bounds(self):

@@ -83,6 +83,10 @@ class Stationary(Kernel):
         return np.log(np.atleast_1d(self.lengthscale)).astype(np.float64)
 
     @property
+    def n_theta(self) -> int:
+        return int(self.lengthscale.shape[0]) if self.ard else 1
+
+    @property
     def theta_bounds(self):
         return np.tile(np.log(np.array(self.bounds)), (np.atleast_1d(self.lengthscale).shape[0], 1))
 
