@@ -257,3 +257,27 @@ def test_status_shows_live_workers_and_reclaimed_trials(storage):
     out = CliRunner().invoke(app, ["status", "--storage", storage]).output
     assert "worker machine-b: 1 pending, last heartbeat" in out and "worker machine-c: 1 pending" in out
     assert "reclaimed from silent workers: 1 trial(s); machine-a -> machine-b (retry" in out
+
+
+def test_a_transfer_study_reopens_with_its_sources_on_either_back_end(storage):
+    # The sources, the warm design and the source fits live in the study's metadata: a second
+    # process (here, a second object) on another machine needs only the URL. Opening a study reads
+    # only the metadata its check needs (not the ~1 MB of sources), so a worker that only tells
+    # does not pay for them; the optimizer reads them.
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.uniform(-5, 10, 60), rng.uniform(0, 15, 60)])
+    y = np.array([branin({"x0": a, "x1": b}) for a, b in X])
+    data = wb.TaskData.from_numpy(X, y, SPACE, task=np.repeat(["a", "b", "c"], 20))
+    first = wb.Optimizer(SPACE, storage=storage, prior=data, seed=0)
+    for _ in range(4):
+        p = first.ask()
+        first.tell(p, branin(p))
+    first.study.close()
+    again = wb.Optimizer.load(storage)
+    assert again.prior == data and again.transfer == "auto"
+    np.testing.assert_array_equal(again.warm_design().points, first.warm_design().points)
+    assert len(json.loads(again.study.get_meta("transfer_source_fits"))["fits"]) == 3  # one per source
+    p = again.ask()
+    again.tell(p, branin(p))
+    assert again.study.count("complete") == 5
+    assert len(again.study.get_meta("transfer_source_rows")) > 1000

@@ -105,6 +105,12 @@ def _backend(scheme: str) -> type:
     return getattr(importlib.import_module(module), name)
 
 
+#: the metadata a study's opening reads: not the rest (a transfer study's sources are ~1 MB, read
+#: only by the optimizer that uses them)
+_OPENING_KEYS = ("schema_version", "space", "settings", "created")
+_OPENING_META = f"SELECT key, value FROM meta WHERE key IN ({', '.join(repr(k) for k in _OPENING_KEYS)})"
+
+
 def _is_postgres(url) -> bool:
     return isinstance(url, str) and url.strip().lower().startswith(("postgresql://", "postgres://"))
 
@@ -374,7 +380,7 @@ class Study:
             raise StorageError(
                 f"{self.path!r} is an SQLite database but not a warmbo study (no meta and trials tables)"
             )
-        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        meta = dict(conn.execute(_OPENING_META).fetchall())
         if not meta:
             raise StorageError(f"no study at {self.path!r}: create it with a space first")
         self._check_meta(meta, space, settings)
@@ -391,7 +397,7 @@ class Study:
             for column, statement in _MIGRATIONS.items():
                 if column not in columns:
                     conn.execute(statement)
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            meta = dict(conn.execute(_OPENING_META).fetchall())
             if not meta:
                 if space is None:
                     raise StorageError(f"no study at {self.path!r}: create it with a space first")

@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from .space import Space
 from .storage import (
+    _OPENING_KEYS,
     _SCHEMA_VERSION,
     StorageError,
     Study,
@@ -159,7 +160,10 @@ class PostgresStudy(Study):
         exists = conn.execute("SELECT to_regclass('warmbo_meta') IS NOT NULL").fetchone()[0]
         if not exists:
             return {}
-        rows = conn.execute("SELECT key, value FROM warmbo_meta WHERE study = %s", (self.name,)).fetchall()
+        rows = conn.execute(
+            "SELECT key, value FROM warmbo_meta WHERE study = %s AND key = ANY(%s)",
+            (self.name, list(_OPENING_KEYS)),
+        ).fetchall()
         return dict(rows)
 
     @staticmethod
