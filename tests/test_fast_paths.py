@@ -210,15 +210,27 @@ def test_long_studies_cap_the_warm_refit(monkeypatch):
     original = GP.fit
 
     def spy(self, X, y):
-        seen.setdefault(X.shape[0], []).append(self.max_evaluations)
+        seen.setdefault(X.shape[0], []).append((self.max_evaluations, self.fit_tolerance))
         return original(self, X, y)
 
     monkeypatch.setattr(GP, "fit", spy)
     for _ in range(8):
         params = opt.ask()
         opt.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
-    assert seen[5][0] is None  # below: to convergence
-    assert seen[6][0] == seen[7][0] == module._WARM_MAX_EVALUATIONS  # the warm refits (first fit)
+    default = opt.model.fit_tolerance
+    assert default < module._WARM_FIT_TOLERANCE
+    assert seen[5][0] == (None, default)  # below: to convergence, at the model's own tolerance
+    # the warm refits (first fit): capped, and stopping at the looser tolerance of long studies
+    assert seen[6][0] == seen[7][0] == (module._WARM_MAX_EVALUATIONS, module._WARM_FIT_TOLERANCE)
+    # a model whose tolerance is looser already keeps it: the long-study tolerance never tightens
+    loose = wb.Optimizer(
+        Space.box([(0.0, 1.0)] * 2), model=opt.model.clone(fit_tolerance=1e-3), seed=0, n_initial=3
+    )
+    seen.clear()
+    for _ in range(8):
+        params = loose.ask()
+        loose.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
+    assert seen[7][0] == (module._WARM_MAX_EVALUATIONS, 1e-3)
 
 
 FUSED_KERNELS = [

@@ -155,6 +155,14 @@ _WARM_FULL_REFIT_FROM = 256
 # from _WARM_FULL_REFIT_FROM trials on, a warm refit's search from the previous optimum stops after
 # this many likelihood evaluations (GP(max_evaluations=...)); the next ask goes on from there
 _WARM_MAX_EVALUATIONS = 12
+# from _WARM_FULL_REFIT_FROM trials on, that search also stops once an iteration improves the log
+# posterior by less than this fraction (a looser tolerance never tightens): with >= 256 points it is
+# a sum of >= 256 terms, so 1e-5 is ~0.01 nats at n = 1000. From the previous optimum, L-BFGS-B
+# rebuilds its curvature estimate at every ask and at 1e-6 spent 9 evaluations per ask settling
+# steps of ~1e-3 nats (13, the cap, on a new object's first ask at n = 1000); at 1e-5, 6-7
+# (``python bench/profile_ask.py --mode first --n 1000``; ``bench/fit_tolerance.py`` shows the
+# objective each tolerance reaches). Below 256 trials the fits are unchanged.
+_WARM_FIT_TOLERANCE = 1e-5
 
 
 def _fit_score(model: GP, y: np.ndarray) -> float:
@@ -788,8 +796,12 @@ class Optimizer:
         if n_complete >= _WARM_FULL_REFIT_FROM and hasattr(model, "max_evaluations"):
             # a long study: the full-data search from the previous optimum does bounded work per ask
             # and the next ask continues it (uncapped, the asks of a 1000 -> 1100 loop cost 0.45 to
-            # 1.4 s as the amplitude drifted: about 9 evaluations when settled, 23 while moving)
+            # 1.4 s as the amplitude drifted: about 9 evaluations when settled, 23 while moving); it
+            # stops at a relative change of _WARM_FIT_TOLERANCE (see there)
             overrides = {**overrides, "max_evaluations": _WARM_MAX_EVALUATIONS}
+            tolerance = getattr(model, "fit_tolerance", None)
+            if isinstance(tolerance, float) and tolerance < _WARM_FIT_TOLERANCE:
+                overrides["fit_tolerance"] = _WARM_FIT_TOLERANCE
         if n_complete & (n_complete - 1) == 0:
             if n_complete < _WARM_FULL_REFIT_FROM:
                 return model, False  # the prototype's multi-start fit: cheap at this size
