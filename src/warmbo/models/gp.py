@@ -164,12 +164,9 @@ class GP(ModelBase):
         current hyperparameters; the searches from random restarts run to convergence. None (default):
         to convergence. :class:`~warmbo.Optimizer` sets it for the warm refits of long studies, so an
         ask's refit does bounded work and the next ask continues from where it stopped. When the
-        random restarts ran on a subset (``restart_points``), the one full-data search gets a quarter
-        of it: that fit has already paid for the restarts and the scoring of their optima on all the
-        data. A half kept the ask at n = 1024 of a 1000 -> 1100 loop (d = 6) at 1.9x the loop's median
-        while the warm refits stopped at a relative change of 1e-6; once they stopped at 1e-5 (the
-        median ask 0.36 -> 0.30 s) it was 2.2x (0.66 s), a quarter brings it to ~0.52 s, the cost of
-        an ask that meets the cap.
+        random restarts ran on a subset (``restart_points``), the one full-data search gets half of
+        it: that fit has already paid for the restarts and the scoring of their optima on all the
+        data, and halving the search kept the ask at n = 1024 of a 1000 -> 1100 loop near the others.
     hyperprior : LogNormalHyperprior, optional
         Priors on the lengthscales and the noise (:mod:`warmbo.models.hyperprior`): with
         ``optimizer="ml2"`` the fit maximises ``log p(y | X, theta) + log p(theta)`` (MAP) instead of
@@ -892,7 +889,7 @@ class GP(ModelBase):
         budget = None if self.max_evaluations is None else int(self.max_evaluations)
         if len(starts) > 1 and cap is not None and X.shape[0] > cap:
             starts = self._subset_restarts(X, ys, kernel, noise, fit_noise, kind, starts, bounds, fun, cap)
-            budget = None if budget is None else max(1, budget // 4)
+            budget = None if budget is None else max(1, budget // 2)
         best_x, best_value = starts[0], np.inf
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", JitterWarning)
