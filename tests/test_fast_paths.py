@@ -211,12 +211,16 @@ def test_long_studies_cap_the_warm_refit(monkeypatch):
 
     def spy(self, X, y):
         seen.setdefault(X.shape[0], []).append((self.max_evaluations, self.fit_tolerance))
+        rows.setdefault(X.shape[0], self.restart_points)
         return original(self, X, y)
 
+    rows = {}
     monkeypatch.setattr(GP, "fit", spy)
-    for _ in range(8):
+    for _ in range(9):
         params = opt.ask()
         opt.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
+    # the refit at a power of two (8) restarts on fewer rows; the other fits keep the model's 256
+    assert rows[8] == module._WARM_RESTART_POINTS < opt.model.restart_points == rows[7] == rows[5]
     default = opt.model.fit_tolerance
     assert default < module._WARM_FIT_TOLERANCE
     assert seen[5][0] == (None, default)  # below: to convergence, at the model's own tolerance

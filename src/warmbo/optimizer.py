@@ -163,6 +163,11 @@ _WARM_MAX_EVALUATIONS = 12
 # (``python bench/profile_ask.py --mode first --n 1000``; ``bench/fit_tolerance.py`` shows the
 # objective each tolerance reaches). Below 256 trials the fits are unchanged.
 _WARM_FIT_TOLERANCE = 1e-5
+# rows on which the random restarts of a long study's refit at a power of two search (GP's
+# restart_points, 256 by default; never raised): they only propose starts, which are then scored on all
+# the data. On 256 rows their ~110 likelihood evaluations made the ask at n = 1024 of a 1000 -> 1100
+# loop (d = 6) 0.66 s against a median of 0.30-0.34 s; on 128, 0.50 s (python bench/profile_ask.py)
+_WARM_RESTART_POINTS = 128
 
 
 def _fit_score(model: GP, y: np.ndarray) -> float:
@@ -809,7 +814,12 @@ class Optimizer:
             # optimum as the first start, so the full-data search starts where the last one ended
             # unless a restart scores better (from the prototype's start, the ask at n = 1024 took
             # 3.1x a steady ask)
-            return model.clone(**{k: v for k, v in overrides.items() if k != "n_restarts"}), True
+            full = {k: v for k, v in overrides.items() if k != "n_restarts"}
+            cap = getattr(model, "restart_points", None)
+            if isinstance(cap, int) and cap > _WARM_RESTART_POINTS:
+                # the restarts propose starts; on 128 rows they cost a third of what they did on 256
+                full["restart_points"] = _WARM_RESTART_POINTS
+            return model.clone(**full), True
         return model.clone(**overrides), True
 
     @blas_limited
