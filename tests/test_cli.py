@@ -245,13 +245,27 @@ def test_suggest_and_a_resumed_optimize_transfer_from_the_stored_sources(workdir
     assert asked.exit_code == 0, asked.output
     point = json.loads(asked.output.splitlines()[0])["params"]
     assert point["x"] == pytest.approx(0.6)  # the warm design's second point: run2's best
-    assert invoke("observe", "--storage", "r.db", "--trial", 2, "--value", 0.3).exit_code == 0
+    observed = invoke("observe", "--storage", "r.db", "--trial", 2, "--value", 0.3)
+    assert observed.exit_code == 0 and "stored sources" not in observed.output  # a tell needs none
     resumed = invoke("optimize", "objmod:f", "--storage", "r.db", "--budget", 3)
     assert resumed.exit_code == 0, resumed.output
     assert "resuming with the study's 7 stored source evaluations (transfer auto)" in resumed.output
     trials = wb.Study("r.db").trials()
     # the third warm design point: a source configuration too
     assert len(trials) == 3 and min(abs(trials[2].params["x"] - x) for x in source_x) < 1e-9
+    # damaged stored sources: status still shows the trials, with a note; suggest names the way out
+    study = wb.Study("r.db")
+    study.set_meta("transfer_source_rows", "damaged")
+    study.close()
+    status = invoke("status", "--storage", "r.db")
+    assert (
+        status.exit_code == 0
+        and "unreadable" in status.output
+        and "without its transfer sources" in status.output
+    )
+    failed = invoke("suggest", "--storage", "r.db")
+    assert failed.exit_code == 1 and "--transfer none" in failed.output
+    assert len(wb.Study("r.db").trials()) == 3
 
 
 def test_demo_quick_writes_the_table_plots_and_report(tmp_path):

@@ -3,6 +3,8 @@ warmbo.transfer.registry). Sources are given in the user's own units and signed 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -171,13 +173,24 @@ def test_a_reopened_study_transfers_from_the_sources_it_stored(tmp_path):
     np.testing.assert_allclose(MIXED.encode([dict(second)])[0], warm.points[1])
     again.study.close()
 
-    # a new object given no prior asks without the sources, and says so
-    with pytest.warns(UserWarning, match="stored sources"):
+    # a new object given no prior asks without the sources, and says so at its first ask (a tell,
+    # as `warmbo observe` makes, needs no sources and says nothing)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         cold = wb.Optimizer(MIXED, storage=url)
+        cold.tell(second, 2.0)
+    with pytest.warns(UserWarning, match="stored sources"):
+        cold.ask()
     assert cold.transfer == "none"
     cold.study.close()
-    # overrides win: transfer="none" reopens without them, silently
-    assert wb.Optimizer.load(url, transfer="none").prior is None
+    # overrides win: transfer="none" reopens without them, silently; another method keeps the sources
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain = wb.Optimizer.load(url, transfer="none")
+        plain.ask()
+    assert plain.prior is None
+    other = wb.Optimizer.load(url, transfer="diff")
+    assert other.transfer == "diff" and other.prior == data
 
 
 def test_damaged_stored_sources_are_a_clear_error_and_lose_no_trial(tmp_path):
@@ -226,3 +239,84 @@ def test_a_reopened_study_reuses_its_stored_warm_design_and_source_fits(tmp_path
     assert again.warm_design().scores == design.scores
     assert rows and set(rows) == {5}  # likelihoods of the target's 5 trials only, none on a source's 20 rows
     assert again.transfer_report().warm_design == first.transfer_report().warm_design
+
+
+def test_a_study_that_got_its_sources_later_reopens_with_them(tmp_path):
+    # Created without sources (so with the plain GP's Yeo-Johnson scale stored), given sources by a
+    # later object: reopening must not combine the stored scale with the transfer model (it raised).
+    url = str(tmp_path / "t.db")
+    cold = wb.Optimizer(MIXED, seed=1, storage=url)
+    for _ in range(3):
+        cold.tell(cold.ask(), 1.0)
+    cold.study.close()
+    wb.Optimizer(MIXED, prior=mixed_sources(), storage=url).study.close()
+    again = wb.Optimizer.load(url)
+    assert again.transfer == "auto" and again.output_transform == "none"
+    again.tell(again.ask(), 0.5)
+    assert again.study.count("complete") == 4
+
+
+def test_without_a_seed_a_reopened_study_has_the_first_objects_transfer_model(tmp_path, monkeypatch):
+    # seed=None draws a seed stored with the study; the transfer model (its rows, its draws) and
+    # the stored source fits must use that seed in the first object too, or a reopened object
+    # neither predicts as the first one nor reuses its fits.
+    import warmbo.models.gp as gp_module
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-3, 3, (300, 2))
+    y = np.array([bowl({"x": a, "y": b}) for a, b in X])
+    data = wb.TaskData.from_numpy(X, y, SPACE, task=np.repeat(["a", "b", "c"], 100))
+    url = str(tmp_path / "t.db")
+    first = wb.Optimizer(SPACE, prior=data, transfer="rgpe", max_prior=60, storage=url)  # no seed
+    for _ in range(5):
+        p = first.ask()
+        first.tell(p, bowl(p))
+    probe = SPACE.encode([{"x": a, "y": b} for a, b in rng.uniform(-3, 3, (20, 2))])
+    expected = first.fit_model().predict(probe)  # (predict() answers from the last ask's model)
+    first.study.close()
+    rows = []
+    objective = gp_module.GP.objective
+    monkeypatch.setattr(
+        gp_module.GP,
+        "objective",
+        lambda self, Xf, *a, **k: rows.append(Xf.shape[0]) or objective(self, Xf, *a, **k),
+    )
+    again = wb.Optimizer.load(url)
+    assert again.seed == first.seed and repr(again.model) == repr(first.model)
+    for a, b in zip(again.fit_model().predict(probe), expected, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+    assert rows and set(rows) == {5}  # the target's 5 trials; the sources' 60-row GPs were not refitted
+    # with another max_prior the sources' GPs see other rows: their stored fits are not used
+    rows.clear()
+    wb.Optimizer.load(url, max_prior=40).fit_model()
+    assert 40 in rows
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda r: r.pop("y"), "unreadable"),
+        (lambda r: r["columns"][0].pop(), "unreadable"),
+        (lambda r: r.update(version=2), "version 2"),
+        (lambda r: r["settings"].pop("transfer"), "unreadable"),
+        (lambda r: r["settings"].update(transfer="magic"), "method 'magic' is unknown"),
+        (lambda r: r["y"].__setitem__(0, r["y"][0] + 1.0), "digest"),
+    ],
+)
+def test_damaged_stored_records_are_data_errors_naming_the_problem(tmp_path, damage, message):
+    import base64
+    import json
+    import zlib
+
+    url = str(tmp_path / "t.db")
+    opt = wb.Optimizer(MIXED, prior=mixed_sources(), seed=0, storage=url)
+    opt.tell(opt.ask(), 0.5)
+    record = json.loads(zlib.decompress(base64.b64decode(opt.study.get_meta("transfer_source_rows"))))
+    damage(record)
+    text = base64.b64encode(zlib.compress(json.dumps(record).encode())).decode()
+    opt.study.set_meta("transfer_source_rows", text)
+    opt.study.close()
+    with pytest.raises(DataError, match=message) as info:
+        wb.Optimizer.load(url)
+    assert "--transfer none" in str(info.value) and "trials are intact" in str(info.value)
+    assert [t.value for t in wb.Optimizer.load(url, transfer="none").history] == [0.5]

@@ -165,6 +165,7 @@ def load_optimizer(storage: str, readonly: bool = False):
     ``readonly`` opens it with SQLite's read-only mode (for ``status`` and ``report``), so a study
     the user may not write (a shared or archived file) can still be inspected and is never changed.
     """
+    from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
     from .optimizer import Optimizer
     from .storage import Study, readonly_url
@@ -173,7 +174,16 @@ def load_optimizer(storage: str, readonly: bool = False):
     study = Study(url)
     multitask = study.get_meta("multitask") is not None
     study.close()
-    return MultiTaskOptimizer.load(url) if multitask else Optimizer.load(url)
+    if multitask:
+        return MultiTaskOptimizer.load(url)
+    try:
+        return Optimizer.load(url)
+    except DataError as exc:
+        if not readonly:
+            raise
+        # inspecting a study (status, report) needs its trials, not its sources
+        errors.print(f"note: {exc}; shown without its transfer sources", highlight=False)
+        return Optimizer.load(url, transfer="none")
 
 
 def _split(text: str | None, option: str) -> list[str] | None:
@@ -367,6 +377,7 @@ def optimize(
         raise ValueError(
             "--maximize/--minimize apply to single-objective studies; give --directions per task"
         )
+    transform_given = output_transform is not None
     if stored is not None and task_names is None:
         if output_transform is None:  # a resumed study keeps its stored transform
             output_transform = stored.settings.get("output_transform")
@@ -383,6 +394,8 @@ def optimize(
     resumed_sources = {}
     if stored is not None and task_names is None and not prior and transfer is None and method is None:
         resumed_sources = Optimizer.stored_sources(stored)  # a resumed study transfers as it did
+        if resumed_sources and not transform_given:
+            output_transform = "none"  # a transfer model scales the values itself
     if stored is not None:
         stored.close()
     if objective:
@@ -425,7 +438,7 @@ def optimize(
         seconds = time.perf_counter() - started
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     # the optimizer encodes and signs the sources as it does its own trials
-    kwargs = dict(prior=data, transfer=method) if method != "none" else {}
+    kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if resumed_sources:
         kwargs = resumed_sources
         errors.print(

@@ -92,7 +92,7 @@ from .prior import (
     sources_text,
 )
 from .space import Space
-from .storage import Study, default_worker
+from .storage import Study, default_worker, readonly_url, study_exists
 from .suggest import suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
@@ -190,6 +190,18 @@ def _decides_scale(n: int) -> bool:
     if n < _WARM_FULL_REFIT_FROM:
         return n & (n - 1) == 0
     return n % 3 == 0 and (n // 3) & (n // 3 - 1) == 0
+
+
+def _stored_seed(storage) -> int | None:
+    """The seed stored with the study at ``storage``, or None when there is no study there yet."""
+    if storage is None or not study_exists(storage):
+        return None
+    study = Study(readonly_url(storage))
+    try:
+        seed = study.settings.get("seed")
+    finally:
+        study.close()
+    return None if seed is None else int(seed)
 
 
 def _new_model(prototype):
@@ -385,10 +397,67 @@ class Optimizer:
         self.heartbeat_grace = None if heartbeat_grace is None else float(heartbeat_grace)
         self.reclaim = reclaim
         self._prior_warned = False
+        seed_given = self.seed is not None
+        if not seed_given:
+            # the study's stored seed when it exists, else one drawn now and stored with the study: the
+            # design stays one Sobol sequence across asks, processes and reopenings (a fresh scramble
+            # per ask would make it i.i.d. uniform), and a reopened study's transfer model sees the
+            # same prior rows and draws as the first object's
+            stored_seed = _stored_seed(storage)
+            self.seed = (
+                stored_seed if stored_seed is not None else int(np.random.SeedSequence().entropy % (2**31))
+            )
         self.prior = None if prior is None else as_prior(prior, space, maximize)
         self._source: TaskData | None = None  # the transfer sources, signed and encoded
         self._design_rows: tuple | None = None  # (X, y, task) of every source row, for the design
         self._warm: WarmDesign | None = None
+        self.model = self._build_model(model, kernel, n_initial_given)
+        self.acquisition = acquisition if acquisition is not None else EI()
+        self.worker = worker or default_worker()
+        settings = {
+            "direction": "maximize" if maximize else "minimize",
+            "n_initial": self.n_initial,
+            "seed": self.seed,
+            "model": repr(self.model),
+            "acquisition": repr(self.acquisition),
+            "output_transform": self.output_transform,
+        }
+        self.study = Study(storage, space, settings)
+        stored_seed = self.study.settings.get("seed")
+        if not seed_given and stored_seed is not None and int(stored_seed) != self.seed:
+            # another process created the study between the look above and now: use its seed
+            self.seed = int(stored_seed)
+            self.model = self._build_model(model, kernel, n_initial_given)
+        if self.space.is_finite:
+            self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
+        if self.prior is not None and self.transfer == "none":
+            self.add_prior(self.prior, tag=digest(self.prior))
+        self._source_fits_stored = False
+        if self._source is not None and not self.study.readonly:
+            self._store_sources()
+        if self._source is not None:
+            self._restore_source_fits()
+        # given no sources on a study that stores some, the first ask says it asks without them
+        # (tells, `warmbo observe` and inspection do not need them)
+        self._check_stored_sources = (
+            self._source is None and prior is None and transfer is None and model is None
+        )
+        self.model_ = None
+        self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
+        self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
+        # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
+        # (warm start, fixed fit) of each scale's last fit
+        choice = self.study.get_meta("output_transform_choice")
+        self._transform_choice: str | None = choice if choice in ("none", "yeo-johnson") else None
+        self._stored_choice = self._transform_choice
+        self._transform_evidence: dict[str, float] = {}
+        self._scale_states: dict[str, tuple] = {}
+        self._encoded: dict[int, tuple[dict, np.ndarray, tuple]] = {}  # id -> (params, encoding, types)
+
+    def _build_model(self, model, kernel: Kernel | None, n_initial_given: bool):
+        """The model prototype: ``model`` as given, the transfer model built from the prior (its rows
+        subset with ``self.seed``; sets ``_source`` and ``_design_rows``, and the warm design's size
+        unless ``n_initial`` was given), or the default GP."""
         if self.prior is not None and self.transfer != "none":
             # sources are encoded and signed exactly as this optimizer's own trials are
             signed = self._signed(np.asarray(self.prior.y, dtype=np.float64))
@@ -414,53 +483,14 @@ class Optimizer:
                 self._warn_prior_subset(keep.size, signed.size)
             task = None if self.prior.task is None else self.prior.task[keep]
             params = [self.prior.params[i] for i in keep]
-            source = TaskData(params, signed[keep], task, space, source=self.prior.source)
+            source = TaskData(params, signed[keep], task, self.space, source=self.prior.source)
             model = transfer_model(self.transfer, source, seed=self.seed)
             self._source = source
             # the warm design reads every source row (a k-d tree: cheap), not the model's subset
             self._design_rows = (np.asarray(self.prior.X), signed, self.prior.task)
             if not n_initial_given:  # the warm design's size replaces the cold max(3, 2d)
                 self.n_initial = design_size(max(1, len(source.tasks)))
-        self.model = model if model is not None else default_model(space.dim, self.seed, kernel)
-        self.acquisition = acquisition if acquisition is not None else EI()
-        self.worker = worker or default_worker()
-        settings = {
-            "direction": "maximize" if maximize else "minimize",
-            "n_initial": self.n_initial,
-            "seed": self.seed,
-            "model": repr(self.model),
-            "acquisition": repr(self.acquisition),
-            "output_transform": self.output_transform,
-        }
-        if self.seed is None:
-            # drawn once and stored, so the design stays one Sobol sequence across asks, processes
-            # and reopenings (a fresh scramble per ask would make it i.i.d. uniform)
-            settings["seed"] = int(np.random.SeedSequence().entropy % (2**31))
-        self.study = Study(storage, space, settings)
-        if self.seed is None:  # the stored seed, if the study has one
-            self.seed = int(self.study.settings.get("seed", settings["seed"]))
-        if self.space.is_finite:
-            self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
-        if self.prior is not None and self.transfer == "none":
-            self.add_prior(self.prior, tag=digest(self.prior))
-        self._source_fits_stored = False
-        if self._source is not None and not self.study.readonly:
-            self._store_sources()
-        if self._source is not None:
-            self._restore_source_fits()
-        elif prior is None and transfer is None and model is None:
-            self._warn_stored_sources()
-        self.model_ = None
-        self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
-        self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
-        # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
-        # (warm start, fixed fit) of each scale's last fit
-        choice = self.study.get_meta("output_transform_choice")
-        self._transform_choice: str | None = choice if choice in ("none", "yeo-johnson") else None
-        self._stored_choice = self._transform_choice
-        self._transform_evidence: dict[str, float] = {}
-        self._scale_states: dict[str, tuple] = {}
-        self._encoded: dict[int, tuple[dict, np.ndarray, tuple]] = {}  # id -> (params, encoding, types)
+        return model if model is not None else default_model(self.space.dim, self.seed, kernel)
 
     def _store_sources(self) -> None:
         """Keep the transfer sources and how they are used in the study (:func:`warmbo.prior.sources_text`),
@@ -480,6 +510,8 @@ class Optimizer:
         return json.dumps(
             {
                 "digest": digest(self.prior),
+                "transfer": self.transfer,
+                "max_prior": self.max_prior,
                 "model": repr(self.model),
                 "seed": self.seed,
                 "dim": self.space.dim,
@@ -526,7 +558,7 @@ class Optimizer:
             f"this study transfers from stored sources (transfer={method!r}); this optimizer was given no "
             "prior= and asks without them. Optimizer.load(url) reopens the study with its sources.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
     @staticmethod
@@ -541,17 +573,28 @@ class Optimizer:
             if text is None:
                 raise DataError("the study names transfer sources but holds none")
             data, stored = sources_from_text(text, study.space)
-        except DataError as exc:
+            method, max_prior = stored["transfer"], stored["max_prior"]
+            if method not in TRANSFER_METHODS or method == "none":
+                raise DataError(f"the study's stored transfer method {method!r} is unknown")
+            check_int(max_prior, "the stored max_prior", 1)
+        except (DataError, KeyError, TypeError, ValueError) as exc:
+            problem = (
+                str(exc)
+                if isinstance(exc, DataError)
+                else f"the study's stored transfer sources are unreadable ({exc!r})"
+            )
             raise DataError(
-                f"{exc}; reopen the study with prior= (and transfer=) given again, or with transfer='none'"
+                f"{problem}; reopen the study with its sources given again (prior=, or warmbo optimize "
+                "--prior FILE) or without them (transfer='none', or --transfer none); its trials are intact"
             ) from None
-        return {"prior": data, "transfer": stored["transfer"], "max_prior": stored["max_prior"]}
+        return {"prior": data, "transfer": method, "max_prior": max_prior}
 
     @classmethod
     def load(cls, storage, **overrides) -> Optimizer:
         """Reopen a stored study with its stored space, direction, design size, seed and output
         transform, and, for a study that transfers, its sources and transfer method (stored by the
-        optimizer that was first given them; ``prior=``/``transfer=`` among ``overrides`` replace them).
+        optimizer that was first given them). Among ``overrides``, ``prior=`` replaces the stored
+        sources, ``transfer=`` the stored method (``"none"``: no sources).
         """
         study = Study(storage)
         settings = study.settings
@@ -562,12 +605,16 @@ class Optimizer:
         }
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]
-        if not {"prior", "transfer", "model"} & set(overrides):
+        if not {"prior", "model"} & set(overrides) and overrides.get("transfer") != "none":
             try:
-                kwargs.update(cls.stored_sources(study))
+                stored = cls.stored_sources(study)
             except DataError:
                 study.close()
                 raise
+            if stored:
+                # a study that got its sources after it was created stored the plain GP's transform;
+                # a transfer model puts the values on one scale itself
+                kwargs.update(stored, output_transform="none")
         kwargs.update(overrides)
         study.close()
         return cls(study.space, storage=storage, **kwargs)
@@ -1069,6 +1116,9 @@ class Optimizer:
             Parameter dicts with a ``trial_id`` attribute.
         """
         count = 1 if n is None else check_int(n, "n", 1)
+        if self._check_stored_sources:
+            self._check_stored_sources = False
+            self._warn_stored_sources()
         suggestions = []
         for _ in range(int(count)):
             suggestions.append(self._ask_one())

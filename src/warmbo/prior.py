@@ -135,8 +135,9 @@ def sources_text(data: TaskData, settings: dict) -> str:
     """The transfer sources ``data`` and the ``settings`` they are used with, as one short ASCII text
     (zlib-compressed JSON, base64) to store with a study; read back with :func:`sources_from_text`.
 
-    Rows are stored column by column in the order of ``data.space.names`` (50 sources x 300 rows of a
-    6-parameter space: about 0.5 MB), with their digest so that a reader can tell a complete record.
+    Rows are stored column by column in the order of ``data.space.names`` (50 sources x 300 rows of
+    random values in a 6-parameter space: about 1.2 MB; values on a grid compress much better), with
+    their digest so that a reader can tell a complete record.
     """
     names = data.space.names
     record = {
@@ -160,19 +161,23 @@ def sources_from_text(text: str, space: Space) -> tuple[TaskData, dict]:
     parameters, or does not match its digest (the data are then not used)."""
     try:
         record = json.loads(zlib.decompress(base64.b64decode(text.encode("ascii"), validate=True)))
-        names, columns = record["names"], record["columns"]
+        if record.get("version") != 1:
+            raise ValueError(f"record version {record.get('version')!r}, this warmbo reads version 1")
+        names, columns = list(record["names"]), record["columns"]
         settings = dict(record["settings"])
-    except (ValueError, KeyError, TypeError, zlib.error) as exc:
+        if names == list(space.names):
+            params = [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+            y, task, digest_stored = record["y"], record["task"], record["digest"]
+    except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as exc:
         raise DataError(f"the study's stored transfer sources are unreadable ({exc})") from None
-    if list(names) != list(space.names):
+    if names != list(space.names):
         raise DataError(
             f"the study's stored transfer sources have parameters {names}, the space has {list(space.names)}"
         )
-    params = [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
     data = TaskData.from_records(
-        params, record["y"], space, task=record["task"], source=record.get("source") or "<stored sources>"
+        params, y, space, task=task, source=record.get("source") or "<stored sources>"
     )
-    if digest(data) != record.get("digest"):
+    if digest(data) != digest_stored:
         raise DataError("the study's stored transfer sources do not match their digest (a partial write?)")
     return data, settings
 

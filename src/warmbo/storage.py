@@ -645,8 +645,14 @@ class Study:
 
     def meta_items(self, prefix: str = "") -> dict[str, str]:
         """Meta entries whose key starts with ``prefix``."""
-        rows = self._connect().execute("SELECT key, value FROM meta ORDER BY key").fetchall()
-        return {k: v for k, v in rows if k.startswith(prefix)}
+        rows = (
+            self._connect()
+            .execute(
+                "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key", (len(prefix), prefix)
+            )
+            .fetchall()
+        )
+        return {k: v for k, v in rows if k.startswith(prefix)}  # (the SQL filter reads only these)
 
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:

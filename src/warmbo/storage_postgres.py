@@ -369,7 +369,11 @@ class PostgresStudy(Study):
     def meta_items(self, prefix: str = "") -> dict[str, str]:
         rows = (
             self._connect()
-            .execute("SELECT key, value FROM warmbo_meta WHERE study = %s ORDER BY key", (self.name,))
+            .execute(
+                "SELECT key, value FROM warmbo_meta WHERE study = %s AND substr(key, 1, %s) = %s "
+                "ORDER BY key",
+                (self.name, len(prefix), prefix),
+            )
             .fetchall()
         )
         return {k: v for k, v in rows if k.startswith(prefix)}
