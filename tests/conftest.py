@@ -85,3 +85,20 @@ def postgres_server():
 def postgres_url(postgres_server) -> str:
     """The URL of a fresh, empty study on the session's PostgreSQL server."""
     return postgres_server.url()
+
+
+@pytest.fixture
+def likelihood_rows(monkeypatch) -> list[int]:
+    """The number of rows of every GP hyperparameter-objective evaluation made while the test runs
+    (which GPs were fitted: a stored fit that is reused shows as no evaluation on its rows)."""
+    import warmbo.models.gp as gp_module
+
+    rows: list[int] = []
+    objective = gp_module.GP.objective
+
+    def counted(self, X, *args, **kwargs):
+        rows.append(X.shape[0])
+        return objective(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(gp_module.GP, "objective", counted)
+    return rows

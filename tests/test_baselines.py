@@ -348,13 +348,11 @@ def test_rgpe_caches_source_predictions_at_large_point_sets_and_stays_exact(monk
     assert clone._cache["source_predictions"] is store
 
 
-def test_rgpe_restores_stored_source_fits_and_predicts_as_the_model_that_fitted_them(monkeypatch):
+def test_rgpe_restores_stored_source_fits_and_predicts_as_the_model_that_fitted_them(likelihood_rows):
     # A reopened study hands RGPE the source GPs' hyperparameters an earlier object fitted
     # (source_fits -> JSON -> restore_source_fits): the new model must predict exactly as the old
     # one and fit no source hyperparameters (counted: no likelihood evaluation on a source's rows).
     import json
-
-    import warmbo.models.gp as gp_module
 
     sources = [(XS, unrelated(XS)), (XS, YS)]
     X = SPACE.sample_encoded(16, 5)[:10]
@@ -364,13 +362,8 @@ def test_rgpe_restores_stored_source_fits_and_predicts_as_the_model_that_fitted_
     fits = json.loads(json.dumps(old.source_fits(2)))
     assert len(fits) == 2 and all(len(f["theta"]) == old._gp(2).kernel.n_theta for f in fits)
 
-    rows = []
-    objective = gp_module.GP.objective
-    monkeypatch.setattr(
-        gp_module.GP,
-        "objective",
-        lambda self, Xf, *a, **k: rows.append(Xf.shape[0]) or objective(self, Xf, *a, **k),
-    )
+    rows = likelihood_rows
+    rows.clear()  # counted from here on
     new = RGPE(source=sources, seed=0, prevent_dilution=False)
     assert not new.restore_source_fits(fits[:1], 2)  # one fit for two sources: refused
     assert not new.restore_source_fits([{"theta": [0.0]}, {"theta": [0.0]}], 2)  # wrong width

@@ -206,11 +206,12 @@ def test_damaged_stored_sources_are_a_clear_error_and_lose_no_trial(tmp_path):
     assert [t.value for t in reopened.history] == [0.5, 0.5]
 
 
-def test_a_reopened_study_reuses_its_stored_warm_design_and_source_fits(tmp_path, monkeypatch):
+def test_a_reopened_study_reuses_its_stored_warm_design_and_source_fits(
+    tmp_path, monkeypatch, likelihood_rows
+):
     # The first model ask of a reopened transfer study paid for the warm design's k-d tree queries and
     # every source GP's ML-II fit again (50 sources x 300 rows: 1.65 s, docs/transfer.md); both are
     # stored with the study now. Checked by what the reopened object does not call.
-    import warmbo.models.gp as gp_module
     import warmbo.optimizer as optimizer_module
 
     data = mixed_sources()
@@ -226,13 +227,8 @@ def test_a_reopened_study_reuses_its_stored_warm_design_and_source_fits(tmp_path
         raise AssertionError("the warm design was computed again")
 
     monkeypatch.setattr(optimizer_module, "warm_design", no_warm_design)
-    rows = []
-    objective = gp_module.GP.objective
-    monkeypatch.setattr(
-        gp_module.GP,
-        "objective",
-        lambda self, Xf, *a, **k: rows.append(Xf.shape[0]) or objective(self, Xf, *a, **k),
-    )
+    rows = likelihood_rows
+    rows.clear()  # counted from here on
     again = wb.Optimizer.load(url)
     again.ask()
     np.testing.assert_array_equal(again.warm_design().points, design.points)
@@ -256,12 +252,10 @@ def test_a_study_that_got_its_sources_later_reopens_with_them(tmp_path):
     assert again.study.count("complete") == 4
 
 
-def test_without_a_seed_a_reopened_study_has_the_first_objects_transfer_model(tmp_path, monkeypatch):
+def test_without_a_seed_a_reopened_study_has_the_first_objects_transfer_model(tmp_path, likelihood_rows):
     # seed=None draws a seed stored with the study; the transfer model (its rows, its draws) and
     # the stored source fits must use that seed in the first object too, or a reopened object
     # neither predicts as the first one nor reuses its fits.
-    import warmbo.models.gp as gp_module
-
     rng = np.random.default_rng(3)
     X = rng.uniform(-3, 3, (300, 2))
     y = np.array([bowl({"x": a, "y": b}) for a, b in X])
@@ -274,13 +268,8 @@ def test_without_a_seed_a_reopened_study_has_the_first_objects_transfer_model(tm
     probe = SPACE.encode([{"x": a, "y": b} for a, b in rng.uniform(-3, 3, (20, 2))])
     expected = first.fit_model().predict(probe)  # (predict() answers from the last ask's model)
     first.study.close()
-    rows = []
-    objective = gp_module.GP.objective
-    monkeypatch.setattr(
-        gp_module.GP,
-        "objective",
-        lambda self, Xf, *a, **k: rows.append(Xf.shape[0]) or objective(self, Xf, *a, **k),
-    )
+    rows = likelihood_rows
+    rows.clear()  # counted from here on
     again = wb.Optimizer.load(url)
     assert again.seed == first.seed and repr(again.model) == repr(first.model)
     for a, b in zip(again.fit_model().predict(probe), expected, strict=True):
