@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -245,8 +246,11 @@ def test_suggest_and_a_resumed_optimize_transfer_from_the_stored_sources(workdir
     assert asked.exit_code == 0, asked.output
     point = json.loads(asked.output.splitlines()[0])["params"]
     assert point["x"] == pytest.approx(0.6)  # the warm design's second point: run2's best
-    observed = invoke("observe", "--storage", "r.db", "--trial", 2, "--value", 0.3)
-    assert observed.exit_code == 0 and "stored sources" not in observed.output  # a tell needs none
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        observed = invoke("observe", "--storage", "r.db", "--trial", 2, "--value", 0.3)
+    assert observed.exit_code == 0
+    assert not [w for w in caught if "stored sources" in str(w.message)]  # a tell needs no sources
     resumed = invoke("optimize", "objmod:f", "--storage", "r.db", "--budget", 3)
     assert resumed.exit_code == 0, resumed.output
     assert "resuming with the study's 7 stored source evaluations (transfer auto)" in resumed.output
@@ -266,6 +270,14 @@ def test_suggest_and_a_resumed_optimize_transfer_from_the_stored_sources(workdir
     failed = invoke("suggest", "--storage", "r.db")
     assert failed.exit_code == 1 and "--transfer none" in failed.output
     assert len(wb.Study("r.db").trials()) == 3
+    plain = invoke("suggest", "--storage", "r.db", "--transfer", "none")  # the way out it names
+    assert plain.exit_code == 0, plain.output
+    assert invoke("prior", "remove", "r.db", "--all").exit_code == 0  # needs no sources either
+    # sources given to a study made without them (its stored scale is the plain GP's)
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "c.db", "--seed", 0)
+    assert invoke(*args, "--budget", 2).exit_code == 0
+    late = invoke("optimize", "objmod:f", "--storage", "c.db", "--budget", 3, "--prior", "run1.csv")
+    assert late.exit_code == 0, late.output
 
 
 def test_demo_quick_writes_the_table_plots_and_report(tmp_path):

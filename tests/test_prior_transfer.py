@@ -190,7 +190,8 @@ def test_a_reopened_study_transfers_from_the_sources_it_stored(tmp_path):
         plain.ask()
     assert plain.prior is None
     other = wb.Optimizer.load(url, transfer="diff")
-    assert other.transfer == "diff" and other.prior == data
+    # another method reuses the sources with its own default cap on rows (diff pools them: 256)
+    assert other.transfer == "diff" and other.prior == data and other.max_prior == 256
 
 
 def test_damaged_stored_sources_are_a_clear_error_and_lose_no_trial(tmp_path):
@@ -245,11 +246,22 @@ def test_a_study_that_got_its_sources_later_reopens_with_them(tmp_path):
     for _ in range(3):
         cold.tell(cold.ask(), 1.0)
     cold.study.close()
-    wb.Optimizer(MIXED, prior=mixed_sources(), storage=url).study.close()
-    again = wb.Optimizer.load(url)
+    given = wb.Optimizer.load(url, prior=mixed_sources())  # sources given to load: no stored scale clash
+    assert given.transfer == "auto" and given.output_transform == "none"
+    given.study.close()
+    again = wb.Optimizer.load(url)  # and then found in the study
     assert again.transfer == "auto" and again.output_transform == "none"
     again.tell(again.ask(), 0.5)
     assert again.study.count("complete") == 4
+
+
+def test_a_new_study_in_an_empty_file_needs_no_seed(tmp_path):
+    # With seed=None the optimizer reads the seed of an existing study first; a file that holds no
+    # study yet (created empty, or being created by another process) is a new study, not an error.
+    path = tmp_path / "empty.db"
+    path.touch()
+    opt = wb.Optimizer(MIXED, storage=str(path))
+    assert isinstance(opt.seed, int) and opt.study.settings["seed"] == opt.seed
 
 
 def test_without_a_seed_a_reopened_study_has_the_first_objects_transfer_model(tmp_path, likelihood_rows):

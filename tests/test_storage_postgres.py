@@ -281,3 +281,14 @@ def test_a_transfer_study_reopens_with_its_sources_on_either_back_end(storage):
     again.tell(p, branin(p))
     assert again.study.count("complete") == 5
     assert len(again.study.get_meta("transfer_source_rows")) > 1000
+
+
+def test_meta_items_filters_by_prefix_in_the_database(storage):
+    study = Study(storage, SPACE, {"direction": "minimize"})
+    for key in ("prior:a", "prior:b", "prio", "100%:x", "1000:x", "é:1", "e:1", "reclaimed:3"):
+        study.set_meta(key, key.upper())
+    assert study.meta_items("prior:") == {"prior:a": "PRIOR:A", "prior:b": "PRIOR:B"}
+    assert study.meta_items("100%") == {"100%:x": "100%:X"}  # no LIKE wildcards
+    assert study.meta_items("é") == {"é:1": "É:1"}
+    assert set(study.meta_items("")) >= {"prior:a", "prio", "reclaimed:3", "space", "settings"}
+    study.close()

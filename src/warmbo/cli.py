@@ -159,11 +159,13 @@ def _print_best(optimizer) -> None:
     console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
 
 
-def load_optimizer(storage: str, readonly: bool = False):
+def load_optimizer(storage: str, readonly: bool = False, transfer: str | None = None):
     """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
 
     ``readonly`` opens it with SQLite's read-only mode (for ``status`` and ``report``), so a study
-    the user may not write (a shared or archived file) can still be inspected and is never changed.
+    the user may not write (a shared or archived file) can still be inspected and is never changed;
+    if its stored transfer sources cannot be read it is shown without them. ``transfer`` overrides
+    the stored transfer method (``"none"``: without the sources, for commands that do not ask).
     """
     from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
@@ -177,7 +179,7 @@ def load_optimizer(storage: str, readonly: bool = False):
     if multitask:
         return MultiTaskOptimizer.load(url)
     try:
-        return Optimizer.load(url)
+        return Optimizer.load(url) if transfer is None else Optimizer.load(url, transfer=transfer)
     except DataError as exc:
         if not readonly:
             raise
@@ -439,6 +441,8 @@ def optimize(
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
+    if method != "none" and not transform_given:
+        output_transform = "none"  # (a study made without sources stored the plain GP's transform)
     if resumed_sources:
         kwargs = resumed_sources
         errors.print(
@@ -550,9 +554,20 @@ def suggest(
     storage: StorageOption,
     n: Annotated[int, typer.Option("-n", help="Number of points.", min=1)] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+    transfer: Annotated[
+        str | None,
+        typer.Option(
+            "--transfer",
+            help="Override the study's stored transfer method (none: ask without its stored sources).",
+        ),
+    ] = None,
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`."""
-    opt = load_optimizer(storage)
+    from .transfer.registry import TRANSFER_METHODS
+
+    if transfer is not None and transfer not in TRANSFER_METHODS:
+        raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+    opt = load_optimizer(storage, transfer=transfer)
     suggestions = opt.ask(n)
     if as_json:
         for s in suggestions:
@@ -795,7 +810,7 @@ def prior_remove(
     """Remove imported prior rows (one import by --tag, or --all), in one transaction."""
     if (tag is None) == (not all_rows):
         raise ValueError("say what to remove: --tag TAG (see 'warmbo prior list') or --all")
-    opt = load_optimizer(storage)
+    opt = load_optimizer(storage, transfer="none")  # removing rows needs no transfer sources
     removed = opt.remove_prior(tag)
     console.print(f"removed {removed} prior rows from {storage}")
 

@@ -92,7 +92,7 @@ from .prior import (
     sources_text,
 )
 from .space import Space
-from .storage import Study, default_worker, readonly_url, study_exists
+from .storage import StorageError, Study, default_worker, readonly_url, study_exists
 from .suggest import suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
@@ -193,15 +193,23 @@ def _decides_scale(n: int) -> bool:
 
 
 def _stored_seed(storage) -> int | None:
-    """The seed stored with the study at ``storage``, or None when there is no study there yet."""
-    if storage is None or not study_exists(storage):
+    """The seed stored with the study at ``storage``, or None when there is no readable study there
+    yet (no file, an empty file, a study another process is creating this moment: the caller checks
+    the seed again once the study is open, see ``Optimizer.__init__``)."""
+    try:
+        if storage is None or not study_exists(storage):
+            return None
+        study = Study(readonly_url(storage))
+    except StorageError:
         return None
-    study = Study(readonly_url(storage))
     try:
         seed = study.settings.get("seed")
     finally:
         study.close()
-    return None if seed is None else int(seed)
+    try:
+        return None if seed is None else int(seed)
+    except (TypeError, ValueError):
+        return None
 
 
 def _new_model(prototype):
@@ -480,7 +488,7 @@ class Optimizer:
             else:
                 keep = prior_subset(signed, self.max_prior, self.seed)
             if keep.size < signed.size:
-                self._warn_prior_subset(keep.size, signed.size)
+                self._warn_prior_subset(keep.size, signed.size, stacklevel=4)  # (__init__ -> _build_model)
             task = None if self.prior.task is None else self.prior.task[keep]
             params = [self.prior.params[i] for i in keep]
             source = TaskData(params, signed[keep], task, self.space, source=self.prior.source)
@@ -612,10 +620,18 @@ class Optimizer:
                 study.close()
                 raise
             if stored:
-                # a study that got its sources after it was created stored the plain GP's transform;
-                # a transfer model puts the values on one scale itself
-                kwargs.update(stored, output_transform="none")
+                if "transfer" in overrides and overrides["transfer"] != stored["transfer"]:
+                    del stored["max_prior"]  # another method: its own default cap, unless given
+                kwargs.update(stored)
         kwargs.update(overrides)
+        if (
+            kwargs.get("prior") is not None
+            and kwargs.get("transfer") != "none"
+            and "output_transform" not in overrides
+        ):
+            # the stored transform is the plain GP's (a study made without sources stores
+            # "yeo-johnson"); a transfer model puts the values on one scale itself
+            kwargs["output_transform"] = "none"
         study.close()
         return cls(study.space, storage=storage, **kwargs)
 
@@ -780,7 +796,7 @@ class Optimizer:
         chosen = {prior[i].id for i in keep}
         return [t for t in complete if t.worker != PRIOR_WORKER or t.id in chosen]
 
-    def _warn_prior_subset(self, used: int, total: int) -> None:
+    def _warn_prior_subset(self, used: int, total: int, stacklevel: int = 3) -> None:
         if not self._prior_warned:
             self._prior_warned = True
             warnings.warn(
@@ -788,7 +804,7 @@ class Optimizer:
                 f"source for transfer, and the rest at random; all are stored): an exact GP on all of "
                 f"them would take minutes per ask. Raise max_prior= to use more.",
                 PriorSubsetWarning,
-                stacklevel=3,
+                stacklevel=stacklevel + 1,
             )
 
     def _store_warm_start(self) -> None:

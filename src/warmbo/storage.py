@@ -648,7 +648,8 @@ class Study:
         rows = (
             self._connect()
             .execute(
-                "SELECT key, value FROM meta WHERE substr(key, 1, ?) = ? ORDER BY key", (len(prefix), prefix)
+                "SELECT key, value FROM meta WHERE substr(key, 1, length(?)) = ? ORDER BY key",
+                (prefix, prefix),
             )
             .fetchall()
         )

@@ -370,9 +370,10 @@ class PostgresStudy(Study):
         rows = (
             self._connect()
             .execute(
-                "SELECT key, value FROM warmbo_meta WHERE study = %s AND substr(key, 1, %s) = %s "
-                "ORDER BY key",
-                (self.name, len(prefix), prefix),
+                # length() in the database's own encoding, as substr() counts
+                "SELECT key, value FROM warmbo_meta "
+                "WHERE study = %s AND substr(key, 1, length(%s::text)) = %s ORDER BY key",
+                (self.name, prefix, prefix),
             )
             .fetchall()
         )
