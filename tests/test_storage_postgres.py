@@ -292,3 +292,34 @@ def test_meta_items_filters_by_prefix_in_the_database(storage):
     assert study.meta_items("é") == {"é:1": "É:1"}
     assert set(study.meta_items("")) >= {"prior:a", "prio", "reclaimed:3", "space", "settings"}
     study.close()
+
+
+def _create_after(barrier, path) -> None:
+    barrier.wait()
+    try:
+        Study(path, SPACE, {"direction": "minimize"}).close()
+    except StorageError:
+        os._exit(1)
+    os._exit(0)
+
+
+def test_eight_processes_creating_one_new_study_at_the_same_moment_all_succeed(tmp_path):
+    # Switching a new file to write-ahead logging needs it to itself, and when two processes try at
+    # once SQLite answers "database is locked" to one of them at once, without its busy timeout: 12
+    # of 320 such openings failed (40 rounds of 8 forked processes released by one barrier) before
+    # the switch was retried, 0 after. 30 rounds here: with that failure rate (3.75%) all 240 would
+    # succeed by chance with probability ~1e-4.
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    failed = 0
+    for r in range(30):
+        path = str(tmp_path / f"new{r}.db")
+        barrier = ctx.Barrier(8)
+        procs = [ctx.Process(target=_create_after, args=(barrier, path)) for _ in range(8)]
+        for proc in procs:
+            proc.start()
+        for proc in procs:
+            proc.join(timeout=120)
+        failed += sum(proc.exitcode != 0 for proc in procs)
+    assert failed == 0
