@@ -106,8 +106,9 @@ def test_prior_subset_keeps_the_best_quarter_and_a_seeded_sample():
 
 def test_a_large_prior_is_subsampled_for_the_model_with_a_warning():
     X, y = source(300)
-    with pytest.warns(wb.optimizer.PriorSubsetWarning, match="uses 40 of the 300 prior rows"):
+    with pytest.warns(wb.optimizer.PriorSubsetWarning, match="uses 40 of the 300 prior rows") as caught:
         opt = wb.Optimizer(SPACE, prior=(X, y), transfer="rgpe", max_prior=40, seed=0)
+    assert caught[0].filename == __file__  # it points at the caller's line, not into warmbo
     assert len(opt.model.source) == 40  # the transfer model's source data
     told = wb.Optimizer(SPACE, prior=(X, y), max_prior=40, seed=0, transfer="none")
     assert len(told.history) == 300  # every row is stored

@@ -804,7 +804,7 @@ class Optimizer:
                 f"source for transfer, and the rest at random; all are stored): an exact GP on all of "
                 f"them would take minutes per ask. Raise max_prior= to use more.",
                 PriorSubsetWarning,
-                stacklevel=stacklevel + 1,
+                stacklevel=stacklevel,
             )
 
     def _store_warm_start(self) -> None:
