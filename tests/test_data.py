@@ -480,3 +480,35 @@ def test_to_csv_refuses_what_would_not_read_back(tmp_path: Path) -> None:
     padded = TaskData.from_numpy([[0.0, 1]], [1.0], NUMERIC, task=[" t "])
     with pytest.raises(DataError, match="surrounding whitespace"):
         padded.to_csv(tmp_path / "y.csv")
+
+
+def test_subset_equals_the_validated_construction_and_checks_new_values():
+    space = Space([Float("lr", 1e-4, 1.0, log=True), Int("depth", 1, 8), Categorical("kind", ["a", "b"])])
+    rng = np.random.default_rng(0)
+    records = [
+        {
+            "lr": float(10 ** rng.uniform(-4, 0)),
+            "depth": int(rng.integers(1, 9)),
+            "kind": str(rng.choice(["a", "b"])),
+        }
+        for _ in range(30)
+    ]
+    data = TaskData.from_records(
+        records, rng.normal(size=30), space, task=np.repeat(["s", "t", "u"], 10), source="x"
+    )
+    rows = np.array([29, 3, 3, 10])
+    fast = data.subset(rows, y=-data.y[rows])
+    slow = TaskData([data.params[i] for i in rows], -data.y[rows], data.task[rows], space, source="x")
+    assert fast == slow and fast.source == "x" and fast.tasks == slow.tasks
+    np.testing.assert_array_equal(fast.X, slow.X)
+    assert not fast.y.flags.writeable and not fast.X.flags.writeable
+    assert data.subset(rows) == TaskData([data.params[i] for i in rows], data.y[rows], data.task[rows], space)
+    assert data.subset([]).n == 0
+    with pytest.raises(DataError, match="finite"):
+        data.subset(rows, y=[1.0, np.nan, 0.0, 0.0])
+    with pytest.raises(DataError, match="shape"):
+        data.subset(rows, y=[1.0])
+    with pytest.raises(DataError, match="indices below 30"):
+        data.subset([30])
+    with pytest.raises(DataError, match="integer indices"):
+        data.subset([0.5])

@@ -370,6 +370,46 @@ class TaskData:
             return {None: (np.array(self.X), np.array(self.y))}
         return {t: (self.X[self.task == t], self.y[self.task == t]) for t in self.tasks}
 
+    def subset(self, rows, y=None) -> TaskData:
+        """The observations at ``rows`` (integer indices, in that order), with values ``y`` instead
+        of their own if given (``(len(rows),)`` finite floats, e.g. the values signed for a
+        maximisation). The points were validated when this object was made, so they are not
+        validated again (for 15,000 rows that took 0.35 s of every new transfer optimizer's set-up);
+        ``y`` is checked for shape and finiteness."""
+        idx = np.asarray(rows)
+        if idx.ndim == 1 and idx.size == 0:
+            idx = idx.astype(np.intp)
+        if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+            raise DataError(f"{self.source}: rows must be a 1-D array of integer indices, got {rows!r}")
+        if idx.size and (idx.min() < -self.n or idx.max() >= self.n):
+            raise DataError(f"{self.source}: rows must be indices below {self.n}")
+        if y is None:
+            values = self.y[idx]
+        else:
+            values = np.array(y, dtype=np.float64)
+            if values.shape != idx.shape:
+                raise DataError(f"{self.source}: y has shape {values.shape} for {idx.size} rows")
+            if not np.all(np.isfinite(values)):
+                raise DataError(f"{self.source}: y must be finite (NaN or inf given)")
+        values.setflags(write=False)
+        out = object.__new__(TaskData)
+        task = None
+        if self.task is not None:
+            task = self.task[idx]
+            task.setflags(write=False)
+        X = self.X[idx]
+        X.setflags(write=False)
+        for name, value in (
+            ("params", tuple(self.params[i] for i in idx.tolist())),
+            ("y", values),
+            ("task", task),
+            ("space", self.space),
+            ("source", self.source),
+            ("_X", X),
+        ):
+            object.__setattr__(out, name, value)
+        return out
+
     def split(self, label: Label) -> TaskData:
         """The observations of one task (with their labels).
 
@@ -389,10 +429,7 @@ class TaskData:
             raise DataError(f"{self.source}: no task column, cannot split on task {label!r}")
         if label is None or str(label) not in self.tasks:
             raise DataError(f"{self.source}: unknown task {label!r}; tasks are {self.tasks!r}")
-        idx = np.flatnonzero(self.task == str(label))
-        return TaskData(
-            tuple(self.params[i] for i in idx), self.y[idx], self.task[idx], self.space, self.source
-        )
+        return self.subset(np.flatnonzero(self.task == str(label)))
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, TaskData):

@@ -489,9 +489,7 @@ class Optimizer:
                 keep = prior_subset(signed, self.max_prior, self.seed)
             if keep.size < signed.size:
                 self._warn_prior_subset(keep.size, signed.size, stacklevel=4)  # (__init__ -> _build_model)
-            task = None if self.prior.task is None else self.prior.task[keep]
-            params = [self.prior.params[i] for i in keep]
-            source = TaskData(params, signed[keep], task, self.space, source=self.prior.source)
+            source = self.prior.subset(keep, y=signed[keep])  # (validated rows: not again)
             model = transfer_model(self.transfer, source, seed=self.seed)
             self._source = source
             # the warm design reads every source row (a k-d tree: cheap), not the model's subset
