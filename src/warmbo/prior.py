@@ -126,11 +126,6 @@ def digest(data: TaskData) -> str:
     return h.hexdigest()[:16]
 
 
-def _plain(value):
-    """A parameter value as JSON takes it (numpy scalars as Python numbers)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
 def sources_text(data: TaskData, settings: dict) -> str:
     """The transfer sources ``data`` and the ``settings`` they are used with, as one short ASCII text
     (zlib-compressed JSON, base64) to store with a study; read back with :func:`sources_from_text`.
@@ -146,7 +141,8 @@ def sources_text(data: TaskData, settings: dict) -> str:
         "digest": digest(data),
         "source": str(data.source),
         "names": list(names),
-        "columns": [[_plain(p[name]) for p in data.params] for name in names],
+        # (points are canonical, plain Python values, as the study's own trials store them)
+        "columns": [[p[name] for p in data.params] for name in names],
         "y": [float(v) for v in data.y],
         "task": None if data.task is None else [str(t) for t in data.task],
     }

@@ -674,7 +674,7 @@ class Study:
             )
             .fetchall()
         )
-        return {k: v for k, v in rows if k.startswith(prefix)}  # (the SQL filter reads only these)
+        return dict(rows)
 
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:

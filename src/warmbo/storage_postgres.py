@@ -377,7 +377,7 @@ class PostgresStudy(Study):
             )
             .fetchall()
         )
-        return {k: v for k, v in rows if k.startswith(prefix)}
+        return dict(rows)
 
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:

@@ -205,10 +205,13 @@ class _TransferModel(ModelBase):
             return gp
         return gp.clone(noise=float(self.noise), fit_noise=False)
 
+    def _cache_key(self, name: str, dim: int) -> tuple:
+        """The key of a source-only fit in ``_cache``: (name, dim, every setting but the source)."""
+        return (name, dim, tuple(repr(getattr(self, p)) for p in self._param_names if p != "source"))
+
     def _cached(self, name: str, dim: int, build):
         """``build()`` once per (name, dim, settings) for the current ``source`` object, shared by clones."""
-        settings = tuple(repr(getattr(self, p)) for p in self._param_names if p != "source")
-        key = (name, dim, settings)
+        key = self._cache_key(name, dim)
         entry = self._cache.get(key)
         if entry is None or entry[0] is not self.source:
             entry = (self.source, build())
@@ -789,9 +792,8 @@ class RGPE(_TransferModel):
         source order (JSON-able; the optimizer stores them with the study), or None while some
         source GP is not fitted yet. :meth:`restore_source_fits` hands them to a later object."""
         fits = []
-        settings = tuple(repr(getattr(self, p)) for p in self._param_names if p != "source")
         for i in range(len(self._sources(dim))):
-            entry = self._cache.get((f"source_gp:{i}", dim, settings))
+            entry = self._cache.get(self._cache_key(f"source_gp:{i}", dim))
             if entry is None or entry[0] is not self.source:
                 return None
             gp = entry[1]
