@@ -396,8 +396,6 @@ def optimize(
     resumed_sources = {}
     if stored is not None and task_names is None and not prior and transfer is None and method is None:
         resumed_sources = Optimizer.stored_sources(stored)  # a resumed study transfers as it did
-        if resumed_sources and not transform_given:
-            output_transform = "none"  # a transfer model scales the values itself
     if stored is not None:
         stored.close()
     if objective:
@@ -441,8 +439,10 @@ def optimize(
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
-    if method != "none" and not transform_given:
-        output_transform = "none"  # (a study made without sources stored the plain GP's transform)
+    if (method != "none" or resumed_sources) and not transform_given:
+        # a transfer model scales the values itself (a study made without sources stored the plain
+        # GP's transform)
+        output_transform = "none"
     if resumed_sources:
         kwargs = resumed_sources
         errors.print(
