@@ -1,4 +1,4 @@
-"""The size of the cold initial design: ``max(3, 2 d)`` Sobol points against smaller ones (issue 15).
+"""The size of the cold initial design: ``max(3, 2 d)`` Sobol points against smaller or capped ones.
 
 The same Optimizer (default GP, EI) on the quality section's twelve problems (d = 2 to 20, chosen
 before anything was tuned), 10 seeds, simple regret after 10, 25 and 50 evaluations (median with
@@ -6,7 +6,18 @@ bootstrap 95% interval); the arms differ only in ``n_initial`` and alternate wit
 
     python bench/initial_design.py [--runs 10] [--budget 50] [--problems branin,levy-10]
 
-Results: bench/results/initial_design.json and a table on stdout.
+Results: bench/results/initial_design.json and a table on stdout. Every arm after the first is
+also compared with the first seed by seed (lower / higher / equal, two-sided sign test). Session
+15's check of the cap at 20 (the default since), on the suite and seven problems of d = 12 to 20
+outside it, and after 100 evaluations on four of them:
+
+    python bench/initial_design.py --arms "2d,2d capped at 20" --problems branin,himmelblau,\
+holder_table,hartmann3,rastrigin-4,hartmann6,levy-6,styblinski_tang-8,ackley-10,griewank-10,\
+levy-10,rosenbrock-20,rastrigin-12,levy-12,ackley-14,styblinski_tang-16,ackley-20,griewank-20,\
+levy-20 --out bench/results/initial_design_cap.json
+    python bench/initial_design.py --arms "2d,2d capped at 20" --budget 100 \
+--problems levy-20,griewank-20,styblinski_tang-16,rosenbrock-20 \
+--out bench/results/initial_design_cap_100.json
 """
 
 from __future__ import annotations
@@ -27,8 +38,10 @@ ARMS = {
     "2d": lambda d: max(3, 2 * d),
     "d+1": lambda d: max(3, d + 1),
     "d+1 capped at 10": lambda d: min(max(3, d + 1), 10),
+    "2d capped at 10": lambda d: min(max(3, 2 * d), 10),
+    "2d capped at 20": lambda d: min(max(3, 2 * d), 20),  # the default since session 15
 }
-CHECKPOINTS = (10, 25, 50)
+CHECKPOINTS = (10, 25, 50, 100)
 
 
 def run(fn, n_initial: int, budget: int, seed: int) -> tuple[np.ndarray, float]:
@@ -41,6 +54,16 @@ def bootstrap_median(values, rng, n=4000) -> list[float]:
     values = np.asarray(values)
     meds = np.median(rng.choice(values, size=(n, values.size), replace=True), axis=1)
     return [float(np.quantile(meds, 0.025)), float(np.quantile(meds, 0.975))]
+
+
+def sign_test(values, baseline) -> dict:
+    """Seeds where ``values`` is lower / higher / equal than ``baseline``, and the two-sided sign
+    test's p-value over the unequal ones."""
+    from scipy.stats import binomtest
+
+    lower, higher = int(np.sum(values < baseline)), int(np.sum(values > baseline))
+    p = binomtest(lower, lower + higher).pvalue if lower + higher else 1.0
+    return {"lower": lower, "higher": higher, "equal": int(values.size - lower - higher), "p": float(p)}
 
 
 def main() -> None:
@@ -87,14 +110,27 @@ def main() -> None:
                     str(c): {
                         "median": float(np.median(T[:, c - 1])),
                         "ci95": bootstrap_median(T[:, c - 1], rng),
+                        "per_seed": T[:, c - 1].tolist(),
                     }
                     for c in checkpoints
                 },
             }
+            if arm != arms[0]:  # paired by seed against the first arm: lower / higher / equal, sign test
+                first = np.array(traces[arms[0]])
+                entry["arms"][arm]["against_first"] = {
+                    str(c): sign_test(T[:, c - 1], first[:, c - 1]) for c in checkpoints
+                }
         results["problems"][name] = entry
         cells = "  ".join(
             f"{arm}({sizes[arm]}) "
             + " / ".join(f"{entry['arms'][arm]['regret'][str(c)]['median']:.3g}" for c in checkpoints)
+            + (
+                " [lower/higher after {}: {lower}/{higher}, p={p:.2g}]".format(
+                    checkpoints[-1], **entry["arms"][arm]["against_first"][str(checkpoints[-1])]
+                )
+                if "against_first" in entry["arms"][arm]
+                else ""
+            )
             for arm in arms
         )
         print(f"{name:20s} d={fn.dim:2d}  {cells}", flush=True)

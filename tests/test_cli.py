@@ -597,6 +597,22 @@ def test_a_resumed_study_keeps_its_stored_direction(workdir):
     assert invoke(*args, 6, "--storage", "max.db", "--maximize").exit_code == 0
 
 
+def test_n_initial_sets_the_design_and_a_resumed_study_keeps_it(workdir):
+    args = ("optimize", "objmod:f", "--budget")
+    first = invoke(*args, 4, "--space", "space.json", "--storage", "n.db", "--seed", 0, "--n-initial", 6)
+    assert first.exit_code == 0, first.output
+    again = invoke(*args, 6, "--storage", "n.db")  # no flag: the stored 6, not the default 4
+    assert again.exit_code == 0, again.output
+    study = wb.Study("n.db")
+    assert study.settings["n_initial"] == 6
+    design = study.space.sample(6, seed=0)
+    for trial, point in zip(study.trials(), design, strict=True):
+        assert trial.params["mode"] == point["mode"]
+        assert trial.params["x"] == pytest.approx(point["x"])
+    bad = invoke(*args, 2, "--space", "space.json", "--tasks", "a,b", "--n-initial", 3)
+    assert bad.exit_code == 1 and "--n-initial is for single-objective studies" in bad.output
+
+
 def test_a_resumed_multitask_study_keeps_its_tasks_and_directions(workdir):
     (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
     first = invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions",

@@ -50,6 +50,25 @@ def test_maximize_flag_and_initial_design():
     assert wb.Optimizer(wb.Space.box([(0, 1)] * 4)).n_initial == 8
 
 
+def test_cold_design_is_two_points_per_parameter_at_most_20(tmp_path):
+    from warmbo.optimizer import default_n_initial
+
+    assert [default_n_initial(d) for d in (1, 2, 5, 10, 11, 20, 50)] == [3, 4, 10, 20, 20, 20, 20]
+    space = wb.Space.box([(0, 1)] * 16)
+    opt = wb.Optimizer(space, seed=0)
+    assert opt.n_initial == 20
+    # the 20 design points are the seed's Sobol points; the 21st is the model's choice (no Sobol point)
+    opt.run(lambda p: sum((v - 0.3) ** 2 for v in p.values()), budget=21, progress=False)
+    design = space.sample(21, seed=0)
+    for trial, point in zip(opt.history[:20], design[:20], strict=True):
+        assert trial.params == pytest.approx(point)
+    assert opt.history[20].params != pytest.approx(design[20])
+    # a stored study keeps the design size it was made with (a 2 d = 32 design of an older version)
+    path = str(tmp_path / "study.db")
+    wb.Optimizer(space, seed=0, n_initial=32, storage=path).study.close()
+    assert wb.Optimizer.load(path).n_initial == 32
+
+
 def test_ask_batch_gives_distinct_points_and_pending_trials():
     opt = wb.Optimizer(SPACE, seed=1)
     opt.run(branin_objective, budget=12, progress=False)

@@ -307,6 +307,16 @@ def optimize(
         ),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
+    n_initial: Annotated[
+        int | None,
+        typer.Option(
+            "--n-initial",
+            help="Sobol points before the model chooses (default min(max(3, 2 d), 20) for d "
+            "parameters; 2-3 warm points with --prior). A resumed study keeps its own.",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
     output_transform: Annotated[
         str | None,
         typer.Option(
@@ -383,6 +393,8 @@ def optimize(
     if stored is not None and task_names is None:
         if output_transform is None:  # a resumed study keeps its stored transform
             output_transform = stored.settings.get("output_transform")
+        if n_initial is None and not prior:  # and its design size (a new --prior sizes a warm design)
+            n_initial = stored.settings.get("n_initial")
         direction = stored.settings.get("direction")
         if maximize is None:
             maximize = direction == "maximize"
@@ -409,6 +421,8 @@ def optimize(
             )
         if output_transform not in (None, "none"):
             raise ValueError("--output-transform is for single-objective studies")
+        if n_initial is not None:
+            raise ValueError("--n-initial is for single-objective studies")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage
         )
@@ -451,7 +465,13 @@ def optimize(
             highlight=False,
         )
     opt = Optimizer(
-        space, maximize=maximize, seed=seed, storage=storage, output_transform=output_transform, **kwargs
+        space,
+        maximize=maximize,
+        seed=seed,
+        n_initial=n_initial,
+        storage=storage,
+        output_transform=output_transform,
+        **kwargs,
     )
     if data is not None and method == "none":
         started = time.perf_counter()

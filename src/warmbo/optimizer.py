@@ -6,10 +6,11 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
 -> maximize(acq, space) -> Space.decode -> store the pending trial``
 
 - The model sees outputs in the maximisation convention (``y`` or ``-y`` when minimising).
-- The first ``n_initial`` trials (default ``max(3, 2 * len(space.params))``) follow a scrambled Sobol
-  design; after that every point maximises the acquisition. No point is suggested twice while the
-  space has points left: pending, failed and evaluated points are excluded on every space (see
-  ``_busy``), until a finite space (``space.cardinality``) has been exhausted. Design points are
+- The first ``n_initial`` trials (default :func:`default_n_initial`: ``min(max(3, 2 d), 20)`` for d
+  parameters) follow a scrambled Sobol design; after that every point maximises the acquisition.
+  No point is suggested twice while the space has points left: pending, failed and evaluated
+  points are excluded on every space (see ``_busy``), until a finite space
+  (``space.cardinality``) has been exhausted. Design points are
   indexed by how many trials exist, so concurrent workers take different ones.
 - Pending trials are fantasised with the kriging believer (Ginsbourger et al. 2010): the model is
   conditioned on them at its own posterior mean, which collapses the uncertainty there, so
@@ -99,7 +100,10 @@ from .transfer.transfer_report import SourceSummary, TransferReport, transfer_re
 from .transfer.warm_design import WarmDesign, design_size, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
-__all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubsetWarning"]
+__all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubsetWarning", "default_n_initial"]
+
+#: the cold Sobol design has at most this many points (:func:`default_n_initial`)
+MAX_COLD_DESIGN = 20
 
 #: seconds of a design ask spent preparing a transfer model's source GPs (``model.prepare``)
 _PREPARE_SECONDS = 0.8
@@ -112,6 +116,19 @@ _WARM_DESIGN_KEY = "transfer_warm_design"
 
 #: the worker name of imported prior rows
 PRIOR_WORKER = "prior"
+
+
+def default_n_initial(n_params: int) -> int:
+    """The size of the cold Sobol design for ``n_params`` parameters: ``min(max(3, 2 d), 20)``.
+
+    Two points per parameter (by parameters, not by encoded width: ten 4-way categoricals are 10
+    parameters, not 40), at least 3, and at most :data:`MAX_COLD_DESIGN`. The cap matters from
+    d = 11 on, where 2 d Sobol points would take most of a budget of 25-50 evaluations before the
+    model chooses one: on the nine problems of d = 12 to 20 measured (``python
+    bench/initial_design.py``, docs/optimizer.md), 20 points beat 2 d after 25 and after 50
+    evaluations on every one.
+    """
+    return min(max(3, 2 * int(n_params)), MAX_COLD_DESIGN)
 
 
 class PriorSubsetWarning(UserWarning):
@@ -235,8 +252,8 @@ class Optimizer:
     maximize : bool
         Maximise (True) or minimise (False, default) the objective.
     n_initial : int, optional
-        Size of the Sobol initial design (default ``max(3, 2 * len(space.params))``: by parameters,
-        not by encoded width).
+        Size of the Sobol initial design (default :func:`default_n_initial`: ``min(max(3, 2 d), 20)``
+        for d parameters, counted by parameters, not by encoded width).
     seed : int, optional
         Seed of the design, the acquisition search and the hyperparameter restarts.
     storage : str, optional
@@ -328,8 +345,7 @@ class Optimizer:
             raise ValueError(f"maximize must be True or False, got {maximize!r}")
         n_initial_given = n_initial is not None
         if n_initial is None:
-            # by parameters, not by encoded width: ten 4-way categoricals are 10 parameters, not 40
-            n_initial = max(3, 2 * len(space.params))
+            n_initial = default_n_initial(len(space.params))
         check_int(n_initial, "n_initial", 1)
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
             raise ValueError(f"seed must be an integer or None, got {seed!r}")
@@ -496,7 +512,7 @@ class Optimizer:
             self._source = source
             # the warm design reads every source row (a k-d tree: cheap), not the model's subset
             self._design_rows = (np.asarray(self.prior.X), signed, self.prior.task)
-            if not n_initial_given:  # the warm design's size replaces the cold max(3, 2d)
+            if not n_initial_given:  # the warm design's size replaces the cold default
                 self.n_initial = design_size(max(1, len(source.tasks)))
         return model if model is not None else default_model(self.space.dim, self.seed, kernel)
 

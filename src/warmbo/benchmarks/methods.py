@@ -20,7 +20,8 @@ results file:
   likelihood for ML-II (fixed mode sets lengthscale 0.2 and noise 1e-3 and skips fitting),
   ``LogExpectedImprovement(best_f=max y)`` or ``UpperConfidenceBound(beta=2)``, and
   ``optimize_acqf(q=1, num_restarts=10, raw_samples=512)``; quality runs start from
-  ``max(3, 2 d)`` scrambled Sobol points, as warmbo's default design.
+  ``min(max(3, 2 d), 20)`` scrambled Sobol points, the size of warmbo's default design
+  (:func:`warmbo.optimizer.default_n_initial`; uncapped ``max(3, 2 d)`` before session 15).
 - ``optuna-gp`` / ``optuna-tpe``: ``GPSampler(seed)`` and ``TPESampler(seed)`` with their defaults
   (10 random start-up trials). One ask is ``study.ask(distributions)`` on a study holding the n
   completed trials (``add_trials``). The GP sampler refits its kernel at every ask, so it is an
@@ -38,7 +39,7 @@ import numpy as np
 
 from ..kernels import Constant, Matern
 from ..models import GP
-from ..optimizer import Optimizer, default_model
+from ..optimizer import Optimizer, default_model, default_n_initial
 from ..problems.functions import TestFunction
 from ..space import Space
 
@@ -58,7 +59,7 @@ FIXED_NOISE = 1e-3
 
 
 def _initial_design_size(d: int) -> int:
-    return max(3, 2 * d)
+    return default_n_initial(d)
 
 
 class Method(ABC):
@@ -111,7 +112,7 @@ class Warmbo(Method):
             "fixed_model": repr(self._fixed_model(2)),
             "maximize": "warmbo.maximize defaults with the optimizer's anchors: 256 Sobol and 256 local "
             "candidates around the 5 best observations, 5 L-BFGS-B starts on log EI",
-            "initial_design": "max(3, 2 d) scrambled Sobol points",
+            "initial_design": "min(max(3, 2 d), 20) scrambled Sobol points (default_n_initial)",
             "output_transform": "the Optimizer default: yeo-johnson with the default model, none in "
             "fixed mode (a model passed to the Optimizer)",
         }
@@ -198,7 +199,7 @@ class BoTorch(Method):
             "fixed": f"lengthscale {FIXED_LENGTHSCALE}, noise {FIXED_NOISE}, no fitting",
             "acquisition": acq,
             "optimize_acqf": "q=1, num_restarts=10, raw_samples=512, bounds [0, 1]^d",
-            "initial_design": "max(3, 2 d) scrambled Sobol points (torch SobolEngine, seeded)",
+            "initial_design": "min(max(3, 2 d), 20) scrambled Sobol points (torch SobolEngine, seeded)",
             "dtype": "float64",
         }
 

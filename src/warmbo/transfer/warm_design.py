@@ -76,7 +76,7 @@ def design_size(n_sources: int) -> int:
     """Points of the warm design: 2 for one source (its best and the next-best elsewhere), 3 for
     several. Two target points are the fewest from which a transfer model can rank its sources
     (RGPE's ranking loss needs a pair); a third covers a second kind of task. The cold default is
-    ``max(3, 2 d)``."""
+    ``min(max(3, 2 d), 20)`` (:func:`warmbo.optimizer.default_n_initial`)."""
     check_int(n_sources, "n_sources", 1)
     return 2 if n_sources == 1 else 3
 
