@@ -162,6 +162,21 @@ def test_log_h_matches_quadrature_for_every_regime(z):
     assert pdf_ratio[0] == pytest.approx(np.exp(log_pdf - float(log_ndtr(z))) / ratio, rel=rel)
 
 
+def test_log_h_of_an_array_is_log_h_of_each_element_in_every_mix_of_regimes():
+    from warmbo.acquisition import log_h
+
+    regimes = {
+        "all above -1": [6.0, 0.0, -0.5, -0.99],
+        "all below": [-1.0, -3.0, -1001.0],
+        "mixed": [2.0, -1.0, -0.3, -40.0, -1e5, 0.7],
+    }
+    for z in regimes.values():
+        together = log_h(np.array(z))
+        alone = [log_h(np.array([v])) for v in z]
+        for k in range(3):
+            assert together[k].tolist() == [a[k][0] for a in alone]
+
+
 def test_log_ei_equals_log_of_ei_and_its_gradient_matches_finite_differences():
     rng = np.random.default_rng(3)
     X = rng.random((25, 3))

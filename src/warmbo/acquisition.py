@@ -83,6 +83,8 @@ def log_h(z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     pdf, cdf = _pdf(zh), ndtr(zh)
     h = pdf + zh * cdf
     value[high], cdf_ratio[high], pdf_ratio[high] = np.log(h), cdf / h, pdf / h
+    if high.all():  # nothing below -1 (the search's few points often): skip the empty branch's calls
+        return value, cdf_ratio, pdf_ratio
     zl = z[~high]
     mills = _SQRT_HALF_PI * erfcx(-zl / np.sqrt(2.0))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):

@@ -184,7 +184,7 @@ def _joint_lbfgsb(
 
     def fun(flat):
         values, grads = evaluate(flat.reshape(k, d))
-        if not np.all(np.isfinite(values)) or not np.all(np.isfinite(grads)):
+        if not np.isfinite(values).all() or not np.isfinite(grads).all():
             return 1e30, np.zeros(k * d)
         return offset - float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
 

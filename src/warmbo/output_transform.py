@@ -142,9 +142,24 @@ def _normmax(u: np.ndarray) -> float:
         return 1.0
     n = u.size
     signed_log = float(np.sum(np.sign(u) * np.log1p(np.abs(u))))
+    # psi_lambda(u) and its variance, as yeo_johnson and np.var compute them (the same operations
+    # in the same order, so the same bits) without what does not depend on lambda: the masks and
+    # the logarithms once per fit instead of once per evaluation (about 30 per fit)
+    pos = u >= 0
+    neg = ~pos
+    log_pos, log_neg = np.log1p(u[pos]), np.log1p(-u[neg])
+    v = np.empty_like(u)
 
     def negative_llf(lmbda: float) -> float:
-        var = float(np.var(yeo_johnson(u, lmbda)))
+        if abs(lmbda) < 1e-12:
+            v[pos] = log_pos
+        else:
+            v[pos] = np.expm1(lmbda * log_pos) / lmbda
+        if abs(lmbda - 2.0) < 1e-12:
+            v[neg] = -log_neg
+        else:
+            v[neg] = -np.expm1((2.0 - lmbda) * log_neg) / (2.0 - lmbda)
+        var = float(np.add.reduce(np.square(v - np.add.reduce(v) / n)) / n)
         return np.inf if not var > 0 else 0.5 * n * np.log(var) - (lmbda - 1.0) * signed_log
 
     with np.errstate(all="ignore"):

@@ -101,7 +101,8 @@ class Stationary(Kernel):
         if theta.shape != (self.n_theta,):
             raise ValueError(f"theta must have shape ({self.n_theta},), got {theta.shape}")
         ell = np.exp(theta) if self.ard else float(np.exp(theta[0]))
-        if not (0.0 < np.min(ell) and np.max(ell) < np.inf):
+        low, high = (ell.min(), ell.max()) if self.ard else (ell, ell)  # methods: cheaper than np.min
+        if not (0.0 < low and high < np.inf):
             raise ValueError(f"lengthscale must be positive and finite, got exp({theta!r}) = {ell!r}")
         return self._rebuild(ell)
 

@@ -807,7 +807,7 @@ class GP(ModelBase):
                 value, grad = self.objective(X, ys, kernel, noise, fit_noise, params, kind)
             except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
                 return 1e25, np.zeros_like(params)
-            if not np.isfinite(value) or not np.all(np.isfinite(grad)):
+            if not np.isfinite(value) or not np.isfinite(grad).all():
                 return 1e25, np.zeros_like(params)
             return value, grad
 
