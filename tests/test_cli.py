@@ -609,8 +609,43 @@ def test_n_initial_sets_the_design_and_a_resumed_study_keeps_it(workdir):
     for trial, point in zip(study.trials(), design, strict=True):
         assert trial.params["mode"] == point["mode"]
         assert trial.params["x"] == pytest.approx(point["x"])
-    bad = invoke(*args, 2, "--space", "space.json", "--tasks", "a,b", "--n-initial", 3)
-    assert bad.exit_code == 1 and "--n-initial is for single-objective studies" in bad.output
+    # a multi-task study too: 5 Sobol points, kept when resumed (the default would be 4)
+    (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
+    mt = ("optimize", "twomod:f", "--budget")
+    first = invoke(*mt, 3, "--space", "space.json", "--tasks", "a,b", "--storage", "mt.db", "--seed", 0,
+                   "--n-initial", 5)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    again = invoke(*mt, 5, "--storage", "mt.db")
+    assert again.exit_code == 0, again.output
+    study = wb.Study("mt.db")
+    design = study.space.sample(5, seed=0)
+    assert [t.params["mode"] for t in study.trials()] == [p["mode"] for p in design]
+    assert [t.params["x"] for t in study.trials()] == pytest.approx([p["x"] for p in design])
+
+
+def test_a_reopened_study_keeps_the_design_size_of_the_design_it_uses(workdir):
+    # (review of f89f427) the size stored at creation is a cold design's or a warm one's: a study
+    # that got its sources later reopens with the warm size its sources were used with, and a
+    # transfer study reopened without its sources with the cold default, not the warm size
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--seed", 0, "--budget")
+    assert invoke(*args, 2, "--storage", "late.db").exit_code == 0  # cold: 4 stored at creation
+    late = invoke(*args, 3, "--storage", "late.db", "--prior", "run1.csv")  # warm design of 2
+    assert late.exit_code == 0, late.output
+    assert wb.Optimizer.load("late.db").n_initial == 2
+    assert wb.Optimizer.load("late.db", transfer="none").n_initial == 4
+    warm = invoke(*args, 1, "--storage", "warm.db", "--prior", "run1.csv", "--prior", "run2.csv")
+    assert warm.exit_code == 0, warm.output
+    assert wb.Optimizer.load("warm.db").n_initial == 3
+    assert wb.Optimizer.load("warm.db", transfer="none").n_initial == 4
+    # the CLI resumes a transfer study without its sources on the cold design: trial 1 is a Sobol
+    # point (a warm size of 3 would make it the second warm design point, run2's best x = 0.6)
+    plain = invoke("optimize", "objmod:f", "--storage", "warm.db", "--budget", 2, "--transfer", "none")
+    assert plain.exit_code == 0, plain.output
+    second = wb.Study("warm.db").trials()[1].params
+    sobol = wb.Study("warm.db").space.sample(2, seed=0)[1]
+    assert second["x"] == pytest.approx(sobol["x"]) and second["x"] != pytest.approx(0.6)
 
 
 def test_a_resumed_multitask_study_keeps_its_tasks_and_directions(workdir):

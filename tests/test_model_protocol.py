@@ -80,3 +80,21 @@ def test_every_model_satisfies_the_protocol(name, make, param, value, vector):
         np.testing.assert_allclose(model.predict(X_TEST)[0], refit.predict(X_TEST)[0], rtol=1e-8, atol=1e-10)
     # the clone made before fitting is still unfitted
     assert other.n_observations == 0
+
+
+def test_clone_reads_a_replaced_constructor_again():
+    # the constructor's argument names are cached per class; a class whose __init__ is replaced
+    # (patched) must not clone with the old names and drop the new argument
+    from warmbo.models.base import ModelBase
+
+    class Model(ModelBase):
+        def __init__(self, a=1):
+            self.a = a
+
+    assert Model(a=3).clone().get_params() == {"a": 3}
+
+    def init(self, a=1, d=4):
+        self.a, self.d = a, d
+
+    Model.__init__ = init
+    assert Model(a=3, d=7).clone().get_params() == {"a": 3, "d": 7}

@@ -54,6 +54,9 @@ def test_cold_design_is_two_points_per_parameter_at_most_20(tmp_path):
     from warmbo.optimizer import default_n_initial
 
     assert [default_n_initial(d) for d in (1, 2, 5, 10, 11, 20, 50)] == [3, 4, 10, 20, 20, 20, 20]
+    for bad in (2.5, True, -1):
+        with pytest.raises(ValueError, match="n_params"):
+            default_n_initial(bad)
     space = wb.Space.box([(0, 1)] * 16)
     opt = wb.Optimizer(space, seed=0)
     assert opt.n_initial == 20

@@ -311,8 +311,8 @@ def optimize(
         int | None,
         typer.Option(
             "--n-initial",
-            help="Sobol points before the model chooses (default min(max(3, 2 d), 20) for d "
-            "parameters; 2-3 warm points with --prior). A resumed study keeps its own.",
+            help="Design points before the model chooses (default min(max(3, 2 d), 20) Sobol points "
+            "for d parameters; 2-3 warm points with --prior). A resumed study keeps its own.",
             min=1,
             show_default=False,
         ),
@@ -393,8 +393,6 @@ def optimize(
     if stored is not None and task_names is None:
         if output_transform is None:  # a resumed study keeps its stored transform
             output_transform = stored.settings.get("output_transform")
-        if n_initial is None and not prior:  # and its design size (a new --prior sizes a warm design)
-            n_initial = stored.settings.get("n_initial")
         direction = stored.settings.get("direction")
         if maximize is None:
             maximize = direction == "maximize"
@@ -408,7 +406,14 @@ def optimize(
     resumed_sources = {}
     if stored is not None and task_names is None and not prior and transfer is None and method is None:
         resumed_sources = Optimizer.stored_sources(stored)  # a resumed study transfers as it did
+    # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
+    # it was created with when that design was of the kind this run uses, warm or cold)
+    created_sizes = {}
     if stored is not None:
+        if multitask is not None:
+            n_initial = stored.settings.get("n_initial") if n_initial is None else n_initial
+        elif task_names is None:
+            created_sizes = {warm: Optimizer._created_n_initial(stored, warm) for warm in (True, False)}
         stored.close()
     if objective:
         fn = load_callable(objective)
@@ -421,10 +426,8 @@ def optimize(
             )
         if output_transform not in (None, "none"):
             raise ValueError("--output-transform is for single-objective studies")
-        if n_initial is not None:
-            raise ValueError("--n-initial is for single-objective studies")
         opt = _multitask_optimizer(
-            space, task_names, directions, scalarization, ref, budget_eps, seed, storage
+            space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
         )
         _run(opt, fn, budget, workers, retry_pending)
         return
@@ -457,6 +460,9 @@ def optimize(
         # a transfer model scales the values itself (a study made without sources stored the plain
         # GP's transform)
         output_transform = "none"
+    stored_size = resumed_sources.pop("n_initial", None)
+    if n_initial is None and created_sizes:
+        n_initial = stored_size or created_sizes[method != "none" or bool(resumed_sources)]
     if resumed_sources:
         kwargs = resumed_sources
         errors.print(
@@ -534,7 +540,9 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     _print_best(opt)
 
 
-def _multitask_optimizer(space, task_names, directions, scalarization, ref, budget_eps, seed, storage):
+def _multitask_optimizer(
+    space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial=None
+):
     from .multitask_optimizer import MultiTaskOptimizer
     from .scalarization import Chebyshev, Linear
 
@@ -564,6 +572,7 @@ def _multitask_optimizer(space, task_names, directions, scalarization, ref, budg
         scalarization=s,
         budget_eps=budget_eps,
         seed=seed,
+        n_initial=n_initial,
         storage=storage,
     )
 

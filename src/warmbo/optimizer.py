@@ -124,10 +124,11 @@ def default_n_initial(n_params: int) -> int:
     Two points per parameter (by parameters, not by encoded width: ten 4-way categoricals are 10
     parameters, not 40), at least 3, and at most :data:`MAX_COLD_DESIGN`. The cap matters from
     d = 11 on, where 2 d Sobol points would take most of a budget of 25-50 evaluations before the
-    model chooses one: on the nine problems of d = 12 to 20 measured (``python
-    bench/initial_design.py``, docs/optimizer.md), 20 points beat 2 d after 25 and after 50
-    evaluations on every one.
+    model chooses one: on the eight problems of d = 12 to 20 measured (``python
+    bench/initial_design.py``, docs/optimizer.md), 20 points gave a lower median regret than 2 d
+    after 25 evaluations on all eight and after 50 on seven (Rosenbrock-20: 9.2e4 against 8.9e4).
     """
+    check_int(n_params, "n_params", 0)
     return min(max(3, 2 * int(n_params)), MAX_COLD_DESIGN)
 
 
@@ -443,6 +444,7 @@ class Optimizer:
         settings = {
             "direction": "maximize" if maximize else "minimize",
             "n_initial": self.n_initial,
+            "warm_design": self._source is not None,  # n_initial is a warm design's size
             "seed": self.seed,
             "model": repr(self.model),
             "acquisition": repr(self.acquisition),
@@ -521,7 +523,9 @@ class Optimizer:
         so that :meth:`load` (``warmbo suggest``, a resumed run, another machine) transfers from them as
         this object does. Written once per set of sources: the small ``transfer_sources`` key says which
         set the large ``transfer_source_rows`` key holds, and is written after it."""
-        settings = {"transfer": self.transfer, "max_prior": self.max_prior}
+        # (with the warm design's size: the study's settings hold the size it was created with,
+        # which is a cold design's when the sources came later)
+        settings = {"transfer": self.transfer, "max_prior": self.max_prior, "n_initial": self.n_initial}
         summary = json.dumps({"digest": self._prior_digest, **settings}, sort_keys=True)
         if self.study.get_meta(_SOURCES_KEY) == summary:
             return
@@ -601,6 +605,9 @@ class Optimizer:
             if method not in TRANSFER_METHODS or method == "none":
                 raise DataError(f"the study's stored transfer method {method!r} is unknown")
             check_int(max_prior, "the stored max_prior", 1)
+            n_initial = stored.get("n_initial")  # absent from records of session 14
+            if n_initial is not None:
+                check_int(n_initial, "the stored n_initial", 1)
         except (DataError, KeyError, TypeError, ValueError) as exc:
             problem = (
                 str(exc)
@@ -611,7 +618,18 @@ class Optimizer:
                 f"{problem}; reopen the study with its sources given again (prior=, or warmbo optimize "
                 "--prior FILE) or without them (transfer='none', or --transfer none); its trials are intact"
             ) from None
-        return {"prior": data, "transfer": method, "max_prior": max_prior}
+        out = {"prior": data, "transfer": method, "max_prior": max_prior}
+        return out if n_initial is None else {**out, "n_initial": n_initial}
+
+    @staticmethod
+    def _created_n_initial(study: Study, transferring: bool) -> int | None:
+        """The design size stored when ``study`` was created, if that design was of the kind a
+        reopening uses (warm with transfer sources, cold without), else None (the default size)."""
+        settings = study.settings
+        warm = settings.get("warm_design")
+        if warm is None:  # a study made before session 15: warm if it holds transfer sources
+            warm = study.get_meta(_SOURCES_KEY) is not None
+        return settings.get("n_initial") if bool(warm) == transferring else None
 
     @classmethod
     def load(cls, storage, **overrides) -> Optimizer:
@@ -619,14 +637,14 @@ class Optimizer:
         transform, and, for a study that transfers, its sources and transfer method (stored by the
         optimizer that was first given them). Among ``overrides``, ``prior=`` replaces the stored
         sources, ``transfer=`` the stored method (``"none"``: no sources).
+
+        The design size is the warm design's stored with the sources when they are used, otherwise
+        the size stored at the study's creation if that design was of the same kind (warm or cold),
+        otherwise the default (:func:`default_n_initial`, or the warm design's).
         """
         study = Study(storage)
         settings = study.settings
-        kwargs = {
-            "maximize": settings.get("direction") == "maximize",
-            "n_initial": settings.get("n_initial"),
-            "seed": settings.get("seed"),
-        }
+        kwargs = {"maximize": settings.get("direction") == "maximize", "seed": settings.get("seed")}
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]
         if not {"prior", "model"} & set(overrides) and overrides.get("transfer") != "none":
@@ -640,11 +658,10 @@ class Optimizer:
                     del stored["max_prior"]  # another method: its own default cap, unless given
                 kwargs.update(stored)
         kwargs.update(overrides)
-        if (
-            kwargs.get("prior") is not None
-            and kwargs.get("transfer") != "none"
-            and "output_transform" not in overrides
-        ):
+        transferring = kwargs.get("prior") is not None and kwargs.get("transfer") != "none"
+        if kwargs.get("n_initial") is None:  # neither given nor stored with the sources
+            kwargs["n_initial"] = cls._created_n_initial(study, transferring)
+        if transferring and "output_transform" not in overrides:
             # the stored transform is the plain GP's (a study made without sources stores
             # "yeo-johnson"); a transfer model puts the values on one scale itself
             kwargs["output_transform"] = "none"

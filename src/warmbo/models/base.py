@@ -26,6 +26,7 @@ do not depend on the target) are shared with clones instead of recomputed.
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -59,8 +60,9 @@ class Model(Protocol):
     def y_train_(self) -> np.ndarray: ...
 
 
-#: constructor argument names by class (``ModelBase._param_names_from_signature``)
-_SIGNATURE_NAMES: dict[type, tuple[str, ...]] = {}
+#: (constructor, its argument names) by class (``ModelBase._param_names_from_signature``); weak, so
+#: classes made at run time are not kept alive by it
+_SIGNATURE_NAMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class ModelBase:
@@ -71,17 +73,20 @@ class ModelBase:
 
     @classmethod
     def _param_names_from_signature(cls) -> list[str]:
-        # once per class: inspect.signature took 80 us, and the optimizer clones its model twice
-        # per ask (about 4% of a 50-evaluation Branin run's CPU)
-        names = _SIGNATURE_NAMES.get(cls)
-        if names is None:
-            signature = inspect.signature(cls.__init__)
-            names = _SIGNATURE_NAMES[cls] = tuple(
+        # once per constructor: inspect.signature took 80 us, and the optimizer clones its model
+        # twice per ask (about 4% of a 50-evaluation Branin run's CPU); a replaced __init__ (a
+        # patched class) is read again
+        init = cls.__init__
+        cached = _SIGNATURE_NAMES.get(cls)
+        if cached is None or cached[0] is not init:
+            signature = inspect.signature(init)
+            names = tuple(
                 name
                 for name, p in signature.parameters.items()
                 if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
             )
-        return list(names)
+            cached = _SIGNATURE_NAMES[cls] = (init, names)
+        return list(cached[1])
 
     def get_params(self) -> dict:
         """Constructor arguments (scikit-learn convention)."""
