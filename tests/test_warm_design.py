@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import warmbo as wb
-from warmbo.transfer.warm_design import design_size, normalised_regrets, warm_design
+from warmbo.transfer.warm_design import design_size, normalised_regrets, source_model_maxima, warm_design
 
 SPACE = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
 
@@ -129,7 +129,8 @@ def test_n_initial_given_sets_the_warm_design_size():
     first = opt.ask()
     assert (first["x"], first["y"]) == pytest.approx((0.3, 0.7))
     source_points = {tuple(np.round(p, 12)) for p in X}
-    assert all(tuple(np.round(p, 12)) in source_points for p in opt.warm_design().points)
+    points = opt.warm_design().points
+    assert all(tuple(np.round(p, 12)) in source_points for p in points)  # (the peak is the sample)
 
 
 def test_auto_falls_back_to_the_plain_gp_on_unrelated_sources():
@@ -286,3 +287,41 @@ def test_auto_is_rgpe_without_the_dilution_guard_and_rgpe_keeps_it():
     assert type(auto) is RGPE and type(rgpe) is RGPE
     assert auto.prevent_dilution is False and rgpe.prevent_dilution is True
     assert auto.clone().prevent_dilution is False  # the optimizer fits clones
+
+
+def test_the_second_design_point_is_the_maximum_of_the_first_points_source_model():
+    # one source of 20 random points of a bowl centred at (0.3, 0.7): its best sample is not the
+    # optimum, its GP's posterior mean peaks much closer to it
+    rng = np.random.default_rng(5)
+    X = rng.random((20, 2))
+    y = bowl((0.3, 0.7))(X)
+    design = warm_design(X, y, size=2)
+    moved = source_model_maxima(design, X, y, seed=0)
+    np.testing.assert_array_equal(moved.points[0], design.points[0])  # the first point is kept
+    distance = lambda p: float(np.linalg.norm(p - np.array([0.3, 0.7])))  # noqa: E731
+    assert distance(moved.points[1]) < 0.25 * distance(design.points[0])
+    assert len(moved) == 2 and moved.scores[1] <= moved.scores[0]
+    # the optimizer on a continuous space asks them in that order, the design cut to its size
+    space = wb.Space.box([(0.0, 1.0), (0.0, 1.0)])
+    opt = wb.Optimizer(space, prior=wb.TaskData.from_numpy(X, -y, space), seed=0)
+    asked = [opt.ask() for _ in range(2)]
+    assert [asked[0]["x0"], asked[0]["x1"]] == pytest.approx(design.points[0].tolist())
+    assert [asked[1]["x0"], asked[1]["x1"]] == pytest.approx(moved.points[1].tolist())
+    # a source too small to model (fewer than d + 2 rows) or a one-point design: unchanged
+    small = warm_design(X[:3], y[:3], size=2)
+    assert source_model_maxima(small, X[:3], y[:3]) is small
+    one = warm_design(X, y, size=1)
+    assert source_model_maxima(one, X, y) is one
+
+
+def test_a_source_model_maximum_that_is_excluded_or_a_design_point_is_not_added():
+    rng = np.random.default_rng(5)
+    X = rng.random((20, 2))
+    y = bowl((0.3, 0.7))(X)
+    design = warm_design(X, y, size=3)
+    moved = source_model_maxima(design, X, y, seed=0)
+    peak = moved.points[1]
+    assert source_model_maxima(design, X, y, seed=0, exclude=peak[None, :]) is design
+    # on a space that rounds (snap), the maximum is the rounded point
+    coarse = source_model_maxima(design, X, y, seed=0, snap=lambda U: np.round(U, 1))
+    assert coarse.points[1] == pytest.approx(np.round(peak, 1))
