@@ -210,6 +210,29 @@ def test_issue_15_overhead_targets_check_the_measured_values():
     assert loop["met"] is None and loop["measured"] is None
 
 
+def test_issue_15_cost_targets_compare_the_median_time_of_a_run():
+    from warmbo.benchmarks import quality
+
+    def method(seconds):
+        regret = {"50": {"median": 1.0, "ci95_median": [0.5, 2.0]}}
+        return {"regret": regret, "run_time_s": {"median": seconds}}
+
+    results = {
+        "settings": {"budgets": [50]},
+        "problems": {
+            "p": {"methods": {"warmbo": method(0.4), "optuna-gp": method(1.0), "botorch-logei": method(4.4)}}
+        },
+    }
+    cost = {t["target"]: (t["met"], t["measured"]) for t in quality.targets(results) if "time" in t["target"]}
+    assert cost == {
+        "p, time per run: >= 3x less than optuna-gp": (False, "2.50x (warmbo 0.400 s, optuna-gp 1.00 s)"),
+        "p, time per run: >= 10x less than botorch-logei": (
+            True,
+            "11.00x (warmbo 0.400 s, botorch-logei 4.40 s)",
+        ),
+    }
+
+
 def test_issue_15_quality_targets_check_25_and_50_evaluations():
     from warmbo.benchmarks import quality
 

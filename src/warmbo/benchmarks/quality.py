@@ -196,11 +196,32 @@ def _regret_stats(regrets: np.ndarray, budgets: tuple[int, ...], seed: int) -> d
     return out
 
 
+#: issue 15's per-run cost targets: how many times less time a warmbo run must take than a peer's
+#: (every method runs on one thread, so a run's wall time is its CPU time)
+COST_TARGETS = {"optuna-gp": 3.0, "botorch-logei": 10.0, "botorch-ucb": 10.0}
+
+
 def targets(results: dict) -> list[dict]:
     """Issue 15's quality target: after 25 and after 50 evaluations (every budget of the run from 25
     on; the largest one in a smaller preset), warmbo's median within every peer's 95% interval of
-    the median, or better."""
+    the median, or better; and its per-run cost targets (:data:`COST_TARGETS`: the median time of a
+    peer's run of the largest budget over warmbo's, per problem)."""
     out = []
+    for name, entry in results["problems"].items():
+        methods = entry["methods"]
+        mine = methods["warmbo"].get("run_time_s", {}).get("median", 0.0)
+        for peer, factor in COST_TARGETS.items():
+            if peer not in methods or "run_time_s" not in methods[peer] or not mine > 0:
+                continue
+            ratio = methods[peer]["run_time_s"]["median"] / mine
+            out.append(
+                {
+                    "target": f"{name}, time per run: >= {factor:g}x less than {peer}",
+                    "measured": f"{ratio:.2f}x (warmbo {mine:.3f} s, {peer} "
+                    f"{methods[peer]['run_time_s']['median']:.2f} s)",
+                    "met": bool(ratio >= factor),
+                }
+            )
     budgets = sorted(int(b) for b in results["settings"]["budgets"])
     checked = [b for b in budgets if b >= 25] or budgets[-1:]
     for name, entry in results["problems"].items():
