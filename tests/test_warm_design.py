@@ -289,12 +289,15 @@ def test_auto_is_rgpe_without_the_dilution_guard_and_rgpe_keeps_it():
     assert auto.clone().prevent_dilution is False  # the optimizer fits clones
 
 
+def sparse_source():
+    """One source of 20 random points of a bowl centred at (0.3, 0.7): its best sample is not the
+    optimum, its GP's posterior mean peaks much closer to it."""
+    X = np.random.default_rng(5).random((20, 2))
+    return X, bowl((0.3, 0.7))(X)
+
+
 def test_the_second_design_point_is_the_maximum_of_the_first_points_source_model():
-    # one source of 20 random points of a bowl centred at (0.3, 0.7): its best sample is not the
-    # optimum, its GP's posterior mean peaks much closer to it
-    rng = np.random.default_rng(5)
-    X = rng.random((20, 2))
-    y = bowl((0.3, 0.7))(X)
+    X, y = sparse_source()
     design = warm_design(X, y, size=2)
     moved = source_model_maxima(design, X, y, seed=0)
     np.testing.assert_array_equal(moved.points[0], design.points[0])  # the first point is kept
@@ -315,9 +318,7 @@ def test_the_second_design_point_is_the_maximum_of_the_first_points_source_model
 
 
 def test_a_source_model_maximum_that_is_excluded_or_a_design_point_is_not_added():
-    rng = np.random.default_rng(5)
-    X = rng.random((20, 2))
-    y = bowl((0.3, 0.7))(X)
+    X, y = sparse_source()
     design = warm_design(X, y, size=3)
     moved = source_model_maxima(design, X, y, seed=0)
     peak = moved.points[1]
