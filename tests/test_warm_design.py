@@ -317,7 +317,7 @@ def test_the_second_design_point_is_the_maximum_of_the_first_points_source_model
     assert source_model_maxima(one, X, y) is one
 
 
-def test_a_source_model_maximum_that_is_excluded_or_a_design_point_is_not_added():
+def test_an_excluded_source_model_maximum_is_not_added_and_a_rounding_space_gets_it_rounded():
     X, y = sparse_source()
     design = warm_design(X, y, size=3)
     moved = source_model_maxima(design, X, y, seed=0)
