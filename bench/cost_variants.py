@@ -13,6 +13,9 @@ relative, two-sided sign test). The arms rotate within each seed.
 - ``starts-3``: 3 local searches instead of 5 (``maximize``'s ``n_starts``);
 - ``cold-capped-10``: that cold refit stops after 10 likelihood evaluations
   (``optimizer._COLD_MAX_EVALUATIONS``); it wins only if it is already more likely than the warm fit.
+- ``warm-tol-1e-5``: below 256 trials too, a warm-started refit stops at a relative change of 1e-5
+  instead of the default model's 1e-6 (``optimizer._WARM_FIT_TOLERANCE``, used from 256 trials);
+- ``cold-every-2+warm-tol-1e-5``: both.
 
     python bench/cost_variants.py [--runs 10] [--budget 50] [--arms default,cold-every-2] [--problems ...]
 
@@ -38,7 +41,15 @@ from warmbo.benchmarks._common import regret_trace, sign_test
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 CHECKPOINTS = (10, 25, 50)
-ARMS = ("default", "cold-every-2", "maxiter-50", "starts-3", "cold-capped-10")
+ARMS = (
+    "default",
+    "cold-every-2",
+    "maxiter-50",
+    "starts-3",
+    "cold-capped-10",
+    "warm-tol-1e-5",
+    "cold-every-2+warm-tol-1e-5",
+)
 
 
 @contextmanager
@@ -52,9 +63,21 @@ def variant(arm: str):
         maximize_mod._MAXITER,
         suggest_mod.maximize,
         optimizer._COLD_MAX_EVALUATIONS,
+        optimizer.Optimizer._warm_started,
     )
     try:
-        if arm == "cold-every-2":
+        if "warm-tol-1e-5" in arm:
+            original = saved[4]
+
+            def warm_started(self, model, n_complete):
+                model, warm = original(self, model, n_complete)
+                tolerance = getattr(model, "fit_tolerance", None)
+                if warm and isinstance(tolerance, float) and tolerance < optimizer._WARM_FIT_TOLERANCE:
+                    model = model.clone(fit_tolerance=optimizer._WARM_FIT_TOLERANCE)
+                return model, warm
+
+            optimizer.Optimizer._warm_started = warm_started
+        if arm.startswith("cold-every-2"):
             optimizer._COLD_REFIT_EVERY = 2
         elif arm == "maxiter-50":
             maximize_mod._MAXITER = 50
@@ -62,7 +85,7 @@ def variant(arm: str):
             optimizer._COLD_MAX_EVALUATIONS = 10
         elif arm == "starts-3":
             suggest_mod.maximize = functools.partial(saved[2], n_starts=3)
-        elif arm != "default":
+        elif arm not in ("default", "warm-tol-1e-5"):
             raise ValueError(f"unknown arm {arm!r}")
         yield
     finally:
@@ -71,6 +94,7 @@ def variant(arm: str):
             maximize_mod._MAXITER,
             suggest_mod.maximize,
             optimizer._COLD_MAX_EVALUATIONS,
+            optimizer.Optimizer._warm_started,
         ) = saved
 
 
