@@ -326,3 +326,38 @@ def test_an_excluded_source_model_maximum_is_not_added_and_a_rounding_space_gets
     # on a space that rounds (snap), the maximum is the rounded point
     coarse = source_model_maxima(design, X, y, seed=0, snap=lambda U: np.round(U, 1))
     assert coarse.points[1] == pytest.approx(np.round(peak, 1))
+
+
+def test_the_source_model_is_one_that_can_be_modelled_whatever_the_order_of_the_sources():
+    # (review of 0f49988) a flat source (constant values: regret 0 everywhere) or a source too small
+    # to model that also evaluated the first point, listed first, must not switch the maximum off
+    X, y = sparse_source()
+    alone = source_model_maxima(warm_design(X, y, size=2), X, y, seed=0)
+    best = X[np.argmax(y)]
+    for other_X, other_y in ((X, np.zeros(20)), (np.vstack([best, best + 0.1]), np.array([5.0, 1.0]))):
+        Xs, ys = np.vstack([other_X, X]), np.concatenate([other_y, y])
+        task = np.array(["other"] * len(other_y) + ["bowl"] * 20)
+        design = warm_design(Xs, ys, task, size=2)
+        np.testing.assert_allclose(design.points[0], best)
+        moved = source_model_maxima(design, Xs, ys, task, seed=0)
+        np.testing.assert_allclose(moved.points[1], alone.points[1])
+
+
+def test_a_continuous_warm_design_stored_before_the_maximum_is_computed_again(tmp_path):
+    import json
+
+    X, y = sparse_source()
+    space = wb.Space.box([(0.0, 1.0), (0.0, 1.0)])
+    url = str(tmp_path / "s.db")
+    first = wb.Optimizer(space, prior=wb.TaskData.from_numpy(X, -y, space), seed=0, storage=url)
+    expected = first.warm_design().points
+    record = json.loads(first.study.get_meta("transfer_warm_design"))
+    key = json.loads(record["key"])
+    assert key["version"] == 2
+    # what a session-14 optimizer stored: version 1, the sources' own points only
+    key["version"] = 1
+    record["key"] = json.dumps(key, sort_keys=True)
+    record["points"] = warm_design(X, y, size=2).points.tolist()
+    first.study.set_meta("transfer_warm_design", json.dumps(record))
+    first.study.close()
+    np.testing.assert_allclose(wb.Optimizer.load(url).warm_design().points, expected)

@@ -211,11 +211,12 @@ def source_model_maxima(
     a GP fitted to that source s: the default model (:func:`~warmbo.models.default_model`, MAP
     hyperparameters, fitted constant mean) on the :data:`_LOCAL_ROWS` rows of s nearest ``x_1``,
     climbed by L-BFGS-B from ``x_1`` inside the bounding box of those rows (where the model has
-    data); s is the source that evaluated ``x_1`` with the lowest normalised regret there. The design
-    is returned unchanged when the climb does not raise the predicted value, when s has fewer than
-    ``d + 2`` rows, or when ``m(x_1)`` (after ``snap``, the space's rounding of encoded points) is
-    within :data:`_MIN_MOVE` of ``x_1`` (the sample already is the model's peak), excluded, or
-    already a design point. ``scores`` are recomputed for the new points
+    data); s is, of the sources that evaluated ``x_1`` and can be modelled (values not constant, at
+    least ``d + 2`` rows), the one with the lowest normalised regret there (the next one when its
+    climb finds no peak). The design is returned unchanged when no such climb raises the predicted
+    value, or when ``m(x_1)`` (after ``snap``, the space's rounding of encoded points) is within
+    :data:`_MIN_MOVE` of ``x_1`` (the sample already is the model's peak), excluded, or already a
+    design point. ``scores`` are recomputed for the new points
     (k-nearest-neighbour regrets, as :func:`warm_design` scores its points).
 
     Why second and not instead of ``x_1`` (``python bench/warm_design_model_maxima.py``, shifted test
@@ -252,22 +253,29 @@ def source_model_maxima(
 
 def _source_model_maximum(x: np.ndarray, sources, seed: int | None) -> np.ndarray | None:
     """The local maximiser of the posterior mean of x's source model near x (see
-    :func:`source_model_maxima`), or None."""
+    :func:`source_model_maxima`), or None. The sources that evaluated x are tried in order of their
+    normalised regret there (the lowest of their repeats), skipping those that cannot be modelled
+    (constant values, fewer than d + 2 rows), until one gives a peak."""
+    owners = []
+    for s, (Xs, ys) in enumerate(sources):
+        rows = np.flatnonzero(np.all(np.abs(Xs - x) <= 1e-12, axis=1))
+        spread = float(np.ptp(ys))
+        if rows.size and spread > 0 and Xs.shape[0] >= Xs.shape[1] + 2:
+            owners.append((float((np.max(ys) - np.max(ys[rows])) / spread), s))
+    for _, s in sorted(owners):
+        peak = _climb(x, *sources[s], seed)
+        if peak is not None:
+            return peak
+    return None
+
+
+def _climb(x: np.ndarray, Xs: np.ndarray, ys: np.ndarray, seed: int | None) -> np.ndarray | None:
+    """Climb the posterior mean of the default GP on the rows of (Xs, ys) nearest x from x."""
     from scipy.optimize import minimize
 
     from ..models.defaults import default_model
 
-    owners = [
-        (float((np.max(ys) - ys[i]) / (np.ptp(ys) or 1.0)), s)
-        for s, (Xs, ys) in enumerate(sources)
-        for i in np.flatnonzero(np.all(np.abs(Xs - x) <= 1e-12, axis=1))[:1]
-    ]
-    if not owners:
-        return None
-    Xs, ys = sources[min(owners)[1]]
     d = Xs.shape[1]
-    if Xs.shape[0] < d + 2:
-        return None
     near = np.argsort(np.sum((Xs - x) ** 2, axis=1), kind="stable")[:_LOCAL_ROWS]
     Xl, yl = Xs[near], ys[near]
     model = default_model(d, seed=seed).fit(Xl, yl)
