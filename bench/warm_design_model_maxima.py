@@ -56,14 +56,12 @@ def task(fn, rng, shift):
         U = np.clip(np.atleast_2d(U) + delta, 0.0, 1.0)
         return a * np.asarray(fn(lo + U * (hi - lo)), dtype=np.float64) + b
 
-    # its minimum: the function's own at u* - delta when that lies in the cube (clipping otherwise
-    # moves it; the regret then uses the best of a dense sample as the floor)
     return f, a, b
 
 
-def regrets(target, a, b, fn, points, floor):
-    values = target(points)
-    return np.minimum.accumulate(values) - floor
+def regrets(target, points, floor):
+    """Best-so-far regret of the target at ``points``, in order."""
+    return np.minimum.accumulate(target(points)) - floor
 
 
 def run(X, y, labels, target, dim, budget, seed, moved: bool) -> np.ndarray:
@@ -121,6 +119,8 @@ def main() -> None:
                 labels += [f"s{s}"] * rows
             X, y = np.vstack(X), np.concatenate(y)
             target, a, b = task(fn, rng, shift)
+            # the target's minimum: a f* + b where u* - delta lies in the cube; clipping otherwise
+            # moves it, and the best of a dense sample is the floor
             dense = rng.random((20_000, fn.dim))
             floor = min(float(target(dense).min()), a * fn.optimum_value + b)
             if args.budget:
@@ -133,8 +133,8 @@ def main() -> None:
             start = time.process_time()
             better = source_model_maxima(design, X, y, labels, seed=seed)
             seconds.append(time.process_time() - start)
-            plain.append(regrets(target, a, b, fn, design.points, floor))
-            moved.append(regrets(target, a, b, fn, better.points, floor))
+            plain.append(regrets(target, design.points, floor))
+            moved.append(regrets(target, better.points, floor))
         P, M = np.array(plain), np.array(moved)
         entry = {
             "problem": name,

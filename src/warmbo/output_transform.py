@@ -73,16 +73,23 @@ _GAUSS_HERMITE = np.polynomial.hermite_e.hermegauss(32)  # nodes and weights for
 def yeo_johnson(u: np.ndarray, lmbda: float) -> np.ndarray:
     """psi_lambda(u), the Yeo-Johnson transform (module docstring)."""
     u = np.asarray(u, dtype=np.float64)
-    out = np.empty_like(u)
     pos = u >= 0
+    neg = ~pos
+    return _psi_from_logs(np.empty_like(u), pos, neg, np.log1p(u[pos]), np.log1p(-u[neg]), lmbda)
+
+
+def _psi_from_logs(out, pos, neg, log_pos, log_neg, lmbda: float) -> np.ndarray:
+    """psi_lambda into ``out`` from ``log(1 + u)`` where u >= 0 (``pos``) and ``log(1 - u)`` where
+    u < 0 (``neg``): the part of :func:`yeo_johnson` that depends on lambda (its search reuses the
+    logarithms for every lambda it tries)."""
     if abs(lmbda) < 1e-12:
-        out[pos] = np.log1p(u[pos])
+        out[pos] = log_pos
     else:
-        out[pos] = np.expm1(lmbda * np.log1p(u[pos])) / lmbda
+        out[pos] = np.expm1(lmbda * log_pos) / lmbda
     if abs(lmbda - 2.0) < 1e-12:
-        out[~pos] = -np.log1p(-u[~pos])
+        out[neg] = -log_neg
     else:
-        out[~pos] = -np.expm1((2.0 - lmbda) * np.log1p(-u[~pos])) / (2.0 - lmbda)
+        out[neg] = -np.expm1((2.0 - lmbda) * log_neg) / (2.0 - lmbda)
     return out
 
 
@@ -151,14 +158,7 @@ def _normmax(u: np.ndarray) -> float:
     v = np.empty_like(u)
 
     def negative_llf(lmbda: float) -> float:
-        if abs(lmbda) < 1e-12:
-            v[pos] = log_pos
-        else:
-            v[pos] = np.expm1(lmbda * log_pos) / lmbda
-        if abs(lmbda - 2.0) < 1e-12:
-            v[neg] = -log_neg
-        else:
-            v[neg] = -np.expm1((2.0 - lmbda) * log_neg) / (2.0 - lmbda)
+        _psi_from_logs(v, pos, neg, log_pos, log_neg, lmbda)
         var = float(np.add.reduce(np.square(v - np.add.reduce(v) / n)) / n)
         return np.inf if not var > 0 else 0.5 * n * np.log(var) - (lmbda - 1.0) * signed_log
 
