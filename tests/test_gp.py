@@ -477,3 +477,66 @@ def test_the_transfer_models_fit_to_scipys_tolerance_and_the_default_model_to_1e
     assert {gp.fit_tolerance for gp in [*rgpe.source_models_, rgpe.target_model_]} == {SCIPY_FTOL}
     envelope = Envelope(source=sources, seed=0).fit(X, y)
     assert {gp.fit_tolerance for gp in [*envelope.source_models_, envelope.gp_]} == {SCIPY_FTOL}
+
+
+@pytest.mark.parametrize("fit_mean", [False, True])
+def test_tracked_points_are_predicted_as_a_fresh_computation_through_add_extend_and_copies(fit_mean):
+    # track() keeps V = L^-1 k_t(C); predict(screen_) then uses it (O(n m)), and add/extend append the
+    # new rows. Oracle: the same GP's full computation on a copy of C (not the tracked object), and a
+    # fresh fit on all the data; 1e-9 relative covers the different order of the same sums
+    import copy
+
+    X, y, _ = data(n=25, d=3, seed=11)
+    rng = np.random.default_rng(12)
+    C = rng.random((40, 3))
+    kernel = Constant(1.3) * Matern(2.5, [0.3, 0.4, 0.5])
+    gp = GP(kernel, noise=1e-3, normalize_y=True, fit_mean=fit_mean).fit(X, y).track(C)
+    screen = gp.screen_
+    assert screen is not C and not screen.flags.writeable
+    np.testing.assert_array_equal(screen, C)
+
+    def check(model, X_all, y_all):
+        assert model.screen_ is screen  # the same object: predict() recognises it
+        got = model.predict(screen)
+        direct = model.predict(screen.copy())
+        fresh = GP(kernel, noise=1e-3, normalize_y=True, fit_mean=fit_mean).fit(X_all, y_all).predict(C)
+        for a, b, c in zip(got, direct, fresh, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+            np.testing.assert_allclose(a, c, rtol=1e-8, atol=1e-10)
+
+    check(gp, X, y)
+    X1, y1 = rng.random((3, 3)), rng.standard_normal(3)
+    extended = gp.extend(np.vstack([X, X1]), np.concatenate([y, y1]) * 2.0)  # every y changes too
+    check(extended, np.vstack([X, X1]), np.concatenate([y, y1]) * 2.0)
+    same_rows = gp.extend(X, y + 1.0)  # no new rows: the screen carries over as it is
+    check(same_rows, X, y + 1.0)
+    fantasy = copy.deepcopy(extended)  # as suggest() fantasises pending points
+    X2 = rng.random((2, 3))
+    fantasy.add(X2, np.array([0.1, -0.2]))
+    assert fantasy.screen_ is not screen
+    got, want = fantasy.predict(fantasy.screen_), fantasy.predict(C)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    check(extended, np.vstack([X, X1]), np.concatenate([y, y1]) * 2.0)  # the copy's add left it alone
+
+
+def test_tracking_is_kept_only_while_the_hyperparameters_are_and_rejects_bad_points():
+    X, y, _ = data(n=20, d=2, seed=13)
+    C = np.random.default_rng(14).random((16, 2))
+    gp = GP(RBF([0.3, 0.4]), noise=1e-3).fit(X, y).track(C)
+    screen = gp.screen_
+    assert gp.track(C).screen_ is screen and gp.track(screen).screen_ is screen  # equal points: no-op
+    gp.track(C[:8])
+    assert gp.screen_.shape == (8, 2)
+    gp.fit(X[:10], y[:10])  # a refit forgets the points
+    assert gp.screen_ is None
+    with pytest.raises(ValueError, match=r"C must have shape \(n, 2\)"):
+        gp.track(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="C contains NaN"):
+        gp.track(np.full((2, 2), np.nan))
+    unfitted = GP(RBF(0.3), noise=1e-3).track(C)  # the prior: nothing to keep yet
+    np.testing.assert_allclose(unfitted.predict(unfitted.screen_)[1], 1.0)
+    # the full covariance never takes the fast path
+    gp = GP(RBF([0.3, 0.4]), noise=1e-3).fit(X, y).track(C)
+    _, cov = gp.predict(gp.screen_, return_cov=True)
+    np.testing.assert_allclose(np.sqrt(np.diag(cov)), gp.predict(C)[1], rtol=1e-9, atol=1e-12)

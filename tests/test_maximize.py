@@ -98,3 +98,28 @@ def test_kernel_without_input_gradients_still_maximises():
     gp = GP(feats, noise=1e-4).fit(np.linspace(0, 1, 6)[:, None], -((np.linspace(0, 1, 6) - 0.3) ** 2))
     result = maximize(UCB(Constant(0.0)).bind(gp), Space.box([(0, 1)]), seed=0)
     assert result.x[0] == pytest.approx(0.3, abs=1e-3)
+
+
+def test_a_screen_replaces_the_sobol_candidates_and_is_evaluated_as_that_array():
+    # the acquisition sees the screen itself (a tracking model recognises it by identity); the search
+    # still returns a valid point and finds the maximum inside the screen's basin
+    seen = []
+
+    class Recording(Quadratic):
+        def __call__(self, U):
+            seen.append(U)
+            return super().__call__(U)
+
+    space = Space.box([(0, 1)] * 2)
+    c = np.array([0.71, 0.23])
+    screen = np.random.default_rng(5).random((64, 2))
+    result = maximize(Recording(c), space, seed=0, screen=screen, anchors=np.array([[0.5, 0.5]]))
+    assert any(U is screen for U in seen)
+    np.testing.assert_allclose(result.x, c, atol=1e-5)
+    # with a screen, n_candidates is the number of local candidates only (256 by default)
+    assert sorted(U.shape[0] for U in seen if U is not screen)[-1] == 256
+    seen.clear()
+    maximize(Recording(c), space, seed=0, screen=screen, anchors=np.array([[0.5, 0.5]]), n_candidates=32)
+    assert sum(U is screen for U in seen) == 1 and max(U.shape[0] for U in seen if U is not screen) == 32
+    with pytest.raises(ValueError, match=r"screen must be an array of shape \(m, 2\)"):
+        maximize(Quadratic(c), space, screen=np.zeros((4, 3)))

@@ -760,3 +760,37 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
     # fit); every other ask and fit_model extends
     assert calls["fit"] == 2
     assert calls["extend"] >= 2 * (12 - 4)
+
+
+def test_a_fixed_hyperparameter_model_keeps_its_sobol_screen_between_asks():
+    # issue 15 item 7: the fixed model tracks one Sobol screen per optimizer seed (GP.track), extended
+    # with every ask's new rows; its kept posterior equals the full computation, pending points
+    # (fantasies on a copy) use it too, and the default (refitted) model tracks nothing
+    from warmbo.kernels import RBF
+    from warmbo.maximize import sobol_screen
+    from warmbo.models import GP
+
+    fixed = GP(RBF([0.2, 0.2]), noise=1e-4, normalize_y=True, fit_mean=True)
+    opt = wb.Optimizer(SPACE, model=fixed, seed=3, n_initial=4)
+    expected = sobol_screen(opt.space, np.random.default_rng([3, 1]))
+    screens = []
+    for i in range(10):
+        params = opt.ask()
+        if i == 6:  # a pending trial: the next ask fantasises it on a copy of the model
+            pending = params
+            params = opt.ask()
+        opt.tell(params, branin_objective(params))
+        if opt.model_ is not None:
+            screens.append(opt.model_.screen_)
+            got = opt.model_.predict(opt.model_.screen_)
+            want = opt.model_.predict(np.array(opt.model_.screen_))
+            for a, b in zip(got, want, strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    opt.tell(pending, branin_objective(pending))
+    assert len(screens) >= 5 and all(s is screens[0] for s in screens)
+    np.testing.assert_array_equal(screens[0], expected)
+    default = wb.Optimizer(SPACE, seed=3, n_initial=4)
+    for _ in range(6):
+        params = default.ask()
+        default.tell(params, branin_objective(params))
+    assert default.model_.screen_ is None

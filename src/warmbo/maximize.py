@@ -7,7 +7,9 @@
   analytic gradient when the kernel supplies one, finite differences otherwise; with a batched
   gradient, ``values_and_gradients``, all starts run as one L-BFGS-B on the sum of their values, one
   batched evaluation per step); every result is projected onto valid encodings with ``Space.snap``
-  (integers, one-hot categoricals) and re-evaluated, and the best snapped point wins.
+  (integers, one-hot categoricals) and re-evaluated, and the best snapped point wins. A fixed
+  ``screen`` can take the Sobol set's place: a GP that tracks it (``GP.track``) predicts it from what
+  it kept since the last ask, which the optimizer's fixed-hyperparameter ask uses.
 
 Two choices make the search both cheaper and better than a large Sobol screen (measured in
 ``docs/core.md``, "Acquisition maximisation"):
@@ -46,7 +48,7 @@ import numpy as np
 
 from .space import Categorical, Float, Int
 
-__all__ = ["MaximizeResult", "maximize", "DUPLICATE_TOLERANCE", "taken"]
+__all__ = ["MaximizeResult", "maximize", "DUPLICATE_TOLERANCE", "taken", "sobol_screen"]
 
 #: max-norm distance in the unit cube below which two encoded points count as the same point
 DUPLICATE_TOLERANCE = 1e-6
@@ -80,9 +82,12 @@ class MaximizeResult:
 
 
 def _evaluate(acq, U: np.ndarray) -> np.ndarray:
-    out = np.empty(U.shape[0])
-    for start in range(0, U.shape[0], _CHUNK):
-        out[start : start + _CHUNK] = acq(U[start : start + _CHUNK])
+    if U.shape[0] <= _CHUNK:  # U itself, not a view: a model's tracked screen is recognised by identity
+        out = np.asarray(acq(U), dtype=np.float64)
+    else:
+        out = np.empty(U.shape[0])
+        for start in range(0, U.shape[0], _CHUNK):
+            out[start : start + _CHUNK] = acq(U[start : start + _CHUNK])
     return np.where(np.isfinite(out), out, -np.inf)
 
 
@@ -114,6 +119,12 @@ def _candidates(space, n: int, seed: int | None) -> np.ndarray:
             warnings.simplefilter("ignore", UserWarning)  # n not a power of two: balance warning
             return sampler.random(n)
     return space.sample_encoded(n, seed=seed)
+
+
+def sobol_screen(space, seed: int | np.random.Generator | None) -> np.ndarray:
+    """The scrambled Sobol candidates :func:`maximize` draws when it has anchors (256), as a fixed
+    ``screen`` for searches that reuse them (a model can keep their posterior: ``GP.track``)."""
+    return _candidates(space, _N_SOBOL_WITH_ANCHORS, seed)
 
 
 def _local_candidates(anchors: np.ndarray, n: int, seed: int | None) -> np.ndarray:
@@ -207,6 +218,7 @@ def maximize(
     n_starts: int = 5,
     exclude: np.ndarray | None = None,
     anchors: np.ndarray | None = None,
+    screen: np.ndarray | None = None,
 ) -> MaximizeResult:
     """Maximise a bound acquisition over ``space``.
 
@@ -231,6 +243,11 @@ def maximize(
     anchors : array (k, d), optional
         Encoded points around which local candidates are drawn (the best observations; continuous
         spaces only).
+    screen : array (m, d), optional
+        Candidates used instead of the Sobol draw (not on finite spaces), evaluated as this very array:
+        a model that tracks them (:meth:`warmbo.models.GP.track`) predicts them in O(n m) from what it
+        kept since the last ask, instead of O(n^2 m). ``n_candidates`` then sets only the number of
+        local candidates.
 
     Returns
     -------
@@ -254,7 +271,9 @@ def maximize(
     local = anchors is not None and anchors.shape[0] > 0
     if n_candidates is None:
         n_candidates = _N_SOBOL_WITH_ANCHORS if local else int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
-    U = _candidates(space, n_candidates, seed)
+    if screen is not None and (not isinstance(screen, np.ndarray) or np.shape(screen)[1:] != (d,)):
+        raise ValueError(f"screen must be an array of shape (m, {d}) (encoded points)")
+    U = _candidates(space, n_candidates, seed) if screen is None else screen
     if local:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
         if any(isinstance(p, Int | Categorical) for p in space.params):
@@ -262,7 +281,12 @@ def maximize(
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away
     score = acq.log_values if getattr(acq, "has_log", False) else acq
-    values = _evaluate(score, U)
+    if screen is None:
+        values = _evaluate(score, U)
+    else:  # the screen as the array the model tracks, the local candidates apart
+        m = screen.shape[0]
+        rest = _evaluate(score, U[m:]) if U.shape[0] > m else np.empty(0)
+        values = np.concatenate([_evaluate(score, screen), rest])
     n_evals = U.shape[0]
     order = np.argsort(-values)
     chosen = [int(order[0])]

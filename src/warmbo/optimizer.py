@@ -79,7 +79,7 @@ from .audit import LEVELS, MAX_HELD_OUT, Audit, audit
 from .bounds import Schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
-from .maximize import taken
+from .maximize import sobol_screen, taken
 from .models import GP, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import (
@@ -472,6 +472,7 @@ class Optimizer:
         )
         self.model_ = None
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
+        self._screen = None  # the fixed fits' Sobol screen (_tracking_screen)
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
         # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
         # (warm start, fixed fit) of each scale's last fit
@@ -724,7 +725,7 @@ class Optimizer:
                 model = previous[1].extend(X, y)
             self._fixed_fit = (self.model, model)
             model.output_transform_ = transform
-            return model
+            return self._tracking_screen(model)
         model, warm = self._warm_started(_new_model(self.model), len(y))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -744,7 +745,22 @@ class Optimizer:
         self._warm_start = hook() if callable(hook) else {}
         if getattr(model, "optimizer", "") is None and callable(getattr(model, "extend", None)):
             self._fixed_fit = (self.model, model)  # the next ask extends this fit
+            self._tracking_screen(model)
         model.output_transform_ = transform  # None: the model sees the values as they are (signed)
+        return model
+
+    def _tracking_screen(self, model):
+        """``model`` (a fixed-hyperparameter fit) keeping the posterior of this optimizer's Sobol screen
+        (:func:`warmbo.maximize.sobol_screen`, one draw per optimizer seed, not one per ask) through
+        :meth:`warmbo.models.GP.track`: the search's 256 Sobol candidates then cost O(n) each per ask
+        instead of O(n^2) (issue 15, item 7). Extended fits keep it; a fit from scratch tracks it again.
+        Continuous and mixed spaces (a finite space's search evaluates all of its points)."""
+        track = getattr(model, "track", None)
+        if callable(track) and not self.space.is_finite:
+            if self._screen is None:
+                rng = np.random.default_rng(None if self.seed is None else [self.seed, 1])
+                self._screen = sobol_screen(self.space, rng)
+            track(self._screen)
         return model
 
     def _fit_auto(self, X: np.ndarray, y: np.ndarray):

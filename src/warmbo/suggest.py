@@ -12,7 +12,9 @@ their design points come from:
 2. **Binding.** ``acquisition.bind(fantasised, space=space, reference=reference)``: incumbents, the
    round t and the information gain come from the real observations (``reference``) only.
 3. **Search.** :func:`warmbo.maximize.maximize` with local candidates around the ``n_anchors`` best
-   observations and ``exclude`` (pending, failed and evaluated points) avoided.
+   observations and ``exclude`` (pending, failed and evaluated points) avoided. When the model
+   tracks a fixed set of points (``model.screen_``, :meth:`warmbo.models.GP.track`), they are the
+   search's screen instead of a new Sobol draw: the model predicts them from what it kept.
 4. **Collision.** If the search could only return an excluded point, ``suggest`` returns None and the
    caller takes its next design point.
 """
@@ -103,7 +105,12 @@ def suggest(
             model = fantasise(copy.deepcopy(reference), np.vstack([pending, failed]), np.concatenate(values))
         bound = acquisition.bind(model, space=space, reference=reference)
         x = maximize(
-            bound, space, seed=seed, exclude=exclude, anchors=best_observations(reference, n_anchors)
+            bound,
+            space,
+            seed=seed,
+            exclude=exclude,
+            anchors=best_observations(reference, n_anchors),
+            screen=None if space.is_finite else getattr(model, "screen_", None),
         ).x
     if taken(x[None, :], exclude)[0]:
         return None

@@ -263,6 +263,7 @@ class GP(ModelBase):
         self._v = np.zeros(0)  # L^{-1} y
         self._alpha = None
         self._L_inv = None  # L^{-1}, for n <= _INVERSE_FACTOR_MAX (predict_gradients' fast path)
+        self._screen = None  # (C, L^{-1} k_t(C)) of the points tracked by track()
         self.kernel_ = self.kernel
         self.noise_level_ = None
         self.y_mean_ = 0.0
@@ -443,12 +444,14 @@ class GP(ModelBase):
             return self.clone().fit(X, y)
         mean, std = self._standardisation(y)
         noise = as_noise(self.noise, X.shape[0], "noise")
-        L, jitter = self._L, self.jitter_
+        L, jitter, screen = self._L, self.jitter_, self._screen
         if X.shape[0] > n:
-            L, _, _, added = self._appended_factor(X[n:], noise[n:])
+            L, S_T, M, added = self._appended_factor(X[n:], noise[n:])
             jitter = max(jitter, added)
+            screen = self._appended_screen(X[n:], S_T, M)
         other = self.clone()
         other._condition(X, (y - mean) / std, mean, std, self.kernel_, noise, L, jitter, True)
+        other._screen = screen
         return other
 
     def _appended_factor(self, X_new, noise_new) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -465,6 +468,43 @@ class GP(ModelBase):
         L[n:, :n] = S_T
         L[n:, n:] = M
         return L, S_T, M, jitter
+
+    def _appended_screen(self, X_new, S_T, M):
+        """The tracked screen with the rows of X_new appended to the factor ``[[L, 0], [S^T, M]]``:
+        ``L_{n+k}^{-1} k_{n+k}(C) = [V; M^{-1} (k(X_new, C) - S^T V)]``, O(k n m) for m points."""
+        if self._screen is None:
+            return None
+        C, V = self._screen
+        rows = solve_lower(M, self.kernel_.evaluate(X_new, C) - S_T @ V)
+        return C, np.vstack([V, rows])
+
+    @blas_limited
+    def track(self, C) -> GP:
+        """Keep the posterior of the fixed points C (m, d) between updates, so that predicting them costs
+        O(n m) instead of O(n^2 m).
+
+        Stores a read-only copy of C (:attr:`screen_`) and ``V = L^{-1} k_t(C)`` (n x m floats). Then
+        :meth:`predict` on ``screen_`` itself (the same object) gives ``mu_t(C) = V^T L^{-1} y`` and
+        ``sigma_t^2(C) = k(C, C) - diag(V^T V)``, the equations of the module docstring written with
+        ``L L^T = K_t + Lambda``; :meth:`add` and :meth:`extend` append the rows of the new points in
+        O(k n m) (:meth:`_appended_screen`), and a copy (``copy.deepcopy``, as the fantasies of pending
+        points make) keeps them. A refit (:meth:`fit`) forgets the points. The optimizer's
+        fixed-hyperparameter ask tracks its Sobol screen this way (issue 15, item 7). Tracking points
+        equal to ``screen_`` again does nothing. Returns self.
+        """
+        C = as_points(C, "C", self.input_dim if self._n else self.kernel.input_dim)
+        if self._screen is not None and (C is self._screen[0] or np.array_equal(C, self._screen[0])):
+            return self
+        C = C.copy()
+        C.flags.writeable = False  # predict() recognises it by identity: it must not change
+        V = solve_lower(self._L, self._cross(C)) if self._n else np.zeros((0, C.shape[0]))
+        self._screen = (C, V)
+        return self
+
+    @property
+    def screen_(self) -> np.ndarray | None:
+        """The (read-only) points kept by :meth:`track`, None when none are."""
+        return None if self._screen is None else self._screen[0]
 
     def _store(self, X, ys, noise, L, v=None) -> None:
         self._L = np.ascontiguousarray(L)
@@ -519,6 +559,7 @@ class GP(ModelBase):
         L, S_T, M, jitter = self._appended_factor(X_new, noise)
         self.jitter_ = max(self.jitter_, jitter)
         v_new = solve_lower(M, ys - S_T @ self._v)
+        self._screen = self._appended_screen(X_new, S_T, M)
         self._L = L
         self._X = np.vstack([self._X, X_new])
         self._y = np.concatenate([self._y, ys])
@@ -557,6 +598,13 @@ class GP(ModelBase):
         before ``fit`` returns the prior rather than raising :class:`NotFittedError` as the
         transfer models do.
         """
+        screen = self._screen
+        if screen is not None and X is screen[0] and not return_cov and self._n:
+            # tracked points (track): V = L^{-1} k_t(C) is kept, so mu = V^T L^{-1} y, O(n m)
+            C, V = screen
+            mean = V.T @ self._v * self.y_std_ + self.y_mean_
+            var = self.kernel_.diag(C) - np.einsum("ij,ij->j", V, V)
+            return mean, np.sqrt(np.maximum(var, 0.0) * self.y_std_**2)
         X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
         kernel = self.kernel_
         scale2 = self.y_std_**2
