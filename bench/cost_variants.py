@@ -8,8 +8,8 @@ relative, two-sided sign test). The arms rotate within each seed.
 
 - ``cold-every-2``: the cold refit that accompanies a warm refit below 64 trials
   (``optimizer._COLD_REFIT_EVERY``) runs at every second ask instead of every ask;
-- ``maxiter-50``: the acquisition's local search stops after 50 L-BFGS-B iterations instead of 200
-  (``maximize._MAXITER``);
+- ``maxiter-50`` (or any ``maxiter-K``): the acquisition's local search stops after 50 (K) L-BFGS-B
+  iterations instead of 200 (``maximize._MAXITER``);
 - ``starts-3``: 3 local searches instead of 5 (``maximize``'s ``n_starts``);
 - ``cold-capped-10``: that cold refit stops after 10 likelihood evaluations
   (``optimizer._COLD_MAX_EVALUATIONS``); it wins only if it is already more likely than the warm fit.
@@ -79,8 +79,8 @@ def variant(arm: str):
             optimizer.Optimizer._warm_started = warm_started
         if arm.startswith("cold-every-2"):
             optimizer._COLD_REFIT_EVERY = 2
-        elif arm == "maxiter-50":
-            maximize_mod._MAXITER = 50
+        elif arm.startswith("maxiter-"):
+            maximize_mod._MAXITER = int(arm.removeprefix("maxiter-"))
         elif arm == "cold-capped-10":
             optimizer._COLD_MAX_EVALUATIONS = 10
         elif arm == "starts-3":

@@ -100,9 +100,9 @@ def test_kernel_without_input_gradients_still_maximises():
     assert result.x[0] == pytest.approx(0.3, abs=1e-3)
 
 
-def test_a_screen_replaces_the_sobol_candidates_and_is_evaluated_as_that_array():
-    # the acquisition sees the screen itself (a tracking model recognises it by identity); the search
-    # still returns a valid point and finds the maximum inside the screen's basin
+def test_a_screen_replaces_the_sobol_and_local_candidates_and_is_evaluated_as_that_array():
+    # the acquisition sees the screen itself (a tracking model recognises it by identity) and no other
+    # candidates on a continuous space; the search still finds the maximum in the screen's basin
     seen = []
 
     class Recording(Quadratic):
@@ -114,12 +114,49 @@ def test_a_screen_replaces_the_sobol_candidates_and_is_evaluated_as_that_array()
     c = np.array([0.71, 0.23])
     screen = np.random.default_rng(5).random((64, 2))
     result = maximize(Recording(c), space, seed=0, screen=screen, anchors=np.array([[0.5, 0.5]]))
-    assert any(U is screen for U in seen)
+    assert seen[0] is screen and all(U.shape[0] <= 6 for U in seen[1:])  # then only the 1 + 5 finals
     np.testing.assert_allclose(result.x, c, atol=1e-5)
-    # with a screen, n_candidates is the number of local candidates only (256 by default)
-    assert sorted(U.shape[0] for U in seen if U is not screen)[-1] == 256
-    seen.clear()
-    maximize(Recording(c), space, seed=0, screen=screen, anchors=np.array([[0.5, 0.5]]), n_candidates=32)
-    assert sum(U is screen for U in seen) == 1 and max(U.shape[0] for U in seen if U is not screen) == 32
+    assert result.n_evaluations < 64 + 6 + 200 * 5
     with pytest.raises(ValueError, match=r"screen must be an array of shape \(m, 2\)"):
         maximize(Quadratic(c), space, screen=np.zeros((4, 3)))
+
+
+def test_with_a_screen_discrete_spaces_still_get_the_anchors_neighbours():
+    space = Space([Float("x", 0.0, 1.0), Categorical("c", ["a", "b", "c"])])
+    screen = space.sample_encoded(32, seed=1)
+    anchors = space.sample_encoded(2, seed=2)
+    seen = []
+
+    class Recording(Quadratic):
+        def __call__(self, U):
+            seen.append(U)
+            return super().__call__(U)
+
+    result = maximize(Recording(np.full(space.dim, 0.5)), space, seed=0, screen=screen, anchors=anchors)
+    assert sum(U is screen for U in seen) == 1
+    assert any(U.shape[0] == 256 for U in seen)  # the one-exchange neighbours, evaluated apart
+    np.testing.assert_allclose(space.snap(result.x[None])[0], result.x)
+
+
+def test_anchored_candidates_depend_on_each_anchor_alone():
+    # an anchor that stays among the best keeps its candidates whatever the other anchors are and
+    # wherever it ranks (what lets a tracking model reuse their posterior between asks)
+    from warmbo.maximize import anchored_candidates
+
+    rng = np.random.default_rng(3)
+    a, b, c = rng.random((3, 4))
+    first = anchored_candidates(np.array([a, b]), 10, seed=7)
+    second = anchored_candidates(np.array([c, a]), 10, seed=7)
+    assert first.shape == (10, 4) and second.shape == (10, 4)
+    np.testing.assert_array_equal(first[:5], second[5:])  # a's block, first then second
+    assert not np.allclose(first[5:], second[:5])  # b's and c's differ
+    assert not np.allclose(anchored_candidates(np.array([a]), 5, seed=8), first[:5])  # the seed counts
+    assert np.all((first >= 0) & (first <= 1))
+    # ceil(n / k) per anchor, standard deviations 0.2, 0.05, 0.01 in turn: the median |deviation| of a
+    # normal is 0.674 sd (4000 values each: the sample median is within a few % of it; clipping at
+    # 0.5 from the centre touches only deviations beyond 2.5 sd, which leave the median alone)
+    centre = np.full(4, 0.5)
+    many = anchored_candidates(centre[None, :], 3000, seed=7)
+    assert many.shape == (3000, 4)
+    for i, scale in enumerate((0.2, 0.05, 0.01)):
+        assert np.median(np.abs(many[i::3] - centre)) == pytest.approx(0.674 * scale, rel=0.1)

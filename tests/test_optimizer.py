@@ -762,33 +762,54 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
     assert calls["extend"] >= 2 * (12 - 4)
 
 
-def test_a_fixed_hyperparameter_model_keeps_its_sobol_screen_between_asks():
-    # issue 15 item 7: the fixed model tracks one Sobol screen per optimizer seed (GP.track), extended
-    # with every ask's new rows; its kept posterior equals the full computation, pending points
-    # (fantasies on a copy) use it too, and the default (refitted) model tracks nothing
+def test_a_fixed_hyperparameter_model_keeps_its_candidates_posterior_between_asks(monkeypatch):
+    # issue 15 item 7: the fixed model tracks (GP.track) one Sobol screen per optimizer seed and local
+    # candidates keyed to the 5 best observations; their kept posterior equals the full computation,
+    # only the candidates of new anchors are solved for, pending points (fantasies on a copy) use the
+    # screen too, and the default (refitted) model tracks nothing
     from warmbo.kernels import RBF
-    from warmbo.maximize import sobol_screen
+    from warmbo.maximize import anchored_candidates, sobol_screen
     from warmbo.models import GP
+    from warmbo.models import gp as gp_module
+    from warmbo.suggest import best_observations
 
     fixed = GP(RBF([0.2, 0.2]), noise=1e-4, normalize_y=True, fit_mean=True)
     opt = wb.Optimizer(SPACE, model=fixed, seed=3, n_initial=4)
-    expected = sobol_screen(opt.space, np.random.default_rng([3, 1]))
-    screens = []
-    for i in range(10):
+    seed = int(np.random.SeedSequence(3).generate_state(1)[0])
+    sobol = sobol_screen(opt.space, np.random.default_rng([seed, 1]))
+    solved = []
+    solve_lower = gp_module.solve_lower
+
+    def counting(L, B):  # columns solved against the whole factor (not an appended 1 x 1 block)
+        solved.append(np.shape(B)[1] if np.ndim(B) == 2 and len(L) > 4 else 0)
+        return solve_lower(L, B)
+
+    monkeypatch.setattr(gp_module, "solve_lower", counting)
+    asks, columns = 0, []
+    for i in range(12):
+        solved.clear()
         params = opt.ask()
         if i == 6:  # a pending trial: the next ask fantasises it on a copy of the model
             pending = params
             params = opt.ask()
         opt.tell(params, branin_objective(params))
-        if opt.model_ is not None:
-            screens.append(opt.model_.screen_)
-            got = opt.model_.predict(opt.model_.screen_)
-            want = opt.model_.predict(np.array(opt.model_.screen_))
-            for a, b in zip(got, want, strict=True):
-                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+        model = opt.model_
+        if model is None or i < 5:
+            continue
+        asks += 1
+        columns.append(max(solved))
+        screen = model.screen_
+        np.testing.assert_array_equal(screen[:256], sobol)
+        anchors = best_observations(model, 5)
+        np.testing.assert_array_equal(screen[256:], anchored_candidates(anchors, 256, seed))
+        got = model.predict(screen)
+        want = model.predict(np.array(screen))
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     opt.tell(pending, branin_objective(pending))
-    assert len(screens) >= 5 and all(s is screens[0] for s in screens)
-    np.testing.assert_array_equal(screens[0], expected)
+    # a full solve would be 256 + 260 columns; a steady ask solves at most one new anchor's 52 (the
+    # ask of the pending trial solves two anchors' at most)
+    assert asks >= 6 and max(columns) <= 2 * 52, columns
     default = wb.Optimizer(SPACE, seed=3, n_initial=4)
     for _ in range(6):
         params = default.ask()

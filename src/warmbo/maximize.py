@@ -48,7 +48,14 @@ import numpy as np
 
 from .space import Categorical, Float, Int
 
-__all__ = ["MaximizeResult", "maximize", "DUPLICATE_TOLERANCE", "taken", "sobol_screen"]
+__all__ = [
+    "MaximizeResult",
+    "maximize",
+    "DUPLICATE_TOLERANCE",
+    "taken",
+    "sobol_screen",
+    "anchored_candidates",
+]
 
 #: max-norm distance in the unit cube below which two encoded points count as the same point
 DUPLICATE_TOLERANCE = 1e-6
@@ -125,6 +132,26 @@ def sobol_screen(space, seed: int | np.random.Generator | None) -> np.ndarray:
     """The scrambled Sobol candidates :func:`maximize` draws when it has anchors (256), as a fixed
     ``screen`` for searches that reuse them (a model can keep their posterior: ``GP.track``)."""
     return _candidates(space, _N_SOBOL_WITH_ANCHORS, seed)
+
+
+def anchored_candidates(anchors: np.ndarray, n: int, seed: int) -> np.ndarray:
+    """About ``n`` local candidates, ``ceil(n / k)`` around each of the k anchors, with the standard
+    deviations of the search's local candidates (0.2, 0.05, 0.01 in turn), clipped to the unit cube.
+
+    Each anchor's perturbations come from a generator seeded by ``seed`` and the anchor's
+    coordinates, so an anchor that stays among the best observations keeps its candidates from one
+    ask to the next, and a model that tracks them (``GP.track``) predicts them from what it kept; the
+    search's own local candidates (``_local_candidates``) are drawn anew at every ask.
+    """
+    anchors = np.ascontiguousarray(anchors, dtype=np.float64)
+    k, d = anchors.shape
+    per = -(-n // k)
+    scales = np.array(_LOCAL_SCALES)[np.arange(per) % len(_LOCAL_SCALES)]
+    blocks = []
+    for anchor in anchors:
+        rng = np.random.default_rng([seed, *np.frombuffer(anchor.tobytes(), dtype=np.uint32).tolist()])
+        blocks.append(np.clip(anchor + scales[:, None] * rng.standard_normal((per, d)), 0.0, 1.0))
+    return np.vstack(blocks)
 
 
 def _local_candidates(anchors: np.ndarray, n: int, seed: int | None) -> np.ndarray:
@@ -244,10 +271,12 @@ def maximize(
         Encoded points around which local candidates are drawn (the best observations; continuous
         spaces only).
     screen : array (m, d), optional
-        Candidates used instead of the Sobol draw (not on finite spaces), evaluated as this very array:
-        a model that tracks them (:meth:`warmbo.models.GP.track`) predicts them in O(n m) from what it
-        kept since the last ask, instead of O(n^2 m). ``n_candidates`` then sets only the number of
-        local candidates.
+        The candidates, used instead of the Sobol draw and the Gaussian local candidates (not on finite
+        spaces; the anchors' one-exchange neighbours on discrete parameters are still added), and
+        evaluated as this very array: a model that tracks them (:meth:`warmbo.models.GP.track`)
+        predicts them in O(n m) from what it kept since the last ask, instead of O(n^2 m). The
+        optimizer's fixed-hyperparameter ask passes a fixed Sobol screen and
+        :func:`anchored_candidates`.
 
     Returns
     -------
@@ -274,16 +303,16 @@ def maximize(
     if screen is not None and (not isinstance(screen, np.ndarray) or np.shape(screen)[1:] != (d,)):
         raise ValueError(f"screen must be an array of shape (m, {d}) (encoded points)")
     U = _candidates(space, n_candidates, seed) if screen is None else screen
-    if local:
+    if local and screen is None:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
-        if any(isinstance(p, Int | Categorical) for p in space.params):
-            U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
+    if local and any(isinstance(p, Int | Categorical) for p in space.params):
+        U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away
     score = acq.log_values if getattr(acq, "has_log", False) else acq
     if screen is None:
         values = _evaluate(score, U)
-    else:  # the screen as the array the model tracks, the local candidates apart
+    else:  # the screen as the array the model tracks, the neighbours (discrete spaces) apart
         m = screen.shape[0]
         rest = _evaluate(score, U[m:]) if U.shape[0] > m else np.empty(0)
         values = np.concatenate([_evaluate(score, screen), rest])

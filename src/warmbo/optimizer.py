@@ -79,7 +79,7 @@ from .audit import LEVELS, MAX_HELD_OUT, Audit, audit
 from .bounds import Schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
-from .maximize import sobol_screen, taken
+from .maximize import anchored_candidates, sobol_screen, taken
 from .models import GP, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import (
@@ -94,7 +94,7 @@ from .prior import (
 )
 from .space import Space
 from .storage import StorageError, Study, default_worker, readonly_url, study_exists
-from .suggest import suggest
+from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
 from .transfer.warm_design import WarmDesign, design_size, source_model_maxima, warm_design
@@ -472,7 +472,8 @@ class Optimizer:
         )
         self.model_ = None
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
-        self._screen = None  # the fixed fits' Sobol screen (_tracking_screen)
+        self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
+        self._screen_seed = 0
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
         # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
         # (warm start, fixed fit) of each scale's last fit
@@ -750,18 +751,24 @@ class Optimizer:
         return model
 
     def _tracking_screen(self, model):
-        """``model`` (a fixed-hyperparameter fit) keeping the posterior of this optimizer's Sobol screen
-        (:func:`warmbo.maximize.sobol_screen`, one draw per optimizer seed, not one per ask) through
-        :meth:`warmbo.models.GP.track`: the search's 256 Sobol candidates then cost O(n) each per ask
-        instead of O(n^2) (issue 15, item 7). Extended fits keep it; a fit from scratch tracks it again.
-        Continuous and mixed spaces (a finite space's search evaluates all of its points)."""
+        """``model`` (a fixed-hyperparameter fit) keeping the posterior of this ask's candidates through
+        :meth:`warmbo.models.GP.track` (issue 15, item 7): the search's screen is a Sobol set drawn once
+        per optimizer (:func:`~warmbo.maximize.sobol_screen`) and 256 local candidates keyed to the
+        anchors (:func:`~warmbo.maximize.anchored_candidates`), instead of new draws at every ask. The
+        factor's extension carries their posterior along, and only the candidates of a new anchor are
+        solved for: about O(n) per candidate instead of O(n^2). Continuous and mixed spaces (a finite
+        space's search evaluates all of its points)."""
         track = getattr(model, "track", None)
-        if callable(track) and not self.space.is_finite:
-            if self._screen is None:
-                rng = np.random.default_rng(None if self.seed is None else [self.seed, 1])
-                self._screen = sobol_screen(self.space, rng)
-            track(self._screen)
-        return model
+        if not callable(track) or self.space.is_finite:
+            return model
+        if self._screen is None:
+            self._screen_seed = int(np.random.SeedSequence(self.seed).generate_state(1)[0])
+            self._screen = sobol_screen(self.space, np.random.default_rng([self._screen_seed, 1]))
+        anchors = best_observations(model, self._n_anchors)
+        if anchors is None:
+            return track(self._screen)
+        local = anchored_candidates(np.clip(anchors, 0.0, 1.0), self._screen.shape[0], self._screen_seed)
+        return track(np.vstack([self._screen, local]))
 
     def _fit_auto(self, X: np.ndarray, y: np.ndarray):
         """``output_transform="auto"``: the GP on the plain scale or on the Yeo-Johnson scale, whichever

@@ -488,16 +488,34 @@ class GP(ModelBase):
         ``sigma_t^2(C) = k(C, C) - diag(V^T V)``, the equations of the module docstring written with
         ``L L^T = K_t + Lambda``; :meth:`add` and :meth:`extend` append the rows of the new points in
         O(k n m) (:meth:`_appended_screen`), and a copy (``copy.deepcopy``, as the fantasies of pending
-        points make) keeps them. A refit (:meth:`fit`) forgets the points. The optimizer's
-        fixed-hyperparameter ask tracks its Sobol screen this way (issue 15, item 7). Tracking points
-        equal to ``screen_`` again does nothing. Returns self.
+        points make) keeps them. A refit (:meth:`fit`) forgets the points.
+
+        Tracking new points keeps the columns of V of every point that was tracked before (equal
+        coordinates) and solves only for the others: O(n^2) per new point. The optimizer's
+        fixed-hyperparameter ask tracks its candidates this way (issue 15, item 7): a Sobol screen that
+        never changes and local candidates that change only with the anchors they surround. Tracking
+        points equal to ``screen_`` does nothing. Returns self.
         """
         C = as_points(C, "C", self.input_dim if self._n else self.kernel.input_dim)
-        if self._screen is not None and (C is self._screen[0] or np.array_equal(C, self._screen[0])):
+        old = self._screen
+        if old is not None and (C is old[0] or np.array_equal(C, old[0])):
             return self
         C = C.copy()
         C.flags.writeable = False  # predict() recognises it by identity: it must not change
-        V = solve_lower(self._L, self._cross(C)) if self._n else np.zeros((0, C.shape[0]))
+        if not self._n:
+            self._screen = (C, np.zeros((0, C.shape[0])))
+            return self
+        V = np.empty((self._n, C.shape[0]))
+        missing = np.ones(C.shape[0], dtype=bool)
+        if old is not None:
+            known = {row.tobytes(): j for j, row in enumerate(old[0])}
+            for i, row in enumerate(C):
+                j = known.get(row.tobytes())
+                if j is not None:
+                    V[:, i] = old[1][:, j]
+                    missing[i] = False
+        if missing.any():
+            V[:, missing] = solve_lower(self._L, self._cross(C[missing]))
         self._screen = (C, V)
         return self
 
