@@ -528,6 +528,11 @@ def test_tracking_is_kept_only_while_the_hyperparameters_are_and_rejects_bad_poi
     assert gp.track(C).screen_ is screen and gp.track(screen).screen_ is screen  # equal points: no-op
     gp.track(C[:8])
     assert gp.screen_.shape == (8, 2)
+    # new points beside old ones: the old ones' columns are kept, the new ones solved for
+    mixed = np.vstack([np.random.default_rng(15).random((5, 2)), C[3:8], C[:2]])
+    gp.track(mixed)
+    for got, want in zip(gp.predict(gp.screen_), gp.predict(mixed), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     gp.fit(X[:10], y[:10])  # a refit forgets the points
     assert gp.screen_ is None
     with pytest.raises(ValueError, match=r"C must have shape \(n, 2\)"):
