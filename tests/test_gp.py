@@ -520,6 +520,28 @@ def test_tracked_points_are_predicted_as_a_fresh_computation_through_add_extend_
     check(extended, np.vstack([X, X1]), np.concatenate([y, y1]) * 2.0)  # the copy's add left it alone
 
 
+def test_predicting_tracked_points_reads_what_was_kept_and_copies_keep_them_read_only(monkeypatch):
+    import copy
+    import pickle
+
+    X, y, _ = data(n=20, d=2, seed=17)
+    C = np.random.default_rng(18).random((16, 2))
+    gp = GP(RBF([0.3, 0.4]), noise=1e-3).fit(X, y).track(C)
+    want = gp.predict(C)
+    for other in (copy.deepcopy(gp), pickle.loads(pickle.dumps(gp))):
+        assert not other.screen_.flags.writeable  # predict() recognises it by identity
+        with pytest.raises(ValueError, match="read-only"):
+            other.screen_[0, 0] = 0.5
+
+        def no_cross(self, X):  # the fast path needs no kernel against the training inputs
+            raise AssertionError("k_t(C) computed again")
+
+        monkeypatch.setattr(GP, "_cross", no_cross)
+        for got, expected in zip(other.predict(other.screen_), want, strict=True):
+            np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+        monkeypatch.undo()
+
+
 def test_tracking_is_kept_only_while_the_hyperparameters_are_and_rejects_bad_points():
     X, y, _ = data(n=20, d=2, seed=13)
     C = np.random.default_rng(14).random((16, 2))
@@ -545,3 +567,20 @@ def test_tracking_is_kept_only_while_the_hyperparameters_are_and_rejects_bad_poi
     gp = GP(RBF([0.3, 0.4]), noise=1e-3).fit(X, y).track(C)
     _, cov = gp.predict(gp.screen_, return_cov=True)
     np.testing.assert_allclose(np.sqrt(np.diag(cov)), gp.predict(C)[1], rtol=1e-9, atol=1e-12)
+
+
+def test_matching_rows_finds_equal_rows_and_only_those():
+    from warmbo.models.gp import _matching_rows
+
+    rng = np.random.default_rng(16)
+    B = rng.random((300, 4))
+    A = np.vstack([B[[5, 7, 299]], rng.random((2, 4)), B[:1], B[5] + 1e-15])
+    np.testing.assert_array_equal(_matching_rows(A, B), [5, 7, 299, -1, -1, 0, -1])
+    np.testing.assert_array_equal(_matching_rows(B[:3], np.vstack([B, B[:3]])) % 300, [0, 1, 2])
+    np.testing.assert_array_equal(_matching_rows(A, np.zeros((0, 4))), np.full(7, -1))
+    # two different rows with the same key: the match is confirmed coordinate by coordinate
+    w = np.cos(np.arange(1, 3) * 1.618)
+    u = np.array([[0.5, 0.5]])
+    v = u + np.array([[w[1], -w[0]]]) * 0.25  # orthogonal to the key weights: same key, up to rounding
+    got = _matching_rows(np.vstack([u, v]), np.vstack([v, u]))
+    assert got[0] in (1, -1) and got[1] in (0, -1)

@@ -117,8 +117,10 @@ def test_a_screen_replaces_the_sobol_and_local_candidates_and_is_evaluated_as_th
     assert seen[0] is screen and all(U.shape[0] <= 6 for U in seen[1:])  # then only the 1 + 5 finals
     np.testing.assert_allclose(result.x, c, atol=1e-5)
     assert result.n_evaluations < 64 + 6 + 200 * 5
-    with pytest.raises(ValueError, match=r"screen must be an array of shape \(m, 2\)"):
+    with pytest.raises(ValueError, match=r"screen must be an array of shape \(m, 2\) with m >= 1"):
         maximize(Quadratic(c), space, screen=np.zeros((4, 3)))
+    with pytest.raises(ValueError, match=r"screen must be an array of shape \(m, 2\) with m >= 1"):
+        maximize(Quadratic(c), space, screen=np.zeros((0, 2)))
 
 
 def test_with_a_screen_discrete_spaces_still_get_the_anchors_neighbours():
@@ -151,6 +153,8 @@ def test_anchored_candidates_depend_on_each_anchor_alone():
     np.testing.assert_array_equal(first[:5], second[5:])  # a's block, first then second
     assert not np.allclose(first[5:], second[:5])  # b's and c's differ
     assert not np.allclose(anchored_candidates(np.array([a]), 5, seed=8), first[:5])  # the seed counts
+    with pytest.raises(ValueError, match="anchors of shape"):
+        anchored_candidates(np.zeros((0, 4)), 10, seed=7)
     assert np.all((first >= 0) & (first <= 1))
     # ceil(n / k) per anchor, standard deviations 0.2, 0.05, 0.01 in turn: the median |deviation| of a
     # normal is 0.674 sd (4000 values each: the sample median is within a few % of it; clipping at

@@ -144,6 +144,11 @@ def anchored_candidates(anchors: np.ndarray, n: int, seed: int) -> np.ndarray:
     search's own local candidates (``_local_candidates``) are drawn anew at every ask.
     """
     anchors = np.ascontiguousarray(anchors, dtype=np.float64)
+    if anchors.ndim != 2 or anchors.shape[0] == 0 or n < 1:
+        raise ValueError(
+            f"anchored_candidates needs anchors of shape (k, d), k >= 1, and n >= 1; got "
+            f"{anchors.shape} and n = {n}"
+        )
     k, d = anchors.shape
     per = -(-n // k)
     scales = np.array(_LOCAL_SCALES)[np.arange(per) % len(_LOCAL_SCALES)]
@@ -276,7 +281,7 @@ def maximize(
         evaluated as this very array: a model that tracks them (:meth:`warmbo.models.GP.track`)
         predicts them in O(n m) from what it kept since the last ask, instead of O(n^2 m). The
         optimizer's fixed-hyperparameter ask passes a fixed Sobol screen and
-        :func:`anchored_candidates`.
+        :func:`anchored_candidates`. ``n_candidates`` then sets only the number of neighbours.
 
     Returns
     -------
@@ -300,8 +305,10 @@ def maximize(
     local = anchors is not None and anchors.shape[0] > 0
     if n_candidates is None:
         n_candidates = _N_SOBOL_WITH_ANCHORS if local else int(2 ** np.ceil(np.log2(min(4096, 512 * d))))
-    if screen is not None and (not isinstance(screen, np.ndarray) or np.shape(screen)[1:] != (d,)):
-        raise ValueError(f"screen must be an array of shape (m, {d}) (encoded points)")
+    if screen is not None and (
+        not isinstance(screen, np.ndarray) or screen.shape[1:] != (d,) or screen.shape[0] == 0
+    ):
+        raise ValueError(f"screen must be an array of shape (m, {d}) with m >= 1 (encoded points)")
     U = _candidates(space, n_candidates, seed) if screen is None else screen
     if local and screen is None:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])

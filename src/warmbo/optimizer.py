@@ -72,6 +72,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ._linalg import NotPositiveDefiniteError
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
@@ -726,7 +727,8 @@ class Optimizer:
                 model = previous[1].extend(X, y)
             self._fixed_fit = (self.model, model)
             model.output_transform_ = transform
-            return self._tracking_screen(model)
+            self._tracking_screen(model)
+            return model
         model, warm = self._warm_started(_new_model(self.model), len(y))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -739,8 +741,13 @@ class Optimizer:
                 cold = _new_model(self.model).clone(n_restarts=0)
                 if _COLD_MAX_EVALUATIONS is not None and hasattr(cold, "max_evaluations"):
                     cold = cold.clone(max_evaluations=_COLD_MAX_EVALUATIONS)
-                cold.fit(X, y)
-                if _fit_score(cold, y) > _fit_score(model, y):
+                try:
+                    cold.fit(X, y)
+                except NotPositiveDefiniteError:
+                    # no usable factor from the prototype's start (a kernel that is not positive
+                    # definite there, even with the largest jitter): the warm fit stands
+                    cold = None
+                if cold is not None and _fit_score(cold, y) > _fit_score(model, y):
                     model = cold
         hook = getattr(model, "warm_start_overrides", None)
         self._warm_start = hook() if callable(hook) else {}
@@ -750,25 +757,27 @@ class Optimizer:
         model.output_transform_ = transform  # None: the model sees the values as they are (signed)
         return model
 
-    def _tracking_screen(self, model):
-        """``model`` (a fixed-hyperparameter fit) keeping the posterior of this ask's candidates through
+    def _tracking_screen(self, model) -> None:
+        """Make ``model`` (a fixed-hyperparameter fit) keep the posterior of this ask's candidates through
         :meth:`warmbo.models.GP.track` (issue 15, item 7): the search's screen is a Sobol set drawn once
-        per optimizer (:func:`~warmbo.maximize.sobol_screen`) and 256 local candidates keyed to the
-        anchors (:func:`~warmbo.maximize.anchored_candidates`), instead of new draws at every ask. The
-        factor's extension carries their posterior along, and only the candidates of a new anchor are
-        solved for: about O(n) per candidate instead of O(n^2). Continuous and mixed spaces (a finite
-        space's search evaluates all of its points)."""
+        per optimizer (:func:`~warmbo.maximize.sobol_screen`, 256 points) and local candidates keyed to
+        the anchors (:func:`~warmbo.maximize.anchored_candidates`, 52 around each of the five best
+        observations), instead of new draws at every ask. The factor's extension carries their
+        posterior along, and only the candidates of a new anchor are solved for: about O(n) per
+        candidate instead of O(n^2). Continuous and mixed spaces (a finite space's search evaluates
+        all of its points)."""
         track = getattr(model, "track", None)
         if not callable(track) or self.space.is_finite:
-            return model
+            return
         if self._screen is None:
             self._screen_seed = int(np.random.SeedSequence(self.seed).generate_state(1)[0])
             self._screen = sobol_screen(self.space, np.random.default_rng([self._screen_seed, 1]))
         anchors = best_observations(model, self._n_anchors)
         if anchors is None:
-            return track(self._screen)
+            track(self._screen)
+            return
         local = anchored_candidates(np.clip(anchors, 0.0, 1.0), self._screen.shape[0], self._screen_seed)
-        return track(np.vstack([self._screen, local]))
+        track(np.vstack([self._screen, local]))
 
     def _fit_auto(self, X: np.ndarray, y: np.ndarray):
         """``output_transform="auto"``: the GP on the plain scale or on the Yeo-Johnson scale, whichever
