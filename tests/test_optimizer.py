@@ -815,3 +815,41 @@ def test_a_fixed_hyperparameter_model_keeps_its_candidates_posterior_between_ask
         params = default.ask()
         default.tell(params, branin_objective(params))
     assert default.model_.screen_ is None
+
+
+def test_a_warm_refit_without_a_positive_definite_factor_falls_back_to_the_prototype(monkeypatch):
+    # a kernel that is not positive definite to the last digit can leave the previous ask's
+    # hyperparameters without a usable factor on the new data (the interpolated K^A_2 of the
+    # tuned-prior reproduction does at the prototype's); the ask then fits from the prototype, with
+    # its restarts, instead of ending the run. Failure injected into the real fit: the first fit of
+    # the ask at 9 trials (the warm-started one) raises as GP.fit does
+    from warmbo._linalg import NotPositiveDefiniteError
+    from warmbo.models import GP
+
+    fits = []
+    fit = GP.fit
+
+    def failing_once(self, X, y):
+        fits.append((X.shape[0], self.n_restarts))
+        if X.shape[0] == 9 and sum(n == 9 for n, _ in fits) == 1:
+            raise NotPositiveDefiniteError("K + noise is not positive definite (injected)")
+        return fit(self, X, y)
+
+    opt = wb.Optimizer(SPACE, seed=5, n_initial=4)
+    for _ in range(9):
+        params = opt.ask()
+        opt.tell(params, branin_objective(params))
+    monkeypatch.setattr(GP, "fit", failing_once)
+    params = opt.ask()  # 9 complete (not a power of two): the warm refit fails, the prototype's stands
+    assert fits[0] == (9, 0) and fits[1][0] == 9 and fits[1][1] > 0, fits
+    assert opt.model_ is not None and opt.model_.n_observations == 9
+    assert np.isfinite(opt.model_.log_marginal_likelihood())
+    opt.tell(params, branin_objective(params))
+    monkeypatch.undo()
+
+    def always_failing(self, X, y):
+        raise NotPositiveDefiniteError("K + noise is not positive definite (injected)")
+
+    monkeypatch.setattr(GP, "fit", always_failing)
+    with pytest.raises(NotPositiveDefiniteError):  # with no warm start to fall back from, it raises
+        wb.Optimizer(SPACE, seed=5, n_initial=2).run(branin_objective, budget=3, progress=False)

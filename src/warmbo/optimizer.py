@@ -732,7 +732,16 @@ class Optimizer:
         model, warm = self._warm_started(_new_model(self.model), len(y))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            model.fit(X, y)
+            try:
+                model.fit(X, y)
+            except NotPositiveDefiniteError:
+                if not warm:
+                    raise
+                # the previous ask's hyperparameters give no usable factor on these data (a kernel
+                # that is not positive definite to the last digit): fit from the prototype instead,
+                # with its restarts, as a first ask would (and raise if that fails too)
+                model, warm = _new_model(self.model), False
+                model.fit(X, y)
             if warm and len(y) < _COLD_REFIT_BELOW and len(y) % _COLD_REFIT_EVERY == 0:
                 # a warm start alone can stay in a poor local optimum while the hyperparameters still
                 # move with every point (the tuned-prior demo panel, n <= 20, went from 0.007 to 0.22

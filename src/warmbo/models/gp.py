@@ -544,6 +544,7 @@ class GP(ModelBase):
         # copies (deepcopy, as fantasies make) and unpickled GPs keep their tracked points read-only:
         # predict() recognises them by identity, so they must not change under it
         self.__dict__.update(state)
+        self.__dict__.setdefault("_screen", None)  # a GP pickled before track() existed
         screen = state.get("_screen")
         if screen is not None:
             screen[0].flags.writeable = False
