@@ -532,7 +532,7 @@ class Optimizer:
         summary = json.dumps({"digest": self._prior_digest, **settings}, sort_keys=True)
         if self.study.get_meta(_SOURCES_KEY) == summary:
             return
-        self.study.set_meta(_SOURCE_ROWS_KEY, sources_text(self.prior, settings))
+        self.study.set_meta(_SOURCE_ROWS_KEY, sources_text(self.prior, settings, self._prior_digest))
         self.study.set_meta(_SOURCES_KEY, summary)
 
     def _source_fits_key(self) -> str:
