@@ -432,6 +432,31 @@ def test_extend_falls_back_to_a_fit_when_the_inputs_are_not_a_prefix_and_needs_f
         GP(RBF(0.4), noise=1e-3, optimizer="ml2").fit(X, y).extend(X, y)
 
 
+def test_extend_refactorises_when_the_new_block_cannot_be_factorised(monkeypatch):
+    # the block update's Schur complement can lose positive definiteness to round-off where the whole
+    # matrix, jittered, still factorises: extend() then fits a clone. Failure injected into the real
+    # block update; the result equals a fresh fit, and a matrix nothing can factorise still raises
+    from warmbo._linalg import NotPositiveDefiniteError
+    from warmbo.models import gp as gp_module
+
+    X, y, Xs = data(n=20, d=3, seed=7)
+    X2 = np.vstack([X, np.random.default_rng(8).random((2, 3))])
+    y2 = np.concatenate([y, [0.1, 0.2]])
+    gp = GP(RBF(0.4), noise=1e-3, normalize_y=True).fit(X, y)
+
+    def failing(*args, **kwargs):
+        raise NotPositiveDefiniteError("K + noise (new block) is not positive definite (injected)")
+
+    monkeypatch.setattr(gp_module, "cholesky_append", failing)
+    got = gp.extend(X2, y2)
+    want = GP(RBF(0.4), noise=1e-3, normalize_y=True).fit(X2, y2)
+    for a, b in zip(got.predict(Xs), want.predict(Xs), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
+    monkeypatch.setattr(gp_module, "cholesky", failing)
+    with pytest.raises(NotPositiveDefiniteError):
+        gp.extend(X2, y2)
+
+
 def test_fit_tolerance_is_the_hyperparameter_search_stopping_rule(monkeypatch):
     # The tolerance reaches L-BFGS-B as its ftol: recorded for every start, and a loose one stops the
     # search from a poor start (lengthscale 5 on a function that varies on 0.2) before the tight one

@@ -455,8 +455,9 @@ class GP(ModelBase):
         computed afresh from all of y, as :meth:`fit` computes them. Equal to ``fit`` up to round-off
         (and up to the jitter, if a factor needed one: here only the new block gets it). For a GP that
         fits no hyperparameters (``optimizer=None``) with a scalar noise; when X does not start with
-        the training inputs, a full :meth:`fit` of a clone. The optimizer conditions its
-        fixed-hyperparameter model this way at each ask (issue 15).
+        the training inputs, or when the new block cannot be factorised even with jitter, a full
+        :meth:`fit` of a clone. The optimizer conditions its fixed-hyperparameter model this way at
+        each ask (issue 15).
         """
         if self.optimizer is not None:
             raise ValueError("extend() keeps the hyperparameters: it needs a GP with optimizer=None")
@@ -469,7 +470,13 @@ class GP(ModelBase):
         noise = as_noise(self.noise, X.shape[0], "noise")
         L, jitter, screen = self._L, self.jitter_, self._screen
         if X.shape[0] > n:
-            L, S_T, M, added = self._appended_factor(X[n:], noise[n:])
+            try:
+                L, S_T, M, added = self._appended_factor(X[n:], noise[n:])
+            except NotPositiveDefiniteError:
+                # the new block's Schur complement is not positive definite even with the largest
+                # jitter (round-off of an ill-conditioned factor): factorise the whole matrix, whose
+                # jitter regularises all of it, as fit() does (and raises if that fails too)
+                return self.clone().fit(X, y)
             jitter = max(jitter, added)
             screen = self._appended_screen(X[n:], S_T, M)
         other = self.clone()
