@@ -5,7 +5,8 @@ Modes (:class:`warmbo.benchmarks.methods.Warmbo`, d = 6, the overhead section's 
 - ``fixed``: the steady ask of a running loop with fixed hyperparameters at ``--n`` trials;
 - ``first``: the first ask of a new Optimizer object on a stored study of ``--n`` trials (told in
   bulk and asked once by the object that wrote it);
-- ``run``: ``--asks`` asks of a running loop from ``--n`` trials with the default model.
+- ``run``: ``--asks`` asks of a running loop from ``--n`` trials with the default model (``--fixed``: with the
+  fixed-hyperparameter model of ``fixed`` mode; each ask then differs, unlike ``fixed`` mode's repeated one).
 
 Each ask's wall time and number of hyperparameter likelihood evaluations is printed; ``--profile``
 adds cProfile's 30 most expensive functions by cumulative time over the measured asks. Session 13
@@ -14,6 +15,10 @@ used it for the figures in issue 15's note:
     python bench/profile_ask.py --mode fixed --n 2000 --profile
     python bench/profile_ask.py --mode first --n 1000
     python bench/profile_ask.py --mode run --n 1000 --asks 6
+
+Session 16's fixed-model loop (median of 20 asks from 2000 trials, run on two commits in turn):
+
+    python bench/profile_ask.py --mode run --fixed --n 2000 --asks 20
 """
 
 from __future__ import annotations
@@ -38,13 +43,14 @@ def main() -> None:
     parser.add_argument("--d", type=int, default=6)
     parser.add_argument("--asks", type=int, default=5)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--fixed", action="store_true", help="run mode: the fixed-hyperparameter model")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     X, y = _data(args.d, args.n, 0)
     f = test_function(args.d)
     method = Warmbo()
     if args.mode == "run":
-        opt = method.running_optimizer(X, y, "ml2", 0, f)
+        opt = method.running_optimizer(X, y, "fixed" if args.fixed else "ml2", 0, f)
         names = opt.space.names
 
         def ask():
@@ -65,6 +71,7 @@ def main() -> None:
 
     gp_module.GP.objective = counted
     profiler = cProfile.Profile()
+    times = []
     for i, ask in enumerate(asks):
         evaluations[0] = 0
         started = time.perf_counter()
@@ -74,7 +81,9 @@ def main() -> None:
         if args.profile:
             profiler.disable()
         elapsed = time.perf_counter() - started
+        times.append(elapsed * 1000)
         print(f"ask {i + 1}: {elapsed * 1000:.1f} ms, {evaluations[0]} likelihood evaluations", flush=True)
+    print(f"median {np.median(times):.1f} ms, worst {max(times):.1f} ms over {len(times)} asks", flush=True)
     gp_module.GP.objective = objective
     if args.profile:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
