@@ -31,13 +31,12 @@ import os
 import sys
 import warnings
 from contextlib import contextmanager
-from pathlib import Path
 
 import numpy as np
 from scipy.stats import binomtest
 
 import warmbo as wb
-from warmbo.benchmarks._common import regret_trace, sign_test
+from warmbo.benchmarks._common import regret_trace, sign_test, write_results
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 CHECKPOINTS = (10, 25, 50)
@@ -163,11 +162,8 @@ def main() -> None:
         arm: {"wins": w, "losses": lo, "p_value": float(binomtest(w, w + lo).pvalue) if w + lo else 1.0}
         for arm, (w, lo) in wins.items()
     }
-    results["load_average_end"] = os.getloadavg()
     print(json.dumps(results["overall"]))
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=1))
-    print(f"wrote {args.out}")
+    write_results(args.out, results)
 
 
 if __name__ == "__main__":

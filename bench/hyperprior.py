@@ -17,15 +17,13 @@ session 9, and the one these results were measured with. BoTorch's reading (``DI
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 import warmbo as wb
-from warmbo.benchmarks._common import regret_trace
+from warmbo.benchmarks._common import regret_trace, write_results
 from warmbo.models.defaults import default_model
 from warmbo.models.hyperprior import DIMENSION_SCALED_LOG
 from warmbo.problems import functions as F
@@ -105,10 +103,7 @@ def main() -> None:
             for arm in ARMS
         )
         print(f"{name:20s} d={problem.dim:2d}  {cells}", flush=True)
-    results["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=1))
-    print(f"wrote {args.out}")
+    write_results(args.out, results)
 
 
 if __name__ == "__main__":

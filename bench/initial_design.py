@@ -23,15 +23,13 @@ levy-20 --out bench/results/initial_design_cap.json
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 import warmbo as wb
-from warmbo.benchmarks._common import regret_trace
+from warmbo.benchmarks._common import regret_trace, write_results
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 ARMS = {
@@ -134,10 +132,7 @@ def main() -> None:
             for arm in arms
         )
         print(f"{name:20s} d={fn.dim:2d}  {cells}", flush=True)
-    results["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=1))
-    print(f"wrote {args.out}")
+    write_results(args.out, results)
 
 
 if __name__ == "__main__":

@@ -16,15 +16,13 @@ Results: bench/results/output_transform.json and a table on stdout.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import warnings
-from pathlib import Path
 
 import numpy as np
 
 import warmbo as wb
-from warmbo.benchmarks._common import regret_trace, sign_test
+from warmbo.benchmarks._common import regret_trace, sign_test, write_results
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 ARMS = ("none", "yeo-johnson", "auto")
@@ -103,10 +101,7 @@ def main() -> None:
             for arm, pf in entry["paired_final"].items()
         )
         print(f"{name:20s} d={fn.dim:2d}  {cells}  {pairs}", flush=True)
-    results["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=1))
-    print(f"wrote {args.out}")
+    write_results(args.out, results)
 
 
 if __name__ == "__main__":

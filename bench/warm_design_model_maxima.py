@@ -23,15 +23,14 @@ design, and reports the regret after 1, 2, 3, 5, 10 (up to B) evaluations the sa
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 from scipy.stats import binomtest
 
+from warmbo.benchmarks._common import write_results
 from warmbo.benchmarks.quality import problem
 from warmbo.transfer.warm_design import source_model_maxima, warm_design
 
@@ -166,10 +165,7 @@ def main() -> None:
             for k, v in entry["after"].items()
         )
         print(f"{name:18s} shift {shift:<5} {cells}  cpu {entry['cpu_s_median']:.2f}s", flush=True)
-    results["load_average_end"] = os.getloadavg()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(results, indent=1))
-    print(f"wrote {args.out}")
+    write_results(args.out, results)
 
 
 if __name__ == "__main__":

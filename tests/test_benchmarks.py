@@ -298,3 +298,16 @@ def test_regret_trace_runs_the_users_loop_and_reports_best_so_far():
     assert calls == [1, 2, 3, 4, 5, 6]  # after each tell
     np.testing.assert_allclose(trace, np.minimum.accumulate(values) - fn.optimum_value)
     assert np.all(np.diff(trace) <= 0) and seconds > 0
+
+
+def test_write_results_records_the_end_load_and_makes_the_folder(tmp_path, capsys):
+    import json
+
+    from warmbo.benchmarks._common import write_results
+
+    path = tmp_path / "deeper" / "out.json"
+    results = {"runs": 3}
+    write_results(path, results)
+    stored = json.loads(path.read_text())
+    assert stored["runs"] == 3 and len(stored["load_average_end"]) == 3
+    assert f"wrote {path}" in capsys.readouterr().out

@@ -132,9 +132,9 @@ def sources_text(data: TaskData, settings: dict, data_digest: str | None = None)
 
     Rows are stored column by column in the order of ``data.space.names`` (50 sources x 300 rows of
     random values in a 4-parameter space: 0.94 MB, bench/transfer_resume.py; values on a grid
-    compress much better), with
-    their digest so that a reader can tell a complete record (``data_digest``: :func:`digest` of ``data``
-    when the caller has it; it costs 0.23 s for 50 x 300 rows of 20 parameters).
+    compress much better), with their digest so that a reader can tell a complete record
+    (``data_digest``: :func:`digest` of ``data`` when the caller has it; it costs 0.23 s for 50 x 300
+    rows of 20 parameters).
 
     zlib level 1: on those rows, 2.95 MB in 0.045 s against level 6's 2.77 MB in 0.33 s (d = 4: 0.71
     MB in 0.011 s against 0.66 MB in 0.11 s); every level reads back the same way.

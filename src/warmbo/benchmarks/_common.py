@@ -34,6 +34,7 @@ __all__ = [
     "summarize",
     "timed",
     "utc_now",
+    "write_results",
 ]
 
 _VERSIONED = ("warmbo", "numpy", "scipy", "scikit-learn", "torch", "gpytorch", "botorch", "optuna")
@@ -239,3 +240,15 @@ def machine_info() -> dict:
 def utc_now() -> str:
     """The current time, ISO 8601 in UTC, to the second."""
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def write_results(path: str | Path, results: dict) -> None:
+    """Record the load average at the end in ``results`` and write them as JSON to ``path`` (its folder
+    made if needed), the closing step of the bench scripts' paired experiments."""
+    import json
+
+    results["load_average_end"] = os.getloadavg()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1))
+    print(f"wrote {path}")
