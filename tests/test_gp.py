@@ -603,9 +603,9 @@ def test_matching_rows_finds_equal_rows_and_only_those():
     np.testing.assert_array_equal(_matching_rows(A, B), [5, 7, 299, -1, -1, 0, -1])
     np.testing.assert_array_equal(_matching_rows(B[:3], np.vstack([B, B[:3]])) % 300, [0, 1, 2])
     np.testing.assert_array_equal(_matching_rows(A, np.zeros((0, 4))), np.full(7, -1))
-    # two different rows with the same key: the match is confirmed coordinate by coordinate
+    # two different rows, each matched to its own equal (and never to the other)
     w = np.cos(np.arange(1, 3) * 1.618)
     u = np.array([[0.5, 0.5]])
-    v = u + np.array([[w[1], -w[0]]]) * 0.25  # orthogonal to the key weights: same key, up to rounding
+    v = u + np.array([[w[1], -w[0]]]) * 0.25
     got = _matching_rows(np.vstack([u, v]), np.vstack([v, u]))
     assert got[0] in (1, -1) and got[1] in (0, -1)

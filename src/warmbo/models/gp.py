@@ -110,26 +110,18 @@ def _profiled_mean(L: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def _matching_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """For each row of A (m, d), the index of an equal row of B (k, d), or -1.
+    """For each row of A (m, d), the index of an equal row of B (k, d), or -1: a k-d tree query for
+    a neighbour at distance 0 (max norm), as :func:`warmbo.maximize.taken` finds repeats; 0.15-0.2 ms
+    for 516 rows at d = 2 to 20."""
+    out = np.full(A.shape[0], -1, dtype=np.intp)
+    if B.shape[0] == 0 or A.shape[0] == 0:
+        return out
+    from scipy.spatial import cKDTree
 
-    Rows are keyed by a fixed linear projection, summed column by column (the same operations for
-    every row, so equal rows get equal keys), matched by a binary search in B's sorted keys and
-    confirmed coordinate by coordinate: O((m + k) log k) in numpy instead of a dict of row bytes
-    built and probed in Python (1 ms for 516 rows).
-    """
-    if B.shape[0] == 0:
-        return np.full(A.shape[0], -1, dtype=np.intp)
-    weights = np.cos(np.arange(1, A.shape[1] + 1) * 1.618)  # fixed, no two equal
-    key_a, key_b = np.zeros(A.shape[0]), np.zeros(B.shape[0])
-    for j, w in enumerate(weights):
-        key_a += A[:, j] * w
-        key_b += B[:, j] * w
-    order = np.argsort(key_b, kind="stable")
-    sorted_b = key_b[order]
-    at = np.minimum(np.searchsorted(sorted_b, key_a), B.shape[0] - 1)
-    candidate = order[at]
-    equal = (sorted_b[at] == key_a) & np.all(B[candidate] == A, axis=1)
-    return np.where(equal, candidate, -1).astype(np.intp)
+    distance, index = cKDTree(B).query(A, p=np.inf, distance_upper_bound=np.finfo(float).tiny)
+    found = np.isfinite(distance)
+    out[found] = index[found]
+    return out
 
 
 def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
