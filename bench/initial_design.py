@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 
 import warmbo as wb
-from warmbo.benchmarks._common import regret_trace, write_results
+from warmbo.benchmarks._common import regret_trace, sign_test, write_results
 from warmbo.benchmarks.quality import PROBLEMS, problem
 
 ARMS = {
@@ -54,14 +54,12 @@ def bootstrap_median(values, rng, n=4000) -> list[float]:
     return [float(np.quantile(meds, 0.025)), float(np.quantile(meds, 0.975))]
 
 
-def sign_test(values, baseline) -> dict:
-    """Seeds where ``values`` is lower / higher / equal than ``baseline``, and the two-sided sign
-    test's p-value over the unequal ones."""
-    from scipy.stats import binomtest
-
-    lower, higher = int(np.sum(values < baseline)), int(np.sum(values > baseline))
-    p = binomtest(lower, lower + higher).pvalue if lower + higher else 1.0
-    return {"lower": lower, "higher": higher, "equal": int(values.size - lower - higher), "p": float(p)}
+def paired(values, baseline) -> dict:
+    """Seeds where ``values`` is lower / higher / equal than ``baseline`` (exactly), and the
+    two-sided sign test's p-value over the unequal ones (:func:`warmbo.benchmarks._common.sign_test`
+    with no tolerance, under this script's result keys)."""
+    test = sign_test(values, baseline, rtol=0.0)
+    return {"lower": test["wins"], "higher": test["losses"], "equal": test["ties"], "p": test["p_value"]}
 
 
 def main() -> None:
@@ -116,7 +114,7 @@ def main() -> None:
             if arm != arms[0]:  # paired by seed against the first arm: lower / higher / equal, sign test
                 first = np.array(traces[arms[0]])
                 entry["arms"][arm]["against_first"] = {
-                    str(c): sign_test(T[:, c - 1], first[:, c - 1]) for c in checkpoints
+                    str(c): paired(T[:, c - 1], first[:, c - 1]) for c in checkpoints
                 }
         results["problems"][name] = entry
         cells = "  ".join(

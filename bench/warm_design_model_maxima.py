@@ -28,9 +28,8 @@ import time
 import warnings
 
 import numpy as np
-from scipy.stats import binomtest
 
-from warmbo.benchmarks._common import write_results
+from warmbo.benchmarks._common import sign_test, write_results
 from warmbo.benchmarks.quality import problem
 from warmbo.transfer.warm_design import source_model_maxima, warm_design
 
@@ -85,10 +84,6 @@ def run(X, y, labels, target, dim, budget, seed, moved: bool) -> np.ndarray:
     finally:
         optimizer_module.source_model_maxima = saved
     return np.minimum.accumulate(values)
-
-
-def sign(lower, higher):
-    return float(binomtest(lower, lower + higher).pvalue) if lower + higher else 1.0
 
 
 def main() -> None:
@@ -150,13 +145,13 @@ def main() -> None:
             else [k - 1 for k in (1, 2, 3, 5, 10, 20) if k <= args.budget]
         )
         for k in columns:
-            lower, higher = int(np.sum(M[:, k] < P[:, k])), int(np.sum(M[:, k] > P[:, k]))
+            test = sign_test(M[:, k], P[:, k], rtol=0.0)  # exact ties
             entry["after"][str(k + 1)] = {
                 "sources_best_median": float(np.median(P[:, k])),
                 "model_maxima_median": float(np.median(M[:, k])),
-                "lower": lower,
-                "higher": higher,
-                "p": sign(lower, higher),
+                "lower": test["wins"],
+                "higher": test["losses"],
+                "p": test["p_value"],
             }
         results["settings"].append(entry)
         cells = "  ".join(
