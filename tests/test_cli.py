@@ -188,7 +188,7 @@ def test_prior_is_imported_once(workdir):
     assert invoke(*args, "--budget", 4).exit_code == 0
     assert invoke(*args, "--budget", 5).exit_code == 0
     workers = [t.worker for t in wb.Study("q.db").trials()]
-    assert workers.count("prior") == 2 and len(workers) == 5
+    assert workers.count("prior") == 2 and len(workers) == 7  # the budget counts the study's own: 5
 
 
 def test_debug_shows_the_traceback(workdir):
@@ -722,7 +722,7 @@ def test_a_prior_of_100000_rows_completes_with_progress_and_can_be_removed(workd
     lines = "".join(f"{a:.6f},{m},{v:.6f}\n" for a, m, v in zip(x, mode, y, strict=True))
     (workdir / "big.csv").write_text("x,mode,y\n" + lines)
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "big.db", "--seed", 0)
-    result = invoke(*args, "--budget", 100_002, "--prior", "big.csv", "--transfer", "none")
+    result = invoke(*args, "--budget", 2, "--prior", "big.csv", "--transfer", "none")  # own evaluations
     assert result.exit_code == 0, result.output
     assert "read and validated 100000 rows" in result.output
     assert "imported 100000 prior evaluations" in result.output
@@ -745,8 +745,8 @@ def test_prior_remove_by_tag_keeps_other_imports(workdir):
     (workdir / "p2.csv").write_text("x,mode,y\n1.0,a,0.25\n")
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
     args += ("--transfer", "none")
-    assert invoke(*args, "--budget", 3, "--prior", "p1.csv").exit_code == 0
-    assert invoke(*args, "--budget", 4, "--prior", "p2.csv").exit_code == 0
+    assert invoke(*args, "--budget", 1, "--prior", "p1.csv").exit_code == 0  # own evaluations
+    assert invoke(*args, "--budget", 2, "--prior", "p2.csv").exit_code == 0
     opt = wb.Optimizer.load("t.db")
     tags = opt.priors()
     assert sorted(r["rows"] for r in tags.values()) == [1, 2]
@@ -754,6 +754,6 @@ def test_prior_remove_by_tag_keeps_other_imports(workdir):
     result = invoke("prior", "remove", "t.db", "--tag", tag)
     assert result.exit_code == 0 and "removed 2 prior rows" in result.output
     workers = [t.worker for t in wb.Study("t.db").trials()]
-    assert workers.count("prior") == 1 and len(workers) == 2
+    assert workers.count("prior") == 1 and len(workers) == 3
     unknown = invoke("prior", "remove", "t.db", "--tag", "nope")
     assert unknown.exit_code == 1 and "no prior import tagged 'nope'" in unknown.output

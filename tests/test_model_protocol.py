@@ -98,3 +98,31 @@ def test_clone_reads_a_replaced_constructor_again():
 
     Model.__init__ = init
     assert Model(a=3, d=7).clone().get_params() == {"a": 3, "d": 7}
+
+
+@pytest.mark.parametrize("name, make, param, value, vector", ALL, ids=[c[0] for c in ALL])
+def test_scikit_learn_clone_and_set_params(name, make, param, value, vector):
+    from sklearn.base import clone
+
+    model = make()
+    y = Y2 if vector else Y1
+    copy = clone(model)  # get_params(deep=False) and the constructor agree on every argument
+    assert type(copy) is type(model)
+    params, copied = model.get_params(), copy.get_params(deep=True)
+    assert params.keys() == copied.keys() and all(_same(params[k], copied[k]) for k in params)
+    model.fit(X, y)
+    assert model.set_params(**{param: value}) is model
+    assert getattr(model, param) == value and model.n_observations == 0  # unfitted: a new model
+    with pytest.raises(ValueError, match="has no parameter"):
+        model.set_params(not_a_parameter=1)
+    assert getattr(model, param) == value  # a refused call changes nothing
+    assert model.fit(X, y).n_observations == X.shape[0]
+
+
+def _same(a, b) -> bool:
+    """Equal values, arrays inside tuples too (scikit-learn's clone deep-copies them)."""
+    if isinstance(a, tuple | list):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_same, a, b))
+    if isinstance(a, np.ndarray):
+        return np.array_equal(a, b)
+    return a == b

@@ -330,3 +330,42 @@ def test_damaged_stored_records_are_data_errors_naming_the_problem(tmp_path, dam
         wb.Optimizer.load(url)
     assert "--transfer none" in str(info.value) and "trials are intact" in str(info.value)
     assert [t.value for t in wb.Optimizer.load(url, transfer="none").history] == [0.5]
+
+
+def test_prior_as_a_dataframe_or_a_dataframe_and_values():
+    import pandas as pd
+
+    X, y = source(12)
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    expected = [{"a": a, "b": b} for a, b in X]
+    columns = pd.DataFrame({"b": X[:, 1], "a": X[:, 0]})  # parameter columns by name, in any order
+    pair = wb.Optimizer(space, prior=(columns, pd.Series(y)), seed=0, transfer="none")
+    assert [t.params for t in pair.history] == expected
+    assert [t.value for t in pair.history] == pytest.approx(list(y))
+    frame = columns.assign(y=y)  # a DataFrame prior: its values in a "y" column
+    whole = wb.Optimizer(space, prior=frame, seed=0, transfer="none")
+    assert [t.params for t in whole.history] == expected
+    assert [t.value for t in whole.history] == pytest.approx(list(y))
+    with pytest.raises(DataError, match="missing column"):
+        wb.Optimizer(space, prior=columns)  # no values
+    labelled = frame.assign(task=["one"] * 6 + ["two"] * 6)
+    opt = wb.Optimizer(space, prior=labelled, transfer="rgpe", seed=0)
+    assert list(opt.prior.task) == ["one"] * 6 + ["two"] * 6
+    assert opt.prior.y == pytest.approx(y)
+
+
+def test_prior_forms_that_are_easy_to_get_wrong_are_clear_errors(tmp_path):
+    X, y = source(4)
+    records = [{"x": a, "y": b} for a, b in X]
+    with pytest.raises(DataError, match="holds no objective values"):
+        wb.Optimizer(SPACE, prior=records)  # the values are missing
+    with pytest.raises(DataError, match=r"prior study .*missing\.db.*no study"):
+        wb.Optimizer(SPACE, prior=[str(tmp_path / "missing.db")])
+    for name in ("a.db", "b.db"):
+        old = wb.Optimizer(SPACE, seed=1, storage=str(tmp_path / name))
+        for p, v in zip(records, y, strict=True):
+            old.tell(p, float(v))
+        old.study.close()
+    # a tuple of two studies is two studies, not an (X, y) pair
+    opt = wb.Optimizer(SPACE, prior=(str(tmp_path / "a.db"), str(tmp_path / "b.db")), transfer="rgpe", seed=0)
+    assert len(set(opt.prior.task)) == 2 and len(opt.prior.y) == 8

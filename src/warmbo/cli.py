@@ -272,7 +272,13 @@ def optimize(
         Path | None, typer.Option("--space", help="JSON file describing the space.")
     ] = None,
     budget: Annotated[
-        int, typer.Option("--budget", "-n", help="Total number of finished trials.", min=0)
+        int,
+        typer.Option(
+            "--budget",
+            "-n",
+            help="Total number of finished trials (imported --prior rows not counted).",
+            min=0,
+        ),
     ] = 20,
     storage: Annotated[
         str | None, typer.Option("--storage", "-s", help="Study URL (resumed if it exists).")

@@ -462,7 +462,7 @@ class MultiTaskOptimizer(Optimizer):
     @blas_limited
     def predict(self, params) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean (N, n) of the task values (user's signs) and ``Gamma_t(x, x)`` (N, n, n)."""
-        model = self.model_ if self.model_ is not None else self.fit_model()
+        model = self._current_model()
         if model is None:
             raise ValueError("predict needs at least two complete trials")
         mean, cov = model.predict(self.space.encode(params), cov="full")

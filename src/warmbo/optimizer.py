@@ -266,8 +266,9 @@ class Optimizer:
     worker : str, optional
         Name recorded with this optimizer's trials (default ``host:pid``).
     prior : optional
-        Earlier evaluations, in your own units: a :class:`~warmbo.data.TaskData`, a CSV path, an
-        ``(X, y)`` pair (parameter dicts or raw values, objective values as you measure them), or a
+        Earlier evaluations, in your own units: a :class:`~warmbo.data.TaskData`, a CSV path, a
+        DataFrame (parameter columns, ``y``, optional ``task``), an ``(X, y)`` pair (parameter dicts,
+        a DataFrame of parameter columns or raw values; objective values as you measure them), or a
         list of finished study URLs (see :mod:`warmbo.prior`). They are encoded and signed exactly
         as this optimizer's own trials.
     transfer : str, optional
@@ -349,8 +350,10 @@ class Optimizer:
         if n_initial is None:
             n_initial = default_n_initial(len(space.params))
         check_int(n_initial, "n_initial", 1)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
-            raise ValueError(f"seed must be an integer or None, got {seed!r}")
+        if seed is not None and (
+            isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63
+        ):
+            raise ValueError(f"seed must be a non-negative integer (below 2**63) or None, got {seed!r}")
         if kernel is not None and not isinstance(kernel, Kernel):
             raise ValueError(f"kernel must be a warmbo Kernel, got {kernel!r}")
         if schedule is not None and not isinstance(schedule, Schedule):
@@ -472,6 +475,8 @@ class Optimizer:
             self._source is None and prior is None and transfer is None and model is None
         )
         self.model_ = None
+        self._model_basis: tuple[int, ...] = ()  # ids of the complete trials model_ was fitted to
+        self._inspected = None  # (basis, model) of the last fit made for predict/transfer_report
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
         self._screen_seed = 0
@@ -825,6 +830,18 @@ class Optimizer:
         model.output_evidence_ = dict(self._transform_evidence)
         return model
 
+    def _current_model(self):
+        """The model of the study's complete trials as they are now: the last ask's when it was fitted
+        to exactly these (``model_``), else a fresh fit (:meth:`fit_model`; None below two complete
+        trials). A value told after the last ask is never left out of a prediction."""
+        trials = self.study.trials()
+        basis = tuple(t.id for t in trials if t.state == COMPLETE)
+        if self.model_ is not None and self._model_basis == basis:
+            return self.model_
+        if self._inspected is None or self._inspected[0] != basis:  # kept: the same data, the same answer
+            self._inspected = (basis, self.fit_model(trials))
+        return self._inspected[1]
+
     def transfer_report(self) -> TransferReport | None:
         """What the transfer does (:mod:`warmbo.transfer.transfer_report`): the method, each source
         task with its rows and the fitted model's weight for it (``auto``/``rgpe``) or its learned noise
@@ -834,11 +851,8 @@ class Optimizer:
         """
         if self._source is None:
             return None
-        model = self.model_
-        n_target = self.study.count(COMPLETE)
-        if model is None or model.n_observations != n_target:
-            model = self.fit_model() or self.model
-        return self._transfer_report(model, n_target)
+        model = self._current_model() or self.model
+        return self._transfer_report(model, self.study.count(COMPLETE))
 
     def _transfer_report(self, model, n_target: int) -> TransferReport:
         warm = self.warm_design()
@@ -965,7 +979,7 @@ class Optimizer:
 
         With ``output_transform``, the GP's normal posterior on the transformed scale is mapped back:
         the mean and sd of the objective under it (:meth:`YeoJohnson.moments`)."""
-        model = self.model_ if self.model_ is not None else self.fit_model()
+        model = self._current_model()
         if model is None:
             raise ValueError("predict needs at least two complete trials")
         mean, std = model.predict(self.space.encode(params))
@@ -1078,6 +1092,7 @@ class Optimizer:
             return x
         reference = self.fit_model(trials)
         self.model_ = reference
+        self._model_basis = tuple(t.id for t in trials if t.state == COMPLETE)
         self._store_warm_start()
         if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)
             report = self._transfer_report(reference, n_complete)
@@ -1214,9 +1229,24 @@ class Optimizer:
         if self._check_stored_sources:
             self._check_stored_sources = False
             self._warn_stored_sources()
-        suggestions = []
-        for _ in range(int(count)):
-            suggestions.append(self._ask_one())
+        suggestions: list[Suggestion] = []
+        stored: list[int] = []  # trials this call added (not ones reclaimed from silent workers)
+        try:
+            for _ in range(int(count)):
+                suggestion, added = self._ask_one()
+                suggestions.append(suggestion)
+                if added:
+                    stored.append(suggestion.trial_id)
+        except BaseException as exc:
+            # all or nothing: the points stored before the failure were never handed out, so they
+            # must not stay pending (they would block those points, and a finite space, for good)
+            if stored:
+                self.study.delete_trials(stored)
+            if suggestions and isinstance(exc, ValueError):
+                raise ValueError(
+                    f"ask({count}) found {len(suggestions)} point(s), then: {exc}; none of them was stored"
+                ) from exc
+            raise
         return suggestions[0] if n is None else suggestions
 
     # ------------------------------------------------------------------ heartbeats
@@ -1266,14 +1296,15 @@ class Optimizer:
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
         return taken_over
 
-    def _ask_one(self, attempts: int = 3) -> Suggestion:
+    def _ask_one(self, attempts: int = 3) -> tuple[Suggestion, bool]:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
         took the same point meanwhile; if one did, start again from a fresh snapshot. A trial
-        reclaimed from a silent worker (``heartbeat_grace``, ``reclaim="retry"``) comes first."""
+        reclaimed from a silent worker (``heartbeat_grace``, ``reclaim="retry"``) comes first.
+        Returns the suggestion and whether its trial was added (False: reclaimed)."""
         reclaimed = self._reclaim()
         if reclaimed is not None:
-            return reclaimed
+            return reclaimed, False
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
             snapshot = list(self.study.trials())
@@ -1294,18 +1325,29 @@ class Optimizer:
                     if self._collides(x, taken):
                         continue
                 trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-                return Suggestion(trial.params, trial.id)
+                return Suggestion(trial.params, trial.id), True
         with self.study.transaction():  # contended: a design point, chosen under the lock
             current = list(self.study.trials())
             x = self._design_point(len(current), self._busy(current))
             trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-            return Suggestion(trial.params, trial.id)
+            return Suggestion(trial.params, trial.id), True
 
     def _resolve(self, trial_or_params) -> int | None:
-        if isinstance(trial_or_params, Suggestion):
-            return trial_or_params.trial_id
-        if isinstance(trial_or_params, Trial):
-            return trial_or_params.id
+        if isinstance(trial_or_params, Suggestion | Trial):
+            # the parameters it carries must be the stored trial's: a suggestion edited after the ask,
+            # or one from another study, would otherwise store a value under a point never evaluated
+            if isinstance(trial_or_params, Suggestion):
+                trial_id, given, kind = trial_or_params.trial_id, dict(trial_or_params), "suggestion"
+            else:
+                trial_id, given, kind = trial_or_params.id, trial_or_params.params, "trial"
+            stored = self.study.trial(trial_id).params
+            if self.space.validate(given) != stored:
+                raise ValueError(
+                    f"the {kind}'s parameters {given} are not those of trial {trial_id} in this study "
+                    f"({stored}): was it changed after the ask, or does it come from another study? "
+                    "Tell the parameters evaluated as a plain dict instead"
+                )
+            return trial_id
         if isinstance(trial_or_params, int | np.integer) and not isinstance(trial_or_params, bool):
             return int(trial_or_params)
         if isinstance(trial_or_params, dict):
@@ -1425,15 +1467,16 @@ class Optimizer:
     ) -> Best | None:
         """Evaluate ``objective(params)`` until the study holds ``budget`` finished trials.
 
-        Finished means complete or failed, so a resumed study continues where it stopped. An
-        exception in the objective marks the trial failed and the run goes on.
+        Finished means complete or failed, so a resumed study continues where it stopped; imported
+        prior rows (:meth:`add_prior`) do not count. An exception in the objective marks the trial
+        failed and the run goes on.
 
         Parameters
         ----------
         objective : callable
             Takes a parameter dict, returns a number (NaN/inf or an exception: trial failed).
         budget : int
-            Total number of finished trials wanted in the study.
+            Total number of finished trials wanted in the study, imported prior rows not counted.
         n_workers : int
             Concurrent evaluations (threads, unless an ``executor`` is given).
         executor : concurrent.futures.Executor, optional
@@ -1463,8 +1506,12 @@ class Optimizer:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
 
+        # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
+        # evaluated: the budget counts the study's own
+        n_prior = sum(t.worker == PRIOR_WORKER for t in self.study.trials((COMPLETE,)))
+
         def finished() -> int:
-            return self.study.count(COMPLETE) + self.study.count(FAILED)
+            return self.study.count(COMPLETE) + self.study.count(FAILED) - n_prior
 
         bar = _ProgressBar(progress, budget, finished(), self)
         beating = _Heartbeats(self) if self.heartbeat_grace is not None else None

@@ -6,11 +6,15 @@ Accepted forms:
 - a :class:`~warmbo.data.TaskData` (validated against the same space);
 - a path to a CSV file (``str`` or ``os.PathLike``), read with :meth:`TaskData.from_csv`: one column
   per parameter, a ``y`` column, and an optional ``task`` column naming the source of each row;
-- an ``(X, y)`` pair in the user's own units: X a list of parameter dicts or a 2-D array of raw
-  parameter values (columns in the space's order), y the objective values as the user measures them;
-- a list of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their complete trials,
-  one source task per study. A study stores its direction; a source optimised in the other direction
-  than the new study is negated so that every value reads in the new study's sense.
+- a DataFrame (pandas or anything with ``columns`` and ``to_dict("records")``): one column per
+  parameter, a ``y`` column and an optional ``task`` column, read with :meth:`TaskData.from_dataframe`;
+- an ``(X, y)`` pair in the user's own units: X a list of parameter dicts, a DataFrame of parameter
+  columns or a 2-D array of raw parameter values (columns in the space's order), y the objective
+  values as the user measures them;
+- a list (or tuple) of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their
+  complete trials, one source task per study. A study stores its direction; a source optimised in
+  the other direction than the new study is negated so that every value reads in the new study's
+  sense.
 
 The optimizer then signs these values exactly as it signs its own trials (negated when minimising),
 so a Python user never encodes or negates a source by hand.
@@ -60,8 +64,13 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
     from .trial import COMPLETE
 
     params, values, labels = [], [], []
+    from .storage import StorageError
+
     for item in studies:
-        study = item if isinstance(item, Study) else Study(item)
+        try:
+            study = item if isinstance(item, Study) else Study(item, readonly=True)
+        except StorageError as exc:
+            raise DataError(f"prior study {item!r}: {exc}") from None
         try:
             if study.space != space:
                 raise DataError(
@@ -93,17 +102,39 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
         if text.startswith("sqlite:") or text.endswith((".db", ".sqlite", ".sqlite3")):
             return _from_studies([text], space, maximize)
         return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
-    if isinstance(prior, tuple) and len(prior) == 2:
+    if _is_dataframe(prior):
+        task = "task" if "task" in list(prior.columns) else None
+        return TaskData.from_dataframe(prior, space, task=task, source="<prior DataFrame>")
+    if isinstance(prior, tuple) and len(prior) == 2 and not all(map(_is_location, prior)):
         X, y = prior
+        if _is_dataframe(X):  # parameter columns by name, in any order
+            X = X.to_dict("records")
         if len(X) and isinstance(X[0], Mapping):
-            return TaskData.from_records(list(X), y, space, source="<prior (X, y)>")
+            return TaskData.from_records(list(X), np.asarray(y), space, source="<prior (X, y)>")
         return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>")
-    if isinstance(prior, list) and prior:
-        return _from_studies(prior, space, maximize)
+    if isinstance(prior, list | tuple) and prior and isinstance(prior[0], Mapping):
+        raise DataError(
+            "prior: a list of parameter dicts holds no objective values; give (dicts, y) with y the values, "
+            "or a DataFrame with one column per parameter and a 'y' column"
+        )
+    if isinstance(prior, list | tuple) and prior:
+        return _from_studies(list(prior), space, maximize)
     raise DataError(
-        "prior must be a TaskData, a CSV path, an (X, y) pair in your own units, or a list of study URLs;"
-        f" got {type(prior).__name__}"
+        "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
+        f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
     )
+
+
+def _is_dataframe(obj) -> bool:
+    """A pandas-like DataFrame (duck-typed, as :meth:`TaskData.from_dataframe` reads it)."""
+    return hasattr(obj, "columns") and callable(getattr(obj, "to_dict", None))
+
+
+def _is_location(obj) -> bool:
+    """A study given by URL, path or object (an item of a list of prior studies)."""
+    from .storage import Study
+
+    return isinstance(obj, str | os.PathLike | Study)
 
 
 def _has_column(path: str, name: str) -> bool:

@@ -160,7 +160,12 @@ def study_label(url) -> str:
 
 
 def parse_url(url: str | os.PathLike | None) -> str:
-    """The SQLite path of a storage URL (``":memory:"`` for in-memory studies)."""
+    """The SQLite path of a storage URL (``":memory:"`` for in-memory studies), ``~`` expanded."""
+    path = _sqlite_path(url)
+    return path if path == ":memory:" else os.path.expanduser(path)
+
+
+def _sqlite_path(url: str | os.PathLike | None) -> str:
     if is_readonly_url(url):
         url = url.strip()[: -len(_READONLY_QUERY)]
     if url is None:
@@ -196,8 +201,9 @@ def _short(value: Any) -> str:
 
 
 def _finite_value(value: Any) -> float:
-    if isinstance(value, bool):
-        raise ValueError(f"value must be a number, got {value!r} (bool)")
+    if isinstance(value, bool | str | bytes | bytearray):
+        # float("1.5") would pass: an objective that returns text has most likely printed the wrong thing
+        raise ValueError(f"value must be a number, got {_short(value)} ({type(value).__name__})")
     try:
         number = float(value)
     except OverflowError:
@@ -213,7 +219,10 @@ def _finite_vector(values: Any) -> tuple[float, ...] | None:
     if values is None:
         return None
     try:
-        vector = tuple(float(v) for v in values)
+        items = [] if isinstance(values, str | bytes | bytearray) else list(values)
+        if not items or any(isinstance(v, bool | str | bytes | bytearray) for v in items):
+            raise TypeError
+        vector = tuple(float(v) for v in items)
     except OverflowError:
         raise ValueError(f"values {_short(values)} hold a number too large for a float") from None
     except (TypeError, ValueError):

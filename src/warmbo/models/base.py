@@ -6,15 +6,16 @@ A model the optimizer can use (:class:`Model`) has
 - ``fit(X, y) -> self``: condition on encoded points X (t, d) and values y (maximisation convention),
   choosing hyperparameters if it does;
 - ``predict(X) -> (mean, uncertainty)``: the posterior at encoded points; before ``fit`` (or ``add``)
-  it raises :class:`NotFittedError`;
+  it raises :class:`NotFittedError`, or returns the prior where the model has one (the GP);
 - ``add(X, y) -> self``: condition on more points without refitting hyperparameters (fantasies of
   pending points use it);
 - ``clone(**overrides)``: an unfitted copy with the same constructor arguments, some replaced (the
   optimizer fits a clone of its prototype at every ask; a warm start is ``clone(kernel=...)``);
 - ``n_observations``, ``X_train_``, ``y_train_``: the data it is conditioned on.
 
-:class:`ModelBase` implements ``get_params`` from the constructor's signature (scikit-learn's
-convention: every argument is stored under its own name), ``clone`` and ``_check_fitted``; the error
+:class:`ModelBase` implements ``get_params`` and ``set_params`` from the constructor's signature
+(scikit-learn's convention: every argument is stored under its own name, so ``sklearn.base.clone``
+works too), ``clone`` and ``_check_fitted``; the error
 :class:`NotFittedError` is, like scikit-learn's, a ``ValueError`` and an ``AttributeError``, so code
 that catches either keeps working. It is not a subclass of scikit-learn's: importing
 ``sklearn.exceptions`` loads scikit-learn (and with it scipy.stats and pandas), 0.76 s of the 1.3 s
@@ -88,9 +89,25 @@ class ModelBase:
             cached = _SIGNATURE_NAMES[cls] = (init, names)
         return list(cached[1])
 
-    def get_params(self) -> dict:
-        """Constructor arguments (scikit-learn convention)."""
+    def get_params(self, deep: bool = True) -> dict:
+        """Constructor arguments (scikit-learn convention). ``deep`` is accepted for scikit-learn's
+        ``clone`` and ``GridSearchCV``; the arguments (kernels, hyperpriors) are immutable values, not
+        estimators, so there is nothing nested to expand."""
         return {name: getattr(self, name) for name in self._param_names_from_signature()}
+
+    def set_params(self, **params):
+        """Replace constructor arguments (scikit-learn convention); returns ``self``, *unfitted*.
+
+        An unknown name raises and leaves this model as it was; values are checked where the
+        constructor's are (by the constructor, or at ``fit``). The model becomes the one the
+        constructor builds from them: a fit made with the old arguments would no longer describe it.
+        """
+        if not params:
+            return self
+        other = self.clone(**params)
+        self.__dict__.clear()
+        self.__dict__.update(other.__dict__)
+        return self
 
     def clone(self, **overrides):
         """An unfitted copy of the same type with the same constructor arguments, ``overrides``
