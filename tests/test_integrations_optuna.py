@@ -5,6 +5,7 @@ refusal."""
 
 from __future__ import annotations
 
+import json
 import math
 import multiprocessing
 import pickle
@@ -246,10 +247,47 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
     assert sum(CHECKED_KEY in t.system_attrs for t in trials) >= 11
 
 
-def test_multi_objective_study_is_refused():
-    study = optuna.create_study(directions=["minimize", "maximize"], sampler=WarmboSampler(seed=0))
-    with pytest.raises(ValueError, match="one objective"):
-        study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0), 1.0), n_trials=1)
+def test_multi_objective_study_is_refused_and_leaves_no_running_trial(tmp_path):
+    storage = f"sqlite:///{tmp_path / 'mo.db'}"
+    study = optuna.create_study(
+        directions=["minimize", "maximize"], sampler=WarmboSampler(seed=0), storage=storage
+    )
+    for _ in range(2):
+        with pytest.raises(ValueError, match="one objective"):
+            study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0), 1.0), n_trials=1)
+    assert [t.state for t in study.get_trials()] == [optuna.trial.TrialState.FAIL] * 2
+
+
+def test_a_prior_study_outside_the_search_space_is_left_out_with_a_warning(caplog):
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
+    source.optimize(lambda t: t.suggest_float("x", 0, 1) ** 2 + t.suggest_float("y", 0, 1), n_trials=10)
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=[source]))
+    with caplog.at_level("WARNING"):  # x is shared, z is new: no source row lies in {x, z}
+        study.optimize(
+            lambda t: (t.suggest_float("x", 0, 1) - 0.3) ** 2 + t.suggest_int("z", 1, 3), n_trials=6
+        )
+    assert [t.state.name for t in study.trials] == ["COMPLETE"] * 6
+    assert "optimised without them" in caplog.text
+    assert study.sampler.optimizer.prior is None and study.sampler.optimizer.study.count("complete") == 6
+
+
+def test_a_result_is_recorded_at_the_point_optuna_evaluated():
+    def objective(trial, high=1.0):
+        x = trial.suggest_float("x", 0.0, high)
+        return (x - 0.3) ** 2 + (trial.suggest_float("y", 0.0, 1.0) - 0.7) ** 2
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=3))
+    study.optimize(objective, n_trials=5)
+    # a narrowed range: Optuna replaces warmbo's proposal for x (outside [0, 0.05]) by its own
+    study.optimize(lambda t: objective(t, high=0.05), n_trials=1)
+    last = study.trials[-1]
+    proposed = json.loads(last.system_attrs[f"{PARAMS_KEY}:0"])
+    assert proposed["x"] > 0.05 and last.params["x"] <= 0.05
+    stored = study.sampler.optimizer.study.trials()
+    # the proposal, never evaluated, is withdrawn; the point Optuna evaluated holds the value
+    assert len(stored) == 6 and all(t.state == "complete" for t in stored)
+    assert stored[-1].params == pytest.approx(last.params) and stored[-1].value == last.value
+    assert not any(t.params["x"] == pytest.approx(proposed["x"]) for t in stored)
 
 
 def test_importing_warmbo_imports_no_integration():

@@ -20,10 +20,13 @@ What the optimizer sees. The sampler keeps one in-memory :class:`~warmbo.optimiz
 storage: complete trials are told with their values, running trials (of any worker, any process)
 become pending points, fantasised by the optimizer (kriging believer) so that parallel workers do
 not propose the same point, and failed or pruned trials become failed points (not proposed again,
-fantasised as the worst value observed). A running trial's full proposal is stored in its system
-attributes (``warmbo:params``) as soon as it is made, because Optuna records a parameter only when
-the objective asks for it. Everything the sampler knows is therefore in the Optuna storage and the
-``prior``; its optimizer is a cache, rebuilt after unpickling or when the search space changes.
+fantasised as the worst value observed). A result is recorded at the point Optuna evaluated: when
+that is not the proposal (Optuna replaced a value outside a changed distribution, or the objective
+never asked for a parameter), the proposal is withdrawn. A running trial's full proposal is stored
+in its system attributes (``warmbo:params``) as soon as it is made, because Optuna records a
+parameter only when the objective asks for it. Everything the sampler knows is therefore in the
+Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after unpickling or when the
+search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
@@ -223,6 +226,41 @@ def _close(cache: _Cache, point: dict, encoded: np.ndarray) -> bool:
     return bool(np.max(np.abs(cache.optimizer.space.encode(point)[0] - encoded)) < _COLLISION)
 
 
+def _settle(
+    cache: _Cache, trial: FrozenTrial, warmbo_id: int, target: str, value: float, state: TrialState
+) -> int | None:
+    """Record a finished Optuna trial, proposed as the optimizer's trial ``warmbo_id``, under the point
+    Optuna evaluated; returns the optimizer's trial id for it (None: not a point of the search space).
+
+    Usually the trial holds the proposal, which is completed (or failed). But Optuna replaces a
+    proposed value that lies outside the distribution the objective asks for (a changed range), and
+    an objective may not ask for a parameter at all (a conditional branch): then the proposal, never
+    evaluated, is withdrawn and the trial's own parameters, when they lie in the search space, are
+    added with the result.
+    """
+    optimizer = cache.optimizer
+    error = f"optuna trial {trial.number}: {state.name}"
+    try:
+        point = cache.map.to_warmbo(dict(trial.params))
+    except ValueError:  # a parameter outside the search space, or not asked for
+        point = None
+    proposed = optimizer.space.encode(optimizer.study.trial(warmbo_id).params)[0]
+    if point is not None and _close(cache, point, proposed):
+        if target == COMPLETE:
+            optimizer.tell(warmbo_id, value)
+        else:
+            optimizer.tell_failed(warmbo_id, error=error)
+        return warmbo_id
+    optimizer.study.delete_trials([warmbo_id])
+    if point is None:
+        return None
+    complete = target == COMPLETE
+    added = optimizer.study.add_trial(
+        point, target, value=value if complete else None, worker="optuna", error=None if complete else error
+    )
+    return added.id
+
+
 def _publish(study: optuna.Study, trial: FrozenTrial, key: str, text: str) -> None:
     """Store ``text`` in the trial's system attributes ``key:0``, ``key:1``, ... (RDB storages keep
     values shorter than 2046 characters)."""
@@ -360,6 +398,9 @@ class WarmboSampler(BaseSampler):
     # -- the BaseSampler contract
     def before_trial(self, study: optuna.Study, trial: FrozenTrial) -> None:
         if len(study.directions) > 1:
+            # Optuna creates the trial before it asks the sampler: fail it, so that no trial is left
+            # RUNNING in the storage by a study this sampler cannot serve
+            study._storage.set_trial_state_values(trial._trial_id, TrialState.FAIL)
             raise ValueError(
                 f"WarmboSampler optimises one objective, but the study {study.study_name!r} has "
                 f"{len(study.directions)} directions; use a multi-objective sampler (e.g. NSGAIISampler)"
@@ -463,12 +504,10 @@ class WarmboSampler(BaseSampler):
             known = None if cache is None else cache.known.get(trial._trial_id)
             if known is not None and known[0] is not None and known[1] == PENDING:
                 value = float(values[0]) if state == TrialState.COMPLETE and values else math.nan
-                if math.isfinite(value):
-                    cache.optimizer.tell(known[0], value)
-                    cache.known[trial._trial_id] = (known[0], COMPLETE)
-                elif state != TrialState.RUNNING:
-                    cache.optimizer.tell_failed(known[0], error=f"optuna trial {trial.number}: {state.name}")
-                    cache.known[trial._trial_id] = (known[0], FAILED)
+                target = COMPLETE if math.isfinite(value) else FAILED if state != TrialState.RUNNING else None
+                if target is not None:
+                    settled = _settle(cache, trial, known[0], target, value, state)
+                    cache.known[trial._trial_id] = (settled, target)
         self._independent_sampler.after_trial(study, trial, state, values)
 
     # -- the optimizer behind the sampler
@@ -484,7 +523,7 @@ class WarmboSampler(BaseSampler):
             maximize=maximize,
             seed=self.seed,
             prior=prior,
-            transfer=self.transfer,
+            transfer=self.transfer if prior is not None else None,
             n_initial=1,  # the startup trials are the initial design
             worker="optuna",
             **self.optimizer_options,
@@ -522,14 +561,13 @@ class WarmboSampler(BaseSampler):
             if warmbo_id is None:
                 added = optimizer.study.add_trial(point, target, value=value, worker="optuna")
                 warmbo_id = added.id
-            elif target == COMPLETE:
-                optimizer.tell(warmbo_id, value)
-            elif target == FAILED:
-                optimizer.tell_failed(warmbo_id, error=f"optuna trial {trial.number}: {trial.state.name}")
+            elif target in (COMPLETE, FAILED):
+                warmbo_id = _settle(cache, trial, warmbo_id, target, value, trial.state)
             known[trial._trial_id] = (warmbo_id, target)
 
-    def _prior_data(self, space_map: SpaceMap, maximize: bool) -> TaskData:
-        """``prior`` as TaskData of the optimizer's space (warmbo units, the new study's sense)."""
+    def _prior_data(self, space_map: SpaceMap, maximize: bool) -> TaskData | None:
+        """``prior`` as TaskData of the optimizer's space (warmbo units, the new study's sense); None
+        when it is a list of studies none of whose complete trials lies in that space."""
         prior = self.prior
         if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
             rows, values, labels = [], [], []
@@ -547,9 +585,13 @@ class WarmboSampler(BaseSampler):
                         values.append(sign * float(trial.value))
                         labels.append(source.study_name)
             if not rows:
-                raise DataError(
-                    f"the prior studies hold no complete trial inside the search space {space_map.names!r}"
+                # earlier studies of other parameters, or of other ranges: a search space they do not
+                # reach is optimised without them (this one is asked again when the space changes)
+                optuna.logging.get_logger(__name__).warning(
+                    f"WarmboSampler: no complete trial of the prior studies lies in the search space "
+                    f"{space_map.names!r}; it is optimised without them"
                 )
+                return None
             task = labels if self.transfer != "none" else None
             return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")
         data = _user_data(prior, space_map.user_space)
