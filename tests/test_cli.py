@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -120,7 +121,7 @@ def test_suggest_observe_status_report(workdir):
     [
         (["observe", "--storage", "h.db", "--trial", 99, "--value", "1"], "no trial with id 99"),
         (["observe", "--storage", "h.db", "--trial", 5, "--value", "abc"], "must be a number"),
-        (["observe", "--storage", "h.db", "--trial", 5, "--value", "nan"], "finite"),
+        (["observe", "--storage", "h.db", "--trial", 5, "--value", "nan"], "'nan'; report a failed"),
         (["observe", "--storage", "h.db", "--trial", 5], "either --value"),
         (["observe", "--storage", "h.db", "--trial", 1, "--value", "2"], "already complete"),
         (["status", "--storage", "missing.db"], "no study"),
@@ -603,6 +604,10 @@ def test_n_initial_sets_the_design_and_a_resumed_study_keeps_it(workdir):
     assert first.exit_code == 0, first.output
     again = invoke(*args, 6, "--storage", "n.db")  # no flag: the stored 6, not the default 4
     assert again.exit_code == 0, again.output
+    # another size on resume would hold for that run only (not stored): refused, the same one is fine
+    other = invoke(*args, 7, "--storage", "n.db", "--n-initial", 3)
+    assert other.exit_code == 1 and "keeps the design size it was created with (6)" in other.output
+    assert invoke(*args, 6, "--storage", "n.db", "--n-initial", 6).exit_code == 0
     study = wb.Study("n.db")
     assert study.settings["n_initial"] == 6
     design = study.space.sample(6, seed=0)
@@ -617,6 +622,8 @@ def test_n_initial_sets_the_design_and_a_resumed_study_keeps_it(workdir):
     assert first.exit_code == 0, first.output
     again = invoke(*mt, 5, "--storage", "mt.db")
     assert again.exit_code == 0, again.output
+    other = invoke(*mt, 6, "--storage", "mt.db", "--n-initial", 2)
+    assert other.exit_code == 1 and "keeps the design size it was created with (5)" in other.output
     study = wb.Study("mt.db")
     design = study.space.sample(5, seed=0)
     assert [t.params["mode"] for t in study.trials()] == [p["mode"] for p in design]
@@ -757,3 +764,107 @@ def test_prior_remove_by_tag_keeps_other_imports(workdir):
     assert workers.count("prior") == 1 and len(workers) == 3
     unknown = invoke("prior", "remove", "t.db", "--tag", "nope")
     assert unknown.exit_code == 1 and "no prior import tagged 'nope'" in unknown.output
+
+
+def test_several_prior_files_imported_as_trials_each_once(workdir):
+    (workdir / "p1.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
+    (workdir / "p2.csv").write_text("x,mode,y\n1.0,a,0.25\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "two.db", "--seed", 0)
+    args += ("--prior", "p1.csv", "--prior", "p2.csv", "--transfer", "none")
+    first = invoke(*args, "--budget", 2)
+    assert first.exit_code == 0, first.output
+    assert "imported 2 prior evaluations from p1.csv" in first.output
+    assert "imported 1 prior evaluations from p2.csv" in first.output
+    again = invoke(*args, "--budget", 3)
+    assert again.exit_code == 0 and "p1.csv already imported" in again.output
+    workers = [t.worker for t in wb.Study("two.db").trials()]
+    assert workers.count("prior") == 3 and len(workers) == 6
+    assert len(wb.Optimizer.load("two.db").priors()) == 2  # one tag per file
+
+
+def test_a_prior_split_into_tasks_cannot_be_imported_as_trials_and_creates_nothing(workdir):
+    (workdir / "tasks.csv").write_text("x,mode,y,ds\n0.4,a,0.01,one\n-1.0,a,2.25,two\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t4.db", "--budget", 2)
+    result = invoke(*args, "--prior", "tasks.csv", "--task", "ds", "--transfer", "none")
+    assert result.exit_code == 1 and "splits them into 2 tasks" in result.output
+    assert not (workdir / "t4.db").exists()
+    alone = invoke(*args, "--task", "ds")
+    assert alone.exit_code == 1 and "--task names the source column" in alone.output
+    assert not (workdir / "t4.db").exists()
+
+
+@pytest.mark.parametrize("form", ["{}", "sqlite:///{}"])
+def test_a_finished_study_is_a_prior_source(workdir, form):
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    for x in (-1.5, 0.45, 1.2, -0.2):
+        old.tell({"x": x, "mode": "a"}, (x - 0.5) ** 2)
+    old.study.close()
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--seed", 0)
+    result = invoke(*args, "--budget", 2, "--prior", form.format("old.db"))
+    assert result.exit_code == 0, result.output
+    assert "transferring from 4 source evaluations" in result.output
+    assert wb.Study("new.db").trials()[0].params["x"] == pytest.approx(0.45)  # the source's best first
+    both = invoke(*args, "--budget", 3, "--prior", "old.db", "--task", "ds")
+    assert both.exit_code == 1 and "a study is one source task" in both.output
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_stops_the_run_and_kills_its_commands(workdir, workers):
+    # before: SIGTERM (timeout, docker stop, a batch scheduler) ended warmbo and left the running
+    # commands alive, re-parented to init, because they run in their own session
+    (workdir / "slow.py").write_text(
+        "import os, sys, time\n"
+        "open(f'child-{os.getpid()}.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
+         "--budget", "3", "--storage", "term.db", "--seed", "0", "--workers", str(workers)],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while len([p for p in workdir.glob("child-*.pid") if p.read_text()]) < workers:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.1)
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 143 and "stopped by SIGTERM" in err and "--retry-pending" in err
+    for pid_file in workdir.glob("child-*.pid"):
+        pid = int(pid_file.read_text())
+        with pytest.raises(ProcessLookupError):  # killed with its process group, not orphaned
+            os.kill(pid, 0)
+    assert wb.Study("term.db").count("pending") == workers  # nothing lost: resumable
+
+
+def test_a_command_that_prints_bytes_that_are_not_utf8_still_reports_its_value(workdir):
+    (workdir / "binary.py").write_text(
+        "import sys\nsys.stderr.buffer.write(b'\\xff\\xfe progress\\n')\n"
+        "sys.stdout.buffer.write(b'\\xff log\\n')\n"
+        "sys.stdout.flush()\nprint(float(sys.argv[1]) ** 2)\n"
+    )
+    result = CommandObjective(f"{sys.executable} binary.py {{x}}", ("x",))({"x": 0.5})
+    assert result == pytest.approx(0.25)
+
+
+def test_a_run_sends_heartbeats_and_clean_pending_spares_a_live_evaluation(workdir, monkeypatch):
+    # before: heartbeats only with heartbeat_grace (never from the CLI), so `status` showed a live
+    # evaluation's age since it was suggested and `clean-pending --older-than` failed it
+    monkeypatch.setattr(wb.optimizer, "HEARTBEAT_INTERVAL", 0.1)
+    seen = {}
+
+    def slow(params):
+        study = wb.Study("hb.db")
+        (trial,) = study.trials(("pending",))
+        time.sleep(1.5)  # beats arrive meanwhile
+        seen["age"] = time.time() - study.last_beats()[trial.id]
+        seen["cleaned"] = invoke("clean-pending", "hb.db", "--older-than", 1.0).output
+        return 1.0
+
+    opt = wb.Optimizer(wb.Space.from_dict(SPACE), seed=0, storage="hb.db")
+    opt.run(slow, budget=1, progress=False)
+    assert seen["age"] < 0.5  # the last beat, not the creation 1.5 s ago
+    assert "no pending trial cleared; 1 younger than 1 s kept" in seen["cleaned"]
+    assert [t.state for t in opt.history] == ["complete"]
+    invoke("suggest", "--storage", "hb.db")  # a suggestion sends no heartbeat: its age counts
+    time.sleep(1.1)
+    assert "marked 1 pending trial(s) failed" in invoke("clean-pending", "hb.db", "--older-than", 1.0).output

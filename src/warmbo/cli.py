@@ -16,7 +16,9 @@ import functools
 import hashlib
 import json
 import math
+import signal
 import sqlite3
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -284,10 +286,11 @@ def optimize(
         str | None, typer.Option("--storage", "-s", help="Study URL (resumed if it exists).")
     ] = None,
     prior: Annotated[
-        list[Path] | None,
+        list[str] | None,
         typer.Option(
             "--prior",
-            help="CSV of earlier evaluations to start from (repeatable: each file is a source task).",
+            help="CSV of earlier evaluations, or a finished study (file or URL), to start from "
+            "(repeatable: each is a source task).",
         ),
     ] = None,
     transfer: Annotated[
@@ -318,7 +321,8 @@ def optimize(
         typer.Option(
             "--n-initial",
             help="Design points before the model chooses (default min(max(3, 2 d), 20) Sobol points "
-            "for d parameters; 2-3 warm points with --prior). A resumed study keeps its own.",
+            "for d parameters; 2-3 warm points with --prior). A resumed study keeps its own (another "
+            "value is refused).",
             min=1,
             show_default=False,
         ),
@@ -417,7 +421,9 @@ def optimize(
     created_sizes = {}
     if stored is not None:
         if multitask is not None:
-            n_initial = stored.settings.get("n_initial") if n_initial is None else n_initial
+            kept = stored.settings.get("n_initial")
+            _check_design_size(n_initial, kept, storage)
+            n_initial = kept if n_initial is None else n_initial
         elif task_names is None:
             created_sizes = {warm: Optimizer._created_n_initial(stored, warm) for warm in (True, False)}
         stored.close()
@@ -453,13 +459,24 @@ def optimize(
         raise ValueError(f"{option} {method} transfers from source data: give them with --prior FILE.csv")
     if method is None:
         method = "auto" if prior else "none"
-    data = None
+    if task is not None and not prior:
+        raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
+    data = parts = None
     if prior:
         started = time.perf_counter()
-        errors.print(f"reading {', '.join(map(str, prior))} ...", highlight=False)
-        data = _read_priors(prior, space, task)
+        errors.print(f"reading {', '.join(prior)} ...", highlight=False)
+        parts = [_read_prior(entry, space, task, maximize) for entry in prior]
+        data = _join_priors(prior, parts, space)
         seconds = time.perf_counter() - started
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
+        if method == "none":  # checked before the study is created: an error leaves nothing behind
+            for entry, part in zip(prior, parts, strict=True):
+                if part.task is not None and len(set(part.task)) > 1:
+                    raise ValueError(
+                        f"{entry}: --transfer none imports rows as evaluations of this very objective, but "
+                        f"--task {task} splits them into {len(set(part.task))} tasks; use a transfer "
+                        "method (the default, auto) for several source tasks"
+                    )
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if (method != "none" or resumed_sources) and not transform_given:
@@ -467,8 +484,10 @@ def optimize(
         # GP's transform)
         output_transform = "none"
     stored_size = resumed_sources.pop("n_initial", None)
-    if n_initial is None and created_sizes:
-        n_initial = stored_size or created_sizes[method != "none" or bool(resumed_sources)]
+    if created_sizes:
+        kept = stored_size or created_sizes[method != "none" or bool(resumed_sources)]
+        _check_design_size(n_initial, kept, storage)
+        n_initial = kept if n_initial is None else n_initial
     if resumed_sources:
         kwargs = resumed_sources
         errors.print(
@@ -486,20 +505,18 @@ def optimize(
         **kwargs,
     )
     if data is not None and method == "none":
-        started = time.perf_counter()
-        h = hashlib.sha256()
-        for path in prior:
-            h.update(path.read_bytes())
-        digest = h.hexdigest()[:16]
-        added = opt.add_prior(data, tag=digest)
-        seconds = time.perf_counter() - started
-        console.print(
-            f"imported {added} prior evaluations from {prior} in {seconds:.1f} s (tag {digest})"
-            if added
-            else f"{prior} already imported (tag {digest})"
-        )
+        for entry, part in zip(prior, parts, strict=True):  # one import, with its own tag, per source
+            started = time.perf_counter()
+            tag = _prior_tag(entry, part)
+            added = opt.add_prior(_single_task(part), tag=tag)
+            seconds = time.perf_counter() - started
+            console.print(
+                f"imported {added} prior evaluations from {entry} in {seconds:.1f} s (tag {tag})"
+                if added
+                else f"{entry} already imported (tag {tag})"
+            )
     elif data is not None:
-        names = ", ".join(map(str, prior))
+        names = ", ".join(prior)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
         if warm is not None and len(warm) and opt.study.count("complete") == 0:
@@ -508,21 +525,81 @@ def optimize(
     _run(opt, fn, budget, workers, retry_pending)
 
 
-def _read_priors(paths: list[Path], space, task: str | None):
-    """The prior CSV files as one TaskData: one source task per file (labelled by the file name), or
-    per ``file:label`` when a file has a task column (``--task``)."""
+def _check_design_size(given: int | None, kept: int | None, storage: str) -> None:
+    """A resumed study keeps the design size it was created with; a different ``--n-initial`` would
+    hold for this run only (the study stores its creation settings), so it is refused."""
+    if given is not None and kept is not None and given != kept:
+        raise ValueError(
+            f"--n-initial {given}: study {storage} keeps the design size it was created with ({kept}); "
+            "leave --n-initial out to resume it, or start a new study"
+        )
+
+
+def _is_study(entry: str) -> bool:
+    """A ``--prior`` that names a finished study (a study file or URL) rather than a CSV file."""
+    lowered = entry.lower()
+    return lowered.startswith(("sqlite:", "postgresql:", "postgres:")) or lowered.endswith(
+        (".db", ".sqlite", ".sqlite3")
+    )
+
+
+def _read_prior(entry: str, space, task: str | None, maximize: bool):
+    """One ``--prior``: a CSV file (``--task`` names its source column, if any) or a finished study
+    (its complete trials, read in this study's direction, as the Python API's ``prior=[url]``)."""
+    from .data import TaskData
+    from .prior import as_prior
+
+    if _is_study(entry):
+        if task is not None:
+            raise ValueError(f"{entry}: --task splits a CSV file; a study is one source task")
+        return as_prior([entry], space, maximize)
+    return TaskData.from_csv(Path(entry), space, task=task)
+
+
+def _join_priors(entries: list[str], parts: list, space):
+    """The ``--prior`` sources as one TaskData: one source task per entry (labelled by its file name),
+    or per ``file:label`` when a file has a task column (``--task``)."""
     from .data import TaskData
 
-    parts = [TaskData.from_csv(path, space, task=task) for path in paths]
     if len(parts) == 1:
         return parts[0]
     params, values, labels = [], [], []
-    for path, part in zip(paths, parts, strict=True):
+    for entry, part in zip(entries, parts, strict=True):
         params += list(part.params)
         values += list(part.y)
-        own = [path.stem] * len(part) if part.task is None else [f"{path.stem}:{t}" for t in part.task]
-        labels += own
-    return TaskData(params, values, labels, space, source=", ".join(map(str, paths)))
+        stem = Path(entry.split("?")[0]).stem
+        labels += [stem] * len(part) if part.task is None else [f"{stem}:{t}" for t in part.task]
+    return TaskData(params, values, labels, space, source=", ".join(entries))
+
+
+def _single_task(part):
+    """A one-task prior without its task label (a study's rows are labelled by its URL)."""
+    from .data import TaskData
+
+    if part.task is None:
+        return part
+    return TaskData(part.params, part.y, None, part.space, source=part.source)
+
+
+def _prior_tag(entry: str, part) -> str:
+    """The tag of one ``--transfer none`` import: the hash of the CSV file's bytes (so an unchanged file
+    is imported once per study), or of a study's rows."""
+    from .prior import digest
+
+    if _is_study(entry):
+        return digest(_single_task(part))
+    return hashlib.sha256(Path(entry).read_bytes()).hexdigest()[:16]
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, ``docker stop``, a batch scheduler) during a run: stopped like Ctrl-C."""
+
+
+def _stop(signum, frame) -> None:
+    from .objective import terminate_running
+
+    terminate_running()  # commands in worker threads too: the run must not wait for them
+    raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
@@ -532,16 +609,37 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         if trial.is_failed:
             errors.print(f"[yellow]trial {trial.id} failed:[/yellow] {trial.error}", highlight=False)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
-        opt.run(
-            fn,
-            budget=budget,
-            n_workers=workers,
-            callbacks=[report_failure],
-            progress=True,
-            retry_pending=retry_pending,
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
+        previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
+            opt.run(
+                fn,
+                budget=budget,
+                n_workers=workers,
+                callbacks=[report_failure],
+                progress=True,
+                retry_pending=retry_pending,
+            )
+    except KeyboardInterrupt as exc:
+        left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
+        what = "stopped by SIGTERM" if isinstance(exc, _Terminated) else "interrupted"
+        errors.print(
+            f"{what}: the running command(s) were killed; "
+            + (
+                f"trial(s) {', '.join(map(str, left))} left pending (rerun the same command with "
+                "--retry-pending to evaluate them, or `warmbo clean-pending` to drop them)"
+                if left
+                else "no trial left pending"
+            ),
+            highlight=False,
         )
+        raise typer.Exit(143 if isinstance(exc, _Terminated) else 130) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     console.print(_trials_table(opt, limit=10))
     _print_best(opt)
 
@@ -646,6 +744,10 @@ def observe(
             raise ValueError(
                 f"--value must be {len(opt.task_names)} numbers separated by commas, got {value!r}"
             ) from None
+        if not all(map(math.isfinite, numbers)):
+            raise ValueError(
+                f"--value must hold finite numbers, got {value!r}; report a failed experiment with --failed"
+            )
         t = opt.tell(trial, numbers)
         shown = ", ".join(f"{name}={v:.6g}" for name, v in zip(opt.task_names, t.values, strict=True))
         console.print(f"trial {t.id}: {shown} stored (utility {t.value:.6g})")
@@ -655,6 +757,10 @@ def observe(
         number = float(value)
     except ValueError:
         raise ValueError(f"--value must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise ValueError(
+            f"--value must be a finite number, got {value!r}; report a failed experiment with --failed"
+        )
     t = opt.tell(trial, number)
     console.print(f"trial {t.id}: value {t.value:.6g} stored")
     _print_best(opt)
@@ -794,7 +900,7 @@ def _print_workers(opt) -> None:
         workers.setdefault(trial.worker or "?", []).append(now - beats.get(trial.id, trial.created))
     for worker, ages in sorted(workers.items()):
         console.print(
-            f"worker {worker}: {len(ages)} pending, last heartbeat {min(ages):.0f} s ago",
+            f"worker {worker}: {len(ages)} pending, last heartbeat (or suggestion) {min(ages):.0f} s ago",
             markup=False,
             highlight=False,
         )
@@ -856,13 +962,18 @@ def clean_pending(
     storage: Annotated[str, typer.Argument(help="Study URL.")],
     older_than: Annotated[
         float | None,
-        typer.Option("--older-than", help="Only trials pending for at least this many seconds."),
+        typer.Option(
+            "--older-than",
+            help="Only trials silent for at least this many seconds (since their worker's last heartbeat, "
+            "or since they were suggested).",
+        ),
     ] = None,
 ) -> None:
     """Mark the study's pending trials failed (left by a killed run, or suggestions never observed).
 
-    Only for trials no live worker is evaluating: a worker that reports one later gets an error
-    (use `observe` to report a value for a failed trial instead). To evaluate them again, use
+    Meant for trials no live worker is evaluating (a running `warmbo optimize` sends a heartbeat every
+    10 s, so `--older-than 60` spares its trials); a value reported later for a cleared trial still
+    completes it (`observe` does this on purpose). To evaluate them again, use
     `optimize --retry-pending` instead.
     """
     from .storage import Study
@@ -873,7 +984,8 @@ def clean_pending(
     with study.transaction():
         now = time.time()
         pending = study.trials(("pending",))
-        stale = [t for t in pending if older_than is None or now - t.created >= older_than]
+        beats = study.last_beats() if older_than is not None else {}  # the heartbeat, else creation
+        stale = [t for t in pending if older_than is None or now - beats.get(t.id, t.created) >= older_than]
         for t in stale:
             study.fail(
                 t.id,

@@ -26,10 +26,11 @@ import shlex
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ObjectiveError", "CommandObjective", "load_callable", "parse_values"]
+__all__ = ["ObjectiveError", "CommandObjective", "load_callable", "parse_values", "terminate_running"]
 
 # ``{{`` and ``}}`` are literal braces; any other ``{...}`` without braces inside is a placeholder
 _TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}]+)\}")
@@ -140,6 +141,21 @@ def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | N
     return values if tasks else values[0]
 
 
+# the commands running now (of every CommandObjective, in every thread), for terminate_running
+_RUNNING: set[subprocess.Popen] = set()
+_RUNNING_LOCK = threading.Lock()
+
+
+def terminate_running() -> int:
+    """Kill the process group of every command running now (the CLI does it on SIGTERM and Ctrl-C, so
+    that evaluations in worker threads stop with the run instead of outliving it). Returns how many."""
+    with _RUNNING_LOCK:
+        running = list(_RUNNING)
+    for process in running:
+        _kill_group(process)
+    return len(running)
+
+
 def _kill_group(process: subprocess.Popen) -> None:
     """SIGTERM the command's whole process group, then SIGKILL whatever is left after a grace period."""
     if os.name != "posix":  # no process groups: the direct child only
@@ -241,10 +257,13 @@ class CommandObjective:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
+                errors="replace",  # bytes that are not UTF-8 (a progress bar, a binary log) are not a failure
                 start_new_session=os.name == "posix",  # its own process group, killed as a whole
             )
         except FileNotFoundError:
             raise ObjectiveError(f"command not found: {argv[0]!r}") from None
+        with _RUNNING_LOCK:
+            _RUNNING.add(process)
         try:
             stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -256,6 +275,8 @@ class CommandObjective:
             _kill_group(process)
             raise
         finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(process)
             for stream in (process.stdout, process.stderr):
                 stream.close()
         if process.returncode != 0:

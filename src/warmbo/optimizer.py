@@ -292,9 +292,9 @@ class Optimizer:
     heartbeat_grace : float, optional
         Seconds a pending trial's worker may stay silent. Then the next ask of another worker
         reclaims the trial (``reclaim``), so a crashed machine never blocks a study and its point is
-        not lost. :meth:`run` sends heartbeats on its own; an ask/tell loop calls :meth:`heartbeat`
-        while it evaluates. None (default): trials are never reclaimed (an evaluation may take any
-        time).
+        not lost. :meth:`run` sends heartbeats on its own (with or without a grace period: `warmbo
+        status` shows them); an ask/tell loop calls :meth:`heartbeat` while it evaluates. None
+        (default): trials are never reclaimed (an evaluation may take any time).
     output_transform : {"yeo-johnson", "none", "auto"}, optional
         The scale on which the GP sees the objective (:mod:`warmbo.output_transform`). ``"none"``:
         the signed values, standardised by the GP. ``"yeo-johnson"``: a power transform fitted to the
@@ -1514,7 +1514,9 @@ class Optimizer:
             return self.study.count(COMPLETE) + self.study.count(FAILED) - n_prior
 
         bar = _ProgressBar(progress, budget, finished(), self)
-        beating = _Heartbeats(self) if self.heartbeat_grace is not None else None
+        # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
+        # from a dead one by them); reclaiming silent trials only with heartbeat_grace
+        beating = _Heartbeats(self)
         try:
             with bar:
                 while True:
@@ -1564,13 +1566,19 @@ class Optimizer:
         return f"Optimizer({direction}, trials={len(self.study)}, storage={self.study.url!r})"
 
 
+#: seconds between the heartbeats of a run (at most; a third of ``heartbeat_grace`` when that is shorter)
+HEARTBEAT_INTERVAL = 10.0
+
+
 class _Heartbeats:
     """A daemon thread that refreshes the heartbeat of this worker's pending trials while ``run``
-    evaluates them, every third of the grace period (at most every 10 s), until stopped."""
+    evaluates them, every :data:`HEARTBEAT_INTERVAL` seconds or every third of the grace period if
+    that is shorter, until stopped."""
 
     def __init__(self, optimizer: Optimizer):
         self.optimizer = optimizer
-        self.interval = min(optimizer.heartbeat_grace / 3.0, 10.0)
+        grace = optimizer.heartbeat_grace
+        self.interval = HEARTBEAT_INTERVAL if grace is None else min(grace / 3.0, HEARTBEAT_INTERVAL)
         self._stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="warmbo-heartbeat", daemon=True)
         self.thread.start()
