@@ -930,3 +930,13 @@ def test_a_storage_path_under_the_home_folder(tmp_path, monkeypatch):
     opt.tell(opt.ask(), 1.0)
     assert (tmp_path / "study.db").is_file()
     assert len(wb.Optimizer.load("~/study.db").history) == 1
+
+
+def test_pickling_an_optimizer_says_to_pass_the_storage_url(tmp_path):
+    import copy
+    import pickle
+
+    opt = wb.Optimizer(SPACE, seed=0, storage=str(tmp_path / "p.db"))
+    for attempt in (pickle.dumps, copy.deepcopy):
+        with pytest.raises(TypeError, match=r"cannot be pickled or copied.*Optimizer\.load\(url\)"):
+            attempt(opt)

@@ -374,6 +374,14 @@ class Study:
                 if "locked" not in str(exc) or attempt == 2:
                     raise StorageError(f"study {self.path!r} is locked by another process: {exc}") from None
 
+    def __reduce__(self):
+        # (the default would fail on the thread-local connections with "cannot pickle '_thread._local'")
+        raise TypeError(
+            "a Study, and an Optimizer holding one, cannot be pickled or copied: it holds open "
+            f"connections to {self.url!r}. Pass the storage URL instead and reopen it there "
+            "(wb.Optimizer.load(url), wb.Study(url)); an in-memory study cannot be shared at all"
+        )
+
     def close(self) -> None:
         """Close this thread's connection (the study stays on disk)."""
         conn = getattr(self._local, "conn", None)
