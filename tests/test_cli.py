@@ -419,7 +419,8 @@ def test_optimize_with_a_value_regex(workdir):
     for t in wb.Study("r.db").trials():
         assert t.is_complete and t.value == pytest.approx((t.params["x"] - 0.5) ** 2)
     plain = invoke(*args, "--storage", "p.db")  # without the regex the output breaks the contract
-    assert plain.exit_code == 0 and all(t.is_failed for t in wb.Study("p.db").trials())
+    assert plain.exit_code == 1 and "all failed with" in plain.output and "got 'done'" in plain.output
+    assert [t.state for t in wb.Study("p.db").trials()] == ["failed"] * 3
     module = invoke(
         "optimize", "objmod:f", "--space", "space.json", "--value-regex", "(x)", "--storage", "q.db"
     )
@@ -868,3 +869,18 @@ def test_a_run_sends_heartbeats_and_clean_pending_spares_a_live_evaluation(workd
     invoke("suggest", "--storage", "hb.db")  # a suggestion sends no heartbeat: its age counts
     time.sleep(1.1)
     assert "marked 1 pending trial(s) failed" in invoke("clean-pending", "hb.db", "--older-than", 1.0).output
+
+
+def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops(workdir):
+    # before: a typo in --cmd spent the whole budget, filling the study with failed trials, and exited 0
+    args = ("optimize", "--space", "space.json", "--budget", 20, "--storage", "typo.db", "--seed", 0)
+    result = invoke(*args, "--cmd", "no_such_command_here {x}")
+    assert result.exit_code == 1 and "the first 3 evaluations of this run all failed with" in result.output
+    assert "command not found: 'no_such_command_here'" in result.output
+    assert [t.state for t in wb.Study("typo.db").trials()] == ["failed"] * 3
+    # failures that differ, or a success among the first three, do not stop a run
+    (workdir / "flaky.py").write_text(
+        "def f(p):\n    if p['x'] < 1.0:\n        raise ValueError(p['x'])\n    return 1.0\n"
+    )
+    assert invoke("optimize", "flaky:f", *args[1:5], "--storage", "flaky.db").exit_code == 0
+    assert len(wb.Study("flaky.db").trials()) == 20

@@ -602,12 +602,29 @@ def _stop(signum, frame) -> None:
     raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+#: a run whose first this-many evaluations all fail with the same error stops (a typo in --cmd, a
+#: missing module: every further evaluation would fail too, and fill the study with failed trials)
+FIRST_FAILURES = 3
+
+
 def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
+    from .objective import terminate_running
     from .optimizer import TrialFailedWarning
 
+    outcomes: list[str | None] = []  # this run's finished trials: the error, or None
+
     def report_failure(_, trial) -> None:
+        outcomes.append(trial.error if trial.is_failed else None)
         if trial.is_failed:
             errors.print(f"[yellow]trial {trial.id} failed:[/yellow] {trial.error}", highlight=False)
+        first = outcomes[:FIRST_FAILURES]
+        if len(outcomes) == FIRST_FAILURES and None not in first and len(set(first)) == 1:
+            terminate_running()
+            raise RuntimeError(
+                f"the first {FIRST_FAILURES} evaluations of this run all failed with: {first[0]}; stopped "
+                "instead of spending the budget on it. Fix the objective and run the same command again "
+                "(the failed trials stay in the study, and their points are not proposed again)"
+            )
 
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
