@@ -300,3 +300,20 @@ def test_importing_warmbo_imports_no_integration():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_a_trial_that_fails_before_asking_every_parameter_fails_its_proposal():
+    # a failure before the objective asks for y: the parameters it did ask for are the proposal's,
+    # so the proposal is failed (not withdrawn, which made the sampler propose it again and again)
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if trial.number >= 4:
+            raise RuntimeError("diverged")
+        return (x - 0.7) ** 2 + (trial.suggest_float("y", 0.0, 1.0) - 0.2) ** 2
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=4))
+    study.optimize(objective, n_trials=9, catch=(RuntimeError,))
+    failed = [t.params["x"] for t in study.trials[4:]]
+    assert len(set(failed)) == 5  # five different points, not one proposed five times
+    stored = study.sampler.optimizer.study.trials()
+    assert [t.state for t in stored].count("failed") == 5  # each told when its trial ended

@@ -940,3 +940,22 @@ def test_pickling_an_optimizer_says_to_pass_the_storage_url(tmp_path):
     for attempt in (pickle.dumps, copy.deepcopy):
         with pytest.raises(TypeError, match=r"cannot be pickled or copied.*Optimizer\.load\(url\)"):
             attempt(opt)
+
+
+def test_a_retried_trial_becomes_the_running_workers_and_gets_its_heartbeats(tmp_path, monkeypatch):
+    monkeypatch.setattr(wb.optimizer, "HEARTBEAT_INTERVAL", 0.05)
+    url = str(tmp_path / "r.db")
+    left = wb.Optimizer(SPACE, seed=0, storage=url, worker="dead-run").ask()  # a killed run's trial
+    time.sleep(0.3)
+    survivor = wb.Optimizer.load(url, worker="survivor")
+    ages = []
+
+    def objective(params):
+        time.sleep(0.4)  # several beat intervals
+        ages.append(time.time() - survivor.study.last_beats()[left.trial_id])
+        return branin_objective(params)
+
+    survivor.run(objective, budget=1, retry_pending=True, progress=False)
+    trial = survivor.study.trial(left.trial_id)
+    assert trial.is_complete and trial.worker == "survivor"
+    assert ages[0] < 0.25  # beats from the survivor, not the age since the dead run created it

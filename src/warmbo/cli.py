@@ -620,10 +620,17 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         first = outcomes[:FIRST_FAILURES]
         if len(outcomes) == FIRST_FAILURES and None not in first and len(set(first)) == 1:
             terminate_running()
+            left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
             raise RuntimeError(
                 f"the first {FIRST_FAILURES} evaluations of this run all failed with: {first[0]}; stopped "
                 "instead of spending the budget on it. Fix the objective and run the same command again "
-                "(the failed trials stay in the study, and their points are not proposed again)"
+                "(the failed trials stay in the study, and their points are not proposed again"
+                + (
+                    f"; trial(s) {', '.join(map(str, left))}, still running, were stopped and left pending: "
+                    "add --retry-pending to evaluate them)"
+                    if left
+                    else ")"
+                )
             )
 
     previous = {}

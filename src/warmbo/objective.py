@@ -141,19 +141,43 @@ def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | N
     return values if tasks else values[0]
 
 
-# the commands running now (of every CommandObjective, in every thread), for terminate_running
+# the commands running now (of every CommandObjective, in every thread), for terminate_running;
+# reentrant: a signal handler that calls terminate_running may interrupt the thread holding it
 _RUNNING: set[subprocess.Popen] = set()
-_RUNNING_LOCK = threading.Lock()
+_RUNNING_LOCK = threading.RLock()
 
 
 def terminate_running() -> int:
-    """Kill the process group of every command running now (the CLI does it on SIGTERM and Ctrl-C, so
-    that evaluations in worker threads stop with the run instead of outliving it). Returns how many."""
+    """Stop the process group of every command running now (the CLI does it on SIGTERM and Ctrl-C, so
+    that evaluations in worker threads stop with the run instead of outliving it): SIGTERM at once,
+    SIGKILL after a grace period from a timer thread. It never waits, so a signal handler may call
+    it. Returns how many commands it signalled."""
     with _RUNNING_LOCK:
         running = list(_RUNNING)
     for process in running:
-        _kill_group(process)
+        _signal_group(process, signal.SIGTERM)
+    if running:
+
+        def finish() -> None:
+            for process in running:
+                if process.returncode is None:  # not reaped yet (never waits on a lock)
+                    _signal_group(process, signal.SIGKILL)
+
+        timer = threading.Timer(_KILL_GRACE, finish)
+        timer.daemon = True
+        timer.start()
     return len(running)
+
+
+def _signal_group(process: subprocess.Popen, sig: int) -> None:
+    """``sig`` to the command's process group (the command alone where there are no groups)."""
+    try:
+        if os.name == "posix":
+            os.killpg(process.pid, sig)
+        else:
+            process.kill()
+    except (ProcessLookupError, PermissionError, OSError):
+        pass  # gone already
 
 
 def _kill_group(process: subprocess.Popen) -> None:

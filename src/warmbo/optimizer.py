@@ -1241,11 +1241,17 @@ class Optimizer:
             # all or nothing: the points stored before the failure were never handed out, so they
             # must not stay pending (they would block those points, and a finite space, for good)
             if stored:
-                self.study.delete_trials(stored)
-            if suggestions and isinstance(exc, ValueError):
+                try:
+                    self.study.delete_trials(stored)
+                except Exception as cleanup:  # noqa: BLE001 - the first error is the one to report
+                    exc.add_note(f"(and trials {stored}, stored before it, could not be removed: {cleanup})")
+                    raise
+            if suggestions and type(exc) is ValueError:
                 raise ValueError(
                     f"ask({count}) found {len(suggestions)} point(s), then: {exc}; none of them was stored"
                 ) from exc
+            if suggestions:
+                exc.add_note(f"ask({count}) found {len(suggestions)} point(s) before this; none was stored")
             raise
         return suggestions[0] if n is None else suggestions
 
@@ -1521,7 +1527,11 @@ class Optimizer:
             with bar:
                 while True:
                     while len(running) < n_workers and finished() + len(running) < budget:
-                        suggestion = queue.pop(0) if queue else self.ask()
+                        if queue:  # a retried trial is this worker's now: its heartbeats, its name
+                            suggestion = queue.pop(0)
+                            self.study.reassign(suggestion.trial_id, self.worker)
+                        else:
+                            suggestion = self.ask()
                         if executor is None:
                             future: Future = Future()
                             try:

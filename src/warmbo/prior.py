@@ -68,7 +68,7 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
 
     for item in studies:
         try:
-            study = item if isinstance(item, Study) else Study(item, readonly=True)
+            study = item if isinstance(item, Study) else Study(item)  # (writable: old schemas migrate)
         except StorageError as exc:
             raise DataError(f"prior study {item!r}: {exc}") from None
         try:

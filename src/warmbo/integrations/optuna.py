@@ -232,33 +232,44 @@ def _settle(
     """Record a finished Optuna trial, proposed as the optimizer's trial ``warmbo_id``, under the point
     Optuna evaluated; returns the optimizer's trial id for it (None: not a point of the search space).
 
-    Usually the trial holds the proposal, which is completed (or failed). But Optuna replaces a
-    proposed value that lies outside the distribution the objective asks for (a changed range), and
-    an objective may not ask for a parameter at all (a conditional branch): then the proposal, never
-    evaluated, is withdrawn and the trial's own parameters, when they lie in the search space, are
-    added with the result.
+    Usually every parameter the objective asked for holds the proposed value, and the proposal is
+    completed (or failed); parameters it did not ask for (a conditional branch, or a failure before
+    the objective asked for them) do not matter to the result. But Optuna replaces a proposed value
+    that lies outside the distribution the objective asks for (a changed range): then the proposal,
+    never evaluated, is withdrawn and the trial's own parameters, when they lie in the search space,
+    are added with the result.
     """
     optimizer = cache.optimizer
     error = f"optuna trial {trial.number}: {state.name}"
-    try:
-        point = cache.map.to_warmbo(dict(trial.params))
-    except ValueError:  # a parameter outside the search space, or not asked for
-        point = None
-    proposed = optimizer.space.encode(optimizer.study.trial(warmbo_id).params)[0]
-    if point is not None and _close(cache, point, proposed):
+    proposal = cache.map.to_optuna(optimizer.study.trial(warmbo_id).params)
+    asked = dict(trial.params)
+    if all(_same_value(asked[name], proposal[name]) for name in asked.keys() & proposal.keys()):
         if target == COMPLETE:
             optimizer.tell(warmbo_id, value)
         else:
             optimizer.tell_failed(warmbo_id, error=error)
         return warmbo_id
     optimizer.study.delete_trials([warmbo_id])
-    if point is None:
+    try:
+        point = cache.map.to_warmbo(asked)
+    except ValueError:  # a parameter outside the search space, or not asked for
         return None
     complete = target == COMPLETE
     added = optimizer.study.add_trial(
         point, target, value=value if complete else None, worker="optuna", error=None if complete else error
     )
     return added.id
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """One parameter value as Optuna recorded it and as it was proposed (floats to round-off)."""
+    numbers = [
+        isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
+        for v in (a, b)
+    ]
+    if all(numbers):
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    return not any(numbers) and type(a) is type(b) and a == b
 
 
 def _publish(study: optuna.Study, trial: FrozenTrial, key: str, text: str) -> None:
