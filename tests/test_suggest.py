@@ -44,3 +44,33 @@ def test_best_observations_order_and_edge_cases():
     gp = fitted()
     np.testing.assert_array_equal(best_observations(gp, 2), [[0.4], [0.9]])
     assert best_observations(gp, 0) is None
+
+
+def test_pending_fantasies_are_noise_free_and_failed_ones_keep_the_models_noise(monkeypatch):
+    import warmbo.suggest as module
+
+    X = np.array([[0.1], [0.4], [0.9]])
+    gp = wb.GP(RBF(0.2), noise=0.05).fit(X, np.array([0.0, 1.0, 0.2]))  # a large noise: the contrast
+    pending, failed = np.array([[0.55]]), np.array([[0.75]])
+    seen = []
+    real = module.maximize
+    monkeypatch.setattr(
+        module, "maximize", lambda bound, *a, **k: seen.append(bound.model) or real(bound, *a, **k)
+    )
+    suggest(gp, wb.EI(), SPACE, pending=pending, failed=failed, seed=0)
+    monkeypatch.setattr(module, "FANTASY_NOISE", None)  # the behaviour before: the model's noise
+    suggest(gp, wb.EI(), SPACE, pending=pending, failed=failed, seed=0)
+    noiseless, noisy = seen
+    latent = gp.kernel_(pending, pending)[0, 0]  # prior variance, against which 0.05 is large
+    sd_now, sd_before = noiseless.predict(pending)[1][0], noisy.predict(pending)[1][0]
+    # with the fantasy's noise 1e-6 the latent sd there is ~1e-3; with the model's 0.05, ~0.2
+    assert sd_now < 0.01 < 0.1 < sd_before < np.sqrt(latent)
+    # oracle: one GP fitted on all five rows with per-row noises, pending 1e-6 and the failed point's
+    # constant liar (a guess) at the model's 0.05
+    rows = np.vstack([X, pending, failed])
+    values = np.concatenate([gp.y_train_, gp.predict(pending)[0], [gp.y_train_.min()]])
+    oracle = wb.GP(RBF(0.2), noise=np.array([0.05, 0.05, 0.05, 1e-6, 0.05])).fit(rows, values)
+    grid = np.linspace(0, 1, 11)[:, None]
+    for got, want in zip(noiseless.predict(grid), oracle.predict(grid), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
+    assert gp.n_observations == 3  # the reference is untouched
