@@ -295,9 +295,14 @@ def test_failed_fit_keeps_the_previous_posterior():
     np.testing.assert_array_equal(gp.predict(Xs)[0], before[0])
 
 
-def test_outputs_too_large_to_standardise_are_rejected():
-    with pytest.raises(ValueError, match="too large to standardise"):
-        GP(RBF(0.5), normalize_y=True).fit([[0.0], [0.5], [1.0]], [1e308, 1e308, 0.0])
+def test_outputs_near_the_largest_float_are_standardised():
+    # before: np.std overflowed and the fit raised "too large to standardise"; the moments are now
+    # computed on y / max|y| where numpy's overflow, and the sds on the user's scale stay finite
+    gp = GP(RBF(0.5), noise=1e-6, normalize_y=True).fit([[0.0], [0.5], [1.0]], [1e308, 1e308, 0.0])
+    mean, sd = gp.predict(np.array([[0.0], [0.25], [1.0]]))
+    assert np.all(np.isfinite(mean)) and np.all(np.isfinite(sd))
+    assert mean[0] == pytest.approx(1e308, rel=1e-3) and abs(mean[2]) < 1e305
+    assert sd[1] > sd[0] >= 0.0  # between observations the posterior is wider
 
 
 @pytest.mark.parametrize(

@@ -278,3 +278,14 @@ def test_prior_of_a_multitask_study_is_told_once_in_user_units(tmp_path):
     with pytest.raises(ValueError, match="missing"):
         again.add_prior(([{"x": 0.2}], [{"acc": 1.0}]))
     assert len(again.history) == 3  # nothing of a rejected prior is stored
+
+
+@pytest.mark.parametrize("values", [["1.5", "2"], [True, False], [[1.0], [2.0]], np.array([[1.0, 2.0]])])
+def test_values_that_are_not_a_flat_vector_of_numbers_are_refused(values):
+    # before: np.asarray took text, bools and nested arrays as numbers (Optimizer.tell refuses text)
+    mt = wb.MultiTaskOptimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), n_tasks=2, seed=0)
+    s = mt.ask()
+    with pytest.raises(ValueError, match="flat sequence of numbers"):
+        mt.tell(s, values)
+    assert mt.history[0].state == "pending"
+    assert mt.tell(s, (1, np.float32(2.5))).values == (1.0, 2.5)

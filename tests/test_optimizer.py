@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -959,3 +960,44 @@ def test_a_retried_trial_becomes_the_running_workers_and_gets_its_heartbeats(tmp
     trial = survivor.study.trial(left.trial_id)
     assert trial.is_complete and trial.worker == "survivor"
     assert ages[0] < 0.25  # beats from the survivor, not the age since the dead run created it
+
+
+@pytest.mark.parametrize("transform", ["yeo-johnson", "none", "auto"])
+def test_values_beyond_1e154_are_optimised_like_any_others(transform):
+    # before: np.std squared them to inf, so the transform saw a flat objective ("yeo-johnson": the
+    # proposals were the same for any objective) or the run raised ("none", "auto")
+    def points(scale):
+        opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)] * 2), seed=0, output_transform=transform)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # no overflow anywhere
+            opt.run(
+                lambda p: scale * (1 + (p["x0"] - 0.3) ** 2 + (p["x1"] - 0.6) ** 2), budget=12, progress=False
+            )
+        return np.array([list(t.params.values()) for t in opt.history])
+
+    # the same proposals as at scale 1 (to round-off: the moments are computed on rescaled values)
+    np.testing.assert_allclose(points(1e160), points(1.0), atol=1e-6)
+    np.testing.assert_allclose(points(1e300), points(1.0), atol=1e-6)
+
+
+def test_mean_std_is_numpys_where_numpys_is_finite_and_scales_beyond():
+    from warmbo._moments import mean_std
+
+    y = np.random.default_rng(0).normal(3.0, 2.0, 50)
+    assert mean_std(y) == (float(np.mean(y)), float(np.std(y)))  # the same bits
+    big_mean, big_std = mean_std(y * 1e200)
+    assert big_mean == pytest.approx(np.mean(y) * 1e200, rel=1e-12)
+    assert big_std == pytest.approx(np.std(y) * 1e200, rel=1e-12)
+
+
+def test_a_run_stops_with_a_warning_when_every_point_of_a_finite_space_failed():
+    opt = wb.Optimizer(wb.Space([wb.Int("a", 0, 2)]), seed=0)
+
+    def broken(params):
+        raise RuntimeError("no such sample")
+
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="run stopped before its budget"):
+        best = opt.run(broken, budget=5, progress=False)
+    assert best is None and [t.state for t in opt.history] == ["failed"] * 3
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match="pending or failed"):
+        opt.ask()  # asked directly, it still says why (a ValueError, as before)

@@ -11,17 +11,15 @@ fraction, ``width[alpha]`` the mean width ``2 z_alpha s_{-i}`` (sharpness).
 
 **Intervals are for y, not f.** The audit checks intervals against *observed* values, which carry
 noise: ``s_{-i}^2 = sigma_{-i}^2(x_i) + lambda`` is the predictive variance of a *noisy observation*
-(latent variance plus noise variance lambda). An interval for the latent f alone would be too narrow
-for y by the noise and would look overconfident on perfectly calibrated data.
+(latent plus noise variance); an interval for f alone would look overconfident on calibrated data.
 
 **The theory row.** With a confidence schedule (``schedule=``, what GP-UCB uses), the audit also
 counts how often ``y_i`` lies in ``mu_{-i}(x_i) +/- beta_t^{1/2} sigma_{-i}(x_i)`` with the latent
 sd sigma (the bound the algorithm actually uses; :mod:`warmbo.bounds`). ``beta_t`` is taken once,
 from the model fitted on all n points, at round ``t = n`` (the round a model holding n - 1 points
 serves); for IGP-UCB this uses the information gain of n points instead of n - 1, slightly wider.
-These bounds are uniform over all rounds and points with probability 1 - delta, so their
-coverage should be close to 100%; because they bound f and are checked against noisy y, the
-measured coverage slightly understates theirs.
+These bounds are uniform over all rounds and points with probability 1 - delta, so their coverage
+should be close to 100% (slightly understated: they bound f and are checked against noisy y).
 
 **Leave-one-out.** For the exact :class:`~warmbo.models.GP`, the closed forms of Rasmussen & Williams
 (2006) eq. 5.12 (``mu_{-i} = y_i - [K^{-1} y]_i / [K^{-1}]_{ii}``, ``s^2_{-i} = 1/[K^{-1}]_{ii}`` with K
@@ -31,10 +29,10 @@ is refitted without point i: ``model.clone(**model.warm_start_overrides())``, i.
 its fitted hyperparameters where the model offers that, otherwise with its own fit. Refits are capped
 at ``max_held_out`` points (50) chosen with a fixed seed; ``Audit.held_out`` says how many were used.
 
-**Noise level.** ``s^2`` needs the model's noise variance on the user's scale; it is read from the
+**Noise level.** ``s^2`` needs the model's noise variance on the scale of its y; it is read from the
 model (``noise_level_`` or ``noise_`` of a GP, ``target_noise_`` of Envelope, the target GP of a
-transfer model, eta times the task scale of a multi-task model) or given as ``noise=``. A model that
-exposes none is audited with lambda = 0 and a warning says so.
+transfer model, eta times the task scale of a multi-task model) or given as ``noise=`` (none: lambda
+= 0, with a warning).
 
 **Warnings** (plain language, with the likely cause), tested at family-wise level 1% (Bonferroni over
 the levels; the held-out residuals are treated as independent, which LOO makes only approximately
@@ -156,7 +154,7 @@ class Audit:
     coverage : Mapping[float, float]
         Nominal level -> fraction of held-out observations inside the central interval for y.
     width : Mapping[float, float]
-        Nominal level -> mean interval width (user's units).
+        Nominal level -> mean interval width, on ``scale``.
     n : int
         Observations the model is fitted on.
     held_out : int
@@ -170,8 +168,9 @@ class Audit:
     index : ndarray (held_out,)
         Positions of the held-out observations in ``(X, y)``.
     observed, mean, sd, sd_f : ndarray (held_out,)
-        Each held-out observation, its LOO predictive mean, the predictive sd of a noisy observation
-        and the latent sd (user's units and sign).
+        Held-out observations, LOO means, sds of a noisy observation, latent sds (user's sign).
+    scale : str
+        Their scale and the widths': ``"your units"``, or the GP's own (``"Yeo-Johnson scale"``).
     """
 
     levels: tuple[float, ...]
@@ -187,6 +186,7 @@ class Audit:
     mean: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
     sd: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
     sd_f: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
+    scale: str = "your units"
 
     @property
     def decidable(self) -> bool:
@@ -231,6 +231,7 @@ class Audit:
             "held_out": self.held_out,
             "method": self.method,
             "intervals_for": "y (noisy observations)",
+            "scale": self.scale,
             "theory": None if self.theory is None else self.theory.to_dict(),
             "warnings": list(self.warnings),
             "points": {

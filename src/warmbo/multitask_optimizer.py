@@ -43,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -326,8 +327,16 @@ class MultiTaskOptimizer(Optimizer):
                     f"a multi-task trial needs {self.n_tasks} values (one per task), got {values!r}"
                 )
             values = [values]  # one task: its value alone is the vector
+        items = list(values) if np.ndim(values) == 1 else None
+        if items is None or any(
+            isinstance(v, bool | np.bool_ | str | bytes) or not isinstance(v, numbers.Real) for v in items
+        ):
+            # (np.asarray would take "1.5", True or [[1.0], [2.0]] as numbers, as Optimizer.tell does not)
+            raise ValueError(
+                f"values must be a flat sequence of numbers (one per task, {self.n_tasks}), got {values!r}"
+            )
         try:
-            arr = np.asarray(values, dtype=np.float64).reshape(-1)
+            arr = np.asarray(items, dtype=np.float64)
         except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"values must be numbers (one per task), got {values!r}: {exc}") from None
         if arr.shape[0] != self.n_tasks:

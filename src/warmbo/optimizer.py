@@ -101,7 +101,15 @@ from .transfer.transfer_report import SourceSummary, TransferReport, transfer_re
 from .transfer.warm_design import WarmDesign, design_size, source_model_maxima, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
-__all__ = ["Optimizer", "Suggestion", "Best", "TrialFailedWarning", "PriorSubsetWarning", "default_n_initial"]
+__all__ = [
+    "Optimizer",
+    "Suggestion",
+    "Best",
+    "TrialFailedWarning",
+    "PriorSubsetWarning",
+    "SpaceExhaustedError",
+    "default_n_initial",
+]
 
 #: the cold Sobol design has at most this many points (:func:`default_n_initial`)
 MAX_COLD_DESIGN = 20
@@ -139,6 +147,12 @@ class PriorSubsetWarning(UserWarning):
 
 class TrialFailedWarning(UserWarning):
     """An evaluation failed during :meth:`Optimizer.run`; the trial is marked failed and the run goes on."""
+
+
+class SpaceExhaustedError(ValueError):
+    """No point of the search space is left to suggest: every one is pending or failed (a finite
+    space, or a continuous one narrower than the duplicate tolerance). :meth:`Optimizer.run` stops
+    with a :class:`TrialFailedWarning` instead of raising it."""
 
 
 class Suggestion(dict):
@@ -1021,7 +1035,7 @@ class Optimizer:
         if schedule is not None:
             schedule = schedule.for_space(self.space)
         y = self._signed(np.asarray(model.y_train_, dtype=np.float64))  # back to the user's sign
-        return audit(
+        result = audit(
             model,
             model.X_train_,
             y,
@@ -1031,6 +1045,9 @@ class Optimizer:
             max_held_out=max_held_out,
             seed=int(self.seed) % 2**32,
         )
+        if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
+            result = replace(result, scale="Yeo-Johnson scale")
+        return result
 
     # ------------------------------------------------------------------ ask / tell
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
@@ -1199,7 +1216,7 @@ class Optimizer:
             free = rotated[~taken(candidates[rotated], busy_X)]
             if free.size:
                 return candidates[free[0]].copy()
-            raise ValueError("every candidate of the finite search space is pending or failed")
+            raise SpaceExhaustedError("every candidate of the finite search space is pending or failed")
         n = max(self.n_initial, index + 1)
         for _ in range(8):
             design = self.space.sample_encoded(
@@ -1209,7 +1226,7 @@ class Optimizer:
             if free.shape[0]:
                 return free[0]
             n *= 2
-        raise ValueError("the search space has no point left that is not pending or failed")
+        raise SpaceExhaustedError("the search space has no point left that is not pending or failed")
 
     @blas_limited
     def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:
@@ -1246,8 +1263,8 @@ class Optimizer:
                 except Exception as cleanup:  # noqa: BLE001 - the first error is the one to report
                     exc.add_note(f"(and trials {stored}, stored before it, could not be removed: {cleanup})")
                     raise
-            if suggestions and type(exc) is ValueError:
-                raise ValueError(
+            if suggestions and type(exc) in (ValueError, SpaceExhaustedError):
+                raise type(exc)(
                     f"ask({count}) found {len(suggestions)} point(s), then: {exc}; none of them was stored"
                 ) from exc
             if suggestions:
@@ -1531,7 +1548,15 @@ class Optimizer:
                             suggestion = queue.pop(0)
                             self.study.reassign(suggestion.trial_id, self.worker)
                         else:
-                            suggestion = self.ask()
+                            try:
+                                suggestion = self.ask()
+                            except SpaceExhaustedError as exc:
+                                if running:  # the running ones may free points (finite spaces)
+                                    break
+                                warnings.warn(
+                                    f"run stopped before its budget: {exc}", TrialFailedWarning, stacklevel=3
+                                )
+                                return self.best
                         if executor is None:
                             future: Future = Future()
                             try:

@@ -53,6 +53,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._moments import mean_std
+
 __all__ = [
     "OUTPUT_TRANSFORMS",
     "YeoJohnson",
@@ -193,7 +195,7 @@ class YeoJohnson:
         y = np.asarray(y, dtype=np.float64).ravel()
         if y.size < 2 or not np.all(np.isfinite(y)):
             raise ValueError(f"an output transform needs at least 2 finite values, got {y.size}")
-        mean, scale = float(y.mean()), float(y.std())
+        mean, scale = mean_std(y)  # finite for any finite y (np.std overflows beyond |y| ~ 1e154)
         if not scale > 0:  # constant values: the identity (psi_1 is the identity)
             return cls(1.0, mean, 1.0, 0.0, 1.0)
         u = (y - mean) / scale

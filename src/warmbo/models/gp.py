@@ -45,6 +45,7 @@ from .._linalg import (
     solve_lower,
     solve_upper,
 )
+from .._moments import mean_std
 from .._threads import blas_limited
 from .._validation import as_noise, as_points, as_values, check_int
 from ..kernels.base import Kernel
@@ -417,10 +418,7 @@ class GP(ModelBase):
         """``(mean, std)`` of ``normalize_y`` (std 1 for constant y), or ``(0, 1)``."""
         if not self.normalize_y:
             return 0.0, 1.0
-        with np.errstate(over="ignore", invalid="ignore"):
-            mean, std = float(np.mean(y)), float(np.std(y))
-        if not (np.isfinite(mean) and np.isfinite(std)):
-            raise ValueError("y values are too large to standardise (their mean or spread overflows)")
+        mean, std = mean_std(y)  # finite for any finite y (np.std overflows beyond |y| ~ 1e154)
         return mean, std if std > 0 else 1.0
 
     def _condition(self, X, ys, mean, std, kernel, noise, L, jitter, scalar_noise) -> None:
@@ -651,15 +649,15 @@ class GP(ModelBase):
             C, V = screen
             mean = V.T @ self._v * self.y_std_ + self.y_mean_
             var = self.kernel_.diag(C) - np.einsum("ij,ij->j", V, V)
-            return mean, np.sqrt(np.maximum(var, 0.0) * self.y_std_**2)
+            return mean, self._user_sd(var)
         X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
         kernel = self.kernel_
-        scale2 = self.y_std_**2
+        scale2 = self._scale2()
         if self._n == 0:
             mean = np.full(X.shape[0], self.y_mean_)
             if return_cov:
                 return mean, kernel.evaluate(X, X) * scale2
-            return mean, np.sqrt(np.maximum(kernel.diag(X), 0.0) * scale2)
+            return mean, self._user_sd(kernel.diag(X))
         Ks = self._cross(X)
         mean = Ks.T @ self.alpha_ * self.y_std_ + self.y_mean_
         V = solve_lower(self.L_, Ks)
@@ -669,7 +667,21 @@ class GP(ModelBase):
             np.fill_diagonal(cov, np.maximum(np.diag(cov), 0.0))
             return mean, cov * scale2
         var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
-        return mean, np.sqrt(np.maximum(var, 0.0) * scale2)
+        return mean, self._user_sd(var)
+
+    def _scale2(self) -> float:
+        """``y_std^2`` (inf for values beyond ~1e154, whose variances a float cannot hold)."""
+        with np.errstate(over="ignore"):
+            return float(np.float64(self.y_std_) ** 2)
+
+    def _user_sd(self, var: np.ndarray) -> np.ndarray:
+        """Standard deviations on the user's scale from variances on the model's: ``sqrt(var y_std^2)``
+        (the same bits as ever), or ``sqrt(var) y_std`` when ``y_std^2`` overflows (values of 1e160
+        have a finite sd whose square is not)."""
+        scale2 = self._scale2()
+        if np.isfinite(scale2):
+            return np.sqrt(np.maximum(var, 0.0) * scale2)
+        return np.sqrt(np.maximum(var, 0.0)) * self.y_std_
 
     def predict_gradient(self, x) -> tuple[float, float, np.ndarray, np.ndarray]:
         """Mean, std and their gradients with respect to x at one point x (d,).
