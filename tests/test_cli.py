@@ -884,3 +884,28 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops(workdir):
     )
     assert invoke("optimize", "flaky:f", *args[1:5], "--storage", "flaky.db").exit_code == 0
     assert len(wb.Study("flaky.db").trials()) == 20
+
+
+def test_status_shows_whole_values_when_piped_and_audit_names_its_scale(workdir):
+    # before: a table wider than 80 columns (piped output) had every cell cut to "0.3…"
+    params = [{"type": "float", "name": f"parameter_{i}", "low": 0.0, "high": 1.0} for i in range(8)]
+    space = {"params": params}
+    (workdir / "wide.json").write_text(json.dumps(space))
+    (workdir / "widemod.py").write_text("def f(p):\n    return sum((v - 0.3) ** 2 for v in p.values())\n")
+    args = ("optimize", "widemod:f", "--space", "wide.json", "--storage", "wide.db", "--seed", 0)
+    assert invoke(*args, "--budget", 12).exit_code == 0
+    shown = invoke("status", "--storage", "wide.db", "--last", 2).output  # CliRunner: not a terminal
+    assert "…" not in shown
+    last = wb.Study("wide.db").trials()[-1]
+    assert f"{last.params['parameter_7']:.6g}" in shown and "parameter_7" in shown
+    audited = invoke("audit", "--storage", "wide.db").output
+    assert "mean width (Yeo-Johnson scale)" in audited  # the default GP's widths are not in your units
+
+
+def test_a_multi_task_best_line_says_utility_and_shows_the_task_values(workdir):
+    (workdir / "twotask.py").write_text("def f(p):\n    return [p['x'], (p['x'] - 0.5) ** 2]\n")
+    args = ("optimize", "twotask:f", "--space", "space.json", "--tasks", "a,b", "--directions", "max,min")
+    result = invoke(*args, "--budget", 5, "--storage", "mt2.db", "--seed", 0)
+    assert result.exit_code == 0, result.output
+    line = next(x for x in result.output.splitlines() if x.startswith("best utility"))  # the last line
+    assert " (a=" in line and ", b=" in line and " at x=" in line

@@ -152,13 +152,42 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
     return table
 
 
+def _print_table(table: Table) -> None:
+    """A table at its natural width, never narrower: rich shrinks a table wider than the terminal
+    (and a piped output is 80 columns) by cutting every cell to "0.3…", which hides the values."""
+    from rich.measure import Measurement
+
+    natural = Measurement.get(console, console.options.update(max_width=100_000), table).maximum
+    width = console.width
+    if natural <= width:
+        console.print(table)
+        return
+    console.width = natural  # (print's own width= is capped at the console's)
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = width
+
+
 def _print_best(optimizer) -> None:
     best = optimizer.best
     if best is None:
         console.print("no complete trials yet")
         return
     params = ", ".join(f"{k}={_fmt(v)}" for k, v in best.params.items())
-    console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
+    tasks = tuple(getattr(optimizer, "task_names", ()))
+    if not tasks:
+        console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
+        return
+    # a multi-task study's value is the expected scalarised utility: say so, with the task values
+    complete = optimizer.study.trials(("complete",))
+    trial = next((t for t in complete if t.params == best.params and t.value == best.value), None)
+    shown = (
+        ""
+        if trial is None or trial.values is None
+        else " (" + ", ".join(f"{n}={v:.6g}" for n, v in zip(tasks, trial.values, strict=True)) + ")"
+    )
+    console.print(f"[bold]best utility[/bold] {best.value:.6g}{shown} at {params}")
 
 
 def load_optimizer(storage: str, readonly: bool = False, transfer: str | None = None):
@@ -229,7 +258,8 @@ def demo(
     with progress_display(console) as progress:
         result = run_demo(out, quick=quick, progress=progress, panels=panel or None)
     results = json.loads((out / "results.json").read_text())
-    title = f"Simple regret after the budget (median [IQR] over {result.settings['runs']} runs)"
+    runs = result.settings["runs"]
+    title = f"Final regret (simple regret unless the problem names another; median [IQR] over {runs} runs)"
     if live(console):
         table = Table(title=title)
         for column in TABLE_HEADER:
@@ -664,7 +694,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    console.print(_trials_table(opt, limit=10))
+    _print_table(_trials_table(opt, limit=10))
     _print_best(opt)
 
 
@@ -800,7 +830,7 @@ def status(
     if last is not None and last < 1:
         raise ValueError(f"--last must be a positive number of trials, got {last}")
     opt = load_optimizer(storage, readonly=True)
-    console.print(_trials_table(opt, limit=last))
+    _print_table(_trials_table(opt, limit=last))
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
@@ -835,7 +865,7 @@ def audit_command(
 ) -> None:
     """Check the study's confidence intervals: leave-one-out coverage and width at each level, the
     GP-UCB schedule's row, and warnings (the study is opened read-only)."""
-    from .report import AUDIT_HEADER, audit_rows, plot_calibration
+    from .report import audit_header, audit_rows, plot_calibration
 
     parsed = None
     if levels is not None:
@@ -851,7 +881,7 @@ def audit_command(
     for name, audit in audits.items():
         title = f"{name}: " if name else ""
         table = Table(title=f"{title}{audit.held_out} of {audit.n} trials held out ({audit.method})")
-        for column in AUDIT_HEADER:
+        for column in audit_header(audit):
             table.add_column(column, justify="left" if column == "interval" else "right")
         for row in audit_rows(audit):
             table.add_row(*row)

@@ -929,6 +929,12 @@ def audit_rows(audit: Audit) -> list[tuple[str, str, str, str]]:
 AUDIT_HEADER = ("interval", "inside", "calibrated (95%)", "mean width")
 
 
+def audit_header(audit) -> tuple[str, ...]:
+    """:data:`AUDIT_HEADER` with the scale of the widths (``Audit.scale``): on the optimizer's default
+    GP they are Yeo-Johnson values, not the objective's units."""
+    return (*AUDIT_HEADER[:-1], f"{AUDIT_HEADER[-1]} ({audit.scale})")
+
+
 def _calibration_html(audits: Mapping[str, Audit], png: bytes | None) -> str:
     parts = [
         "<h2>Calibration</h2>",
@@ -947,7 +953,7 @@ def _calibration_html(audits: Mapping[str, Audit], png: bytes | None) -> str:
             f"{_esc(audit.summary())}.</p>"
         )
         rows = [("", [(c, i > 0) for i, c in enumerate(row)]) for row in audit_rows(audit)]
-        parts.append(_table(list(AUDIT_HEADER), rows))
+        parts.append(_table(list(audit_header(audit)), rows))
         if audit.warnings:
             items = "".join(f"<li>{_esc(w)}</li>" for w in audit.warnings)
             parts.append(f'<div class="note"><ul>{items}</ul></div>')
