@@ -909,3 +909,28 @@ def test_a_multi_task_best_line_says_utility_and_shows_the_task_values(workdir):
     assert result.exit_code == 0, result.output
     line = next(x for x in result.output.splitlines() if x.startswith("best utility"))  # the last line
     assert " (a=" in line and ", b=" in line and " at x=" in line
+
+
+def test_fast_failures_do_not_stop_a_parallel_run_whose_first_trial_succeeds_slowly(workdir):
+    # the first three trials *started* decide, not the first three to finish (--workers > 1)
+    (workdir / "oom.py").write_text(
+        "import time\ndef f(p):\n    if p['x'] < 0.5:\n        raise RuntimeError('out of memory')\n"
+        "    time.sleep(0.4)\n    return p['x']\n"
+    )
+    x = {"type": "float", "name": "x", "low": 0, "high": 1}
+    (workdir / "x.json").write_text(json.dumps({"params": [x]}))
+    args = ("optimize", "oom:f", "--space", "x.json", "--storage", "oom.db", "--seed", 0, "--workers", 4)
+    result = invoke(*args, "--budget", 8)
+    assert result.exit_code == 0, result.output
+    trials = wb.Study("oom.db").trials()
+    assert trials[0].is_complete and trials[1].is_failed and trials[2].is_failed  # (seed 0's design)
+    assert len(trials) == 8
+
+
+def test_a_run_with_no_point_left_to_evaluate_is_an_error(workdir):
+    a = {"type": "int", "name": "a", "low": 0, "high": 1}
+    (workdir / "two.json").write_text(json.dumps({"params": [a]}))
+    (workdir / "broken.py").write_text("def f(p):\n    raise RuntimeError(p['a'])\n")  # errors differ
+    result = invoke("optimize", "broken:f", "--space", "two.json", "--storage", "two.db", "--budget", 10)
+    assert result.exit_code == 1 and "run stopped before its budget" in result.output
+    assert [t.state for t in wb.Study("two.db").trials()] == ["failed", "failed"]

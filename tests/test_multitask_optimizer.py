@@ -289,3 +289,7 @@ def test_values_that_are_not_a_flat_vector_of_numbers_are_refused(values):
         mt.tell(s, values)
     assert mt.history[0].state == "pending"
     assert mt.tell(s, (1, np.float32(2.5))).values == (1.0, 2.5)
+    # what Optimizer.tell takes for one value stays accepted per task: 0-d arrays, numpy scalars
+    assert mt.tell(mt.ask(), [np.array(1.0), np.int64(2)]).values == (1.0, 2.0)
+    single = wb.MultiTaskOptimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), n_tasks=1, seed=0)
+    assert single.tell(single.ask(), np.array(3.0)).values == (3.0,)

@@ -975,9 +975,28 @@ def test_values_beyond_1e154_are_optimised_like_any_others(transform):
             )
         return np.array([list(t.params.values()) for t in opt.history])
 
-    # the same proposals as at scale 1 (to round-off: the moments are computed on rescaled values)
-    np.testing.assert_allclose(points(1e160), points(1.0), atol=1e-6)
-    np.testing.assert_allclose(points(1e300), points(1.0), atol=1e-6)
+    # the same proposals as at scale 1 (to round-off: the moments are computed on rescaled values),
+    # below ~1e-154 too (there the squared deviations underflowed to 0: a flat objective again)
+    reference = points(1.0)
+    for scale in (1e160, 1e300, 1e-170, 1e-300):
+        np.testing.assert_allclose(points(scale), reference, atol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e-170])
+def test_predictions_scale_with_extreme_values_and_the_audit_says_why_it_cannot(scale):
+    def fitted(factor):
+        opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)] * 2), seed=0, output_transform="none")
+        objective = lambda p: factor * (1 + (p["x0"] - 0.3) ** 2 + (p["x1"] - 0.6) ** 2)  # noqa: E731
+        opt.run(objective, budget=10, progress=False)
+        return opt
+
+    plain, extreme = fitted(1.0), fitted(scale)
+    probe = {"x0": 0.5, "x1": 0.5}
+    for got, want in zip(extreme.predict(probe), plain.predict(probe), strict=True):
+        np.testing.assert_allclose(got / scale, want, rtol=1e-6)  # means and sds, not 0 or inf
+    with pytest.raises(ValueError, match="divide the objective by a constant"):
+        extreme.audit()  # its variances are not representable: said, not an OverflowError
+    assert plain.audit().held_out == 10
 
 
 def test_mean_std_is_numpys_where_numpys_is_finite_and_scales_beyond():
@@ -996,7 +1015,7 @@ def test_a_run_stops_with_a_warning_when_every_point_of_a_finite_space_failed():
     def broken(params):
         raise RuntimeError("no such sample")
 
-    with pytest.warns(wb.optimizer.TrialFailedWarning, match="run stopped before its budget"):
+    with pytest.warns(wb.optimizer.BudgetNotReachedWarning, match="run stopped before its budget"):
         best = opt.run(broken, budget=5, progress=False)
     assert best is None and [t.state for t in opt.history] == ["failed"] * 3
     with pytest.raises(wb.optimizer.SpaceExhaustedError, match="pending or failed"):

@@ -74,3 +74,12 @@ def test_pending_fantasies_are_noise_free_and_failed_ones_keep_the_models_noise(
     for got, want in zip(noiseless.predict(grid), oracle.predict(grid), strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-9)
     assert gp.n_observations == 3  # the reference is untouched
+
+
+def test_a_gp_with_one_noise_per_point_takes_pending_points():
+    # before: its add() needs noise= for new rows, and suggest gave none (a ValueError on any batch)
+    X = np.array([[0.1], [0.4], [0.9]])
+    gp = wb.GP(RBF(0.2), noise=np.array([1e-4, 1e-2, 1e-4])).fit(X, np.array([0.0, 1.0, 0.2]))
+    first = suggest(gp, wb.EI(), SPACE, seed=0)
+    second = suggest(gp, wb.EI(), SPACE, pending=first[None], failed=np.array([[0.7]]), seed=0)
+    assert second is not None and abs(second[0] - first[0]) > 1e-3

@@ -158,15 +158,20 @@ def _print_table(table: Table) -> None:
     from rich.measure import Measurement
 
     natural = Measurement.get(console, console.options.update(max_width=100_000), table).maximum
-    width = console.width
-    if natural <= width:
+    if natural <= console.width:
         console.print(table)
         return
-    console.width = natural  # (print's own width= is capped at the console's)
-    try:
-        console.print(table, crop=False)
-    finally:
-        console.width = width
+    # a console of that width for this table (print's own width= is capped at the console's, and
+    # resizing the shared one would pin its width); width and height both given, since rich answers
+    # 80 x 25 for a dumb terminal otherwise
+    wide = Console(
+        file=console.file,
+        width=natural,
+        height=console.height,
+        force_terminal=console.is_terminal,
+        color_system=console.color_system,
+    )
+    wide.print(table, crop=False)
 
 
 def _print_best(optimizer) -> None:
@@ -632,36 +637,47 @@ def _stop(signum, frame) -> None:
     raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
-#: a run whose first this-many evaluations all fail with the same error stops (a typo in --cmd, a
-#: missing module: every further evaluation would fail too, and fill the study with failed trials)
+#: a run whose first this-many evaluations (in the order they were started) all fail with the same
+#: error stops (a typo in --cmd, a missing module: every further evaluation would fail too, and fill
+#: the study with failed trials)
 FIRST_FAILURES = 3
 
 
 def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
     from .objective import terminate_running
-    from .optimizer import TrialFailedWarning
+    from .optimizer import BudgetNotReachedWarning, TrialFailedWarning
 
-    outcomes: list[str | None] = []  # this run's finished trials: the error, or None
+    outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
+    deciding = [True]  # until the first FIRST_FAILURES started trials have all finished
 
     def report_failure(_, trial) -> None:
-        outcomes.append(trial.error if trial.is_failed else None)
+        outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
             errors.print(f"[yellow]trial {trial.id} failed:[/yellow] {trial.error}", highlight=False)
-        first = outcomes[:FIRST_FAILURES]
-        if len(outcomes) == FIRST_FAILURES and None not in first and len(set(first)) == 1:
-            terminate_running()
-            left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
-            raise RuntimeError(
-                f"the first {FIRST_FAILURES} evaluations of this run all failed with: {first[0]}; stopped "
-                "instead of spending the budget on it. Fix the objective and run the same command again "
-                "(the failed trials stay in the study, and their points are not proposed again"
-                + (
-                    f"; trial(s) {', '.join(map(str, left))}, still running, were stopped and left pending: "
-                    "add --retry-pending to evaluate them)"
-                    if left
-                    else ")"
-                )
+        if not deciding[0]:
+            return
+        # the first trials started (ids grow with each ask; retried ones are older, and go first),
+        # so fast failures finishing before slow successes (--workers > 1) do not count alone
+        running = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
+        first = sorted([*outcomes, *running])[:FIRST_FAILURES]
+        if len(first) < FIRST_FAILURES or any(i not in outcomes for i in first):
+            return
+        deciding[0] = False
+        errors_seen = {outcomes[i] for i in first}
+        if None in errors_seen or len(errors_seen) != 1:
+            return
+        terminate_running()
+        raise RuntimeError(
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {outcomes[first[0]]}; "
+            "stopped instead of spending the budget on it. Fix the objective and run the same command "
+            "again (the failed trials stay in the study, and their points are not proposed again"
+            + (
+                f"; trial(s) {', '.join(map(str, running))} were still running and are left pending: "
+                "add --retry-pending to evaluate them)"
+                if running
+                else ")"
             )
+        )
 
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
@@ -669,6 +685,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
+            warnings.simplefilter("error", BudgetNotReachedWarning)  # but a run that cannot go on is an error
             opt.run(
                 fn,
                 budget=budget,
@@ -677,6 +694,8 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
                 progress=True,
                 retry_pending=retry_pending,
             )
+    except BudgetNotReachedWarning as stopped:
+        raise ValueError(f"{stopped} (the study holds its trials; see `warmbo status`)") from None
     except KeyboardInterrupt as exc:
         left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
         what = "stopped by SIGTERM" if isinstance(exc, _Terminated) else "interrupted"

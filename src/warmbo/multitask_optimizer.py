@@ -43,7 +43,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -314,6 +313,7 @@ class MultiTaskOptimizer(Optimizer):
 
     # ------------------------------------------------------------------ values
     def _as_values(self, values) -> np.ndarray:
+        given = values  # (as the user gave it, for messages)
         if isinstance(values, dict):
             missing = [t for t in self.task_names if t not in values]
             extra = [k for k in values if k not in self.task_names]
@@ -327,18 +327,17 @@ class MultiTaskOptimizer(Optimizer):
                     f"a multi-task trial needs {self.n_tasks} values (one per task), got {values!r}"
                 )
             values = [values]  # one task: its value alone is the vector
+        # what Optimizer.tell takes for one value, per task: anything float() takes but text and bools
+        # (np.asarray alone would take "1.5", True and [[1.0], [2.0]] as numbers)
         items = list(values) if np.ndim(values) == 1 else None
-        if items is None or any(
-            isinstance(v, bool | np.bool_ | str | bytes) or not isinstance(v, numbers.Real) for v in items
-        ):
-            # (np.asarray would take "1.5", True or [[1.0], [2.0]] as numbers, as Optimizer.tell does not)
+        if items is None or any(isinstance(v, bool | np.bool_ | str | bytes) or np.ndim(v) for v in items):
             raise ValueError(
-                f"values must be a flat sequence of numbers (one per task, {self.n_tasks}), got {values!r}"
+                f"values must be a flat sequence of numbers (one per task, {self.n_tasks}), got {given!r}"
             )
         try:
-            arr = np.asarray(items, dtype=np.float64)
+            arr = np.array([float(v) for v in items], dtype=np.float64)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise ValueError(f"values must be numbers (one per task), got {values!r}: {exc}") from None
+            raise ValueError(f"values must be numbers (one per task), got {given!r}: {exc}") from None
         if arr.shape[0] != self.n_tasks:
             raise ValueError(f"expected {self.n_tasks} values (one per task), got {arr.shape[0]}")
         bad = np.flatnonzero(~np.isfinite(arr))

@@ -73,6 +73,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._linalg import NotPositiveDefiniteError
+from ._moments import mean_std
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
@@ -108,6 +109,7 @@ __all__ = [
     "TrialFailedWarning",
     "PriorSubsetWarning",
     "SpaceExhaustedError",
+    "BudgetNotReachedWarning",
     "default_n_initial",
 ]
 
@@ -152,7 +154,11 @@ class TrialFailedWarning(UserWarning):
 class SpaceExhaustedError(ValueError):
     """No point of the search space is left to suggest: every one is pending or failed (a finite
     space, or a continuous one narrower than the duplicate tolerance). :meth:`Optimizer.run` stops
-    with a :class:`TrialFailedWarning` instead of raising it."""
+    with a :class:`BudgetNotReachedWarning` instead of raising it."""
+
+
+class BudgetNotReachedWarning(TrialFailedWarning):
+    """:meth:`Optimizer.run` stopped before its budget: no point of the space was left to evaluate."""
 
 
 class Suggestion(dict):
@@ -173,6 +179,8 @@ class Best(NamedTuple):
     value: float
 
 
+# the audit's variances (sd^2) stay representable for value spreads inside [1 / this, this]
+_AUDIT_SPREAD = 1e140
 # number of best observations around which the acquisition search draws local candidates
 _N_ANCHORS = 5
 # below this many complete trials a warm-started refit is paired with a cold one (see fit_model)
@@ -1035,6 +1043,13 @@ class Optimizer:
         if schedule is not None:
             schedule = schedule.for_space(self.space)
         y = self._signed(np.asarray(model.y_train_, dtype=np.float64))  # back to the user's sign
+        spread = mean_std(y)[1]
+        if spread > _AUDIT_SPREAD or 0.0 < spread < 1.0 / _AUDIT_SPREAD:
+            # the audit compares variances of the values, which a float cannot hold at this scale
+            raise ValueError(
+                f"the audit needs the variances of the values, which overflow or underflow at their scale "
+                f"(sd {spread:.3g}); divide the objective by a constant near that to audit the study"
+            )
         result = audit(
             model,
             model.X_train_,
@@ -1553,9 +1568,8 @@ class Optimizer:
                             except SpaceExhaustedError as exc:
                                 if running:  # the running ones may free points (finite spaces)
                                     break
-                                warnings.warn(
-                                    f"run stopped before its budget: {exc}", TrialFailedWarning, stacklevel=3
-                                )
+                                message = f"run stopped before its budget: {exc}"
+                                warnings.warn(message, BudgetNotReachedWarning, stacklevel=3)
                                 return self.best
                         if executor is None:
                             future: Future = Future()

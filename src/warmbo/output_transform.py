@@ -228,5 +228,7 @@ class YeoJohnson:
         weights = weights / weights.sum()
         values = self.inverse(mean[..., None] + sd[..., None] * nodes)
         first = values @ weights
-        var = ((values - first[..., None]) ** 2) @ weights
-        return first, np.sqrt(np.maximum(var, 0.0))
+        # deviations in units of y_scale: their squares neither overflow (values beyond ~1e154) nor
+        # underflow (below ~1e-154)
+        var = (((values - first[..., None]) / self.y_scale) ** 2) @ weights
+        return first, np.sqrt(np.maximum(var, 0.0)) * self.y_scale

@@ -124,10 +124,13 @@ def suggest(
                 values.append(np.full(failed.shape[0], worst))
             # pending points noise-free; failed ones (a constant liar: a guess) at the model's noise
             level = getattr(reference, "noise_level_", None)
+            per_point = getattr(reference, "noise_", None)
+            if level is None and per_point is not None and np.size(per_point):
+                level = float(np.mean(per_point))  # a GP with one noise per point needs them for add
             noise = None
-            if level is not None and FANTASY_NOISE is not None:
-                believer = min(FANTASY_NOISE, float(level))  # never noisier than the real data
-                noise = np.concatenate(
+            if level is not None:
+                believer = float(level) if FANTASY_NOISE is None else min(FANTASY_NOISE, float(level))
+                noise = np.concatenate(  # (never noisier than the real data)
                     [np.full(pending.shape[0], believer), np.full(failed.shape[0], float(level))]
                 )
             model = fantasise(

@@ -376,7 +376,8 @@ def metric(problem: str) -> str:
 
 
 def plot_regret(result: DemoResult, path: Path) -> None:
-    """Median simple regret with interquartile band, one panel per problem (log scale)."""
+    """Median regret (each problem's own: :func:`metric`) with interquartile band, one panel per
+    problem (log scale)."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -671,15 +671,16 @@ class GP(ModelBase):
 
     def _scale2(self) -> float:
         """``y_std^2`` (inf for values beyond ~1e154, whose variances a float cannot hold)."""
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             return float(np.float64(self.y_std_) ** 2)
 
     def _user_sd(self, var: np.ndarray) -> np.ndarray:
         """Standard deviations on the user's scale from variances on the model's: ``sqrt(var y_std^2)``
-        (the same bits as ever), or ``sqrt(var) y_std`` when ``y_std^2`` overflows (values of 1e160
-        have a finite sd whose square is not)."""
+        (the same bits as ever), or ``sqrt(var) y_std`` when ``y_std^2`` overflows or underflows
+        (values of 1e160 have a finite sd whose square is not; values of 1e-160 one whose square is
+        subnormal)."""
         scale2 = self._scale2()
-        if np.isfinite(scale2):
+        if np.isfinite(scale2) and scale2 >= 1e-280:  # (not subnormal: values above ~1e-140)
             return np.sqrt(np.maximum(var, 0.0) * scale2)
         return np.sqrt(np.maximum(var, 0.0)) * self.y_std_
 
