@@ -1062,6 +1062,13 @@ class Optimizer:
         )
         if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
             result = replace(result, scale="Yeo-Johnson scale")
+        if self._source is not None and result.warnings:
+            note = (
+                f"this study transfers ({self.transfer}): its model combines the sources' GPs with this "
+                "study's (weights in transfer_report()), so intervals that miss this study's values may "
+                "come from the sources it trusts rather than from the kernel"
+            )
+            result = replace(result, warnings=(*result.warnings, note))
         return result
 
     # ------------------------------------------------------------------ ask / tell

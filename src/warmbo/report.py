@@ -92,6 +92,14 @@ REPORT_FIGURES = {
     "importance.png": "Range of the posterior mean along each slice, as a share of the total.",
 }
 
+#: added to the slices' caption of a study with transfer sources
+TRANSFER_SLICES_NOTE = (
+    "This study transfers from earlier tasks: the posterior is the transfer model's (for auto and "
+    "rgpe, a weighted sum of the sources' GPs and this study's, each on its own standardised scale), "
+    "which ranks configurations and need not pass through this study's observations; the weights are "
+    "in the Transfer section."
+)
+
 #: caption of the calibration figure (in its own section, with the audit's table)
 CALIBRATION_CAPTION = (
     "Leave-one-out coverage of the model's intervals for an observation against their nominal level; "
@@ -1093,6 +1101,8 @@ def write_report(
             continue
         png = _figure_png(figures[name])
         path.write_bytes(png)
+        if transfer is not None and name == "slices.png":
+            caption += " " + TRANSFER_SLICES_NOTE
         blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
     calibration = out / "calibration.png"
     if audit is not None:
