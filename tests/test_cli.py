@@ -913,6 +913,22 @@ def test_a_multi_task_best_line_says_utility_and_shows_the_task_values(workdir):
     assert " (a=" in line and ", b=" in line and " at x=" in line
 
 
+def test_a_pending_trial_left_under_the_same_worker_name_does_not_block_the_first_failures_stop(workdir):
+    # a restarted container has the same host:pid: the killed run's pending trial is not this run's
+    from warmbo.cli import _run
+
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=0, storage="same.db", worker="host:1")
+    old.ask()
+
+    def broken(params):
+        raise RuntimeError("no GPU")
+
+    again = wb.Optimizer(wb.Space.from_dict(SPACE), seed=0, storage="same.db", worker="host:1")
+    with pytest.raises(RuntimeError, match="the first 3 evaluations of this run all failed"):
+        _run(again, broken, budget=8, workers=1)
+    assert [t.state for t in again.history] == ["pending", "failed", "failed", "failed"]
+
+
 def test_fast_failures_do_not_stop_a_parallel_run_whose_first_trial_succeeds_slowly(workdir):
     # the first three trials *started* decide, not the first three to finish (--workers > 1)
     (workdir / "oom.py").write_text(

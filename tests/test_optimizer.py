@@ -906,7 +906,9 @@ def test_ask_n_is_all_or_nothing(space):
     assert len({tuple(s.values()) for s in batch}) == 4
 
 
-@pytest.mark.parametrize("value", ["1.5", b"1.0", " 2e0 "])
+@pytest.mark.parametrize(
+    "value", ["1.5", b"1.0", " 2e0 ", np.True_, np.array(True), np.array("1.5"), 1 + 0j, np.complex128(2)]
+)
 def test_text_values_are_refused_and_fail_a_run_trial(value):
     opt = wb.Optimizer(SPACE, seed=0)
     s = opt.ask()
@@ -996,6 +998,9 @@ def test_predictions_scale_with_extreme_values_and_the_audit_says_why_it_cannot(
         np.testing.assert_allclose(got / scale, want, rtol=1e-6)  # means and sds, not 0 or inf
     with pytest.raises(ValueError, match="divide the objective by a constant"):
         extreme.audit()  # its variances are not representable: said, not an OverflowError
+    from warmbo.cli import _report_audit
+
+    assert _report_audit(extreme) is None  # the report goes on without its calibration section
     assert plain.audit().held_out == 10
 
 

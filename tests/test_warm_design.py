@@ -174,6 +174,8 @@ def test_the_transfer_report_names_sources_weights_and_the_warm_design():
     np.testing.assert_allclose(weights, opt.fit_model().weights_)  # RGPE's own weights, in order
     text = str(report)
     assert "transfer auto: 2 source task(s), 80 rows" in text and "weights after 5 target trial(s)" in text
+    first = report.warm_design[0]
+    assert f"first x={first['x']:.6g}, y={first['y']:.6g}" in text  # short numbers, not a raw dict
     assert TransferReport.from_dict(report.to_dict()) == report  # what the study stores round-trips
     assert wb.Optimizer(SPACE, seed=0).transfer_report() is None  # no sources, no report
 

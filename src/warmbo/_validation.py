@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_points", "as_values", "as_noise", "check_positive"]
+__all__ = ["as_points", "as_values", "as_noise", "check_positive", "not_a_real_number"]
 
 
 def as_points(X, name: str = "X", dim: int | None = None) -> np.ndarray:
@@ -106,3 +106,12 @@ def check_int(value, name: str, minimum: int | None = 1) -> int:
         )
         raise ValueError(f"{name} must be {wanted}, got {value!r}")
     return int(value)
+
+
+def not_a_real_number(value) -> bool:
+    """Whether ``value`` is text, a bool or complex, which ``float()`` would take (``float("1.5")``,
+    ``float(True)``, numpy's 0-d string and bool arrays) or truncate (complex, with only a warning),
+    but which an objective value never is."""
+    if isinstance(value, bool | np.bool_ | str | bytes | bytearray | complex | np.complexfloating):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind in "bUSc"

@@ -649,6 +649,11 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
 
     outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
     deciding = [True]  # until the first FIRST_FAILURES started trials have all finished
+    # pending trials under this worker's name from before the run (a restarted container has the
+    # same host:pid) are not this run's, unless --retry-pending evaluates them now
+    earlier = (
+        set() if retry_pending else {t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker}
+    )
 
     def report_failure(_, trial) -> None:
         outcomes[trial.id] = trial.error if trial.is_failed else None
@@ -658,7 +663,9 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             return
         # the first trials started (ids grow with each ask; retried ones are older, and go first),
         # so fast failures finishing before slow successes (--workers > 1) do not count alone
-        running = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
+        running = [
+            t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker and t.id not in earlier
+        ]
         first = sorted([*outcomes, *running])[:FIRST_FAILURES]
         if len(first) < FIRST_FAILURES or any(i not in outcomes for i in first):
             return
@@ -1251,7 +1258,11 @@ def _report_audit(opt):
 
     if opt.study.count("complete") < MIN_HELD_OUT:
         return None
-    return study_audit(opt)
+    try:
+        return study_audit(opt)
+    except ValueError as exc:  # e.g. values whose variances a float cannot hold: the rest is reported
+        errors.print(f"report without the calibration section: {exc}", highlight=False)
+        return None
 
 
 def study_predictor(opt):

@@ -48,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ._threads import blas_limited
-from ._validation import check_int
+from ._validation import check_int, not_a_real_number
 from .acquisition import ScalarizedUCB
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit_tasks
 from .bounds import Constant as ConstantSchedule
@@ -321,16 +321,20 @@ class MultiTaskOptimizer(Optimizer):
                 raise ValueError(f"values dict must have the tasks {list(self.task_names)}; "
                                  f"missing {missing}, unknown {extra}")  # fmt: skip
             values = [values[t] for t in self.task_names]
-        if np.ndim(values) == 0:
+        try:
+            ndim = np.ndim(values)
+        except ValueError:  # ragged, e.g. [[1.0], 1.0]
+            ndim = -1
+        if ndim == 0:
             if self.n_tasks != 1:
                 raise ValueError(
                     f"a multi-task trial needs {self.n_tasks} values (one per task), got {values!r}"
                 )
-            values = [values]  # one task: its value alone is the vector
+            values, ndim = [values], 1  # one task: its value alone is the vector
         # what Optimizer.tell takes for one value, per task: anything float() takes but text and bools
         # (np.asarray alone would take "1.5", True and [[1.0], [2.0]] as numbers)
-        items = list(values) if np.ndim(values) == 1 else None
-        if items is None or any(isinstance(v, bool | np.bool_ | str | bytes) or np.ndim(v) for v in items):
+        items = list(values) if ndim == 1 else None
+        if items is None or any(not_a_real_number(v) or np.ndim(v) for v in items):
             raise ValueError(
                 f"values must be a flat sequence of numbers (one per task, {self.n_tasks}), got {given!r}"
             )

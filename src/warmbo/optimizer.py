@@ -1062,7 +1062,9 @@ class Optimizer:
         )
         if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
             result = replace(result, scale="Yeo-Johnson scale")
-        if self._source is not None and result.warnings:
+        if self._source is not None and any(
+            w.startswith(("overconfident", "heteroscedastic")) for w in result.warnings
+        ):
             note = (
                 f"this study transfers ({self.transfer}): its model combines the sources' GPs with this "
                 "study's (weights in transfer_report()), so intervals that miss this study's values may "

@@ -79,7 +79,10 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 #: Figures written by :func:`write_report`, in page order, with their captions.
 REPORT_FIGURES = {
-    "best_so_far.png": "Best value so far against trial id; dots are the observed values.",
+    "best_so_far.png": (
+        "Best value so far (for a multi-task study, the expected utility) against trial id; dots are "
+        "the observed values."
+    ),
     "tasks.png": "Each task's observed values against trial id, with its best so far in its own direction.",
     "pareto.png": (
         "Observed values of the first two tasks; the Pareto front (non-dominated over all tasks, each "

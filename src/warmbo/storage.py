@@ -40,6 +40,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ._validation import not_a_real_number
 from .space import Space
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
@@ -201,7 +202,7 @@ def _short(value: Any) -> str:
 
 
 def _finite_value(value: Any) -> float:
-    if isinstance(value, bool | str | bytes | bytearray):
+    if not_a_real_number(value):
         # float("1.5") would pass: an objective that returns text has most likely printed the wrong thing
         raise ValueError(f"value must be a number, got {_short(value)} ({type(value).__name__})")
     try:
@@ -220,7 +221,7 @@ def _finite_vector(values: Any) -> tuple[float, ...] | None:
         return None
     try:
         items = [] if isinstance(values, str | bytes | bytearray) else list(values)
-        if not items or any(isinstance(v, bool | str | bytes | bytearray) for v in items):
+        if not items or any(not_a_real_number(v) for v in items):
             raise TypeError
         vector = tuple(float(v) for v in items)
     except OverflowError:

@@ -72,7 +72,7 @@ def plot_all(result, out: Path) -> dict:
                 ax.fill_between(t, mean - sd, mean + sd, alpha=0.15, color=line.get_color())
             ax.set_title(f"{case} target (003 Fig. {6 if case == 'related' else 9})")
             ax.set_xlabel("iteration (evaluations)")
-            ax.set_ylabel("learned source noise sigma_s^2 (target sd units)")
+            ax.set_ylabel("learned source noise sigma_s^2 (in target variances)")
             ax.legend(fontsize=8)
         fig.suptitle("Envelope-BO's source noise after each ask, mean ± sd")
         fig.tight_layout()

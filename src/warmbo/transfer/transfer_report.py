@@ -62,9 +62,11 @@ class TransferReport:
         rows = sum(s.rows for s in self.sources)
         lines = [f"transfer {self.method}: {len(self.sources)} source task(s), {rows} rows"]
         if self.warm_design:
-            lines.append(
-                f"warm design: {len(self.warm_design)} point(s) from the sources, first {self.warm_design[0]}"
-            )
+            first = self.warm_design[0]
+            if isinstance(first, dict):  # a parameter dict: short numbers, as `warmbo status` shows trials
+                shown = (f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in first.items())
+                first = ", ".join(shown)
+            lines.append(f"warm design: {len(self.warm_design)} point(s) from the sources, first {first}")
         weighted = [s for s in self.sources if s.weight is not None]
         if weighted:
             top = sorted(weighted, key=lambda s: -s.weight)[:5]
