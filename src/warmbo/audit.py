@@ -9,6 +9,10 @@ from the other points, and we count how often it falls inside the central interv
 at each nominal level alpha (0.5, 0.8, 0.9, 0.95, 0.99 by default). ``coverage[alpha]`` is that
 fraction, ``width[alpha]`` the mean width ``2 z_alpha s_{-i}`` (sharpness).
 
+Why this file is long: one check with three paths (the exact GP in closed form, any model by refits,
+multi-task models per task), the schedule's row and the plain-language warnings, which share the
+held-out bookkeeping.
+
 **Intervals are for y, not f.** The audit checks intervals against *observed* values, which carry
 noise: ``s_{-i}^2 = sigma_{-i}^2(x_i) + lambda`` is the predictive variance of a *noisy observation*
 (latent plus noise variance); an interval for f alone would look overconfident on calibrated data.
@@ -67,6 +71,7 @@ from typing import Any
 
 import numpy as np
 
+from ._moments import mean_std
 from ._validation import as_points, as_values, check_int
 from .models.gp import GP
 
@@ -466,6 +471,21 @@ def _assemble(levels, n, index, observed, mean, var_y, lam, method, theory_args,
     )
 
 
+#: the audit's variances (sd^2) stay representable for value spreads inside [1 / this, this]
+_SPREAD = 1e140
+
+
+def _check_spread(y: np.ndarray) -> None:
+    """Refuse values whose variances a float cannot hold (beyond ~1e154 they overflow, below ~1e-154
+    they underflow), instead of an OverflowError or a 0% coverage; the optimizer itself handles them."""
+    spread = mean_std(y)[1]
+    if spread > _SPREAD or 0.0 < spread < 1.0 / _SPREAD:
+        raise ValueError(
+            f"the audit needs the variances of the values, which overflow or underflow at their scale "
+            f"(sd {spread:.3g}); divide the objective by a constant near that to audit the study"
+        )
+
+
 def _check_common(levels, max_held_out, seed, noise):
     levels = check_levels(levels)
     check_int(max_held_out, "max_held_out", 1)
@@ -541,6 +561,7 @@ def audit(
         raise ValueError(f"maximize must be True or False, got {maximize!r}")
     X = as_points(X, "X")
     y = as_values(y, "y", X.shape[0])
+    _check_spread(y)
     if X.shape[0] < 2:
         raise ValueError(f"an audit needs at least 2 observations to leave one out, got {X.shape[0]}")
     sign = 1.0 if maximize else -1.0
@@ -605,6 +626,8 @@ def audit_tasks(
         raise ValueError(f"Y must have shape ({X.shape[0]}, n_tasks), got {Y.shape}")
     if not np.all(np.isfinite(Y)):
         raise ValueError("Y contains NaN or inf")
+    for column in Y.T:
+        _check_spread(column)
     n, n_tasks = Y.shape
     if n < 2:
         raise ValueError(f"an audit needs at least 2 observations to leave one out, got {n}")

@@ -570,21 +570,13 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
         )
 
 
-def _is_study(entry: str) -> bool:
-    """A ``--prior`` that names a finished study (a study file or URL) rather than a CSV file."""
-    lowered = entry.lower()
-    return lowered.startswith(("sqlite:", "postgresql:", "postgres:")) or lowered.endswith(
-        (".db", ".sqlite", ".sqlite3")
-    )
-
-
 def _read_prior(entry: str, space, task: str | None, maximize: bool):
     """One ``--prior``: a CSV file (``--task`` names its source column, if any) or a finished study
     (its complete trials, read in this study's direction, as the Python API's ``prior=[url]``)."""
     from .data import TaskData
-    from .prior import as_prior
+    from .prior import as_prior, names_a_study
 
-    if _is_study(entry):
+    if names_a_study(entry):
         if task is not None:
             raise ValueError(f"{entry}: --task splits a CSV file; a study is one source task")
         return as_prior([entry], space, maximize)
@@ -619,9 +611,9 @@ def _single_task(part):
 def _prior_tag(entry: str, part) -> str:
     """The tag of one ``--transfer none`` import: the hash of the CSV file's bytes (so an unchanged file
     is imported once per study), or of a study's rows."""
-    from .prior import digest
+    from .prior import digest, names_a_study
 
-    if _is_study(entry):
+    if names_a_study(entry):
         return digest(_single_task(part))
     return hashlib.sha256(Path(entry).read_bytes()).hexdigest()[:16]
 

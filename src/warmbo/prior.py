@@ -41,6 +41,7 @@ from .space import Space
 
 __all__ = [
     "as_prior",
+    "names_a_study",
     "digest",
     "prior_subset",
     "prior_subset_by_source",
@@ -99,7 +100,7 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
         return prior
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
-        if text.startswith("sqlite:") or text.endswith((".db", ".sqlite", ".sqlite3")):
+        if names_a_study(text):
             return _from_studies([text], space, maximize)
         return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
     if _is_dataframe(prior):
@@ -122,6 +123,14 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
+    )
+
+
+def names_a_study(text: str) -> bool:
+    """Whether a prior given as text names a finished study (a study file or URL), not a CSV file."""
+    lowered = text.lower()
+    return lowered.startswith(("sqlite:", "postgresql:", "postgres:")) or lowered.endswith(
+        (".db", ".sqlite", ".sqlite3")
     )
 
 
