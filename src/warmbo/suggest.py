@@ -13,8 +13,9 @@ their design points come from:
    ``min(FANTASY_NOISE, its noise level)`` on the scale it models (standardised for the default GP),
    as the believer is defined: with the fitted noise level on them, the variance next to a pending
    point stayed at that level, EI there could stay the largest, and a batch bunched up (three points
-   0.3% apart in a log-scaled learning rate; 8-20% apart now). Measured by ``bench/batch_fantasy.py``
-   (``ask(4)`` rounds to 48 evaluations, 30 seeds on 8 of the quality problems): the median smallest
+   0.3% apart in a log-scaled learning rate; 10% now, 0.8-2.6% on two other seeds of four). Measured
+   by ``bench/batch_fantasy.py`` (``ask(4)`` rounds to 48 evaluations, 30 seeds on 8 of the quality
+   problems): the median smallest
    distance within a batch grew from 0.0033 to 0.025 (Branin), 0.0008 to 0.008 (Hartmann-3), 0.017
    to 0.036 (Himmelblau), by 5-18% at d = 6-10 (unchanged on Rastrigin-4); final regrets lower in
    129 pairs and higher in 109 (sign test p = 0.22; per problem from 12/18 on Hartmann-6 to 19/10
