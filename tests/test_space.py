@@ -246,6 +246,23 @@ def test_int_encoding_bins_and_types() -> None:
             p.validate(bad)
 
 
+def test_constant_range_says_how_to_pass_a_constant() -> None:
+    """low == high is refused (a zero-width range cannot be encoded) with the two ways to fix a value;
+    a reversed range gets the plain message."""
+    for make, shown in (
+        (lambda: Int("k", 5, 5), "Categorical('k', [5])"),
+        (lambda: Float("x", 1.0, 1.0), "Categorical('x', [1.0])"),
+    ):
+        with pytest.raises(SpaceError, match="constant") as info:
+            make()
+        assert shown in str(info.value)
+    with pytest.raises(SpaceError, match="must be < high") as info:
+        Int("k", 6, 5)
+    assert "constant" not in str(info.value)
+    space = Space([Float("x", 0.0, 1.0), Categorical("k", [5])])  # the suggested form works
+    assert space.decode(space.encode([{"x": 0.5, "k": 5}]))[0]["k"] == 5
+
+
 def test_categorical_one_hot_and_distinct_kinds() -> None:
     p = Categorical("c", ["a", 1, True, 2.5])
     assert p.width == 4

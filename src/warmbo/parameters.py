@@ -71,6 +71,17 @@ def _is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not _is_bool(value)
 
 
+def _range_message(name: str, low, high) -> str:
+    """The error for ``low >= high``; ``low == high`` is a constant, which the message says how to pass."""
+    message = f"parameter {name!r}: low {low!r} must be < high {high!r}"
+    if low == high:
+        message += (
+            f"; a parameter with one value is a constant: leave it out of the space and pass it to the "
+            f"objective yourself, or use Categorical({name!r}, [{low!r}])"
+        )
+    return message
+
+
 def _check_name(name: Any) -> str:
     if not isinstance(name, str) or not name:
         raise SpaceError(f"parameter name must be a non-empty str, got {name!r}")
@@ -281,7 +292,7 @@ class Float(Parameter):
         low = _check_float_bound(name, "low", self.low)
         high = _check_float_bound(name, "high", self.high)
         if not low < high:
-            raise SpaceError(f"parameter {name!r}: low {low!r} must be < high {high!r}")
+            raise SpaceError(_range_message(name, low, high))
         if not math.isfinite(high - low):
             raise SpaceError(f"parameter {name!r}: range high - low = {high - low!r} is not finite")
         log = _check_flag(name, "log", self.log)
@@ -361,7 +372,7 @@ class Int(Parameter):
         low = _to_int(name, "low", self.low)
         high = _to_int(name, "high", self.high)
         if not low < high:
-            raise SpaceError(f"parameter {name!r}: low {low!r} must be < high {high!r}")
+            raise SpaceError(_range_message(name, low, high))
         log = _check_flag(name, "log", self.log)
         if log and low <= 0:
             raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
