@@ -1506,7 +1506,9 @@ class Optimizer:
 
         Finished means complete or failed, so a resumed study continues where it stopped; imported
         prior rows (:meth:`add_prior`) do not count. An exception in the objective marks the trial
-        failed and the run goes on.
+        failed and the run goes on. Runs sharing a study leave places in the budget to each other's
+        live evaluations (pending trials with a heartbeat or creation within ``LIVE_BEATS``
+        heartbeat intervals), so they stop together at ``budget`` finished trials.
 
         Parameters
         ----------
@@ -1554,10 +1556,22 @@ class Optimizer:
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
         beating = _Heartbeats(self)
+
+        def in_flight() -> int:
+            """This run's evaluations and the live ones of other runs on the study (pending trials
+            with a heartbeat, or created, within LIVE_BEATS intervals), so that runs sharing a study
+            stop at ``budget`` finished trials together instead of each adding its own last one."""
+            mine = {s.trial_id for s in running.values()} | {s.trial_id for s in queue}
+            now, window = time.time(), LIVE_BEATS * beating.interval
+            others = sum(
+                i not in mine and now - beat <= window for i, beat in self.study.last_beats().items()
+            )
+            return len(running) + others
+
         try:
             with bar:
                 while True:
-                    while len(running) < n_workers and finished() + len(running) < budget:
+                    while len(running) < n_workers and finished() + in_flight() < budget:
                         if queue:  # a retried trial is this worker's now: its heartbeats, its name
                             suggestion = queue.pop(0)
                             self.study.reassign(suggestion.trial_id, self.worker)
@@ -1616,6 +1630,9 @@ class Optimizer:
 
 #: seconds between the heartbeats of a run (at most; a third of ``heartbeat_grace`` when that is shorter)
 HEARTBEAT_INTERVAL = 10.0
+#: a pending trial whose heartbeat (or creation) is at most this many heartbeat intervals old is taken
+#: for a live evaluation by other runs on the study, which leave its place in the budget to it
+LIVE_BEATS = 3.0
 
 
 class _Heartbeats:
