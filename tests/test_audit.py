@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 import warmbo as wb
 import warmbo.audit as audit_module
 from warmbo import GP
-from warmbo.audit import MIN_HELD_OUT, audit, audit_tasks, check_levels
+from warmbo.audit import MIN_HELD_OUT, TRANSFORM_ADVICE, audit, audit_tasks, check_levels
 from warmbo.bounds import IGPUCB, parse_schedule
 from warmbo.cli import app
 from warmbo.kernels import RBF, Constant
@@ -77,6 +77,24 @@ def test_too_few_points_make_the_audit_undecidable():
     assert result.summary().startswith("audit: too few trials")
     X, y = prior_draw(rng, MIN_HELD_OUT)
     assert audit(GP(RBF(0.2), noise=0.01), X, y).decidable
+
+
+def test_on_the_optimizers_yeo_johnson_scale_the_heteroscedastic_warning_does_not_advise_a_transform():
+    """The data of the heteroscedastic test below told to an Optimizer: its default GP fits them on
+    the Yeo-Johnson scale, where the step in the noise remains; the warning says the transform is
+    already in place instead of advising a log (a direct audit of the same data still advises one)."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(0, 1, (120, 1))
+    y = 3 * X[:, 0] + np.where(X[:, 0] > 0.5, 0.6, 0.05) * rng.standard_normal(120)
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    for x, value in zip(X[:, 0], y, strict=True):
+        opt.tell({"x0": float(x)}, float(value))
+    result = opt.audit()
+    assert opt.output_scale == "yeo-johnson" and result.scale == "Yeo-Johnson scale"
+    (warning,) = [w for w in result.warnings if w.startswith("heteroscedastic")]
+    assert TRANSFORM_ADVICE not in warning and "already on the Yeo-Johnson scale" in warning
+    direct = audit(GP(Constant(1.0) * RBF(0.3), noise=0.1, optimizer="ml2", normalize_y=True, seed=0), X, y)
+    assert any(w.startswith("heteroscedastic") and TRANSFORM_ADVICE in w for w in direct.warnings)
 
 
 def test_noise_overestimated_tenfold_is_underconfident():

@@ -65,7 +65,7 @@ import math
 import numbers
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -87,6 +87,26 @@ MIN_HETEROSCEDASTIC = 20
 ALPHA = 0.01
 #: refits above this many points are capped to ``max_held_out`` points
 MAX_HELD_OUT = 50
+
+
+#: the heteroscedastic warning's advice on values in the user's units
+TRANSFORM_ADVICE = "a transform of the objective, such as a log, usually evens it out"
+
+
+def on_transformed_scale(result: Audit, name: str) -> Audit:
+    """``result`` of values already on a monotone transform's scale (the optimizer's ``name``, e.g.
+    Yeo-Johnson, fitted to even out the values): ``scale`` says so, and the heteroscedastic warning
+    says that transform is in place instead of advising one."""
+    advice = (
+        f"the values are already on the {name} scale the optimizer fitted to them, so what remains is "
+        "likely an objective smoother in some regions than in others, or noise that no power transform "
+        "evens out"
+    )
+    return replace(
+        result,
+        scale=f"{name} scale",
+        warnings=tuple(w.replace(TRANSFORM_ADVICE, advice) for w in result.warnings),
+    )
 
 
 def check_levels(levels) -> tuple[float, ...]:
@@ -429,9 +449,8 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
                 f"large (in variance) where the predicted values are {where} as where they are "
                 f"{'low' if where == 'high' else 'high'} (F test p = {p:.2g}), so the intervals are too "
                 "narrow in one region and too wide in the other; the likely cause is noise that changes "
-                "with the objective's level (a transform of the objective, such as a log, usually evens "
-                "it out), or an objective smoother in one region than in the other (trials crowd near "
-                "the optimum, where one lengthscale may not fit)"
+                f"with the objective's level ({TRANSFORM_ADVICE}), or an objective smoother in one region "
+                "than in the other (trials crowd near the optimum, where one lengthscale may not fit)"
             )
     if theory is not None and theory.delta is not None:
         k = int(round(theory.coverage * m))

@@ -76,7 +76,7 @@ from ._linalg import NotPositiveDefiniteError
 from ._threads import blas_limited
 from ._validation import check_int
 from .acquisition import EI, UCB, Acquisition
-from .audit import LEVELS, MAX_HELD_OUT, Audit, audit
+from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
@@ -1051,7 +1051,7 @@ class Optimizer:
             seed=int(self.seed) % 2**32,
         )
         if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
-            result = replace(result, scale="Yeo-Johnson scale")
+            result = on_transformed_scale(result, "Yeo-Johnson")
         if self._source is not None and any(
             w.startswith(("overconfident", "heteroscedastic")) for w in result.warnings
         ):
