@@ -220,3 +220,28 @@ def test_svm_learner_leave_one_out_uses_its_bias_as_scikit_learn_predicts():
         SVR(C=10.0, kernel="precomputed", tol=1e-8, epsilon=0.01 * float(np.std(y))).fit(K, y).intercept_[0]
     )
     assert np.mean(errors) < 0.01 * np.mean(y**2)  # far below the error of predicting 0
+
+
+def test_tuned_prior_and_metakel_follow_scikit_learns_parameter_convention():
+    """get_params / set_params / sklearn.base.clone: a clone is unfitted, has the same arguments and
+    fits to the same kernel; set_params replaces an argument and leaves the object unchanged on an
+    unknown name."""
+    from sklearn.base import clone
+
+    from warmbo.kernels.features import Legendre
+
+    tp = wb.TunedPrior(free.Polynomial(2, 1.0), C=1.0, learner="svm", normalize=False)
+    assert tp.get_params()["C"] == 1.0 and tp.get_params(deep=False)["learner"] == "svm"
+    fitted = clone(tp).fit(XOR_A, XOR_Y)
+    expected = wb.TunedPrior(free.Polynomial(2, 1.0), C=1.0, learner="svm", normalize=False).fit(XOR_A, XOR_Y)
+    X = np.array([[0.5, -0.5], [1.0, 1.0]])
+    np.testing.assert_array_equal(fitted.kernel_(X, X), expected.kernel_(X, X))
+    assert tp.set_params(C=2.0) is tp and tp.C == 2.0
+    with pytest.raises(ValueError, match="no parameter"):
+        tp.set_params(bogus=1)
+    assert tp.C == 2.0
+
+    meta = wb.MetaKeL([Legendre(j) for j in range(1, 4)], lam=0.01)
+    copy = clone(meta)
+    assert copy is not meta and copy.get_params()["lam"] == 0.01 and len(copy.base) == 3
+    assert meta.set_params(delta=0.2).delta == 0.2

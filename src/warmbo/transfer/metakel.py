@@ -37,7 +37,7 @@ from .._validation import as_points, as_values
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
 from ..kernels.features import FeatureKernel
-from ..models.base import NotFittedError
+from ..models.base import ModelBase, NotFittedError
 from .group_lasso import lambda_max, solve_group_lasso
 
 __all__ = ["MetaKeL", "full_kernel", "theory_lambda"]
@@ -74,7 +74,7 @@ def _check_base(base) -> list[FeatureKernel]:
     return list(base)
 
 
-class MetaKeL:
+class MetaKeL(ModelBase):
     """Meta-learn a sparse combination of base kernels from m offline tasks (000).
 
     Parameters

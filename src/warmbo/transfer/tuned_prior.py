@@ -38,13 +38,14 @@ from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels.base import Affine
 from ..kernels.free import FreeKernel, TunedKernel
+from ..models.base import ModelBase
 
 __all__ = ["TunedPrior"]
 
 _LEARNERS = ("svm", "krr", "lssvm")
 
 
-class TunedPrior:
+class TunedPrior(ModelBase):
     """Learn a weight prior from auxiliary data and expose the kernel K^A_2 it induces (004 Thm 1).
 
     Parameters
