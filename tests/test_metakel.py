@@ -289,3 +289,47 @@ def test_empty_support_falls_back_to_k_full_with_a_warning():
     with pytest.warns(RuntimeWarning, match="no base kernel"):
         meta = MetaKeL([Legendre(1), Legendre(2)], lam=10.0).fit(tasks)
     assert meta.support_.size == 0 and meta.kernel_ == full_kernel([Legendre(1), Legendre(2)])
+
+
+def test_bound_covers_the_information_gain_of_its_kernel_as_tasks_are_added():
+    """Lemma 13 (000): for k_hat = sum_j w_j k_j with k_j(x, x) = 1, the information gain of any t
+    points is at most (d_hat / 2) log(1 + sbar^-2 t max_j w_j). The group norms (and c1, the
+    smallest) grow about like sqrt(m) while k_hat stays the same, so Cor. 7's printed t / c1 fell
+    below the exact gain from m = 50 tasks on (7.0, 4.5, 3.4 against about 6.3); the bound of
+    MetaKeL.bound must stay above the exact gain, computed densely, for every m."""
+    base = [
+        Features(lambda X, w=np.pi * j: np.hstack([np.cos(w * X), np.sin(w * X)]), 2) for j in range(1, 9)
+    ]  # k_j(x, x) = cos^2 + sin^2 = 1
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (50, 1))
+
+    def tasks(m):
+        out = []
+        for _ in range(m):
+            x = rng.uniform(-1, 1, (30, 1))
+            a, b = rng.uniform(0.5, 1.0, 2)
+            out.append(
+                (
+                    x,
+                    a * np.cos(2 * np.pi * x[:, 0])
+                    + b * np.sin(5 * np.pi * x[:, 0])
+                    + 0.01 * rng.standard_normal(30),
+                )
+            )
+        return out
+
+    c1s = []
+    for m in (5, 50, 200):
+        meta = MetaKeL(base, noise=0.01).fit(tasks(m))
+        bound = meta.bound(B=1.0, sigma=1.0, T=50)
+        exact = 0.5 * np.linalg.slogdet(np.eye(50) + meta.kernel_(X, X) / bound.regulariser)[1]
+        weights = meta.weights_[meta.support_] / meta.c1_
+        assumed = 0.5 * bound.d_hat * np.log(1 + 50 * weights.max() / bound.regulariser)
+        assert bound.weight == pytest.approx(weights.max(), rel=1e-12)
+        assert exact <= assumed, (m, exact, assumed)
+        root = (
+            bound.d_hat * np.log(1 + 50 * weights.max() / bound.regulariser) + 2 + 2 * np.log(1 / meta.delta)
+        )
+        assert bound.nu_t(50) == pytest.approx(1.0 + np.sqrt(root), rel=1e-14)
+        c1s.append(meta.c1_)
+    assert c1s[0] < c1s[1] < c1s[2]  # the norms grow with m: what made t / c1 too small

@@ -197,8 +197,13 @@ class IGPUCB(Schedule):
 class MetaKeLBound(Schedule):
     """Meta-KeL's confidence schedule (000 Thm 5 and Cor. 7): ``beta_t = nu_t^2`` with
 
-    ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t / c1) + 2 + 2 log(1/delta))``,
-    ``sbar = 1 + 2/T``.
+    ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t w) + 2 + 2 log(1/delta))``,
+    ``sbar = 1 + 2/T``, where ``w`` is the kernel's largest weight ``max_j eta_hat_j / c1``: the
+    last line of the proof of Lemma 13 (the information gain of ``k_hat = sum_j w_j k_j`` with
+    ``k_j(x, x) = 1``). Cor. 7 as printed has ``t / c1``, i.e. ``max_j eta_hat_j = 1``, which is
+    the default ``w = 1 / c1``; a kernel whose largest weight exceeds ``1 / c1`` (MetaKeL's own,
+    whose weights are all >= 1 with ``c1`` the smallest group norm) needs its ``w``, or the
+    schedule assumes less information gain than the kernel has and its intervals are too narrow.
 
     Parameters
     ----------
@@ -216,6 +221,9 @@ class MetaKeLBound(Schedule):
         Failure probability.
     eps : float
         epsilon(n, m) of Thm 4 (0 in the limit of much meta-data).
+    weight : float, optional
+        The kernel's largest weight ``w = max_j eta_hat_j / c1`` (Lemma 13); default ``1 / c1``
+        (Cor. 7 as printed). :meth:`warmbo.MetaKeL.bound` passes its kernel's.
 
     Notes
     -----
@@ -230,12 +238,15 @@ class MetaKeLBound(Schedule):
     T: int
     delta: float = 0.1
     eps: float = 0.0
+    weight: float | None = None
 
     def __post_init__(self):
         _check_number(self.B, "B")
         _check_number(self.sigma, "sigma")
         _check_number(self.c1, "c1", positive=True)
         _check_number(self.eps, "eps")
+        if self.weight is not None:
+            _check_number(self.weight, "weight", positive=True)
         _check_count(self.d_hat, "d_hat")
         _check_count(self.T, "T")
         _check_delta(self.delta)
@@ -253,9 +264,8 @@ class MetaKeLBound(Schedule):
     def nu_t(self, t: int) -> float:
         """The width multiplier ``nu_t`` itself (``beta_t = nu_t^2``)."""
         t = _check_round(t)
-        root = (
-            self.d_hat * math.log(1.0 + t / (self.sbar**2 * self.c1)) + 2.0 + 2.0 * math.log(1.0 / self.delta)
-        )
+        weight = 1.0 / self.c1 if self.weight is None else self.weight
+        root = self.d_hat * math.log(1.0 + t * weight / self.sbar**2) + 2.0 + 2.0 * math.log(1.0 / self.delta)
         return self.B * (1.0 + self.eps / (2.0 * self.c1)) + self.sigma * math.sqrt(root)
 
     def beta_t(self, t: int, model=None) -> float:

@@ -315,20 +315,29 @@ class MetaKeL(ModelBase):
     ) -> MetaKeLBound:
         """The confidence schedule of 000 Thm 5 / Cor. 7 for GP-UCB with ``kernel_``.
 
-        ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t / c1) + 2 + 2 log(1/delta))``,
-        ``sbar = 1 + 2/T`` (use ``GP(meta.kernel_, noise=sbar**2)`` as Eq. 2 does). ``eps`` is
-        epsilon(n, m) of Thm 4, which depends on the unknown compatibility constant kappa; it defaults
-        to 0 (its value in the limit of much meta-data).
+        ``nu_t = B (1 + eps/(2 c1)) + sigma sqrt(d_hat log(1 + sbar^-2 t w) + 2 + 2 log(1/delta))``,
+        ``sbar = 1 + 2/T`` (use ``GP(meta.kernel_, noise=sbar**2)`` as Eq. 2 does), with ``w`` the
+        largest weight of ``kernel_``, ``max_j eta_hat_j / c1``: the information gain bound of the
+        last line of Lemma 13's proof. Cor. 7 prints ``t / c1`` there, which assumes
+        ``max_j ||beta_hat^(j)|| = 1``; here the group norms grow with the number of tasks (about
+        ``sqrt(m)``) and ``c1`` is the smallest of them, so ``t / c1`` would shrink as tasks are added
+        while the kernel (every weight >= 1) does not change. ``eps`` is epsilon(n, m) of Thm 4,
+        which depends on the unknown compatibility constant kappa; it defaults to 0 (its value in the
+        limit of much meta-data).
         """
         self._check_fitted()
+        c1 = self.c1_ if np.isfinite(self.c1_) else 1.0
+        support = np.asarray(self.support_, dtype=int)
+        weight = float(np.max(self.weights_[support])) / c1 if support.size else 1.0 / c1
         return MetaKeLBound(
             B=B,
             sigma=sigma,
             d_hat=max(self.d_hat_, 1),
-            c1=self.c1_ if np.isfinite(self.c1_) else 1.0,
+            c1=c1,
             T=T,
             delta=self.delta if delta is None else delta,
             eps=eps,
+            weight=weight,
         )
 
     @property
