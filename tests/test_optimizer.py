@@ -897,25 +897,36 @@ def test_the_run_budget_does_not_count_imported_prior_rows():
 
 
 def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp_path):
-    """Another worker's pending trial with a fresh heartbeat (or just created) takes a place in the
-    budget: a second run on the study does not add a trial beyond it. A silent one (its beat older
-    than LIVE_BEATS heartbeat intervals, a dead worker) does not hold its place."""
+    """Another worker's pending trial with a fresh heartbeat takes a place in the budget: a second
+    run on the study does not add a trial beyond it. A silent one (its beat older than LIVE_BEATS
+    heartbeat intervals: a dead worker) and a suggestion waiting for a person (never beats) do not."""
     url = f"sqlite:///{tmp_path / 'shared.db'}"
     first = wb.Optimizer(SPACE, storage=url, seed=0, worker="first")
     first.run(branin_objective, budget=4, progress=False)
-    in_flight = first.ask()  # evaluated elsewhere, alive: the study's fifth trial
     calls = []
     second = wb.Optimizer(SPACE, storage=url, seed=1, worker="second")
-    second.run(lambda p: calls.append(p) or branin_objective(p), budget=5, progress=False)
-    assert calls == []  # before: the second run added a sixth trial
+
+    def counted(p):
+        calls.append(p)
+        return branin_objective(p)
+
+    waiting = first.ask()  # a suggestion for a lab bench: no heartbeat
+    second.run(counted, budget=5, progress=False)
+    assert len(calls) == 1 and second.study.count("complete") == 5
+
+    in_flight = first.ask()
+    first.study.heartbeat([in_flight.trial_id])  # evaluated elsewhere, alive
+    second.run(counted, budget=7, progress=False)
+    assert len(calls) == 2  # before: 3, one beyond the budget once in_flight finishes
     first.tell(in_flight, branin_objective(in_flight))
-    assert first.study.count("complete") == 5
+    assert first.study.count("complete") == 7
 
     silent = first.ask()
     stale = time.time() - wb.optimizer.LIVE_BEATS * wb.optimizer.HEARTBEAT_INTERVAL - 60.0
     first.study.heartbeat([silent.trial_id], now=stale)
-    second.run(lambda p: calls.append(p) or branin_objective(p), budget=6, progress=False)
-    assert len(calls) == 1 and second.study.count("complete") == 6
+    second.run(counted, budget=8, progress=False)
+    assert len(calls) == 3 and second.study.count("complete") == 8
+    assert {t.id for t in second.study.trials(("pending",))} == {waiting.trial_id, silent.trial_id}
 
 
 @pytest.mark.parametrize("space", [wb.Space([wb.Int("k", 1, 2), wb.Categorical("c", ["a", "b"])])])

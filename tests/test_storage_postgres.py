@@ -323,3 +323,18 @@ def test_eight_processes_creating_one_new_study_at_the_same_moment_all_succeed(t
             proc.join(timeout=120)
         failed += sum(proc.exitcode != 0 for proc in procs)
     assert failed == 0
+
+
+def test_runs_sharing_a_study_on_either_back_end_stop_at_the_budget(storage):
+    """last_beats(beating_only=True) on both back ends: a second run leaves a place to the first's
+    beating trial and none to a waiting suggestion."""
+    first = wb.Optimizer(SPACE, storage=storage, seed=0, worker="first")
+    first.run(lambda p: p["x0"] ** 2, budget=3, progress=False)
+    waiting = first.ask()
+    beating = first.ask()
+    first.study.heartbeat([beating.trial_id])
+    assert set(first.study.last_beats()) == {waiting.trial_id, beating.trial_id}
+    assert set(first.study.last_beats(beating_only=True)) == {beating.trial_id}
+    second = wb.Optimizer(SPACE, storage=storage, seed=1, worker="second")
+    second.run(lambda p: p["x0"] ** 2, budget=5, progress=False)
+    assert second.study.count("complete") == 4  # 3 + 1: the fifth place is the beating trial's

@@ -1507,8 +1507,9 @@ class Optimizer:
         Finished means complete or failed, so a resumed study continues where it stopped; imported
         prior rows (:meth:`add_prior`) do not count. An exception in the objective marks the trial
         failed and the run goes on. Runs sharing a study leave places in the budget to each other's
-        live evaluations (pending trials with a heartbeat or creation within ``LIVE_BEATS``
-        heartbeat intervals), so they stop together at ``budget`` finished trials.
+        live evaluations (pending trials with a heartbeat within ``LIVE_BEATS`` heartbeat
+        intervals), so they stop together at ``budget`` finished trials; suggestions from ``ask``
+        waiting for a result (no heartbeat) hold no place.
 
         Parameters
         ----------
@@ -1559,14 +1560,13 @@ class Optimizer:
 
         def in_flight() -> int:
             """This run's evaluations and the live ones of other runs on the study (pending trials
-            with a heartbeat, or created, within LIVE_BEATS intervals), so that runs sharing a study
-            stop at ``budget`` finished trials together instead of each adding its own last one."""
+            with a heartbeat within LIVE_BEATS intervals; a run beats each trial as it asks it), so
+            that runs sharing a study stop at ``budget`` finished trials together instead of each
+            adding its own last one. Suggestions waiting for a person (never beating) hold no place."""
             mine = {s.trial_id for s in running.values()} | {s.trial_id for s in queue}
             now, window = time.time(), LIVE_BEATS * beating.interval
-            others = sum(
-                i not in mine and now - beat <= window for i, beat in self.study.last_beats().items()
-            )
-            return len(running) + others
+            beats = self.study.last_beats(beating_only=True)
+            return len(running) + sum(i not in mine and now - beat <= window for i, beat in beats.items())
 
         try:
             with bar:
@@ -1578,6 +1578,7 @@ class Optimizer:
                         else:
                             try:
                                 suggestion = self.ask()
+                                self.study.heartbeat([suggestion.trial_id])  # live from its first moment
                             except SpaceExhaustedError as exc:
                                 if running:  # the running ones may free points (finite spaces)
                                     break

@@ -662,13 +662,14 @@ class Study:
             )
             return int(cursor.rowcount)
 
-    def last_beats(self) -> dict[int, float]:
-        """Pending trial id -> its last heartbeat (its creation time if it never sent one)."""
-        rows = (
-            self._connect()
-            .execute("SELECT id, COALESCE(heartbeat, created) FROM trials WHERE state = 'pending'")
-            .fetchall()
-        )
+    def last_beats(self, beating_only: bool = False) -> dict[int, float]:
+        """Pending trial id -> its last heartbeat (its creation time if it never sent one);
+        ``beating_only``: only the trials that have sent one (evaluations a run or a heartbeat loop
+        looks after, not suggestions waiting for a person)."""
+        query = "SELECT id, COALESCE(heartbeat, created) FROM trials WHERE state = 'pending'"
+        if beating_only:
+            query += " AND heartbeat IS NOT NULL"
+        rows = self._connect().execute(query).fetchall()
         return {int(i): float(t) for i, t in rows}
 
     def reassign(self, trial_id, worker: str, now: float | None = None) -> Trial:

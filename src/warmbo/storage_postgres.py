@@ -344,16 +344,14 @@ class PostgresStudy(Study):
             )
             return int(cursor.rowcount)
 
-    def last_beats(self) -> dict[int, float]:
-        rows = (
-            self._connect()
-            .execute(
-                "SELECT id, COALESCE(heartbeat, created) FROM warmbo_trials "
-                "WHERE study = %s AND state = 'pending'",
-                (self.name,),
-            )
-            .fetchall()
+    def last_beats(self, beating_only: bool = False) -> dict[int, float]:
+        query = (
+            "SELECT id, COALESCE(heartbeat, created) FROM warmbo_trials "
+            "WHERE study = %s AND state = 'pending'"
         )
+        if beating_only:
+            query += " AND heartbeat IS NOT NULL"
+        rows = self._connect().execute(query, (self.name,)).fetchall()
         return {int(i): float(t) for i, t in rows}
 
     def reassign(self, trial_id, worker: str, now: float | None = None) -> Trial:
