@@ -1063,3 +1063,27 @@ def test_a_run_stops_with_a_warning_when_every_point_of_a_finite_space_failed():
     assert best is None and [t.state for t in opt.history] == ["failed"] * 3
     with pytest.raises(wb.optimizer.SpaceExhaustedError, match="pending or failed"):
         opt.ask()  # asked directly, it still says why (a ValueError, as before)
+
+
+def test_a_model_passed_without_a_seed_gets_the_optimizers_so_runs_repeat():
+    """A GP with random hyperparameter restarts and no seed of its own drew them from fresh entropy,
+    so Optimizer(seed=0) with it did not repeat (the demo's tuned-prior row moved between runs); the
+    optimizer now seeds a copy. The user's object is left as it was; an explicit seed is kept."""
+    from warmbo.kernels import Constant, Matern
+
+    f = wb.problems.branin()
+
+    def run(model):
+        opt = wb.Optimizer(SPACE, model=model, seed=0, n_initial=3)
+        opt.run(lambda p: float(f(np.array([p["x0"], p["x1"]]))), budget=15, progress=False)
+        return opt, [t.value for t in opt.history]
+
+    def gp(**seed):
+        kernel = Constant(1.0) * Matern(2.5, [0.3, 0.3])
+        return wb.GP(kernel, noise=1e-4, optimizer="ml2", normalize_y=True, n_restarts=3, **seed)
+
+    model = gp()
+    first, values = run(model)
+    assert run(gp())[1] == values  # before: the two runs parted after the design
+    assert model.seed is None and first.model.seed == 0
+    assert run(gp(seed=7))[0].model.seed == 7

@@ -250,6 +250,20 @@ def _stored_seed(storage) -> int | None:
         return None
 
 
+def _seeded(model, seed: int):
+    """``model``, or a copy with the optimizer's seed when it takes a ``seed`` and was given none (a
+    ``GP(optimizer="ml2")`` draws its hyperparameter restarts from it): ``Optimizer(seed=0)`` then
+    repeats its runs with a model of the user's as with its own."""
+    params = getattr(model, "get_params", None)
+    clone = getattr(model, "clone", None)
+    if not (callable(params) and callable(clone)):
+        return model
+    values = params()
+    if "seed" not in values or values["seed"] is not None:
+        return model
+    return clone(seed=int(seed))
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -265,7 +279,8 @@ class Optimizer:
     model : object, optional
         Prototype of the surrogate, a :class:`~warmbo.models.base.Model` (fit, predict, add,
         clone, n_observations, X_train_, y_train_; every shipped model is one). A clone is fitted
-        at every ask. Default: see :func:`~warmbo.models.default_model`.
+        at every ask; a model with a ``seed`` parameter left at None gets this optimizer's seed.
+        Default: see :func:`~warmbo.models.default_model`.
     acquisition : Acquisition, optional
         Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given).
     schedule : Schedule, optional
@@ -543,7 +558,9 @@ class Optimizer:
             self._design_rows = (np.asarray(self.prior.X), signed, self.prior.task)
             if not n_initial_given:  # the warm design's size replaces the cold default
                 self.n_initial = design_size(max(1, len(source.tasks)))
-        return model if model is not None else default_model(self.space.dim, self.seed, kernel)
+        if model is None:
+            return default_model(self.space.dim, self.seed, kernel)
+        return _seeded(model, self.seed)
 
     def _store_sources(self) -> None:
         """Keep the transfer sources and how they are used in the study (:func:`warmbo.prior.sources_text`),
