@@ -289,3 +289,25 @@ def test_empty_support_falls_back_to_k_full_with_a_warning():
     with pytest.warns(RuntimeWarning, match="no base kernel"):
         meta = MetaKeL([Legendre(1), Legendre(2)], lam=10.0).fit(tasks)
     assert meta.support_.size == 0 and meta.kernel_ == full_kernel([Legendre(1), Legendre(2)])
+
+
+def test_bound_after_an_empty_support_describes_k_full():
+    """With no kernel selected, kernel_ is k_full and bound() is its schedule: d = sum_j d_j over
+    all p kernels, c1 = p (k_full's weights are 1/p) and norm bound sqrt(p) B. The norm bound is
+    checked densely: f = B phi_j (eta* = e_j, the extreme case of ||eta*||_1 <= 1, ||f||_k* = B)
+    has ||f||_{k_full} = sqrt(f^T K_full^+ f) = sqrt(p) B on points where K_full has full rank."""
+    square = Features(lambda X: np.column_stack([X[:, 0] ** 2, X[:, 0] ** 4]), dim=2, name="even")
+    base = [Legendre(1), Legendre(3), square]
+    tasks = [(np.linspace(-1, 1, 10), 1e-6 * np.linspace(-1, 1, 10))] * 3
+    with pytest.warns(RuntimeWarning, match="no base kernel"):
+        meta = MetaKeL(base, lam=10.0, delta=0.2).fit(tasks)
+    B = 2.0
+    bound = meta.bound(B=B, sigma=0.1, T=20, eps=0.5)
+    assert bound == MetaKeLBound(B=np.sqrt(3) * B, sigma=0.1, d_hat=4, c1=3.0, T=20, delta=0.2, eps=0.0)
+    X = np.linspace(-0.9, 0.95, 9)[:, None]
+    K_full = meta.kernel_(X, X)
+    assert np.linalg.matrix_rank(K_full) == 4
+    for kernel in base[:2]:
+        f = B * kernel.features(X)[:, 0]
+        assert np.sqrt(f @ np.linalg.pinv(K_full) @ f) == pytest.approx(bound.B, rel=1e-8)
+        assert np.sqrt(f @ np.linalg.pinv(kernel(X, X)) @ f) == pytest.approx(B, rel=1e-8)

@@ -270,7 +270,7 @@ class MetaKeL(ModelBase):
         if self.support_.size == 0:
             warnings.warn(
                 "Meta-KeL selected no base kernel (lambda too large for these data); kernel_ falls back "
-                "to k_full = 1/p sum_j k_j",
+                "to k_full = 1/p sum_j k_j (bound() then gives k_full's schedule, norm bound sqrt(p) B)",
                 RuntimeWarning,
                 stacklevel=3,
             )
@@ -319,8 +319,28 @@ class MetaKeL(ModelBase):
         ``sbar = 1 + 2/T`` (use ``GP(meta.kernel_, noise=sbar**2)`` as Eq. 2 does). ``eps`` is
         epsilon(n, m) of Thm 4, which depends on the unknown compatibility constant kappa; it defaults
         to 0 (its value in the limit of much meta-data).
+
+        When Meta-KeL selected no kernel, ``kernel_`` is ``k_full = 1/p sum_j k_j`` (000 eq. A.1) and
+        the schedule describes it: Thm 5's argument needs only a kernel of the form of eq. 7 whose
+        RKHS contains f with a known norm bound, and k_full is that form with every weight 1 and
+        ``c1 = p``, feature dimension ``d = sum_j d_j`` over all p base kernels. Its RKHS contains
+        H_{k*} with no meta-data (000 App. A.2), and for ``f = sum_j sqrt(eta*_j) beta_j^T phi_j``,
+        ``||f||_{k_full}^2 = p sum_j eta*_j ||beta_j||^2 <= p ||f||_{k*}^2`` since ``||eta*||_1 <= 1``
+        (000 Section 2): the norm bound is ``sqrt(p) B`` (``B`` stays the bound on ``||f||_{k*}``),
+        and ``eps``, the meta-learning error of Thm 4, does not enter (it is set to 0).
         """
         self._check_fitted()
+        if self.support_.size == 0:  # kernel_ is k_full (see _set_kernel)
+            p = len(self.base_)
+            return MetaKeLBound(
+                B=float(np.sqrt(p)) * B,
+                sigma=sigma,
+                d_hat=int(sum(int(kernel.dim) for kernel in self.base_)),
+                c1=float(p),
+                T=T,
+                delta=self.delta if delta is None else delta,
+                eps=0.0,
+            )
         return MetaKeLBound(
             B=B,
             sigma=sigma,
