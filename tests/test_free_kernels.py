@@ -156,6 +156,14 @@ def test_max_aux_fits_a_spread_subset_and_reports_the_kernel_error():
         (lambda: free.SE(0.5)(points(3), points(3, d=3)), "columns"),
         (lambda: free.SE(0.5)(points(3)), "even number"),
         (lambda: free.Polynomial(0), "degree"),
+        # max_aux < 2 failed inside scikit-learn ("epsilon parameter of SVR ... nan")
+        *[
+            (
+                lambda cap=cap: wb.TunedPrior(free.SE(0.5), max_aux=cap).fit(points(6), np.arange(6.0)),
+                r"max_aux \(or None\) must be an integer >= 2",
+            )
+            for cap in (0, 1, -3, 2.5)
+        ],
     ],
 )
 def test_bad_input(make, match):

@@ -284,6 +284,42 @@ def test_bad_settings():
         MetaKeL([Legendre(1)]).bound(B=1.0, sigma=0.1, T=10)
 
 
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: MetaKeL([Legendre(1)], n_folds=1), r"n_folds .* must be an integer >= 2, got 1"),
+        (lambda: MetaKeL([Legendre(1)], n_folds=0), r"n_folds .* must be an integer >= 2, got 0"),
+        (lambda: MetaKeL([Legendre(1)], n_lambdas=0), r"n_lambdas .* must be a positive integer, got 0"),
+        (lambda: MetaKeL([Legendre(1)], lam=0.01, n_lambdas=2.5), r"n_lambdas .* got 2.5"),
+    ],
+)
+def test_settings_are_checked_when_fit_starts(make, match):
+    """Bad fold and grid counts are named when fit starts (they failed inside numpy before);
+    __init__ stores them unchecked, as scikit-learn's convention wants."""
+    meta = make()
+    tasks = [(np.linspace(-1, 1, 5), np.linspace(-1, 1, 5))] * 4
+    with pytest.raises(ValueError, match=match):
+        meta.fit(tasks)
+
+
+def test_a_single_pair_for_tasks_is_named():
+    X, y = np.linspace(-1, 1, 5), np.linspace(-1, 1, 5)
+    for tasks in ((X, y), [X, y]):
+        with pytest.raises(ValueError, match=r"single \(X, y\) pair; pass a list of \(X, y\) pairs"):
+            MetaKeL([Legendre(1)], lam=0.01).fit(tasks)
+    MetaKeL([Legendre(1)], lam=0.01).fit([(X, y)])  # one task, written as a list of one pair
+
+
+@pytest.mark.parametrize("T", [0, -3, None, 2.5])
+def test_metakel_bound_needs_a_horizon(T):
+    """T is required (sbar = 1 + 2/T): the message must not offer None."""
+    with pytest.raises(ValueError, match=r"^T \(the horizon\) must be a positive integer") as info:
+        MetaKeLBound(B=1.0, sigma=0.1, d_hat=2, c1=1.0, T=T)
+    assert "None" not in str(info.value).split("got")[0]
+    with pytest.raises(ValueError, match=r"^d_hat must be a positive integer"):
+        MetaKeLBound(B=1.0, sigma=0.1, d_hat=None, c1=1.0, T=10)
+
+
 def test_empty_support_falls_back_to_k_full_with_a_warning():
     tasks = [(np.linspace(-1, 1, 10), 1e-6 * np.linspace(-1, 1, 10))] * 3
     with pytest.warns(RuntimeWarning, match="no base kernel"):

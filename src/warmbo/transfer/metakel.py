@@ -33,7 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._threads import blas_limited
-from .._validation import as_points, as_values
+from .._validation import as_points, as_values, check_int
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
 from ..kernels.features import FeatureKernel
@@ -92,7 +92,7 @@ class MetaKeL(ModelBase):
     normalize : {"min", "sum", "max"} or float
         How eta_hat is scaled in ``kernel_`` (the c_1 of eq. 7); a float is c_1 itself.
     n_folds : int
-        Folds of tasks for cross-validation.
+        Folds of tasks for cross-validation (an integer >= 2; checked when fit starts).
     n_lambdas : int
         Size of the lambda grid for cross-validation (log-spaced from lambda_max down by 1e-4).
     tol : float
@@ -160,10 +160,15 @@ class MetaKeL(ModelBase):
             tasks = list(tasks.by_task().values())
         if not isinstance(tasks, Sequence) or isinstance(tasks, (str, bytes)) or len(tasks) == 0:
             raise ValueError("tasks must be a non-empty list of (X, y) pairs")
+        if len(tasks) == 2 and not any(_is_pair(task) for task in tasks):
+            raise ValueError(
+                "tasks looks like a single (X, y) pair; pass a list of (X, y) pairs, one per task "
+                "(for one task: [(X, y)])"
+            )
         dim = None
         features, ys = [], []
         for s, task in enumerate(tasks):
-            if not isinstance(task, Sequence) or len(task) != 2:
+            if not _is_pair(task):
                 raise ValueError(f"tasks[{s}] must be an (X, y) pair")
             X = as_points(task[0], f"tasks[{s}] X", dim)
             if X.shape[0] == 0:
@@ -207,6 +212,8 @@ class MetaKeL(ModelBase):
         regression with k_hat (regulariser: the training residual variance). This scores what k_hat
         is for, fitting new tasks, and needs no coefficients of the held-out tasks.
         """
+        check_int(self.n_folds, "n_folds (folds of tasks for cross-validation)", 2)
+        check_int(self.n_lambdas, "n_lambdas (size of the cross-validation grid)", 1)
         base, features, ys, groups, widths = self._prepare(tasks)
         for name, value in (("delta", self.delta),):
             if not (isinstance(value, numbers.Real) and 0 < value < 1):
@@ -363,6 +370,11 @@ class MetaKeL(ModelBase):
     def __repr__(self) -> str:
         state = f", support={self.support_.tolist()}" if hasattr(self, "support_") else ""
         return f"MetaKeL(p={len(self.base)}, lam={self.lam!r}{state})"
+
+
+def _is_pair(task) -> bool:
+    """Whether ``task`` can be an (X, y) pair (a sequence of two; an array is not)."""
+    return isinstance(task, Sequence) and len(task) == 2
 
 
 def _loo_error(F: np.ndarray, y: np.ndarray, weights: np.ndarray, groups, noise_var: float) -> float:
