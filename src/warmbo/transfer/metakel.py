@@ -34,6 +34,7 @@ import numpy as np
 
 from .._threads import blas_limited
 from .._validation import as_points, as_values, check_int
+from .._warnings import user_stacklevel
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
 from ..kernels.features import FeatureKernel
@@ -241,7 +242,7 @@ class MetaKeL(ModelBase):
             warnings.warn(
                 f"group lasso stopped before reaching its tolerance (certificate {result.certificate:.2e})",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         self.lam_ = lam
         self.n_tasks_ = m
@@ -279,7 +280,7 @@ class MetaKeL(ModelBase):
                 "Meta-KeL selected no base kernel (lambda too large for these data); kernel_ falls back "
                 "to k_full = 1/p sum_j k_j (bound() then gives k_full's schedule, norm bound sqrt(p) B)",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             self.c1_ = float("nan")
             self.kernel_ = full_kernel(self.base_)

@@ -36,6 +36,7 @@ import numpy as np
 
 from .._threads import blas_limited
 from .._validation import as_points, as_values, check_int
+from .._warnings import user_stacklevel
 from ..kernels.base import Affine
 from ..kernels.free import FreeKernel, TunedKernel
 from ..models.base import ModelBase
@@ -241,7 +242,9 @@ class TunedPrior(ModelBase):
         return Affine(kernel, 2.0, -1.0) if self.centre else kernel
 
     def _vanish(self, base, why: str) -> None:
-        warnings.warn(f"{why}; falling back to the free kernel's K_2", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{why}; falling back to the free kernel's K_2", RuntimeWarning, stacklevel=user_stacklevel()
+        )
         self.vanished_ = True
         self.kernel_ = self._on_inputs(base)
 
