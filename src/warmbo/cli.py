@@ -925,7 +925,7 @@ def audit_command(
 def study_audit(opt, levels=None, max_held_out: int | None = None):
     """The confidence audit of a reopened study: one :class:`~warmbo.audit.Audit`, or a dict by task
     for a multi-task study. A single-objective study's GP-UCB schedule is read from its stored
-    acquisition (:func:`warmbo.bounds.parse_schedule`), since a reopened optimizer runs EI."""
+    acquisition (:func:`warmbo.bounds.parse_schedule`) when the optimizer does not run GP-UCB."""
     from .acquisition import UCB
     from .audit import LEVELS, MAX_HELD_OUT
     from .bounds import parse_schedule
