@@ -959,3 +959,20 @@ def test_a_run_with_no_point_left_to_evaluate_is_an_error(workdir):
     result = invoke("optimize", "broken:f", "--space", "two.json", "--storage", "two.db", "--budget", 10)
     assert result.exit_code == 1 and "run stopped before its budget" in result.output
     assert [t.state for t in wb.Study("two.db").trials()] == ["failed", "failed"]
+
+
+def test_reproduce_help_lists_every_part_and_which_runs_write_report_html():
+    """The help is built from the registry, whose part lists are the experiment modules' PARTS: it
+    listed multitask's parts without 'horizon' and promised a report.html that multitask never wrote."""
+    from warmbo.experiments import envelope, multitask
+
+    result = runner.invoke(app, ["reproduce", "--help"], env={"COLUMNS": "400", "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.output).split())
+    assert f"multitask: {', '.join(multitask.PARTS)};" in text and "horizon" in multitask.PARTS
+    assert f"envelope: {', '.join(envelope.PARTS)} (comma-separated too)" in text
+    assert "report.html (multitask: no report.html)" in text
+    from warmbo.experiments.registry import REPRODUCTIONS
+
+    for name, entry in REPRODUCTIONS.items():  # the flag agrees with what each module says it writes
+        assert entry.report_html is ("report.html" in entry._module().__doc__), name

@@ -182,6 +182,8 @@ def test_optimizer_end_to_end(acquisition):
         ((np.zeros((3, 2)), np.array([1.0, np.nan, 0.0])), "source y contains NaN"),
         ([(np.zeros((2, 2)), np.zeros(2)), (np.zeros((2, 2)),)], r"source\[1\] must be"),
         (None, "source is required"),
+        # one pair written as a list is not a list of two sources: said so, not "source[0] must be"
+        ([np.zeros((3, 2)), np.zeros(3)], r"single \(X, y\) pair.*list of \(X, y\) pairs"),
     ],
 )
 def test_bad_sources(src, match):

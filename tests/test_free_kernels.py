@@ -156,6 +156,14 @@ def test_max_aux_fits_a_spread_subset_and_reports_the_kernel_error():
         (lambda: free.SE(0.5)(points(3), points(3, d=3)), "columns"),
         (lambda: free.SE(0.5)(points(3)), "even number"),
         (lambda: free.Polynomial(0), "degree"),
+        # max_aux < 2 failed inside scikit-learn ("epsilon parameter of SVR ... nan")
+        *[
+            (
+                lambda cap=cap: wb.TunedPrior(free.SE(0.5), max_aux=cap).fit(points(6), np.arange(6.0)),
+                r"max_aux \(or None\) must be an integer >= 2",
+            )
+            for cap in (0, 1, -3, 2.5)
+        ],
     ],
 )
 def test_bad_input(make, match):
@@ -245,3 +253,54 @@ def test_tuned_prior_and_metakel_follow_scikit_learns_parameter_convention():
     copy = clone(meta)
     assert copy is not meta and copy.get_params()["lam"] == 0.01 and len(copy.base) == 3
     assert meta.set_params(delta=0.2).delta == 0.2
+
+
+def _dense_normalised(fk, A, alpha, X, eps):
+    """Oracle for the normalised K^A_2 on X: eq. 14 term by term for the raw Gram matrix G, then the
+    cosine of ``G + eps [x == x']`` (the limit eps -> 0 defines the value at zero-norm points)."""
+    n = X.shape[0]
+    G = np.zeros((n, n))
+    for i in range(A.shape[0]):
+        for j in range(A.shape[0]):
+            for r in range(n):
+                G[r] += alpha[i] * alpha[j] * fk(A[i : i + 1], A[j : j + 1], X[r : r + 1], X)
+    G += eps * np.all(X[:, None, :] == X[None, :, :], axis=2)
+    s = np.sqrt(np.diag(G))
+    return G / s[:, None] / s[None, :]
+
+
+@pytest.mark.parametrize(
+    "fk, zero",
+    [(free.Sinh(0.5), [0.0, 0.0]), (free.Linear(), [0.0, 0.0]), (free.LogRatio(), [0.0, 0.4])],
+    ids=repr,
+)
+def test_normalised_tuned_kernel_at_points_where_the_features_vanish(fk, zero):
+    """K^A_2(x, x) = 0 where theta(x) = 0 (the origin; a zero coordinate for LogRatio): the cosine is
+    0/0 there. The kernel is the eps -> 0 limit of normalising K + eps delta: finite, 1 with itself,
+    0 with other points, equal to diag, PSD on a set holding the point (twice)."""
+    A = points(8, seed=30)
+    alpha = np.random.default_rng(31).standard_normal(8)
+    K = free.TunedKernel(fk, A, alpha, normalize=True)
+    X = np.vstack([points(10, seed=32), [zero], points(3, seed=33), [zero]])
+    G = K(X, X)
+    assert np.all(np.isfinite(G))
+    np.testing.assert_allclose(np.diag(G), K(X), rtol=1e-12)
+    np.testing.assert_allclose(G, _dense_normalised(fk, A, alpha, X, eps=1e-13), atol=1e-8)
+    assert G[10, 10] == G[10, 14] == 1.0 and not np.any(G[10, :10]) and not np.any(G[:10, 14])
+    assert np.linalg.eigvalsh((G + G.T) / 2)[0] >= -1e-10
+
+
+def test_tuned_prior_at_the_centre_of_the_cube_in_the_optimizer():
+    """centre=True maps x = 0.5 to the origin, where Sinh's features vanish: the kernel is finite
+    there and a GP with it fits and asks after that point is told (it raised 'not finite' before)."""
+    rng = np.random.default_rng(0)
+    aux = rng.uniform(0, 1, (20, 2))
+    tp = wb.TunedPrior(free.Sinh(0.5), learner="krr", centre=True).fit(aux, np.sin(4 * aux[:, 0]))
+    centre = np.array([[0.5, 0.5]])
+    assert tp.kernel_(centre, centre)[0, 0] == 1.0 == tp.kernel_(centre)[0]
+    model = wb.GP(wb.kernels.Constant(1.0) * tp.kernel_)
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0), (0.0, 1.0)]), model=model, seed=0, n_initial=2)
+    for x0, x1 in [(0.5, 0.5), (0.2, 0.7), (0.9, 0.1)]:
+        opt.tell({"x0": x0, "x1": x1}, float(np.sin(4 * x0)))
+    suggestion = opt.ask()
+    assert 0.0 <= suggestion["x0"] <= 1.0 and 0.0 <= suggestion["x1"] <= 1.0

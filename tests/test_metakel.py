@@ -284,6 +284,42 @@ def test_bad_settings():
         MetaKeL([Legendre(1)]).bound(B=1.0, sigma=0.1, T=10)
 
 
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: MetaKeL([Legendre(1)], n_folds=1), r"n_folds .* must be an integer >= 2, got 1"),
+        (lambda: MetaKeL([Legendre(1)], n_folds=0), r"n_folds .* must be an integer >= 2, got 0"),
+        (lambda: MetaKeL([Legendre(1)], n_lambdas=0), r"n_lambdas .* must be a positive integer, got 0"),
+        (lambda: MetaKeL([Legendre(1)], lam=0.01, n_lambdas=2.5), r"n_lambdas .* got 2.5"),
+    ],
+)
+def test_settings_are_checked_when_fit_starts(make, match):
+    """Bad fold and grid counts are named when fit starts (they failed inside numpy before);
+    __init__ stores them unchecked, as scikit-learn's convention wants."""
+    meta = make()
+    tasks = [(np.linspace(-1, 1, 5), np.linspace(-1, 1, 5))] * 4
+    with pytest.raises(ValueError, match=match):
+        meta.fit(tasks)
+
+
+def test_a_single_pair_for_tasks_is_named():
+    X, y = np.linspace(-1, 1, 5), np.linspace(-1, 1, 5)
+    for tasks in ((X, y), [X, y]):
+        with pytest.raises(ValueError, match=r"single \(X, y\) pair; pass a list of \(X, y\) pairs"):
+            MetaKeL([Legendre(1)], lam=0.01).fit(tasks)
+    MetaKeL([Legendre(1)], lam=0.01).fit([(X, y)])  # one task, written as a list of one pair
+
+
+@pytest.mark.parametrize("T", [0, -3, None, 2.5])
+def test_metakel_bound_needs_a_horizon(T):
+    """T is required (sbar = 1 + 2/T): the message must not offer None."""
+    with pytest.raises(ValueError, match=r"^T \(the horizon\) must be a positive integer") as info:
+        MetaKeLBound(B=1.0, sigma=0.1, d_hat=2, c1=1.0, T=T)
+    assert "None" not in str(info.value).split("got")[0]
+    with pytest.raises(ValueError, match=r"^d_hat must be a positive integer"):
+        MetaKeLBound(B=1.0, sigma=0.1, d_hat=None, c1=1.0, T=10)
+
+
 def test_empty_support_falls_back_to_k_full_with_a_warning():
     tasks = [(np.linspace(-1, 1, 10), 1e-6 * np.linspace(-1, 1, 10))] * 3
     with pytest.warns(RuntimeWarning, match="no base kernel"):
@@ -333,3 +369,25 @@ def test_bound_covers_the_information_gain_of_its_kernel_as_tasks_are_added():
         assert bound.nu_t(50) == pytest.approx(1.0 + np.sqrt(root), rel=1e-14)
         c1s.append(meta.c1_)
     assert c1s[0] < c1s[1] < c1s[2]  # the norms grow with m: what made t / c1 too small
+
+
+def test_bound_after_an_empty_support_describes_k_full():
+    """With no kernel selected, kernel_ is k_full and bound() is its schedule: d = sum_j d_j over
+    all p kernels, c1 = p (k_full's weights are 1/p) and norm bound sqrt(p) B. The norm bound is
+    checked densely: f = B phi_j (eta* = e_j, the extreme case of ||eta*||_1 <= 1, ||f||_k* = B)
+    has ||f||_{k_full} = sqrt(f^T K_full^+ f) = sqrt(p) B on points where K_full has full rank."""
+    square = Features(lambda X: np.column_stack([X[:, 0] ** 2, X[:, 0] ** 4]), dim=2, name="even")
+    base = [Legendre(1), Legendre(3), square]
+    tasks = [(np.linspace(-1, 1, 10), 1e-6 * np.linspace(-1, 1, 10))] * 3
+    with pytest.warns(RuntimeWarning, match="no base kernel"):
+        meta = MetaKeL(base, lam=10.0, delta=0.2).fit(tasks)
+    B = 2.0
+    bound = meta.bound(B=B, sigma=0.1, T=20, eps=0.5)
+    assert bound == MetaKeLBound(B=np.sqrt(3) * B, sigma=0.1, d_hat=4, c1=3.0, T=20, delta=0.2, eps=0.0)
+    X = np.linspace(-0.9, 0.95, 9)[:, None]
+    K_full = meta.kernel_(X, X)
+    assert np.linalg.matrix_rank(K_full) == 4
+    for kernel in base[:2]:
+        f = B * kernel.features(X)[:, 0]
+        assert np.sqrt(f @ np.linalg.pinv(K_full) @ f) == pytest.approx(bound.B, rel=1e-8)
+        assert np.sqrt(f @ np.linalg.pinv(kernel(X, X)) @ f) == pytest.approx(B, rel=1e-8)

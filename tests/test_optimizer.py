@@ -1087,3 +1087,43 @@ def test_a_model_passed_without_a_seed_gets_the_optimizers_so_runs_repeat():
     assert run(gp())[1] == values  # before: the two runs parted after the design
     assert model.seed is None and first.model.seed == 0
     assert run(gp(seed=7))[0].model.seed == 7
+
+
+def test_load_restores_a_ucb_schedule_and_warns_about_a_model_it_cannot_rebuild(tmp_path):
+    """A study created with model=GP(...) and UCB(IGPUCB(...)) resumed silently with the default GP
+    and EI. The schedule is read back from the stored repr; the model cannot be, so load() says so
+    and names model=, and stays silent once it is given."""
+    from warmbo.bounds import IGPUCB
+    from warmbo.kernels import RBF
+
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    model = wb.GP(RBF(0.2), noise=1e-4, normalize_y=True)
+    acquisition = wb.UCB(IGPUCB(B=2.0, R=0.1, delta=0.05))
+    opt = wb.Optimizer(SPACE, model=model, acquisition=acquisition, seed=0, storage=url)
+    opt.tell({"x0": 0.0, "x1": 5.0}, 17.5)
+    opt.study.close()
+    with pytest.warns(
+        wb.optimizer.RestoreWarning, match=r"model= \(stored as GP\(.*pass model= to load"
+    ) as caught:
+        reloaded = wb.Optimizer.load(url)
+    assert caught[0].filename == __file__
+    assert reloaded.acquisition == acquisition and "acquisition=" not in str(caught[0].message)
+    reloaded.study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = wb.Optimizer.load(url, model=model)
+    assert again.acquisition == acquisition and repr(again.model) == repr(model)  # a seeded copy of it
+    again.study.close()
+
+
+def test_load_warns_about_an_acquisition_it_cannot_rebuild_and_not_about_defaults(tmp_path):
+    custom, default = f"sqlite:///{tmp_path / 'ei.db'}", f"sqlite:///{tmp_path / 'default.db'}"
+    wb.Optimizer(SPACE, acquisition=wb.EI(xi=0.1), seed=0, storage=custom).study.close()
+    with pytest.warns(wb.optimizer.RestoreWarning, match=r"acquisition=EI\(.*xi=0.1.*pass acquisition="):
+        wb.Optimizer.load(custom).study.close()
+    wb.Optimizer(SPACE, seed=0, storage=default).study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reloaded = wb.Optimizer.load(default)
+    assert reloaded.acquisition == wb.EI()
+    reloaded.study.close()

@@ -108,3 +108,29 @@ print(seen)
     assert seen and all(libraries for libraries in seen), out.stdout
     assert len({name for libraries in seen for name, _ in libraries}) >= 2, out.stdout  # NumPy's and SciPy's
     assert all(threads == 1 for libraries in seen for _, threads in libraries), out.stdout
+
+
+def test_warnings_from_blas_limited_entry_points_point_at_the_callers_line():
+    """blas_limited's wrapper is one more frame, which hand-counted stacklevels missed: warnings from
+    GP.fit, MetaKeL.fit and TunedPrior.fit pointed at _threads.py. They point at the line here."""
+    import warnings
+
+    from warmbo._linalg import JitterWarning
+    from warmbo.kernels import RBF, Legendre, free
+
+    X = np.vstack([np.linspace(0, 1, 6)[:, None]] * 2)  # duplicated points, no noise: jitter
+    tasks = [(np.linspace(-1, 1, 10), 1e-6 * np.linspace(-1, 1, 10))] * 3  # lam too large: no kernel
+    A = np.random.default_rng(0).uniform(-0.9, 0.9, (10, 2))  # flat auxiliary data: K^A_2 vanishes
+    calls = [
+        (lambda: wb.GP(RBF(0.3), noise=0.0).fit(X, np.sin(X[:, 0])), JitterWarning),
+        (lambda: wb.MetaKeL([Legendre(1), Legendre(2)], lam=10.0).fit(tasks), RuntimeWarning),
+        (lambda: wb.TunedPrior(free.SE(0.5), C=1.0, learner="krr").fit(A, np.zeros(10)), RuntimeWarning),
+    ]
+    for call, category in calls:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            call()
+        ours = [w for w in caught if issubclass(w.category, category)]
+        assert ours, category
+        for w in ours:
+            assert (w.filename, w.lineno) == (__file__, call.__code__.co_firstlineno), str(w.message)

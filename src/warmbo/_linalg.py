@@ -27,6 +27,8 @@ import warnings
 
 import numpy as np
 
+from ._warnings import user_stacklevel
+
 __all__ = [
     "JitterWarning",
     "NotPositiveDefiniteError",
@@ -107,7 +109,7 @@ def cholesky(
                 f"{name} is not numerically positive definite; added jitter {jitter:.3g} "
                 f"({relative:.0e} x mean diagonal) to its diagonal",
                 JitterWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             return L, jitter
         relative *= 10.0

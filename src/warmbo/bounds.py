@@ -247,8 +247,8 @@ class MetaKeLBound(Schedule):
         _check_number(self.eps, "eps")
         if self.weight is not None:
             _check_number(self.weight, "weight", positive=True)
-        _check_count(self.d_hat, "d_hat")
-        _check_count(self.T, "T")
+        check_int(self.d_hat, "d_hat", 1)  # required: _check_count would let None through
+        check_int(self.T, "T (the horizon)", 1)
         _check_delta(self.delta)
 
     @property

@@ -925,7 +925,7 @@ def audit_command(
 def study_audit(opt, levels=None, max_held_out: int | None = None):
     """The confidence audit of a reopened study: one :class:`~warmbo.audit.Audit`, or a dict by task
     for a multi-task study. A single-objective study's GP-UCB schedule is read from its stored
-    acquisition (:func:`warmbo.bounds.parse_schedule`), since a reopened optimizer runs EI."""
+    acquisition (:func:`warmbo.bounds.parse_schedule`) when the optimizer does not run GP-UCB."""
     from .acquisition import UCB
     from .audit import LEVELS, MAX_HELD_OUT
     from .bounds import parse_schedule
@@ -1146,12 +1146,38 @@ def bench(
     console.print(table)
 
 
-@app.command()
+def _reproduce_texts() -> tuple[str, str, str]:
+    """The experiment names, the --part help and the files written, from the registry (so they stay
+    true when a part or an experiment is added)."""
+    from .experiments.registry import REPRODUCTIONS
+
+    entries = list(REPRODUCTIONS.values())
+    names = ", ".join(e.name for e in entries[:-1]) + f" or {entries[-1].name}"
+    with_parts = [e for e in entries if e.parts]
+    parts = (
+        " and ".join(e.name for e in with_parts)
+        + ", repeatable. "
+        + "; ".join(f"{e.name}: {', '.join(e.parts)}" for e in with_parts)
+        + " (comma-separated too). Default: all; a part named here fails when its data or package is "
+        "missing instead of being skipped."
+    )
+    no_html = [e.name for e in entries if not e.report_html]
+    files = "a summary table, results.json, PNG plots and report.html"
+    if no_html:
+        files += f" ({' and '.join(no_html)}: no report.html)"
+    return names, parts, files
+
+
+_REPRODUCE_NAMES, _REPRODUCE_PARTS, _REPRODUCE_FILES = _reproduce_texts()
+
+
+@app.command(
+    help=f"Reproduce a paper's experiments: {_REPRODUCE_FILES}, and tables.md (the tables of the "
+    "documentation page, where it has generated ones)."
+)
 @friendly
 def reproduce(
-    experiment: Annotated[
-        str, typer.Argument(help="Which paper's experiments: metakel, multitask, envelope or tuned-prior.")
-    ],
+    experiment: Annotated[str, typer.Argument(help=f"Which paper's experiments: {_REPRODUCE_NAMES}.")],
     runs: Annotated[
         int | None,
         typer.Option("--runs", help="Runs of every experiment (default: the paper's numbers).", min=1),
@@ -1167,9 +1193,7 @@ def reproduce(
         typer.Option(
             "--part",
             "--parts",
-            help="envelope and multitask, repeatable. envelope: synthetic, functions, hpo, mlp, tabular; "
-            "multitask: rkhs, sine, branin, sensor, timing, decide (comma-separated too). Default: all; "
-            "a part named here fails when its data or package is missing instead of being skipped.",
+            help=_REPRODUCE_PARTS,
         ),
     ] = None,
     method: Annotated[
@@ -1199,8 +1223,7 @@ def reproduce(
         ),
     ] = None,
 ) -> None:
-    """Reproduce a paper's experiments: a summary table, results.json, PNG plots and report.html
-    (and tables.md, the tables of the documentation page, where it has generated ones)."""
+    """Reproduce a paper's experiments (help text: :func:`_reproduce_texts`, from the registry)."""
     from .experiments.registry import REPRODUCTIONS, reproduction
 
     entry = reproduction(experiment)

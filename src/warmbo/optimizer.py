@@ -75,9 +75,10 @@ import numpy as np
 from ._linalg import NotPositiveDefiniteError
 from ._threads import blas_limited
 from ._validation import check_int
+from ._warnings import user_stacklevel
 from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
-from .bounds import Schedule
+from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
 from .maximize import anchored_candidates, sobol_screen, taken
@@ -107,6 +108,7 @@ __all__ = [
     "Best",
     "TrialFailedWarning",
     "PriorSubsetWarning",
+    "RestoreWarning",
     "SpaceExhaustedError",
     "BudgetNotReachedWarning",
     "default_n_initial",
@@ -144,6 +146,11 @@ def default_n_initial(n_params: int) -> int:
 
 class PriorSubsetWarning(UserWarning):
     """The model sees only part of a large prior (``max_prior``); every row stays stored."""
+
+
+class RestoreWarning(UserWarning):
+    """``Optimizer.load`` cannot rebuild a setting the study was created with (a model, a kernel or
+    an acquisition other than GP-UCB) and uses the default."""
 
 
 class TrialFailedWarning(UserWarning):
@@ -485,6 +492,8 @@ class Optimizer:
             "warm_design": self._source is not None,  # n_initial is a warm design's size
             "seed": self.seed,
             "model": repr(self.model),
+            # what load() cannot rebuild from the repr above: a model or kernel the caller passed
+            "model_given": "model" if model is not None else ("kernel" if kernel is not None else None),
             "acquisition": repr(self.acquisition),
             "output_transform": self.output_transform,
         }
@@ -685,10 +694,17 @@ class Optimizer:
         The design size is the warm design's stored with the sources when they are used, otherwise
         the size stored at the study's creation if that design was of the same kind (warm or cold),
         otherwise the default (:func:`default_n_initial`, or the warm design's).
+
+        A GP-UCB acquisition is restored with its schedule (the stored ``repr``, read by
+        :func:`~warmbo.bounds.parse_schedule`, which evaluates nothing). A model or kernel passed at
+        creation, or another acquisition, cannot be rebuilt from what the study stores: ``load``
+        then warns (:class:`RestoreWarning`) and resumes with the default, unless ``model=`` /
+        ``kernel=`` / ``acquisition=`` are given again.
         """
         study = Study(storage)
         settings = study.settings
         kwargs = {"maximize": settings.get("direction") == "maximize", "seed": settings.get("seed")}
+        kwargs.update(cls._restored_acquisition(settings, overrides))
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]
         if not {"prior", "model"} & set(overrides) and overrides.get("transfer") != "none":
@@ -711,6 +727,32 @@ class Optimizer:
             kwargs["output_transform"] = "none"
         study.close()
         return cls(study.space, storage=storage, **kwargs)
+
+    @staticmethod
+    def _restored_acquisition(settings: dict, overrides: dict) -> dict:
+        """The stored acquisition as load() keywords, and a warning for what cannot be restored."""
+        out = {}
+        lost = []
+        given = settings.get("model_given")
+        if given and not {"model", "kernel"} & set(overrides):
+            lost.append(
+                f"{given}= (stored as {settings.get('model')}); pass {given}= to load() to use it again"
+            )
+        stored = settings.get("acquisition")
+        if stored is not None and not {"acquisition", "schedule"} & set(overrides):
+            schedule = parse_schedule(stored)
+            if schedule is not None and stored.startswith("UCB("):
+                out["acquisition"] = UCB(schedule)
+            elif stored != repr(EI()):
+                lost.append(f"acquisition={stored}; pass acquisition= to load() to use it again")
+        if lost:
+            warnings.warn(
+                "this study was created with settings that load() cannot rebuild, and resumes with the "
+                "default instead: " + "; ".join(lost),
+                RestoreWarning,
+                stacklevel=user_stacklevel(),
+            )
+        return out
 
     # ------------------------------------------------------------------ state
     @property

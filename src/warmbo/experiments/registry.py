@@ -7,6 +7,11 @@ sizes, the extra CLI options it accepts, and the module's ``summary(result, out)
 rich tables and lines to print; a ``NAME_report`` module's ``doc_tables(result)`` gives the tables of
 the documentation page (``--update-docs``). The CLI only looks entries up; adding a reproduction touches this
 registry and its own module.
+
+The parts of the reproductions that have them (``--part``) are declared here too, as
+:data:`MULTITASK_PARTS` and :data:`ENVELOPE_PARTS`: the experiment modules take their ``PARTS`` from
+them and the CLI's help lists them, without importing the experiment modules (their imports would
+slow every ``warmbo`` command). ``report_html`` says whether the run writes a ``report.html``.
 """
 
 from __future__ import annotations
@@ -18,7 +23,13 @@ from pathlib import Path
 
 from .._registry import Registry
 
-__all__ = ["Reproduction", "REPRODUCTIONS", "reproduction"]
+__all__ = ["Reproduction", "REPRODUCTIONS", "reproduction", "MULTITASK_PARTS", "ENVELOPE_PARTS"]
+
+#: Parts of 001's reproduction (:mod:`warmbo.experiments.multitask`).
+MULTITASK_PARTS = ("rkhs", "sine", "branin", "sensor", "timing", "decide", "horizon")
+#: Parts of 003's reproduction: Section 4.1's curves, Figs. 4/7's functions, Section 4.2's SVM and
+#: elastic net, its MLP, and the tabular HPOBench benchmark (:mod:`warmbo.experiments.envelope`).
+ENVELOPE_PARTS = ("synthetic", "functions", "hpo", "mlp", "tabular")
 
 
 @dataclass(frozen=True)
@@ -32,6 +43,8 @@ class Reproduction:
     sizes: Callable[[int | None], dict]
     options: tuple[str, ...] = ()
     option_names: dict = field(default_factory=dict)  # CLI option -> run keyword
+    parts: tuple[str, ...] = ()  # what --part accepts (empty: the option does not apply)
+    report_html: bool = True  # whether the run writes report.html
 
     def _module(self):
         return importlib.import_module(f"warmbo.experiments.{self.module}")
@@ -91,6 +104,8 @@ _ENTRIES = {
         "run_multitask",
         lambda runs: {} if runs is None else {"runs": runs},
         options=("parts", "data_dir"),
+        parts=MULTITASK_PARTS,
+        report_html=False,
     ),
     "envelope": Reproduction(
         "envelope",
@@ -100,6 +115,7 @@ _ENTRIES = {
         lambda runs: {} if runs is None else {"repeats": runs, "hpo_repeats": runs},
         options=("parts", "methods", "acquisitions", "data_dir"),
         option_names={"acquisitions": "hpo_acquisitions"},
+        parts=ENVELOPE_PARTS,
     ),
     "tuned-prior": Reproduction(
         "tuned-prior",

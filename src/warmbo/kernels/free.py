@@ -396,6 +396,17 @@ class TunedKernel(Kernel):
     With ``normalize`` the kernel is ``K(x, x') / sqrt(K(x, x) K(x', x'))`` (values in [-1, 1], unit
     prior variance). Cost O(|A|^2 d) per pair of points, vectorised over chunks of pairs.
 
+    Where the features vanish, ``K(x, x) = 0`` (the origin for Sinh, Linear and Polynomial with offset
+    0; any point with a zero coordinate for LogRatio; x = 0.5 on the cube with ``centre=True``), the
+    cosine is 0/0 and has no limit (it depends on the direction of approach). The normalised kernel
+    there is the limit of normalising ``K + eps * delta`` as eps -> 0: such a point has unit variance
+    and is uncorrelated with every other point (1 with itself, 0 with anything else). That keeps the
+    unit prior variance, ``diag`` equal to the Gram matrix's diagonal and the kernel PSD (a zero-norm
+    point gets a feature of its own). "Zero" means computed as at most the smallest normal float,
+    since the Cauchy-Schwarz bound ``|K(x, x')| <= sqrt(K(x, x) K(x', x'))`` then puts every
+    ``K(x, x')`` at zero too; values are clipped to [-1, 1] against round-off in the pair sum
+    (:func:`cosine_normalise`).
+
     Parameters
     ----------
     free : FreeKernel
@@ -436,12 +447,33 @@ class TunedKernel(Kernel):
         K = self._raw(X, Y, pairwise=True)
         if not self.normalize:
             return K
-        dx = np.maximum(self._raw(X, X, pairwise=False), 1e-300)
-        dy = np.maximum(self._raw(Y, Y, pairwise=False), 1e-300)
-        return K / np.sqrt(dx[:, None] * dy[None, :])
+        return cosine_normalise(K, self._raw(X, X, pairwise=False), self._raw(Y, Y, pairwise=False), X, Y)
 
     def diag(self, X):
         X = as_points(X, "X", self.input_dim)
         if self.normalize:
             return np.ones(X.shape[0])
         return self._raw(X, X, pairwise=False)
+
+
+def cosine_normalise(
+    K: np.ndarray, dx: np.ndarray, dy: np.ndarray, X: np.ndarray, Y: np.ndarray
+) -> np.ndarray:
+    """``K(x, x') / sqrt(K(x, x) K(x', x'))`` for a Gram block K (n, m) with diagonals dx (n,), dy (m,).
+
+    Points whose ``K(x, x)`` is at most the smallest normal float (computed as 0, or below by
+    round-off) have no cosine: they get the limit of normalising ``K + eps delta`` as eps -> 0, 1 with
+    the same point and 0 with any other (see :class:`TunedKernel`). Each root divides separately
+    (``sqrt(dx * dy)`` underflows for small norms) and the values are clipped to [-1, 1].
+    """
+    tiny = np.finfo(np.float64).tiny
+    zero_x, zero_y = dx <= tiny, dy <= tiny
+    sx, sy = np.sqrt(np.where(zero_x, 1.0, dx)), np.sqrt(np.where(zero_y, 1.0, dy))
+    K = np.clip(K / sx[:, None] / sy[None, :], -1.0, 1.0)
+    if zero_x.any() or zero_y.any():
+        K[zero_x, :] = 0.0
+        K[:, zero_y] = 0.0
+        rows, cols = np.nonzero(zero_x)[0], np.nonzero(zero_y)[0]
+        same = np.all(X[rows][:, None, :] == Y[cols][None, :, :], axis=2)
+        K[np.ix_(rows, cols)] = same.astype(np.float64)
+    return K

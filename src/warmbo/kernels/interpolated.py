@@ -73,9 +73,7 @@ class InterpolatedTunedKernel(Kernel):
     def evaluate(self, X, Y):
         X, Y = X * self.map[0] + self.map[1], Y * self.map[0] + self.map[1]
         K = self._G(X[:, None, :] * Y[None, :, :])
-        dx = np.maximum(self._G(X * X), 1e-300)
-        dy = np.maximum(self._G(Y * Y), 1e-300)
-        return K / np.sqrt(dx[:, None] * dy[None, :])
+        return free_kernels.cosine_normalise(K, self._G(X * X), self._G(Y * Y), X, Y)
 
     def diag(self, X):
         return np.ones(np.atleast_2d(X).shape[0])

@@ -48,6 +48,7 @@ from .._linalg import (
 from .._moments import mean_std
 from .._threads import blas_limited
 from .._validation import as_noise, as_points, as_values, check_int
+from .._warnings import user_stacklevel
 from ..kernels.base import Kernel
 from .base import ModelBase
 
@@ -1015,7 +1016,7 @@ class GP(ModelBase):
             warnings.warn(
                 "hyperparameter fitting failed from every start; keeping the initial hyperparameters",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             return kernel, noise
         p = kernel.n_theta

@@ -33,7 +33,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._threads import blas_limited
-from .._validation import as_points, as_values
+from .._validation import as_points, as_values, check_int
+from .._warnings import user_stacklevel
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
 from ..kernels.features import FeatureKernel
@@ -92,7 +93,7 @@ class MetaKeL(ModelBase):
     normalize : {"min", "sum", "max"} or float
         How eta_hat is scaled in ``kernel_`` (the c_1 of eq. 7); a float is c_1 itself.
     n_folds : int
-        Folds of tasks for cross-validation.
+        Folds of tasks for cross-validation (an integer >= 2; checked when fit starts).
     n_lambdas : int
         Size of the lambda grid for cross-validation (log-spaced from lambda_max down by 1e-4).
     tol : float
@@ -160,10 +161,15 @@ class MetaKeL(ModelBase):
             tasks = list(tasks.by_task().values())
         if not isinstance(tasks, Sequence) or isinstance(tasks, (str, bytes)) or len(tasks) == 0:
             raise ValueError("tasks must be a non-empty list of (X, y) pairs")
+        if len(tasks) == 2 and not any(_is_pair(task) for task in tasks):
+            raise ValueError(
+                "tasks looks like a single (X, y) pair; pass a list of (X, y) pairs, one per task "
+                "(for one task: [(X, y)])"
+            )
         dim = None
         features, ys = [], []
         for s, task in enumerate(tasks):
-            if not isinstance(task, Sequence) or len(task) != 2:
+            if not _is_pair(task):
                 raise ValueError(f"tasks[{s}] must be an (X, y) pair")
             X = as_points(task[0], f"tasks[{s}] X", dim)
             if X.shape[0] == 0:
@@ -207,6 +213,8 @@ class MetaKeL(ModelBase):
         regression with k_hat (regulariser: the training residual variance). This scores what k_hat
         is for, fitting new tasks, and needs no coefficients of the held-out tasks.
         """
+        check_int(self.n_folds, "n_folds (folds of tasks for cross-validation)", 2)
+        check_int(self.n_lambdas, "n_lambdas (size of the cross-validation grid)", 1)
         base, features, ys, groups, widths = self._prepare(tasks)
         for name, value in (("delta", self.delta),):
             if not (isinstance(value, numbers.Real) and 0 < value < 1):
@@ -234,7 +242,7 @@ class MetaKeL(ModelBase):
             warnings.warn(
                 f"group lasso stopped before reaching its tolerance (certificate {result.certificate:.2e})",
                 RuntimeWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         self.lam_ = lam
         self.n_tasks_ = m
@@ -270,9 +278,9 @@ class MetaKeL(ModelBase):
         if self.support_.size == 0:
             warnings.warn(
                 "Meta-KeL selected no base kernel (lambda too large for these data); kernel_ falls back "
-                "to k_full = 1/p sum_j k_j",
+                "to k_full = 1/p sum_j k_j (bound() then gives k_full's schedule, norm bound sqrt(p) B)",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             self.c1_ = float("nan")
             self.kernel_ = full_kernel(self.base_)
@@ -324,15 +332,35 @@ class MetaKeL(ModelBase):
         while the kernel (every weight >= 1) does not change. ``eps`` is epsilon(n, m) of Thm 4,
         which depends on the unknown compatibility constant kappa; it defaults to 0 (its value in the
         limit of much meta-data).
+
+        When Meta-KeL selected no kernel, ``kernel_`` is ``k_full = 1/p sum_j k_j`` (000 eq. A.1) and
+        the schedule describes it: Thm 5's argument needs only a kernel of the form of eq. 7 whose
+        RKHS contains f with a known norm bound, and k_full is that form with every weight 1 and
+        ``c1 = p`` (so ``w = 1/p``), feature dimension ``d = sum_j d_j`` over all p base kernels. Its
+        RKHS contains H_{k*} with no meta-data (000 App. A.2), and for
+        ``f = sum_j sqrt(eta*_j) beta_j^T phi_j``,
+        ``||f||_{k_full}^2 = p sum_j eta*_j ||beta_j||^2 <= p ||f||_{k*}^2`` since ``||eta*||_1 <= 1``
+        (000 Section 2): the norm bound is ``sqrt(p) B`` (``B`` stays the bound on ``||f||_{k*}``),
+        and ``eps``, the meta-learning error of Thm 4, does not enter (it is set to 0).
         """
         self._check_fitted()
-        c1 = self.c1_ if np.isfinite(self.c1_) else 1.0
-        support = np.asarray(self.support_, dtype=int)
-        weight = float(np.max(self.weights_[support])) / c1 if support.size else 1.0 / c1
+        if self.support_.size == 0:  # kernel_ is k_full (see _set_kernel)
+            p = len(self.base_)
+            return MetaKeLBound(
+                B=float(np.sqrt(p)) * B,
+                sigma=sigma,
+                d_hat=int(sum(int(kernel.dim) for kernel in self.base_)),
+                c1=float(p),
+                T=T,
+                delta=self.delta if delta is None else delta,
+                eps=0.0,
+            )
+        c1 = self.c1_
+        weight = float(np.max(self.weights_[self.support_])) / c1
         return MetaKeLBound(
             B=B,
             sigma=sigma,
-            d_hat=max(self.d_hat_, 1),
+            d_hat=self.d_hat_,
             c1=c1,
             T=T,
             delta=self.delta if delta is None else delta,
@@ -352,6 +380,11 @@ class MetaKeL(ModelBase):
     def __repr__(self) -> str:
         state = f", support={self.support_.tolist()}" if hasattr(self, "support_") else ""
         return f"MetaKeL(p={len(self.base)}, lam={self.lam!r}{state})"
+
+
+def _is_pair(task) -> bool:
+    """Whether ``task`` can be an (X, y) pair (a sequence of two; an array is not)."""
+    return isinstance(task, Sequence) and len(task) == 2
 
 
 def _loo_error(F: np.ndarray, y: np.ndarray, weights: np.ndarray, groups, noise_var: float) -> float:

@@ -64,6 +64,11 @@ def as_sources(source, dim: int | None = None) -> list[SourceTask]:
     elif isinstance(source, tuple) and len(source) == 2 and not isinstance(source[0], tuple):
         items = [(source[0], source[1], "source")]
     elif isinstance(source, list | tuple) and len(source) > 0:
+        if len(source) == 2 and not any(isinstance(item, tuple | list) and len(item) == 2 for item in source):
+            raise ValueError(
+                "source looks like a single (X, y) pair given as a list; pass a list of (X, y) pairs, "
+                "[(X, y)], or the tuple (X, y)"
+            )
         items = []
         for i, pair in enumerate(source):
             if not isinstance(pair, tuple | list) or len(pair) != 2:

@@ -35,7 +35,8 @@ import warnings
 import numpy as np
 
 from .._threads import blas_limited
-from .._validation import as_points, as_values
+from .._validation import as_points, as_values, check_int
+from .._warnings import user_stacklevel
 from ..kernels.base import Affine
 from ..kernels.free import FreeKernel, TunedKernel
 from ..models.base import ModelBase
@@ -61,7 +62,7 @@ class TunedPrior(ModelBase):
     tune_scale : bool
         Also choose the free kernel's scale (SE lengthscale, Sinh/Exponential scale) by LOO.
     max_aux : int, optional
-        Fit on at most this many auxiliary points (a farthest-point subset) to bound the cost.
+        Fit on at most this many auxiliary points (a farthest-point subset, at least 2) to bound the cost.
     centre : bool
         Inputs are in the unit cube (the optimizer's encoding): learn on ``2x - 1`` in [-1, 1], as
         004 normalises its domains, and return ``kernel_`` on the cube (``Affine(K^A_2, 2, -1)``).
@@ -181,6 +182,8 @@ class TunedPrior(ModelBase):
             raise ValueError(f"learner must be one of {_LEARNERS}, got {self.learner!r}")
         if self.C is not None and (not isinstance(self.C, numbers.Real) or not self.C > 0):
             raise ValueError(f"C must be a positive number or None, got {self.C!r}")
+        if self.max_aux is not None:  # the learner needs two points (as the data do)
+            check_int(self.max_aux, "max_aux (or None)", 2)
         A = as_points(X_aux, "X_aux")
         y = as_values(y_aux, "y_aux", A.shape[0])
         if self.centre:
@@ -239,7 +242,9 @@ class TunedPrior(ModelBase):
         return Affine(kernel, 2.0, -1.0) if self.centre else kernel
 
     def _vanish(self, base, why: str) -> None:
-        warnings.warn(f"{why}; falling back to the free kernel's K_2", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"{why}; falling back to the free kernel's K_2", RuntimeWarning, stacklevel=user_stacklevel()
+        )
         self.vanished_ = True
         self.kernel_ = self._on_inputs(base)
 

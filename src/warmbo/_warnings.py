@@ -1,0 +1,36 @@
+"""Warnings that point at the user's line, however deep inside warmbo they are raised.
+
+``warnings.warn(..., stacklevel=n)`` counts frames by hand, and the count is wrong as soon as a frame
+is added between the warning and the caller: :func:`~warmbo._threads.blas_limited` wraps every public
+entry point that does linear algebra (``MetaKeL.fit``, ``GP.fit``, ``Optimizer.ask``, ...) and its
+wrapper is one more frame, so such warnings pointed at ``_threads.py`` instead of the user's code.
+:func:`warn` instead attributes the warning to the first frame outside the warmbo package (the
+approach of pandas' ``find_stack_level``), which is the same line whatever the depth or the
+wrappers. Python 3.12's ``skip_file_prefixes`` does the same, but warmbo supports 3.10.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+__all__ = ["warn", "user_stacklevel"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that makes a ``warnings.warn`` in the calling function point at the first
+    frame outside warmbo (the outermost frame if every frame is inside, e.g. under ``python -m``)."""
+    frame = sys._getframe(1)  # the function that will call warnings.warn: stacklevel 1
+    level = 1
+    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str, category: type[Warning] = UserWarning) -> None:
+    """``warnings.warn(message, category)`` attributed to the first frame outside warmbo."""
+    warnings.warn(message, category, stacklevel=user_stacklevel())
