@@ -9,7 +9,13 @@ study store, the initial design, pending points, failures and ``run`` are the si
 One round of :meth:`ask`:
 
 ``complete trials -> encode -> per-task signs and standardisation -> task structure (given, or B
-estimated, or omega fitted) -> MT posterior -> fantasise pending points -> eq. 3 -> maximise -> decode``
+estimated, or omega fitted) -> MT posterior -> fantasise pending and failed points -> eq. 3 -> maximise
+-> decode``
+
+Failed trials enter the posterior as in the single-task optimizer: a constant liar, here at every
+task's worst observed value (signed, so the worst utility of any scalarisation), with the model's
+noise eta, so the search moves away from configurations that fail instead of only avoiding the
+exact failed points.
 
 Conventions (say them to users, they matter):
 
@@ -484,10 +490,10 @@ class MultiTaskOptimizer(Optimizer):
         """Pending and failed points; MT-KB may repeat an evaluated point (observations are noisy)."""
         return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
 
-    # MT-KB's step: no local candidates (001 searches its finite domains whole), failed points only
-    # excluded, and an acquisition whose bound reads the fitted model's norm bound b_
+    # MT-KB's step: no local candidates (001 searches its finite domains whole), and an acquisition
+    # whose bound reads the fitted model's norm bound b_; failed points are fantasised as in the
+    # single-task optimizer (a constant liar at each task's worst value, _fantasise_failed inherited)
     _n_anchors = 0
-    _fantasise_failed = False
 
     def _acquisition_for(self, reference) -> ScalarizedUCB:
         return self._acquisition(
