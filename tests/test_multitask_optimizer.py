@@ -323,3 +323,64 @@ def test_failed_points_are_fantasised_so_the_search_leaves_them(budget_eps):
     mt.run(_fails_right, budget=25, progress=False)
     assert len(mt.history) == 25
     assert sum(t.state == "failed" for t in mt.history) <= 6
+
+
+def test_a_reopened_study_keeps_its_settings_and_refuses_conflicting_ones(space, tmp_path):
+    path = str(tmp_path / "mt.db")
+    first = wb.MultiTaskOptimizer(
+        space,
+        task_names=["acc", "lat"],
+        directions=["maximize", "minimize"],
+        scalarization=wb.Chebyshev(ref=(-1.0, 5.0)),
+        budget_eps=0.5,
+        noise=0.05,
+        task_similarity="uniform",
+        n_weights=50,
+        horizon=40,
+        seed=0,
+        storage=path,
+    )
+    first.tell({"x": 0.1}, [0.2, 3.0])
+    # nothing but the tasks given: everything else is the study's
+    again = wb.MultiTaskOptimizer(space, task_names=["acc", "lat"], storage=path)
+    assert again.directions == ("maximize", "minimize") and again.scalarization == first.scalarization
+    assert (again.budget_eps, again.noise, again.task_similarity, again.n_weights, again.horizon) == (
+        0.5, 0.05, "uniform", 50, 40
+    )  # fmt: skip
+    assert again.utility([0.2, 3.0]) == first.history[0].value
+    assert wb.MultiTaskOptimizer(space, storage=path).task_names == ("acc", "lat")
+    # the same values given again are fine; different ones are refused, naming both
+    wb.MultiTaskOptimizer(space, storage=path, budget_eps=0.5, scalarization=wb.Chebyshev(ref=(-1, 5)))
+    for given, message in [
+        ({"scalarization": wb.Chebyshev(ref=(-1.0, 6.0))},
+         "scalarization=Chebyshev(ref=(-1.0, 5.0)), not Chebyshev(ref=(-1.0, 6.0))"),
+        ({"scalarization": wb.Linear()}, "not Linear()"),
+        ({"budget_eps": 0.3}, "budget_eps=0.5, not 0.3"),
+        ({"noise": 0.1}, "noise=0.05, not 0.1"),
+        ({"task_similarity": "estimate"}, "task_similarity='uniform', not 'estimate'"),
+        ({"kernel": RBF(0.5)}, "kernel='RBF(lengthscale=0.2)', not 'RBF(lengthscale=0.5)'"),
+    ]:  # fmt: skip
+        with pytest.raises(StorageError, match=re.escape(message)):
+            wb.MultiTaskOptimizer(space, storage=path, **given)
+    assert len(wb.MultiTaskOptimizer.load(path).history) == 1
+
+
+def test_a_study_made_before_the_settings_were_stored_still_opens(space, tmp_path):
+    path = str(tmp_path / "old.db")
+    wb.MultiTaskOptimizer(space, n_tasks=2, seed=0, storage=path).tell({"x": 0.3}, [1.0, 2.0])
+    study = Study(path)
+    meta = json.loads(study.get_meta("multitask"))
+    old = {k: meta[k] for k in ("n_tasks", "task_names", "directions", "scalarization", "mode", "beta")}
+    study.set_meta("multitask", json.dumps(old))
+    study.close()
+    reopened = wb.MultiTaskOptimizer(space, storage=path, budget_eps=0.5, noise=0.2)  # nothing to check
+    assert reopened.budget_eps == 0.5 and reopened.noise == 0.2 and len(reopened.history) == 1
+    assert wb.MultiTaskOptimizer.load(path).budget_eps is None  # the defaults
+
+
+def test_a_study_with_its_own_kernel_warns_when_reopened_without_it(space, tmp_path):
+    path = str(tmp_path / "k.db")
+    wb.MultiTaskOptimizer(space, RBF(0.5), n_tasks=2, seed=0, storage=path)
+    with pytest.warns(UserWarning, match=re.escape("kernel=RBF(lengthscale=0.5), which cannot be restored")):
+        wb.MultiTaskOptimizer.load(path)
+    wb.MultiTaskOptimizer.load(path, kernel=RBF(0.5))  # given: no warning (warnings are errors here)
