@@ -384,3 +384,15 @@ def test_a_study_with_its_own_kernel_warns_when_reopened_without_it(space, tmp_p
     with pytest.warns(UserWarning, match=re.escape("kernel=RBF(lengthscale=0.5), which cannot be restored")):
         wb.MultiTaskOptimizer.load(path)
     wb.MultiTaskOptimizer.load(path, kernel=RBF(0.5))  # given: no warning (warnings are errors here)
+
+
+def test_a_single_objective_optimizer_refuses_a_multi_task_study(space, tmp_path):
+    path = str(tmp_path / "mt.db")
+    mt = wb.MultiTaskOptimizer(space, task_names=["acc", "lat"], seed=0, storage=path)
+    mt.tell({"x": 0.2}, [1.0, 2.0])
+    message = "is a multi-task study (tasks ['acc', 'lat']); open it with warmbo.MultiTaskOptimizer"
+    with pytest.raises(StorageError, match=re.escape(message)):
+        wb.Optimizer(space, storage=path)
+    with pytest.raises(StorageError, match=re.escape(message)):
+        wb.Optimizer.load(path)
+    assert [t.values for t in Study(path).trials()] == [(1.0, 2.0)]  # nothing written

@@ -601,6 +601,7 @@ class MultiTaskOptimizer(Optimizer):
     # whose bound reads the fitted model's norm bound b_; failed points are fantasised as in the
     # single-task optimizer (a constant liar at each task's worst value, _fantasise_failed inherited)
     _n_anchors = 0
+    _multitask = True
 
     def _acquisition_for(self, reference) -> ScalarizedUCB:
         return self._acquisition(

@@ -250,6 +250,28 @@ def _stored_seed(storage) -> int | None:
         return None
 
 
+def _refuse_multitask(storage) -> None:
+    """Refuse a multi-task study: its trials' values are utilities of task vectors, which a
+    single-objective optimizer would mix with values of its own (as MultiTaskOptimizer refuses a
+    single-objective study)."""
+    try:
+        if storage is None or not study_exists(storage):
+            return
+        study = Study(readonly_url(storage))
+    except StorageError:
+        return  # not readable yet (being created): Study() below says what is wrong, if anything
+    try:
+        multitask = study.get_meta("multitask")
+    finally:
+        study.close()
+    if multitask is not None:
+        tasks = json.loads(multitask).get("task_names")
+        raise StorageError(
+            f"study {storage!r} is a multi-task study (tasks {tasks}); open it with "
+            "warmbo.MultiTaskOptimizer (or MultiTaskOptimizer.load), not warmbo.Optimizer"
+        )
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -375,6 +397,8 @@ class Optimizer:
             raise ValueError(f"seed must be a non-negative integer (below 2**63) or None, got {seed!r}")
         if kernel is not None and not isinstance(kernel, Kernel):
             raise ValueError(f"kernel must be a warmbo Kernel, got {kernel!r}")
+        if not self._multitask:
+            _refuse_multitask(storage)
         if schedule is not None and not isinstance(schedule, Schedule):
             raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {schedule!r}")
         if acquisition is not None and not isinstance(acquisition, Acquisition):
@@ -1141,6 +1165,8 @@ class Optimizer:
             n_anchors=self._n_anchors,
         )
         return self._design_point(index, busy_X) if x is None else x
+
+    _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
 
     # what a subclass may change in the shared BO step (warmbo.suggest)
     _n_anchors = _N_ANCHORS  # best observations around which the search draws local candidates
