@@ -396,3 +396,22 @@ def test_a_single_objective_optimizer_refuses_a_multi_task_study(space, tmp_path
     with pytest.raises(StorageError, match=re.escape(message)):
         wb.Optimizer.load(path)
     assert [t.values for t in Study(path).trials()] == [(1.0, 2.0)]  # nothing written
+
+
+def test_a_tagged_multi_task_prior_is_listed_and_removed_by_tag(space, tmp_path):
+    path = str(tmp_path / "p.db")
+    mt = wb.MultiTaskOptimizer(space, task_names=["acc", "lat"], seed=0, storage=path)
+    mt.tell({"x": 0.9}, [0.0, 0.0])  # a trial of the study's own: never removed with a prior
+    assert mt.add_prior(([{"x": 0.1}, {"x": 0.2}], [[1.0, 2.0], [3.0, 4.0]]), tag="lab1") == 2
+    assert mt.add_prior(([{"x": 0.3}], [[5.0, 6.0]]), tag="lab2") == 1
+    record = mt.priors()["lab1"]
+    assert (record["rows"], record["first"], record["last"]) == (2, 2, 3) and record["imported"] > 0
+    listed = _invoke("prior", "list", path)
+    assert listed.exit_code == 0 and re.search(r"lab1\s*│\s*2\s*│\s*2-3\s*│\s*\d{4}-", listed.output), (
+        listed.output
+    )
+    assert mt.remove_prior("lab1") == 2
+    assert [t.params["x"] for t in mt.history] == [0.9, 0.3] and set(mt.priors()) == {"lab2"}
+    removed = _invoke("prior", "remove", path, "--tag", "lab2")
+    assert removed.exit_code == 0 and "removed 1 prior rows" in removed.output, removed.output
+    assert [t.params["x"] for t in wb.MultiTaskOptimizer.load(path).history] == [0.9]

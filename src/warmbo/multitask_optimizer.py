@@ -65,7 +65,7 @@ from .kernels import RBF, Kernel
 from .kernels.multitask import MultiTaskKernel
 from .models.multitask import as_task_values
 from .models.standardised import StandardisedMultiTaskGP
-from .optimizer import Optimizer
+from .optimizer import PRIOR_WORKER, Optimizer
 from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
@@ -491,7 +491,9 @@ class MultiTaskOptimizer(Optimizer):
         (columns in the space's order), Y one row of task values per point (a sequence in task order
         or a dict by task name). Everything is validated before anything is stored; the rows are then
         stored in one transaction as complete trials with worker ``"prior"``, once per study (``tag``,
-        by default a hash of the data). Returns the number of trials added.
+        by default a hash of the data), recorded as the single-task optimizer records it, so
+        :meth:`priors`, :meth:`remove_prior` and ``warmbo prior list/remove`` work on it. Returns the
+        number of trials added.
         """
         if not (isinstance(data, tuple | list) and len(data) == 2):
             raise ValueError(
@@ -514,9 +516,13 @@ class MultiTaskOptimizer(Optimizer):
         with self.study.transaction():
             if self.study.get_meta(key) is not None:
                 return 0
-            for p, r in zip(params, rows, strict=True):
-                self.study.add_trial(p, COMPLETE, value=self.utility(r), worker="prior", values=r.tolist())
-            self.study.set_meta(key, json.dumps({"rows": len(rows)}))
+            ids = [
+                self.study.add_trial(
+                    p, COMPLETE, value=self.utility(r), worker=PRIOR_WORKER, values=r.tolist()
+                ).id
+                for p, r in zip(params, rows, strict=True)
+            ]
+            self.study.set_meta(key, json.dumps(self._prior_record(ids)))
         return len(rows)
 
     @property

@@ -1471,10 +1471,18 @@ class Optimizer:
                 for params, value in zip(data.params, data.y, strict=True)
             ]
             if key:
-                record = {"imported": time.time(), "rows": len(ids), "first": min(ids, default=None)}
-                record["last"] = max(ids, default=None)
-                self.study.set_meta(key, json.dumps(record))
+                self.study.set_meta(key, json.dumps(self._prior_record(ids)))
         return len(data.y)
+
+    @staticmethod
+    def _prior_record(ids: Sequence[int]) -> dict:
+        """What a tagged import stores (:meth:`priors` shows it, :meth:`remove_prior` reads it)."""
+        return {
+            "imported": time.time(),
+            "rows": len(ids),
+            "first": min(ids, default=None),
+            "last": max(ids, default=None),
+        }
 
     def priors(self) -> dict[str, dict]:
         """The tagged prior imports of this study: ``{tag: {"rows", "first", "last", "imported"}}``
