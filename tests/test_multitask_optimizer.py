@@ -415,3 +415,37 @@ def test_a_tagged_multi_task_prior_is_listed_and_removed_by_tag(space, tmp_path)
     removed = _invoke("prior", "remove", path, "--tag", "lab2")
     assert removed.exit_code == 0 and "removed 1 prior rows" in removed.output, removed.output
     assert [t.params["x"] for t in wb.MultiTaskOptimizer.load(path).history] == [0.9]
+
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ({"budget_eps": 0.5, "horizon": 0}, "horizon must be a positive integer, got 0"),
+        ({"n_weights": 2.7}, "n_weights must be a positive integer, got 2.7"),
+        ({"n_weights": 0}, "n_weights must be a positive integer, got 0"),
+        ({"directions": "maximize"}, "directions must be a list with one item per task, got the string"),
+        ({"task_names": "acc"}, "task_names must be a list with one item per task, got the string 'acc'"),
+        ({"kernel": RBF([0.2, 0.3, 0.4])}, "takes 3-dimensional inputs but the space encodes points in 2"),
+        (
+            {"kernel": ICM(RBF([0.2]), np.eye(2))},
+            "takes 1-dimensional inputs but the space encodes points in 2",
+        ),
+    ],
+)
+def test_settings_that_would_fail_later_are_refused_at_construction(given, message, tmp_path):
+    # each was accepted and failed only once a model was fitted (horizon=0 after three evaluations),
+    # or was read another way (2.7 weights as 2, the string "acc" as the tasks "a", "c", "c")
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+    path = tmp_path / "none.db"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        wb.MultiTaskOptimizer(space, **{"n_tasks": 2, **given}, storage=str(path))
+    assert not path.exists() or not Study(str(path)).trials()
+
+
+def test_a_single_task_optimizer_refuses_a_kernel_of_another_dimension():
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Categorical("c", ["a", "b", "c"])])  # encoded in 4
+    with pytest.raises(
+        ValueError, match=re.escape("takes 2-dimensional inputs but the space encodes points in 4")
+    ):
+        wb.Optimizer(space, kernel=RBF([0.2, 0.3]))
+    wb.Optimizer(space, kernel=RBF([0.2] * 4))  # one lengthscale per encoded coordinate is fine

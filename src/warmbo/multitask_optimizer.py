@@ -65,7 +65,7 @@ from .kernels import RBF, Kernel
 from .kernels.multitask import MultiTaskKernel
 from .models.multitask import as_task_values
 from .models.standardised import StandardisedMultiTaskGP
-from .optimizer import PRIOR_WORKER, Optimizer
+from .optimizer import PRIOR_WORKER, Optimizer, check_kernel_dim
 from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
@@ -179,6 +179,13 @@ class MultiTaskOptimizer(Optimizer):
     ):
         if kernel is not None and not isinstance(kernel, MultiTaskKernel | Kernel):
             raise ValueError(f"kernel must be a multi-task or scalar warmbo kernel, got {kernel!r}")
+        check_kernel_dim(kernel, space)
+        for name, value in (("task_names", task_names), ("directions", directions)):
+            if isinstance(value, str):
+                raise ValueError(
+                    f"{name} must be a list with one item per task, got the string {value!r} "
+                    f"(for one task: [{value!r}])"
+                )
         # an existing study's settings fill in what is not given (a given one must match: _check_study)
         self._refuse_single_objective(storage)
         stored = self._stored_description(storage)
@@ -289,8 +296,8 @@ class MultiTaskOptimizer(Optimizer):
         self.beta = beta if beta == "theory" else float(beta)
         self.b, self.sigma, self.delta = b, sigma, float(delta)
         self.task_similarity = task_similarity
-        self.n_weights = int(n_weights)
-        self.horizon = int(horizon)
+        self.n_weights = check_int(n_weights, "n_weights", 1)
+        self.horizon = check_int(horizon, "horizon", 1)  # MT-BKB's T (else refused at its first fit)
         MultiTaskBound(b=0.0, sigma=0.0, delta=self.delta)  # validates delta
         super().__init__(
             space,

@@ -250,6 +250,18 @@ def _stored_seed(storage) -> int | None:
         return None
 
 
+def check_kernel_dim(kernel, space: Space) -> None:
+    """Refuse a kernel whose input dimension is not the encoded space's (it would fail only at the
+    first model fit, after the initial design had been evaluated)."""
+    dim = getattr(kernel, "input_dim", None)
+    if dim is not None and dim != space.dim:
+        raise ValueError(
+            f"kernel {kernel!r} takes {dim}-dimensional inputs but the space encodes points in "
+            f"{space.dim} dimensions (one per float or integer, one per choice of a categorical); "
+            f"give it {space.dim} lengthscales, or one shared lengthscale"
+        )
+
+
 def _refuse_multitask(storage) -> None:
     """Refuse a multi-task study: its trials' values are utilities of task vectors, which a
     single-objective optimizer would mix with values of its own (as MultiTaskOptimizer refuses a
@@ -397,6 +409,7 @@ class Optimizer:
             raise ValueError(f"seed must be a non-negative integer (below 2**63) or None, got {seed!r}")
         if kernel is not None and not isinstance(kernel, Kernel):
             raise ValueError(f"kernel must be a warmbo Kernel, got {kernel!r}")
+        check_kernel_dim(kernel, space)
         if not self._multitask:
             _refuse_multitask(storage)
         if schedule is not None and not isinstance(schedule, Schedule):
