@@ -449,3 +449,13 @@ def test_a_single_task_optimizer_refuses_a_kernel_of_another_dimension():
     ):
         wb.Optimizer(space, kernel=RBF([0.2, 0.3]))
     wb.Optimizer(space, kernel=RBF([0.2] * 4))  # one lengthscale per encoded coordinate is fine
+
+
+def test_history_dataframe_names_the_task_columns_by_task(space):
+    pytest.importorskip("pandas")
+    mt = wb.MultiTaskOptimizer(space, task_names=["acc", "x"], seed=0)  # "x" is also the parameter
+    mt.tell({"x": 0.2}, {"acc": 1.0, "x": 2.0})
+    frame = mt.history.to_dataframe()
+    assert list(frame.columns[-3:]) == ["acc", "value_x", "x"]
+    assert (frame["acc"][0], frame["value_x"][0], frame["x"][0]) == (1.0, 2.0, 0.2)
+    assert list(mt.history.complete().to_dataframe().columns) == list(frame.columns)

@@ -70,7 +70,7 @@ from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
 from .storage import StorageError, Study, study_exists
-from .trial import COMPLETE, FAILED, PENDING, Trial
+from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["MultiTaskOptimizer"]
 
@@ -531,6 +531,11 @@ class MultiTaskOptimizer(Optimizer):
             ]
             self.study.set_meta(key, json.dumps(self._prior_record(ids)))
         return len(rows)
+
+    @property
+    def history(self) -> History:
+        """All trials in id order; ``to_dataframe()`` names the task columns by task name."""
+        return History(self.study.trials(), self.task_names)
 
     @property
     def pareto_front(self) -> list[Trial]:
