@@ -671,6 +671,35 @@ def test_a_resumed_multitask_study_keeps_its_tasks_and_directions(workdir):
     assert flag.exit_code == 1 and "give --directions per task" in flag.output
 
 
+def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
+    (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
+    first = invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions",
+                   "max,min", "--ref=-3,5", "--budget-eps", 0.5, "--budget", 3, "--storage", "mt.db",
+                   "--seed", 0)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    utilities = [t.value for t in wb.Study("mt.db").trials()]
+    again = invoke("optimize", "twomod:f", "--budget", 5, "--storage", "mt.db")
+    assert again.exit_code == 0, again.output
+    resumed = wb.MultiTaskOptimizer.load("mt.db")
+    assert resumed.scalarization == wb.Chebyshev(ref=(-3.0, -5.0))  # signed: lat is minimised
+    assert resumed.budget_eps == 0.5 and "MT-BKB" in repr(resumed)
+    # the first trials' utilities are those every later trial is ranked by
+    assert [resumed.utility(t.values) for t in resumed.history[:3]] == pytest.approx(utilities)
+    kind_only = invoke("optimize", "twomod:f", "--budget", 6, "--storage", "mt.db", "--scalarization",
+                       "chebyshev")  # fmt: skip
+    assert kind_only.exit_code == 0, kind_only.output
+    for flags, named in [
+        (["--ref=-1,5"], "scalarization=Chebyshev(ref=(-3.0, 5.0)), not Chebyshev(ref=(-1.0, 5.0))"),
+        (["--scalarization", "linear"], "not Linear()"),
+        (["--budget-eps", 0.3], "budget_eps=0.5, not 0.3"),
+    ]:
+        refused = invoke("optimize", "twomod:f", "--budget", 7, "--storage", "mt.db", *flags)
+        assert refused.exit_code == 1 and named in refused.output, refused.output
+    assert len(wb.Study("mt.db").trials()) == 6
+    suggested = invoke("suggest", "--storage", "mt.db", "--json")
+    assert suggested.exit_code == 0, suggested.output
+
+
 def test_retry_pending_evaluates_the_trials_of_a_killed_run(workdir):
     (workdir / "slow.py").write_text(
         "import os, sys, time\nopen('child.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"

@@ -82,3 +82,30 @@ def test_shell_examples_run_in_order(page, tmp_path):
         ["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+# a bullet that opens with a module, "- `warmbo.x.y`: ...": the names in backticks that follow on the
+# bullet, up to the next module named, are that module's (docs/multitask.md listed the regrets of
+# warmbo.problems.pareto under warmbo.pareto)
+MODULE_BULLET = re.compile(r"^- (`warmbo(?:\.\w+)*`:.*?)(?=^- |^\n|\Z)", re.S | re.M)
+NAME = re.compile(r"`((?:warmbo(?:\.\w+)+)|[A-Za-z_]\w*)`")
+
+
+def test_names_listed_under_a_module_are_in_it():
+    import importlib
+
+    checked = 0
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        for bullet in MODULE_BULLET.findall(path.read_text()):
+            module = None
+            for name in NAME.findall(bullet):
+                if name.startswith("warmbo."):
+                    try:
+                        module = importlib.import_module(name)
+                    except ImportError:
+                        module = None  # warmbo.kernels.tabulated.Tabulated: a class path, not a module
+                    continue
+                if module is not None:
+                    assert hasattr(module, name), f"{path.name}: {module.__name__} has no {name!r}"
+                    checked += 1
+    assert checked >= 5  # the multi-task page: warmbo.pareto (2 names), warmbo.problems.pareto (3)

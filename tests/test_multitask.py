@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.base import clone as sklearn_clone
 from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF as SkRBF
 
@@ -269,12 +270,25 @@ def test_bkb_q_formula_and_single_task():
     rho = 3.0
     assert bkb_q(eps, T, delta) == pytest.approx(6 * rho * math.log(4 * T / delta) / eps**2)
     model = BKB(RBF(0.2), 0.1, eps=eps, horizon=T, delta=delta, seed=0)
-    assert model.q == pytest.approx(bkb_q(eps, T, delta))
+    assert model.q is None and model.q_ == pytest.approx(bkb_q(eps, T, delta))
     model.fit(np.linspace(0, 1, 20)[:, None], np.sin(np.linspace(0, 3, 20)))
     mean, norm = model.predict([[0.5]])
     assert mean.shape == (1, 1) and norm.shape == (1,)
     with pytest.raises(ValueError, match="eps"):
         BKB(RBF(0.2), eps=1.0)
+
+
+def test_bkb_q_is_derived_again_by_clone_and_set_params():
+    # q was stored as if the user had set it: clone(horizon=10) and set_params(eps=0.9) kept the q
+    # derived from the first (eps, horizon), so the dictionary kept the wrong share of the points
+    model = BudgetedMultiTaskGP(RBF(0.2), 0.1, eps=0.5, horizon=1000, seed=0)
+    assert model.get_params()["q"] is None
+    assert model.clone(horizon=10).q_ == pytest.approx(bkb_q(0.5, 10, 0.1))
+    assert model.clone(delta=0.5).q_ == pytest.approx(bkb_q(0.5, 1000, 0.5))
+    assert model.set_params(eps=0.9).q_ == pytest.approx(bkb_q(0.9, 1000, 0.1))
+    assert BudgetedMultiTaskGP(RBF(0.2), q=7.0).clone(eps=0.9).q_ == 7.0  # a given q is kept
+    copied = sklearn_clone(BudgetedMultiTaskGP(RBF(0.2), eps=0.5, horizon=50))
+    assert copied.q is None and copied.q_ == pytest.approx(bkb_q(0.5, 50, 0.1))
 
 
 # ---------------------------------------------------------------------------- scalarisations

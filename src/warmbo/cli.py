@@ -397,13 +397,24 @@ def optimize(
         str | None, typer.Option("--directions", help="Per task: max or min, comma-separated (default max).")
     ] = None,
     scalarization: Annotated[
-        str, typer.Option("--scalarization", help="Multi-task utility: chebyshev or linear.")
-    ] = "chebyshev",
+        str | None,
+        typer.Option(
+            "--scalarization",
+            help="Multi-task utility: chebyshev (default) or linear; a resumed study keeps its own.",
+        ),
+    ] = None,
     ref: Annotated[
-        str | None, typer.Option("--ref", help="Chebyshev reference point, one number per task.")
+        str | None,
+        typer.Option(
+            "--ref", help="Chebyshev reference point, one number per task; a resumed study keeps its own."
+        ),
     ] = None,
     budget_eps: Annotated[
-        float | None, typer.Option("--budget-eps", help="Run MT-BKB with this Nystrom accuracy (e.g. 0.5).")
+        float | None,
+        typer.Option(
+            "--budget-eps",
+            help="Run MT-BKB with this Nystrom accuracy (e.g. 0.5); a resumed study keeps its own.",
+        ),
     ] = None,
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
@@ -425,11 +436,10 @@ def optimize(
         space = load_space(space_file)
     task_names = _split(tasks, "--tasks")
     multitask = None if stored is None else stored.get_meta("multitask")
-    if multitask is not None:  # a resumed multi-task study keeps its tasks and directions
+    if multitask is not None:  # a resumed multi-task study keeps its tasks (the command prints them);
+        # MultiTaskOptimizer restores its directions, scalarisation and budget and refuses conflicts
         meta = json.loads(multitask)
         task_names = meta["task_names"] if task_names is None else task_names
-        if directions is None and task_names == meta["task_names"]:
-            directions = ",".join(meta["directions"])
     if task_names is not None and maximize is not None:
         raise ValueError(
             "--maximize/--minimize apply to single-objective studies; give --directions per task"
@@ -478,8 +488,10 @@ def optimize(
         )
         _run(opt, fn, budget, workers, retry_pending)
         return
-    if directions is not None or ref is not None or budget_eps is not None:
-        raise ValueError("--directions, --ref and --budget-eps apply to multi-task studies: give --tasks")
+    if directions is not None or scalarization is not None or ref is not None or budget_eps is not None:
+        raise ValueError(
+            "--directions, --scalarization, --ref and --budget-eps apply to multi-task studies: give --tasks"
+        )
     from .transfer.registry import TRANSFER_METHODS
 
     if transfer is not None and method is not None and transfer != method:
@@ -730,17 +742,23 @@ def _multitask_optimizer(
             raise ValueError(f"--directions takes max or min per task, got {unknown[0]!r}")
         if len(words) != len(task_names):
             raise ValueError(f"--directions has {len(words)} items but --tasks names {len(task_names)} tasks")
-    if scalarization not in ("chebyshev", "linear"):
+    if scalarization not in (None, "chebyshev", "linear"):
         raise ValueError(f"--scalarization must be chebyshev or linear, got {scalarization!r}")
     reference = None
     if ref is not None:
-        if scalarization != "chebyshev":
+        if scalarization == "linear":
             raise ValueError("--ref is the reference point of the Chebyshev scalarisation")
         try:
             reference = tuple(float(v) for v in _split(ref, "--ref"))
         except ValueError:
             raise ValueError(f"--ref must be numbers separated by commas, got {ref!r}") from None
-    s = Linear() if scalarization == "linear" else Chebyshev(ref=reference)
+    # neither given: the study's own (MultiTaskOptimizer restores it), Chebyshev at the origin for a
+    # new one; the kind alone on a study of that kind keeps the study's ref
+    s = None
+    if scalarization == "linear":
+        s = Linear()
+    elif ref is not None or (scalarization == "chebyshev" and _stored_kind(storage) != "chebyshev"):
+        s = Chebyshev(ref=reference)
     return MultiTaskOptimizer(
         space,
         task_names=task_names,
@@ -751,6 +769,20 @@ def _multitask_optimizer(
         n_initial=n_initial,
         storage=storage,
     )
+
+
+def _stored_kind(storage) -> str | None:
+    """The scalarisation type of an existing multi-task study at ``storage``, else None."""
+    from .storage import Study, study_exists
+
+    if storage is None or not study_exists(storage):
+        return None
+    study = Study(storage, readonly=True)
+    try:
+        meta = study.get_meta("multitask")
+    finally:
+        study.close()
+    return None if meta is None else json.loads(meta)["scalarization"].get("type")
 
 
 @app.command()

@@ -9,7 +9,13 @@ study store, the initial design, pending points, failures and ``run`` are the si
 One round of :meth:`ask`:
 
 ``complete trials -> encode -> per-task signs and standardisation -> task structure (given, or B
-estimated, or omega fitted) -> MT posterior -> fantasise pending points -> eq. 3 -> maximise -> decode``
+estimated, or omega fitted) -> MT posterior -> fantasise pending and failed points -> eq. 3 -> maximise
+-> decode``
+
+Failed trials enter the posterior as in the single-task optimizer: a constant liar, here at every
+task's worst observed value (signed, so the worst utility of any scalarisation), with the model's
+noise eta, so the search moves away from configurations that fail instead of only avoiding the
+exact failed points.
 
 Conventions (say them to users, they matter):
 
@@ -43,6 +49,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -58,20 +65,38 @@ from .kernels import RBF, Kernel
 from .kernels.multitask import MultiTaskKernel
 from .models.multitask import as_task_values
 from .models.standardised import StandardisedMultiTaskGP
-from .optimizer import Optimizer
+from .optimizer import PRIOR_WORKER, Optimizer, check_kernel_dim
 from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
 from .storage import StorageError, Study, study_exists
-from .trial import COMPLETE, FAILED, PENDING, Trial
+from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["MultiTaskOptimizer"]
 
 _DIRECTIONS = ("maximize", "minimize")
 
+#: the settings stored with a study, and their defaults for a new study (or one made before the
+#: setting was stored); a setting left out (None) is restored from the study
+_DEFAULTS = {
+    "mode": "expected",
+    "budget_eps": None,
+    "noise": 0.1,
+    "beta": 1.0,
+    "b": None,
+    "sigma": None,
+    "delta": 0.1,
+    "task_similarity": "estimate",
+    "n_weights": 100,
+    "horizon": 1000,
+}
+
 
 class MultiTaskOptimizer(Optimizer):
     """Ask/tell optimisation of n related objectives observed together (MT-KB / MT-BKB, 001).
+
+    Every setting below left out (None) is, on an existing study, the value the study was created
+    with (stored with it); a given one that differs is refused. The defaults named are a new study's.
 
     Parameters
     ----------
@@ -86,30 +111,30 @@ class MultiTaskOptimizer(Optimizer):
     scalarization : Scalarization
         ``s_lambda`` and its weight prior (default :class:`~warmbo.scalarization.Chebyshev` with
         ``ref`` at the origin; give ``ref`` below the values you care about).
-    mode : {"expected", "random"}
+    mode : {"expected", "random"}, default "expected"
         MT-KB's expectation over lambda (cumulative regret, 001 eq. 3) or one lambda per round
         (Bayes regret, spreads queries along the Pareto front, 001 Section 4.4).
     budget_eps : float, optional
         Run MT-BKB with this accuracy eps (001 Thm 3; 0.5 in 001's experiments); None runs MT-KB.
-    noise : float
+    noise : float, default 0.1
         The regulariser eta in standardised units (001 uses 0.1).
-    beta : float or "theory"
+    beta : float or "theory", default 1.0
         Constant ``beta_t`` (the width is ``L sqrt(beta) ||Gamma_t||^{1/2}``), or ``"theory"`` for
         :class:`~warmbo.bounds.MultiTaskBound` (see the module docstring for why 1 is the default).
     b, sigma : float, optional
         Norm bound and noise level of :class:`~warmbo.bounds.MultiTaskBound` (standardised units;
         used with ``beta="theory"``); defaults in the module docstring.
-    delta : float
+    delta : float, default 0.1
         Confidence level of the bound.
     directions : sequence of {"maximize", "minimize"}, optional
         Per task (default: maximise all).
     task_names : sequence of str, optional
         Names of the tasks (default ``f0, f1, ...``); :meth:`tell` accepts a dict keyed by them.
-    task_similarity : {"estimate", "uniform"}
+    task_similarity : {"estimate", "uniform"}, default "estimate"
         How B is learned when ``kernel`` is scalar.
-    n_weights : int
+    n_weights : int, default 100
         Weights in the sample average of the expectation.
-    horizon : int
+    horizon : int, default 1000
         T in MT-BKB's q (001 Thm 3).
     n_initial, seed, storage, worker
         As for :class:`~warmbo.Optimizer`.
@@ -134,18 +159,18 @@ class MultiTaskOptimizer(Optimizer):
         n_tasks: int | None = None,
         *,
         scalarization: Scalarization | None = None,
-        mode: str = "expected",
+        mode: str | None = None,
         budget_eps: float | None = None,
-        noise: float = 0.1,
-        beta: float | str = 1.0,
+        noise: float | None = None,
+        beta: float | str | None = None,
         b: float | None = None,
         sigma: float | None = None,
-        delta: float = 0.1,
+        delta: float | None = None,
         directions: Sequence[str] | None = None,
         task_names: Sequence[str] | None = None,
-        task_similarity: str = "estimate",
-        n_weights: int = 100,
-        horizon: int = 1000,
+        task_similarity: str | None = None,
+        n_weights: int | None = None,
+        horizon: int | None = None,
         n_initial: int | None = None,
         seed: int | None = None,
         storage=None,
@@ -154,6 +179,50 @@ class MultiTaskOptimizer(Optimizer):
     ):
         if kernel is not None and not isinstance(kernel, MultiTaskKernel | Kernel):
             raise ValueError(f"kernel must be a multi-task or scalar warmbo kernel, got {kernel!r}")
+        check_kernel_dim(kernel, space)
+        for name, value in (("task_names", task_names), ("directions", directions)):
+            if isinstance(value, str):
+                raise ValueError(
+                    f"{name} must be a list with one item per task, got the string {value!r} "
+                    f"(for one task: [{value!r}])"
+                )
+        # an existing study's settings fill in what is not given (a given one must match: _check_study)
+        self._refuse_single_objective(storage)
+        stored = self._stored_description(storage)
+        self._given = {
+            name
+            for name, value in (
+                ("scalarization", scalarization),
+                ("kernel", kernel),
+                *self._settings(locals()),
+            )
+            if value is not None
+        }
+        if stored is not None:
+            if (
+                n_tasks is None
+                and task_names is None
+                and directions is None
+                and not isinstance(kernel, MultiTaskKernel)
+            ):
+                task_names = stored["task_names"]
+            if directions is None and task_names is not None and list(task_names) == stored["task_names"]:
+                directions = stored["directions"]
+        restored = {
+            name: stored[name] if stored is not None and name in stored else _DEFAULTS[name]
+            for name, value in self._settings(locals())
+            if value is None
+        }
+        mode = restored.get("mode", mode)
+        budget_eps = restored.get("budget_eps", budget_eps)
+        noise = restored.get("noise", noise)
+        beta = restored.get("beta", beta)
+        b = restored.get("b", b)
+        sigma = restored.get("sigma", sigma)
+        delta = restored.get("delta", delta)
+        task_similarity = restored.get("task_similarity", task_similarity)
+        n_weights = restored.get("n_weights", n_weights)
+        horizon = restored.get("horizon", horizon)
         candidates = [
             ("kernel", kernel.n_tasks if isinstance(kernel, MultiTaskKernel) else None),
             ("n_tasks", n_tasks),
@@ -182,14 +251,21 @@ class MultiTaskOptimizer(Optimizer):
         if bad:
             raise ValueError(f"directions must be 'maximize' or 'minimize', got {bad[0]!r}")
         self.signs = np.array([1.0 if d == "maximize" else -1.0 for d in self.directions])
-        scalarization = Chebyshev() if scalarization is None else scalarization
-        if not isinstance(scalarization, Scalarization):
-            raise ValueError(f"scalarization must be a warmbo Scalarization, got {scalarization!r}")
-        ref = getattr(scalarization, "ref", None)
-        if ref is not None and len(ref) != self.n_tasks:
-            raise ValueError(f"the Chebyshev ref has {len(ref)} values but there are {self.n_tasks} tasks")
-        if ref is not None:
-            scalarization = Chebyshev(ref=tuple(np.asarray(ref) * self.signs))  # signed units
+        if scalarization is None:
+            stored_scalarization = None if stored is None else stored.get("scalarization")
+            scalarization = (  # stored in signed units, like self.scalarization
+                Chebyshev() if stored_scalarization is None else Scalarization.from_dict(stored_scalarization)
+            )
+        else:
+            if not isinstance(scalarization, Scalarization):
+                raise ValueError(f"scalarization must be a warmbo Scalarization, got {scalarization!r}")
+            ref = getattr(scalarization, "ref", None)
+            if ref is not None and len(ref) != self.n_tasks:
+                raise ValueError(
+                    f"the Chebyshev ref has {len(ref)} values but there are {self.n_tasks} tasks"
+                )
+            if ref is not None:
+                scalarization = Chebyshev(ref=tuple(np.asarray(ref) * self.signs))  # signed units
         self.scalarization = scalarization
         if mode not in ("expected", "random"):
             raise ValueError(f"mode must be 'expected' or 'random', got {mode!r}")
@@ -220,10 +296,9 @@ class MultiTaskOptimizer(Optimizer):
         self.beta = beta if beta == "theory" else float(beta)
         self.b, self.sigma, self.delta = b, sigma, float(delta)
         self.task_similarity = task_similarity
-        self.n_weights = int(n_weights)
-        self.horizon = int(horizon)
+        self.n_weights = check_int(n_weights, "n_weights", 1)
+        self.horizon = check_int(horizon, "horizon", 1)  # MT-BKB's T (else refused at its first fit)
         MultiTaskBound(b=0.0, sigma=0.0, delta=self.delta)  # validates delta
-        self._refuse_single_objective(storage)
         super().__init__(
             space,
             model=StandardisedMultiTaskGP(
@@ -261,7 +336,27 @@ class MultiTaskOptimizer(Optimizer):
         finally:
             existing.close()
 
+    @staticmethod
+    def _settings(arguments: dict) -> list[tuple[str, object]]:
+        """(name, value) of the constructor's stored settings among ``arguments`` (its locals)."""
+        return [(name, arguments[name]) for name in _DEFAULTS]
+
+    @staticmethod
+    def _stored_description(storage) -> dict | None:
+        """The settings a multi-task study was created with, or None (no such study yet)."""
+        if storage is None or not study_exists(storage):
+            return None
+        existing = Study(storage)
+        try:
+            stored = existing.get_meta("multitask")
+        finally:
+            existing.close()
+        return None if stored is None else json.loads(stored)
+
     def _description(self) -> dict:
+        """What is stored with the study and must match when it is reopened: the tasks, the
+        scalarisation (signed units) and every setting of the model and the acquisition. The kernel is
+        stored as its repr, which identifies it but cannot rebuild it."""
         return {
             "n_tasks": self.n_tasks,
             "task_names": list(self.task_names),
@@ -269,9 +364,21 @@ class MultiTaskOptimizer(Optimizer):
             "scalarization": self.scalarization.to_dict(),
             "mode": self.mode,
             "beta": self.beta,
+            "budget_eps": self.budget_eps,
+            "noise": self.noise,
+            "b": self.b,
+            "sigma": self.sigma,
+            "delta": self.delta,
+            "task_similarity": self.task_similarity,
+            "n_weights": self.n_weights,
+            "horizon": self.horizon,
+            "kernel": repr(self.kernel),
         }
 
     def _check_study(self) -> None:
+        """Store this optimizer's settings with a new study; refuse settings that conflict with an
+        existing study's (a setting not given was restored from it by the constructor). Studies made
+        before a setting was stored do not check it."""
         stored = self.study.get_meta("multitask")
         mine = self._description()
         if stored is None:
@@ -285,6 +392,30 @@ class MultiTaskOptimizer(Optimizer):
                 raise StorageError(
                     f"study {self.study.path!r} was created with {key}={theirs.get(key)!r}, not {mine[key]!r}"
                 )
+        for key in ("scalarization", *_DEFAULTS, "kernel"):
+            if key not in theirs or theirs[key] == mine[key]:
+                continue
+            if key in self._given:
+                given, created = mine[key], theirs[key]
+                if key == "scalarization":  # both in the user's units, as given
+                    given, created = (self._user_units(Scalarization.from_dict(v)) for v in (given, created))
+                raise StorageError(
+                    f"study {self.study.path!r} was created with {key}={created!r}, not {given!r}; "
+                    f"leave {key} out to use the stored value, or start a new study"
+                )
+            if key == "kernel":  # not given: a repr cannot rebuild it (inspecting the study is fine)
+                warnings.warn(
+                    f"study {self.study.path!r} was created with kernel={theirs[key]}, which cannot be "
+                    f"restored from the store; this optimizer asks with {mine[key]} (pass kernel= to "
+                    "use the study's)",
+                    UserWarning,
+                    stacklevel=3,
+                )
+
+    def _user_units(self, scalarization: Scalarization) -> Scalarization:
+        """A scalarisation in signed units (as stored) expressed in the user's units."""
+        ref = getattr(scalarization, "ref", None)
+        return scalarization if ref is None else Chebyshev(ref=tuple(np.asarray(ref) * self.signs))
 
     @classmethod
     def load(cls, storage, **overrides) -> MultiTaskOptimizer:
@@ -293,20 +424,9 @@ class MultiTaskOptimizer(Optimizer):
         stored = study.get_meta("multitask")
         if stored is None:
             raise StorageError(f"{study.path!r} is not a multi-task study")
-        meta = json.loads(stored)
         settings = study.settings
-        kwargs = {
-            "task_names": meta["task_names"],
-            "directions": meta["directions"],
-            "scalarization": Scalarization.from_dict(meta["scalarization"]),
-            "mode": meta.get("mode", "expected"),
-            "beta": meta.get("beta", 1.0),
-            "n_initial": settings.get("n_initial"),
-            "seed": settings.get("seed"),
-        }
-        if kwargs["scalarization"].to_dict().get("ref") is not None:  # stored signed: back to user units
-            signs = np.array([1.0 if d == "maximize" else -1.0 for d in meta["directions"]])
-            kwargs["scalarization"] = Chebyshev(ref=tuple(np.asarray(kwargs["scalarization"].ref) * signs))
+        # the tasks, scalarisation and model settings are restored by the constructor
+        kwargs = {"n_initial": settings.get("n_initial"), "seed": settings.get("seed")}
         kwargs.update(overrides)
         study.close()
         return cls(study.space, storage=storage, **kwargs)
@@ -378,7 +498,9 @@ class MultiTaskOptimizer(Optimizer):
         (columns in the space's order), Y one row of task values per point (a sequence in task order
         or a dict by task name). Everything is validated before anything is stored; the rows are then
         stored in one transaction as complete trials with worker ``"prior"``, once per study (``tag``,
-        by default a hash of the data). Returns the number of trials added.
+        by default a hash of the data), recorded as the single-task optimizer records it, so
+        :meth:`priors`, :meth:`remove_prior` and ``warmbo prior list/remove`` work on it. Returns the
+        number of trials added.
         """
         if not (isinstance(data, tuple | list) and len(data) == 2):
             raise ValueError(
@@ -401,10 +523,19 @@ class MultiTaskOptimizer(Optimizer):
         with self.study.transaction():
             if self.study.get_meta(key) is not None:
                 return 0
-            for p, r in zip(params, rows, strict=True):
-                self.study.add_trial(p, COMPLETE, value=self.utility(r), worker="prior", values=r.tolist())
-            self.study.set_meta(key, json.dumps({"rows": len(rows)}))
+            ids = [
+                self.study.add_trial(
+                    p, COMPLETE, value=self.utility(r), worker=PRIOR_WORKER, values=r.tolist()
+                ).id
+                for p, r in zip(params, rows, strict=True)
+            ]
+            self.study.set_meta(key, json.dumps(self._prior_record(ids)))
         return len(rows)
+
+    @property
+    def history(self) -> History:
+        """All trials in id order; ``to_dataframe()`` names the task columns by task name."""
+        return History(self.study.trials(), self.task_names)
 
     @property
     def pareto_front(self) -> list[Trial]:
@@ -484,10 +615,11 @@ class MultiTaskOptimizer(Optimizer):
         """Pending and failed points; MT-KB may repeat an evaluated point (observations are noisy)."""
         return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
 
-    # MT-KB's step: no local candidates (001 searches its finite domains whole), failed points only
-    # excluded, and an acquisition whose bound reads the fitted model's norm bound b_
+    # MT-KB's step: no local candidates (001 searches its finite domains whole), and an acquisition
+    # whose bound reads the fitted model's norm bound b_; failed points are fantasised as in the
+    # single-task optimizer (a constant liar at each task's worst value, _fantasise_failed inherited)
     _n_anchors = 0
-    _fantasise_failed = False
+    _multitask = True
 
     def _acquisition_for(self, reference) -> ScalarizedUCB:
         return self._acquisition(

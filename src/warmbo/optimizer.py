@@ -271,6 +271,40 @@ def _seeded(model, seed: int):
     return clone(seed=int(seed))
 
 
+def check_kernel_dim(kernel, space: Space) -> None:
+    """Refuse a kernel whose input dimension is not the encoded space's (it would fail only at the
+    first model fit, after the initial design had been evaluated)."""
+    dim = getattr(kernel, "input_dim", None)
+    if dim is not None and dim != space.dim:
+        raise ValueError(
+            f"kernel {kernel!r} takes {dim}-dimensional inputs but the space encodes points in "
+            f"{space.dim} dimensions (one per float or integer, one per choice of a categorical); "
+            f"give it {space.dim} lengthscales, or one shared lengthscale"
+        )
+
+
+def _refuse_multitask(storage) -> None:
+    """Refuse a multi-task study: its trials' values are utilities of task vectors, which a
+    single-objective optimizer would mix with values of its own (as MultiTaskOptimizer refuses a
+    single-objective study)."""
+    try:
+        if storage is None or not study_exists(storage):
+            return
+        study = Study(readonly_url(storage))
+    except StorageError:
+        return  # not readable yet (being created): Study() below says what is wrong, if anything
+    try:
+        multitask = study.get_meta("multitask")
+    finally:
+        study.close()
+    if multitask is not None:
+        tasks = json.loads(multitask).get("task_names")
+        raise StorageError(
+            f"study {storage!r} is a multi-task study (tasks {tasks}); open it with "
+            "warmbo.MultiTaskOptimizer (or MultiTaskOptimizer.load), not warmbo.Optimizer"
+        )
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -397,6 +431,9 @@ class Optimizer:
             raise ValueError(f"seed must be a non-negative integer (below 2**63) or None, got {seed!r}")
         if kernel is not None and not isinstance(kernel, Kernel):
             raise ValueError(f"kernel must be a warmbo Kernel, got {kernel!r}")
+        check_kernel_dim(kernel, space)
+        if not self._multitask:
+            _refuse_multitask(storage)
         if schedule is not None and not isinstance(schedule, Schedule):
             raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {schedule!r}")
         if acquisition is not None and not isinstance(acquisition, Acquisition):
@@ -1201,6 +1238,8 @@ class Optimizer:
         )
         return self._design_point(index, busy_X) if x is None else x
 
+    _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
+
     # what a subclass may change in the shared BO step (warmbo.suggest)
     _n_anchors = _N_ANCHORS  # best observations around which the search draws local candidates
     _fantasise_failed = True  # failed points as a constant liar at the worst observed value
@@ -1504,10 +1543,18 @@ class Optimizer:
                 for params, value in zip(data.params, data.y, strict=True)
             ]
             if key:
-                record = {"imported": time.time(), "rows": len(ids), "first": min(ids, default=None)}
-                record["last"] = max(ids, default=None)
-                self.study.set_meta(key, json.dumps(record))
+                self.study.set_meta(key, json.dumps(self._prior_record(ids)))
         return len(data.y)
+
+    @staticmethod
+    def _prior_record(ids: Sequence[int]) -> dict:
+        """What a tagged import stores (:meth:`priors` shows it, :meth:`remove_prior` reads it)."""
+        return {
+            "imported": time.time(),
+            "rows": len(ids),
+            "first": min(ids, default=None),
+            "last": max(ids, default=None),
+        }
 
     def priors(self) -> dict[str, dict]:
         """The tagged prior imports of this study: ``{tag: {"rows", "first", "last", "imported"}}``

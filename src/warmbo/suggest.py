@@ -6,8 +6,9 @@ their design points come from:
 
 1. **Fantasies.** Pending points are conditioned on at the model's own posterior mean (the kriging
    believer, Ginsbourger et al. 2010), which collapses the uncertainty there, so several workers get
-   different points; failed points, when given, at the worst value observed (a constant liar), so
-   the search moves away from configurations that fail. The model is updated with ``add`` when it
+   different points; failed points, when given, at the worst value observed (a constant liar; for
+   a multi-task model each task's worst value), so the search moves away from configurations that
+   fail. The model is updated with ``add`` when it
    has one, refitted on the union otherwise; hyperparameters are not refitted. A model whose ``add``
    takes a ``noise`` (the GP) sees the pending points' fantasies as (nearly) noise-free, variance
    ``min(FANTASY_NOISE, its noise level)`` on the scale it models (standardised for the default GP),
@@ -104,7 +105,7 @@ def suggest(
         The search space (encoded unit cube).
     pending, failed : array (k, d), optional
         Encoded pending points (kriging believer) and failed points (constant liar at the worst
-        observed value; scalar models only).
+        observed value; per task for a multi-task model).
     exclude : array (k, d), optional
         Encoded points that must not be returned.
     seed : int, optional
@@ -121,8 +122,10 @@ def suggest(
         if pending.shape[0] or failed.shape[0]:
             values = [reference.predict(pending)[0]] if pending.shape[0] else []
             if failed.shape[0]:
-                worst = float(np.min(reference.y_train_))
-                values.append(np.full(failed.shape[0], worst))
+                # the worst value observed; per task for a multi-task model (y_train_ (t, n)), whose
+                # tasks are all maximised, so the liar is the worst outcome of every task at once
+                worst = np.min(np.asarray(reference.y_train_, dtype=np.float64), axis=0)
+                values.append(np.broadcast_to(worst, (failed.shape[0], *worst.shape)))
             # pending points noise-free; failed ones (a constant liar: a guess) at the model's noise
             level = getattr(reference, "noise_level_", None)
             per_point = getattr(reference, "noise_", None)

@@ -64,8 +64,11 @@ class Trial:
     def is_failed(self) -> bool:
         return self.state == FAILED
 
-    def as_row(self) -> dict[str, Any]:
-        """Flat dict: id, state, value, timestamps, worker, then one column per parameter."""
+    def as_row(self, task_names=None) -> dict[str, Any]:
+        """Flat dict: id, state, value, timestamps, worker, the task values of a multi-task trial
+        (a column per task, named by ``task_names`` or ``value_0, value_1, ...``; a task name that
+        is also a parameter's or a fixed column's becomes ``value_<name>``), then one column per
+        parameter."""
         row = {
             "id": self.id,
             "state": self.state,
@@ -75,13 +78,22 @@ class Trial:
             "worker": self.worker,
         }
         if self.values is not None:
-            row.update({f"value_{i}": v for i, v in enumerate(self.values)})
+            names = [f"value_{i}" for i in range(len(self.values))]
+            if task_names is not None and len(task_names) == len(self.values):
+                taken = set(row) | set(self.params)
+                names = [f"value_{t}" if t in taken else str(t) for t in task_names]
+            row.update(zip(names, self.values, strict=True))
         row.update(self.params)
         return row
 
 
 class History(list):
-    """A list of trials with a ``to_dataframe()`` (needs pandas, not a core dependency)."""
+    """A list of trials with a ``to_dataframe()`` (needs pandas, not a core dependency);
+    ``task_names`` (a multi-task study's) name the task value columns."""
+
+    def __init__(self, trials=(), task_names=None):
+        super().__init__(trials)
+        self.task_names = None if task_names is None else tuple(task_names)
 
     def to_dataframe(self):
         """The trials as a pandas DataFrame, one row per trial (see :meth:`Trial.as_row`)."""
@@ -89,8 +101,8 @@ class History(list):
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("History.to_dataframe() needs pandas: pip install pandas") from exc
-        return pd.DataFrame([trial.as_row() for trial in self])
+        return pd.DataFrame([trial.as_row(self.task_names) for trial in self])
 
     def complete(self) -> History:
         """Only the complete trials."""
-        return History(t for t in self if t.is_complete)
+        return History((t for t in self if t.is_complete), self.task_names)

@@ -111,6 +111,10 @@ class BudgetedMultiTaskGP(MultiTaskData):
 
     Attributes
     ----------
+    q_ : float
+        The oversampling parameter in use: ``q`` when given, else ``6 rho log(4T/delta)/eps^2``
+        (``q`` itself stays as given, so ``clone``/``set_params`` with another eps, delta or horizon
+        derive it again).
     dictionary_ : ndarray of int
         Indices of the points in the current dictionary D_t.
     dictionary_size_ : int
@@ -156,7 +160,8 @@ class BudgetedMultiTaskGP(MultiTaskData):
         self.kernel = kernel
         self.noise = float(noise)
         self.horizon = int(horizon)
-        self.q = float(q) if q is not None else bkb_q(self.eps, self.horizon, self.delta)
+        self.q = None if q is None else float(q)  # as given: clone and set_params derive q_ again
+        self.q_ = self.q if self.q is not None else bkb_q(self.eps, self.horizon, self.delta)
         self.seed = seed
         self.method = method
         use_icm = method == "icm" or (method == "auto" and isinstance(kernel, ICM))
@@ -182,7 +187,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
     def __repr__(self) -> str:
         return (
             f"BudgetedMultiTaskGP(kernel={self.kernel!r}, noise={self.noise:g}, "
-            f"eps={self.eps:g}, q={self.q:.4g})"
+            f"eps={self.eps:g}, q={self.q_:.4g})"
         )
 
     @property
@@ -240,7 +245,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
         _, full = self.predict(X, cov="full")
         lam = np.clip(np.linalg.eigvalsh(full), 0.0, None)  # (k, n)
         self._log_det_sum += float(np.sum(np.log1p(lam / self.noise)))
-        p_new = np.minimum(self.q * lam[:, -1], 1.0)
+        p_new = np.minimum(self.q_ * lam[:, -1], 1.0)
         self._X = np.vstack([self._X, X])
         self._Y = np.vstack([self._Y, Y])
         self._p = np.append(self._p, p_new)
@@ -250,7 +255,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
         self._rebuild()
         # probabilities of the next round: p_{t+1,i} = min(q ||Gamma~_t(x_i, x_i)||, 1)
         Xu, inverse, _ = self._unique_points()
-        self._p = np.minimum(self.q * self._norms(Xu), 1.0)[inverse]
+        self._p = np.minimum(self.q_ * self._norms(Xu), 1.0)[inverse]
 
     def _rebuild(self) -> None:
         D = self.dictionary_
