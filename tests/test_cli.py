@@ -959,3 +959,35 @@ def test_a_run_with_no_point_left_to_evaluate_is_an_error(workdir):
     result = invoke("optimize", "broken:f", "--space", "two.json", "--storage", "two.db", "--budget", 10)
     assert result.exit_code == 1 and "run stopped before its budget" in result.output
     assert [t.state for t in wb.Study("two.db").trials()] == ["failed", "failed"]
+
+
+def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdir):
+    # before: suggest took no --space and no command created a study; the error said "create it
+    # with a space first" without saying how
+    missing = invoke("suggest", "--storage", "lab.db", "-n", 2)
+    assert missing.exit_code == 1 and not Path("lab.db").exists()
+    assert str(workdir / "lab.db") in missing.output  # the absolute path it looked at
+    assert "warmbo suggest --space space.json --storage" in missing.output
+    first = invoke("suggest", "--storage", "lab.db", "-n", 2, "--space", "space.json", "--maximize")
+    assert first.exit_code == 0, first.output
+    args = ("--space", "space.json", "--seed", 7, "--n-initial", 3, "--maximize")
+    new = invoke("suggest", "--storage", "new.db", "-n", 2, *args, "--json")
+    assert new.exit_code == 0, new.output
+    assert [json.loads(line)["trial"] for line in new.stdout.strip().splitlines()] == [1, 2]
+    study = wb.Study("new.db")
+    assert study.settings["direction"] == "maximize" and study.settings["seed"] == 7
+    assert study.settings["n_initial"] == 3 and study.count("pending") == 2
+    # the same command again goes on with the study; the creation options must agree with it
+    again = invoke("suggest", "--storage", "new.db", *args, "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["trial"] == 3
+    before = study_rows("new.db")
+    (workdir / "other.json").write_text(json.dumps({"params": SPACE["params"][:1]}))
+    for option, message in [
+        (("--space", "other.json"), "different space"),
+        (("--minimize",), "--minimize conflicts"),
+        (("--seed", 8), "keeps the seed it was created with (7)"),
+        (("--n-initial", 5), "keeps the design size it was created with (3)"),
+    ]:
+        refused = invoke("suggest", "--storage", "new.db", *option)
+        assert refused.exit_code == 1 and message in refused.output, refused.output
+    assert study_rows("new.db") == before  # nothing asked, nothing lost

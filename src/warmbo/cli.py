@@ -766,13 +766,69 @@ def suggest(
             help="Override the study's stored transfer method (none: ask without its stored sources).",
         ),
     ] = None,
+    space_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--space",
+            help="JSON file describing the space: creates the study if there is none at --storage "
+            "(an existing study must have this very space).",
+        ),
+    ] = None,
+    maximize: Annotated[
+        bool | None,
+        typer.Option(
+            "--maximize/--minimize",
+            help="Direction of a new study (default minimise); an existing study keeps its own.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
+    ] = None,
+    n_initial: Annotated[
+        int | None,
+        typer.Option(
+            "--n-initial",
+            help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
+            "for d parameters); an existing study keeps its own.",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Ask for the next experiment(s): stored as pending trials, reported back with `observe`."""
+    """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
+
+    With --space, a study that does not exist yet is created first (for experiments run by hand).
+    """
+    from .optimizer import Optimizer
+    from .storage import Study, study_exists
     from .transfer.registry import TRANSFER_METHODS
 
     if transfer is not None and transfer not in TRANSFER_METHODS:
         raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
-    opt = load_optimizer(storage, transfer=transfer)
+    space = None if space_file is None else load_space(space_file)
+    if space is not None and not study_exists(storage):
+        if transfer not in (None, "none"):
+            raise ValueError(
+                f"--transfer {transfer} transfers from source data, which a new study made by suggest "
+                "does not have: create it with `warmbo optimize --prior FILE.csv ...` instead"
+            )
+        opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
+        direction = "maximise" if opt.maximize else "minimise"
+        errors.print(
+            f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are a design, "
+            f"then the model chooses; seed {opt.seed})",
+            highlight=False,
+            soft_wrap=True,
+        )
+    else:
+        if space is not None or maximize is not None or seed is not None or n_initial is not None:
+            stored = Study(storage)  # no study at all: the error says how to create one
+            try:
+                _check_creation_options(stored, storage, space, maximize, seed, n_initial)
+            finally:
+                stored.close()
+        opt = load_optimizer(storage, transfer=transfer)
     suggestions = opt.ask(n)
     if as_json:
         for s in suggestions:
@@ -781,6 +837,38 @@ def suggest(
     console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space.names))
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
     console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
+
+
+def _check_creation_options(stored, storage: str, space, maximize, seed, n_initial) -> None:
+    """``suggest``'s creation options on a study that exists: the same values are accepted (the
+    command that created the study can be run again), a different one is refused."""
+    if space is not None and space != stored.space:
+        differences = "; ".join(space.diff(stored.space)) or "different structure"
+        raise ValueError(
+            f"study {storage} was created with a different space ({differences}); leave --space out "
+            "to use the stored one, or give another --storage for a new study"
+        )
+    settings = stored.settings
+    if maximize is not None:
+        if stored.get_meta("multitask") is not None:
+            raise ValueError(
+                f"study {storage} is multi-task (a direction per task); --maximize/--minimize apply to "
+                "single-objective studies: leave the flag out"
+            )
+        direction = settings.get("direction")
+        if direction and direction != ("maximize" if maximize else "minimize"):
+            flag = "--maximize" if maximize else "--minimize"
+            raise ValueError(
+                f"study {storage} was created to {direction} the objective; {flag} conflicts with it "
+                "(leave the flag out to use the stored direction)"
+            )
+    kept_seed = settings.get("seed")
+    if seed is not None and kept_seed is not None and int(kept_seed) != seed:
+        raise ValueError(
+            f"--seed {seed}: study {storage} keeps the seed it was created with ({kept_seed}); leave "
+            "--seed out to go on with it, or start a new study"
+        )
+    _check_design_size(n_initial, settings.get("n_initial"), storage)
 
 
 @app.command()

@@ -274,7 +274,7 @@ class Study:
                 )
             if (space is None or self.readonly) and not Path(self.path).is_file():
                 # opening an existing study: leave no empty file behind for a mistyped path
-                raise StorageError(f"no study at {self.path!r}: create it with a space first")
+                raise StorageError(self._no_study())
             if Path(self.path).is_file() and not os.access(self.path, os.R_OK):
                 raise StorageError(f"cannot read study {self.path!r}: permission denied")
         self._local = threading.local()
@@ -288,6 +288,16 @@ class Study:
                 self._initialise(space, settings or {})
         except sqlite3.DatabaseError as exc:
             raise self._open_error(exc) from None
+
+    def _no_study(self) -> str:
+        """Where no study was found (the absolute path: a relative one depends on the folder the
+        command ran in) and how to create one."""
+        where = os.path.abspath(self.path)
+        return (
+            f"no study at {where!r}: create one with a search space, "
+            f"`warmbo suggest --space space.json --storage {where}` (or `warmbo optimize --space ...`; "
+            "in Python, wb.Optimizer(space, storage=...))"
+        )
 
     def _open_error(self, exc: sqlite3.DatabaseError) -> StorageError:
         """An accurate message for a study SQLite could not open."""
@@ -400,7 +410,7 @@ class Study:
             )
         meta = dict(conn.execute(_OPENING_META).fetchall())
         if not meta:
-            raise StorageError(f"no study at {self.path!r}: create it with a space first")
+            raise StorageError(self._no_study())
         self._check_meta(meta, space, settings)
 
     def _initialise(self, space: Space | None, settings: dict) -> None:
@@ -418,7 +428,7 @@ class Study:
             meta = dict(conn.execute(_OPENING_META).fetchall())
             if not meta:
                 if space is None:
-                    raise StorageError(f"no study at {self.path!r}: create it with a space first")
+                    raise StorageError(self._no_study())
                 if not isinstance(space, Space):
                     raise StorageError(f"space must be a warmbo Space, got {type(space).__name__}")
                 rows = {

@@ -112,7 +112,7 @@ class PostgresStudy(Study):
         if self.readonly:
             meta = self._meta_rows(conn)
             if not meta:
-                raise StorageError(f"no study {self.name!r} in {self._where()}: create it with a space first")
+                raise StorageError(self._no_study())
             self._check_meta(meta, space, settings or {})
         else:
             self._initialise(space, settings or {})
@@ -121,6 +121,13 @@ class PostgresStudy(Study):
     def study_name(url: str) -> str:
         """The study name of a PostgreSQL URL (``study=``, default ``"default"``)."""
         return split_url(url)[1]
+
+    def _no_study(self) -> str:
+        return (
+            f"no study {self.name!r} in {self._where()}: create one with a search space, "
+            "`warmbo suggest --space space.json --storage URL` with this study's URL (or "
+            "`warmbo optimize --space ...`; in Python, wb.Optimizer(space, storage=URL))"
+        )
 
     def _where(self) -> str:
         parts = urlsplit(self.conninfo)
@@ -194,9 +201,7 @@ class PostgresStudy(Study):
                 meta = self._meta_rows(conn)
                 if not meta:
                     if space is None:
-                        raise StorageError(
-                            f"no study {self.name!r} in {self._where()}: create it with a space first"
-                        )
+                        raise StorageError(self._no_study())
                     if not isinstance(space, Space):
                         raise StorageError(f"space must be a warmbo Space, got {type(space).__name__}")
                     meta = {
