@@ -1410,6 +1410,17 @@ class Optimizer:
                 return self.study.add_trial(trial_or_params, COMPLETE, value=value, worker=self.worker)
             return self.study.complete(trial_id, value)
 
+    def amend(self, trial, value=None, failed: bool = False, note: str | None = None) -> Trial:
+        """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed
+        (``failed=True``, ``note`` says why). The earlier result is kept in the study
+        (:meth:`~warmbo.storage.Study.amend`, meta ``amended:<id>``); committed before this returns."""
+        return self.study.amend(self._amended_id(trial), value, failed=failed, note=note)
+
+    def _amended_id(self, trial) -> int:
+        if isinstance(trial, dict) and not isinstance(trial, Suggestion):
+            raise ValueError("amend needs the trial (its id, Trial or Suggestion), not a parameter dict")
+        return self._resolve(trial)
+
     def tell_failed(self, trial_or_params, error: str | None = None) -> Trial:
         """Mark a trial failed; it is kept (and not proposed again) but has no value."""
         with self.study.transaction():

@@ -301,7 +301,10 @@ class PostgresStudy(Study):
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
-                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+                raise StorageError(
+                    f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
+                    "amend it (Study.amend, or warmbo observe --amend)"
+                )
             conn.execute(
                 "UPDATE warmbo_trials SET state = %s, value = %s, completed = %s, error = NULL, "
                 "worker = COALESCE(%s, worker), vector = %s WHERE study = %s AND id = %s",
@@ -324,6 +327,13 @@ class PostgresStudy(Study):
                 (FAILED, time.time(), error, self.name, trial_id),
             )
         return self.trial(trial_id)
+
+    def _write_result(self, conn, trial_id: int, state: str, value, vector: str | None, error) -> None:
+        conn.execute(
+            "UPDATE warmbo_trials SET state = %s, value = %s, vector = %s, error = %s "
+            "WHERE study = %s AND id = %s",
+            (state, value, vector, error, self.name, trial_id),
+        )
 
     def delete_trials(self, ids) -> int:
         ids = [self._check_id(i) for i in ids]
