@@ -991,3 +991,75 @@ def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdi
         refused = invoke("suggest", "--storage", "new.db", *option)
         assert refused.exit_code == 1 and message in refused.output, refused.output
     assert study_rows("new.db") == before  # nothing asked, nothing lost
+
+
+def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
+    # before: observe needed --trial, so a hand-chosen experiment could not be recorded
+    assert invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2).exit_code == 0
+    suggested = wb.Study("lab.db").trial(2).params
+    new = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "1.5")
+    assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial)" in new.output, new.output
+    assert wb.Study("lab.db").trial(3).params == {"x": 0.5, "mode": "a"}
+    # the settings of a pending suggestion complete it
+    same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
+    assert same.exit_code == 0 and "suggested at these settings as trial 2" in same.output
+    failed = invoke("observe", "--storage", "lab.db", "--params", '{"x": -1, "mode": "a"}', "--failed")
+    assert failed.exit_code == 0 and "trial 4 marked failed" in failed.output
+    before = study_rows("lab.db")
+    other = json.dumps({"x": 1.25, "mode": "a"})
+    for args, message in [
+        (("--trial", 1, "--params", other, "--value", "1"), "a trial's settings cannot be changed"),
+        (("--params", '{"x": 0.5}', "--value", "1"), "--params: missing parameter(s) ['mode']"),
+        (("--params", "{x: 0.5}", "--value", "1"), "must be a JSON object"),
+        (("--params", '{"x": 9, "mode": "a"}', "--value", "1"), "outside"),
+        (
+            (
+                "--value",
+                "1",
+            ),
+            "--trial ID",
+        ),
+    ]:
+        refused = invoke("observe", "--storage", "lab.db", *args)
+        assert refused.exit_code == 1 and message in refused.output, refused.output
+    assert study_rows("lab.db") == before
+
+
+def test_observe_amend_corrects_a_recorded_value_and_keeps_the_earlier_one(workdir):
+    # before: a wrongly recorded value could never be fixed ("already complete")
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2").exit_code == 0
+    again = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5")
+    assert again.exit_code == 1 and "already complete (value 55.2)" in again.output
+    assert "--amend" in again.output
+    fixed = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5", "--amend")
+    assert fixed.exit_code == 0 and "was value 55.2" in fixed.output, fixed.output
+    study = wb.Study("lab.db")
+    assert study.trial(1).value == 52.5
+    args = ("observe", "--storage", "lab.db", "--trial", 1, "--failed", "--amend", "--note", "contaminated")
+    assert invoke(*args).exit_code == 0
+    trial = study.trial(1)
+    assert trial.is_failed and "52.5" in trial.error and "contaminated" in trial.error
+    record = json.loads(study.get_meta("amended:1"))
+    assert [r["value"] for r in record] == [55.2, 52.5] and record[1]["note"] == "contaminated"
+    pending = invoke("observe", "--storage", "lab.db", "--trial", 2, "--value", "1", "--amend")
+    assert pending.exit_code == 1 and "pending, not complete" in pending.output
+    assert study.trial(2).is_pending
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("4_2", "without underscores"),
+        ("52,1", "use a decimal point"),
+        ("\u0664\u0662", "digits 0-9"),  # Arabic-Indic 42, which float() reads
+        ("0x2A", "digits 0-9"),
+        ("infinity", "report a failed experiment with --failed"),
+    ],
+)
+def test_observe_takes_plain_numerals_only(workdir, value, message):
+    # before: float() read '4_2' and '٤٢' as 42 and stored it
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json")
+    result = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", value)
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert wb.Study("lab.db").trial(1).is_pending

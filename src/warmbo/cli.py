@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import math
+import re
 import signal
 import sqlite3
 import threading
@@ -875,55 +876,155 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
 @friendly
 def observe(
     storage: StorageOption,
-    trial: Annotated[int, typer.Option("--trial", "-t", help="Trial id from `suggest`.")],
+    trial: Annotated[int | None, typer.Option("--trial", "-t", help="Trial id from `suggest`.")] = None,
     value: Annotated[
         str | None,
         typer.Option("--value", "-v", help="Measured objective value (multi-task: V1,V2,... in task order)."),
     ] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Mark the trial failed instead.")] = False,
+    params: Annotated[
+        str | None,
+        typer.Option(
+            "--params",
+            help='The settings actually used, as a JSON object, e.g. \'{"temp_C": 86, "catalyst": "Pd"}\': '
+            "an experiment the tool did not suggest is stored as a new trial (one matching a pending "
+            "suggestion completes it).",
+        ),
+    ] = None,
+    amend: Annotated[
+        bool,
+        typer.Option(
+            "--amend",
+            help="Correct a complete trial's value (or, with --failed, mark it failed); the earlier "
+            "value is kept in the study.",
+        ),
+    ] = False,
+    note: Annotated[
+        str | None, typer.Option("--note", help="With --amend: why (kept with the earlier value).")
+    ] = None,
 ) -> None:
-    """Report the result of a suggested experiment (or that it failed)."""
+    """Report the result of an experiment: a suggested one (--trial) or any other (--params), or that
+    it failed; --amend corrects a result already recorded."""
     from .optimizer import Optimizer
     from .storage import Study
 
     if failed == (value is not None):
         raise ValueError("give either --value V or --failed")
+    if trial is None and params is None:
+        raise ValueError(
+            "say which experiment: --trial ID (from `warmbo suggest`) or --params '{...}' (the settings "
+            "used, for an experiment the tool did not suggest)"
+        )
+    if amend and trial is None:
+        raise ValueError("--amend corrects a recorded trial: give its id with --trial")
+    if note is not None and not amend:
+        raise ValueError("--note goes with --amend (it says why a recorded result was corrected)")
     study = Study(storage)
-    if study.get_meta("multitask") is not None:
+    multitask = study.get_meta("multitask") is not None
+    if multitask:
         opt = load_optimizer(storage)
     else:
         opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
-    if failed:
-        t = opt.tell_failed(trial, error="reported failed")
-        console.print(f"trial {t.id} marked failed")
-        return
-    if getattr(opt, "task_names", None):
-        try:
-            numbers = [float(v) for v in _split(value, "--value")]
-        except ValueError:
+    tasks = list(getattr(opt, "task_names", ()))
+    numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None)
+    point = None if params is None else _parse_params(params, opt.space)
+    if trial is not None:
+        stored = opt.study.trial(trial)
+        if point is not None and point != stored.params:
             raise ValueError(
-                f"--value must be {len(opt.task_names)} numbers separated by commas, got {value!r}"
-            ) from None
-        if not all(map(math.isfinite, numbers)):
-            raise ValueError(
-                f"--value must hold finite numbers, got {value!r}; report a failed experiment with --failed"
+                f"trial {trial} was suggested at {_shown(stored.params)}, not at the settings given in "
+                "--params; a trial's settings cannot be changed. Record the settings actually used as a "
+                "new trial (the same command without --trial), and mark the suggestion failed "
+                f"(`warmbo observe --storage {storage} --trial {trial} --failed`) or leave it pending"
             )
-        t = opt.tell(trial, numbers)
-        shown = ", ".join(f"{name}={v:.6g}" for name, v in zip(opt.task_names, t.values, strict=True))
-        console.print(f"trial {t.id}: {shown} stored (utility {t.value:.6g})")
-        _print_best(opt)
+        if stored.is_complete and not amend:
+            raise ValueError(
+                f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
+                "to correct it, add --amend (the earlier value is kept in the study)"
+            )
+        if amend:
+            t = opt.amend(
+                trial, numbers if multitask or numbers is None else numbers[0], failed=failed, note=note
+            )
+            now = "marked failed" if failed else _shown_result(t, tasks)
+            console.print(
+                f"trial {t.id} amended: {now} (was {_shown_result(stored, tasks)}; kept in the study)"
+            )
+            _print_best(opt)
+            return
+    matched = ""
+    if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
+        pending = [t.id for t in opt.study.trials(("pending",)) if t.params == point]
+        matched = f" (suggested at these settings as trial {pending[0]})" if pending else " (a new trial)"
+    target = trial if trial is not None else point
+    if failed:
+        t = opt.tell_failed(target, error="reported failed")
+        console.print(f"trial {t.id} marked failed{matched}")
         return
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError(f"--value must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(
-            f"--value must be a finite number, got {value!r}; report a failed experiment with --failed"
-        )
-    t = opt.tell(trial, number)
-    console.print(f"trial {t.id}: value {t.value:.6g} stored")
+    t = opt.tell(target, numbers if multitask else numbers[0])
+    console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}")
     _print_best(opt)
+
+
+def _shown_result(t, tasks) -> str:
+    if tasks:
+        shown = ", ".join(f"{name}={v:.6g}" for name, v in zip(tasks, t.values, strict=True))
+        return f"{shown} (utility {t.value:.6g})"
+    return f"value {t.value:.6g}"
+
+
+def _shown(params: dict) -> str:
+    return ", ".join(f"{k}={_fmt(v)}" for k, v in params.items())
+
+
+#: a plain decimal numeral: what a person types, and all that --value takes (float() also reads
+#: "4_2" as 42, "٤٢" as 42 and "1e5_0"; a typo there must not become a stored value)
+_NUMERAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _parse_values(text: str, n_tasks: int | None) -> list[float]:
+    """``--value``: one plain number, or (``n_tasks``) that many separated by commas."""
+    items = [text] if n_tasks is None else _split(text, "--value")
+    if n_tasks is not None and len(items) != n_tasks:
+        raise ValueError(f"--value must be {n_tasks} numbers separated by commas, got {text!r}")
+    numbers = []
+    for item in items:
+        word = item.strip()
+        if word.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise ValueError(
+                f"--value must hold finite numbers, got {text!r}; report a failed experiment with --failed"
+            )
+        if not _NUMERAL.fullmatch(word):
+            if "_" in word:
+                hint = "write it without underscores (4_2 is not read as 42)"
+            elif n_tasks is None and "," in word:
+                hint = "use a decimal point (52.1, not 52,1) and no thousands separator"
+            else:
+                hint = "digits 0-9, an optional decimal point and exponent, e.g. 52.1 or -1.5e-3"
+            raise ValueError(f"--value must be a number, got {text!r}: {hint}")
+        number = float(word)
+        if not math.isfinite(number):
+            raise ValueError(f"--value {text!r} is too large for a float (over 1.8e308)")
+        numbers.append(number)
+    return numbers
+
+
+def _parse_params(text: str, space) -> dict:
+    """``--params``: a JSON object of parameter values, validated against the study's space."""
+    example = ", ".join(f'"{name}": ...' for name in space.names)
+    try:
+        point = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"--params must be a JSON object such as '{{{example}}}' (in single quotes in the shell); "
+            f"invalid JSON at column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(point, dict):
+        raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
+    try:
+        return space.validate(point)
+    except ValueError as exc:
+        raise ValueError(f"--params: {exc}") from None
 
 
 @app.command()
