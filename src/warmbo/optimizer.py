@@ -250,6 +250,11 @@ def _stored_seed(storage) -> int | None:
         return None
 
 
+def _basis(trials) -> tuple[tuple[int, float], ...]:
+    """What a fit depends on: the complete trials' ids and values (an amended value changes it)."""
+    return tuple((t.id, t.value) for t in trials if t.state == COMPLETE)
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -494,7 +499,8 @@ class Optimizer:
             self._source is None and prior is None and transfer is None and model is None
         )
         self.model_ = None
-        self._model_basis: tuple[int, ...] = ()  # ids of the complete trials model_ was fitted to
+        # (id, value) of the complete trials model_ was fitted to (a value can be amended)
+        self._model_basis: tuple[tuple[int, float], ...] = ()
         self._inspected = None  # (basis, model) of the last fit made for predict/transfer_report
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
@@ -854,7 +860,7 @@ class Optimizer:
         to exactly these (``model_``), else a fresh fit (:meth:`fit_model`; None below two complete
         trials). A value told after the last ask is never left out of a prediction."""
         trials = self.study.trials()
-        basis = tuple(t.id for t in trials if t.state == COMPLETE)
+        basis = _basis(trials)
         if self.model_ is not None and self._model_basis == basis:
             return self.model_
         if self._inspected is None or self._inspected[0] != basis:  # kept: the same data, the same answer
@@ -1123,7 +1129,7 @@ class Optimizer:
             return x
         reference = self.fit_model(trials)
         self.model_ = reference
-        self._model_basis = tuple(t.id for t in trials if t.state == COMPLETE)
+        self._model_basis = _basis(trials)
         self._store_warm_start()
         if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)
             report = self._transfer_report(reference, n_complete)
