@@ -1063,3 +1063,30 @@ def test_observe_takes_plain_numerals_only(workdir, value, message):
     result = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", value)
     assert result.exit_code == 1 and message in result.output, result.output
     assert wb.Study("lab.db").trial(1).is_pending
+
+
+def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(workdir):
+    # before: there was no way to take a study's trials to a spreadsheet
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3, "--seed", 0)
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.25")
+    invoke("observe", "--storage", "lab.db", "--trial", 2, "--failed")
+    result = invoke("export", "--storage", "lab.db", "--out", "trials.csv")
+    assert result.exit_code == 0 and "wrote 3 trials" in result.output, result.output
+    import csv
+
+    rows = list(csv.DictReader(open("trials.csv", encoding="utf-8")))
+    assert list(rows[0]) == ["trial", "state", "x", "mode", "y", "worker", "created", "completed", "error"]
+    stored = wb.Study("lab.db").trials()
+    assert [(r["trial"], r["state"]) for r in rows] == [("1", "complete"), ("2", "failed"), ("3", "pending")]
+    assert float(rows[0]["x"]) == stored[0].params["x"] and rows[0]["y"] == "0.25"
+    assert rows[1]["y"] == "" and rows[1]["error"] == "reported failed" and rows[2]["completed"] == ""
+    assert rows[0]["created"].startswith(time.strftime("%Y-"))
+    again = invoke("export", "--storage", "lab.db", "--out", "trials.csv")
+    assert again.exit_code == 1 and "--force" in again.output  # an existing file is not replaced
+    done = invoke("export", "--storage", "lab.db", "--out", "trials.csv", "--complete", "--force")
+    assert done.exit_code == 0 and "wrote 1 trials" in done.output
+    # the complete rows are prior data for a new study, read back exactly
+    args = ("--space", "space.json", "--storage", "new.db", "--prior", "trials.csv", "--transfer", "none")
+    assert invoke("optimize", "objmod:f", *args, "--budget", 0).exit_code == 0
+    imported = wb.Study("new.db").trials()
+    assert [(t.params, t.value) for t in imported] == [(stored[0].params, 0.25)]

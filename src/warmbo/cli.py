@@ -1,7 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``audit``, ``clean-pending``,
-``report``, ``bench``, ``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``export``, ``audit``,
+``clean-pending``, ``report``, ``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 
@@ -1048,6 +1048,29 @@ def status(
         from .transfer.transfer_report import TransferReport
 
         console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
+
+
+@app.command()
+@friendly
+def export(
+    storage: StorageOption,
+    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    complete: Annotated[
+        bool, typer.Option("--complete", help="Only the complete trials (a file --prior reads as it is).")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+) -> None:
+    """Write the study's trials to a CSV file (the study is opened read-only): trial, state, one
+    column per parameter, y (the value; a multi-task study's task values follow), worker, created,
+    completed, error."""
+    from .data import trials_to_csv
+
+    if out.exists() and not force:
+        raise ValueError(f"{out} exists: give --force to replace it, or another --out")
+    opt = load_optimizer(storage, readonly=True, transfer="none")
+    trials = [t for t in opt.history if t.is_complete or not complete]
+    trials_to_csv(out, trials, opt.space, tuple(getattr(opt, "task_names", ())))
+    console.print(f"wrote {len(trials)} trials to {out}", highlight=False)
 
 
 @app.command("audit")
