@@ -1090,3 +1090,27 @@ def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(wo
     assert invoke("optimize", "objmod:f", *args, "--budget", 0).exit_code == 0
     imported = wb.Study("new.db").trials()
     assert [(t.params, t.value) for t in imported] == [(stored[0].params, 0.25)]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_suggest_stopped_by_sigterm_or_sighup_stores_no_suggestion(workdir, sig):
+    # before: the signal ended the process at once, and the points ask(n) had stored so far stayed
+    # pending, shown to nobody
+    opt = wb.Optimizer(
+        wb.Space.box([(0.0, 1.0), (0.0, 1.0)]), storage=str(workdir / "big.db"), seed=0, n_initial=4
+    )
+    opt.run(lambda p: (p["x0"] - 0.3) ** 2 + p["x1"], budget=8, progress=False)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "suggest", "--storage", "big.db", "-n", "100000"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    study = wb.Study(str(workdir / "big.db"), readonly=True)
+    deadline = time.monotonic() + 120
+    while study.count("pending") == 0:  # the ask is under way: it has stored a point
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.02)
+    run.send_signal(sig)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + sig, err
+    assert f"stopped by {signal.Signals(sig).name}: no suggestion was stored" in err
+    assert study.count("pending") == 0 and study.count("complete") == 8

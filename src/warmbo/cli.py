@@ -830,7 +830,7 @@ def suggest(
             finally:
                 stored.close()
         opt = load_optimizer(storage, transfer=transfer)
-    suggestions = opt.ask(n)
+    suggestions = _ask_all_or_nothing(opt, n)
     if as_json:
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
@@ -838,6 +838,33 @@ def suggest(
     console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space.names))
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
     console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
+
+
+def _ask_all_or_nothing(opt, n: int):
+    """``opt.ask(n)`` with SIGTERM and SIGHUP turned into an exception, as Ctrl-C is, so that its
+    all-or-nothing clean-up runs (the points stored before the signal were never shown to anyone, and
+    would stay pending for good); exits 128 + the signal's number, or 130 for Ctrl-C."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
+        previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return opt.ask(n)
+    except KeyboardInterrupt as exc:
+        signum = exc.args[0] if isinstance(exc, _Terminated) and exc.args else signal.SIGINT
+        name = signal.Signals(signum).name if signum != signal.SIGINT else "Ctrl-C"
+        kept = [note for note in getattr(exc, "__notes__", ()) if "could not be removed" in note]
+        what = kept[0] if kept else "no suggestion was stored"
+        errors.print(f"stopped by {name}: {what}", highlight=False)
+        raise typer.Exit(128 + int(signum)) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupt(signum, frame) -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # a second signal must not cut the clean-up short
+        signal.signal(sig, signal.SIG_IGN)
+    raise _Terminated(signum)
 
 
 def _check_creation_options(stored, storage: str, space, maximize, seed, n_initial) -> None:

@@ -1270,10 +1270,7 @@ class Optimizer:
         stored: list[int] = []  # trials this call added (not ones reclaimed from silent workers)
         try:
             for _ in range(int(count)):
-                suggestion, added = self._ask_one()
-                suggestions.append(suggestion)
-                if added:
-                    stored.append(suggestion.trial_id)
+                suggestions.append(self._ask_one(stored=stored))
         except BaseException as exc:
             # all or nothing: the points stored before the failure were never handed out, so they
             # must not stay pending (they would block those points, and a finite space, for good)
@@ -1339,15 +1336,17 @@ class Optimizer:
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
         return taken_over
 
-    def _ask_one(self, attempts: int = 3) -> tuple[Suggestion, bool]:
+    def _ask_one(self, attempts: int = 3, stored: list[int] | None = None) -> Suggestion:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
         took the same point meanwhile; if one did, start again from a fresh snapshot. A trial
         reclaimed from a silent worker (``heartbeat_grace``, ``reclaim="retry"``) comes first.
-        Returns the suggestion and whether its trial was added (False: reclaimed)."""
+        The id of a trial it adds is appended to ``stored`` inside the inserting transaction, so an
+        exception at any moment (a signal turned into one) leaves no added trial out of ``stored``."""
+        stored = [] if stored is None else stored
         reclaimed = self._reclaim()
         if reclaimed is not None:
-            return reclaimed, False
+            return reclaimed
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
             snapshot = list(self.study.trials())
@@ -1368,12 +1367,14 @@ class Optimizer:
                     if self._collides(x, taken):
                         continue
                 trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-                return Suggestion(trial.params, trial.id), True
+                stored.append(trial.id)
+                return Suggestion(trial.params, trial.id)
         with self.study.transaction():  # contended: a design point, chosen under the lock
             current = list(self.study.trials())
             x = self._design_point(len(current), self._busy(current))
             trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-            return Suggestion(trial.params, trial.id), True
+            stored.append(trial.id)
+            return Suggestion(trial.params, trial.id)
 
     def _resolve(self, trial_or_params) -> int | None:
         if isinstance(trial_or_params, Suggestion | Trial):
