@@ -41,6 +41,7 @@ import csv
 import math
 import numbers
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -104,7 +105,20 @@ def _parse_number(text: str) -> int | float:
     try:
         return float(s)
     except ValueError:
-        raise _CellError(f"value {text!r} is not a number") from None
+        raise _CellError(_not_a_number(text)) from None
+
+
+def _not_a_number(text: str) -> str:
+    """Why a cell is not a number, with a hint for a decimal comma (a European spreadsheet's)."""
+    if _DECIMAL_COMMA.fullmatch(text.strip()):
+        return (
+            f"value {text!r} is not a number: it has a decimal comma; write it with a decimal point "
+            f"({text.strip().replace(',', '.')}), e.g. set the spreadsheet's number format to use points"
+        )
+    return f"value {text!r} is not a number"
+
+
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+([eE][+-]?[0-9]+)?")
 
 
 def _convert_categorical(p: Categorical, text: str) -> Any:
@@ -153,7 +167,7 @@ def _convert_y(value: Any) -> float:
         try:
             v = float(value.strip())
         except ValueError:
-            raise _CellError(f"value {value!r} is not a number") from None
+            raise _CellError(_not_a_number(value)) from None
     elif _is_real(value):
         try:
             v = float(value)
@@ -546,7 +560,10 @@ class TaskData:
                         except _CellError as exc:
                             raise DataError(f"{_at(where, task)}: {exc}") from None
         except UnicodeDecodeError as exc:
-            raise DataError(f"{source}: not a UTF-8 text file ({exc})") from None
+            raise DataError(
+                f"{source}: not a UTF-8 text file ({exc}); if a spreadsheet wrote it, save it again "
+                'as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8)'
+            ) from None
         except csv.Error as exc:
             line = f", line {reader.line_num}" if reader is not None else ""
             raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
