@@ -1005,3 +1005,158 @@ def test_reproduce_help_lists_every_part_and_which_runs_write_report_html():
 
     for name, entry in REPRODUCTIONS.items():  # the flag agrees with what each module says it writes
         assert entry.report_html is ("report.html" in entry._module().__doc__), name
+
+
+def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdir):
+    # before: suggest took no --space and no command created a study; the error said "create it
+    # with a space first" without saying how
+    missing = invoke("suggest", "--storage", "lab.db", "-n", 2)
+    assert missing.exit_code == 1 and not Path("lab.db").exists()
+    assert str(workdir / "lab.db") in missing.output  # the absolute path it looked at
+    assert "warmbo suggest --space space.json --storage" in missing.output
+    first = invoke("suggest", "--storage", "lab.db", "-n", 2, "--space", "space.json", "--maximize")
+    assert first.exit_code == 0, first.output
+    args = ("--space", "space.json", "--seed", 7, "--n-initial", 3, "--maximize")
+    new = invoke("suggest", "--storage", "new.db", "-n", 2, *args, "--json")
+    assert new.exit_code == 0, new.output
+    assert [json.loads(line)["trial"] for line in new.stdout.strip().splitlines()] == [1, 2]
+    study = wb.Study("new.db")
+    assert study.settings["direction"] == "maximize" and study.settings["seed"] == 7
+    assert study.settings["n_initial"] == 3 and study.count("pending") == 2
+    # the same command again goes on with the study; the creation options must agree with it
+    again = invoke("suggest", "--storage", "new.db", *args, "--json")
+    assert again.exit_code == 0 and json.loads(again.stdout)["trial"] == 3
+    before = study_rows("new.db")
+    (workdir / "other.json").write_text(json.dumps({"params": SPACE["params"][:1]}))
+    for option, message in [
+        (("--space", "other.json"), "different space"),
+        (("--minimize",), "--minimize conflicts"),
+        (("--seed", 8), "keeps the seed it was created with (7)"),
+        (("--n-initial", 5), "keeps the design size it was created with (3)"),
+    ]:
+        refused = invoke("suggest", "--storage", "new.db", *option)
+        assert refused.exit_code == 1 and message in refused.output, refused.output
+    assert study_rows("new.db") == before  # nothing asked, nothing lost
+
+
+def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
+    # before: observe needed --trial, so a hand-chosen experiment could not be recorded
+    assert invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2).exit_code == 0
+    suggested = wb.Study("lab.db").trial(2).params
+    new = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "1.5")
+    assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial)" in new.output, new.output
+    assert wb.Study("lab.db").trial(3).params == {"x": 0.5, "mode": "a"}
+    # the settings of a pending suggestion complete it
+    same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
+    assert same.exit_code == 0 and "suggested at these settings as trial 2" in same.output
+    failed = invoke("observe", "--storage", "lab.db", "--params", '{"x": -1, "mode": "a"}', "--failed")
+    assert failed.exit_code == 0 and "trial 4 marked failed" in failed.output
+    before = study_rows("lab.db")
+    other = json.dumps({"x": 1.25, "mode": "a"})
+    for args, message in [
+        (("--trial", 1, "--params", other, "--value", "1"), "a trial's settings cannot be changed"),
+        (("--params", '{"x": 0.5}', "--value", "1"), "--params: missing parameter(s) ['mode']"),
+        (("--params", "{x: 0.5}", "--value", "1"), "must be a JSON object"),
+        (("--params", '{"x": 9, "mode": "a"}', "--value", "1"), "outside"),
+        (
+            (
+                "--value",
+                "1",
+            ),
+            "--trial ID",
+        ),
+    ]:
+        refused = invoke("observe", "--storage", "lab.db", *args)
+        assert refused.exit_code == 1 and message in refused.output, refused.output
+    assert study_rows("lab.db") == before
+
+
+def test_observe_amend_corrects_a_recorded_value_and_keeps_the_earlier_one(workdir):
+    # before: a wrongly recorded value could never be fixed ("already complete")
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2").exit_code == 0
+    again = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5")
+    assert again.exit_code == 1 and "already complete (value 55.2)" in again.output
+    assert "--amend" in again.output
+    fixed = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5", "--amend")
+    assert fixed.exit_code == 0 and "was value 55.2" in fixed.output, fixed.output
+    study = wb.Study("lab.db")
+    assert study.trial(1).value == 52.5
+    args = ("observe", "--storage", "lab.db", "--trial", 1, "--failed", "--amend", "--note", "contaminated")
+    assert invoke(*args).exit_code == 0
+    trial = study.trial(1)
+    assert trial.is_failed and "52.5" in trial.error and "contaminated" in trial.error
+    record = json.loads(study.get_meta("amended:1"))
+    assert [r["value"] for r in record] == [55.2, 52.5] and record[1]["note"] == "contaminated"
+    pending = invoke("observe", "--storage", "lab.db", "--trial", 2, "--value", "1", "--amend")
+    assert pending.exit_code == 1 and "pending, not complete" in pending.output
+    assert study.trial(2).is_pending
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("4_2", "without underscores"),
+        ("52,1", "use a decimal point"),
+        ("\u0664\u0662", "digits 0-9"),  # Arabic-Indic 42, which float() reads
+        ("0x2A", "digits 0-9"),
+        ("infinity", "report a failed experiment with --failed"),
+    ],
+)
+def test_observe_takes_plain_numerals_only(workdir, value, message):
+    # before: float() read '4_2' and '٤٢' as 42 and stored it
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json")
+    result = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", value)
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert wb.Study("lab.db").trial(1).is_pending
+
+
+def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(workdir):
+    # before: there was no way to take a study's trials to a spreadsheet
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3, "--seed", 0)
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.25")
+    invoke("observe", "--storage", "lab.db", "--trial", 2, "--failed")
+    result = invoke("export", "--storage", "lab.db", "--out", "trials.csv")
+    assert result.exit_code == 0 and "wrote 3 trials" in result.output, result.output
+    import csv
+
+    rows = list(csv.DictReader(open("trials.csv", encoding="utf-8")))
+    assert list(rows[0]) == ["trial", "state", "x", "mode", "y", "worker", "created", "completed", "error"]
+    stored = wb.Study("lab.db").trials()
+    assert [(r["trial"], r["state"]) for r in rows] == [("1", "complete"), ("2", "failed"), ("3", "pending")]
+    assert float(rows[0]["x"]) == stored[0].params["x"] and rows[0]["y"] == "0.25"
+    assert rows[1]["y"] == "" and rows[1]["error"] == "reported failed" and rows[2]["completed"] == ""
+    assert rows[0]["created"].startswith(time.strftime("%Y-"))
+    again = invoke("export", "--storage", "lab.db", "--out", "trials.csv")
+    assert again.exit_code == 1 and "--force" in again.output  # an existing file is not replaced
+    done = invoke("export", "--storage", "lab.db", "--out", "trials.csv", "--complete", "--force")
+    assert done.exit_code == 0 and "wrote 1 trials" in done.output
+    # the complete rows are prior data for a new study, read back exactly
+    args = ("--space", "space.json", "--storage", "new.db", "--prior", "trials.csv", "--transfer", "none")
+    assert invoke("optimize", "objmod:f", *args, "--budget", 0).exit_code == 0
+    imported = wb.Study("new.db").trials()
+    assert [(t.params, t.value) for t in imported] == [(stored[0].params, 0.25)]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_suggest_stopped_by_sigterm_or_sighup_stores_no_suggestion(workdir, sig):
+    # before: the signal ended the process at once, and the points ask(n) had stored so far stayed
+    # pending, shown to nobody
+    opt = wb.Optimizer(
+        wb.Space.box([(0.0, 1.0), (0.0, 1.0)]), storage=str(workdir / "big.db"), seed=0, n_initial=4
+    )
+    opt.run(lambda p: (p["x0"] - 0.3) ** 2 + p["x1"], budget=8, progress=False)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "suggest", "--storage", "big.db", "-n", "100000"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    study = wb.Study(str(workdir / "big.db"), readonly=True)
+    deadline = time.monotonic() + 120
+    while study.count("pending") == 0:  # the ask is under way: it has stored a point
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.02)
+    run.send_signal(sig)
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 128 + sig, err
+    assert f"stopped by {signal.Signals(sig).name}: no suggestion was stored" in err
+    assert study.count("pending") == 0 and study.count("complete") == 8

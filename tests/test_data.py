@@ -512,3 +512,18 @@ def test_subset_equals_the_validated_construction_and_checks_new_values():
         data.subset([30])
     with pytest.raises(DataError, match="integer indices"):
         data.subset([0.5])
+
+
+def test_a_decimal_comma_and_a_file_that_is_not_utf8_say_what_to_do(tmp_path):
+    # before: '"52,1" is not a number' and 'not a UTF-8 text file' without saying how to fix them
+    space = Space([Float("x", 0.0, 100.0)])
+    path = tmp_path / "eu.csv"
+    path.write_text('x,y\n"1,5","52,1"\n')
+    with pytest.raises(DataError, match=r"column 'x'.*decimal comma.*\(1\.5\)"):
+        TaskData.from_csv(path, space)
+    path.write_text('x,y\n1.5,"52,1"\n')
+    with pytest.raises(DataError, match=r"column 'y'.*decimal comma.*\(52\.1\)"):
+        TaskData.from_csv(path, space)
+    path.write_bytes("x,y\n1.5,2\n# Temp\u00e9rature\n".encode("latin-1"))
+    with pytest.raises(DataError, match='save it again as "CSV UTF-8"'):
+        TaskData.from_csv(path, space)

@@ -1127,3 +1127,17 @@ def test_load_warns_about_an_acquisition_it_cannot_rebuild_and_not_about_default
         reloaded = wb.Optimizer.load(default)
     assert reloaded.acquisition == wb.EI()
     reloaded.study.close()
+
+
+def test_a_prediction_after_an_amended_value_uses_the_corrected_value(tmp_path):
+    # before: the last ask's model was reused while the complete trials' ids were the same, so a
+    # value amended since then (by this process or another) was left out of predictions
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, storage=str(tmp_path / "s.db"), seed=0, n_initial=4, output_transform="none")
+    opt.run(lambda p: p["x0"], budget=6, progress=False)
+    opt.ask()  # fits model_ to the 6 complete trials
+    trial = opt.study.trials(("complete",))[0]
+    before, _ = opt.predict(trial.params)
+    wb.Study(str(tmp_path / "s.db")).amend(trial.id, trial.value + 50.0)
+    after, _ = opt.predict(trial.params)
+    assert after[0] > before[0] + 10

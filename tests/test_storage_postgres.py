@@ -338,3 +338,28 @@ def test_runs_sharing_a_study_on_either_back_end_stop_at_the_budget(storage):
     second = wb.Optimizer(SPACE, storage=storage, seed=1, worker="second")
     second.run(lambda p: p["x0"] ** 2, budget=5, progress=False)
     assert second.study.count("complete") == 4  # 3 + 1: the fifth place is the beating trial's
+
+
+def test_amend_corrects_a_complete_trial_in_one_transaction_and_keeps_the_old_result(storage):
+    study = Study(storage, SPACE, {"direction": "minimize"})
+    done = study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=55.2)
+    pending = study.add_trial({"x0": 2.0, "x1": 2.0})
+    with pytest.raises(StorageError, match="already complete .* amend"):
+        study.complete(done.id, 52.5)
+    assert study.amend(done.id, 52.5, note="typo").value == 52.5
+    failed = study.amend(done.id, failed=True, note="contaminated")
+    assert failed.is_failed and failed.value is None and "52.5" in failed.error
+    record = json.loads(Study(storage).get_meta(f"amended:{done.id}"))
+    assert [(r["value"], r["note"]) for r in record] == [(55.2, "typo"), (52.5, "contaminated")]
+    with pytest.raises(StorageError, match="pending, not complete"):
+        study.amend(pending.id, 1.0)
+    # one transaction: a failure while recording the old result leaves the value as it was
+    again = study.add_trial({"x0": 3.0, "x1": 2.0}, "complete", value=1.0)
+
+    def broken(key, value):
+        raise RuntimeError("disk full")
+
+    study.set_meta = broken
+    with pytest.raises(RuntimeError, match="disk full"):
+        study.amend(again.id, 2.0)
+    assert Study(storage).trial(again.id).value == 1.0

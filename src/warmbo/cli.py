@@ -1,7 +1,7 @@
 """The ``warmbo`` command line (typer + rich).
 
-Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``audit``, ``clean-pending``,
-``report``, ``bench``, ``reproduce``.
+Commands: ``demo``, ``optimize``, ``suggest``, ``observe``, ``status``, ``export``, ``audit``,
+``clean-pending``, ``report``, ``bench``, ``reproduce``.
 Errors are one line on standard error with exit status 1 (no traceback unless ``--debug``); usage
 errors exit 2.
 
@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import math
+import re
 import signal
 import sqlite3
 import threading
@@ -798,14 +799,70 @@ def suggest(
             help="Override the study's stored transfer method (none: ask without its stored sources).",
         ),
     ] = None,
+    space_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--space",
+            help="JSON file describing the space: creates the study if there is none at --storage "
+            "(an existing study must have this very space).",
+        ),
+    ] = None,
+    maximize: Annotated[
+        bool | None,
+        typer.Option(
+            "--maximize/--minimize",
+            help="Direction of a new study (default minimise); an existing study keeps its own.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
+    ] = None,
+    n_initial: Annotated[
+        int | None,
+        typer.Option(
+            "--n-initial",
+            help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
+            "for d parameters); an existing study keeps its own.",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Ask for the next experiment(s): stored as pending trials, reported back with `observe`."""
+    """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
+
+    With --space, a study that does not exist yet is created first (for experiments run by hand).
+    """
+    from .optimizer import Optimizer
+    from .storage import Study, study_exists
     from .transfer.registry import TRANSFER_METHODS
 
     if transfer is not None and transfer not in TRANSFER_METHODS:
         raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
-    opt = load_optimizer(storage, transfer=transfer)
-    suggestions = opt.ask(n)
+    space = None if space_file is None else load_space(space_file)
+    if space is not None and not study_exists(storage):
+        if transfer not in (None, "none"):
+            raise ValueError(
+                f"--transfer {transfer} transfers from source data, which a new study made by suggest "
+                "does not have: create it with `warmbo optimize --prior FILE.csv ...` instead"
+            )
+        opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
+        direction = "maximise" if opt.maximize else "minimise"
+        errors.print(
+            f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are a design, "
+            f"then the model chooses; seed {opt.seed})",
+            highlight=False,
+            soft_wrap=True,
+        )
+    else:
+        if space is not None or maximize is not None or seed is not None or n_initial is not None:
+            stored = Study(storage)  # no study at all: the error says how to create one
+            try:
+                _check_creation_options(stored, storage, space, maximize, seed, n_initial)
+            finally:
+                stored.close()
+        opt = load_optimizer(storage, transfer=transfer)
+    suggestions = _ask_all_or_nothing(opt, n)
     if as_json:
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
@@ -815,59 +872,218 @@ def suggest(
     console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
 
 
+def _ask_all_or_nothing(opt, n: int):
+    """``opt.ask(n)`` with SIGTERM and SIGHUP turned into an exception, as Ctrl-C is, so that its
+    all-or-nothing clean-up runs (the points stored before the signal were never shown to anyone, and
+    would stay pending for good); exits 128 + the signal's number, or 130 for Ctrl-C."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
+        previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return opt.ask(n)
+    except KeyboardInterrupt as exc:
+        signum = exc.args[0] if isinstance(exc, _Terminated) and exc.args else signal.SIGINT
+        name = signal.Signals(signum).name if signum != signal.SIGINT else "Ctrl-C"
+        kept = [note for note in getattr(exc, "__notes__", ()) if "could not be removed" in note]
+        what = kept[0] if kept else "no suggestion was stored"
+        errors.print(f"stopped by {name}: {what}", highlight=False)
+        raise typer.Exit(128 + int(signum)) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupt(signum, frame) -> None:
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # a second signal must not cut the clean-up short
+        signal.signal(sig, signal.SIG_IGN)
+    raise _Terminated(signum)
+
+
+def _check_creation_options(stored, storage: str, space, maximize, seed, n_initial) -> None:
+    """``suggest``'s creation options on a study that exists: the same values are accepted (the
+    command that created the study can be run again), a different one is refused."""
+    if space is not None and space != stored.space:
+        differences = "; ".join(space.diff(stored.space)) or "different structure"
+        raise ValueError(
+            f"study {storage} was created with a different space ({differences}); leave --space out "
+            "to use the stored one, or give another --storage for a new study"
+        )
+    settings = stored.settings
+    if maximize is not None:
+        if stored.get_meta("multitask") is not None:
+            raise ValueError(
+                f"study {storage} is multi-task (a direction per task); --maximize/--minimize apply to "
+                "single-objective studies: leave the flag out"
+            )
+        direction = settings.get("direction")
+        if direction and direction != ("maximize" if maximize else "minimize"):
+            flag = "--maximize" if maximize else "--minimize"
+            raise ValueError(
+                f"study {storage} was created to {direction} the objective; {flag} conflicts with it "
+                "(leave the flag out to use the stored direction)"
+            )
+    kept_seed = settings.get("seed")
+    if seed is not None and kept_seed is not None and int(kept_seed) != seed:
+        raise ValueError(
+            f"--seed {seed}: study {storage} keeps the seed it was created with ({kept_seed}); leave "
+            "--seed out to go on with it, or start a new study"
+        )
+    _check_design_size(n_initial, settings.get("n_initial"), storage)
+
+
 @app.command()
 @friendly
 def observe(
     storage: StorageOption,
-    trial: Annotated[int, typer.Option("--trial", "-t", help="Trial id from `suggest`.")],
+    trial: Annotated[int | None, typer.Option("--trial", "-t", help="Trial id from `suggest`.")] = None,
     value: Annotated[
         str | None,
         typer.Option("--value", "-v", help="Measured objective value (multi-task: V1,V2,... in task order)."),
     ] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Mark the trial failed instead.")] = False,
+    params: Annotated[
+        str | None,
+        typer.Option(
+            "--params",
+            help='The settings actually used, as a JSON object, e.g. \'{"temp_C": 86, "catalyst": "Pd"}\': '
+            "an experiment the tool did not suggest is stored as a new trial (one matching a pending "
+            "suggestion completes it).",
+        ),
+    ] = None,
+    amend: Annotated[
+        bool,
+        typer.Option(
+            "--amend",
+            help="Correct a complete trial's value (or, with --failed, mark it failed); the earlier "
+            "value is kept in the study.",
+        ),
+    ] = False,
+    note: Annotated[
+        str | None, typer.Option("--note", help="With --amend: why (kept with the earlier value).")
+    ] = None,
 ) -> None:
-    """Report the result of a suggested experiment (or that it failed)."""
+    """Report the result of an experiment: a suggested one (--trial) or any other (--params), or that
+    it failed; --amend corrects a result already recorded."""
     from .optimizer import Optimizer
     from .storage import Study
 
     if failed == (value is not None):
         raise ValueError("give either --value V or --failed")
+    if trial is None and params is None:
+        raise ValueError(
+            "say which experiment: --trial ID (from `warmbo suggest`) or --params '{...}' (the settings "
+            "used, for an experiment the tool did not suggest)"
+        )
+    if amend and trial is None:
+        raise ValueError("--amend corrects a recorded trial: give its id with --trial")
+    if note is not None and not amend:
+        raise ValueError("--note goes with --amend (it says why a recorded result was corrected)")
     study = Study(storage)
-    if study.get_meta("multitask") is not None:
+    multitask = study.get_meta("multitask") is not None
+    if multitask:
         opt = load_optimizer(storage)
     else:
         opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
-    if failed:
-        t = opt.tell_failed(trial, error="reported failed")
-        console.print(f"trial {t.id} marked failed")
-        return
-    if getattr(opt, "task_names", None):
-        try:
-            numbers = [float(v) for v in _split(value, "--value")]
-        except ValueError:
+    tasks = list(getattr(opt, "task_names", ()))
+    numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None)
+    point = None if params is None else _parse_params(params, opt.space)
+    if trial is not None:
+        stored = opt.study.trial(trial)
+        if point is not None and point != stored.params:
             raise ValueError(
-                f"--value must be {len(opt.task_names)} numbers separated by commas, got {value!r}"
-            ) from None
-        if not all(map(math.isfinite, numbers)):
-            raise ValueError(
-                f"--value must hold finite numbers, got {value!r}; report a failed experiment with --failed"
+                f"trial {trial} was suggested at {_shown(stored.params)}, not at the settings given in "
+                "--params; a trial's settings cannot be changed. Record the settings actually used as a "
+                "new trial (the same command without --trial), and mark the suggestion failed "
+                f"(`warmbo observe --storage {storage} --trial {trial} --failed`) or leave it pending"
             )
-        t = opt.tell(trial, numbers)
-        shown = ", ".join(f"{name}={v:.6g}" for name, v in zip(opt.task_names, t.values, strict=True))
-        console.print(f"trial {t.id}: {shown} stored (utility {t.value:.6g})")
-        _print_best(opt)
+        if stored.is_complete and not amend:
+            raise ValueError(
+                f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
+                "to correct it, add --amend (the earlier value is kept in the study)"
+            )
+        if amend:
+            t = opt.amend(
+                trial, numbers if multitask or numbers is None else numbers[0], failed=failed, note=note
+            )
+            now = "marked failed" if failed else _shown_result(t, tasks)
+            console.print(
+                f"trial {t.id} amended: {now} (was {_shown_result(stored, tasks)}; kept in the study)"
+            )
+            _print_best(opt)
+            return
+    matched = ""
+    if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
+        pending = [t.id for t in opt.study.trials(("pending",)) if t.params == point]
+        matched = f" (suggested at these settings as trial {pending[0]})" if pending else " (a new trial)"
+    target = trial if trial is not None else point
+    if failed:
+        t = opt.tell_failed(target, error="reported failed")
+        console.print(f"trial {t.id} marked failed{matched}")
         return
-    try:
-        number = float(value)
-    except ValueError:
-        raise ValueError(f"--value must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise ValueError(
-            f"--value must be a finite number, got {value!r}; report a failed experiment with --failed"
-        )
-    t = opt.tell(trial, number)
-    console.print(f"trial {t.id}: value {t.value:.6g} stored")
+    t = opt.tell(target, numbers if multitask else numbers[0])
+    console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}")
     _print_best(opt)
+
+
+def _shown_result(t, tasks) -> str:
+    if tasks:
+        shown = ", ".join(f"{name}={v:.6g}" for name, v in zip(tasks, t.values, strict=True))
+        return f"{shown} (utility {t.value:.6g})"
+    return f"value {t.value:.6g}"
+
+
+def _shown(params: dict) -> str:
+    return ", ".join(f"{k}={_fmt(v)}" for k, v in params.items())
+
+
+#: a plain decimal numeral: what a person types, and all that --value takes (float() also reads
+#: "4_2" as 42, "٤٢" as 42 and "1e5_0"; a typo there must not become a stored value)
+_NUMERAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _parse_values(text: str, n_tasks: int | None) -> list[float]:
+    """``--value``: one plain number, or (``n_tasks``) that many separated by commas."""
+    items = [text] if n_tasks is None else _split(text, "--value")
+    if n_tasks is not None and len(items) != n_tasks:
+        raise ValueError(f"--value must be {n_tasks} numbers separated by commas, got {text!r}")
+    numbers = []
+    for item in items:
+        word = item.strip()
+        if word.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            raise ValueError(
+                f"--value must hold finite numbers, got {text!r}; report a failed experiment with --failed"
+            )
+        if not _NUMERAL.fullmatch(word):
+            if "_" in word:
+                hint = "write it without underscores (4_2 is not read as 42)"
+            elif n_tasks is None and "," in word:
+                hint = "use a decimal point (52.1, not 52,1) and no thousands separator"
+            else:
+                hint = "digits 0-9, an optional decimal point and exponent, e.g. 52.1 or -1.5e-3"
+            raise ValueError(f"--value must be a number, got {text!r}: {hint}")
+        number = float(word)
+        if not math.isfinite(number):
+            raise ValueError(f"--value {text!r} is too large for a float (over 1.8e308)")
+        numbers.append(number)
+    return numbers
+
+
+def _parse_params(text: str, space) -> dict:
+    """``--params``: a JSON object of parameter values, validated against the study's space."""
+    example = ", ".join(f'"{name}": ...' for name in space.names)
+    try:
+        point = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"--params must be a JSON object such as '{{{example}}}' (in single quotes in the shell); "
+            f"invalid JSON at column {exc.colno}: {exc.msg}"
+        ) from None
+    if not isinstance(point, dict):
+        raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
+    try:
+        return space.validate(point)
+    except ValueError as exc:
+        raise ValueError(f"--params: {exc}") from None
 
 
 @app.command()
@@ -891,6 +1107,29 @@ def status(
         from .transfer.transfer_report import TransferReport
 
         console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
+
+
+@app.command()
+@friendly
+def export(
+    storage: StorageOption,
+    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    complete: Annotated[
+        bool, typer.Option("--complete", help="Only the complete trials (a file --prior reads as it is).")
+    ] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+) -> None:
+    """Write the study's trials to a CSV file (the study is opened read-only): trial, state, one
+    column per parameter, y (the value; a multi-task study's task values follow), worker, created,
+    completed, error."""
+    from .data import trials_to_csv
+
+    if out.exists() and not force:
+        raise ValueError(f"{out} exists: give --force to replace it, or another --out")
+    opt = load_optimizer(storage, readonly=True, transfer="none")
+    trials = [t for t in opt.history if t.is_complete or not complete]
+    trials_to_csv(out, trials, opt.space, tuple(getattr(opt, "task_names", ())))
+    console.print(f"wrote {len(trials)} trials to {out}", highlight=False)
 
 
 @app.command("audit")

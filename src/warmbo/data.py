@@ -9,6 +9,8 @@ This module owns the *import and validation of prior observations* before they r
 * readers that turn CSV files (stdlib :mod:`csv`), DataFrames (duck-typed; pandas is not a
   dependency), numpy arrays and lists of dicts into :class:`TaskData`, and a CSV writer
   (:meth:`TaskData.to_csv`) whose output :meth:`TaskData.from_csv` reads back identically;
+* :func:`trials_to_csv`, a study's trials as a CSV file (``warmbo export``) whose complete rows
+  :meth:`TaskData.from_csv` reads as prior data;
 * :class:`DataError` (a ``ValueError``), raised for every invalid input. Its message names the
   source (file path or ``<DataFrame>``, ``<array>``, ``<records>``), the row and the column, e.g.
   ``prior.csv, row 7 (line 8), column 'lr': value 'abc' is not a number``.
@@ -39,6 +41,7 @@ import csv
 import math
 import numbers
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +51,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .space import Categorical, Float, Int, Parameter, Space, SpaceError
 
-__all__ = ["DataError", "TaskData"]
+__all__ = ["DataError", "TaskData", "trials_to_csv"]
 
 FloatArray = NDArray[np.float64]
 Label = str | None
@@ -102,7 +105,20 @@ def _parse_number(text: str) -> int | float:
     try:
         return float(s)
     except ValueError:
-        raise _CellError(f"value {text!r} is not a number") from None
+        raise _CellError(_not_a_number(text)) from None
+
+
+def _not_a_number(text: str) -> str:
+    """Why a cell is not a number, with a hint for a decimal comma (a European spreadsheet's)."""
+    if _DECIMAL_COMMA.fullmatch(text.strip()):
+        return (
+            f"value {text!r} is not a number: it has a decimal comma; write it with a decimal point "
+            f"({text.strip().replace(',', '.')}), e.g. set the spreadsheet's number format to use points"
+        )
+    return f"value {text!r} is not a number"
+
+
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]*,[0-9]+([eE][+-]?[0-9]+)?")
 
 
 def _convert_categorical(p: Categorical, text: str) -> Any:
@@ -151,7 +167,7 @@ def _convert_y(value: Any) -> float:
         try:
             v = float(value.strip())
         except ValueError:
-            raise _CellError(f"value {value!r} is not a number") from None
+            raise _CellError(_not_a_number(value)) from None
     elif _is_real(value):
         try:
             v = float(value)
@@ -544,7 +560,10 @@ class TaskData:
                         except _CellError as exc:
                             raise DataError(f"{_at(where, task)}: {exc}") from None
         except UnicodeDecodeError as exc:
-            raise DataError(f"{source}: not a UTF-8 text file ({exc})") from None
+            raise DataError(
+                f"{source}: not a UTF-8 text file ({exc}); if a spreadsheet wrote it, save it again "
+                'as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8)'
+            ) from None
         except csv.Error as exc:
             line = f", line {reader.line_num}" if reader is not None else ""
             raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
@@ -753,6 +772,64 @@ class TaskData:
                 if self.task is not None:
                     row.append(str(self.task[i]))
                 writer.writerow(row)
+
+
+#: the columns of :func:`trials_to_csv` around the parameters and the value
+TRIAL_COLUMNS = ("trial", "state")
+TRIAL_TAIL = ("worker", "created", "completed", "error")
+
+
+def trials_to_csv(
+    path: str | os.PathLike[str], trials: Sequence[Any], space: Space, task_names: Sequence[str] = ()
+) -> None:
+    """Write trials as CSV, one row per trial: ``trial``, ``state``, one column per parameter (the
+    space's names), ``y`` (the value; a multi-task trial's scalarised utility, then one column per
+    task), ``worker``, ``created`` and ``completed`` (local ISO 8601 times with their UTC offset) and
+    ``error``. Floats are written with ``repr`` (exact round trip); a pending or failed trial's ``y``
+    is empty. The complete rows read back as prior data: ``TaskData.from_csv(path, space)``.
+
+    The file is written next to ``path`` and renamed into place, so an interrupted export leaves
+    any earlier file whole.
+
+    Raises
+    ------
+    DataError
+        A parameter or task named like one of the fixed columns.
+    """
+    from datetime import datetime
+
+    header = [*TRIAL_COLUMNS, *space.names, "y", *task_names, *TRIAL_TAIL]
+    clashes = sorted({c for c in header if header.count(c) > 1})
+    if clashes:
+        raise DataError(
+            f"cannot export: parameter or task name(s) {clashes} clash with the export's own columns "
+            f"{[*TRIAL_COLUMNS, 'y', *TRIAL_TAIL]}"
+        )
+
+    def when(t: float | None) -> str:
+        return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
+
+    target = os.fspath(path)
+    partial = f"{target}.partial"
+    with open(partial, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        for t in trials:
+            values = list(t.values) if t.values is not None else [None] * len(task_names)
+            writer.writerow(
+                [
+                    t.id,
+                    t.state,
+                    *(_text(t.params[n]) for n in space.names),
+                    "" if t.value is None else repr(float(t.value)),
+                    *("" if v is None else repr(float(v)) for v in values),
+                    t.worker or "",
+                    when(t.created),
+                    when(t.completed),
+                    t.error or "",
+                ]
+            )
+    os.replace(partial, target)
 
 
 def _text(value: Any) -> str:

@@ -491,6 +491,17 @@ class MultiTaskOptimizer(Optimizer):
                 )
             return self.study.complete(trial_id, utility, values=arr.tolist())
 
+    def amend(self, trial, values=None, failed: bool = False, note: str | None = None) -> Trial:
+        """Correct the task values of a complete trial (its utility is recomputed), or mark it failed;
+        the earlier result is kept in the study (:meth:`~warmbo.storage.Study.amend`)."""
+        trial_id = self._amended_id(trial)
+        if failed:
+            return self.study.amend(trial_id, failed=True, note=note)
+        if values is None:
+            raise ValueError("amend needs either the new task values or failed=True")
+        arr = self._as_values(values)
+        return self.study.amend(trial_id, self.utility(arr), values=arr.tolist(), note=note)
+
     def add_prior(self, data, tag: str | None = None) -> int:
         """Tell earlier evaluations of these same tasks, in your own units.
 

@@ -305,6 +305,11 @@ def _refuse_multitask(storage) -> None:
         )
 
 
+def _basis(trials) -> tuple[tuple[int, float], ...]:
+    """What a fit depends on: the complete trials' ids and values (an amended value changes it)."""
+    return tuple((t.id, t.value) for t in trials if t.state == COMPLETE)
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -555,7 +560,8 @@ class Optimizer:
             self._source is None and prior is None and transfer is None and model is None
         )
         self.model_ = None
-        self._model_basis: tuple[int, ...] = ()  # ids of the complete trials model_ was fitted to
+        # (id, value) of the complete trials model_ was fitted to (a value can be amended)
+        self._model_basis: tuple[tuple[int, float], ...] = ()
         self._inspected = None  # (basis, model) of the last fit made for predict/transfer_report
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
@@ -950,7 +956,7 @@ class Optimizer:
         to exactly these (``model_``), else a fresh fit (:meth:`fit_model`; None below two complete
         trials). A value told after the last ask is never left out of a prediction."""
         trials = self.study.trials()
-        basis = tuple(t.id for t in trials if t.state == COMPLETE)
+        basis = _basis(trials)
         if self.model_ is not None and self._model_basis == basis:
             return self.model_
         if self._inspected is None or self._inspected[0] != basis:  # kept: the same data, the same answer
@@ -1219,7 +1225,7 @@ class Optimizer:
             return x
         reference = self.fit_model(trials)
         self.model_ = reference
-        self._model_basis = tuple(t.id for t in trials if t.state == COMPLETE)
+        self._model_basis = _basis(trials)
         self._store_warm_start()
         if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)
             report = self._transfer_report(reference, n_complete)
@@ -1362,10 +1368,7 @@ class Optimizer:
         stored: list[int] = []  # trials this call added (not ones reclaimed from silent workers)
         try:
             for _ in range(int(count)):
-                suggestion, added = self._ask_one()
-                suggestions.append(suggestion)
-                if added:
-                    stored.append(suggestion.trial_id)
+                suggestions.append(self._ask_one(stored=stored))
         except BaseException as exc:
             # all or nothing: the points stored before the failure were never handed out, so they
             # must not stay pending (they would block those points, and a finite space, for good)
@@ -1431,15 +1434,17 @@ class Optimizer:
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
         return taken_over
 
-    def _ask_one(self, attempts: int = 3) -> tuple[Suggestion, bool]:
+    def _ask_one(self, attempts: int = 3, stored: list[int] | None = None) -> Suggestion:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
         took the same point meanwhile; if one did, start again from a fresh snapshot. A trial
         reclaimed from a silent worker (``heartbeat_grace``, ``reclaim="retry"``) comes first.
-        Returns the suggestion and whether its trial was added (False: reclaimed)."""
+        The id of a trial it adds is appended to ``stored`` inside the inserting transaction, so an
+        exception at any moment (a signal turned into one) leaves no added trial out of ``stored``."""
+        stored = [] if stored is None else stored
         reclaimed = self._reclaim()
         if reclaimed is not None:
-            return reclaimed, False
+            return reclaimed
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
             snapshot = list(self.study.trials())
@@ -1460,12 +1465,14 @@ class Optimizer:
                     if self._collides(x, taken):
                         continue
                 trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-                return Suggestion(trial.params, trial.id), True
+                stored.append(trial.id)
+                return Suggestion(trial.params, trial.id)
         with self.study.transaction():  # contended: a design point, chosen under the lock
             current = list(self.study.trials())
             x = self._design_point(len(current), self._busy(current))
             trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-            return Suggestion(trial.params, trial.id), True
+            stored.append(trial.id)
+            return Suggestion(trial.params, trial.id)
 
     def _resolve(self, trial_or_params) -> int | None:
         if isinstance(trial_or_params, Suggestion | Trial):
@@ -1507,6 +1514,17 @@ class Optimizer:
             if trial_id is None:
                 return self.study.add_trial(trial_or_params, COMPLETE, value=value, worker=self.worker)
             return self.study.complete(trial_id, value)
+
+    def amend(self, trial, value=None, failed: bool = False, note: str | None = None) -> Trial:
+        """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed
+        (``failed=True``, ``note`` says why). The earlier result is kept in the study
+        (:meth:`~warmbo.storage.Study.amend`, meta ``amended:<id>``); committed before this returns."""
+        return self.study.amend(self._amended_id(trial), value, failed=failed, note=note)
+
+    def _amended_id(self, trial) -> int:
+        if isinstance(trial, dict) and not isinstance(trial, Suggestion):
+            raise ValueError("amend needs the trial (its id, Trial or Suggestion), not a parameter dict")
+        return self._resolve(trial)
 
     def tell_failed(self, trial_or_params, error: str | None = None) -> Trial:
         """Mark a trial failed; it is kept (and not proposed again) but has no value."""

@@ -17,6 +17,8 @@ Guarantees:
   optimizer read the trials, choose points and insert them as pending atomically, so two workers
   never get the same trial id or the same pending point;
 - a study opened with a different space is refused with an error that lists the differences.
+- a recorded result is never overwritten silently: a complete trial changes only through
+  :meth:`Study.amend`, which keeps its earlier result (meta ``amended:<id>``) in the same transaction.
 
 Written on the standard library's ``sqlite3``: no ORM is needed for two tables. Other back ends
 (:data:`_BACKENDS`: PostgreSQL) subclass :class:`Study` in their own modules and are chosen by URL.
@@ -274,7 +276,7 @@ class Study:
                 )
             if (space is None or self.readonly) and not Path(self.path).is_file():
                 # opening an existing study: leave no empty file behind for a mistyped path
-                raise StorageError(f"no study at {self.path!r}: create it with a space first")
+                raise StorageError(self._no_study())
             if Path(self.path).is_file() and not os.access(self.path, os.R_OK):
                 raise StorageError(f"cannot read study {self.path!r}: permission denied")
         self._local = threading.local()
@@ -288,6 +290,16 @@ class Study:
                 self._initialise(space, settings or {})
         except sqlite3.DatabaseError as exc:
             raise self._open_error(exc) from None
+
+    def _no_study(self) -> str:
+        """Where no study was found (the absolute path: a relative one depends on the folder the
+        command ran in) and how to create one."""
+        where = os.path.abspath(self.path)
+        return (
+            f"no study at {where!r}: create one with a search space, "
+            f"`warmbo suggest --space space.json --storage {where}` (or `warmbo optimize --space ...`; "
+            "in Python, wb.Optimizer(space, storage=...))"
+        )
 
     def _open_error(self, exc: sqlite3.DatabaseError) -> StorageError:
         """An accurate message for a study SQLite could not open."""
@@ -400,7 +412,7 @@ class Study:
             )
         meta = dict(conn.execute(_OPENING_META).fetchall())
         if not meta:
-            raise StorageError(f"no study at {self.path!r}: create it with a space first")
+            raise StorageError(self._no_study())
         self._check_meta(meta, space, settings)
 
     def _initialise(self, space: Space | None, settings: dict) -> None:
@@ -418,7 +430,7 @@ class Study:
             meta = dict(conn.execute(_OPENING_META).fetchall())
             if not meta:
                 if space is None:
-                    raise StorageError(f"no study at {self.path!r}: create it with a space first")
+                    raise StorageError(self._no_study())
                 if not isinstance(space, Space):
                     raise StorageError(f"space must be a warmbo Space, got {type(space).__name__}")
                 rows = {
@@ -603,7 +615,10 @@ class Study:
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
-                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+                raise StorageError(
+                    f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
+                    "amend it (Study.amend, or warmbo observe --amend)"
+                )
             now = time.time()
             conn.execute(
                 "UPDATE trials SET state = ?, value = ?, completed = ?, error = NULL, "
@@ -631,6 +646,63 @@ class Study:
                 (FAILED, time.time(), error, trial_id),
             )
         return self.trial(trial_id)
+
+    def amend(
+        self, trial_id, value=None, values=None, failed: bool = False, note: str | None = None
+    ) -> Trial:
+        """Correct the result of a complete trial: a new ``value`` (and a multi-task trial's vector
+        ``values``), or ``failed=True`` to mark it failed (``note`` says why, e.g. a contaminated
+        sample). In one transaction with the change, the trial's earlier result is appended to the
+        meta entry ``amended:<id>`` (a JSON list of ``{"state", "value", "values", "error", "note",
+        "amended"}``), so a correction never loses what was stored. Pending and failed trials are
+        refused: :meth:`complete` and :meth:`fail` record their first result."""
+        if failed == (value is not None):
+            raise ValueError("amend needs either a new value or failed=True")
+        value = None if failed else _finite_value(value)
+        vector = None if failed else _finite_vector(values)
+        trial_id = self._check_id(trial_id)
+        with self.transaction() as conn:
+            trial = self.trial(trial_id)
+            if trial.state != COMPLETE:
+                raise StorageError(
+                    f"trial {trial_id} is {trial.state}, not complete: there is no result to amend; "
+                    "record its result as usual (tell, or observe without --amend)"
+                )
+            key = f"amended:{trial_id}"
+            earlier = json.loads(self.get_meta(key) or "[]")
+            earlier.append(
+                {
+                    "state": trial.state,
+                    "value": trial.value,
+                    "values": None if trial.values is None else list(trial.values),
+                    "error": trial.error,
+                    "note": note,
+                    "amended": time.time(),
+                }
+            )
+            if failed:
+                error = f"amended to failed (was complete, value {trial.value!r})" + (
+                    f": {note}" if note else ""
+                )
+                self._write_result(conn, trial_id, FAILED, None, None, error)
+            else:
+                self._write_result(
+                    conn,
+                    trial_id,
+                    COMPLETE,
+                    value,
+                    None if vector is None else json.dumps(list(vector)),
+                    None,
+                )
+            self.set_meta(key, json.dumps(earlier))
+        return self.trial(trial_id)
+
+    def _write_result(self, conn, trial_id: int, state: str, value, vector: str | None, error) -> None:
+        """Overwrite a trial's result (inside :meth:`amend`'s transaction; each back end its own SQL)."""
+        conn.execute(
+            "UPDATE trials SET state = ?, value = ?, vector = ?, error = ? WHERE id = ?",
+            (state, value, vector, error, trial_id),
+        )
 
     def delete_trials(self, ids) -> int:
         """Delete the trials with these ids (in one transaction); returns how many were deleted."""

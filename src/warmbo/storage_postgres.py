@@ -112,7 +112,7 @@ class PostgresStudy(Study):
         if self.readonly:
             meta = self._meta_rows(conn)
             if not meta:
-                raise StorageError(f"no study {self.name!r} in {self._where()}: create it with a space first")
+                raise StorageError(self._no_study())
             self._check_meta(meta, space, settings or {})
         else:
             self._initialise(space, settings or {})
@@ -121,6 +121,13 @@ class PostgresStudy(Study):
     def study_name(url: str) -> str:
         """The study name of a PostgreSQL URL (``study=``, default ``"default"``)."""
         return split_url(url)[1]
+
+    def _no_study(self) -> str:
+        return (
+            f"no study {self.name!r} in {self._where()}: create one with a search space, "
+            "`warmbo suggest --space space.json --storage URL` with this study's URL (or "
+            "`warmbo optimize --space ...`; in Python, wb.Optimizer(space, storage=URL))"
+        )
 
     def _where(self) -> str:
         parts = urlsplit(self.conninfo)
@@ -194,9 +201,7 @@ class PostgresStudy(Study):
                 meta = self._meta_rows(conn)
                 if not meta:
                     if space is None:
-                        raise StorageError(
-                            f"no study {self.name!r} in {self._where()}: create it with a space first"
-                        )
+                        raise StorageError(self._no_study())
                     if not isinstance(space, Space):
                         raise StorageError(f"space must be a warmbo Space, got {type(space).__name__}")
                     meta = {
@@ -296,7 +301,10 @@ class PostgresStudy(Study):
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
-                raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
+                raise StorageError(
+                    f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
+                    "amend it (Study.amend, or warmbo observe --amend)"
+                )
             conn.execute(
                 "UPDATE warmbo_trials SET state = %s, value = %s, completed = %s, error = NULL, "
                 "worker = COALESCE(%s, worker), vector = %s WHERE study = %s AND id = %s",
@@ -319,6 +327,13 @@ class PostgresStudy(Study):
                 (FAILED, time.time(), error, self.name, trial_id),
             )
         return self.trial(trial_id)
+
+    def _write_result(self, conn, trial_id: int, state: str, value, vector: str | None, error) -> None:
+        conn.execute(
+            "UPDATE warmbo_trials SET state = %s, value = %s, vector = %s, error = %s "
+            "WHERE study = %s AND id = %s",
+            (state, value, vector, error, self.name, trial_id),
+        )
 
     def delete_trials(self, ids) -> int:
         ids = [self._check_id(i) for i in ids]
