@@ -798,6 +798,41 @@ def test_prior_remove_by_tag_keeps_other_imports(workdir):
     assert unknown.exit_code == 1 and "no prior import tagged 'nope'" in unknown.output
 
 
+def test_a_prior_file_that_grew_or_was_corrected_adds_only_its_new_rows(workdir):
+    """Re-importing a spreadsheet after adding a row imported every earlier row again (its tag is the
+    file's hash). Rows an earlier version already stored (same parameters and value, counted) are
+    skipped now; a corrected row is new and the old one stays, which the output says, and 'prior
+    remove --file' takes every version's rows out so the file can be imported afresh."""
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
+    args += ("--transfer", "none", "--budget", 0, "--prior", "lab.csv")
+    (workdir / "lab.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n-1.0,a,2.25\n")
+    assert invoke(*args).exit_code == 0
+
+    def prior_rows():
+        return sorted((t.params["x"], t.value) for t in wb.Study("t.db").trials() if t.worker == "prior")
+
+    assert prior_rows() == [(-1.0, 2.25), (-1.0, 2.25), (0.4, 0.01)]
+    with (workdir / "lab.csv").open("a") as f:
+        f.write("1.0,a,0.25\n-1.0,a,2.25\n")  # one new point, and a third replicate of an old one
+    grown = invoke(*args)
+    assert grown.exit_code == 0, grown.output
+    assert "imported 2 prior evaluations" in grown.output and "skipped 3 row(s)" in grown.output
+    assert prior_rows() == [(-1.0, 2.25), (-1.0, 2.25), (-1.0, 2.25), (0.4, 0.01), (1.0, 0.25)]
+    (workdir / "lab.csv").write_text("x,mode,y\n0.4,a,0.02\n-1.0,a,2.25\n")  # corrected, rows dropped
+    corrected = invoke(*args)
+    assert corrected.exit_code == 0, corrected.output
+    assert "imported 1 prior evaluations" in corrected.output
+    assert " ".join(corrected.output.split()).count("4 row(s) imported from an earlier version") == 1
+    assert len(prior_rows()) == 6
+    removed = invoke("prior", "remove", "t.db", "--file", "lab.csv")
+    assert removed.exit_code == 0 and "removed 6 prior rows" in removed.output
+    assert invoke(*args).exit_code == 0
+    assert prior_rows() == [(-1.0, 2.25), (0.4, 0.02)]
+    listing = "".join(invoke("prior", "list", "t.db").output.split())  # the path may be folded
+    assert str(workdir / "lab.csv").replace(" ", "") in listing.replace("│", "")
+    assert invoke("prior", "remove", "t.db", "--file", "other.csv").exit_code == 1
+
+
 def test_several_prior_files_imported_as_trials_each_once(workdir):
     (workdir / "p1.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
     (workdir / "p2.csv").write_text("x,mode,y\n1.0,a,0.25\n")

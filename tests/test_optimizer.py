@@ -1141,3 +1141,20 @@ def test_a_prediction_after_an_amended_value_uses_the_corrected_value(tmp_path):
     wb.Study(str(tmp_path / "s.db")).amend(trial.id, trial.value + 50.0)
     after, _ = opt.predict(trial.params)
     assert after[0] > before[0] + 10
+
+
+def test_add_prior_from_a_source_adds_only_rows_no_earlier_version_holds():
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0)
+
+    def data(rows):
+        return wb.TaskData.from_numpy(np.array([[x] for x, _ in rows]), np.array([v for _, v in rows]), space)
+
+    assert opt.add_prior(data([(0.1, 1.0), (0.2, 2.0), (0.2, 2.0)]), tag="v1", source="lab") == 3
+    assert opt.add_prior(data([(0.1, 1.0), (0.2, 2.0), (0.3, 3.0)]), tag="v2", source="lab") == 1
+    assert opt.priors()["v2"]["skipped"] == 2 and opt.priors()["v2"]["gone"] == 1  # one (0.2, 2.0) left
+    assert opt.add_prior(data([(0.1, 1.0)]), tag="other", source="elsewhere") == 1  # another source
+    assert opt.add_prior(data([(0.1, 1.0)]), tag="v1", source="lab") == 0  # the same version again
+    assert opt.remove_prior(source="lab") == 4 and set(opt.priors()) == {"other"}
+    with pytest.raises(ValueError, match="no prior import from 'lab'.*elsewhere"):
+        opt.remove_prior(source="lab")

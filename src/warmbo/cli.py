@@ -553,16 +553,31 @@ def optimize(
         **kwargs,
     )
     if data is not None and method == "none":
+        from .prior import names_a_study
+
         for entry, part in zip(prior, parts, strict=True):  # one import, with its own tag, per source
             started = time.perf_counter()
             tag = _prior_tag(entry, part)
-            added = opt.add_prior(_single_task(part), tag=tag)
+            source = None if names_a_study(entry) else str(Path(entry).resolve())
+            fresh = opt.priors().get(tag) is None
+            added = opt.add_prior(_single_task(part), tag=tag, source=source)
             seconds = time.perf_counter() - started
-            console.print(
-                f"imported {added} prior evaluations from {entry} in {seconds:.1f} s (tag {tag})"
-                if added
-                else f"{entry} already imported (tag {tag})"
-            )
+            if not fresh:
+                console.print(f"{entry} already imported (tag {tag})")
+                continue
+            console.print(f"imported {added} prior evaluations from {entry} in {seconds:.1f} s (tag {tag})")
+            record = opt.priors().get(tag, {})
+            if record.get("skipped"):
+                console.print(
+                    f"  skipped {record['skipped']} row(s) that an earlier version of {entry} already "
+                    "imported (same parameters and value)"
+                )
+            if record.get("gone"):
+                console.print(
+                    f"  {record['gone']} row(s) imported from an earlier version of {entry} are no longer "
+                    f"in it and stay in the study; to keep only the file's rows: 'warmbo prior remove "
+                    f"{storage} --file {entry}', then import it again"
+                )
     elif data is not None:
         names = ", ".join(prior)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
@@ -1276,11 +1291,15 @@ def prior_list(storage: Annotated[str, typer.Argument(help="Study file or URL.")
     table = Table(title=f"{n_rows} prior rows in {storage}")
     for column in ("tag", "rows", "trial ids", "imported"):
         table.add_column(column)
-    for tag, record in sorted(priors.items()):
+    table.add_column("from", overflow="fold")  # a file's absolute path: whole, over several lines
+    for tag, record in sorted(priors.items(), key=lambda item: float(item[1].get("imported") or 0)):
         imported = record.get("imported")
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(imported))) if imported else "-"
         ids = f"{record['first']}-{record['last']}" if record.get("first") is not None else "-"
-        table.add_row(tag, str(record.get("rows", "-")), ids, when)
+        origin = str(record.get("source") or "-")
+        if record.get("skipped"):
+            origin += f" ({record['skipped']} rows already imported skipped)"
+        table.add_row(tag, str(record.get("rows", "-")), ids, when, origin)
     console.print(table)
 
 
@@ -1289,13 +1308,25 @@ def prior_list(storage: Annotated[str, typer.Argument(help="Study file or URL.")
 def prior_remove(
     storage: Annotated[str, typer.Argument(help="Study file or URL.")],
     tag: Annotated[str | None, typer.Option("--tag", help="Remove the rows of this import.")] = None,
+    file: Annotated[
+        str | None,
+        typer.Option("--file", help="Remove the rows of every import of this CSV file (each version of it)."),
+    ] = None,
     all_rows: Annotated[bool, typer.Option("--all", help="Remove every prior row and tag.")] = False,
 ) -> None:
-    """Remove imported prior rows (one import by --tag, or --all), in one transaction."""
-    if (tag is None) == (not all_rows):
-        raise ValueError("say what to remove: --tag TAG (see 'warmbo prior list') or --all")
+    """Remove imported prior rows (one import by --tag, every import of a file by --file, or --all),
+    in one transaction."""
+    if sum((tag is not None, file is not None, all_rows)) != 1:
+        raise ValueError(
+            "say what to remove, one of: --tag TAG (see 'warmbo prior list'), --file FILE or --all"
+        )
     opt = load_optimizer(storage, transfer="none")  # removing rows needs no transfer sources
-    removed = opt.remove_prior(tag)
+    if all_rows:
+        removed = opt.remove_prior()
+    elif file is not None:
+        removed = opt.remove_prior(source=str(Path(file).resolve()))
+    else:
+        removed = opt.remove_prior(tag)
     console.print(f"removed {removed} prior rows from {storage}")
 
 

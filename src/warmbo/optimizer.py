@@ -310,6 +310,12 @@ def _basis(trials) -> tuple[tuple[int, float], ...]:
     return tuple((t.id, t.value) for t in trials if t.state == COMPLETE)
 
 
+def _row_key(params: dict, value: float) -> str:
+    """A prior row's identity for re-imports: its parameters and value, exactly (JSON of the stored
+    Python values, as the study keeps them)."""
+    return json.dumps([sorted(params.items()), float(value)])
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -1534,14 +1540,18 @@ class Optimizer:
                 return self.study.add_trial(trial_or_params, FAILED, worker=self.worker, error=error)
             return self.study.fail(trial_id, error)
 
-    def add_prior(self, data, tag: str | None = None) -> int:
+    def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).
 
         Rows are stored, in one transaction (all or nothing), as complete trials with worker
         ``"prior"``; the model sees at most ``max_prior`` of them (:func:`warmbo.prior.prior_subset`).
         With ``tag`` (e.g. the file's hash) the import happens once per study: a second call with the
         same tag adds nothing, and :meth:`remove_prior` can take exactly these rows out again.
-        Returns the number of trials added.
+        ``source`` names where the rows come from (the CLI: the file's absolute path): a later
+        version of the same source (another tag: a spreadsheet that grew) adds only its rows that
+        no earlier import of that source holds (the same parameters and value, counted), and its
+        record (:meth:`priors`) says how many it skipped and how many rows of the earlier imports
+        the new version no longer has. Returns the number of trials added.
         """
         if getattr(data, "task", None) is not None and len(set(np.asarray(data.task).tolist())) > 1:
             raise ValueError(
@@ -1556,13 +1566,40 @@ class Optimizer:
         with self.study.transaction():
             if key and self.study.get_meta(key) is not None:
                 return 0
+            rows = list(zip(data.params, (float(v) for v in data.y), strict=True))
+            extra: dict = {}
+            if source is not None:
+                known = self._rows_of_source(source)
+                fresh = []
+                for params, value in rows:
+                    row = _row_key(params, value)
+                    if known.get(row, 0) > 0:
+                        known[row] -= 1
+                    else:
+                        fresh.append((params, value))
+                extra = {"source": source, "skipped": len(rows) - len(fresh), "gone": sum(known.values())}
+                rows = fresh
             ids = [
-                self.study.add_trial(params, COMPLETE, value=float(value), worker=PRIOR_WORKER).id
-                for params, value in zip(data.params, data.y, strict=True)
+                self.study.add_trial(params, COMPLETE, value=value, worker=PRIOR_WORKER).id
+                for params, value in rows
             ]
             if key:
-                self.study.set_meta(key, json.dumps(self._prior_record(ids)))
-        return len(data.y)
+                self.study.set_meta(key, json.dumps({**self._prior_record(ids), **extra}))
+        return len(rows)
+
+    def _rows_of_source(self, source: str) -> dict[str, int]:
+        """(parameters, value) -> count of the rows that earlier tagged imports of ``source`` stored."""
+        ranges = [
+            (record["first"], record["last"])
+            for record in self.priors().values()
+            if record.get("source") == source and record.get("first") is not None
+        ]
+        counts: dict[str, int] = {}
+        for trial in self.study.trials((COMPLETE,)):
+            if trial.worker == PRIOR_WORKER and any(a <= trial.id <= b for a, b in ranges):
+                row = _row_key(trial.params, float(trial.value))
+                counts[row] = counts.get(row, 0) + 1
+        return counts
 
     @staticmethod
     def _prior_record(ids: Sequence[int]) -> dict:
@@ -1586,29 +1623,42 @@ class Optimizer:
             out[key[len("prior:") :]] = record if isinstance(record, dict) else {"imported": value}
         return out
 
-    def remove_prior(self, tag: str | None = None) -> int:
-        """Remove imported prior rows: those of one tagged import, or every prior row (``tag=None``),
+    def remove_prior(self, tag: str | None = None, source: str | None = None) -> int:
+        """Remove imported prior rows: those of one tagged import, those of every import of one
+        ``source`` (each version of a file: :meth:`add_prior`), or every prior row (neither given),
         with their tags, in one transaction. Returns the number of trials removed."""
+        if tag is not None and source is not None:
+            raise ValueError("remove_prior takes a tag or a source, not both")
         with self.study.transaction():
             priors = self.priors()
-            if tag is None:
+            if tag is None and source is None:
                 ids = [t.id for t in self.study.trials() if t.worker == PRIOR_WORKER]
                 keys = [f"prior:{t}" for t in priors]
             else:
-                if tag not in priors:
+                if source is not None:
+                    tags = [t for t, record in priors.items() if record.get("source") == source]
+                    if not tags:
+                        known = sorted({str(r["source"]) for r in priors.values() if r.get("source")})
+                        raise ValueError(f"no prior import from {source!r}; sources: {known or 'none'}")
+                elif tag not in priors:
                     raise ValueError(f"no prior import tagged {tag!r}; tags: {sorted(priors) or 'none'}")
-                record = priors[tag]
-                if "first" not in record:
-                    raise ValueError(
-                        f"prior import {tag!r} predates per-tag records; remove every prior row instead"
-                    )
-                first, last = record["first"], record["last"]
+                else:
+                    tags = [tag]
+                ranges = []
+                for name in tags:
+                    record = priors[name]
+                    if "first" not in record:
+                        raise ValueError(
+                            f"prior import {name!r} predates per-tag records; remove every prior row instead"
+                        )
+                    if record["first"] is not None:
+                        ranges.append((record["first"], record["last"]))
                 ids = [
                     t.id
                     for t in self.study.trials()
-                    if t.worker == PRIOR_WORKER and first is not None and first <= t.id <= last
+                    if t.worker == PRIOR_WORKER and any(a <= t.id <= b for a, b in ranges)
                 ]
-                keys = [f"prior:{tag}"]
+                keys = [f"prior:{name}" for name in tags]
             self.study.delete_trials(ids)
             for key in keys:
                 self.study.delete_meta(key)
