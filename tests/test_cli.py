@@ -833,6 +833,18 @@ def test_a_prior_file_that_grew_or_was_corrected_adds_only_its_new_rows(workdir)
     assert invoke("prior", "remove", "t.db", "--file", "other.csv").exit_code == 1
 
 
+def test_prior_csv_options_read_a_semicolon_file_with_its_own_value_column(workdir):
+    (workdir / "eu.csv").write_text("x;mode;loss\n0.4;a;0.01\n1.0;a;0.25\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
+    args += ("--transfer", "none", "--budget", 0, "--prior", "eu.csv")
+    plain = invoke(*args)
+    assert plain.exit_code == 1 and "--prior-delimiter ';'" in " ".join(plain.output.split())
+    assert invoke(*args, "--prior-delimiter", ";;").exit_code == 1
+    result = invoke(*args, "--prior-delimiter", ";", "--prior-y", "loss")
+    assert result.exit_code == 0, result.output
+    assert sorted(t.value for t in wb.Study("t.db").trials()) == [0.01, 0.25]
+
+
 def test_several_prior_files_imported_as_trials_each_once(workdir):
     (workdir / "p1.csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
     (workdir / "p2.csv").write_text("x,mode,y\n1.0,a,0.25\n")

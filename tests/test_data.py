@@ -527,3 +527,24 @@ def test_a_decimal_comma_and_a_file_that_is_not_utf8_say_what_to_do(tmp_path):
     path.write_bytes("x,y\n1.5,2\n# Temp\u00e9rature\n".encode("latin-1"))
     with pytest.raises(DataError, match='save it again as "CSV UTF-8"'):
         TaskData.from_csv(path, space)
+
+
+def test_a_header_read_as_one_column_names_the_separator_and_a_missing_value_column_the_option(tmp_path):
+    """A ';' or tab separated export read with ',' gave "missing column(s) ... (found: x;y)" and no way
+    forward; the message now names the separator and the argument, and a values column named
+    otherwise says how to name it."""
+    space = Space([Float("x", 0.0, 100.0)])
+    path = tmp_path / "eu.csv"
+    path.write_text("x;yield\n1.5;52\n")
+    with pytest.raises(DataError, match=r"one column with ';'.*delimiter=';'.*--prior-delimiter ';'"):
+        TaskData.from_csv(path, space)
+    with pytest.raises(DataError, match=r"missing column\(s\) 'y'.*--prior-y COLUMN"):
+        TaskData.from_csv(path, space, delimiter=";")
+    assert TaskData.from_csv(path, space, y="yield", delimiter=";").y.tolist() == [52.0]
+    path.write_text("x\ty\n1.5\t52\n")
+    with pytest.raises(DataError, match=r"one column with '\\t'"):
+        TaskData.from_csv(path, space)
+    path.write_text("x,z\n1.5,52\n")  # an ordinary missing column: no separator hint
+    with pytest.raises(DataError) as info:
+        TaskData.from_csv(path, space)
+    assert "delimiter" not in str(info.value) and "--prior-y" in str(info.value)

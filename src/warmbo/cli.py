@@ -343,6 +343,13 @@ def optimize(
     task: Annotated[
         str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
     ] = None,
+    prior_y: Annotated[
+        str, typer.Option("--prior-y", help="Column of the prior CSV holding the objective values.")
+    ] = "y",
+    prior_delimiter: Annotated[
+        str,
+        typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',')."),
+    ] = ",",
     maximize: Annotated[
         bool | None,
         typer.Option(
@@ -513,7 +520,8 @@ def optimize(
     if prior:
         started = time.perf_counter()
         errors.print(f"reading {', '.join(prior)} ...", highlight=False)
-        parts = [_read_prior(entry, space, task, maximize) for entry in prior]
+        csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
+        parts = [_read_prior(entry, space, task, maximize, csv_options) for entry in prior]
         data = _join_priors(prior, parts, space)
         seconds = time.perf_counter() - started
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
@@ -598,9 +606,10 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
         )
 
 
-def _read_prior(entry: str, space, task: str | None, maximize: bool):
-    """One ``--prior``: a CSV file (``--task`` names its source column, if any) or a finished study
-    (its complete trials, read in this study's direction, as the Python API's ``prior=[url]``)."""
+def _read_prior(entry: str, space, task: str | None, maximize: bool, csv_options: dict | None = None):
+    """One ``--prior``: a CSV file (``--task`` names its source column, if any; ``csv_options``: the
+    value column ``y`` and the ``delimiter``) or a finished study (its complete trials, read in this
+    study's direction, as the Python API's ``prior=[url]``)."""
     from .data import TaskData
     from .prior import as_prior, names_a_study
 
@@ -608,7 +617,17 @@ def _read_prior(entry: str, space, task: str | None, maximize: bool):
         if task is not None:
             raise ValueError(f"{entry}: --task splits a CSV file; a study is one source task")
         return as_prior([entry], space, maximize)
-    return TaskData.from_csv(Path(entry), space, task=task)
+    return TaskData.from_csv(Path(entry), space, task=task, **(csv_options or {}))
+
+
+def _delimiter(text: str) -> str:
+    """``--prior-delimiter``: one character; ``\\t`` or ``tab`` for a tab."""
+    value = "\t" if text in ("\\t", "tab", "TAB") else text
+    if len(value) != 1:
+        raise ValueError(
+            f"--prior-delimiter must be one character (e.g. ';' or '\\t' for a tab), got {text!r}"
+        )
+    return value
 
 
 def _join_priors(entries: list[str], parts: list, space):

@@ -254,6 +254,20 @@ def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> 
         raise DataError(f"{source}: missing column(s) {names} (found: {shown})")
 
 
+def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
+    """When a header read as one column holds another common separator (a European spreadsheet's
+    ``;``, a tab), the way to read it: the ``delimiter`` argument, ``--prior-delimiter`` in the CLI."""
+    if len(names) != 1:
+        return ""
+    for other, shown in ((";", "';'"), ("\t", "'\\t'"), (",", "','"), ("|", "'|'")):
+        if other != delimiter and other in names[0]:
+            return (
+                f"; the header is one column with {shown} in it: read the file with delimiter={shown} "
+                f"(warmbo optimize: --prior-delimiter {shown})"
+            )
+    return ""
+
+
 def _as_rows(data: Any, what: str, source: str) -> list[Any]:
     if isinstance(data, (str, bytes, Mapping)) or not isinstance(data, Iterable):
         raise DataError(f"{source}: {what} must be a sequence, got {data!r}")
@@ -535,7 +549,13 @@ class TaskData:
                 for c in needed:
                     if names.count(c) > 1:
                         raise DataError(f"{source}: duplicate column {c!r} in the header")
-                _check_missing(source, needed, names)
+                try:
+                    _check_missing(source, needed, names)
+                except DataError as exc:
+                    hint = _delimiter_hint(names, delimiter)
+                    if not hint and y not in names:
+                        hint = "; name the column of the values with y= (warmbo optimize: --prior-y COLUMN)"
+                    raise DataError(f"{exc}{hint}") from None
                 reader.fieldnames = names
                 for row in reader:
                     extra = row.get(None) or []  # type: ignore[call-overload]
