@@ -282,8 +282,10 @@ def test_param_dict_roundtrip() -> None:
         assert type(p).from_dict(d) == p
     with pytest.raises(SpaceError, match="'lr'"):
         Int.from_dict(Float("lr", 0, 1).to_dict())
-    with pytest.raises(SpaceError, match="'x'.*'bogus'"):
+    with pytest.raises(SpaceError, match="'x'.*'bogus'.*its keys are type, name, low, high, log"):
         param_from_dict({"type": "float", "name": "x", "low": 0, "high": 1, "bogus": 1})
+    with pytest.raises(SpaceError, match="'unit'.*its keys are type, name, choices"):
+        param_from_dict({"type": "categorical", "name": "s", "choices": ["a"], "unit": "-"})
     with pytest.raises(SpaceError, match="'x'.*'high'"):
         param_from_dict({"type": "float", "name": "x", "low": 0})
     with pytest.raises(SpaceError, match="'x'.*'complex'"):

@@ -563,7 +563,11 @@ def param_from_dict(d: Mapping[str, Any]) -> Parameter:
     allowed = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(kwargs) - allowed, key=str)
     if unknown:
-        raise SpaceError(f"parameter {name!r}: unknown key(s) {unknown!r} for type {kind!r}")
+        keys = ", ".join(["type", *(f.name for f in dataclasses.fields(cls))])  # type: ignore[arg-type]
+        raise SpaceError(
+            f"parameter {name!r}: unknown key(s) {unknown!r} for type {kind!r}; its keys are {keys} "
+            "(notes such as units belong in the name, e.g. 'temp_C')"
+        )
     missing = sorted(
         f.name
         for f in dataclasses.fields(cls)  # type: ignore[arg-type]

@@ -526,7 +526,9 @@ class Space:
             raise SpaceError(f"space description must be a mapping with a 'params' key, got {d!r}")
         unknown = sorted(set(d) - {"params", "candidate_points"}, key=str)
         if unknown:
-            raise SpaceError(f"unknown key(s) {unknown!r} in space description")
+            raise SpaceError(
+                f"unknown key(s) {unknown!r} in space description; its keys are params and candidate_points"
+            )
         params = d["params"]
         if isinstance(params, (str, bytes, Mapping)) or not isinstance(params, Iterable):
             raise SpaceError(f"'params' must be a list of parameter descriptions, got {params!r}")
