@@ -1036,10 +1036,30 @@ def test_predictions_scale_with_extreme_values_and_the_audit_says_why_it_cannot(
         np.testing.assert_allclose(got / scale, want, rtol=1e-6)  # means and sds, not 0 or inf
     with pytest.raises(ValueError, match="divide the objective by a constant"):
         extreme.audit()  # its variances are not representable: said, not an OverflowError
-    from warmbo.cli import _report_audit
-
-    assert _report_audit(extreme) is None  # the report goes on without its calibration section
     assert plain.audit().held_out == 10
+
+
+def test_report_and_plot_from_python(tmp_path):
+    """What `warmbo report` writes, from a notebook: opt.report(folder) and opt.plot() (a Figure a
+    notebook shows inline). At extreme value scales the audit cannot run: the report goes on
+    without its calibration section and a warning says why."""
+    from matplotlib.figure import Figure
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)] * 2), seed=0)
+    opt.run(lambda p: (p["x0"] - 0.3) ** 2 + (p["x1"] - 0.6) ** 2, budget=12, progress=False)
+    path = opt.report(tmp_path / "r", title="my study")
+    html = path.read_text()
+    assert path.name == "report.html" and "my study" in html and "Calibration" in html
+    assert {"best_so_far.png", "observed.png", "slices.png"} <= {p.name for p in path.parent.iterdir()}
+    fig = opt.plot()
+    assert isinstance(fig, Figure) and fig.axes[0].get_ylabel() == "objective (lower is better)"
+    assert [line.get_label() for line in fig.axes[0].get_lines()][:2] == ["observed", "best so far"]
+
+    extreme = wb.Optimizer(wb.Space.box([(0.0, 1.0)] * 2), seed=0, output_transform="none")
+    extreme.run(lambda p: 1e160 * (1 + (p["x0"] - 0.3) ** 2), budget=10, progress=False)
+    with pytest.warns(RuntimeWarning, match="report without the calibration section.*divide"):
+        html = extreme.report(tmp_path / "x").read_text()
+    assert "Calibration" not in html
 
 
 def test_mean_std_is_numpys_where_numpys_is_finite_and_scales_beyond():

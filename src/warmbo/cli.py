@@ -1400,25 +1400,18 @@ def report(
     ] = None,
 ) -> None:
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
-    from .report import write_report
     from .storage import study_label
-    from .transfer.transfer_report import TransferReport
 
     opt = load_optimizer(storage, readonly=True)
     out = out or Path(study_label(storage) + "-report")
-    task_names = getattr(opt, "task_names", None)
-    stored = opt.study.get_meta("transfer_report")
-    path = write_report(
-        out,
-        opt.space,
-        list(opt.history),
-        maximize=opt.maximize,
-        title=f"warmbo study {storage}",
-        predict=None if task_names else study_predictor(opt),
-        tasks=dict(zip(task_names, opt.directions, strict=True)) if task_names else None,
-        transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
-        audit=_report_audit(opt),
-    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", RuntimeWarning)
+        path = opt.report(out, title=f"warmbo study {storage}")
+    for warning in caught:  # the audit could not run: said on stderr; other warnings as usual
+        if "report without the calibration section" in str(warning.message):
+            errors.print(str(warning.message), highlight=False)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     console.print(f"wrote {path}")
 
 
@@ -1586,36 +1579,6 @@ def reproduce(
         if update_docs is not None:
             names = update_page(update_docs, tables, command, revision, partial=bool(part))
             console.print(f"updated {len(names)} tables in {update_docs} (git {revision})")
-
-
-def _report_audit(opt):
-    """The audit for the report, or None when the study has too few trials for one to decide."""
-    from .audit import MIN_HELD_OUT
-
-    if opt.study.count("complete") < MIN_HELD_OUT:
-        return None
-    try:
-        return study_audit(opt)
-    except ValueError as exc:  # e.g. values whose variances a float cannot hold: the rest is reported
-        errors.print(f"report without the calibration section: {exc}", highlight=False)
-        return None
-
-
-def study_predictor(opt):
-    """``predict(U) -> (mean, std)`` on the user's sign for reports, or None before 2 complete trials."""
-    model = opt.fit_model()
-    if model is None:
-        return None
-
-    transform = getattr(model, "output_transform_", None)
-
-    def predict(U):
-        mean, std = model.predict(U)
-        if transform is not None:  # the report plots the objective in the user's units
-            mean, std = transform.moments(mean, std)
-        return (mean if opt.maximize else -mean), std
-
-    return predict
 
 
 if __name__ == "__main__":

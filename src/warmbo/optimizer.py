@@ -1171,6 +1171,63 @@ class Optimizer:
             result = replace(result, warnings=(*result.warnings, note))
         return result
 
+    # ------------------------------------------------------------------ figures and reports
+    def plot(self):
+        """The best value so far against the trial id, observed values as dots and failed trials as
+        crosses (:func:`warmbo.report.plot_best_so_far`): a matplotlib ``Figure``, which a notebook
+        shows inline; ``fig.savefig("history.png")`` writes it. A multi-task study plots its utility."""
+        from .report import plot_best_so_far
+
+        name = "utility" if getattr(self, "task_names", None) else "objective"
+        return plot_best_so_far(list(self.history), self.maximize, name=name).figure
+
+    def report(self, out="warmbo-report", title: str | None = None):
+        """Write the study's report into the folder ``out``, as ``warmbo report`` does: a
+        self-contained ``report.html`` (best so far, observed values per parameter, posterior slices
+        and parameter importance, the calibration audit from 10 complete trials on, the transfer
+        weights of a transfer study, every trial) and the figures as PNGs. Returns the path of
+        ``report.html``. An audit that cannot run (values whose variances a float cannot hold)
+        leaves its section out with a ``RuntimeWarning`` saying why."""
+        from .audit import MIN_HELD_OUT
+        from .report import write_report
+        from .transfer.transfer_report import TransferReport
+
+        task_names = getattr(self, "task_names", None)
+        audit = None
+        if self.study.count(COMPLETE) >= MIN_HELD_OUT:
+            try:
+                audit = self.audit()
+            except ValueError as exc:
+                warnings.warn(f"report without the calibration section: {exc}", RuntimeWarning, stacklevel=2)
+        stored = self.study.get_meta("transfer_report")
+        return write_report(
+            out,
+            self.space,
+            list(self.history),
+            maximize=self.maximize,
+            title=title or f"warmbo study {self.study.url}",
+            predict=None if task_names else self._report_predictor(),
+            tasks=dict(zip(task_names, self.directions, strict=True)) if task_names else None,
+            transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
+            audit=audit,
+        )
+
+    def _report_predictor(self):
+        """``predict(U) -> (mean, std)`` in the user's units and sign, for the report's model figures;
+        None below two complete trials."""
+        model = self.fit_model()
+        if model is None:
+            return None
+        transform = getattr(model, "output_transform_", None)
+
+        def predict(U):
+            mean, std = model.predict(U)
+            if transform is not None:  # the report plots the objective in the user's units
+                mean, std = transform.moments(mean, std)
+            return (mean if self.maximize else -mean), std
+
+        return predict
+
     # ------------------------------------------------------------------ ask / tell
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
         """Encoded points that must not be suggested again: pending, failed and evaluated trials.
