@@ -324,7 +324,9 @@ def test_no_data_rows(tmp_path: Path) -> None:
 
 def test_missing_columns(tmp_path: Path) -> None:
     msg = csv_error(tmp_path, "a,c,x\n1,2,3\n")
-    assert msg.endswith("prior.csv: missing column(s) 'b', 'y' (found: a, c, x)")
+    assert (
+        "prior.csv: missing column(s) 'b', 'y' (found: a, c, x); name the column of the values with y=" in msg
+    )
     msg = csv_error(tmp_path, "a,b,y\n0,1,2\n", task="task")
     assert "missing column(s) 'task'" in msg
 
