@@ -1178,3 +1178,51 @@ def test_add_prior_from_a_source_adds_only_rows_no_earlier_version_holds():
     assert opt.remove_prior(source="lab") == 4 and set(opt.priors()) == {"other"}
     with pytest.raises(ValueError, match="no prior import from 'lab'.*elsewhere"):
         opt.remove_prior(source="lab")
+
+
+def test_a_run_does_not_give_its_budget_to_its_own_workers_waiting_trials(tmp_path, monkeypatch):
+    """The run's heartbeat thread used to beat every pending trial of its worker, so a suggestion the
+    same object had handed to a person looked like another run's live evaluation and the run ended
+    one short of its budget (a reviewer's reproduction: 5 of 6). Only the trials the run evaluates
+    beat now; beats every 0.2 s with 0.25 s evaluations make the waiting trial beat if it still did."""
+    import warmbo.optimizer as optimizer_module
+
+    monkeypatch.setattr(optimizer_module, "HEARTBEAT_INTERVAL", 0.2)
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=str(tmp_path / "nb.db"), seed=0)
+    waiting = opt.ask()
+    opt.run(lambda p: (time.sleep(0.25), (p["x"] - 0.3) ** 2)[1], budget=6, progress=False)
+    assert opt.study.count("complete") == 6
+    assert opt.study.last_beats(beating_only=True) == {}  # the waiting trial never beat
+    assert waiting.trial_id in opt.study.last_beats()
+
+
+def test_ask_n_cleanup_after_an_interruption_removes_only_its_own_trials(tmp_path, monkeypatch):
+    """ask(n) records each trial's id inside the transaction that inserts it; an interruption before
+    that commit rolls the row back, and SQLite gives the id to the next writer (another worker). The
+    clean-up used to delete by id and so removed the other worker's trial (a reviewer's reproduction);
+    it now deletes only pending trials of its own worker at the recorded point."""
+    import warmbo.optimizer as optimizer_module
+
+    url = str(tmp_path / "race.db")
+    a = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=url, seed=0, worker="A")
+    b = wb.Study(url)
+    real = optimizer_module.Suggestion
+
+    def interrupted(params, trial_id):
+        if trial_id == 2:
+            raise KeyboardInterrupt("SIGTERM")  # after the id was recorded, before the COMMIT
+        return real(params, trial_id)
+
+    monkeypatch.setattr(optimizer_module, "Suggestion", interrupted)
+    cleanup = optimizer_module.Optimizer._remove_own_pending
+    inserted = []
+
+    def other_worker_first(self, stored):  # worker B, waiting for the lock, gets it before the clean-up
+        inserted.append(b.add_trial({"x": 0.123}, worker="B").id)
+        return cleanup(self, stored)
+
+    monkeypatch.setattr(optimizer_module.Optimizer, "_remove_own_pending", other_worker_first)
+    with pytest.raises(KeyboardInterrupt):
+        a.ask(3)
+    assert inserted == [2]  # the id of A's rolled-back row
+    assert [(t.id, t.worker, t.params) for t in b.trials()] == [(2, "B", {"x": 0.123})]

@@ -95,7 +95,7 @@ from .prior import (
     sources_text,
 )
 from .space import Space
-from .storage import StorageError, Study, default_worker, readonly_url, study_exists
+from .storage import StorageError, Study, TrialNotFoundError, default_worker, readonly_url, study_exists
 from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
@@ -1428,7 +1428,7 @@ class Optimizer:
             self._check_stored_sources = False
             self._warn_stored_sources()
         suggestions: list[Suggestion] = []
-        stored: list[int] = []  # trials this call added (not ones reclaimed from silent workers)
+        stored: list[tuple[int, dict]] = []  # (id, point) of the trials this call added
         try:
             for _ in range(int(count)):
                 suggestions.append(self._ask_one(stored=stored))
@@ -1437,9 +1437,10 @@ class Optimizer:
             # must not stay pending (they would block those points, and a finite space, for good)
             if stored:
                 try:
-                    self.study.delete_trials(stored)
+                    self._remove_own_pending(stored)
                 except Exception as cleanup:  # noqa: BLE001 - the first error is the one to report
-                    exc.add_note(f"(and trials {stored}, stored before it, could not be removed: {cleanup})")
+                    ids = [i for i, _ in stored]
+                    exc.add_note(f"(and trials {ids}, stored before it, could not be removed: {cleanup})")
                     raise
             if suggestions and type(exc) in (ValueError, SpaceExhaustedError):
                 raise type(exc)(
@@ -1449,6 +1450,22 @@ class Optimizer:
                 exc.add_note(f"ask({count}) found {len(suggestions)} point(s) before this; none was stored")
             raise
         return suggestions[0] if n is None else suggestions
+
+    def _remove_own_pending(self, stored: list[tuple[int, dict]]) -> None:
+        """Delete, in one transaction, the trials ``stored`` lists that are still this call's: pending,
+        this worker's and at the recorded point. An id is recorded inside the transaction that inserts
+        it, so an interruption before that commit leaves an id whose row was rolled back, and SQLite
+        may give the same id to the next writer: that trial is another's and stays."""
+        with self.study.transaction():
+            ours = []
+            for trial_id, params in stored:
+                try:
+                    trial = self.study.trial(trial_id)
+                except TrialNotFoundError:
+                    continue
+                if trial.state == PENDING and trial.worker == self.worker and trial.params == params:
+                    ours.append(trial_id)
+            self.study.delete_trials(ours)
 
     # ------------------------------------------------------------------ heartbeats
     def heartbeat(self, trial_id=None) -> int:
@@ -1497,7 +1514,7 @@ class Optimizer:
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
         return taken_over
 
-    def _ask_one(self, attempts: int = 3, stored: list[int] | None = None) -> Suggestion:
+    def _ask_one(self, attempts: int = 3, stored: list[tuple[int, dict]] | None = None) -> Suggestion:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
         took the same point meanwhile; if one did, start again from a fresh snapshot. A trial
@@ -1528,13 +1545,13 @@ class Optimizer:
                     if self._collides(x, taken):
                         continue
                 trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-                stored.append(trial.id)
+                stored.append((trial.id, trial.params))
                 return Suggestion(trial.params, trial.id)
         with self.study.transaction():  # contended: a design point, chosen under the lock
             current = list(self.study.trials())
             x = self._design_point(len(current), self._busy(current))
             trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-            stored.append(trial.id)
+            stored.append((trial.id, trial.params))
             return Suggestion(trial.params, trial.id)
 
     def _resolve(self, trial_or_params) -> int | None:
@@ -1787,14 +1804,29 @@ class Optimizer:
         bar = _ProgressBar(progress, budget, finished(), self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
-        beating = _Heartbeats(self)
+        # the trials this run is evaluating, from the ask to the record: the only ones it beats, so a
+        # pending trial of this worker that it does not evaluate (a suggestion waiting for a person, one
+        # left by an interrupted run) does not look alive to this run or to others
+        evaluating: set[int] = set()
+        lock = threading.Lock()
+
+        def beat_ids() -> list[int]:
+            with lock:
+                return sorted(evaluating)
+
+        def evaluate(trial_id: int, add: bool) -> None:
+            with lock:
+                (evaluating.add if add else evaluating.discard)(trial_id)
+
+        beating = _Heartbeats(self, beat_ids)
 
         def in_flight() -> int:
             """This run's evaluations and the live ones of other runs on the study (pending trials
-            with a heartbeat within LIVE_BEATS intervals; a run beats each trial as it asks it), so
-            that runs sharing a study stop at ``budget`` finished trials together instead of each
-            adding its own last one. Suggestions waiting for a person (never beating) hold no place."""
-            mine = {s.trial_id for s in running.values()} | {s.trial_id for s in queue}
+            with a heartbeat within LIVE_BEATS intervals; a run beats each trial it evaluates as it
+            asks it), so that runs sharing a study stop at ``budget`` finished trials together instead
+            of each adding its own last one. Suggestions waiting for a person (never beating) hold no
+            place."""
+            mine = set(beat_ids()) | {s.trial_id for s in queue}
             now, window = time.time(), LIVE_BEATS * beating.interval
             beats = self.study.last_beats(beating_only=True)
             return len(running) + sum(i not in mine and now - beat <= window for i, beat in beats.items())
@@ -1806,9 +1838,11 @@ class Optimizer:
                         if queue:  # a retried trial is this worker's now: its heartbeats, its name
                             suggestion = queue.pop(0)
                             self.study.reassign(suggestion.trial_id, self.worker)
+                            evaluate(suggestion.trial_id, True)
                         else:
                             try:
                                 suggestion = self.ask()
+                                evaluate(suggestion.trial_id, True)
                                 self.study.heartbeat([suggestion.trial_id])  # live from its first moment
                             except SpaceExhaustedError as exc:
                                 if running:  # the running ones may free points (finite spaces)
@@ -1833,6 +1867,7 @@ class Optimizer:
                     for future in done:
                         suggestion = running.pop(future)
                         trial = self._record(suggestion, future)
+                        evaluate(suggestion.trial_id, False)
                         bar.advance()
                         for callback in callbacks:
                             callback(self, trial)
@@ -1868,12 +1903,13 @@ LIVE_BEATS = 3.0
 
 
 class _Heartbeats:
-    """A daemon thread that refreshes the heartbeat of this worker's pending trials while ``run``
-    evaluates them, every :data:`HEARTBEAT_INTERVAL` seconds or every third of the grace period if
-    that is shorter, until stopped."""
+    """A daemon thread that refreshes the heartbeat of the trials ``run`` evaluates (``ids()``), every
+    :data:`HEARTBEAT_INTERVAL` seconds or every third of the grace period if that is shorter, until
+    stopped."""
 
-    def __init__(self, optimizer: Optimizer):
+    def __init__(self, optimizer: Optimizer, ids: Callable[[], list[int]]):
         self.optimizer = optimizer
+        self.ids = ids
         grace = optimizer.heartbeat_grace
         self.interval = HEARTBEAT_INTERVAL if grace is None else min(grace / 3.0, HEARTBEAT_INTERVAL)
         self._stop = threading.Event()
@@ -1882,8 +1918,10 @@ class _Heartbeats:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
-            try:  # every pending trial of this worker (the one evaluated in the loop's own thread too)
-                self.optimizer.heartbeat()
+            try:  # the run's trials (the one evaluated in the loop's own thread too)
+                ids = self.ids()
+                if ids:
+                    self.optimizer.study.heartbeat(ids)
             except Exception:  # noqa: BLE001 - a missed beat is retried; the run must go on
                 continue
 
