@@ -909,28 +909,47 @@ def suggest(
 def _ask_all_or_nothing(opt, n: int):
     """``opt.ask(n)`` with SIGTERM and SIGHUP turned into an exception, as Ctrl-C is, so that its
     all-or-nothing clean-up runs (the points stored before the signal were never shown to anyone, and
-    would stay pending for good); exits 128 + the signal's number, or 130 for Ctrl-C."""
+    would stay pending for good); exits 128 + the signal's number, or 130 for Ctrl-C.
+
+    The handler records the signal before it raises, and a later signal is only recorded: Python
+    drops an exception raised where it cannot propagate (a callback inside a C extension: "Exception
+    ignored in ..."), and numpy may turn it into another error. So the record, not the exception,
+    decides: an ask that returns although a signal came removes what it stored, and any error after
+    a signal is reported as the stop it is."""
+    received: list[int] = []
+
+    def interrupt(signum, frame) -> None:
+        received.append(signum)
+        if len(received) == 1:  # a second signal must not cut the first one's clean-up short
+            raise _Terminated(signum)
+
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
-        previous = {sig: signal.signal(sig, _interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    suggestions = None
     try:
-        return opt.ask(n)
-    except KeyboardInterrupt as exc:
-        signum = exc.args[0] if isinstance(exc, _Terminated) and exc.args else signal.SIGINT
+        suggestions = opt.ask(n)
+        suggestions = suggestions if isinstance(suggestions, list) else [suggestions]
+        if received:
+            raise _Terminated(received[0])  # its exception was lost inside the ask
+    except BaseException as exc:
+        if not (received or isinstance(exc, KeyboardInterrupt)):
+            raise
+        signum = received[0] if received else signal.SIGINT
         name = signal.Signals(signum).name if signum != signal.SIGINT else "Ctrl-C"
+        what = "no suggestion was stored"
         kept = [note for note in getattr(exc, "__notes__", ()) if "could not be removed" in note]
-        what = kept[0] if kept else "no suggestion was stored"
-        errors.print(f"stopped by {name}: {what}", highlight=False)
+        if suggestions:  # the ask had finished: remove what it stored, as its own clean-up would
+            try:
+                opt._remove_own_pending([(s.trial_id, dict(s)) for s in suggestions])
+            except Exception as cleanup:  # noqa: BLE001 - say what is left, then stop as asked
+                kept = [f"trials {[s.trial_id for s in suggestions]} could not be removed: {cleanup}"]
+        errors.print(f"stopped by {name}: {kept[0] if kept else what}", highlight=False)
         raise typer.Exit(128 + int(signum)) from None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-
-
-def _interrupt(signum, frame) -> None:
-    for sig in (signal.SIGTERM, signal.SIGHUP):  # a second signal must not cut the clean-up short
-        signal.signal(sig, signal.SIG_IGN)
-    raise _Terminated(signum)
+    return suggestions
 
 
 def _check_creation_options(stored, storage: str, space, maximize, seed, n_initial) -> None:
