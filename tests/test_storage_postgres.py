@@ -363,3 +363,22 @@ def test_amend_corrects_a_complete_trial_in_one_transaction_and_keeps_the_old_re
     with pytest.raises(RuntimeError, match="disk full"):
         study.amend(again.id, 2.0)
     assert Study(storage).trial(again.id).value == 1.0
+
+
+def test_a_value_after_a_failure_keeps_the_failure_and_amend_keeps_task_vectors(storage):
+    """A failed trial completed later lost its failure (complete cleared the error, against the
+    module's 'never overwritten silently'): it is kept in amended:<id> now. Amending a multi-task
+    trial with a value alone dropped its task vector: refused, as a vector for a one-value trial."""
+    study = Study(storage, SPACE, {"direction": "minimize"})
+    trial = study.add_trial({"x0": 1.0, "x1": 2.0})
+    study.fail(trial.id, "amended to failed: contaminated sample")
+    assert study.complete(trial.id, 46.0).value == 46.0
+    (record,) = json.loads(Study(storage).get_meta(f"amended:{trial.id}"))
+    assert record["state"] == "failed" and record["error"] == "amended to failed: contaminated sample"
+    vector = study.add_trial({"x0": 2.0, "x1": 2.0}, "complete", value=0.4, values=[0.5, 3.0])
+    with pytest.raises(ValueError, match="multi-task trial: amend it with its task values"):
+        study.amend(vector.id, 0.5)
+    assert study.trial(vector.id).values == (0.5, 3.0)
+    assert study.amend(vector.id, 0.3, values=[0.4, 3.0]).values == (0.4, 3.0)
+    with pytest.raises(ValueError, match="one value, not task values"):
+        study.amend(trial.id, 1.0, values=[1.0, 2.0])

@@ -608,7 +608,7 @@ class Study:
 
     def complete(self, trial_id, value, worker: str | None = None, values=None) -> Trial:
         """Record the value (and a multi-task trial's vector ``values``) of a pending (or failed)
-        trial and commit before returning."""
+        trial and commit before returning; a failed trial's failure is kept in ``amended:<id>``."""
         value = _finite_value(value)
         vector = _finite_vector(values)
         trial_id = self._check_id(trial_id)
@@ -619,6 +619,8 @@ class Study:
                     f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
                     "amend it (Study.amend, or warmbo observe --amend)"
                 )
+            if trial.state == FAILED:  # a failure a value now replaces: kept, never dropped silently
+                self._keep_earlier(trial, "completed after it had failed")
             now = time.time()
             conn.execute(
                 "UPDATE trials SET state = ?, value = ?, completed = ?, error = NULL, "
@@ -668,18 +670,16 @@ class Study:
                     f"trial {trial_id} is {trial.state}, not complete: there is no result to amend; "
                     "record its result as usual (tell, or observe without --amend)"
                 )
-            key = f"amended:{trial_id}"
-            earlier = json.loads(self.get_meta(key) or "[]")
-            earlier.append(
-                {
-                    "state": trial.state,
-                    "value": trial.value,
-                    "values": None if trial.values is None else list(trial.values),
-                    "error": trial.error,
-                    "note": note,
-                    "amended": time.time(),
-                }
-            )
+            if not failed and (trial.values is None) != (vector is None):
+                raise ValueError(
+                    f"trial {trial_id} "
+                    + (
+                        "is a multi-task trial: amend it with its task values (values=...; "
+                        "MultiTaskOptimizer.amend recomputes the utility)"
+                        if vector is None
+                        else "has one value, not task values: amend it with value= alone"
+                    )
+                )
             if failed:
                 error = f"amended to failed (was complete, value {trial.value!r})" + (
                     f": {note}" if note else ""
@@ -694,8 +694,25 @@ class Study:
                     None if vector is None else json.dumps(list(vector)),
                     None,
                 )
-            self.set_meta(key, json.dumps(earlier))
+            self._keep_earlier(trial, note)
         return self.trial(trial_id)
+
+    def _keep_earlier(self, trial: Trial, note: str | None) -> None:
+        """Append ``trial``'s result as it stands to the meta entry ``amended:<id>`` (inside the
+        caller's transaction): what :meth:`amend` replaces, or the failure a later value replaces."""
+        key = f"amended:{trial.id}"
+        earlier = json.loads(self.get_meta(key) or "[]")
+        earlier.append(
+            {
+                "state": trial.state,
+                "value": trial.value,
+                "values": None if trial.values is None else list(trial.values),
+                "error": trial.error,
+                "note": note,
+                "amended": time.time(),
+            }
+        )
+        self.set_meta(key, json.dumps(earlier))
 
     def _write_result(self, conn, trial_id: int, state: str, value, vector: str | None, error) -> None:
         """Overwrite a trial's result (inside :meth:`amend`'s transaction; each back end its own SQL)."""

@@ -305,6 +305,8 @@ class PostgresStudy(Study):
                     f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
                     "amend it (Study.amend, or warmbo observe --amend)"
                 )
+            if trial.state == FAILED:  # a failure a value now replaces: kept, never dropped silently
+                self._keep_earlier(trial, "completed after it had failed")
             conn.execute(
                 "UPDATE warmbo_trials SET state = %s, value = %s, completed = %s, error = NULL, "
                 "worker = COALESCE(%s, worker), vector = %s WHERE study = %s AND id = %s",
