@@ -1234,3 +1234,43 @@ def test_suggest_stops_on_a_signal_whose_exception_python_dropped(workdir, monke
     assert "stopped by SIGTERM: no suggestion was stored" in result.output
     assert wb.Study("lab.db").count("pending") == 1  # the first suggest's point only
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_study_with_a_python_model_gets_a_command_line_note_not_python_advice(workdir):
+    from warmbo.kernels import RBF
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), model=wb.GP(RBF(0.2), noise=1e-4), storage="py.db", seed=0)
+    opt.tell({"x0": 0.5}, 1.0)
+    result = invoke("status", "--storage", "py.db")
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0 and "cannot rebuild (model= (stored as GP(kernel=RBF" in text
+    assert "this command uses warmbo's defaults" in text and "pass model= to load()" not in text
+
+
+def test_suggest_with_a_space_creates_the_study_in_an_empty_file(workdir):
+    # before: a file made with `touch` counted as an existing study, and the error for it said to run
+    # the very command that had just failed
+    (workdir / "lab.db").touch()
+    result = invoke("suggest", "--space", "space.json", "--storage", "lab.db")
+    assert result.exit_code == 0, result.output
+    assert wb.Study("lab.db").count("pending") == 1
+
+
+def test_export_renames_a_fixed_column_a_parameter_already_has(workdir):
+    """A space with a parameter named y (common for (x, y) problems) or state could not be exported at
+    all; the fixed columns give way now, and the output names the values column for --prior-y."""
+    space = {"params": [{"type": "float", "name": n, "low": 0.0, "high": 1.0} for n in ("x", "y", "state")]}
+    (workdir / "xy.json").write_text(json.dumps(space))
+    assert invoke("suggest", "--space", "xy.json", "--storage", "xy.db").exit_code == 0
+    assert invoke("observe", "--storage", "xy.db", "--trial", 1, "--value", "0.5").exit_code == 0
+    result = invoke("export", "--storage", "xy.db", "--out", "xy.csv", "--complete")
+    assert result.exit_code == 0, result.output
+    assert "--prior-y value" in result.output
+    header = (workdir / "xy.csv").read_text().splitlines()[0].split(",")
+    assert header[:6] == ["trial", "warmbo_state", "x", "y", "state", "value"]
+    args = ("optimize", "--cmd", "false", "--space", "xy.json", "--storage", "back.db", "--budget", 0)
+    back = invoke(*args, "--prior", "xy.csv", "--prior-y", "value", "--transfer", "none")
+    assert back.exit_code == 0, back.output
+    assert [t.value for t in wb.Study("back.db").trials()] == [0.5]
+    unwritable = invoke("export", "--storage", "xy.db", "--out", "missing-folder/xy.csv")
+    assert unwritable.exit_code == 1 and "cannot write missing-folder/xy.csv" in unwritable.output

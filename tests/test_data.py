@@ -550,3 +550,15 @@ def test_a_header_read_as_one_column_names_the_separator_and_a_missing_value_col
     with pytest.raises(DataError) as info:
         TaskData.from_csv(path, space)
     assert "delimiter" not in str(info.value) and "--prior-y" in str(info.value)
+
+
+def test_a_comma_that_may_separate_thousands_is_not_read_as_a_decimal_comma(tmp_path):
+    # before: '1,234' was 'write it with a decimal point (1.234)', 1000 times off if it meant 1234
+    space = Space([Float("x", 0.0, 5000.0)])
+    path = tmp_path / "p.csv"
+    path.write_text('x,y\n"1,234",1\n')
+    with pytest.raises(DataError, match=r"decimal comma \(1\.234\) or a thousands separator \(1234\)"):
+        TaskData.from_csv(path, space)
+    path.write_text('x,y\n"1,5",1\n')  # only a decimal comma can mean this
+    with pytest.raises(DataError, match=r"it has a decimal comma; write it with a decimal point \(1\.5\)"):
+        TaskData.from_csv(path, space)

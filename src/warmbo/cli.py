@@ -206,7 +206,7 @@ def load_optimizer(storage: str, readonly: bool = False, transfer: str | None = 
     """
     from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
-    from .optimizer import Optimizer
+    from .optimizer import Optimizer, RestoreWarning
     from .storage import Study, readonly_url
 
     url = readonly_url(storage) if readonly else storage
@@ -216,13 +216,32 @@ def load_optimizer(storage: str, readonly: bool = False, transfer: str | None = 
     if multitask:
         return MultiTaskOptimizer.load(url)
     try:
-        return Optimizer.load(url) if transfer is None else Optimizer.load(url, transfer=transfer)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RestoreWarning)
+            opt = Optimizer.load(url) if transfer is None else Optimizer.load(url, transfer=transfer)
     except DataError as exc:
         if not readonly:
             raise
         # inspecting a study (status, report) needs its trials, not its sources
         errors.print(f"note: {exc}; shown without its transfer sources", highlight=False)
         return Optimizer.load(url, transfer="none")
+    for warning in caught:
+        if issubclass(warning.category, RestoreWarning):  # its advice (load(model=...)) is Python's
+            errors.print(_restore_note(storage, str(warning.message)), highlight=False)
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
+    return opt
+
+
+def _restore_note(storage: str, message: str) -> str:
+    """A RestoreWarning said for the command line: what the study stores that it cannot rebuild,
+    and that the command uses the defaults (Python's Optimizer.load(..., model=...) can restore them)."""
+    stored = [part for part in message.split("instead: ", 1)[-1].split("; ") if not part.startswith("pass ")]
+    return (
+        f"note: {storage} was created with settings the command line cannot rebuild ({'; '.join(stored)}); "
+        "this command uses warmbo's defaults for them (in Python, Optimizer.load(URL, model=..., "
+        "acquisition=...) uses yours)"
+    )
 
 
 def _split(text: str | None, option: str) -> list[str] | None:
@@ -1181,8 +1200,12 @@ def export(
         raise ValueError(f"{out} exists: give --force to replace it, or another --out")
     opt = load_optimizer(storage, readonly=True, transfer="none")
     trials = [t for t in opt.history if t.is_complete or not complete]
-    trials_to_csv(out, trials, opt.space, tuple(getattr(opt, "task_names", ())))
+    value = trials_to_csv(out, trials, opt.space, tuple(getattr(opt, "task_names", ())))
     console.print(f"wrote {len(trials)} trials to {out}", highlight=False)
+    if value != "y":  # a parameter or task is named y
+        console.print(
+            f"the values are in column {value!r}: import them with --prior-y {value}", highlight=False
+        )
 
 
 @app.command("audit")

@@ -37,6 +37,7 @@ reader reports bad input in the same words, which needs them side by side.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import math
 import numbers
@@ -110,10 +111,18 @@ def _parse_number(text: str) -> int | float:
 
 def _not_a_number(text: str) -> str:
     """Why a cell is not a number, with a hint for a decimal comma (a European spreadsheet's)."""
-    if _DECIMAL_COMMA.fullmatch(text.strip()):
+    s = text.strip()
+    if _DECIMAL_COMMA.fullmatch(s):
+        point = s.replace(",", ".")
+        if re.fullmatch(r"[+-]?[0-9]{1,3},[0-9]{3}", s):  # 1,234: a decimal comma or a thousands one
+            return (
+                f"value {text!r} is not a number: its comma is a decimal comma ({point}) or a thousands "
+                f"separator ({s.replace(',', '')}); write the number plainly, e.g. set the spreadsheet's "
+                "number format to use a decimal point and no thousands separator"
+            )
         return (
             f"value {text!r} is not a number: it has a decimal comma; write it with a decimal point "
-            f"({text.strip().replace(',', '.')}), e.g. set the spreadsheet's number format to use points"
+            f"({point}), e.g. set the spreadsheet's number format to use points"
         )
     return f"value {text!r} is not a number"
 
@@ -801,55 +810,72 @@ TRIAL_TAIL = ("worker", "created", "completed", "error")
 
 def trials_to_csv(
     path: str | os.PathLike[str], trials: Sequence[Any], space: Space, task_names: Sequence[str] = ()
-) -> None:
+) -> str:
     """Write trials as CSV, one row per trial: ``trial``, ``state``, one column per parameter (the
     space's names), ``y`` (the value; a multi-task trial's scalarised utility, then one column per
     task), ``worker``, ``created`` and ``completed`` (local ISO 8601 times with their UTC offset) and
     ``error``. Floats are written with ``repr`` (exact round trip); a pending or failed trial's ``y``
-    is empty. The complete rows read back as prior data: ``TaskData.from_csv(path, space)``.
+    is empty. The complete rows read back as prior data: ``TaskData.from_csv(path, space, y=...)``
+    with the returned name of the value column.
 
-    The file is written next to ``path`` and renamed into place, so an interrupted export leaves
-    any earlier file whole.
+    A fixed column whose name a parameter or task already has is renamed: the value column becomes
+    ``value`` (then ``warmbo_y``), the others ``warmbo_<name>``. The file is written next to ``path``
+    and renamed into place, so an interrupted export leaves any earlier file whole.
 
-    Raises
-    ------
-    DataError
-        A parameter or task named like one of the fixed columns.
+    Returns
+    -------
+    str
+        The name of the value column (``"y"`` unless a parameter or task is named so).
     """
     from datetime import datetime
 
-    header = [*TRIAL_COLUMNS, *space.names, "y", *task_names, *TRIAL_TAIL]
-    clashes = sorted({c for c in header if header.count(c) > 1})
-    if clashes:
+    taken = {*space.names, *task_names}
+    if len(taken) != len(space.names) + len(task_names):
         raise DataError(
-            f"cannot export: parameter or task name(s) {clashes} clash with the export's own columns "
-            f"{[*TRIAL_COLUMNS, 'y', *TRIAL_TAIL]}"
+            f"cannot export: a task is named like a parameter ({sorted(set(space.names) & set(task_names))})"
         )
+
+    def free(*names: str) -> str:
+        name = next((n for n in names if n not in taken), None)
+        name = name if name is not None else "warmbo_" + names[0]
+        taken.add(name)
+        return name
+
+    head = [free(c, f"warmbo_{c}") for c in TRIAL_COLUMNS]
+    value = free("y", "value", "warmbo_y")
+    tail = [free(c, f"warmbo_{c}") for c in TRIAL_TAIL]
+    header = [*head, *space.names, value, *task_names, *tail]
 
     def when(t: float | None) -> str:
         return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
 
     target = os.fspath(path)
     partial = f"{target}.partial"
-    with open(partial, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        for t in trials:
-            values = list(t.values) if t.values is not None else [None] * len(task_names)
-            writer.writerow(
-                [
-                    t.id,
-                    t.state,
-                    *(_text(t.params[n]) for n in space.names),
-                    "" if t.value is None else repr(float(t.value)),
-                    *("" if v is None else repr(float(v)) for v in values),
-                    t.worker or "",
-                    when(t.created),
-                    when(t.completed),
-                    t.error or "",
-                ]
-            )
-    os.replace(partial, target)
+    try:
+        with open(partial, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            for t in trials:
+                values = list(t.values) if t.values is not None else [None] * len(task_names)
+                writer.writerow(
+                    [
+                        t.id,
+                        t.state,
+                        *(_text(t.params[n]) for n in space.names),
+                        "" if t.value is None else repr(float(t.value)),
+                        *("" if v is None else repr(float(v)) for v in values),
+                        t.worker or "",
+                        when(t.created),
+                        when(t.completed),
+                        t.error or "",
+                    ]
+                )
+        os.replace(partial, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.remove(partial)
+        raise DataError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return value
 
 
 def _text(value: Any) -> str:

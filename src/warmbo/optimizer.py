@@ -753,6 +753,8 @@ class Optimizer:
         study = Study(storage)
         settings = study.settings
         kwargs = {"maximize": settings.get("direction") == "maximize", "seed": settings.get("seed")}
+        if not cls._multitask:  # refused before any warning about what it could not restore
+            _refuse_multitask(storage)
         kwargs.update(cls._restored_acquisition(settings, overrides))
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]

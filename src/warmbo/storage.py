@@ -152,7 +152,8 @@ def study_exists(url) -> bool:
                 return False
             raise
     path = parse_url(url)
-    return path != ":memory:" and Path(path).is_file()
+    # an empty file (`touch lab.db`) holds no study yet: SQLite makes a new database in it
+    return path != ":memory:" and Path(path).is_file() and Path(path).stat().st_size > 0
 
 
 def study_label(url) -> str:
