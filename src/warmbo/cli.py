@@ -1158,22 +1158,41 @@ def _parse_params(text: str, space) -> dict:
         raise ValueError(f"--params: {exc}") from None
 
 
+#: ``status`` lists every trial up to this many, else the last 50 (``--last``, ``--all``)
+STATUS_ROWS = 200
+#: ``status`` audits (it fits the model) up to this many complete trials; a multi-task study's audit
+#: refits per held-out trial, so its limit is lower (a walkthrough: 60 s at 5000 trials, 24 s for 3 x 2000)
+STATUS_AUDIT_MAX = {"single": 1000, "multi-task": 300}
+
+
 @app.command()
 @friendly
 def status(
     storage: StorageOption,
-    last: Annotated[int | None, typer.Option("--last", help="Show only the last N trials.")] = None,
+    last: Annotated[
+        int | None,
+        typer.Option(
+            "--last",
+            help=f"Show only the last N trials (default: all up to {STATUS_ROWS}, else the last 50).",
+        ),
+    ] = None,
+    all_rows: Annotated[bool, typer.Option("--all", help="Show every trial, however many.")] = False,
 ) -> None:
     """Show the trials of a study as a table, and the best one (the study is opened read-only)."""
     if last is not None and last < 1:
         raise ValueError(f"--last must be a positive number of trials, got {last}")
     opt = load_optimizer(storage, readonly=True)
+    total = len(opt.study)
+    if last is None and not all_rows and total > STATUS_ROWS:
+        last = 50
     _print_table(_trials_table(opt, limit=last))
+    if last is not None and total > last:
+        console.print(f"(the last {last} of {total} trials; --last N or --all shows more)", highlight=False)
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
     _print_workers(opt)
-    console.print(_audit_line(opt), markup=False, highlight=False)
+    console.print(_audit_line(opt, storage), markup=False, highlight=False)
     stored = opt.study.get_meta("transfer_report")
     if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
         from .transfer.transfer_report import TransferReport
@@ -1287,14 +1306,21 @@ def study_audit(opt, levels=None, max_held_out: int | None = None):
     return opt.audit(levels, max_held_out, schedule=schedule)
 
 
-def _audit_line(opt) -> str:
+def _audit_line(opt, storage: str) -> str:
     """``status``'s line: the 95% coverage of the audit, or why there is none (kept fast: refitted
-    models are audited on at most 20 held-out trials, the exact GP in closed form on all)."""
+    models are audited on at most 20 held-out trials, the exact GP in closed form on all, and a large
+    study is not audited here at all: ``warmbo audit`` does it)."""
     from .audit import MIN_HELD_OUT
 
     complete = opt.study.count("complete")
     if complete < MIN_HELD_OUT:
         return f"audit: too few trials ({complete} complete, at least {MIN_HELD_OUT} needed)"
+    limit = STATUS_AUDIT_MAX["multi-task" if getattr(opt, "task_names", None) else "single"]
+    if complete > limit:
+        return (
+            f"audit: not run by status at {complete} complete trials (it fits the model, which takes a "
+            f"while at this size): warmbo audit --storage {storage} runs it"
+        )
     try:
         result = study_audit(opt, max_held_out=20)
     except (ValueError, ArithmeticError) as exc:
