@@ -1302,3 +1302,13 @@ def test_status_of_a_large_study_is_quick_and_says_what_it_left_out(workdir, mon
     assert len(rows) == 50
     every = invoke("status", "--storage", "big.db", "--all")
     assert len([line for line in every.output.splitlines() if line.startswith("│")]) == 1001
+
+
+def test_max_trials_on_the_command_line(workdir):
+    assert (
+        invoke("suggest", "--space", "space.json", "--storage", "lab.db", "--max-trials", 50).exit_code == 0
+    )
+    assert invoke("suggest", "--storage", "lab.db", "--max-trials", 1).exit_code == 2  # at least 2
+    args = ("optimize", "--cmd", "false", "--space", "space.json", "--storage", "mt.db", "--budget", 0)
+    refused = invoke(*args, "--tasks", "a,b", "--max-trials", 50)
+    assert refused.exit_code == 1 and "--max-trials is for single-objective studies" in refused.output

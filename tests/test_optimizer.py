@@ -1226,3 +1226,36 @@ def test_ask_n_cleanup_after_an_interruption_removes_only_its_own_trials(tmp_pat
         a.ask(3)
     assert inserted == [2]  # the id of A's rolled-back row
     assert [(t.id, t.worker, t.params) for t in b.trials()] == [(2, "B", {"x": 0.123})]
+
+
+def test_max_trials_models_a_subset_of_a_large_study_and_without_it_a_warning_says_so(monkeypatch):
+    """A study's own trials were never capped: thousands of them made every ask an exact GP fit of
+    seconds to minutes, silently (a walkthrough: 55 s at 5000 trials). Above LARGE_STUDY (30 here)
+    the optimizer warns once; max_trials models the best quarter and a random rest, all stored."""
+    import warmbo.optimizer as optimizer_module
+
+    monkeypatch.setattr(optimizer_module, "LARGE_STUDY", 30)
+    space = wb.Space.box([(0.0, 1.0)] * 2)
+    rng = np.random.default_rng(0)
+    points = rng.random((40, 2))
+    values = [float((x - 0.3) ** 2 + (y - 0.6) ** 2) for x, y in points]
+
+    def told(**options):
+        opt = wb.Optimizer(space, seed=0, **options)
+        for (x, y), v in zip(points, values, strict=True):
+            opt.tell({"x0": float(x), "x1": float(y)}, v)
+        return opt
+
+    plain = told()
+    with pytest.warns(wb.optimizer.LargeStudyWarning, match="exact GP on all 40 .*max_trials=30"):
+        assert plain.fit_model().n_observations == 40
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plain.fit_model()  # once per optimizer
+        capped = told(max_trials=20)
+        model = capped.fit_model()
+    assert model.n_observations == 20 and len(capped.history) == 40
+    best = capped._encode_trials([min(capped.history, key=lambda t: t.value)])
+    assert any(np.allclose(row, best[0]) for row in model.X_train_)  # the best quarter is in
+    with pytest.raises(ValueError, match="max_trials"):
+        wb.Optimizer(space, max_trials=1)

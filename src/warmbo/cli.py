@@ -196,7 +196,9 @@ def _print_best(optimizer) -> None:
     console.print(f"[bold]best utility[/bold] {best.value:.6g}{shown} at {params}")
 
 
-def load_optimizer(storage: str, readonly: bool = False, transfer: str | None = None):
+def load_optimizer(
+    storage: str, readonly: bool = False, transfer: str | None = None, max_trials: int | None = None
+):
     """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
 
     ``readonly`` opens it with SQLite's read-only mode (for ``status`` and ``report``), so a study
@@ -214,11 +216,16 @@ def load_optimizer(storage: str, readonly: bool = False, transfer: str | None = 
     multitask = study.get_meta("multitask") is not None
     study.close()
     if multitask:
+        if max_trials is not None:
+            raise ValueError("--max-trials applies to single-objective studies; this one is multi-task")
         return MultiTaskOptimizer.load(url)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RestoreWarning)
-            opt = Optimizer.load(url) if transfer is None else Optimizer.load(url, transfer=transfer)
+            overrides = {"transfer": transfer} if transfer is not None else {}
+            if max_trials is not None:
+                overrides["max_trials"] = max_trials
+            opt = Optimizer.load(url, **overrides)
     except DataError as exc:
         if not readonly:
             raise
@@ -399,6 +406,15 @@ def optimize(
             show_default=False,
         ),
     ] = None,
+    max_trials: Annotated[
+        int | None,
+        typer.Option(
+            "--max-trials",
+            help="Model at most this many of the study's own trials (the best quarter and a random rest; "
+            "all stay stored): for studies of thousands of trials, where an exact GP costs minutes per ask.",
+            min=2,
+        ),
+    ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
     retry_pending: Annotated[
         bool,
@@ -510,6 +526,8 @@ def optimize(
             )
         if output_transform not in (None, "none"):
             raise ValueError("--output-transform is for single-objective studies")
+        if max_trials is not None:
+            raise ValueError("--max-trials is for single-objective studies")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
         )
@@ -577,6 +595,7 @@ def optimize(
         n_initial=n_initial,
         storage=storage,
         output_transform=output_transform,
+        max_trials=max_trials,
         **kwargs,
     )
     if data is not None and method == "none":
@@ -844,6 +863,15 @@ def _stored_kind(storage) -> str | None:
 def suggest(
     storage: StorageOption,
     n: Annotated[int, typer.Option("-n", help="Number of points.", min=1)] = 1,
+    max_trials: Annotated[
+        int | None,
+        typer.Option(
+            "--max-trials",
+            help="Model at most this many of the study's own trials (the best quarter and a random rest; "
+            "all stay stored): for studies of thousands of trials, where an exact GP costs minutes per ask.",
+            min=2,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
     transfer: Annotated[
         str | None,
@@ -899,7 +927,14 @@ def suggest(
                 f"--transfer {transfer} transfers from source data, which a new study made by suggest "
                 "does not have: create it with `warmbo optimize --prior FILE.csv ...` instead"
             )
-        opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
+        opt = Optimizer(
+            space,
+            maximize=bool(maximize),
+            seed=seed,
+            n_initial=n_initial,
+            storage=storage,
+            max_trials=max_trials,
+        )
         direction = "maximise" if opt.maximize else "minimise"
         errors.print(
             f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are a design, "
@@ -914,7 +949,7 @@ def suggest(
                 _check_creation_options(stored, storage, space, maximize, seed, n_initial)
             finally:
                 stored.close()
-        opt = load_optimizer(storage, transfer=transfer)
+        opt = load_optimizer(storage, transfer=transfer, max_trials=max_trials)
     suggestions = _ask_all_or_nothing(opt, n)
     if as_json:
         for s in suggestions:

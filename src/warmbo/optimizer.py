@@ -108,6 +108,7 @@ __all__ = [
     "Best",
     "TrialFailedWarning",
     "PriorSubsetWarning",
+    "LargeStudyWarning",
     "RestoreWarning",
     "SpaceExhaustedError",
     "BudgetNotReachedWarning",
@@ -146,6 +147,17 @@ def default_n_initial(n_params: int) -> int:
 
 class PriorSubsetWarning(UserWarning):
     """The model sees only part of a large prior (``max_prior``); every row stays stored."""
+
+
+class LargeStudyWarning(UserWarning):
+    """The model is an exact GP on more than :data:`LARGE_STUDY` of the study's own trials, so every ask
+    costs seconds to minutes; ``max_trials=`` models a subset."""
+
+
+#: own complete trials above which an optimizer without ``max_trials`` warns (:class:`LargeStudyWarning`):
+#: an exact GP's refit costs O(n^3) per likelihood evaluation (a walkthrough under load: the first ask
+#: at 5000 trials, d = 6, took 55 s and 961 MB)
+LARGE_STUDY = 2000
 
 
 class RestoreWarning(UserWarning):
@@ -375,6 +387,11 @@ class Optimizer:
         ``efficient``, ``collaborative``, ``generic``), shared equally among the sources, each
         keeping its best rows (:func:`warmbo.prior.prior_subset_by_source`): the bounded source
         representation that keeps their asks under 1 s with 50 sources of 300 rows.
+    max_trials : int, optional
+        At most this many of the study's own complete trials reach the model (all stay stored): the
+        best quarter by value and the rest at random with the study's seed, as for prior rows
+        (:func:`warmbo.prior.prior_subset`). Default: all of them, with a :class:`LargeStudyWarning`
+        once above :data:`LARGE_STUDY`, since each ask then fits an exact GP on all (O(n^3)).
     heartbeat_grace : float, optional
         Seconds a pending trial's worker may stay silent. Then the next ask of another worker
         reclaims the trial (``reclaim``), so a crashed machine never blocks a study and its point is
@@ -427,6 +444,7 @@ class Optimizer:
         heartbeat_grace: float | None = None,
         reclaim: str = "retry",
         output_transform: str | None = None,
+        max_trials: int | None = None,
     ):
         if not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
@@ -478,6 +496,8 @@ class Optimizer:
             pooled = self.transfer != "none" and not separate_sources(self.transfer)
             max_prior = POOLED_PRIOR_ROWS if pooled else PRIOR_ROWS
         self.max_prior = check_int(max_prior, "max_prior", 1)
+        self.max_trials = None if max_trials is None else check_int(max_trials, "max_trials", 2)
+        self._large_warned = False
         if heartbeat_grace is not None and not (
             isinstance(heartbeat_grace, int | float)
             and not isinstance(heartbeat_grace, bool)
@@ -1003,8 +1023,22 @@ class Optimizer:
         return report
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
-        """The complete trials the model sees: all of this study's own, and at most ``max_prior``
-        imported prior rows (see :func:`warmbo.prior.prior_subset`)."""
+        """The complete trials the model sees: this study's own (at most ``max_trials`` of them), and
+        at most ``max_prior`` imported prior rows (see :func:`warmbo.prior.prior_subset`)."""
+        own = [t for t in complete if t.worker != PRIOR_WORKER]
+        if self.max_trials is not None and len(own) > self.max_trials:
+            keep = prior_subset(self._signed(np.array([t.value for t in own])), self.max_trials, self.seed)
+            chosen_own = {own[i].id for i in keep}
+            complete = [t for t in complete if t.worker == PRIOR_WORKER or t.id in chosen_own]
+        elif self.max_trials is None and len(own) > LARGE_STUDY and not self._large_warned:
+            self._large_warned = True
+            warnings.warn(
+                f"the model is an exact GP on all {len(own)} of the study's trials: every ask refits it "
+                f"in O(n^3), which takes seconds to minutes at this size; max_trials={LARGE_STUDY} (in "
+                f"Python) or --max-trials {LARGE_STUDY} models the best quarter and a random rest of them",
+                LargeStudyWarning,
+                stacklevel=user_stacklevel(),
+            )
         prior = [t for t in complete if t.worker == PRIOR_WORKER]
         if len(prior) <= self.max_prior:
             return complete
