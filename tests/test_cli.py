@@ -1251,6 +1251,9 @@ def test_suggest_with_a_space_creates_the_study_in_an_empty_file(workdir):
     # before: a file made with `touch` counted as an existing study, and the error for it said to run
     # the very command that had just failed
     (workdir / "lab.db").touch()
+    failed = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", 3)
+    assert failed.exit_code == 1 and "no study" in failed.output
+    assert (workdir / "lab.db").stat().st_size > 0  # a database header, and no tables: still no study
     result = invoke("suggest", "--space", "space.json", "--storage", "lab.db")
     assert result.exit_code == 0, result.output
     assert wb.Study("lab.db").count("pending") == 1

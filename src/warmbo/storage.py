@@ -152,8 +152,20 @@ def study_exists(url) -> bool:
                 return False
             raise
     path = parse_url(url)
-    # an empty file (`touch lab.db`) holds no study yet: SQLite makes a new database in it
-    return path != ":memory:" and Path(path).is_file() and Path(path).stat().st_size > 0
+    if path == ":memory:" or not Path(path).is_file() or Path(path).stat().st_size == 0:
+        return False  # an empty file (`touch lab.db`) holds no study yet
+    # an SQLite file whose tables are not there (yet): another process is creating the study (its
+    # WAL header is written before the tables commit), or a command failed on an empty file; either
+    # way the creation path, which decides under the write lock, is the one to take
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=60.0)
+        try:
+            found = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+            return found.fetchone() is not None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return True  # not readable as a database here: opening it says what it is
 
 
 def study_label(url) -> str:
