@@ -1259,3 +1259,25 @@ def test_max_trials_models_a_subset_of_a_large_study_and_without_it_a_warning_sa
     assert any(np.allclose(row, best[0]) for row in model.X_train_)  # the best quarter is in
     with pytest.raises(ValueError, match="max_trials"):
         wb.Optimizer(space, max_trials=1)
+
+
+def test_a_result_recorded_elsewhere_does_not_stop_a_retrying_run(tmp_path):
+    """A run retrying pending trials (retry_pending) whose tell found the trial completed by another
+    worker meanwhile stopped with 'already complete' (a review: 3 of 3 restarts next to live runs
+    had a process exit 1, sometimes the innocent one). That worker's result stands, a warning says
+    so, and the run goes on to its budget."""
+    url = str(tmp_path / "s.db")
+    other = wb.Optimizer(SPACE, storage=url, seed=0, worker="other")
+    other.run(branin_objective, budget=3, progress=False)
+    taken = other.ask()  # its worker looks dead, but is alive and records it meanwhile
+
+    def objective(p):
+        if dict(p) == dict(taken):
+            other.tell(taken, 123.0)
+        return branin_objective(p)
+
+    mine = wb.Optimizer(SPACE, storage=url, seed=1, worker="mine")
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="recorded by another worker meanwhile"):
+        mine.run(objective, budget=6, retry_pending=True, progress=False)
+    assert mine.study.trial(taken.trial_id).value == 123.0
+    assert mine.study.count("complete") == 6 and mine.study.count("pending") == 0

@@ -420,8 +420,8 @@ def optimize(
         bool,
         typer.Option(
             "--retry-pending",
-            help="First evaluate the trials left pending by a killed run (only when no other worker "
-            "is using the study: its pending trials would be evaluated twice). See also clean-pending.",
+            help="First evaluate the trials left pending by a killed run (use it when no other worker "
+            "is evaluating: a trial it records meanwhile keeps its result). See also clean-pending.",
         ),
     ] = False,
     timeout: Annotated[

@@ -1810,8 +1810,10 @@ class Optimizer:
         progress : bool
             Show a rich progress bar with the best value so far.
         retry_pending : bool
-            First evaluate trials left pending by an earlier run (only when no other worker is using
-            the study, since pending trials may belong to live workers).
+            First evaluate every trial left pending by an earlier run (a killed run's trial beats
+            fresh for 30 s, so no beat tells it from a live one at once: use it when no other worker
+            is evaluating). A trial another worker records meanwhile keeps that result (with a
+            ``TrialFailedWarning``), and the run goes on.
 
         Returns
         -------
@@ -1915,16 +1917,37 @@ class Optimizer:
         return self.best
 
     def _record(self, suggestion: Suggestion, future: Future) -> Trial:
+        """Store an evaluation's outcome: its value, or the failure (an exception, a value that is not
+        a finite number). A trial another worker recorded meanwhile (it took it for a dead one's:
+        ``retry_pending``, ``heartbeat_grace``) keeps that worker's result, and the run goes on."""
         exc = future.exception()
-        if exc is not None:
-            warnings.warn(f"trial {suggestion.trial_id} failed: {exc!r}", TrialFailedWarning, stacklevel=3)
-            return self.tell_failed(suggestion.trial_id, error=repr(exc))
-        value = future.result()
         try:
-            return self.tell(suggestion.trial_id, value)
-        except ValueError as error:
-            warnings.warn(f"trial {suggestion.trial_id} failed: {error}", TrialFailedWarning, stacklevel=3)
-            return self.tell_failed(suggestion.trial_id, error=str(error))
+            if exc is not None:
+                warnings.warn(
+                    f"trial {suggestion.trial_id} failed: {exc!r}", TrialFailedWarning, stacklevel=3
+                )
+                return self.tell_failed(suggestion.trial_id, error=repr(exc))
+            value = future.result()
+            try:
+                return self.tell(suggestion.trial_id, value)
+            except StorageError:
+                raise
+            except ValueError as error:
+                warnings.warn(
+                    f"trial {suggestion.trial_id} failed: {error}", TrialFailedWarning, stacklevel=3
+                )
+                return self.tell_failed(suggestion.trial_id, error=str(error))
+        except StorageError as error:
+            stored = self.study.trial(suggestion.trial_id)
+            if stored.state == PENDING:
+                raise
+            warnings.warn(
+                f"trial {suggestion.trial_id} was recorded by another worker meanwhile ({error}); this "
+                "evaluation's outcome is not stored",
+                TrialFailedWarning,
+                stacklevel=3,
+            )
+            return stored
 
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
