@@ -1315,3 +1315,20 @@ def test_max_trials_on_the_command_line(workdir):
     args = ("optimize", "--cmd", "false", "--space", "space.json", "--storage", "mt.db", "--budget", 0)
     refused = invoke(*args, "--tasks", "a,b", "--max-trials", 50)
     assert refused.exit_code == 1 and "--max-trials is for single-objective studies" in refused.output
+
+
+def test_a_run_that_leaves_places_to_other_workers_says_so(workdir):
+    """Runs sharing a study leave budget places to other workers' live evaluations; a killed worker's
+    trial beats fresh for 30 s, and the run ended one short with exit 0 and nothing said (a review)."""
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
+    assert invoke(*args, "--budget", 3).exit_code == 0
+    elsewhere = wb.Optimizer.load("t.db")
+    elsewhere.worker = "gone"
+    pending = elsewhere.ask()
+    elsewhere.study.heartbeat([pending.trial_id])
+    result = invoke(*args, "--budget", 4)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 0 and "stopped at 3 of 4 finished trials: 1 evaluation(s) in flight" in text
+    assert "--retry-pending" in text
+    quiet = invoke(*args, "--budget", 3)
+    assert "stopped at" not in quiet.output

@@ -799,6 +799,28 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             signal.signal(sig, handler)
     _print_table(_trials_table(opt, limit=10))
     _print_best(opt)
+    _print_in_flight(opt, budget)
+
+
+def _print_in_flight(opt, budget: int) -> None:
+    """Why a run ended short of its budget: places held by evaluations other workers have in flight
+    (a killed worker's trial keeps beating fresh for 30 s), and what to do if those workers are gone."""
+    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS, PRIOR_WORKER
+
+    n_prior = sum(t.worker == PRIOR_WORKER for t in opt.study.trials(("complete",)))
+    finished = opt.study.count("complete") + opt.study.count("failed") - n_prior
+    if finished >= budget:
+        return
+    now = time.time()
+    ages = sorted(now - beat for beat in opt.study.last_beats(beating_only=True).values())
+    live = [age for age in ages if age <= LIVE_BEATS * HEARTBEAT_INTERVAL]
+    if live:
+        errors.print(
+            f"stopped at {finished} of {budget} finished trials: {len(live)} evaluation(s) in flight on "
+            f"other workers hold the remaining place(s) (last heartbeat {live[-1]:.0f} s ago at most); "
+            "if those workers are gone, run the same command again in 30 s, or now with --retry-pending",
+            highlight=False,
+        )
 
 
 def _multitask_optimizer(
