@@ -45,6 +45,17 @@ StorageOption = Annotated[
     str, typer.Option("--storage", "-s", help="Study URL: study.db or sqlite:///study.db.")
 ]
 
+#: ``--max-trials`` of optimize and suggest (Optimizer's ``max_trials``)
+MaxTrialsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-trials",
+        help="Model at most this many of the study's own trials (the best quarter and a random rest; "
+        "all stay stored): for studies of thousands of trials, where an exact GP costs minutes per ask.",
+        min=2,
+    ),
+]
+
 
 def _fail(message: str) -> None:
     errors.print(f"[bold red]error:[/bold red] {message}", highlight=False, markup=True, soft_wrap=True)
@@ -406,15 +417,7 @@ def optimize(
             show_default=False,
         ),
     ] = None,
-    max_trials: Annotated[
-        int | None,
-        typer.Option(
-            "--max-trials",
-            help="Model at most this many of the study's own trials (the best quarter and a random rest; "
-            "all stay stored): for studies of thousands of trials, where an exact GP costs minutes per ask.",
-            min=2,
-        ),
-    ] = None,
+    max_trials: MaxTrialsOption = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
     retry_pending: Annotated[
         bool,
@@ -885,15 +888,7 @@ def _stored_kind(storage) -> str | None:
 def suggest(
     storage: StorageOption,
     n: Annotated[int, typer.Option("-n", help="Number of points.", min=1)] = 1,
-    max_trials: Annotated[
-        int | None,
-        typer.Option(
-            "--max-trials",
-            help="Model at most this many of the study's own trials (the best quarter and a random rest; "
-            "all stay stored): for studies of thousands of trials, where an exact GP costs minutes per ask.",
-            min=2,
-        ),
-    ] = None,
+    max_trials: MaxTrialsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
     transfer: Annotated[
         str | None,
