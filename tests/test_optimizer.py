@@ -1281,3 +1281,29 @@ def test_a_result_recorded_elsewhere_does_not_stop_a_retrying_run(tmp_path):
         mine.run(objective, budget=6, retry_pending=True, progress=False)
     assert mine.study.trial(taken.trial_id).value == 123.0
     assert mine.study.count("complete") == 6 and mine.study.count("pending") == 0
+
+
+def test_a_run_checks_its_budget_again_where_it_inserts_the_trial(tmp_path):
+    """Runs sharing a study checked the budget before an ask that can take seconds (a model fit) and
+    not where the trial was inserted, so another run's trial started meanwhile made them end at N+1
+    (a review: 3 of 12 three-process runs with --workers 2). The check is repeated in the inserting
+    transaction, and the new trial beats from there."""
+    url = str(tmp_path / "s.db")
+    other = wb.Optimizer(SPACE, storage=url, seed=0, worker="other")
+    other.run(branin_objective, budget=4, progress=False)
+    mine = wb.Optimizer(SPACE, storage=url, seed=1, worker="mine")
+    choose = mine._next_point
+    started = []
+
+    def slow_choice(*args, **kwargs):  # another run asks and starts evaluating during this ask
+        if not started:
+            started.append(other.ask())
+            other.study.heartbeat([started[0].trial_id])
+        return choose(*args, **kwargs)
+
+    mine._next_point = slow_choice
+    calls = []
+    mine.run(lambda p: calls.append(p) or branin_objective(p), budget=5, progress=False)
+    assert calls == [] and len(mine.study) == 5  # before: a sixth trial, evaluated by this run
+    other.tell(started[0], branin_objective(started[0]))
+    assert mine.study.count("complete") == 5

@@ -149,6 +149,10 @@ class PriorSubsetWarning(UserWarning):
     """The model sees only part of a large prior (``max_prior``); every row stays stored."""
 
 
+class _BudgetReached(Exception):
+    """``run``'s budget filled while a point was being chosen (other runs' evaluations): nothing inserted."""
+
+
 class LargeStudyWarning(UserWarning):
     """The model is an exact GP on more than :data:`LARGE_STUDY` of the study's own trials, so every ask
     costs seconds to minutes; ``max_trials=`` models a subset."""
@@ -1550,14 +1554,32 @@ class Optimizer:
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
         return taken_over
 
-    def _ask_one(self, attempts: int = 3, stored: list[tuple[int, dict]] | None = None) -> Suggestion:
+    def _ask_one(
+        self,
+        attempts: int = 3,
+        stored: list[tuple[int, dict]] | None = None,
+        admit: Callable[[], bool] | None = None,
+    ) -> Suggestion:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
         took the same point meanwhile; if one did, start again from a fresh snapshot. A trial
         reclaimed from a silent worker (``heartbeat_grace``, ``reclaim="retry"``) comes first.
         The id of a trial it adds is appended to ``stored`` inside the inserting transaction, so an
-        exception at any moment (a signal turned into one) leaves no added trial out of ``stored``."""
+        exception at any moment (a signal turned into one) leaves no added trial out of ``stored``.
+        ``admit`` (``run``'s budget) is asked inside that transaction, before the insert: False raises
+        :class:`_BudgetReached`; an admitted trial gets its first heartbeat in the same transaction, so
+        other runs count it from the moment it exists."""
         stored = [] if stored is None else stored
+
+        def insert(x) -> Suggestion:
+            if admit is not None and not admit():
+                raise _BudgetReached
+            trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
+            stored.append((trial.id, trial.params))
+            if admit is not None:
+                self.study.heartbeat([trial.id])
+            return Suggestion(trial.params, trial.id)
+
         reclaimed = self._reclaim()
         if reclaimed is not None:
             return reclaimed
@@ -1580,15 +1602,10 @@ class Optimizer:
                         taken = np.vstack([taken, self.space.encode(fresh)])
                     if self._collides(x, taken):
                         continue
-                trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-                stored.append((trial.id, trial.params))
-                return Suggestion(trial.params, trial.id)
+                return insert(x)
         with self.study.transaction():  # contended: a design point, chosen under the lock
             current = list(self.study.trials())
-            x = self._design_point(len(current), self._busy(current))
-            trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
-            stored.append((trial.id, trial.params))
-            return Suggestion(trial.params, trial.id)
+            return insert(self._design_point(len(current), self._busy(current)))
 
     def _resolve(self, trial_or_params) -> int | None:
         if isinstance(trial_or_params, Suggestion | Trial):
@@ -1879,9 +1896,15 @@ class Optimizer:
                             evaluate(suggestion.trial_id, True)
                         else:
                             try:
-                                suggestion = self.ask()
+                                if self._check_stored_sources:
+                                    self._check_stored_sources = False
+                                    self._warn_stored_sources()
+                                # the budget is checked again where the trial is inserted, and the trial
+                                # beats from there: another run's ask in between cannot add one too many
+                                suggestion = self._ask_one(admit=lambda: finished() + in_flight() < budget)
                                 evaluate(suggestion.trial_id, True)
-                                self.study.heartbeat([suggestion.trial_id])  # live from its first moment
+                            except _BudgetReached:
+                                break  # other runs' evaluations filled the budget during this ask
                             except SpaceExhaustedError as exc:
                                 if running:  # the running ones may free points (finite spaces)
                                     break
