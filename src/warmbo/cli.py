@@ -245,18 +245,21 @@ def load_optimizer(
         return Optimizer.load(url, transfer="none")
     for warning in caught:
         if issubclass(warning.category, RestoreWarning):  # its advice (load(model=...)) is Python's
-            errors.print(_restore_note(storage, str(warning.message)), highlight=False)
+            errors.print(_restore_note(storage, warning.message.lost), highlight=False)
         else:
             warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     return opt
 
 
-def _restore_note(storage: str, message: str) -> str:
-    """A RestoreWarning said for the command line: what the study stores that it cannot rebuild,
-    and that the command uses the defaults (Python's Optimizer.load(..., model=...) can restore them)."""
-    stored = [part for part in message.split("instead: ", 1)[-1].split("; ") if not part.startswith("pass ")]
+def _restore_note(storage: str, lost) -> str:
+    """A RestoreWarning said for the command line: what the study stores that it cannot rebuild
+    (its ``lost`` pairs), and that the command uses the defaults (Python's Optimizer.load(...,
+    model=...) can restore them)."""
+    from .optimizer import RestoreWarning
+
+    stored = "; ".join(RestoreWarning.stored(arg, text) for arg, text in lost)
     return (
-        f"note: {storage} was created with settings the command line cannot rebuild ({'; '.join(stored)}); "
+        f"note: {storage} was created with settings the command line cannot rebuild ({stored}); "
         "this command uses warmbo's defaults for them (in Python, Optimizer.load(URL, model=..., "
         "acquisition=...) uses yours)"
     )
@@ -808,15 +811,10 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
 def _print_in_flight(opt, budget: int) -> None:
     """Why a run ended short of its budget: places held by evaluations other workers have in flight
     (a killed worker's trial keeps beating fresh for 30 s), and what to do if those workers are gone."""
-    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS, PRIOR_WORKER
-
-    n_prior = sum(t.worker == PRIOR_WORKER for t in opt.study.trials(("complete",)))
-    finished = opt.study.count("complete") + opt.study.count("failed") - n_prior
+    finished = opt._finished()
     if finished >= budget:
         return
-    now = time.time()
-    ages = sorted(now - beat for beat in opt.study.last_beats(beating_only=True).values())
-    live = [age for age in ages if age <= LIVE_BEATS * HEARTBEAT_INTERVAL]
+    live = opt._live_elsewhere()
     if live:
         errors.print(
             f"stopped at {finished} of {budget} finished trials: {len(live)} evaluation(s) in flight on "

@@ -166,7 +166,21 @@ LARGE_STUDY = 2000
 
 class RestoreWarning(UserWarning):
     """``Optimizer.load`` cannot rebuild a setting the study was created with (a model, a kernel or
-    an acquisition other than GP-UCB) and uses the default."""
+    an acquisition other than GP-UCB) and uses the default. ``lost`` holds ``(argument, stored
+    repr)`` pairs, for callers that say it in their own terms (the CLI)."""
+
+    def __init__(self, lost: Sequence[tuple[str, str]]):
+        self.lost = tuple(lost)
+        what = "; ".join(f"{self.stored(a, text)}; pass {a}= to load() to use it again" for a, text in lost)
+        super().__init__(
+            "this study was created with settings that load() cannot rebuild, and resumes with the "
+            "default instead: " + what
+        )
+
+    @staticmethod
+    def stored(arg: str, text: str) -> str:
+        """What the study stores for ``arg``: ``model= (stored as GP(...))``, ``acquisition=EI(...)``."""
+        return f"acquisition={text}" if arg == "acquisition" else f"{arg}= (stored as {text})"
 
 
 class TrialFailedWarning(UserWarning):
@@ -810,23 +824,16 @@ class Optimizer:
         lost = []
         given = settings.get("model_given")
         if given and not {"model", "kernel"} & set(overrides):
-            lost.append(
-                f"{given}= (stored as {settings.get('model')}); pass {given}= to load() to use it again"
-            )
+            lost.append((given, str(settings.get("model"))))
         stored = settings.get("acquisition")
         if stored is not None and not {"acquisition", "schedule"} & set(overrides):
             schedule = parse_schedule(stored)
             if schedule is not None and stored.startswith("UCB("):
                 out["acquisition"] = UCB(schedule)
             elif stored != repr(EI()):
-                lost.append(f"acquisition={stored}; pass acquisition= to load() to use it again")
+                lost.append(("acquisition", stored))
         if lost:
-            warnings.warn(
-                "this study was created with settings that load() cannot rebuild, and resumes with the "
-                "default instead: " + "; ".join(lost),
-                RestoreWarning,
-                stacklevel=user_stacklevel(),
-            )
+            warnings.warn(RestoreWarning(lost), stacklevel=user_stacklevel())
         return out
 
     # ------------------------------------------------------------------ state
@@ -1851,10 +1858,10 @@ class Optimizer:
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
-        n_prior = sum(t.worker == PRIOR_WORKER for t in self.study.trials((COMPLETE,)))
+        n_prior = self._prior_rows()  # read once: a run adds no prior rows
 
         def finished() -> int:
-            return self.study.count(COMPLETE) + self.study.count(FAILED) - n_prior
+            return self._finished(n_prior)
 
         bar = _ProgressBar(progress, budget, finished(), self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
@@ -1882,9 +1889,7 @@ class Optimizer:
             of each adding its own last one. Suggestions waiting for a person (never beating) hold no
             place."""
             mine = set(beat_ids()) | {s.trial_id for s in queue}
-            now, window = time.time(), LIVE_BEATS * beating.interval
-            beats = self.study.last_beats(beating_only=True)
-            return len(running) + sum(i not in mine and now - beat <= window for i, beat in beats.items())
+            return len(running) + len(self._live_elsewhere(mine, beating.interval))
 
         try:
             with bar:
@@ -1938,6 +1943,26 @@ class Optimizer:
             if own_executor:
                 executor.shutdown(wait=True, cancel_futures=True)
         return self.best
+
+    def _prior_rows(self) -> int:
+        """Imported prior rows among the complete trials (``add_prior``, ``transfer="none"``)."""
+        return sum(t.worker == PRIOR_WORKER for t in self.study.trials((COMPLETE,)))
+
+    def _finished(self, n_prior: int | None = None) -> int:
+        """The study's own finished trials (complete or failed, prior rows not counted): what a
+        ``run``'s budget counts."""
+        n_prior = self._prior_rows() if n_prior is None else n_prior
+        return self.study.count(COMPLETE) + self.study.count(FAILED) - n_prior
+
+    def _live_elsewhere(self, exclude=(), interval: float | None = None) -> list[float]:
+        """Ages (seconds, ascending) of the last beats of pending trials evaluated elsewhere and
+        alive: a heartbeat within ``LIVE_BEATS`` intervals (default :data:`HEARTBEAT_INTERVAL`), not
+        one of ``exclude``."""
+        interval = HEARTBEAT_INTERVAL if interval is None else interval
+        now = time.time()
+        beats = self.study.last_beats(beating_only=True)
+        ages = (now - beat for i, beat in beats.items() if i not in exclude)
+        return sorted(age for age in ages if age <= LIVE_BEATS * interval)
 
     def _record(self, suggestion: Suggestion, future: Future) -> Trial:
         """Store an evaluation's outcome: its value, or the failure (an exception, a value that is not
