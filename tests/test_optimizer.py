@@ -922,8 +922,7 @@ def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp
     assert first.study.count("complete") == 7
 
     silent = first.ask()
-    stale = time.time() - wb.optimizer.LIVE_BEATS * wb.optimizer.HEARTBEAT_INTERVAL - 60.0
-    first.study.heartbeat([silent.trial_id], now=stale)
+    first.study.heartbeat([silent.trial_id], now=0.0)  # its last beat in 1970: long silent
     second.run(counted, budget=8, progress=False)
     assert len(calls) == 3 and second.study.count("complete") == 8
     assert {t.id for t in second.study.trials(("pending",))} == {waiting.trial_id, silent.trial_id}
