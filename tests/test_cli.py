@@ -1332,3 +1332,29 @@ def test_a_run_that_leaves_places_to_other_workers_says_so(workdir):
     assert "--retry-pending" in text
     quiet = invoke(*args, "--budget", 3)
     assert "stopped at" not in quiet.output
+
+
+def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
+    # before: --note was refused with --failed, and status showed neither the reason of a failure
+    # nor that a value had been corrected (the earlier value was only in the study's meta table)
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3)
+    plain = invoke("status", "--storage", "lab.db")
+    assert plain.exit_code == 0 and "note" not in plain.output  # no empty column
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2").exit_code == 0
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5", "--amend").exit_code == 0
+    failed = invoke("observe", "--storage", "lab.db", "--trial", 2, "--failed", "--note", "pump stopped")
+    assert failed.exit_code == 0 and "trial 2 marked failed: pump stopped" in failed.output
+    assert wb.Study("lab.db").trial(2).error == "pump stopped"
+    assert invoke("observe", "--storage", "lab.db", "--trial", 3, "--value", "4").exit_code == 0
+    args = ("observe", "--storage", "lab.db", "--trial", 3, "--failed", "--amend", "--note", "contaminated")
+    assert invoke(*args).exit_code == 0
+    status = invoke("status", "--storage", "lab.db")
+    assert status.exit_code == 0
+    rows = {line.split("│")[1].strip(): line for line in status.output.splitlines() if line.count("│") > 3}
+    assert "amended, was value 55.2" in rows["1"]
+    assert "pump stopped" in rows["2"]
+    assert "amended, was value 4 (contaminated)" in rows["3"]
+    lone = invoke(
+        "observe", "--storage", "lab.db", "--params", '{"x": 1, "mode": "a"}', "--value", "1", "--note", "x"
+    )
+    assert lone.exit_code == 1 and "--note goes with --failed" in lone.output

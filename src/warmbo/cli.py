@@ -146,9 +146,11 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
     else:
         title = f"{len(trials)} trials ({'maximize' if optimizer.maximize else 'minimize'})"
     table = Table(title=title)
-    for column in ("trial", "state", "value", *tasks, *names, "worker"):
-        table.add_column(column, justify="right" if column in ("trial", "value", *tasks) else "left")
     shown = trials if limit is None else trials[-limit:]
+    notes = _trial_notes(optimizer.study, shown, tasks)
+    columns = ("trial", "state", "value", *tasks, *names, "worker", *(("note",) if notes else ()))
+    for column in columns:
+        table.add_column(column, justify="right" if column in ("trial", "value", *tasks) else "left")
     styles = {"complete": "", "pending": "yellow", "failed": "red"}
     for t in shown:
         value = "" if t.value is None else f"{t.value:.6g}"
@@ -159,9 +161,46 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
             *([f"{v:.6g}" for v in t.values] if t.values is not None else [""] * len(tasks)),
             *(_fmt(t.params[n]) for n in names),
             t.worker or "",
+            *((notes.get(t.id, ""),) if notes else ()),
             style=styles[t.state],
         )
     return table
+
+
+#: the longest note shown in a status table (a failure's error can be a whole traceback line)
+NOTE_WIDTH = 60
+
+
+def _trial_notes(study, trials, tasks) -> dict[int, str]:
+    """The status table's note of each trial that has one: why a failed trial failed, and what an
+    amended trial held before (``Study.amend``'s meta ``amended:<id>``, the latest earlier result
+    and its note). Empty when no shown trial has a note, so the table gets no empty column."""
+    amended = study.meta_items("amended:")
+    notes = {}
+    for t in trials:
+        parts = []
+        record = amended.get(f"amended:{t.id}")
+        if record is not None:
+            try:
+                earlier = json.loads(record)
+                last = earlier[-1]
+                if last.get("state") == "complete" and tasks and last.get("values") is not None:
+                    was = ", ".join(f"{name}={v:.6g}" for name, v in zip(tasks, last["values"], strict=True))
+                elif last.get("state") == "complete" and last.get("value") is not None:
+                    was = f"value {last['value']:.6g}"
+                else:
+                    was = str(last.get("state", "?")) + (f": {last['error']}" if last.get("error") else "")
+                times = f" {len(earlier)}x" if len(earlier) > 1 else ""
+                why = f" ({last['note']})" if last.get("note") else ""
+                parts.append(f"amended{times}, was {was}{why}")
+            except (ValueError, TypeError, KeyError, IndexError):  # a hand-edited entry: say it exists
+                parts.append("amended")
+        if t.state == "failed" and t.error and record is None:
+            parts.append(t.error)
+        if parts:
+            text = "; ".join(parts)
+            notes[t.id] = text if len(text) <= NOTE_WIDTH else text[: NOTE_WIDTH - 1] + "\u2026"
+    return notes
 
 
 def _print_table(table: Table) -> None:
@@ -1081,7 +1120,12 @@ def observe(
         ),
     ] = False,
     note: Annotated[
-        str | None, typer.Option("--note", help="With --amend: why (kept with the earlier value).")
+        str | None,
+        typer.Option(
+            "--note",
+            help="Why: with --failed, why the experiment failed (shown by `status`); with --amend, why "
+            "the result was corrected (kept with the earlier value).",
+        ),
     ] = None,
 ) -> None:
     """Report the result of an experiment: a suggested one (--trial) or any other (--params), or that
@@ -1098,8 +1142,11 @@ def observe(
         )
     if amend and trial is None:
         raise ValueError("--amend corrects a recorded trial: give its id with --trial")
-    if note is not None and not amend:
-        raise ValueError("--note goes with --amend (it says why a recorded result was corrected)")
+    if note is not None and not (amend or failed):
+        raise ValueError(
+            "--note goes with --failed (why the experiment failed) or --amend (why a recorded result "
+            "was corrected)"
+        )
     study = Study(storage)
     multitask = study.get_meta("multitask") is not None
     if multitask:
@@ -1139,8 +1186,8 @@ def observe(
         matched = f" (suggested at these settings as trial {pending[0]})" if pending else " (a new trial)"
     target = trial if trial is not None else point
     if failed:
-        t = opt.tell_failed(target, error="reported failed")
-        console.print(f"trial {t.id} marked failed{matched}")
+        t = opt.tell_failed(target, error=note or "reported failed")
+        console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""))
         return
     t = opt.tell(target, numbers if multitask else numbers[0])
     console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}")
