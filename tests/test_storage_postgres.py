@@ -382,3 +382,20 @@ def test_a_value_after_a_failure_keeps_the_failure_and_amend_keeps_task_vectors(
     assert study.amend(vector.id, 0.3, values=[0.4, 3.0]).values == (0.4, 3.0)
     with pytest.raises(ValueError, match="one value, not task values"):
         study.amend(trial.id, 1.0, values=[1.0, 2.0])
+
+
+def test_a_multitask_study_refuses_a_complete_trial_without_its_task_values(storage):
+    """Before, Study.complete(id, value) on a multi-task study's trial (one amended to failed has no
+    vector left) stored a complete trial with no task values, which no multi-task model can read."""
+    study = Study(storage, SPACE, {"direction": "minimize"})
+    study.set_meta("multitask", json.dumps({"n_tasks": 2, "task_names": ["a", "b"]}))
+    trial = study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=0.4, values=[0.5, 3.0])
+    study.amend(trial.id, failed=True, note="bad sensor")
+    with pytest.raises(ValueError, match="multi-task study: complete it with its task values"):
+        study.complete(trial.id, 1.5)
+    with pytest.raises(ValueError, match="the study has 2 tasks, got 3"):
+        study.complete(trial.id, 1.5, values=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="a new trial belongs to a multi-task study"):
+        study.add_trial({"x0": 2.0, "x1": 2.0}, "complete", value=1.5)
+    assert Study(storage).trial(trial.id).is_failed and len(Study(storage)) == 1  # nothing changed
+    assert study.complete(trial.id, 1.5, values=[1.0, 2.5]).values == (1.0, 2.5)

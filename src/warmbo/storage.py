@@ -603,6 +603,8 @@ class Study:
         if state == COMPLETE:
             value = _finite_value(value)
         vector = _finite_vector(values)
+        if state == COMPLETE:
+            self._check_task_values(None, vector)
         now = time.time()
         completed = now if state != PENDING else None
         with self.transaction() as conn:
@@ -619,12 +621,33 @@ class Study:
             trial_id, params, state, value, now, completed, worker or default_worker(), error, vector
         )
 
+    def _check_task_values(self, trial_id, vector) -> None:
+        """A complete trial of a multi-task study (meta ``multitask``) needs its task values: without
+        them it would be a complete trial no multi-task model can read (and one with the wrong number
+        of them a vector the model cannot stack)."""
+        stored = self.get_meta("multitask")
+        if stored is None:
+            return
+        what = "a new trial" if trial_id is None else f"trial {trial_id}"
+        try:
+            n_tasks = int(json.loads(stored)["n_tasks"])
+        except (ValueError, TypeError, KeyError):
+            n_tasks = None
+        if vector is None:
+            raise ValueError(
+                f"{what} belongs to a multi-task study: complete it with its task values (values=[...]; "
+                "MultiTaskOptimizer.tell computes the utility)"
+            )
+        if n_tasks is not None and len(vector) != n_tasks:
+            raise ValueError(f"{what}: the study has {n_tasks} tasks, got {len(vector)} task values")
+
     def complete(self, trial_id, value, worker: str | None = None, values=None) -> Trial:
         """Record the value (and a multi-task trial's vector ``values``) of a pending (or failed)
         trial and commit before returning; a failed trial's failure is kept in ``amended:<id>``."""
         value = _finite_value(value)
         vector = _finite_vector(values)
         trial_id = self._check_id(trial_id)
+        self._check_task_values(trial_id, vector)
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:

@@ -281,6 +281,8 @@ class PostgresStudy(Study):
         if state == COMPLETE:
             value = _finite_value(value)
         vector = _finite_vector(values)
+        if state == COMPLETE:
+            self._check_task_values(None, vector)
         now = time.time()
         completed = now if state != PENDING else None
         worker = worker or default_worker()
@@ -298,6 +300,7 @@ class PostgresStudy(Study):
         value = _finite_value(value)
         vector = _finite_vector(values)
         trial_id = self._check_id(trial_id)
+        self._check_task_values(trial_id, vector)
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
