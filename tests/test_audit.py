@@ -330,6 +330,30 @@ def test_multitask_closed_form_loo_equals_the_refits(kind, n_tasks, n, monkeypat
         assert a.theory.width == pytest.approx(b.theory.width, rel=1e-8)
 
 
+def test_a_multitask_audit_fits_the_model_once(monkeypatch):
+    """The closed form replaces the refit per held-out point: one fit for audit_tasks on an unfitted
+    model, one for the optimizer's audit (its fit serves the schedule and the audit)."""
+    from warmbo.models.standardised import StandardisedMultiTaskGP
+
+    fits = []
+    original = StandardisedMultiTaskGP.fit
+
+    def counted(self, X, Y):
+        fits.append(len(X))
+        return original(self, X, Y)
+
+    mt = wb.MultiTaskOptimizer(SPACE, n_tasks=2, seed=0, beta="theory")
+    mt.run(lambda p: [np.sin(5 * p["x"]), p["z"] ** 2 + p["x"]], budget=14, progress=False)
+    monkeypatch.setattr(StandardisedMultiTaskGP, "fit", counted)
+    result = mt.audit()
+    assert fits == [14] and {a.held_out for a in result.values()} == {14}
+    fits.clear()
+    rng = np.random.default_rng(3)
+    X, Y, scales = _task_data(rng, 30, 3, 2)
+    result = audit_tasks(StandardisedMultiTaskGP(RBF(0.3), 0.1), X, Y)
+    assert fits == [30] and {a.method for a in result.values()} == {"closed-form"}
+
+
 @pytest.mark.parametrize("setting", [{"task_similarity": "uniform"}, {"budget_eps": 0.5, "seed": 0}])
 def test_multitask_models_without_a_closed_form_are_refitted(setting):
     from warmbo.models.standardised import StandardisedMultiTaskGP

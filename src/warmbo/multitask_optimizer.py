@@ -603,9 +603,10 @@ class MultiTaskOptimizer(Optimizer):
             raise ValueError(f"an audit needs at least two complete trials; the study has {len(complete)}")
         X = self._encode_trials(complete)
         Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values")
-        schedule = self._acquisition_for(self.fit_model(complete)).schedule
+        model = self.fit_model(complete)  # audit_tasks audits this fit instead of fitting again
+        schedule = self._acquisition_for(model).schedule
         return audit_tasks(
-            self.model,
+            model,
             X,
             Y,
             levels,
