@@ -275,10 +275,11 @@ def test_multitask_audit_is_per_task_in_each_tasks_direction():
         audit_tasks(mt.model, np.zeros((3, 2)), np.zeros((3, 2)), signs=[1, 2])
 
 
-def _task_data(rng, n, n_tasks, spread):
-    """Task values on scales spread over 10**(+-spread), offset by 100 of their sds, some repeated points."""
-    X = rng.uniform(0, 1, (n, 3))
-    X[n // 2] = X[0]  # a repeated point (the model merges them)
+def _task_data(rng, n, n_tasks, spread, grid=False):
+    """Task values on scales spread over 10**(+-spread), offset by 100 of their sds, at points with a
+    repeat (the model merges repeated points), or on a grid of 27 points (a finite domain)."""
+    X = rng.integers(0, 3, (n, 3)) / 2.0 if grid else rng.uniform(0, 1, (n, 3))
+    X[n // 2] = X[0]
     scales = 10.0 ** rng.uniform(-spread, spread, n_tasks)
     f = np.sin(4 * X @ rng.standard_normal((3, n_tasks)))
     Y = (f + 0.1 * rng.standard_normal((n, n_tasks)) + 100 * rng.standard_normal(n_tasks)) * scales
@@ -300,17 +301,19 @@ def _multitask_model(kind, n_tasks, scales, rng):
 
 
 @pytest.mark.parametrize("kind", ["estimated B", "ICM in the user's units", "UniformTask"])
-@pytest.mark.parametrize(("n_tasks", "n"), [(2, 6), (3, 25), (4, 40), (3, 60)])
-def test_multitask_closed_form_loo_equals_the_refits(kind, n_tasks, n, monkeypatch):
+@pytest.mark.parametrize(
+    ("n_tasks", "n", "grid"), [(2, 6, False), (3, 25, False), (4, 40, False), (3, 60, True)]
+)
+def test_multitask_closed_form_loo_equals_the_refits(kind, n_tasks, n, grid, monkeypatch):
     """The oracle: the closed form against the refit loop it replaces, on every point, every task,
-    signs mixed, scales spread over 6 orders of magnitude (the given UniformTask over 2: rescaled by
-    scales spread over 6, its task matrix has condition ~1e16 and the refits themselves move by ~1e-6
-    under a 1e-15 change of the data)."""
+    signs mixed, repeated points, scales spread over 6 orders of magnitude (the given UniformTask over
+    2: rescaled by scales spread over 6, its task matrix has condition ~1e16 and the refits
+    themselves move by ~1e-6 under a 1e-15 change of the data)."""
     from warmbo.bounds import MultiTaskBound
     from warmbo.models.standardised import StandardisedMultiTaskGP
 
     rng = np.random.default_rng(n_tasks * 100 + n)
-    X, Y, scales = _task_data(rng, n, n_tasks, 1 if kind == "UniformTask" else 3)
+    X, Y, scales = _task_data(rng, n, n_tasks, 1 if kind == "UniformTask" else 3, grid)
     signs = rng.choice([-1.0, 1.0], n_tasks)
     model = _multitask_model(kind, n_tasks, scales, rng)
     schedule = MultiTaskBound(b=1.0, sigma=0.3, delta=0.1)
@@ -332,7 +335,8 @@ def test_multitask_closed_form_loo_equals_the_refits(kind, n_tasks, n, monkeypat
 
 def test_a_multitask_audit_fits_the_model_once(monkeypatch):
     """The closed form replaces the refit per held-out point: one fit for audit_tasks on an unfitted
-    model, one for the optimizer's audit (its fit serves the schedule and the audit)."""
+    model, one for the optimizer's audit (its fit serves the schedule and the audit), and one
+    eigendecomposition of the Gram matrix, the fit's."""
     from warmbo.models.standardised import StandardisedMultiTaskGP
 
     fits = []
@@ -344,9 +348,18 @@ def test_a_multitask_audit_fits_the_model_once(monkeypatch):
 
     mt = wb.MultiTaskOptimizer(SPACE, n_tasks=2, seed=0, beta="theory")
     mt.run(lambda p: [np.sin(5 * p["x"]), p["z"] ** 2 + p["x"]], budget=14, progress=False)
+    eighs = []
+    eigh = np.linalg.eigh
+
+    def counted_eigh(a, *args, **kwargs):
+        eighs.append(np.shape(a)[-1])
+        return eigh(a, *args, **kwargs)
+
     monkeypatch.setattr(StandardisedMultiTaskGP, "fit", counted)
+    monkeypatch.setattr(np.linalg, "eigh", counted_eigh)
     result = mt.audit()
     assert fits == [14] and {a.held_out for a in result.values()} == {14}
+    assert eighs.count(14) == 1  # the Gram matrix is decomposed once, by the fit (2 x 2: task matrices)
     fits.clear()
     rng = np.random.default_rng(3)
     X, Y, scales = _task_data(rng, 30, 3, 2)

@@ -166,21 +166,22 @@ class StandardisedMultiTaskGP(ModelBase):
         """Leave-one-out predictions at the training points, equal to refitting without each one.
 
         For point i it returns what ``self.clone().fit(X_{-i}, Y_{-i})`` predicts at x_i (the
-        standardisation and the estimated task matrix B refitted on the other points too), from one
-        eigendecomposition ``K = Q diag(s) Q^T`` of the scalar Gram matrix of all t points:
+        standardisation and the estimated task matrix B refitted on the other points too), from the
+        fitted model's decomposition of the scalar Gram matrix of all t points, ``K = R diag(s) R^T``
+        plus a null space where points repeat (``G = (K + eta I)^{-1}`` and
+        ``(xi K + eta I)^{-1}`` below are formed from it exactly):
 
         - the other points' mean ``m_i`` and sd ``s_i`` per task, and so their kernel: given ICM
           ``k D B D`` with ``D = diag(1/s_i)``, or estimated ``B_i = R_i^T (K_{-i} + eta I)^{-1} R_i /
           (t - 1)`` (then shrunk), where the rank-one downdate ``Z_{-i}^T (K_{-i} + eta I)^{-1} Z_{-i} =
-          Z^T G Z - (G Z)_i^T (G Z)_i / G_ii``, ``G = (K + eta I)^{-1}``, gives it for ``Z = [Y, 1]``;
+          Z^T G Z - (G Z)_i^T (G Z)_i / G_ii`` gives it for ``Z = [Y, 1]``;
         - the block form of Rasmussen & Williams eq. 5.12 for the joint Gaussian of all t points' task
           vectors, ``A = K (x) B_i + eta I`` (standardised units): with ``W = [A^{-1}]_{ii}`` (n x n),
-          ``mu_{-i} = y_i - W^{-1} [A^{-1} y]_i`` and ``Gamma_{-i}(x_i, x_i) = W^{-1} - eta I``. In the
-          eigenbasis ``Q (x) U`` of A (``B_i = U diag(xi) U^T``), ``W = U diag(w) U^T`` with ``w_a =
-          sum_j Q_ij^2 / (s_j xi_a + eta)``, so ``Gamma_{-i} = U diag(1/w - eta) U^T``, the ICM
-          posterior's ``c_a(x_i)``.
+          ``mu_{-i} = y_i - W^{-1} [A^{-1} y]_i`` and ``Gamma_{-i}(x_i, x_i) = W^{-1} - eta I``. With
+          ``B_i = U diag(xi) U^T``, ``W = U diag(w) U^T``, ``w_a = [(xi_a K + eta I)^{-1}]_ii``, so
+          ``Gamma_{-i} = U diag(1/w - eta) U^T``, the ICM posterior's ``c_a(x_i)``.
 
-        O(t^3) once plus O(t n^2) per point, against O(t^3) per point for refits. Raises
+        No factorisation beyond the fit's, then O(t n^2) per point, against O(t^3) per refit. Raises
         ``NotImplementedError`` when :attr:`loo_closed_form` is False.
 
         Parameters
@@ -204,7 +205,7 @@ class StandardisedMultiTaskGP(ModelBase):
                 f"{self!r} has no closed-form leave-one-out (budget_eps, task_similarity='uniform' or a "
                 "non-ICM multi-task kernel): refit without each point instead"
             )
-        X, Ys = self.model_.X_train_, self.model_.Y_train_  # Ys: standardised by the fit on all t points
+        Ys = self.model_.Y_train_  # standardised by the fit on all t points
         t, n = Ys.shape
         if t < 2:
             raise ValueError("leave-one-out needs at least 2 observations")
@@ -212,14 +213,22 @@ class StandardisedMultiTaskGP(ModelBase):
         eta = float(self.noise)
         given = isinstance(self.kernel, MultiTaskKernel)
         k = self.kernel.kernel if given else self.kernel
-        s, Q = np.linalg.eigh(k.gram(X))
-        s = np.clip(s, 0.0, None)
+        s, R, group = self.model_._gram_basis()  # the fit's own eigendecomposition: no other one
+        counts = np.bincount(group).astype(np.float64)
+
+        def group_mean(V):  # R R^T V: the mean over each point's repeats
+            sums = np.zeros((counts.size,) + V.shape[1:])
+            np.add.at(sums, group, V)
+            return (sums / counts.reshape((-1,) + (1,) * (V.ndim - 1)))[group]
+
         Z = np.column_stack([Ys, np.ones(t)])
-        QtZ = Q.T @ Z  # (t, n + 1)
-        if not given:
-            GZ = Q @ (QtZ / (s + eta)[:, None])
+        RtZ = R.T @ Z  # (u, n + 1)
+        null_y = Ys - group_mean(Ys)  # the component of Y in K's null space (repeats)
+        null_ii = 1.0 - 1.0 / counts[group]  # [I - R R^T]_ii
+        if not given:  # G = R diag(1 / (s + eta)) R^T + (I - R R^T) / eta
+            GZ = R @ (RtZ / (s + eta)[:, None]) + (Z - group_mean(Z)) / eta
             H = Z.T @ GZ
-            G_diag = (Q * Q) @ (1.0 / (s + eta))
+            G_diag = (R * R) @ (1.0 / (s + eta)) + null_ii / eta
         mean = np.empty((index.size, n))
         cov = np.empty((index.size, n, n))
         noise = np.empty((index.size, n))
@@ -229,22 +238,22 @@ class StandardisedMultiTaskGP(ModelBase):
             delta, sd = rest.mean(axis=0), rest.std(axis=0)
             scale = self.scale_ * sd  # the other points' sd per task, on fit's scale
             scale = np.where(scale > 0, scale, 1.0)
-            r = self.scale_ / scale  # the refit's standardised values are (Ys - delta) * r
+            ratio = self.scale_ / scale  # the refit's standardised values are (Ys - delta) * ratio
             if given:
                 kernel = self.kernel.rescaled(1.0 / scale)
             else:
                 W = H - np.outer(GZ[i], GZ[i]) / G_diag[i]  # Z_{-i}^T (K_{-i} + eta I)^{-1} Z_{-i}
                 C = np.vstack([np.eye(n), -delta])  # Z_{-i} C = Ys_{-i} - delta
-                quad = r[:, None] * (C.T @ W @ C) * r[None, :]
+                quad = ratio[:, None] * (C.T @ W @ C) * ratio[None, :]
                 B = as_task_matrix((quad + quad.T) / (2 * (t - 1)))
                 kernel = ICM(k, shrunk_B(B, t - 1))
             xi, U = kernel.eig
-            denom = s[:, None] * xi[None, :] + eta  # eigenvalues of A_i
-            P = ((QtZ[:, :n] - np.outer(QtZ[:, n], delta)) * r) @ U  # (Q (x) U)^T y
-            q = Q[i]
-            w = (q * q) @ (1.0 / denom)
-            v = q @ (P / denom)
-            coord = ((Ys[i] - delta) * r) @ U - v / w
+            denom = s[:, None] * xi[None, :] + eta  # eigenvalues of xi_a K + eta I on R's columns
+            P = ((RtZ[:, :n] - np.outer(RtZ[:, n], delta)) * ratio) @ U  # R^T y U
+            q = R[i]
+            w = (q * q) @ (1.0 / denom) + null_ii[i] / eta  # [(xi_a K + eta I)^{-1}]_ii
+            v = q @ (P / denom) + (null_y[i] * ratio) @ U / eta  # [(xi_a K + eta I)^{-1} y U]_i
+            coord = ((Ys[i] - delta) * ratio) @ U - v / w
             c = np.maximum(1.0 / w - eta, 0.0)
             mean[row] = self.mean_ + self.scale_ * delta + scale * (U @ coord)
             cov[row] = (U * c) @ U.T * scale[:, None] * scale[None, :]
