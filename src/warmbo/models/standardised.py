@@ -172,9 +172,10 @@ class StandardisedMultiTaskGP(ModelBase):
         ``(xi K + eta I)^{-1}`` below are formed from it exactly):
 
         - the other points' mean ``m_i`` and sd ``s_i`` per task, and so their kernel: given ICM
-          ``k D B D`` with ``D = diag(1/s_i)``, or estimated ``B_i = R_i^T (K_{-i} + eta I)^{-1} R_i /
-          (t - 1)`` (then shrunk), where the rank-one downdate ``Z_{-i}^T (K_{-i} + eta I)^{-1} Z_{-i} =
-          Z^T G Z - (G Z)_i^T (G Z)_i / G_ii`` gives it for ``Z = [Y, 1]``;
+          ``k D B D`` with ``D = diag(1/s_i)``, or estimated ``B_i = Y_i^T (K_{-i} + eta I)^{-1} Y_i /
+          (t - 1)`` (then shrunk; Y_i the other points' values so standardised), where the rank-one
+          downdate ``Z_{-i}^T (K_{-i} + eta I)^{-1} Z_{-i} = Z^T G Z - (G Z)_i^T (G Z)_i / G_ii``
+          gives it for ``Z = [Y, 1]``;
         - the block form of Rasmussen & Williams eq. 5.12 for the joint Gaussian of all t points' task
           vectors, ``A = K (x) B_i + eta I`` (standardised units): with ``W = [A^{-1}]_{ii}`` (n x n),
           ``mu_{-i} = y_i - W^{-1} [A^{-1} y]_i`` and ``Gamma_{-i}(x_i, x_i) = W^{-1} - eta I``. With
