@@ -267,12 +267,118 @@ def test_multitask_audit_is_per_task_in_each_tasks_direction():
     values = np.array([t.values for t in mt.history])
     for j, name in enumerate(result):
         a = result[name]
-        assert a.held_out == 14 and a.method == "refit"
+        assert a.held_out == 14 and a.method == "closed-form"
         np.testing.assert_allclose(a.observed, values[:, j])
         assert np.all(np.abs(a.mean - values[:, j]) < 3.0)  # predictions in the task's units and sign
         assert a.theory is not None and a.theory.schedule.startswith("MultiTaskBound")
     with pytest.raises(ValueError, match="signs"):
         audit_tasks(mt.model, np.zeros((3, 2)), np.zeros((3, 2)), signs=[1, 2])
+
+
+def _task_data(rng, n, n_tasks, spread, grid=False):
+    """Task values on scales spread over 10**(+-spread), offset by 100 of their sds, at points with a
+    repeat (the model merges repeated points), or on a grid of 27 points (a finite domain)."""
+    X = rng.integers(0, 3, (n, 3)) / 2.0 if grid else rng.uniform(0, 1, (n, 3))
+    X[n // 2] = X[0]
+    scales = 10.0 ** rng.uniform(-spread, spread, n_tasks)
+    f = np.sin(4 * X @ rng.standard_normal((3, n_tasks)))
+    Y = (f + 0.1 * rng.standard_normal((n, n_tasks)) + 100 * rng.standard_normal(n_tasks)) * scales
+    return X, Y, scales
+
+
+def _multitask_model(kind, n_tasks, scales, rng):
+    from warmbo.kernels.multitask import ICM, UniformTask
+    from warmbo.models.standardised import StandardisedMultiTaskGP
+
+    if kind == "estimated B":  # MultiTaskOptimizer's default
+        return StandardisedMultiTaskGP(RBF(0.3), 0.1)
+    if kind == "ICM in the user's units":
+        A = rng.standard_normal((n_tasks, n_tasks))
+        return StandardisedMultiTaskGP(
+            ICM(RBF(0.3), (A @ A.T + np.eye(n_tasks)) * np.outer(scales, scales)), 0.05
+        )
+    return StandardisedMultiTaskGP(UniformTask(RBF(0.3), n_tasks, 0.3), 0.1)
+
+
+@pytest.mark.parametrize("kind", ["estimated B", "ICM in the user's units", "UniformTask"])
+@pytest.mark.parametrize(
+    ("n_tasks", "n", "grid"), [(2, 6, False), (3, 25, False), (4, 40, False), (3, 60, True)]
+)
+def test_multitask_closed_form_loo_equals_the_refits(kind, n_tasks, n, grid, monkeypatch):
+    """The oracle: the closed form against the refit loop it replaces, on every point, every task,
+    signs mixed, repeated points, scales spread over 6 orders of magnitude (the given UniformTask over
+    2: rescaled by scales spread over 6, its task matrix has condition ~1e16 and the refits
+    themselves move by ~1e-6 under a 1e-15 change of the data)."""
+    from warmbo.bounds import MultiTaskBound
+    from warmbo.models.standardised import StandardisedMultiTaskGP
+
+    rng = np.random.default_rng(n_tasks * 100 + n)
+    X, Y, scales = _task_data(rng, n, n_tasks, 1 if kind == "UniformTask" else 3, grid)
+    signs = rng.choice([-1.0, 1.0], n_tasks)
+    model = _multitask_model(kind, n_tasks, scales, rng)
+    schedule = MultiTaskBound(b=1.0, sigma=0.3, delta=0.1)
+    fast = audit_tasks(model, X, Y, schedule=schedule, signs=signs)
+    monkeypatch.setattr(StandardisedMultiTaskGP, "loo_closed_form", property(lambda self: False))
+    slow = audit_tasks(model, X, Y, schedule=schedule, signs=signs, max_held_out=n)
+    for name, a in fast.items():
+        b = slow[name]
+        assert (a.method, b.method) == ("closed-form", "refit")
+        assert a.held_out == b.held_out == n
+        np.testing.assert_array_equal(a.observed, b.observed)
+        np.testing.assert_allclose(a.mean, b.mean, rtol=0, atol=1e-8 * b.sd.min())
+        np.testing.assert_allclose(a.sd, b.sd, rtol=1e-8)
+        np.testing.assert_allclose(a.sd_f, b.sd_f, rtol=1e-8, atol=1e-8 * b.sd.min())
+        assert a.coverage == b.coverage and a.warnings == b.warnings
+        assert a.theory.beta_t == b.theory.beta_t
+        assert a.theory.width == pytest.approx(b.theory.width, rel=1e-8)
+
+
+def test_a_multitask_audit_fits_the_model_once(monkeypatch):
+    """The closed form replaces the refit per held-out point: one fit for audit_tasks on an unfitted
+    model, one for the optimizer's audit (its fit serves the schedule and the audit), and one
+    eigendecomposition of the Gram matrix, the fit's."""
+    from warmbo.models.standardised import StandardisedMultiTaskGP
+
+    fits = []
+    original = StandardisedMultiTaskGP.fit
+
+    def counted(self, X, Y):
+        fits.append(len(X))
+        return original(self, X, Y)
+
+    mt = wb.MultiTaskOptimizer(SPACE, n_tasks=2, seed=0, beta="theory")
+    mt.run(lambda p: [np.sin(5 * p["x"]), p["z"] ** 2 + p["x"]], budget=14, progress=False)
+    eighs = []
+    eigh = np.linalg.eigh
+
+    def counted_eigh(a, *args, **kwargs):
+        eighs.append(np.shape(a)[-1])
+        return eigh(a, *args, **kwargs)
+
+    monkeypatch.setattr(StandardisedMultiTaskGP, "fit", counted)
+    monkeypatch.setattr(np.linalg, "eigh", counted_eigh)
+    result = mt.audit()
+    assert fits == [14] and {a.held_out for a in result.values()} == {14}
+    assert eighs.count(14) == 1  # the Gram matrix is decomposed once, by the fit (2 x 2: task matrices)
+    fits.clear()
+    rng = np.random.default_rng(3)
+    X, Y, scales = _task_data(rng, 30, 3, 2)
+    result = audit_tasks(StandardisedMultiTaskGP(RBF(0.3), 0.1), X, Y)
+    assert fits == [30] and {a.method for a in result.values()} == {"closed-form"}
+
+
+@pytest.mark.parametrize("setting", [{"task_similarity": "uniform"}, {"budget_eps": 0.5, "seed": 0}])
+def test_multitask_models_without_a_closed_form_are_refitted(setting):
+    from warmbo.models.standardised import StandardisedMultiTaskGP
+
+    rng = np.random.default_rng(4)
+    X, Y, _ = _task_data(rng, 14, 2, 1)
+    model = StandardisedMultiTaskGP(RBF(0.3), 0.1, **setting)
+    assert not model.loo_closed_form
+    result = audit_tasks(model, X, Y, max_held_out=12)
+    assert {(a.method, a.held_out) for a in result.values()} == {("refit", 12)}
+    with pytest.raises(NotImplementedError, match="refit"):
+        model.clone().fit(X, Y).loo()
 
 
 # ------------------------------------------------------------------------------------------ the result

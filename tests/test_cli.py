@@ -1307,6 +1307,34 @@ def test_status_of_a_large_study_is_quick_and_says_what_it_left_out(workdir, mon
     assert len([line for line in every.output.splitlines() if line.startswith("│")]) == 1001
 
 
+def test_status_audits_a_multitask_study_in_closed_form_up_to_the_single_task_limit(workdir, monkeypatch):
+    """A multi-task study's audit refitted the model per held-out trial, so status stopped auditing
+    above 300 complete trials; in closed form it fits once and goes as far as a single-task study.
+    A model without the closed form (task_similarity="uniform") keeps the lower limit."""
+    from warmbo import cli
+
+    space = wb.Space.box([(0.0, 1.0)] * 2)
+    n = cli.STATUS_AUDIT_MAX["multi-task refit"] + 1
+    assert cli.STATUS_AUDIT_MAX["multi-task"] == cli.STATUS_AUDIT_MAX["single"] > n
+    rng = np.random.default_rng(0)
+    X = rng.random((n, 2))
+    Y = np.c_[np.sin(4 * X[:, 0]), 100 * X.sum(axis=1)] + 0.1 * rng.standard_normal((n, 2))
+    for name, similarity in (("mt.db", "estimate"), ("uniform.db", "uniform")):
+        opt = wb.MultiTaskOptimizer(space, n_tasks=2, storage=name, seed=0, task_similarity=similarity)
+        opt.add_prior((X, Y))
+    fitted = []
+    real_fit = wb.MultiTaskOptimizer.fit_model
+    monkeypatch.setattr(
+        wb.MultiTaskOptimizer,
+        "fit_model",
+        lambda self, *a, **k: fitted.append(1) or real_fit(self, *a, **k),
+    )
+    text = " ".join(invoke("status", "--storage", "mt.db").output.split())
+    assert "f0: 95% intervals cover" in text and f"(n = {n})" in text and fitted == [1]
+    text = " ".join(invoke("status", "--storage", "uniform.db").output.split())
+    assert "audit: not run by status" in text and "warmbo audit --storage uniform.db runs it" in text
+
+
 def test_max_trials_on_the_command_line(workdir):
     assert (
         invoke("suggest", "--space", "space.json", "--storage", "lab.db", "--max-trials", 50).exit_code == 0

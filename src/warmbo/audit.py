@@ -10,8 +10,8 @@ at each nominal level alpha (0.5, 0.8, 0.9, 0.95, 0.99 by default). ``coverage[a
 fraction, ``width[alpha]`` the mean width ``2 z_alpha s_{-i}`` (sharpness).
 
 Why this file is long: one check with three paths (the exact GP in closed form, any model by refits,
-multi-task models per task), the schedule's row and the plain-language warnings, which share the
-held-out bookkeeping.
+multi-task models per task, in closed form or by refits), the schedule's row and the plain-language
+warnings, which share the held-out bookkeeping.
 
 **Intervals are for y, not f.** The audit checks intervals against *observed* values, which carry
 noise: ``s_{-i}^2 = sigma_{-i}^2(x_i) + lambda`` is the predictive variance of a *noisy observation*
@@ -28,10 +28,11 @@ should be close to 100% (slightly understated: they bound f and are checked agai
 **Leave-one-out.** For the exact :class:`~warmbo.models.GP`, the closed forms of Rasmussen & Williams
 (2006) eq. 5.12 (``mu_{-i} = y_i - [K^{-1} y]_i / [K^{-1}]_{ii}``, ``s^2_{-i} = 1/[K^{-1}]_{ii}`` with K
 including the noise, :meth:`warmbo.models.GP.loo`), at the fitted hyperparameters and output
-standardisation, once in O(n^3). Any other model (transfer models, Envelope, multi-task, Nystrom)
-is refitted without point i: ``model.clone(**model.warm_start_overrides())``, i.e. warm-started at
-its fitted hyperparameters where the model offers that, otherwise with its own fit. Refits are capped
-at ``max_held_out`` points (50) chosen with a fixed seed; ``Audit.held_out`` says how many were used.
+standardisation, once in O(n^3); so are the usual multi-task models (:func:`audit_tasks`, below).
+Any other model (transfer models, Envelope, Nystrom, MT-BKB) is refitted without point i:
+``model.clone(**model.warm_start_overrides())``, i.e. warm-started at its fitted hyperparameters
+where the model offers that, otherwise with its own fit. Refits are capped at ``max_held_out``
+points (50) chosen with a fixed seed; ``Audit.held_out`` says how many were used.
 
 **Noise level.** ``s^2`` needs the model's noise variance on the scale of its y; it is read from the
 model (``noise_level_`` or ``noise_`` of a GP, ``target_noise_`` of Envelope, the target GP of a
@@ -56,7 +57,11 @@ true):
 - the theory row's coverage significantly below ``1 - delta`` of its schedule: the bound's
   assumptions (norm bound B, noise level) do not hold for this objective.
 
-:func:`audit_tasks` does the same per task for a multi-task model (one LOO refit serves every task).
+:func:`audit_tasks` does the same per task for a multi-task model (one LOO prediction serves every
+task): in closed form for :class:`~warmbo.models.standardised.StandardisedMultiTaskGP` with an ICM
+kernel or an estimated task matrix (its ``loo``: the block form of eq. 5.12, with the standardisation
+and the task matrix re-estimated without point i, equal to the refits to round-off), by refits
+otherwise.
 """
 
 from __future__ import annotations
@@ -185,7 +190,8 @@ class Audit:
     held_out : int
         Observations left out one at a time (all of them, or ``max_held_out`` for refitted models).
     method : str
-        ``"closed-form"`` (exact GP, R&W eq. 5.12) or ``"refit"``.
+        ``"closed-form"`` (exact GP, R&W eq. 5.12, or its block form for a multi-task model) or
+        ``"refit"``.
     theory : TheoryAudit or None
         The confidence schedule's row, when a schedule was given.
     warnings : tuple of str
@@ -597,6 +603,26 @@ def audit(
     )
 
 
+def _refit_tasks(model, X, Y_model, max_held_out, seed):
+    """audit_tasks's LOO by refits: (index, mean, latent variance, noise variance, norm), model's signs."""
+    n, n_tasks = Y_model.shape
+    index = _held_out_index(n, max_held_out, seed)
+    mean = np.empty((index.size, n_tasks))
+    var_f = np.empty((index.size, n_tasks))
+    lam = np.empty((index.size, n_tasks))
+    norm = np.empty(index.size)
+    for k, i in enumerate(index):
+        keep = np.arange(n) != i
+        fitted = model.clone().fit(X[keep], Y_model[keep])
+        mu, cov = fitted.predict(X[i : i + 1], cov="full")
+        _, width2 = fitted.predict(X[i : i + 1], cov="norm")
+        mean[k] = mu[0]
+        var_f[k] = np.diag(cov[0])
+        lam[k] = float(fitted.noise) * np.asarray(fitted.scale_) ** 2
+        norm[k] = float(np.ravel(width2)[0])
+    return index, mean, var_f, lam, norm
+
+
 def audit_tasks(
     model,
     X,
@@ -614,15 +640,21 @@ def audit_tasks(
 
     Each held-out point (all its task values at once) is predicted by the model refitted on the
     others: the task's marginal mean and variance ``Gamma_{-i}(x_i, x_i)_{kk}`` plus the task's
-    noise ``eta s_k^2`` give the interval of task k. The theory row uses the width MT-KB uses for
+    noise ``eta s_k^2`` give the interval of task k. Where the model has a closed form
+    (``loo_closed_form``: :meth:`~warmbo.models.standardised.StandardisedMultiTaskGP.loo`, the exact
+    posterior with an ICM kernel or ``task_similarity="estimate"``), every point is held out and the
+    model is fitted once (``method="closed-form"``, the refits' numbers to round-off); otherwise
+    (``task_similarity="uniform"``, ``budget_eps``, Independent or LCM kernels) the model is refitted
+    on ``max_held_out`` points at most (``method="refit"``). The theory row uses the width MT-KB uses for
     every task, ``beta_t^{1/2} (max_k s_k^2 ||Gamma_{-i}(x_i, x_i)||)^{1/2}`` (001 eq. 3 with the
     standardisation of :mod:`warmbo.models.standardised`), with ``beta_t`` from the model on all points.
 
     Parameters
     ----------
     model
-        Multi-task model (fitted or not) with ``predict(X, cov="full" | "norm")``, ``clone``,
-        ``noise`` (eta, standardised units) and, after fitting, ``scale_``.
+        Multi-task model with ``predict(X, cov="full" | "norm")``, ``clone``, ``noise`` (eta,
+        standardised units) and, after fitting, ``scale_``. If it is fitted on exactly
+        ``(X, Y * signs)``, that fit is audited; otherwise a clone is fitted first.
     X : array (n, d)
     Y : array (n, n_tasks)
         Observed task values in the user's units and signs.
@@ -659,21 +691,15 @@ def audit_tasks(
     Y_model = Y * sign
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        full = model.clone().fit(X, Y_model)
-        index = _held_out_index(n, max_held_out, seed)
-        mean = np.empty((index.size, n_tasks))
-        var_f = np.empty((index.size, n_tasks))
-        lam = np.empty((index.size, n_tasks))
-        norm = np.empty(index.size)
-        for k, i in enumerate(index):
-            keep = np.arange(n) != i
-            fitted = model.clone().fit(X[keep], Y_model[keep])
-            mu, cov = fitted.predict(X[i : i + 1], cov="full")
-            _, width2 = fitted.predict(X[i : i + 1], cov="norm")
-            mean[k] = mu[0]
-            var_f[k] = np.diag(cov[0])
-            lam[k] = float(fitted.noise) * np.asarray(fitted.scale_) ** 2
-            norm[k] = float(np.ravel(width2)[0])
+        full = model if _same_data(model, X, Y_model) else model.clone().fit(X, Y_model)
+        if getattr(full, "loo_closed_form", False) is True:
+            index = np.arange(n)
+            mean, cov, lam, norm = full.loo()
+            var_f = np.diagonal(cov, axis1=1, axis2=2)
+            method = "closed-form"
+        else:
+            index, mean, var_f, lam, norm = _refit_tasks(model, X, Y_model, max_held_out, seed)
+            method = "refit"
     out = {}
     for j, name in enumerate(names):
         theory_args = None if schedule is None else (schedule, t, full, np.sqrt(np.maximum(norm, 0.0)))
@@ -685,7 +711,7 @@ def audit_tasks(
             sign[j] * mean[:, j],
             var_f[:, j] + lam[:, j],
             lam[:, j],
-            "refit",
+            method,
             theory_args,
             True,
         )

@@ -589,10 +589,13 @@ class MultiTaskOptimizer(Optimizer):
         per task (a dict by task name).
 
         Each held-out trial (all its task values) is predicted by the model refitted on the other
-        complete trials (standardisation and task structure refitted too, as an ask would);
-        ``max_held_out`` trials at most. Each task is audited in its own units and direction, with
-        its marginal posterior variance plus its noise. The acquisition's confidence width (MT-KB's
-        bound with ``beta="theory"``, the constant beta otherwise) is audited too, per task
+        complete trials (standardisation and task structure refitted too, as an ask would): for
+        every trial in closed form, equal to those refits, when the model has one (the default,
+        :meth:`~warmbo.models.standardised.StandardisedMultiTaskGP.loo`), otherwise by refits on
+        ``max_held_out`` trials at most (``task_similarity="uniform"``, ``budget_eps``). Each task
+        is audited in its own units and direction, with its marginal posterior variance plus its
+        noise. The acquisition's confidence width (MT-KB's bound with ``beta="theory"``, the
+        constant beta otherwise) is audited too, per task
         (:func:`warmbo.audit.audit_tasks`).
         """
         complete = [t for t in self.study.trials((COMPLETE,)) if t.values is not None]
@@ -600,9 +603,10 @@ class MultiTaskOptimizer(Optimizer):
             raise ValueError(f"an audit needs at least two complete trials; the study has {len(complete)}")
         X = self._encode_trials(complete)
         Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values")
-        schedule = self._acquisition_for(self.fit_model(complete)).schedule
+        model = self.fit_model(complete)  # audit_tasks audits this fit instead of fitting again
+        schedule = self._acquisition_for(model).schedule
         return audit_tasks(
-            self.model,
+            model,
             X,
             Y,
             levels,

@@ -307,7 +307,17 @@ class MultiTaskGP(MultiTaskData):
             residual = float(np.sum(self._Y**2) - np.sum(sums**2 / counts[:, None]))
             self._eig = (s, Q, Q.T @ ((sums / root[:, None]) @ U))
             self._compressed = (Xu, root, max(residual, 0.0))
+            self._inverse = inverse
         return self._eig
+
+    def _gram_basis(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """ICM path: ``(s, R, inverse)`` with ``K_t = R diag(s) R^T`` over all t observations, from the
+        decomposition of the u distinct points: ``R = E C^{-1/2} Q`` (t, u) has orthonormal columns
+        spanning the vectors constant on repeated points (their mean is ``R R^T``); the rest of
+        R^t is K_t's null space. ``inverse`` maps each observation to its distinct point."""
+        s, Q, _ = self._icm_eig()
+        root = self._compressed[1]
+        return s, Q[self._inverse] / root[self._inverse, None], self._inverse
 
     # ------------------------------------------------------------------ prediction
     @blas_limited

@@ -23,7 +23,7 @@ from .._linalg import cholesky, solve_lower
 from ..kernels.multitask import ICM, UniformTask, as_task_matrix
 from .multitask import MultiTaskGP, as_task_values
 
-__all__ = ["estimate_B", "fit_omega", "learn_task_kernel"]
+__all__ = ["estimate_B", "fit_omega", "learn_task_kernel", "shrunk_B"]
 
 
 def estimate_B(K, R, noise: float = 0.0) -> np.ndarray:
@@ -121,9 +121,16 @@ def learn_task_kernel(kernel, X, Y, noise: float, similarity: str = "estimate"):
         return UniformTask(kernel, n, fit_omega(kernel, X, Y, noise))
     if similarity != "estimate":
         raise ValueError(f"similarity must be 'estimate' or 'uniform', got {similarity!r}")
-    B = estimate_B(kernel.gram(X), Y, noise=noise)
-    shrink = n / (np.asarray(X).shape[0] + n)
+    return ICM(kernel, shrunk_B(estimate_B(kernel.gram(X), Y, noise=noise), np.asarray(X).shape[0]))
+
+
+def shrunk_B(B, t: int) -> np.ndarray:
+    """The task matrix ``learn_task_kernel`` uses: an estimate B from t observations shrunk towards its
+    diagonal by ``n / (t + n)``, or the identity if B vanishes (shared with the closed-form LOO of
+    :meth:`warmbo.models.StandardisedMultiTaskGP.loo`, which must estimate B exactly as a refit does)."""
+    n = B.shape[0]
+    shrink = n / (t + n)
     B = (1.0 - shrink) * B + shrink * np.diag(np.diag(B))
     if np.max(np.diag(B)) <= 0:
         B = np.eye(n)
-    return ICM(kernel, B)
+    return B
