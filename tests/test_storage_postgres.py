@@ -382,3 +382,80 @@ def test_a_value_after_a_failure_keeps_the_failure_and_amend_keeps_task_vectors(
     assert study.amend(vector.id, 0.3, values=[0.4, 3.0]).values == (0.4, 3.0)
     with pytest.raises(ValueError, match="one value, not task values"):
         study.amend(trial.id, 1.0, values=[1.0, 2.0])
+
+
+def _rows(trials) -> list[tuple]:
+    """Every field of the trials (Trial equality leaves ``error`` out)."""
+    return [
+        (t.id, t.params, t.state, t.value, t.created, t.completed, t.worker, t.error, t.values)
+        for t in trials
+    ]
+
+
+def test_a_snapshot_keeps_unchanged_trials_and_rereads_what_another_connection_changed(storage):
+    study = Study(storage, SPACE)
+    other = Study(storage)  # another connection, as another process has
+    pending = study.add_trial({"x0": 0.0, "x1": 1.0})
+    done = study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=3.0)
+    first = study.snapshot()
+    assert _rows(first) == _rows(study.trials())
+    again = study.snapshot()
+    assert again[0] is first[0] and again[1] is first[1]  # unchanged rows: the same objects
+    # the snapshot's parameters are the study's own dict, never one a caller was given
+    assert study.shares(first[0]) and not study.shares(study.trials()[0])
+    study.trials()[0].params["x0"] = 5.0
+    assert study.snapshot()[0].params == {"x0": 0.0, "x1": 1.0}
+    changes = (
+        (pending.id, lambda: other.complete(pending.id, 2.0)),
+        (done.id, lambda: other.amend(done.id, value=-1.0)),
+        (pending.id, lambda: other.amend(pending.id, failed=True, note="contaminated")),
+        (pending.id, lambda: other.complete(pending.id, 7.0)),
+        (None, lambda: other.add_trial({"x0": 2.0, "x1": 3.0}, "failed", error="crashed")),
+        (done.id, lambda: other.delete_trials([done.id])),
+    )
+    for changed, change in changes:
+        before = {t.id: t for t in study.snapshot()}
+        change()
+        after = study.snapshot()
+        assert _rows(after) == _rows(study.trials())  # each change seen at once
+        for trial in after:  # and only the changed trial read again
+            assert (trial is before.get(trial.id)) == (trial.id in before and trial.id != changed)
+    assert [t.state for t in study.snapshot()] == ["complete", "failed"]
+
+
+def test_an_optimizer_asks_on_what_another_optimizer_changed_meanwhile(storage):
+    """An ask reuses the trials and encodings it read before when their rows have not changed: a value
+    told, amended or failed by another optimizer on the study between two asks is in the next ask's
+    model, and a deleted trial is not."""
+    from warmbo.optimizer import _basis
+
+    first = wb.Optimizer(SPACE, storage=storage, seed=0, n_initial=3)
+    for _ in range(5):
+        s = first.ask()
+        first.tell(s, branin(s))
+    second = wb.Optimizer.load(storage)
+
+    def asked_on_the_stored_trials():
+        first.ask()  # (left pending)
+        stored = first.study.trials()
+        assert first._model_basis == _basis(stored)  # the model of this ask: the values stored now
+        snapshot = first.study.snapshot()
+        assert _rows(snapshot) == _rows(stored)
+        np.testing.assert_array_equal(
+            first._encode_trials(snapshot), SPACE.encode([t.params for t in stored])
+        )
+
+    asked_on_the_stored_trials()
+    complete = second.study.trials(("complete",))
+    changes = (
+        lambda: second.amend(complete[0].id, value=-100.0),
+        lambda: second.amend(complete[1].id, failed=True, note="contaminated"),
+        lambda: second.tell(second.study.trials(("pending",))[0].id, -50.0),
+        lambda: second.tell_failed(second.study.trials(("pending",))[0].id, "crashed"),
+        lambda: second.tell({"x0": 9.0, "x1": 1.0}, -60.0),
+        lambda: second.study.delete_trials([complete[2].id]),
+        lambda: first.amend(complete[3].id, value=-70.0),  # and its own change, through its own study
+    )
+    for change in changes:
+        change()
+        asked_on_the_stored_trials()

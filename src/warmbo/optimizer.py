@@ -618,7 +618,8 @@ class Optimizer:
         self._stored_choice = self._transform_choice
         self._transform_evidence: dict[str, float] = {}
         self._scale_states: dict[str, tuple] = {}
-        self._encoded: dict[int, tuple[dict, np.ndarray, tuple]] = {}  # id -> (params, encoding, types)
+        # id -> (params, encoding, types, the study's own params dict or None): see _encode_trials
+        self._encoded: dict[int, tuple[dict, np.ndarray, tuple, dict | None]] = {}
 
     def _build_model(self, model, kernel: Kernel | None, n_initial_given: bool):
         """The model prototype: ``model`` as given, the transfer model built from the prior (its rows
@@ -1292,17 +1293,20 @@ class Optimizer:
     def _encode_trials(self, trials: Sequence[Trial]) -> np.ndarray:
         """``space.encode`` of the trials' parameters, (len(trials), dim), remembering each trial's
         encoding: a trial's parameters never change once stored, so an ask encodes only new trials
-        (validating and encoding every trial again was a third of an ask at n = 200)."""
+        (validating and encoding every trial again was a third of an ask at n = 200). A trial of the
+        study's :meth:`~warmbo.storage.Study.snapshot` is recognised by its parameter dict itself,
+        which the study never changes (comparing the dicts cost 0.1 ms per ask at n = 200, 2.5 ms at
+        n = 2000); any other trial by equal parameters of equal types."""
         out = np.empty((len(trials), self.space.dim))
         missing = []
+        get = self._encoded.get
         for i, trial in enumerate(trials):
-            cached = self._encoded.get(trial.id)
+            cached = get(trial.id)
             # (types compared too: True == 1, but they are different categorical choices; a tuple
             # of the types compares in C, a generator over the pairs cost 2 us per trial)
-            if (
-                cached is not None
-                and cached[0] == trial.params
-                and cached[2] == tuple(map(type, trial.params.values()))
+            if cached is not None and (
+                cached[3] is trial.params
+                or (cached[0] == trial.params and cached[2] == tuple(map(type, trial.params.values())))
             ):
                 out[i] = cached[1]
             else:
@@ -1311,9 +1315,11 @@ class Optimizer:
             encoded = self.space.encode([trials[i].params for i in missing])
             for i, row in zip(missing, encoded, strict=True):
                 out[i] = row
-                if trials[i].id is not None:
-                    params = dict(trials[i].params)
-                    self._encoded[trials[i].id] = (params, row.copy(), tuple(map(type, params.values())))
+                trial = trials[i]
+                if trial.id is not None:
+                    params = dict(trial.params)
+                    shared = trial.params if self.study.shares(trial) else None
+                    self._encoded[trial.id] = (params, row.copy(), tuple(map(type, params.values())), shared)
         return out
 
     @staticmethod
@@ -1592,14 +1598,12 @@ class Optimizer:
             return reclaimed
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
-            snapshot = list(self.study.trials())
+            snapshot = list(self.study.snapshot())
             x = self._next_point(snapshot, len(snapshot))
             with self.study.transaction():
                 # nothing written since the snapshot (the usual case): no need to read every trial again
-                current = snapshot if self.study.version() == version else list(self.study.trials())
-                if len(current) != len(snapshot) or any(
-                    a != b for a, b in zip(current, snapshot, strict=False)
-                ):
+                current = snapshot if self.study.version() == version else list(self.study.snapshot())
+                if current is not snapshot and current != snapshot:
                     # another worker acted meanwhile: its new trials (in any state, they may already be
                     # complete) and every pending or failed point are off limits
                     known = {t.id for t in snapshot}
