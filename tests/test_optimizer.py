@@ -836,6 +836,19 @@ def test_a_fixed_hyperparameter_model_keeps_its_candidates_posterior_between_ask
     assert default.model_.screen_ is None
 
 
+def test_the_kept_candidate_blocks_of_the_anchors_are_anchored_candidates():
+    from warmbo.maximize import anchored_candidates
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)] * 3), seed=4)
+    opt._screen = np.zeros((256, 3))
+    rng = np.random.default_rng(0)
+    a, b, c, d, e, f = rng.random((6, 3))
+    for anchors in ([a, b, c, d, e], [f, a, b, c, d], [a, a, b], [a, b], [b, a, f, c, e], [[0.0, -0.0, 1.0]]):
+        anchors = np.array(anchors)
+        got = np.vstack(opt._anchored_blocks(anchors))
+        np.testing.assert_array_equal(got, anchored_candidates(anchors, 256, opt._screen_seed))
+
+
 def test_a_warm_refit_without_a_positive_definite_factor_falls_back_to_the_prototype(monkeypatch):
     # a kernel that is not positive definite to the last digit can leave the previous ask's
     # hyperparameters without a usable factor on the new data (the interpolated K^A_2 of the
