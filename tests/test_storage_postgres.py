@@ -459,3 +459,89 @@ def test_an_optimizer_asks_on_what_another_optimizer_changed_meanwhile(storage):
     for change in changes:
         change()
         asked_on_the_stored_trials()
+
+
+@pytest.mark.parametrize("where", ["sqlite", "memory", "postgresql"])
+def test_a_snapshot_kept_between_writes_is_what_a_fresh_read_gives(where, tmp_path, request, monkeypatch):
+    """SQLite keeps the last snapshot while nothing is written and patches its own committed writes
+    in; any other write (another connection's, a statement of the caller's, a rolled-back transaction)
+    makes the next snapshot read every row. Each snapshot equals a fresh read."""
+    storage = {"sqlite": str(tmp_path / "kept.db"), "memory": None}.get(where)
+    if where == "postgresql":
+        storage = request.getfixturevalue("postgres_url")
+    study = Study(storage, SPACE)
+    reads = []
+    all_rows = type(study)._all_rows
+    monkeypatch.setattr(type(study), "_all_rows", lambda self: reads.append(1) or all_rows(self))
+    keeps = where != "postgresql"
+
+    def snapshot_reads() -> int:
+        reads.clear()
+        snapshot = study.snapshot()
+        assert _rows(snapshot) == _rows(study.trials())
+        return len(reads)
+
+    a = study.add_trial({"x0": 0.0, "x1": 1.0})
+    snapshot_reads()
+    assert snapshot_reads() == (0 if keeps else 1)  # nothing written: the kept snapshot
+    b = study.add_trial({"x0": 1.0, "x1": 1.0}, worker="w1")
+    own = (
+        lambda: study.add_trial({"x0": 2.0, "x1": 1.0}),
+        lambda: study.complete(a.id, 1.5),
+        lambda: study.amend(a.id, value=2.5, note="typo"),
+        lambda: study.amend(a.id, failed=True),
+        lambda: study.complete(a.id, 3.5),
+        lambda: study.heartbeat([b.id]),
+        lambda: study.reassign(b.id, "w2"),
+        lambda: study.fail(b.id, "crashed"),
+        lambda: study.set_meta("note", "x"),
+        lambda: study.delete_meta("note"),
+        lambda: study.delete_trials([b.id]),
+    )
+    for write in own:  # this thread's own writes: patched in, no row read again
+        write()
+        assert snapshot_reads() == (0 if keeps else 1)
+    # a statement of the caller's inside the study's transaction: not counted, so every row is read
+    with study.transaction() as conn:
+        table, mark = ("trials", "?") if keeps else ("warmbo_trials", "%s")
+        conn.execute(f"UPDATE {table} SET value = 9.0 WHERE id = {mark}", (a.id,))
+    assert snapshot_reads() == 1 and study.snapshot()[0].value == 9.0
+    # a rolled-back transaction leaves the snapshot as it was
+    with pytest.raises(RuntimeError), study.transaction():
+        study.add_trial({"x0": 3.0, "x1": 1.0})
+        study.amend(a.id, 4.0)
+        raise RuntimeError
+    snapshot_reads()
+    assert [t.value for t in study.snapshot()] == [9.0, None]
+    if storage is not None:  # another connection's write
+        Study(storage).complete(study.snapshot()[1].id, 7.0)
+        assert snapshot_reads() == 1 and study.snapshot()[1].value == 7.0
+    snapshot_reads()
+
+
+def test_a_thread_of_an_in_memory_study_never_keeps_rows_another_thread_rolled_back():
+    # one connection for every thread: a read while another thread's transaction is open sees its rows
+    import threading
+
+    study = Study(None, SPACE)
+    study.add_trial({"x0": 0.0, "x1": 1.0})
+    inserted, read = threading.Event(), threading.Event()
+
+    def rolled_back():
+        with pytest.raises(RuntimeError), study.transaction():
+            study.add_trial({"x0": 1.0, "x1": 1.0})
+            inserted.set()
+            read.wait(10)
+            raise RuntimeError
+
+    thread = threading.Thread(target=rolled_back)
+    thread.start()
+    inserted.wait(10)
+    assert len(study.snapshot()) == 2  # the other thread's uncommitted row
+    read.set()
+    thread.join()
+    assert _rows(study.snapshot()) == _rows(study.trials()) and len(study.snapshot()) == 1
+    other = threading.Thread(target=lambda: study.add_trial({"x0": 2.0, "x1": 1.0}))
+    other.start()
+    other.join()
+    assert _rows(study.snapshot()) == _rows(study.trials()) and len(study.snapshot()) == 2

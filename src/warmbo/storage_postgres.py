@@ -90,6 +90,8 @@ def _lock_key(name: str) -> int:
 class PostgresStudy(Study):
     """A :class:`~warmbo.storage.Study` kept in PostgreSQL (see the module docstring)."""
 
+    _keeps_snapshot = False  # (its version counts write transactions, not rows: every snapshot reads)
+
     def __init__(
         self, storage=None, space: Space | None = None, settings: dict | None = None, readonly=False
     ):
@@ -107,6 +109,7 @@ class PostgresStudy(Study):
         self._local = threading.local()
         self._parsed: dict[int, tuple[str, dict]] = {}
         self._shared_rows: dict[int, tuple[tuple, Trial]] = {}  # id -> (row, Trial) of snapshot()
+        self._rollbacks = 0
         self._lock = threading.RLock()
         self._key = _lock_key(self.name)
         conn = self._connect()  # fails early, with the server's own words, if the server is unreachable
