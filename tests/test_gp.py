@@ -614,3 +614,26 @@ def test_matching_rows_finds_equal_rows_and_only_those():
     v = u + np.array([[w[1], -w[0]]]) * 0.25
     got = _matching_rows(np.vstack([u, v]), np.vstack([v, u]))
     assert got[0] in (1, -1) and got[1] in (0, -1)
+
+
+def test_matching_rows_gives_the_k_d_tree_querys_indices_whichever_way_it_finds_them():
+    # the dict of rows is used when B's rows are distinct and nothing is nearly zero; repeated rows,
+    # -0.0 and subnormal coordinates (closer than tiny to another value: equal for the query) included
+    from scipy.spatial import cKDTree
+
+    from warmbo.models.gp import _matching_rows
+
+    def query(A, B):
+        distance, index = cKDTree(B).query(A, p=np.inf, distance_upper_bound=np.finfo(float).tiny)
+        return np.where(np.isfinite(distance), index, -1)
+
+    rng = np.random.default_rng(5)
+    for case in range(300):
+        d, k = int(rng.integers(1, 5)), int(rng.integers(1, 40))
+        B = rng.integers(0, 3, size=(k, d)) / 2.0 if case % 2 else rng.random((k, d))
+        A = np.vstack([B[rng.integers(0, k, size=int(rng.integers(0, 40)))], rng.random((3, d))])
+        if case % 5 == 0:
+            A[0, 0], B[0, 0] = -0.0, 0.0
+        if case % 7 == 0:
+            A[-1, 0], B[-1, 0] = 1e-300, 2e-300
+        np.testing.assert_array_equal(_matching_rows(A, B), query(A, B))

@@ -600,6 +600,24 @@ def test_the_encoding_cache_tells_true_from_one():
     assert not np.array_equal(space.encode({"c": 1}), space.encode({"c": True}))
 
 
+def test_the_encoding_cache_trusts_only_the_studys_own_parameter_dicts():
+    """A snapshot trial's encoding is recognised by its parameter dict, which the study never changes; a
+    dict of the caller's is compared each time, as it may have been edited in place since."""
+    from warmbo.trial import Trial
+
+    space = wb.Space.box([(0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0)
+    opt.tell({"x0": 0.25}, 1.0)
+    (stored,) = opt.study.snapshot()
+    np.testing.assert_array_equal(opt._encode_trials([stored]), space.encode({"x0": 0.25}))
+    params = {"x0": 0.5}
+    mine = Trial(id=stored.id, params=params, state="complete", value=1.0)
+    np.testing.assert_array_equal(opt._encode_trials([mine]), space.encode({"x0": 0.5}))
+    params["x0"] = 0.75  # the same Trial and dict, edited
+    np.testing.assert_array_equal(opt._encode_trials([mine]), space.encode({"x0": 0.75}))
+    np.testing.assert_array_equal(opt._encode_trials([stored]), space.encode({"x0": 0.25}))
+
+
 # ---------------------------------------------------------------- no repeats on discrete spaces
 def _asks_until(space, objective, n):
     opt = wb.Optimizer(space, seed=0)
@@ -816,6 +834,19 @@ def test_a_fixed_hyperparameter_model_keeps_its_candidates_posterior_between_ask
         params = default.ask()
         default.tell(params, branin_objective(params))
     assert default.model_.screen_ is None
+
+
+def test_the_kept_candidate_blocks_of_the_anchors_are_anchored_candidates():
+    from warmbo.maximize import anchored_candidates
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)] * 3), seed=4)
+    opt._screen = np.zeros((256, 3))
+    rng = np.random.default_rng(0)
+    a, b, c, d, e, f = rng.random((6, 3))
+    for anchors in ([a, b, c, d, e], [f, a, b, c, d], [a, a, b], [a, b], [b, a, f, c, e], [[0.0, -0.0, 1.0]]):
+        anchors = np.array(anchors)
+        got = np.vstack(opt._anchored_blocks(anchors))
+        np.testing.assert_array_equal(got, anchored_candidates(anchors, 256, opt._screen_seed))
 
 
 def test_a_warm_refit_without_a_positive_definite_factor_falls_back_to_the_prototype(monkeypatch):

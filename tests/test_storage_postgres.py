@@ -399,3 +399,166 @@ def test_a_multitask_study_refuses_a_complete_trial_without_its_task_values(stor
         study.add_trial({"x0": 2.0, "x1": 2.0}, "complete", value=1.5)
     assert Study(storage).trial(trial.id).is_failed and len(Study(storage)) == 1  # nothing changed
     assert study.complete(trial.id, 1.5, values=[1.0, 2.5]).values == (1.0, 2.5)
+
+
+def _rows(trials) -> list[tuple]:
+    """Every field of the trials (Trial equality leaves ``error`` out)."""
+    return [
+        (t.id, t.params, t.state, t.value, t.created, t.completed, t.worker, t.error, t.values)
+        for t in trials
+    ]
+
+
+def test_a_snapshot_keeps_unchanged_trials_and_rereads_what_another_connection_changed(storage):
+    study = Study(storage, SPACE)
+    other = Study(storage)  # another connection, as another process has
+    pending = study.add_trial({"x0": 0.0, "x1": 1.0})
+    done = study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=3.0)
+    first = study.snapshot()
+    assert _rows(first) == _rows(study.trials())
+    again = study.snapshot()
+    assert again[0] is first[0] and again[1] is first[1]  # unchanged rows: the same objects
+    # the snapshot's parameters are the study's own dict, never one a caller was given
+    assert study.shares(first[0]) and not study.shares(study.trials()[0])
+    study.trials()[0].params["x0"] = 5.0
+    assert study.snapshot()[0].params == {"x0": 0.0, "x1": 1.0}
+    changes = (
+        (pending.id, lambda: other.complete(pending.id, 2.0)),
+        (done.id, lambda: other.amend(done.id, value=-1.0)),
+        (pending.id, lambda: other.amend(pending.id, failed=True, note="contaminated")),
+        (pending.id, lambda: other.complete(pending.id, 7.0)),
+        (None, lambda: other.add_trial({"x0": 2.0, "x1": 3.0}, "failed", error="crashed")),
+        (done.id, lambda: other.delete_trials([done.id])),
+    )
+    for changed, change in changes:
+        before = {t.id: t for t in study.snapshot()}
+        change()
+        after = study.snapshot()
+        assert _rows(after) == _rows(study.trials())  # each change seen at once
+        for trial in after:  # and only the changed trial read again
+            assert (trial is before.get(trial.id)) == (trial.id in before and trial.id != changed)
+    assert [t.state for t in study.snapshot()] == ["complete", "failed"]
+
+
+def test_an_optimizer_asks_on_what_another_optimizer_changed_meanwhile(storage):
+    """An ask reuses the trials and encodings it read before when their rows have not changed: a value
+    told, amended or failed by another optimizer on the study between two asks is in the next ask's
+    model, and a deleted trial is not."""
+    from warmbo.optimizer import _basis
+
+    first = wb.Optimizer(SPACE, storage=storage, seed=0, n_initial=3)
+    for _ in range(5):
+        s = first.ask()
+        first.tell(s, branin(s))
+    second = wb.Optimizer.load(storage)
+
+    def asked_on_the_stored_trials():
+        first.ask()  # (left pending)
+        stored = first.study.trials()
+        assert first._model_basis == _basis(stored)  # the model of this ask: the values stored now
+        snapshot = first.study.snapshot()
+        assert _rows(snapshot) == _rows(stored)
+        np.testing.assert_array_equal(
+            first._encode_trials(snapshot), SPACE.encode([t.params for t in stored])
+        )
+
+    asked_on_the_stored_trials()
+    complete = second.study.trials(("complete",))
+    changes = (
+        lambda: second.amend(complete[0].id, value=-100.0),
+        lambda: second.amend(complete[1].id, failed=True, note="contaminated"),
+        lambda: second.tell(second.study.trials(("pending",))[0].id, -50.0),
+        lambda: second.tell_failed(second.study.trials(("pending",))[0].id, "crashed"),
+        lambda: second.tell({"x0": 9.0, "x1": 1.0}, -60.0),
+        lambda: second.study.delete_trials([complete[2].id]),
+        lambda: first.amend(complete[3].id, value=-70.0),  # and its own change, through its own study
+    )
+    for change in changes:
+        change()
+        asked_on_the_stored_trials()
+
+
+@pytest.mark.parametrize("where", ["sqlite", "memory", "postgresql"])
+def test_a_snapshot_kept_between_writes_is_what_a_fresh_read_gives(where, tmp_path, request, monkeypatch):
+    """SQLite keeps the last snapshot while nothing is written and patches its own committed writes
+    in; any other write (another connection's, a statement of the caller's, a rolled-back transaction)
+    makes the next snapshot read every row. Each snapshot equals a fresh read."""
+    storage = {"sqlite": str(tmp_path / "kept.db"), "memory": None}.get(where)
+    if where == "postgresql":
+        storage = request.getfixturevalue("postgres_url")
+    study = Study(storage, SPACE)
+    reads = []
+    all_rows = type(study)._all_rows
+    monkeypatch.setattr(type(study), "_all_rows", lambda self: reads.append(1) or all_rows(self))
+    keeps = where != "postgresql"
+
+    def snapshot_reads() -> int:
+        reads.clear()
+        snapshot = study.snapshot()
+        assert _rows(snapshot) == _rows(study.trials())
+        return len(reads)
+
+    a = study.add_trial({"x0": 0.0, "x1": 1.0})
+    snapshot_reads()
+    assert snapshot_reads() == (0 if keeps else 1)  # nothing written: the kept snapshot
+    b = study.add_trial({"x0": 1.0, "x1": 1.0}, worker="w1")
+    own = (
+        lambda: study.add_trial({"x0": 2.0, "x1": 1.0}),
+        lambda: study.complete(a.id, 1.5),
+        lambda: study.amend(a.id, value=2.5, note="typo"),
+        lambda: study.amend(a.id, failed=True),
+        lambda: study.complete(a.id, 3.5),
+        lambda: study.heartbeat([b.id]),
+        lambda: study.reassign(b.id, "w2"),
+        lambda: study.fail(b.id, "crashed"),
+        lambda: study.set_meta("note", "x"),
+        lambda: study.delete_meta("note"),
+        lambda: study.delete_trials([b.id]),
+    )
+    for write in own:  # this thread's own writes: patched in, no row read again
+        write()
+        assert snapshot_reads() == (0 if keeps else 1)
+    # a statement of the caller's inside the study's transaction: not counted, so every row is read
+    with study.transaction() as conn:
+        table, mark = ("trials", "?") if keeps else ("warmbo_trials", "%s")
+        conn.execute(f"UPDATE {table} SET value = 9.0 WHERE id = {mark}", (a.id,))
+    assert snapshot_reads() == 1 and study.snapshot()[0].value == 9.0
+    # a rolled-back transaction leaves the snapshot as it was
+    with pytest.raises(RuntimeError), study.transaction():
+        study.add_trial({"x0": 3.0, "x1": 1.0})
+        study.amend(a.id, 4.0)
+        raise RuntimeError
+    snapshot_reads()
+    assert [t.value for t in study.snapshot()] == [9.0, None]
+    if storage is not None:  # another connection's write
+        Study(storage).complete(study.snapshot()[1].id, 7.0)
+        assert snapshot_reads() == 1 and study.snapshot()[1].value == 7.0
+    snapshot_reads()
+
+
+def test_a_thread_of_an_in_memory_study_never_keeps_rows_another_thread_rolled_back():
+    # one connection for every thread: a read while another thread's transaction is open sees its rows
+    import threading
+
+    study = Study(None, SPACE)
+    study.add_trial({"x0": 0.0, "x1": 1.0})
+    inserted, read = threading.Event(), threading.Event()
+
+    def rolled_back():
+        with pytest.raises(RuntimeError), study.transaction():
+            study.add_trial({"x0": 1.0, "x1": 1.0})
+            inserted.set()
+            read.wait(10)
+            raise RuntimeError
+
+    thread = threading.Thread(target=rolled_back)
+    thread.start()
+    inserted.wait(10)
+    assert len(study.snapshot()) == 2  # the other thread's uncommitted row
+    read.set()
+    thread.join()
+    assert _rows(study.snapshot()) == _rows(study.trials()) and len(study.snapshot()) == 1
+    other = threading.Thread(target=lambda: study.add_trial({"x0": 2.0, "x1": 1.0}))
+    other.start()
+    other.join()
+    assert _rows(study.snapshot()) == _rows(study.trials()) and len(study.snapshot()) == 2

@@ -610,6 +610,7 @@ class Optimizer:
         self._fixed_fit = None  # (prototype, last fit) of a model without hyperparameter fitting
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
         self._screen_seed = 0
+        self._anchor_blocks: dict[tuple[int, bytes], np.ndarray] = {}  # the last ask's, by anchor
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
         # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
         # (warm start, fixed fit) of each scale's last fit
@@ -618,7 +619,8 @@ class Optimizer:
         self._stored_choice = self._transform_choice
         self._transform_evidence: dict[str, float] = {}
         self._scale_states: dict[str, tuple] = {}
-        self._encoded: dict[int, tuple[dict, np.ndarray, tuple]] = {}  # id -> (params, encoding, types)
+        # id -> (params, encoding, types, the study's own params dict or None): see _encode_trials
+        self._encoded: dict[int, tuple[dict, np.ndarray, tuple, dict | None]] = {}
 
     def _build_model(self, model, kernel: Kernel | None, n_initial_given: bool):
         """The model prototype: ``model`` as given, the transfer model built from the prior (its rows
@@ -950,8 +952,23 @@ class Optimizer:
         if anchors is None:
             track(self._screen)
             return
-        local = anchored_candidates(np.clip(anchors, 0.0, 1.0), self._screen.shape[0], self._screen_seed)
-        track(np.vstack([self._screen, local]))
+        track(np.vstack([self._screen, *self._anchored_blocks(np.clip(anchors, 0.0, 1.0))]))
+
+    def _anchored_blocks(self, anchors: np.ndarray) -> list[np.ndarray]:
+        """The blocks of :func:`~warmbo.maximize.anchored_candidates` (``ceil(screen / k)`` rows per
+        anchor, each drawn from the anchor's own generator, so its block alone is the same), the blocks
+        of anchors that were among the last ask's kept (5 generators cost 0.1 ms per ask)."""
+        per = -(-self._screen.shape[0] // anchors.shape[0])
+        kept, blocks = {}, []
+        for anchor in anchors:
+            key = (per, np.ascontiguousarray(anchor).tobytes())  # (the bytes that seed its generator)
+            block = self._anchor_blocks.get(key)
+            if block is None:
+                block = anchored_candidates(anchor[None, :], per, self._screen_seed)
+            kept[key] = block
+            blocks.append(block)
+        self._anchor_blocks = kept
+        return blocks
 
     def _fit_auto(self, X: np.ndarray, y: np.ndarray):
         """``output_transform="auto"``: the GP on the plain scale or on the Yeo-Johnson scale, whichever
@@ -1292,17 +1309,20 @@ class Optimizer:
     def _encode_trials(self, trials: Sequence[Trial]) -> np.ndarray:
         """``space.encode`` of the trials' parameters, (len(trials), dim), remembering each trial's
         encoding: a trial's parameters never change once stored, so an ask encodes only new trials
-        (validating and encoding every trial again was a third of an ask at n = 200)."""
+        (validating and encoding every trial again was a third of an ask at n = 200). A trial of the
+        study's :meth:`~warmbo.storage.Study.snapshot` is recognised by its parameter dict itself,
+        which the study never changes (comparing the dicts cost 0.1 ms per ask at n = 200, 2.5 ms at
+        n = 2000); any other trial by equal parameters of equal types."""
         out = np.empty((len(trials), self.space.dim))
         missing = []
+        get = self._encoded.get
         for i, trial in enumerate(trials):
-            cached = self._encoded.get(trial.id)
+            cached = get(trial.id)
             # (types compared too: True == 1, but they are different categorical choices; a tuple
             # of the types compares in C, a generator over the pairs cost 2 us per trial)
-            if (
-                cached is not None
-                and cached[0] == trial.params
-                and cached[2] == tuple(map(type, trial.params.values()))
+            if cached is not None and (
+                cached[3] is trial.params
+                or (cached[0] == trial.params and cached[2] == tuple(map(type, trial.params.values())))
             ):
                 out[i] = cached[1]
             else:
@@ -1311,9 +1331,11 @@ class Optimizer:
             encoded = self.space.encode([trials[i].params for i in missing])
             for i, row in zip(missing, encoded, strict=True):
                 out[i] = row
-                if trials[i].id is not None:
-                    params = dict(trials[i].params)
-                    self._encoded[trials[i].id] = (params, row.copy(), tuple(map(type, params.values())))
+                trial = trials[i]
+                if trial.id is not None:
+                    params = dict(trial.params)
+                    shared = trial.params if self.study.shares(trial) else None
+                    self._encoded[trial.id] = (params, row.copy(), tuple(map(type, params.values())), shared)
         return out
 
     @staticmethod
@@ -1592,14 +1614,12 @@ class Optimizer:
             return reclaimed
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
-            snapshot = list(self.study.trials())
+            snapshot = list(self.study.snapshot())
             x = self._next_point(snapshot, len(snapshot))
             with self.study.transaction():
                 # nothing written since the snapshot (the usual case): no need to read every trial again
-                current = snapshot if self.study.version() == version else list(self.study.trials())
-                if len(current) != len(snapshot) or any(
-                    a != b for a, b in zip(current, snapshot, strict=False)
-                ):
+                current = snapshot if self.study.version() == version else list(self.study.snapshot())
+                if current is not snapshot and current != snapshot:
                     # another worker acted meanwhile: its new trials (in any state, they may already be
                     # complete) and every pending or failed point are off limits
                     known = {t.id for t in snapshot}

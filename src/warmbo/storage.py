@@ -30,6 +30,7 @@ class; the PostgreSQL back end lives in :mod:`warmbo.storage_postgres`.
 
 from __future__ import annotations
 
+import bisect
 import json
 import math
 import os
@@ -295,6 +296,8 @@ class Study:
         self._local = threading.local()
         self._memory_conn = None
         self._parsed: dict[int, tuple[str, dict]] = {}
+        self._shared_rows: dict[int, tuple[tuple, Trial]] = {}  # id -> (row, Trial) of snapshot()
+        self._rollbacks = 0  # rolled-back transactions (part of a kept snapshot's key)
         self._lock = threading.RLock()
         try:
             if self.readonly:
@@ -380,15 +383,25 @@ class Study:
         with self._lock:
             self._begin(conn)
             self._local.depth = 1
+            self._local.writes = [0, set()]  # rows written and trial ids touched (_wrote)
             try:
+                kept = self._current_snapshot(conn)
                 yield conn
             except BaseException:
+                self._rollbacks += 1
+                self._local.snapshot = None
                 conn.execute("ROLLBACK")
                 raise
             else:
+                self._local.snapshot = None
                 conn.execute("COMMIT")
             finally:
                 self._local.depth = 0
+                writes, self._local.writes = self._local.writes, None
+            try:
+                self._local.snapshot = self._patched_snapshot(conn, kept, writes)
+            except sqlite3.Error:
+                pass  # (committed all the same; the next snapshot reads every row)
 
     def _begin(self, conn) -> None:
         """Open the write transaction, holding the store's writer lock (each back end its own)."""
@@ -501,18 +514,19 @@ class Study:
         self.created = float(meta.get("created", "nan"))
 
     # ------------------------------------------------------------------ reading
-    def _trial(self, row) -> Trial:
+    def _trial(self, row, copy: bool = True) -> Trial:
         id_, params, state, value, created, completed, worker, error, vector = row
         # the parsed parameters of each trial are kept (JSON parsing was most of the cost of reading
         # a study at every ask); a trial's parameters never change once stored, and every Trial gets
-        # its own copy, so a caller that edits one changes nothing here
+        # its own copy, so a caller that edits one changes nothing here (``copy=False``: the kept dict
+        # itself, for snapshot(), whose callers only read it)
         cached = self._parsed.get(id_)
         if cached is None or cached[0] != params:
             cached = (params, json.loads(params))
             self._parsed[id_] = cached
         return Trial(
             id=int(id_),
-            params=dict(cached[1]),
+            params=dict(cached[1]) if copy else cached[1],
             state=state,
             value=value,
             created=created,
@@ -544,6 +558,126 @@ class Study:
             query += f" WHERE state IN ({', '.join('?' * len(states))})"
             args = tuple(states)
         return History(self._trial(row) for row in conn.execute(query + " ORDER BY id", args))
+
+    def _all_rows(self) -> list[tuple]:
+        """The rows of every trial (the columns :meth:`_trial` reads), in id order."""
+        return self._connect().execute(f"SELECT {_COLUMNS} FROM trials ORDER BY id").fetchall()
+
+    def snapshot(self) -> tuple[Trial, ...]:
+        """All trials in id order, as :meth:`trials` reads them, for reading only (the optimizer's ask).
+
+        Unlike :meth:`trials`, a trial whose stored row is unchanged since an earlier snapshot is the
+        same :class:`Trial` object, and every trial's ``params`` is the study's own parsed dict (no
+        copy): callers must not change it (:meth:`shares` tells such a dict). A changed row (amended,
+        failed, completed, reassigned, by any process) gives a new Trial. Building a Trial per row was
+        a tenth of a fixed-hyperparameter ask.
+
+        SQLite: while nothing has been written since this thread's last snapshot, that snapshot is
+        returned without reading the rows (see :meth:`_snapshot_key`), and this thread's own writes
+        are patched into it when they commit (:meth:`_patched_snapshot`). One read inside a
+        transaction is not kept (its rows may yet be rolled back).
+        """
+        keep = self._keeps_snapshot and not self.readonly
+        if keep:
+            conn = self._connect()
+            key = self._snapshot_key(conn)  # before the rows: a write in between counts as a change
+            kept = getattr(self._local, "snapshot", None)
+            if kept is not None and kept[0] is conn and kept[1] == key:
+                return kept[4]
+        rows = self._all_rows()
+        cache = self._shared_rows
+        out = []
+        for row in rows:
+            entry = cache.get(row[0])
+            # (a value of 0 is rebuilt: -0.0 == 0.0, and PostgreSQL keeps the sign)
+            if entry is None or entry[0] != row or row[3] == 0:
+                entry = (row, self._trial(row, copy=False))
+                cache[row[0]] = entry
+            out.append(entry[1])
+        if len(cache) > len(out):  # deleted trials: forget them
+            self._shared_rows = {t.id: cache[t.id] for t in out}
+        trials = tuple(out)
+        if keep and not getattr(self._local, "depth", 0):
+            self._local.snapshot = (conn, key, [row[0] for row in rows], rows, trials)
+        return trials
+
+    def _shared_trial(self, row) -> Trial:
+        """The snapshot's Trial of a row (see :meth:`snapshot`)."""
+        entry = self._shared_rows.get(row[0])
+        if entry is None or entry[0] != row or row[3] == 0:
+            entry = (row, self._trial(row, copy=False))
+            self._shared_rows[row[0]] = entry
+        return entry[1]
+
+    # A kept snapshot (SQLite, per thread): (connection, key, ids, rows, trials). Its key changes with
+    # every write anyone commits: PRAGMA data_version when another connection commits, total_changes
+    # when this connection writes a row (an in-memory study's, from any thread), and the count of
+    # rolled-back transactions (another thread of an in-memory study may have read rows that were
+    # then rolled back). PostgreSQL keeps none (its version counts transactions, not rows).
+    _keeps_snapshot = True
+
+    def _snapshot_key(self, conn) -> tuple[int, int, int]:
+        return (
+            int(conn.execute("PRAGMA data_version").fetchone()[0]),
+            int(conn.total_changes),
+            self._rollbacks,
+        )
+
+    def _current_snapshot(self, conn):
+        """This thread's kept snapshot if nothing was written since it was read, else None."""
+        kept = getattr(self._local, "snapshot", None) if self._keeps_snapshot else None
+        if kept is None or kept[0] is not conn or kept[1] != self._snapshot_key(conn):
+            return None
+        return kept
+
+    def _wrote(self, cursor, ids=()) -> None:
+        """Count the rows a write statement of this thread's transaction changed, and the trials it
+        touched (for :meth:`_patched_snapshot`)."""
+        writes = getattr(self._local, "writes", None)
+        if writes is not None:
+            writes[0] += cursor.rowcount
+            writes[1].update(ids)
+
+    def _patched_snapshot(self, conn, kept, writes):
+        """After this thread's transaction committed: the snapshot that was current when it began
+        (``kept``) with the trials it touched read again, or None. Valid only when the connection's
+        total changes grew by exactly the rows this class's statements reported writing (no other
+        statement changed a row) and no other connection committed since (data_version, read after
+        the commit: a later commit changes it, and the snapshot with it)."""
+        if kept is None or writes is None:
+            return None
+        key = self._snapshot_key(conn)
+        data_version, changes, rollbacks = kept[1]
+        if key != (data_version, changes + writes[0], rollbacks):
+            return None
+        ids, rows, trials = list(kept[2]), list(kept[3]), list(kept[4])
+        touched = sorted(writes[1])
+        fresh = {}
+        for start in range(0, len(touched), 500):
+            chunk = touched[start : start + 500]
+            query = f"SELECT {_COLUMNS} FROM trials WHERE id IN ({', '.join('?' * len(chunk))})"
+            fresh.update((row[0], row) for row in conn.execute(query, chunk))
+        for trial_id in touched:
+            row = fresh.get(trial_id)
+            i = bisect.bisect_left(ids, trial_id)
+            present = i < len(ids) and ids[i] == trial_id
+            if row is None:  # deleted
+                if present:
+                    del ids[i], rows[i], trials[i]
+                self._shared_rows.pop(trial_id, None)
+            elif present:
+                rows[i], trials[i] = row, self._shared_trial(row)
+            else:
+                ids.insert(i, trial_id)
+                rows.insert(i, row)
+                trials.insert(i, self._shared_trial(row))
+        return conn, key, ids, rows, tuple(trials)
+
+    def shares(self, trial: Trial) -> bool:
+        """Whether ``trial.params`` is the study's own parsed dict (a :meth:`snapshot` trial's), which
+        nothing changes: the same dict always holds the same parameters."""
+        cached = self._parsed.get(trial.id)
+        return cached is not None and cached[1] is trial.params
 
     def trial(self, trial_id: int) -> Trial:
         """The trial with this id; :class:`TrialNotFoundError` if there is none."""
@@ -617,6 +751,7 @@ class Study:
                 ),
             )  # fmt: skip
             trial_id = int(cursor.lastrowid)
+            self._wrote(cursor, (trial_id,))
         return Trial(
             trial_id, params, state, value, now, completed, worker or default_worker(), error, vector
         )
@@ -658,7 +793,7 @@ class Study:
             if trial.state == FAILED:  # a failure a value now replaces: kept, never dropped silently
                 self._keep_earlier(trial, "completed after it had failed")
             now = time.time()
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE trials SET state = ?, value = ?, completed = ?, error = NULL, "
                 "worker = COALESCE(?, worker), vector = ? WHERE id = ?",
                 (
@@ -670,6 +805,7 @@ class Study:
                     trial_id,
                 ),
             )
+            self._wrote(cursor, (trial_id,))
         return self.trial(trial_id)
 
     def fail(self, trial_id, error: str | None = None) -> Trial:
@@ -679,10 +815,11 @@ class Study:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
                 raise StorageError(f"trial {trial_id} is already complete (value {trial.value!r})")
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE trials SET state = ?, completed = ?, error = ? WHERE id = ?",
                 (FAILED, time.time(), error, trial_id),
             )
+            self._wrote(cursor, (trial_id,))
         return self.trial(trial_id)
 
     def amend(
@@ -752,10 +889,11 @@ class Study:
 
     def _write_result(self, conn, trial_id: int, state: str, value, vector: str | None, error) -> None:
         """Overwrite a trial's result (inside :meth:`amend`'s transaction; each back end its own SQL)."""
-        conn.execute(
+        cursor = conn.execute(
             "UPDATE trials SET state = ?, value = ?, vector = ?, error = ? WHERE id = ?",
             (state, value, vector, error, trial_id),
         )
+        self._wrote(cursor, (trial_id,))
 
     def delete_trials(self, ids) -> int:
         """Delete the trials with these ids (in one transaction); returns how many were deleted."""
@@ -768,6 +906,7 @@ class Study:
                     f"DELETE FROM trials WHERE id IN ({', '.join('?' * len(chunk))})", chunk
                 )
                 deleted += cursor.rowcount
+                self._wrote(cursor, chunk)
         for i in ids:
             self._parsed.pop(i, None)
         return deleted
@@ -785,6 +924,7 @@ class Study:
                 f"AND id IN ({', '.join('?' * len(ids))})",
                 [now, *ids],
             )
+            self._wrote(cursor)  # (a column no snapshot reads)
             return int(cursor.rowcount)
 
     def last_beats(self, beating_only: bool = False) -> dict[int, float]:
@@ -802,10 +942,11 @@ class Study:
         heartbeat, same id and point."""
         trial_id = self._check_id(trial_id)
         with self.transaction() as conn:
-            conn.execute(
+            cursor = conn.execute(
                 "UPDATE trials SET worker = ?, heartbeat = ? WHERE id = ? AND state = 'pending'",
                 (worker, time.time() if now is None else float(now), trial_id),
             )
+            self._wrote(cursor, (trial_id,))
         return self.trial(trial_id)
 
     def meta_items(self, prefix: str = "") -> dict[str, str]:
@@ -822,12 +963,12 @@ class Study:
 
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:
-            conn.execute("DELETE FROM meta WHERE key = ?", (key,))
+            self._wrote(conn.execute("DELETE FROM meta WHERE key = ?", (key,)))
 
     def set_meta(self, key: str, value: str) -> None:
         """Store a small string under ``key`` (e.g. which prior files were imported)."""
         with self.transaction() as conn:
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+            self._wrote(conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)))
 
     def get_meta(self, key: str) -> str | None:
         row = self._connect().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

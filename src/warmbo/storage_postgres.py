@@ -90,6 +90,8 @@ def _lock_key(name: str) -> int:
 class PostgresStudy(Study):
     """A :class:`~warmbo.storage.Study` kept in PostgreSQL (see the module docstring)."""
 
+    _keeps_snapshot = False  # (its version counts write transactions, not rows: every snapshot reads)
+
     def __init__(
         self, storage=None, space: Space | None = None, settings: dict | None = None, readonly=False
     ):
@@ -106,6 +108,8 @@ class PostgresStudy(Study):
         self.readonly = bool(readonly) or ("mode", "ro") in parse_qsl(urlsplit(storage.strip()).query)
         self._local = threading.local()
         self._parsed: dict[int, tuple[str, dict]] = {}
+        self._shared_rows: dict[int, tuple[tuple, Trial]] = {}  # id -> (row, Trial) of snapshot()
+        self._rollbacks = 0
         self._lock = threading.RLock()
         self._key = _lock_key(self.name)
         conn = self._connect()  # fails early, with the server's own words, if the server is unreachable
@@ -243,6 +247,10 @@ class PostgresStudy(Study):
             args.append(list(states))
         rows = self._connect().execute(query + " ORDER BY id", args).fetchall()
         return History(self._trial(row) for row in rows)
+
+    def _all_rows(self) -> list[tuple]:
+        query = f"SELECT {_COLUMNS} FROM warmbo_trials WHERE study = %s ORDER BY id"
+        return self._connect().execute(query, (self.name,)).fetchall()
 
     def trial(self, trial_id: int) -> Trial:
         trial_id = self._check_id(trial_id)

@@ -114,16 +114,33 @@ def _profiled_mean(L: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, float]:
 def _matching_rows(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """For each row of A (m, d), the index of an equal row of B (k, d), or -1: a k-d tree query for
     a neighbour at distance 0 (max norm), as :func:`warmbo.maximize.taken` finds repeats; 0.15-0.2 ms
-    for 516 rows at d = 2 to 20."""
+    for 516 rows at d = 2 to 20. When B's rows are distinct and no coordinate is a nonzero below
+    1e-290 (two doubles closer than ``tiny``, which the query counts as equal, are both that small),
+    the rows' bytes looked up in a dict give the same indices in a third of the time."""
     out = np.full(A.shape[0], -1, dtype=np.intp)
     if B.shape[0] == 0 or A.shape[0] == 0:
         return out
+    A0, B0 = A + 0.0, B + 0.0  # (-0.0 becomes 0.0: equal values, equal bytes)
+    if not (_has_tiny(A0) or _has_tiny(B0)):
+        row = np.dtype((np.void, B0.dtype.itemsize * B0.shape[1]))
+        keys = np.ascontiguousarray(B0).view(row).ravel().tolist()
+        index = dict(zip(keys, range(len(keys)), strict=True))
+        if len(index) == len(keys):  # (with repeated rows, the query's choice among them is kept)
+            get = index.get
+            return np.array(
+                [get(key, -1) for key in np.ascontiguousarray(A0).view(row).ravel().tolist()], np.intp
+            )
     from scipy.spatial import cKDTree
 
     distance, index = cKDTree(B).query(A, p=np.inf, distance_upper_bound=np.finfo(float).tiny)
     found = np.isfinite(distance)
     out[found] = index[found]
     return out
+
+
+def _has_tiny(A: np.ndarray) -> bool:
+    magnitude = np.abs(A)
+    return bool(np.any((magnitude < 1e-290) & (magnitude > 0.0)))
 
 
 def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
