@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
+import warmbo as wb
 from warmbo import GP, Categorical, Float, Int, Space
 from warmbo.kernels import RBF
 from warmbo.report import (
@@ -614,3 +615,25 @@ def test_the_report_page_displays_the_calibration_plot_in_headless_chromium(tmp_
     broken.write_text(re.sub(r'(<img src="data:image/png;base64,)[^"]*(" alt="calibration")', r"\1AAAA\2",
                              path.read_text()))  # fmt: skip
     assert _render(broken, tmp_path).startswith("probe: natural=0x0")
+
+
+def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path):
+    # before: an amended trial looked like any other in the report; its earlier value was only in
+    # the study's meta table
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "s.db", seed=0)
+    for x, y in [(0.1, 3.0), (0.5, 2.0), (0.9, 1.0)]:
+        opt.tell({"x": x}, y)
+    opt.amend(1, 2.5, note="misread <gauge>")
+    opt.amend(2, failed=True, note="contaminated")
+    opt.study.set_meta("amended:3", "not json")  # a hand-edited entry still marks the trial
+    assert opt.study.amendments()[3] == [{}]
+    page = opt.report(tmp_path / "r").read_text()
+    table = page[page.index("<h2>Trials</h2>") :]
+    assert "<th>amended</th>" in table
+    assert "amended, was value 3 (misread &lt;gauge&gt;)" in table  # escaped like every user string
+    assert "amended, was value 2 (contaminated)" in table
+    assert table.count(">amended<") == 1  # trial 3: the bare mark (the header is a <th>)
+    plain = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    plain.tell({"x": 0.5}, 1.0)
+    page = plain.report(tmp_path / "p").read_text()
+    assert "<th>amended</th>" not in page  # no empty column

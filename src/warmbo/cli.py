@@ -172,33 +172,16 @@ NOTE_WIDTH = 60
 
 
 def _trial_notes(study, trials, tasks) -> dict[int, str]:
-    """The status table's note of each trial that has one: why a failed trial failed, and what an
-    amended trial held before (``Study.amend``'s meta ``amended:<id>``, the latest earlier result
-    and its note). Empty when no shown trial has a note, so the table gets no empty column."""
-    amended = study.meta_items("amended:")
+    """The status table's note of each trial that has one: what an amended trial held before
+    (:func:`~warmbo.trial.amendment_note`), else why a failed trial failed. Empty when no shown trial
+    has a note, so the table gets no empty column."""
+    from .trial import amendment_note
+
+    amended = study.amendments()
     notes = {}
     for t in trials:
-        parts = []
-        record = amended.get(f"amended:{t.id}")
-        if record is not None:
-            try:
-                earlier = json.loads(record)
-                last = earlier[-1]
-                if last.get("state") == "complete" and tasks and last.get("values") is not None:
-                    was = ", ".join(f"{name}={v:.6g}" for name, v in zip(tasks, last["values"], strict=True))
-                elif last.get("state") == "complete" and last.get("value") is not None:
-                    was = f"value {last['value']:.6g}"
-                else:
-                    was = str(last.get("state", "?")) + (f": {last['error']}" if last.get("error") else "")
-                times = f" {len(earlier)}x" if len(earlier) > 1 else ""
-                why = f" ({last['note']})" if last.get("note") else ""
-                parts.append(f"amended{times}, was {was}{why}")
-            except (ValueError, TypeError, KeyError, IndexError):  # a hand-edited entry: say it exists
-                parts.append("amended")
-        if t.state == "failed" and t.error and record is None:
-            parts.append(t.error)
-        if parts:
-            text = "; ".join(parts)
+        text = amendment_note(amended[t.id], tasks) if t.id in amended else (t.error if t.is_failed else None)
+        if text:
             notes[t.id] = text if len(text) <= NOTE_WIDTH else text[: NOTE_WIDTH - 1] + "\u2026"
     return notes
 

@@ -1274,6 +1274,7 @@ class Optimizer:
             tasks=dict(zip(task_names, self.directions, strict=True)) if task_names else None,
             transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
             audit=audit,
+            amendments=self.study.amendments(),
         )
 
     def _report_predictor(self):

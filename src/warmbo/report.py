@@ -52,7 +52,7 @@ from scipy import stats
 from .audit import Audit, percent
 from .pareto import pareto_mask
 from .space import Categorical, Float, Int, Parameter, Space
-from .trial import COMPLETE, STATES, Trial
+from .trial import COMPLETE, STATES, Trial, amendment_note
 
 __all__ = [
     "BestSoFar",
@@ -859,11 +859,20 @@ def _summary_html(
     return "\n".join(parts)
 
 
-def _trials_html(space: Space, trials: Sequence[Trial], task_names: Sequence[str] = ()) -> str:
+def _trials_html(
+    space: Space,
+    trials: Sequence[Trial],
+    task_names: Sequence[str] = (),
+    amendments: Mapping[int, list[dict]] | None = None,
+) -> str:
     names = list(space.names)
     extra = sorted({k for t in trials for k in t.params if k not in space.names}, key=str)
     value = "utility" if task_names else "value"
+    amended = {
+        t.id: amendment_note(amendments[t.id], task_names) for t in trials if t.id in (amendments or {})
+    }
     header = ["id", "state", value, *task_names, *names, *extra, "worker", "created (UTC)", "error"]
+    header += ["amended"] if amended else []
     rows = []
     for t in sorted(trials, key=lambda t: t.id):
         cells = [(str(t.id), True), (t.state, False), (_fmt(t.value), True)]
@@ -874,6 +883,7 @@ def _trials_html(space: Space, trials: Sequence[Trial], task_names: Sequence[str
             v = t.params.get(k)
             cells.append((_fmt(v), isinstance(v, (int, float)) and not isinstance(v, bool)))
         cells += [(_fmt(t.worker), False), (_iso(t.created), False), (_fmt(t.error), False)]
+        cells += [(amended.get(t.id, ""), False)] if amended else []
         rows.append((t.state, cells))
     if not rows:
         return "<h2>Trials</h2>\n<p>No trials.</p>"
@@ -1016,6 +1026,7 @@ def write_report(
     tasks: Mapping[str, str] | None = None,
     transfer=None,
     audit: Audit | Mapping[str, Audit] | None = None,
+    amendments: Mapping[int, list[dict]] | None = None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -1061,6 +1072,9 @@ def write_report(
         The study's confidence audit (:meth:`warmbo.Optimizer.audit`; per task for a multi-task
         study): a "Calibration" section with ``calibration.png`` (:func:`plot_calibration`), the
         table of coverage and width by level (and the schedule's row) and the audit's warnings.
+    amendments : Mapping[int, list of dict], optional
+        :meth:`warmbo.storage.Study.amendments`: the trials table then gets an "amended" column saying
+        what each amended trial held before, and why (:func:`warmbo.trial.amendment_note`).
 
     Returns
     -------
@@ -1117,7 +1131,7 @@ def write_report(
         calibration.unlink(missing_ok=True)
     if extra_html:
         blocks.append(extra_html)
-    blocks.append(_trials_html(space, trials, list(tasks or ())))
+    blocks.append(_trials_html(space, trials, list(tasks or ()), amendments))
 
     report = out / "report.html"
     report.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")

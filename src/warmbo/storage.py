@@ -961,6 +961,26 @@ class Study:
         )
         return dict(rows)
 
+    def amendments(self) -> dict[int, list[dict]]:
+        """What :meth:`amend` (and a value told after a failure) replaced, by trial id: the records of
+        the meta entries ``amended:<id>``, oldest first (``state``, ``value``, ``values``, ``error``,
+        ``note``, ``amended``: the time). An entry that is not such a JSON list (edited by hand) reads
+        as one empty record, so the trial still shows as amended."""
+        out = {}
+        for key, text in self.meta_items("amended:").items():
+            try:
+                trial_id = int(key.split(":", 1)[1])
+            except ValueError:
+                continue
+            try:
+                records = json.loads(text)
+                if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+                    raise ValueError(text)
+            except ValueError:
+                records = [{}]
+            out[trial_id] = records or [{}]
+        return out
+
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:
             self._wrote(conn.execute("DELETE FROM meta WHERE key = ?", (key,)))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES"]
+__all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES", "amendment_note"]
 
 PENDING = "pending"
 COMPLETE = "complete"
@@ -106,3 +106,26 @@ class History(list):
     def complete(self) -> History:
         """Only the complete trials."""
         return History((t for t in self if t.is_complete), self.task_names)
+
+
+def amendment_note(earlier: list[dict], task_names=()) -> str:
+    """One line on what an amended trial held before: ``amended, was value 55.2 (why)`` from the
+    records :meth:`warmbo.storage.Study.amendments` returns (oldest first; the latest is shown, with
+    the number of amendments when there were several). Shown by ``warmbo status`` and the report."""
+    if not earlier:
+        return ""
+    last = earlier[-1]
+    try:
+        if last.get("state") == COMPLETE and task_names and last.get("values") is not None:
+            was = ", ".join(
+                f"{name}={float(v):.6g}" for name, v in zip(task_names, last["values"], strict=True)
+            )
+        elif last.get("state") == COMPLETE and last.get("value") is not None:
+            was = f"value {float(last['value']):.6g}"
+        else:
+            was = str(last.get("state", "?")) + (f": {last['error']}" if last.get("error") else "")
+    except (TypeError, ValueError, AttributeError):  # a hand-edited record: say it exists
+        return "amended"
+    times = f" {len(earlier)}x" if len(earlier) > 1 else ""
+    why = f" ({last['note']})" if last.get("note") else ""
+    return f"amended{times}, was {was}{why}"
