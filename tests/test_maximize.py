@@ -63,6 +63,22 @@ def test_grid_is_exhaustive_and_honours_exclusions():
     assert any(np.allclose(second.x, c) for c in space.candidates)
 
 
+def test_avoid_moves_the_result_off_flagged_points_and_is_ignored_when_it_flags_everything():
+    space = Space.box([(0.0, 1.0), (0.0, 1.0)])
+    acq = Quadratic([0.3, 0.6])
+    near = lambda U: np.linalg.norm(np.atleast_2d(U) - [0.3, 0.6], axis=1) < 0.1  # noqa: E731
+    plain = maximize(acq, space, seed=0)
+    np.testing.assert_allclose(plain.x, [0.3, 0.6], atol=1e-4)
+    away = maximize(acq, space, seed=0, avoid=near)
+    assert 0.1 <= np.linalg.norm(away.x - [0.3, 0.6]) < 0.15  # the best point it does not flag, about
+    everything = maximize(acq, space, seed=0, avoid=lambda U: np.ones(len(U), dtype=bool))
+    np.testing.assert_array_equal(everything.x, plain.x)
+    grid = Space.grid(np.random.default_rng(0).random((200, 2)))
+    best = maximize(acq, grid)
+    flagged = maximize(acq, grid, avoid=lambda U: np.all(np.isclose(np.atleast_2d(U), best.x), axis=1))
+    assert not np.allclose(flagged.x, best.x)
+
+
 def test_mixed_space_returns_valid_points():
     space = Space(
         [Float("lr", 1e-4, 1.0, log=True), Int("layers", 1, 6), Categorical("act", ["relu", "tanh", "gelu"])]

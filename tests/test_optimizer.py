@@ -88,6 +88,87 @@ def test_ask_batch_gives_distinct_points_and_pending_trials():
     assert opt.study.count("pending") == 0
 
 
+def _confident(opt, points, values):
+    """Tell ``points`` (parameter dicts) with ``values`` in bulk: a study whose model is confident."""
+    for point, value in zip(points, values, strict=True):
+        opt.tell(point, value)
+    return opt
+
+
+def _homing(space, centre, n, rng, wide=0.1):
+    """n encoded points around ``centre`` with steps shrinking from ``wide`` to ``wide`` * 1e-3: the trials
+    a long run leaves around its incumbent."""
+    scales = wide * 1e-3 ** (np.arange(n) / n)
+    return np.clip(centre + scales[:, None] * rng.standard_normal((n, space.dim)), 0.0, 1.0)
+
+
+def _batch_correlation(opt, batch):
+    """The largest prior correlation between two points of ``batch`` under the fitted kernel."""
+    U = opt.space.encode([dict(s) for s in batch])
+    kernel = opt.model_.kernel_
+    corr = kernel(U, U) / np.sqrt(np.outer(kernel(U), kernel(U)))
+    return float(np.max(corr[np.triu_indices(len(batch), 1)])), U
+
+
+def test_ask_n_on_a_confident_model_keeps_its_points_apart():
+    """150 trials of Hartmann-6, 120 of them homing in on the optimum: the model is so sure of it that
+    the kriging believer alone let ask(4) return four points within 5e-5 of each other (prior
+    correlation 1 - 3e-9). Now no two points of a batch are correlated above BATCH_CORRELATION a priori
+    (0.999: 0.035 lengthscales for the Matern-5/2 kernel; here they are 0.009 apart or more), and the
+    first point is the one a single ask would have given."""
+    fn = wb.problems.hartmann6()
+    space = wb.Space.box(fn.bounds)
+    rng = np.random.default_rng(0)
+    U = np.vstack([space.sample_encoded(30, seed=1), _homing(space, np.array(fn.optimizers[0]), 120, rng)])
+    values = [float(fn(u)) for u in U]
+    opt = _confident(wb.Optimizer(space, seed=0), space.decode(U), values)
+    single = _confident(wb.Optimizer(space, seed=0), space.decode(U), values).ask()
+    batch = opt.ask(4)
+    assert dict(batch[0]) == dict(single)
+    correlation, B = _batch_correlation(opt, batch)
+    gaps = np.max(np.abs(B[:, None, :] - B[None, :, :]), axis=2)
+    assert np.min(gaps[np.triu_indices(4, 1)]) > 1e-3
+    assert correlation <= wb.suggest.BATCH_CORRELATION
+
+
+def test_ask_n_on_a_confident_model_of_a_mixed_space_gives_valid_distinct_points():
+    """The same collapse on a mixed space (six points at depth 5 and "adam", within 0.0035 of each
+    other, the closest two 2e-5 apart): the batch now also takes neighbouring integers and categories,
+    and every point is a valid one."""
+    space = wb.Space(
+        [
+            wb.Float("lr", 1e-4, 1.0, log=True),
+            wb.Float("mom", 0.0, 1.0),
+            wb.Int("depth", 1, 8),
+            wb.Categorical("opt", ["sgd", "adam", "rms"]),
+        ]
+    )
+
+    def objective(p):
+        return (
+            (np.log10(p["lr"]) + 2) ** 2
+            + (p["mom"] - 0.7) ** 2
+            + (p["depth"] - 5) ** 2 / 10
+            + (p["opt"] != "adam")
+        )
+
+    rng = np.random.default_rng(0)
+    centre = space.encode({"lr": 0.01, "mom": 0.7, "depth": 5, "opt": "adam"})[0]
+    homing = _homing(space, centre, 100, rng)
+    homing[:, 2:] = centre[2:]  # the depth and the optimizer (one-hot) of the optimum
+    points = space.sample(30, seed=1) + space.decode(homing)
+    opt = _confident(wb.Optimizer(space, seed=0), points, [objective(p) for p in points])
+    batch = opt.ask(6)
+    for s in batch:
+        assert space.validate(dict(s)) == dict(s)
+        assert isinstance(s["depth"], int) and 1 <= s["depth"] <= 8 and s["opt"] in ("sgd", "adam", "rms")
+    assert len({tuple(sorted(dict(s).items())) for s in batch}) == 6
+    correlation, B = _batch_correlation(opt, batch)
+    gaps = np.max(np.abs(B[:, None, :] - B[None, :, :]), axis=2)
+    assert np.min(gaps[np.triu_indices(6, 1)]) > 1e-3
+    assert correlation <= wb.suggest.BATCH_CORRELATION
+
+
 def test_tell_forms_and_failures():
     opt = wb.Optimizer(SPACE, seed=2)
     a, b, c = opt.ask(3)

@@ -4,7 +4,7 @@ import numpy as np
 
 import warmbo as wb
 from warmbo.kernels import RBF
-from warmbo.suggest import best_observations, fantasise, suggest
+from warmbo.suggest import BATCH_CORRELATION, best_observations, fantasise, suggest, too_close
 
 SPACE = wb.Space.box([(0.0, 1.0)])
 
@@ -83,3 +83,17 @@ def test_a_gp_with_one_noise_per_point_takes_pending_points():
     first = suggest(gp, wb.EI(), SPACE, seed=0)
     second = suggest(gp, wb.EI(), SPACE, pending=first[None], failed=np.array([[0.7]]), seed=0)
     assert second is not None and abs(second[0] - first[0]) > 1e-3
+
+
+def test_too_close_flags_points_correlated_with_a_pending_one_a_priori():
+    gp = wb.GP(RBF(0.2), noise=1e-4).fit(np.array([[0.1], [0.4], [0.9]]), np.array([0.0, 1.0, 0.2]))
+    assert too_close(gp, np.empty((0, 1))) is None  # nothing pending: nothing avoided
+    assert too_close(object(), np.array([[0.5]])) is None  # a model without a kernel
+    near = too_close(gp, np.array([[0.5], [0.8]]))
+    # RBF: correlation exp(-r^2 / 2) above 0.999 within r = 0.0447 lengthscales (0.0089 here)
+    U = np.array([[0.5], [0.508], [0.51], [0.795], [0.7]])
+    np.testing.assert_array_equal(near(U), [True, True, False, True, False])
+    assert BATCH_CORRELATION == 0.999
+    # the search keeps that far from a pending point
+    x = suggest(gp, wb.EI(), SPACE, pending=np.array([[0.4]]), seed=0)
+    assert abs(x[0] - 0.4) >= 0.2 * np.sqrt(-2 * np.log(BATCH_CORRELATION))

@@ -33,7 +33,11 @@ On spaces with integer or categorical parameters, the local candidates also incl
 neighbours of the anchors (one such parameter set to a random value), since Gaussian perturbations
 rarely leave a one-hot block's argmax. Points in ``exclude`` are never returned while another
 point is found: if every local search ends on an excluded point (they snap back to the incumbent
-on discrete spaces), the best snapped candidate that is not excluded wins.
+on discrete spaces), the best snapped candidate that is not excluded wins. Points that ``avoid``
+flags (``suggest`` passes those too close to a pending point, :func:`warmbo.suggest.too_close`) are
+treated alike: they start no local search while other candidates are left, a local search that ends on
+one gives way to the next best result (the best candidate not flagged is one of them), and the flag is
+dropped only if it covers every candidate. Without ``avoid`` the search is the same, bit for bit.
 
 The returned point is always a valid encoded point of the space (inside the unit cube and snapped),
 so ``space.decode(result.x)`` never leaves the space. The optimiser itself is scipy's L-BFGS-B.
@@ -42,6 +46,7 @@ so ``space.decode(result.x)`` never leaves the space. The optimiser itself is sc
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -251,6 +256,7 @@ def maximize(
     exclude: np.ndarray | None = None,
     anchors: np.ndarray | None = None,
     screen: np.ndarray | None = None,
+    avoid: Callable[[np.ndarray], np.ndarray] | None = None,
 ) -> MaximizeResult:
     """Maximise a bound acquisition over ``space``.
 
@@ -282,6 +288,12 @@ def maximize(
         predicts them in O(n m) from what it kept since the last ask, instead of O(n^2 m). The
         optimizer's fixed-hyperparameter ask passes a fixed Sobol screen and
         :func:`anchored_candidates`. ``n_candidates`` then sets only the number of neighbours.
+    avoid : callable, optional
+        ``avoid(U) -> (m,) bool``: encoded points that must not be returned while another point can
+        be (``suggest`` passes the points too close to a pending one, :func:`warmbo.suggest.too_close`).
+        Candidates it flags start no local search while others are left; a local search that ends on
+        a flagged point is dropped for the next best result, or the best candidate it does not flag;
+        only when it flags every candidate is it ignored. None (the default) changes nothing.
 
     Returns
     -------
@@ -292,6 +304,10 @@ def maximize(
         candidates = np.asarray(space.candidates, dtype=np.float64)
         values = _evaluate(acq, candidates)
         busy = taken(candidates, exclude)
+        if avoid is not None:
+            near = busy | avoid(candidates)
+            if not np.all(near):
+                busy = near
         if not np.all(busy):
             values = np.where(busy, -np.inf, values)
         best = int(np.argmax(values))
@@ -324,7 +340,10 @@ def maximize(
         rest = _evaluate(score, U[m:]) if U.shape[0] > m else np.empty(0)
         values = np.concatenate([_evaluate(score, screen), rest])
     n_evals = U.shape[0]
-    order = np.argsort(-values)
+    if avoid is None:
+        order = np.argsort(-values)
+    else:  # the candidates it does not flag first, each part best first (lexsort is stable)
+        order = np.lexsort((-values, avoid(U)))
     chosen = [int(order[0])]
     for i in order[1:]:
         if len(chosen) >= n_starts:
@@ -370,6 +389,19 @@ def maximize(
     final_values = _evaluate(score, snapped)
     n_evals += snapped.shape[0]
     busy = taken(snapped, exclude)
+    if avoid is not None:
+        near = busy | avoid(snapped)
+        if np.all(near):
+            # every local search ended next to a point to avoid (they climb back to it): the best
+            # snapped candidate that is neither excluded nor flagged
+            pool = np.unique(space.snap(U), axis=0)
+            pool = pool[~(taken(pool, exclude) | avoid(pool))]
+            if pool.shape[0]:
+                snapped, final_values = pool, _evaluate(score, pool)
+                n_evals += pool.shape[0]
+                near = np.zeros(pool.shape[0], dtype=bool)
+        if not np.all(near):
+            busy = near
     if np.all(busy) and exclude is not None and len(exclude):
         # every local search ended on an excluded point (on integer and categorical spaces they snap
         # back to the incumbent): the best candidate that is not excluded, after snapping

@@ -14,10 +14,14 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
   indexed by how many trials exist, so concurrent workers take different ones.
 - Pending trials are fantasised with the kriging believer (Ginsbourger et al. 2010): the model is
   conditioned on them at its own posterior mean, which collapses the uncertainty there, so
-  ``ask(4)`` or four workers get four different points. Failed trials are fantasised as a constant
-  liar at the worst value observed, so the search moves away from configurations that fail. Models
-  with an ``add`` method (``GP``) are updated; others are refitted. Incumbents, the round t and the
-  information gain come from the model of the real observations (``reference`` in ``bind``).
+  ``ask(4)`` or four workers get four different points; and, while another point can be, none is
+  suggested whose prior correlation with a pending one exceeds ``warmbo.suggest.BATCH_CORRELATION``
+  (0.999, about 0.035 lengthscales): with a confident model the believer alone let ``ask(8)`` return
+  eight points within 6e-4 of each other (see :mod:`warmbo.suggest`). Failed trials are fantasised
+  as a constant liar at the worst value observed, so the search moves away from configurations that
+  fail. Models with an ``add`` method (``GP``) are updated; others are refitted. Incumbents, the
+  round t and the information gain come from the model of the real observations (``reference`` in
+  ``bind``).
 - Prior knowledge enters only through ``model=`` (a transfer model) or ``kernel=``; the optimizer
   never branches on which method is in use.
 
