@@ -1041,13 +1041,39 @@ def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp
 
 
 @pytest.mark.parametrize("space", [wb.Space([wb.Int("k", 1, 2), wb.Categorical("c", ["a", "b"])])])
-def test_ask_n_is_all_or_nothing(space):
+def test_ask_n_is_all_or_nothing(space, monkeypatch):
     opt = wb.Optimizer(space, seed=0)
-    with pytest.raises(ValueError, match=r"ask\(6\) found 4 point\(s\).*none of them was stored"):
-        opt.ask(6)
-    assert len(opt.history) == 0  # the four points found first are not left pending
+    real, calls = opt._ask_one, []
+
+    def third_fails(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ValueError("no point left")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(opt, "_ask_one", third_fails)
+    with pytest.raises(ValueError, match=r"ask\(4\) found 2 point\(s\), then: no point left; none of them"):
+        opt.ask(4)
+    assert len(opt.history) == 0  # the two points found first are not left pending
+    monkeypatch.undo()
     batch = opt.ask(4)
     assert len({tuple(s.values()) for s in batch}) == 4
+
+
+def test_ask_n_beyond_a_finite_spaces_free_points_is_refused_at_once(monkeypatch):
+    # before: ask(n) found every free point one by one before refusing (a 1200-point grid: 55 s)
+    opt = wb.Optimizer(wb.Space([wb.Int("k", 1, 2), wb.Categorical("c", ["a", "b"])]), seed=0)
+    searched = []
+    real = opt._ask_one
+    monkeypatch.setattr(opt, "_ask_one", lambda *a, **k: searched.append(1) or real(*a, **k))
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match=r"it has 4 point\(s\), 0 of them pending"):
+        opt.ask(6)
+    assert searched == [] and len(opt.history) == 0
+    first = opt.ask(2)
+    opt.tell_failed(first[0])
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match=r"2 of them pending or failed, so at most 2"):
+        opt.ask(3)
+    assert len(opt.ask(2)) == 2 and len(opt.history) == 4
 
 
 @pytest.mark.parametrize(

@@ -1484,6 +1484,21 @@ class Optimizer:
         raise SpaceExhaustedError("the search space has no point left that is not pending or failed")
 
     @blas_limited
+    def _check_room(self, count: int) -> None:
+        """Refuse at once an ``ask(count)`` that a finite space (a grid, or integers and categoricals
+        only) cannot serve: at most its points that
+        are not pending or failed can be suggested (evaluated ones come back once every point has
+        been tried), and finding them one by one first took a minute for a 1200-point grid."""
+        cardinality = int(self.space.cardinality)
+        held = [t for t in self.study.snapshot() if t.state in (PENDING, FAILED)]
+        busy = np.unique(self._encode_trials(held), axis=0).shape[0] if held else 0
+        if count > cardinality - busy:
+            raise SpaceExhaustedError(
+                f"ask({count}) asks for more points than the finite search space has free: it has "
+                f"{cardinality} point(s), {busy} of them pending or failed, so at most "
+                f"{cardinality - busy} can be suggested now; none was stored"
+            )
+
     def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:
         """Suggest the next point(s) to evaluate and store them as pending trials.
 
@@ -1498,6 +1513,8 @@ class Optimizer:
             Parameter dicts with a ``trial_id`` attribute.
         """
         count = 1 if n is None else check_int(n, "n", 1)
+        if count > 1 and math.isfinite(self.space.cardinality):
+            self._check_room(count)
         if self._check_stored_sources:
             self._check_stored_sources = False
             self._warn_stored_sources()
