@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -562,3 +563,85 @@ def test_a_thread_of_an_in_memory_study_never_keeps_rows_another_thread_rolled_b
     other.start()
     other.join()
     assert _rows(study.snapshot()) == _rows(study.trials()) and len(study.snapshot()) == 2
+
+
+def test_a_snapshot_survives_another_thread_deleting_trials_while_it_reads(tmp_path, monkeypatch):
+    """Before, snapshot() rebuilt its trial cache from the shared dict after its loop over the rows,
+    and another thread's delete (patched into that thread's own snapshot) had popped an id from it
+    meanwhile: KeyError (a review, with the reader paused inside its loop)."""
+    study = Study(str(tmp_path / "s.db"), wb.Space([wb.Float("x", 0, 1)]))
+    for i, value in enumerate([1.0, 2.0, 0.0]):
+        study.add_trial({"x": i / 10}, "complete", value=value)
+    paused, go_on = threading.Event(), threading.Event()
+    real = Study._trial
+
+    def pausing(self, row, copy=True):
+        out = real(self, row, copy)
+        if threading.current_thread().name == "reader" and row[0] == 3:
+            paused.set()
+            go_on.wait(10)
+        return out
+
+    monkeypatch.setattr(Study, "_trial", pausing)
+    errors, seen = [], []
+
+    def reader():
+        try:
+            seen.append(study.snapshot())
+        except Exception as exc:  # noqa: BLE001 - the test reports it
+            errors.append(exc)
+
+    study.snapshot()  # this thread keeps a snapshot, as an asking worker does
+    thread = threading.Thread(target=reader, name="reader")
+    thread.start()
+    assert paused.wait(10)
+    study.add_trial({"x": 0.5})
+    study.add_trial({"x": 0.6})
+    study.delete_trials([1])
+    go_on.set()
+    thread.join(10)
+    assert errors == [] and [t.id for t in seen[0]] == [1, 2, 3]  # what it read, before the delete
+    assert _rows(study.snapshot()) == _rows(study.trials()) and [t.id for t in study.snapshot()] == [
+        2,
+        3,
+        4,
+        5,
+    ]
+
+
+def test_an_in_memory_snapshot_never_keeps_another_threads_uncommitted_rows():
+    """An in-memory study shares one connection between threads, which sees another thread's open
+    transaction. Before, a snapshot read while that thread had completed a trial it then undid (ROLLBACK
+    TO a savepoint) was kept: no count changed afterwards, and asks fitted the model to a value that
+    was never stored (a review). Reads now wait for the transaction (the reader gets committed rows)."""
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0, 1)]), n_initial=2, output_transform="none", seed=0)
+    study = opt.study
+    for x in (0.1, 0.3, 0.5):
+        study.add_trial({"x": x}, "complete", value=x)
+    pending = study.add_trial({"x": 0.7})
+    written, done = threading.Event(), threading.Event()
+
+    def writer():
+        with study.transaction() as conn:
+            conn.execute("SAVEPOINT s")
+            study.complete(pending.id, -1e6)
+            written.set()
+            done.wait(0.5)  # (the reader below cannot read before this transaction ends)
+            conn.execute("ROLLBACK TO s")
+            conn.execute("RELEASE s")
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert written.wait(10)
+    read = study.snapshot()
+    done.set()
+    thread.join(10)
+    assert [(t.state, t.value) for t in read] == [
+        ("complete", 0.1),
+        ("complete", 0.3),
+        ("complete", 0.5),
+        ("pending", None),
+    ]
+    assert _rows(study.snapshot()) == _rows(study.trials())
+    opt.ask()
+    assert sorted(-opt.model_.y_train_) == [0.1, 0.3, 0.5]  # (minimised: the model sees -y)

@@ -388,9 +388,14 @@ class Study:
                 kept = self._current_snapshot(conn)
                 yield conn
             except BaseException:
-                self._rollbacks += 1
                 self._local.snapshot = None
-                conn.execute("ROLLBACK")
+                try:
+                    conn.execute("ROLLBACK")
+                finally:
+                    # counted after the rollback: a reader of the shared in-memory connection that
+                    # read the key before this count and the rows before the rollback would keep the
+                    # rolled-back rows under a key that never changes again (see snapshot)
+                    self._rollbacks += 1
                 raise
             else:
                 self._local.snapshot = None
@@ -578,6 +583,15 @@ class Study:
         transaction is not kept (its rows may yet be rolled back).
         """
         keep = self._keeps_snapshot and not self.readonly
+        if not keep or self.path != ":memory:":
+            return self._snapshot(keep)
+        # an in-memory study has one connection for every thread, which sees another thread's open
+        # transaction: its reads are kept only under the lock every write transaction holds, so no
+        # uncommitted row (later rolled back, or undone by ROLLBACK TO a savepoint) is kept
+        with self._lock:
+            return self._snapshot(keep)
+
+    def _snapshot(self, keep: bool) -> tuple[Trial, ...]:
         if keep:
             conn = self._connect()
             key = self._snapshot_key(conn)  # before the rows: a write in between counts as a change
@@ -586,17 +600,18 @@ class Study:
                 return kept[4]
         rows = self._all_rows()
         cache = self._shared_rows
-        out = []
+        entries = []
         for row in rows:
             entry = cache.get(row[0])
             # (a value of 0 is rebuilt: -0.0 == 0.0, and PostgreSQL keeps the sign)
             if entry is None or entry[0] != row or row[3] == 0:
                 entry = (row, self._trial(row, copy=False))
                 cache[row[0]] = entry
-            out.append(entry[1])
-        if len(cache) > len(out):  # deleted trials: forget them
-            self._shared_rows = {t.id: cache[t.id] for t in out}
-        trials = tuple(out)
+            entries.append(entry)
+        if len(cache) > len(entries):  # deleted trials: forget them (from this read's own entries:
+            # another thread may have changed the shared dict meanwhile)
+            self._shared_rows = {entry[0][0]: entry for entry in entries}
+        trials = tuple(entry[1] for entry in entries)
         if keep and not getattr(self._local, "depth", 0):
             self._local.snapshot = (conn, key, [row[0] for row in rows], rows, trials)
         return trials
