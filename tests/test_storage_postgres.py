@@ -538,9 +538,8 @@ def test_a_snapshot_kept_between_writes_is_what_a_fresh_read_gives(where, tmp_pa
 
 
 def test_a_thread_of_an_in_memory_study_never_keeps_rows_another_thread_rolled_back():
-    # one connection for every thread: a read while another thread's transaction is open sees its rows
-    import threading
-
+    # one connection for every thread, which sees another thread's open transaction: a snapshot
+    # waits for it (the lock every write transaction holds), so it never reads rows rolled back later
     study = Study(None, SPACE)
     study.add_trial({"x0": 0.0, "x1": 1.0})
     inserted, read = threading.Event(), threading.Event()
@@ -549,13 +548,13 @@ def test_a_thread_of_an_in_memory_study_never_keeps_rows_another_thread_rolled_b
         with pytest.raises(RuntimeError), study.transaction():
             study.add_trial({"x0": 1.0, "x1": 1.0})
             inserted.set()
-            read.wait(10)
+            read.wait(0.5)  # (the snapshot below cannot read before this transaction ends)
             raise RuntimeError
 
     thread = threading.Thread(target=rolled_back)
     thread.start()
     inserted.wait(10)
-    assert len(study.snapshot()) == 2  # the other thread's uncommitted row
+    assert len(study.snapshot()) == 1  # not the other thread's uncommitted row
     read.set()
     thread.join()
     assert _rows(study.snapshot()) == _rows(study.trials()) and len(study.snapshot()) == 1

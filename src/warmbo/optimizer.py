@@ -1483,7 +1483,6 @@ class Optimizer:
             n *= 2
         raise SpaceExhaustedError("the search space has no point left that is not pending or failed")
 
-    @blas_limited
     def _check_room(self, count: int) -> None:
         """Refuse at once an ``ask(count)`` that a finite space (a grid, or integers and categoricals
         only) cannot serve: at most its points that
@@ -1499,6 +1498,7 @@ class Optimizer:
                 f"{cardinality - busy} can be suggested now; none was stored"
             )
 
+    @blas_limited
     def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:
         """Suggest the next point(s) to evaluate and store them as pending trials.
 
