@@ -1386,3 +1386,36 @@ def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
         "observe", "--storage", "lab.db", "--params", '{"x": 1, "mode": "a"}', "--value", "1", "--note", "x"
     )
     assert lone.exit_code == 1 and "--note goes with --failed" in lone.output
+
+
+def test_ctrl_c_stores_the_values_of_python_evaluations_and_says_so(workdir):
+    # before: `optimize module:function --workers 2` said the running command(s) were killed, but a
+    # Python function cannot be: it ran to the end and its value was dropped, its trial left pending
+    (workdir / "slowmod.py").write_text(
+        "import os, time\n"
+        "def f(p):\n"
+        "    open(f'started-{p[\"x\"]}', 'w').close()\n"
+        "    time.sleep(1.0)\n"
+        "    open(f'returned-{p[\"x\"]}', 'w').close()\n"
+        "    return p['x'] ** 2\n"
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "slowmod:f", "--space", "space.json",
+         "--budget", "6", "--storage", "int.db", "--seed", "0", "--workers", "2"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while len(list(workdir.glob("started-*"))) < 2:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    err = " ".join(err.split())  # (rich wraps at 80 columns)
+    assert run.returncode == 130, err
+    assert "waiting for the 2 evaluation(s) still running" in err
+    assert "the values of evaluations that finished are stored; no trial left pending" in err
+    assert "killed" not in err
+    study = wb.Study("int.db")
+    assert (
+        study.count("pending") == 0 and study.count("complete") == len(list(workdir.glob("returned-*"))) == 2
+    )

@@ -1028,7 +1028,8 @@ def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp
 
     in_flight = first.ask()
     first.study.heartbeat([in_flight.trial_id])  # evaluated elsewhere, alive
-    second.run(counted, budget=7, progress=False)
+    with pytest.warns(wb.optimizer.BudgetHeldWarning, match="stopped at 6 of 7 finished trials"):
+        second.run(counted, budget=7, progress=False)
     assert len(calls) == 2  # before: 3, one beyond the budget once in_flight finishes
     first.tell(in_flight, branin_objective(in_flight))
     assert first.study.count("complete") == 7
@@ -1440,7 +1441,68 @@ def test_a_run_checks_its_budget_again_where_it_inserts_the_trial(tmp_path):
 
     mine._next_point = slow_choice
     calls = []
-    mine.run(lambda p: calls.append(p) or branin_objective(p), budget=5, progress=False)
+    with pytest.warns(wb.optimizer.BudgetHeldWarning, match="stopped at 4 of 5 finished trials"):
+        mine.run(lambda p: calls.append(p) or branin_objective(p), budget=5, progress=False)
     assert calls == [] and len(mine.study) == 5  # before: a sixth trial, evaluated by this run
     other.tell(started[0], branin_objective(started[0]))
     assert mine.study.count("complete") == 5
+
+
+def test_ctrl_c_in_a_threaded_run_stores_the_values_of_the_evaluations_still_running(tmp_path):
+    # before: the run waited for its threads (they cannot be stopped) and then dropped what they
+    # returned, leaving their trials pending (a walkthrough: 8 evaluations returned, 4 stored)
+    import _thread
+    import threading
+
+    returned = []
+    lock = threading.Lock()
+
+    def slow(params):
+        time.sleep(0.1 if params["x0"] < 2.5 else 0.4)  # (uneven: some are running at the interrupt)
+        with lock:
+            returned.append(params["x0"])
+        return branin_objective(params)
+
+    def interrupt_at_the_fourth(opt, trial):
+        if opt.study.count("complete") == 4:
+            _thread.interrupt_main()
+
+    opt = wb.Optimizer(SPACE, storage=tmp_path / "s.db", seed=0)
+    with pytest.warns(wb.optimizer.InterruptedRunWarning, match="waiting for the [1-3] evaluation"):
+        with pytest.raises(KeyboardInterrupt):
+            opt.run(slow, budget=30, n_workers=3, callbacks=[interrupt_at_the_fourth], progress=False)
+    study = wb.Study(tmp_path / "s.db")
+    assert study.count("pending") == 0 and study.count("complete") == len(returned) > 4
+
+
+def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(tmp_path):
+    import threading
+
+    release, started = threading.Event(), []
+
+    def interrupt_twice():  # real signals: they wake the main thread from its wait, as Ctrl-C does
+        os.kill(os.getpid(), signal.SIGINT)  # the run waits for its two evaluations ...
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGINT)  # ... until this one
+
+    def blocked(params):
+        started.append(1)
+        if len(started) == 2:  # both evaluations are running
+            threading.Thread(target=interrupt_twice, daemon=True).start()
+        release.wait(30)
+        return branin_objective(params)
+
+    opt = wb.Optimizer(SPACE, storage=tmp_path / "s.db", seed=0)
+    with pytest.warns(wb.optimizer.InterruptedRunWarning, match="waiting for the 2 evaluation"):
+        with pytest.raises(KeyboardInterrupt):
+            opt.run(blocked, budget=4, n_workers=2, progress=False)
+    release.set()
+    assert opt.study.count("pending") == 2 and len(opt.study) == 2
+    # their heartbeats are fresh: a rerun at once leaves them their places, and now says so (before:
+    # it returned silently one or more trials short)
+    with pytest.warns(
+        wb.optimizer.BudgetHeldWarning, match="stopped at 2 of 4 finished trials: 2 evaluation"
+    ):
+        opt.run(branin_objective, budget=4, progress=False)
+    opt.run(branin_objective, budget=4, progress=False, retry_pending=True)
+    assert opt.study.count("complete") == 4 and opt.study.count("pending") == 0

@@ -337,7 +337,8 @@ def test_runs_sharing_a_study_on_either_back_end_stop_at_the_budget(storage):
     assert set(first.study.last_beats()) == {waiting.trial_id, beating.trial_id}
     assert set(first.study.last_beats(beating_only=True)) == {beating.trial_id}
     second = wb.Optimizer(SPACE, storage=storage, seed=1, worker="second")
-    second.run(lambda p: p["x0"] ** 2, budget=5, progress=False)
+    with pytest.warns(wb.optimizer.BudgetHeldWarning, match="1 evaluation\\(s\\) in flight elsewhere"):
+        second.run(lambda p: p["x0"] ** 2, budget=5, progress=False)
     assert second.study.count("complete") == 4  # 3 + 1: the fifth place is the beating trial's
 
 

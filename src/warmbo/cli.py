@@ -749,8 +749,15 @@ FIRST_FAILURES = 3
 
 
 def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
-    from .objective import terminate_running
-    from .optimizer import BudgetNotReachedWarning, TrialFailedWarning
+    from .objective import CommandObjective, terminate_running
+    from .optimizer import (
+        BudgetHeldWarning,
+        BudgetNotReachedWarning,
+        InterruptedRunWarning,
+        TrialFailedWarning,
+    )
+
+    commands = isinstance(fn, CommandObjective)
 
     outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
     deciding = [True]  # until the first FIRST_FAILURES started trials have all finished
@@ -798,6 +805,18 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
             warnings.simplefilter("error", BudgetNotReachedWarning)  # but a run that cannot go on is an error
+            warnings.simplefilter("ignore", BudgetHeldWarning)  # _print_in_flight says it, with the command
+            # on Ctrl-C the commands are killed (nothing to wait for); Python functions are waited for
+            warnings.simplefilter("ignore" if commands else "always", InterruptedRunWarning)
+            shown = warnings.showwarning
+
+            def show(message, category, *args, **kwargs):
+                if issubclass(category, InterruptedRunWarning):
+                    errors.print(str(message), highlight=False)
+                else:
+                    shown(message, category, *args, **kwargs)
+
+            warnings.showwarning = show
             opt.run(
                 fn,
                 budget=budget,
@@ -811,8 +830,13 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     except KeyboardInterrupt as exc:
         left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
         what = "stopped by SIGTERM" if isinstance(exc, _Terminated) else "interrupted"
+        done = (
+            "the running command(s) were killed"
+            if commands
+            else "the values of evaluations that finished are stored"
+        )
         errors.print(
-            f"{what}: the running command(s) were killed; "
+            f"{what}: {done}; "
             + (
                 f"trial(s) {', '.join(map(str, left))} left pending (rerun the same command with "
                 "--retry-pending to evaluate them, or `warmbo clean-pending` to drop them)"

@@ -70,7 +70,7 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import replace
 from typing import Any, NamedTuple
 
@@ -116,6 +116,8 @@ __all__ = [
     "RestoreWarning",
     "SpaceExhaustedError",
     "BudgetNotReachedWarning",
+    "BudgetHeldWarning",
+    "InterruptedRunWarning",
     "default_n_initial",
 ]
 
@@ -195,6 +197,16 @@ class SpaceExhaustedError(ValueError):
     """No point of the search space is left to suggest: every one is pending or failed (a finite
     space, or a continuous one narrower than the duplicate tolerance). :meth:`Optimizer.run` stops
     with a :class:`BudgetNotReachedWarning` instead of raising it."""
+
+
+class BudgetHeldWarning(UserWarning):
+    """``run`` stopped short of its budget because evaluations in flight elsewhere (pending trials
+    with a fresh heartbeat, perhaps of a run just interrupted) hold the remaining places."""
+
+
+class InterruptedRunWarning(UserWarning):
+    """``run`` was interrupted while evaluations were running on its threads: it waits for them and
+    stores their values."""
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):
@@ -1964,6 +1976,13 @@ class Optimizer:
                                 future.set_result(objective(dict(suggestion)))
                             except Exception as exc:  # noqa: BLE001 - any objective failure fails the trial
                                 future.set_exception(exc)
+                        elif own_executor:
+                            # the run's own future, registered before its thread can start: a Ctrl-C
+                            # between the two would otherwise leave a running evaluation unknown to
+                            # the run (_record_interrupted waits for every one it knows)
+                            future = Future()
+                            running[future] = suggestion
+                            executor.submit(_evaluate_into, future, objective, dict(suggestion))
                         else:
                             future = executor.submit(objective, dict(suggestion))
                         running[future] = suggestion
@@ -1979,12 +1998,56 @@ class Optimizer:
                         bar.advance()
                         for callback in callbacks:
                             callback(self, trial)
+        except KeyboardInterrupt:
+            if own_executor and running and not self._record_interrupted(running, evaluate):
+                own_executor = False  # interrupted twice: stop waiting for the threads
+                executor.shutdown(wait=False, cancel_futures=True)
+            raise
         finally:
             if beating is not None:
                 beating.stop()
             if own_executor:
                 executor.shutdown(wait=True, cancel_futures=True)
+        held = self._live_elsewhere(set(beat_ids()), beating.interval) if finished() < budget else []
+        if held:
+            warnings.warn(
+                f"run stopped at {finished()} of {budget} finished trials: {len(held)} evaluation(s) "
+                f"in flight elsewhere hold the other places (last heartbeat {held[0]:.0f} s ago). If "
+                "those workers are gone (an interrupted run leaves its trials beating for "
+                f"{LIVE_BEATS * beating.interval:.0f} s), run again later, or with retry_pending=True",
+                BudgetHeldWarning,
+                stacklevel=user_stacklevel(),
+            )
         return self.best
+
+    def _record_interrupted(self, running: dict[Future, Suggestion], evaluate) -> bool:
+        """Ctrl-C (or the CLI's SIGTERM) in a run on its own threads: a thread cannot be stopped, and
+        the executor waits for it anyway, so the evaluations still running are waited for and the
+        values they return are stored (before, they were dropped and their trials left pending). One
+        that fails now is left pending: the CLI kills its commands on the signal, and a killed command
+        fails by the signal, not by its objective (``retry_pending`` evaluates it again). Returns
+        False when interrupted again while waiting (those still running are left pending)."""
+        for future in running:
+            future.cancel()  # (one not started yet is never run)
+        left = {future: s for future, s in running.items() if not future.cancelled()}
+        if not left:
+            return True
+        ids = ", ".join(str(s.trial_id) for s in left.values())
+        warnings.warn(
+            f"interrupted: waiting for the {len(left)} evaluation(s) still running (trial(s) {ids}) to "
+            "store their values; interrupt again to leave them pending",
+            InterruptedRunWarning,
+            stacklevel=user_stacklevel(),
+        )
+        try:
+            for future in as_completed(left):
+                suggestion = left[future]
+                if future.exception() is None:
+                    self._record(suggestion, future)
+                evaluate(suggestion.trial_id, False)
+        except KeyboardInterrupt:
+            return False
+        return True
 
     def _prior_rows(self) -> int:
         """Imported prior rows among the complete trials (``add_prior``, ``transfer="none"``)."""
@@ -2042,6 +2105,17 @@ class Optimizer:
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={self.study.url!r})"
+
+
+def _evaluate_into(future: Future, objective: Callable[[dict], float], params: dict) -> None:
+    """Run ``objective(params)`` in a worker thread of ``run``'s own executor into ``future`` (the
+    run's own, registered before this starts); nothing if the run cancelled it first."""
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        future.set_result(objective(params))
+    except BaseException as exc:  # noqa: BLE001 - any failure fails the trial; the run must learn of it
+        future.set_exception(exc)
 
 
 #: seconds between the heartbeats of a run (at most; a third of ``heartbeat_grace`` when that is shorter)
