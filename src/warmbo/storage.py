@@ -381,16 +381,21 @@ class Study:
                 self._local.depth = depth
             return
         with self._lock:
-            self._begin(conn)
-            self._local.depth = 1
             self._local.writes = [0, set()]  # rows written and trial ids touched (_wrote)
+            kept = None
             try:
+                # BEGIN inside the try: a Ctrl-C landing just after it must roll back too (it left
+                # the connection in a transaction holding the write lock, and the next write failed
+                # with "cannot start a transaction within a transaction")
+                self._begin(conn)
+                self._local.depth = 1
                 kept = self._current_snapshot(conn)
                 yield conn
             except BaseException:
                 self._local.snapshot = None
                 try:
-                    conn.execute("ROLLBACK")
+                    if self._in_transaction(conn):
+                        conn.execute("ROLLBACK")
                 finally:
                     # counted after the rollback: a reader of the shared in-memory connection that
                     # read the key before this count and the rows before the rollback would keep the
@@ -407,6 +412,10 @@ class Study:
                 self._local.snapshot = self._patched_snapshot(conn, kept, writes)
             except sqlite3.Error:
                 pass  # (committed all the same; the next snapshot reads every row)
+
+    @staticmethod
+    def _in_transaction(conn) -> bool:
+        return conn.in_transaction
 
     def _begin(self, conn) -> None:
         """Open the write transaction, holding the store's writer lock (each back end its own)."""

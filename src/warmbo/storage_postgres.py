@@ -150,6 +150,12 @@ class PostgresStudy(Study):
             self._local.pid = os.getpid()
         return conn
 
+    @staticmethod
+    def _in_transaction(conn) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return conn.info.transaction_status != TransactionStatus.IDLE
+
     def _begin(self, conn) -> None:
         """BEGIN, then the study's advisory lock (released at COMMIT/ROLLBACK) and its write counter."""
         conn.execute("BEGIN")
