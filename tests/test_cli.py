@@ -1419,3 +1419,13 @@ def test_ctrl_c_stores_the_values_of_python_evaluations_and_says_so(workdir):
     assert (
         study.count("pending") == 0 and study.count("complete") == len(list(workdir.glob("returned-*"))) == 2
     )
+
+
+def test_notes_are_shown_as_written_not_read_as_markup(workdir):
+    # before (a review): "[/data/run1]" in a note crashed observe after storing it, and status ever after
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
+    note = "pump log in [/data/run1], [bold]5 bar[/bold]"
+    failed = invoke("observe", "--storage", "lab.db", "--trial", 1, "--failed", "--note", note)
+    assert failed.exit_code == 0 and note in failed.output, failed.output
+    status = invoke("status", "--storage", "lab.db")
+    assert status.exit_code == 0 and "[/data/run1]" in status.output and "[bold]" in status.output

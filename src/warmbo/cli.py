@@ -28,6 +28,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ._progress import live
 from ._progress import progress as progress_display
@@ -161,7 +162,7 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
             *([f"{v:.6g}" for v in t.values] if t.values is not None else [""] * len(tasks)),
             *(_fmt(t.params[n]) for n in names),
             t.worker or "",
-            *((notes.get(t.id, ""),) if notes else ()),
+            *((Text(notes.get(t.id, "")),) if notes else ()),  # (user text: never rich markup)
             style=styles[t.state],
         )
     return table
@@ -1194,7 +1195,7 @@ def observe(
     target = trial if trial is not None else point
     if failed:
         t = opt.tell_failed(target, error=note or "reported failed")
-        console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""))
+        console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""), markup=False)
         return
     t = opt.tell(target, numbers if multitask else numbers[0])
     console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}")
