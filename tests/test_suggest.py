@@ -97,3 +97,23 @@ def test_too_close_flags_points_correlated_with_a_pending_one_a_priori():
     # the search keeps that far from a pending point
     x = suggest(gp, wb.EI(), SPACE, pending=np.array([[0.4]]), seed=0)
     assert abs(x[0] - 0.4) >= 0.2 * np.sqrt(-2 * np.log(BATCH_CORRELATION))
+
+
+def test_too_close_keeps_out_of_kernels_that_are_not_stationary():
+    # a dot-product kernel's correlation is a cosine, near 1 along a whole ray from the origin: with
+    # it, a Linear model's ask(4) put its fourth point at the origin (a review)
+    from warmbo.kernels import Constant, Linear, Matern
+    from warmbo.suggest import too_close
+
+    class Fitted:
+        def __init__(self, kernel):
+            self.kernel_ = kernel
+
+    pending = np.array([[0.5, 0.5]])
+    assert too_close(Fitted(Constant(2.0) * Linear()), pending) is None
+    near = too_close(Fitted(Constant(2.0) * Matern(nu=2.5, lengthscale=[0.3, 0.3]) + Constant(0.1)), pending)
+    assert near is not None and list(near(np.array([[0.5, 0.501], [1.0, 1.0], [0.05, 0.05]]))) == [
+        True,
+        False,
+        False,
+    ]

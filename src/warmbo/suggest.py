@@ -81,6 +81,8 @@ import warnings
 import numpy as np
 
 from .kernels import Kernel
+from .kernels.base import Constant, Product, Sum
+from .kernels.stationary import Stationary
 from .maximize import maximize, taken
 
 __all__ = ["suggest", "fantasise", "best_observations", "too_close", "FANTASY_NOISE", "BATCH_CORRELATION"]
@@ -121,12 +123,13 @@ def too_close(model, points: np.ndarray, threshold: float | None = None):
     """``U -> (m,) bool``: the encoded points whose prior correlation ``k(u, p) / sqrt(k(u, u) k(p, p))``
     with one of ``points`` (k, d) exceeds ``threshold`` (default :data:`BATCH_CORRELATION`), under the
     fitted kernel of ``model`` (``model.kernel_``); None when there are no points, or no such kernel
-    (a multi-task GP, a model without one) or one for another input dimension: nothing is avoided."""
+    (a multi-task GP, a model without one), one for another input dimension, or one that is not
+    stationary (:func:`_stationary`): nothing is avoided."""
     points = np.asarray(points, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] == 0:
         return None
     kernel = getattr(model, "kernel_", None)
-    if not isinstance(kernel, Kernel):
+    if not isinstance(kernel, Kernel) or not _stationary(kernel):
         return None
     if kernel.input_dim not in (None, points.shape[1]):
         return None
@@ -142,6 +145,19 @@ def too_close(model, points: np.ndarray, threshold: float | None = None):
         return np.any(corr > limit, axis=1)  # (NaN, from a zero prior variance, compares False)
 
     return near
+
+
+def _stationary(kernel: Kernel) -> bool:
+    """Whether ``kernel`` is built only from stationary kernels and constants (sums and products):
+    the kernels for which a prior correlation near 1 means a nearby point. A dot-product kernel's
+    correlation is a cosine, near 1 along a whole ray from the origin (a review: a Linear kernel
+    pushed the fourth point of an ask(4) to the origin), and a tuned or tabulated kernel's says
+    nothing about distance: the rule keeps out of those."""
+    if isinstance(kernel, Stationary | Constant):
+        return True
+    if isinstance(kernel, Sum | Product):
+        return _stationary(kernel.k1) and _stationary(kernel.k2)
+    return False
 
 
 def best_observations(model, n: int) -> np.ndarray | None:
