@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -337,7 +338,8 @@ def test_runs_sharing_a_study_on_either_back_end_stop_at_the_budget(storage):
     assert set(first.study.last_beats()) == {waiting.trial_id, beating.trial_id}
     assert set(first.study.last_beats(beating_only=True)) == {beating.trial_id}
     second = wb.Optimizer(SPACE, storage=storage, seed=1, worker="second")
-    with pytest.warns(wb.optimizer.BudgetHeldWarning, match="1 evaluation\\(s\\) in flight elsewhere"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.BudgetHeldWarning)  # another worker's: how runs end
         second.run(lambda p: p["x0"] ** 2, budget=5, progress=False)
     assert second.study.count("complete") == 4  # 3 + 1: the fifth place is the beating trial's
 
@@ -665,3 +667,26 @@ def test_an_interrupt_just_after_begin_rolls_the_transaction_back(storage, monke
     monkeypatch.undo()
     assert study.add_trial({"x0": 3.0, "x1": 2.0}, "complete", value=3.0).value == 3.0
     assert [t.value for t in Study(storage).trials()] == [1.0, 3.0]
+
+
+def test_an_interrupt_just_before_commit_rolls_the_transaction_back(storage):
+    """Before (a review), an interrupt between the end of a transaction's body and its COMMIT left the
+    connection in the transaction, holding the write lock (SQLite: the next write failed with
+    "cannot start a transaction within a transaction")."""
+    study = Study(storage, SPACE, {"direction": "minimize"})
+    trial = study.add_trial({"x0": 1.0, "x1": 2.0})
+
+    class Trap(threading.local):  # raises at the line just before COMMIT, once
+        armed = True
+
+        def __setattr__(self, name, value):
+            if name == "snapshot" and value is None and getattr(self, "depth", 0) == 1 and Trap.armed:
+                Trap.armed = False
+                raise KeyboardInterrupt
+            super().__setattr__(name, value)
+
+    study._local = Trap()
+    with pytest.raises(KeyboardInterrupt):
+        study.complete(trial.id, 1.0)
+    assert Study(storage).trial(trial.id).is_pending  # rolled back, not committed later
+    assert study.complete(trial.id, 2.0).value == 2.0  # and the connection can write again

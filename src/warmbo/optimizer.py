@@ -200,8 +200,8 @@ class SpaceExhaustedError(ValueError):
 
 
 class BudgetHeldWarning(UserWarning):
-    """``run`` stopped short of its budget because evaluations in flight elsewhere (pending trials
-    with a fresh heartbeat, perhaps of a run just interrupted) hold the remaining places."""
+    """``run`` stopped short of its budget because pending trials of this worker left by a run just
+    interrupted still beat fresh, and so hold the remaining places."""
 
 
 class InterruptedRunWarning(UserWarning):
@@ -1525,7 +1525,8 @@ class Optimizer:
             Parameter dicts with a ``trial_id`` attribute.
         """
         count = 1 if n is None else check_int(n, "n", 1)
-        if count > 1 and math.isfinite(self.space.cardinality):
+        # (with heartbeat_grace, an ask may reclaim silent pending trials, which the bound counts as held)
+        if count > 1 and math.isfinite(self.space.cardinality) and self.heartbeat_grace is None:
             self._check_room(count)
         if self._check_stored_sources:
             self._check_stored_sources = False
@@ -1992,8 +1993,10 @@ class Optimizer:
                         break
                     done, _ = wait(list(running), return_when=FIRST_COMPLETED)
                     for future in done:
-                        suggestion = running.pop(future)
+                        suggestion = running[future]
                         trial = self._record(suggestion, future)
+                        del running[future]  # (after the record: an interrupt during it leaves it to
+                        # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
                         bar.advance()
                         for callback in callbacks:
@@ -2008,17 +2011,28 @@ class Optimizer:
                 beating.stop()
             if own_executor:
                 executor.shutdown(wait=True, cancel_futures=True)
-        held = self._live_elsewhere(set(beat_ids()), beating.interval) if finished() < budget else []
+        held = self._held_by_own_worker(beating.interval) if finished() < budget else []
         if held:
+            # only this worker's own trials (a run of this process or host:pid interrupted just before):
+            # other workers' live evaluations holding places is how runs sharing a study end together
             warnings.warn(
-                f"run stopped at {finished()} of {budget} finished trials: {len(held)} evaluation(s) "
-                f"in flight elsewhere hold the other places (last heartbeat {held[0]:.0f} s ago). If "
-                "those workers are gone (an interrupted run leaves its trials beating for "
-                f"{LIVE_BEATS * beating.interval:.0f} s), run again later, or with retry_pending=True",
+                f"run stopped at {finished()} of {budget} finished trials: {len(held)} pending trial(s) of "
+                f"this worker ({self.worker}; trial(s) {', '.join(map(str, held))}), left by an "
+                "interrupted run, still beat fresh and hold the other places. Run again with "
+                f"retry_pending=True to evaluate them, or after {LIVE_BEATS * beating.interval:.0f} s",
                 BudgetHeldWarning,
                 stacklevel=user_stacklevel(),
             )
         return self.best
+
+    def _held_by_own_worker(self, interval: float) -> list[int]:
+        """Ids of this worker's pending trials that no run of this object evaluates but whose
+        heartbeat is fresh (within ``LIVE_BEATS`` intervals): left by a run interrupted just before."""
+        now = time.time()
+        beats = self.study.last_beats(beating_only=True)
+        fresh = {i for i, beat in beats.items() if now - beat <= LIVE_BEATS * interval}
+        mine = (t.id for t in self.study.trials((PENDING,)) if t.worker == self.worker)
+        return sorted(i for i in mine if i in fresh)
 
     def _record_interrupted(self, running: dict[Future, Suggestion], evaluate) -> bool:
         """Ctrl-C (or the CLI's SIGTERM) in a run on its own threads: a thread cannot be stopped, and
@@ -2035,14 +2049,16 @@ class Optimizer:
         ids = ", ".join(str(s.trial_id) for s in left.values())
         warnings.warn(
             f"interrupted: waiting for the {len(left)} evaluation(s) still running (trial(s) {ids}) to "
-            "store their values; interrupt again to leave them pending",
+            "store their values; interrupt again to stop waiting and leave them pending (the process "
+            "still cannot exit before they return: a thread cannot be stopped)",
             InterruptedRunWarning,
             stacklevel=user_stacklevel(),
         )
         try:
             for future in as_completed(left):
                 suggestion = left[future]
-                if future.exception() is None:
+                still = self.study.trial(suggestion.trial_id).state == PENDING  # (not stored just before)
+                if future.exception() is None and still:
                     self._record(suggestion, future)
                 evaluate(suggestion.trial_id, False)
         except KeyboardInterrupt:

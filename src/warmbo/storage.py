@@ -384,13 +384,15 @@ class Study:
             self._local.writes = [0, set()]  # rows written and trial ids touched (_wrote)
             kept = None
             try:
-                # BEGIN inside the try: a Ctrl-C landing just after it must roll back too (it left
-                # the connection in a transaction holding the write lock, and the next write failed
-                # with "cannot start a transaction within a transaction")
+                # BEGIN and COMMIT inside the try: a Ctrl-C landing just after the one or before the
+                # other must roll back too (it left the connection in a transaction holding the write
+                # lock, and the next write failed with "cannot start a transaction within a transaction")
                 self._begin(conn)
                 self._local.depth = 1
                 kept = self._current_snapshot(conn)
                 yield conn
+                self._local.snapshot = None
+                conn.execute("COMMIT")  # (inside the try: an interrupt just before it rolls back too)
             except BaseException:
                 self._local.snapshot = None
                 try:
@@ -402,9 +404,6 @@ class Study:
                     # rolled-back rows under a key that never changes again (see snapshot)
                     self._rollbacks += 1
                 raise
-            else:
-                self._local.snapshot = None
-                conn.execute("COMMIT")
             finally:
                 self._local.depth = 0
                 writes, self._local.writes = self._local.writes, None
