@@ -1429,3 +1429,25 @@ def test_notes_are_shown_as_written_not_read_as_markup(workdir):
     assert failed.exit_code == 0 and note in failed.output, failed.output
     status = invoke("status", "--storage", "lab.db")
     assert status.exit_code == 0 and "[/data/run1]" in status.output and "[bold]" in status.output
+
+
+def test_errors_and_choices_with_brackets_are_printed_as_written(workdir):
+    # before: rich read "[/x]" in an objective's error as a closing tag and the run crashed in the
+    # failure report; a categorical choice "[b]" vanished from the best line
+    (workdir / "bracketmod.py").write_text(
+        "def f(p):\n    if p['x'] < 0:\n        raise KeyError('[/x] missing')\n    return p['x'] ** 2\n"
+    )
+    (workdir / "brackets.json").write_text(
+        json.dumps(
+            {
+                "params": [
+                    {"type": "float", "name": "x", "low": -1, "high": 1},
+                    {"type": "categorical", "name": "c", "choices": ["[b]", "[/a]"]},
+                ]
+            }
+        )  # fmt: skip
+    )
+    args = ("optimize", "bracketmod:f", "--space", "brackets.json", "--budget", 6, "--storage", "b.db")
+    result = invoke(*args, "--seed", 3)
+    assert result.exit_code == 0, result.output
+    assert "[/x] missing" in result.output and ("c=[b]" in result.output or "c=[/a]" in result.output)

@@ -27,6 +27,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -58,8 +59,16 @@ MaxTrialsOption = Annotated[
 ]
 
 
+def _plain(*cells: str) -> list[Text]:
+    """Table cells shown as written: rich reads a str cell as markup, so a categorical choice, a
+    worker or a file name like "[/a]" raised MarkupError (and "[b]" vanished)."""
+    return [Text(cell) for cell in cells]
+
+
 def _fail(message: str) -> None:
-    errors.print(f"[bold red]error:[/bold red] {message}", highlight=False, markup=True, soft_wrap=True)
+    errors.print(
+        f"[bold red]error:[/bold red] {escape(message)}", highlight=False, markup=True, soft_wrap=True
+    )
     raise typer.Exit(1)
 
 
@@ -127,7 +136,7 @@ def _params_table(title: str, rows, names) -> Table:
     for name in names:
         table.add_column(name)
     for trial_id, params in rows:
-        table.add_row(str(trial_id), *(_fmt(params[name]) for name in names))
+        table.add_row(*_plain(str(trial_id), *(_fmt(params[name]) for name in names)))
     return table
 
 
@@ -160,8 +169,7 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
             t.state,
             value,
             *([f"{v:.6g}" for v in t.values] if t.values is not None else [""] * len(tasks)),
-            *(_fmt(t.params[n]) for n in names),
-            t.worker or "",
+            *_plain(*(_fmt(t.params[n]) for n in names), t.worker or ""),
             *((Text(notes.get(t.id, "")),) if notes else ()),  # (user text: never rich markup)
             style=styles[t.state],
         )
@@ -217,7 +225,7 @@ def _print_best(optimizer) -> None:
     params = ", ".join(f"{k}={_fmt(v)}" for k, v in best.params.items())
     tasks = tuple(getattr(optimizer, "task_names", ()))
     if not tasks:
-        console.print(f"[bold]best[/bold] {best.value:.6g} at {params}")
+        console.print(f"[bold]best[/bold] {best.value:.6g} at {escape(params)}")
         return
     # a multi-task study's value is the expected scalarised utility: say so, with the task values
     complete = optimizer.study.trials(("complete",))
@@ -227,7 +235,7 @@ def _print_best(optimizer) -> None:
         if trial is None or trial.values is None
         else " (" + ", ".join(f"{n}={v:.6g}" for n, v in zip(tasks, trial.values, strict=True)) + ")"
     )
-    console.print(f"[bold]best utility[/bold] {best.value:.6g}{shown} at {params}")
+    console.print(f"[bold]best utility[/bold] {best.value:.6g}{escape(shown)} at {escape(params)}")
 
 
 def load_optimizer(
@@ -771,7 +779,9 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     def report_failure(_, trial) -> None:
         outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
-            errors.print(f"[yellow]trial {trial.id} failed:[/yellow] {trial.error}", highlight=False)
+            errors.print(
+                f"[yellow]trial {trial.id} failed:[/yellow] {escape(str(trial.error))}", highlight=False
+            )
         if not deciding[0]:
             return
         # the first trials started (ids grow with each ask; retried ones are older, and go first),
@@ -1496,7 +1506,7 @@ def prior_list(storage: Annotated[str, typer.Argument(help="Study file or URL.")
         origin = str(record.get("source") or "-")
         if record.get("skipped"):
             origin += f" ({record['skipped']} rows already imported skipped)"
-        table.add_row(tag, str(record.get("rows", "-")), ids, when, origin)
+        table.add_row(*_plain(tag, str(record.get("rows", "-")), ids, when, origin))
     console.print(table)
 
 
