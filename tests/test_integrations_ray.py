@@ -6,6 +6,7 @@ save/restore round trip that continues with the same observations. Ray's start-u
 from __future__ import annotations
 
 import math
+import signal
 
 import pytest
 import ray
@@ -24,6 +25,7 @@ def tuned(tmp_path_factory):
     def bowl(config: dict) -> dict:  # nested: pickled by value (Ray's workers cannot import tests/)
         return {"loss": (config["x"] - 0.3) ** 2 + (config["y"] + 0.2) ** 2}
 
+    sigint = signal.getsignal(signal.SIGINT)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
@@ -36,6 +38,9 @@ def tuned(tmp_path_factory):
         results = tuner.fit()
     finally:
         ray.shutdown()
+        # Tune leaves its own SIGINT handler installed, which swallows the Ctrl-C that later tests
+        # send (tests/test_optimizer.py's interrupted runs): the handler from before comes back
+        signal.signal(signal.SIGINT, sigint)
     return search, results
 
 

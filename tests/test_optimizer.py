@@ -1450,7 +1450,7 @@ def test_a_run_checks_its_budget_again_where_it_inserts_the_trial(tmp_path):
     assert mine.study.count("complete") == 5
 
 
-def test_ctrl_c_in_a_threaded_run_stores_the_values_of_the_evaluations_still_running(tmp_path):
+def test_ctrl_c_in_a_threaded_run_stores_the_values_of_the_evaluations_still_running(tmp_path, python_sigint):
     # before: the run waited for its threads (they cannot be stopped) and then dropped what they
     # returned, leaving their trials pending (a walkthrough: 8 evaluations returned, 4 stored)
     import _thread
@@ -1477,7 +1477,9 @@ def test_ctrl_c_in_a_threaded_run_stores_the_values_of_the_evaluations_still_run
     assert study.count("pending") == 0 and study.count("complete") == len(returned) > 4
 
 
-def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(tmp_path):
+def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(
+    tmp_path, python_sigint
+):
     import threading
 
     release, started = threading.Event(), []
@@ -1511,7 +1513,7 @@ def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says
     assert opt.study.count("complete") == 4 and opt.study.count("pending") == 0
 
 
-def test_ctrl_c_while_a_finished_evaluation_is_stored_still_stores_it(tmp_path):
+def test_ctrl_c_while_a_finished_evaluation_is_stored_still_stores_it(tmp_path, python_sigint):
     # before (a review): the finished evaluation's future left the run's books before it was stored,
     # so an interrupt during the store dropped its value and left its trial pending
     calls = []
@@ -1547,3 +1549,12 @@ def test_ask_n_on_a_full_grid_can_reclaim_a_dead_workers_trials(tmp_path):
     dead.study.heartbeat([s.trial_id for s in held], now=0.0)  # silent since 1970
     alive = wb.Optimizer(space, storage=tmp_path / "g.db", seed=0, worker="alive", heartbeat_grace=1.0)
     assert len(alive.ask(2)) == 2
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test: another library may have left its
+    own installed (Ray Tune does), and the interrupted-run tests send SIGINT."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
