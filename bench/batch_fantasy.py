@@ -43,23 +43,31 @@ _NOISELESS = 1e-6
 _default = suggest_module.FANTASY_NOISE
 
 
+def batch_rounds(opt, fn, q: int, budget: int) -> tuple[float, list[float]]:
+    """``ask(q)`` rounds (the last one smaller) until the study holds ``budget`` trials: the best value
+    found, and the smallest max-norm distance within each model batch (encoded unit cube).
+    ``bench/batch_separation.py`` uses it too."""
+    space = opt.space
+    best, spreads = np.inf, []
+    while len(opt.history) < budget:
+        model_batch = len(opt.history) >= opt.n_initial
+        batch = opt.ask(min(q, budget - len(opt.history)))
+        U = space.encode([dict(s) for s in batch])
+        if model_batch and len(batch) > 1:
+            gaps = np.max(np.abs(U[:, None, :] - U[None, :, :]), axis=2)
+            spreads.append(float(np.min(gaps[np.triu_indices(len(batch), 1)])))
+        for s in batch:
+            value = float(fn(np.array([s[name] for name in space.names])))
+            best = min(best, value)
+            opt.tell(s, value)
+    return best, spreads
+
+
 def run(fn, arm: str, q: int, budget: int, seed: int) -> tuple[float, list[float]]:
     suggest_module.FANTASY_NOISE = _NOISELESS if arm == "noiseless" else None
     try:
-        space = wb.Space.box([tuple(b) for b in fn.bounds])
-        opt = wb.Optimizer(space, seed=seed)
-        best, spreads = np.inf, []
-        while len(opt.history) < budget:
-            model_batch = len(opt.history) >= opt.n_initial
-            batch = opt.ask(min(q, budget - len(opt.history)))
-            U = space.encode([dict(s) for s in batch])
-            if model_batch and len(batch) > 1:
-                gaps = np.max(np.abs(U[:, None, :] - U[None, :, :]), axis=2)
-                spreads.append(float(np.min(gaps[np.triu_indices(len(batch), 1)])))
-            for s in batch:
-                value = float(fn(np.array([s[name] for name in space.names])))
-                best = min(best, value)
-                opt.tell(s, value)
+        opt = wb.Optimizer(wb.Space.box([tuple(b) for b in fn.bounds]), seed=seed)
+        best, spreads = batch_rounds(opt, fn, q, budget)
         return best - fn.optimum_value, spreads
     finally:
         suggest_module.FANTASY_NOISE = _default

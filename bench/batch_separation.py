@@ -34,6 +34,7 @@ import tempfile
 import warnings
 
 import numpy as np
+from batch_fantasy import batch_rounds  # (bench/ is the script's folder: on sys.path)
 
 import warmbo as wb
 import warmbo.suggest as suggest_module
@@ -52,23 +53,6 @@ def _arm(arm: str) -> None:
     else:
         suggest_module.too_close = _too_close
         suggest_module.BATCH_CORRELATION = float(arm)
-
-
-def _rounds(opt, fn, q: int, budget: int) -> tuple[float, list[float]]:
-    space = opt.space
-    best, spreads = np.inf, []
-    while len(opt.history) < budget:
-        model_batch = len(opt.history) >= opt.n_initial
-        batch = opt.ask(min(q, budget - len(opt.history)))
-        U = space.encode([dict(s) for s in batch])
-        if model_batch and len(batch) > 1:
-            gaps = np.max(np.abs(U[:, None, :] - U[None, :, :]), axis=2)
-            spreads.append(float(np.min(gaps[np.triu_indices(len(batch), 1)])))
-        for s in batch:
-            value = float(fn(np.array([s[name] for name in space.names])))
-            best = min(best, value)
-            opt.tell(s, value)
-    return best, spreads
 
 
 def _study(fn, n: int, seed: int, path: str):
@@ -119,7 +103,7 @@ def main() -> None:
                         shutil.copy(base, os.path.join(folder, "arm.db"))
                         opt = wb.Optimizer.load(os.path.join(folder, "arm.db"))
                         budget = args.study + args.q * args.rounds
-                    best, spread = _rounds(opt, fn, args.q, budget)
+                    best, spread = batch_rounds(opt, fn, args.q, budget)
                     opt.study.close()
                 finally:
                     _arm(_default)
