@@ -1161,14 +1161,17 @@ def test_observe_takes_plain_numerals_only(workdir, value, message):
 def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(workdir):
     # before: there was no way to take a study's trials to a spreadsheet
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3, "--seed", 0)
-    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.25")
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.5")
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.25", "--amend", "--note", "misread")
     invoke("observe", "--storage", "lab.db", "--trial", 2, "--failed")
     result = invoke("export", "--storage", "lab.db", "--out", "trials.csv")
     assert result.exit_code == 0 and "wrote 3 trials" in result.output, result.output
     import csv
 
     rows = list(csv.DictReader(open("trials.csv", encoding="utf-8")))
-    assert list(rows[0]) == ["trial", "state", "x", "mode", "y", "worker", "created", "completed", "error"]
+    header = ["trial", "state", "x", "mode", "y", "worker", "created", "completed", "error", "amended"]
+    assert list(rows[0]) == header
+    assert rows[0]["amended"] == "amended, was value 0.5 (misread)" and rows[1]["amended"] == ""
     stored = wb.Study("lab.db").trials()
     assert [(r["trial"], r["state"]) for r in rows] == [("1", "complete"), ("2", "failed"), ("3", "pending")]
     assert float(rows[0]["x"]) == stored[0].params["x"] and rows[0]["y"] == "0.25"

@@ -1329,14 +1329,16 @@ def export(
 ) -> None:
     """Write the study's trials to a CSV file (the study is opened read-only): trial, state, one
     column per parameter, y (the value; a multi-task study's task values follow), worker, created,
-    completed, error."""
+    completed, error, amended (what an amended trial held before)."""
     from .data import trials_to_csv
 
     if out.exists() and not force:
         raise ValueError(f"{out} exists: give --force to replace it, or another --out")
     opt = load_optimizer(storage, readonly=True, transfer="none")
     trials = [t for t in opt.history if t.is_complete or not complete]
-    value = trials_to_csv(out, trials, opt.space, tuple(getattr(opt, "task_names", ())))
+    value = trials_to_csv(
+        out, trials, opt.space, tuple(getattr(opt, "task_names", ())), amendments=opt.study.amendments()
+    )
     console.print(f"wrote {len(trials)} trials to {out}", highlight=False)
     if value != "y":  # a parameter or task is named y
         console.print(

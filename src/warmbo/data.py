@@ -51,6 +51,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .space import Categorical, Float, Int, Parameter, Space, SpaceError
+from .trial import amendment_note
 
 __all__ = ["DataError", "TaskData", "trials_to_csv"]
 
@@ -805,18 +806,24 @@ class TaskData:
 
 #: the columns of :func:`trials_to_csv` around the parameters and the value
 TRIAL_COLUMNS = ("trial", "state")
-TRIAL_TAIL = ("worker", "created", "completed", "error")
+TRIAL_TAIL = ("worker", "created", "completed", "error", "amended")
 
 
 def trials_to_csv(
-    path: str | os.PathLike[str], trials: Sequence[Any], space: Space, task_names: Sequence[str] = ()
+    path: str | os.PathLike[str],
+    trials: Sequence[Any],
+    space: Space,
+    task_names: Sequence[str] = (),
+    amendments: Mapping[int, list[dict]] | None = None,
 ) -> str:
     """Write trials as CSV, one row per trial: ``trial``, ``state``, one column per parameter (the
     space's names), ``y`` (the value; a multi-task trial's scalarised utility, then one column per
-    task), ``worker``, ``created`` and ``completed`` (local ISO 8601 times with their UTC offset) and
-    ``error``. Floats are written with ``repr`` (exact round trip); a pending or failed trial's ``y``
-    is empty. The complete rows read back as prior data: ``TaskData.from_csv(path, space, y=...)``
-    with the returned name of the value column.
+    task), ``worker``, ``created`` and ``completed`` (local ISO 8601 times with their UTC offset),
+    ``error`` and ``amended`` (what an amended trial held before, from ``amendments``:
+    :meth:`warmbo.storage.Study.amendments`, worded by :func:`warmbo.trial.amendment_note`). Floats
+    are written with ``repr`` (exact round trip); a pending or failed trial's ``y`` is empty. The
+    complete rows read back as prior data: ``TaskData.from_csv(path, space, y=...)`` with the
+    returned name of the value column.
 
     A fixed column whose name a parameter or task already has is renamed: the value column becomes
     ``value`` (then ``warmbo_y``), the others ``warmbo_<name>``. The file is written next to ``path``
@@ -849,6 +856,7 @@ def trials_to_csv(
     def when(t: float | None) -> str:
         return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
 
+    amended = amendments or {}
     target = os.fspath(path)
     partial = f"{target}.partial"
     try:
@@ -868,6 +876,7 @@ def trials_to_csv(
                         when(t.created),
                         when(t.completed),
                         t.error or "",
+                        amendment_note(amended[t.id], task_names) if t.id in amended else "",
                     ]
                 )
         os.replace(partial, target)
