@@ -1984,6 +1984,7 @@ class Optimizer:
                             future = Future()
                             running[future] = suggestion
                             executor.submit(_evaluate_into, future, objective, dict(suggestion))
+                            continue
                         else:
                             future = executor.submit(objective, dict(suggestion))
                         running[future] = suggestion
@@ -2028,9 +2029,7 @@ class Optimizer:
     def _held_by_own_worker(self, interval: float) -> list[int]:
         """Ids of this worker's pending trials that no run of this object evaluates but whose
         heartbeat is fresh (within ``LIVE_BEATS`` intervals): left by a run interrupted just before."""
-        now = time.time()
-        beats = self.study.last_beats(beating_only=True)
-        fresh = {i for i, beat in beats.items() if now - beat <= LIVE_BEATS * interval}
+        fresh = self._fresh_beats(interval)
         mine = (t.id for t in self.study.trials((PENDING,)) if t.worker == self.worker)
         return sorted(i for i in mine if i in fresh)
 
@@ -2079,11 +2078,15 @@ class Optimizer:
         """Ages (seconds, ascending) of the last beats of pending trials evaluated elsewhere and
         alive: a heartbeat within ``LIVE_BEATS`` intervals (default :data:`HEARTBEAT_INTERVAL`), not
         one of ``exclude``."""
-        interval = HEARTBEAT_INTERVAL if interval is None else interval
+        ages = self._fresh_beats(HEARTBEAT_INTERVAL if interval is None else interval)
+        return sorted(age for i, age in ages.items() if i not in exclude)
+
+    def _fresh_beats(self, interval: float) -> dict[int, float]:
+        """Trial id -> age (seconds) of the last beat of each pending trial that beat within
+        ``LIVE_BEATS`` heartbeat intervals: a live evaluation, as runs sharing a study count it."""
         now = time.time()
-        beats = self.study.last_beats(beating_only=True)
-        ages = (now - beat for i, beat in beats.items() if i not in exclude)
-        return sorted(age for age in ages if age <= LIVE_BEATS * interval)
+        ages = {i: now - beat for i, beat in self.study.last_beats(beating_only=True).items()}
+        return {i: age for i, age in ages.items() if age <= LIVE_BEATS * interval}
 
     def _record(self, suggestion: Suggestion, future: Future) -> Trial:
         """Store an evaluation's outcome: its value, or the failure (an exception, a value that is not

@@ -608,14 +608,7 @@ class Study:
                 return kept[4]
         rows = self._all_rows()
         cache = self._shared_rows
-        entries = []
-        for row in rows:
-            entry = cache.get(row[0])
-            # (a value of 0 is rebuilt: -0.0 == 0.0, and PostgreSQL keeps the sign)
-            if entry is None or entry[0] != row or row[3] == 0:
-                entry = (row, self._trial(row, copy=False))
-                cache[row[0]] = entry
-            entries.append(entry)
+        entries = [self._shared_entry(cache, row) for row in rows]
         if len(cache) > len(entries):  # deleted trials: forget them (from this read's own entries:
             # another thread may have changed the shared dict meanwhile)
             self._shared_rows = {entry[0][0]: entry for entry in entries}
@@ -624,13 +617,19 @@ class Study:
             self._local.snapshot = (conn, key, [row[0] for row in rows], rows, trials)
         return trials
 
-    def _shared_trial(self, row) -> Trial:
-        """The snapshot's Trial of a row (see :meth:`snapshot`)."""
-        entry = self._shared_rows.get(row[0])
+    def _shared_entry(self, cache: dict, row) -> tuple[tuple, Trial]:
+        """``(row, Trial)`` of a row in ``cache`` (the shared trials of :meth:`snapshot`): the one kept
+        while the row is unchanged, else a new one, kept."""
+        entry = cache.get(row[0])
+        # (a value of 0 is rebuilt: -0.0 == 0.0, and PostgreSQL keeps the sign)
         if entry is None or entry[0] != row or row[3] == 0:
             entry = (row, self._trial(row, copy=False))
-            self._shared_rows[row[0]] = entry
-        return entry[1]
+            cache[row[0]] = entry
+        return entry
+
+    def _shared_trial(self, row) -> Trial:
+        """The snapshot's Trial of a row (see :meth:`snapshot`)."""
+        return self._shared_entry(self._shared_rows, row)[1]
 
     # A kept snapshot (SQLite, per thread): (connection, key, ids, rows, trials). Its key changes with
     # every write anyone commits: PRAGMA data_version when another connection commits, total_changes
