@@ -823,7 +823,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
 
             def show(message, category, *args, **kwargs):
                 if issubclass(category, InterruptedRunWarning):
-                    errors.print(str(message), highlight=False)
+                    errors.print(str(message), highlight=False, markup=False)
                 else:
                     shown(message, category, *args, **kwargs)
 
