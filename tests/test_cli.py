@@ -1454,3 +1454,17 @@ def test_errors_and_choices_with_brackets_are_printed_as_written(workdir):
     result = invoke(*args, "--seed", 3)
     assert result.exit_code == 0, result.output
     assert "[/x] missing" in result.output and ("c=[b]" in result.output or "c=[/a]" in result.output)
+
+
+def test_a_warning_is_one_line_naming_no_python_file(workdir, monkeypatch):
+    # before: the CLI printed Python's format, pointing into typer: "…/typer/main.py:1445:
+    # LargeStudyWarning: the model is an exact GP … \n  return callback(**use_params)"
+    monkeypatch.setattr(wb.optimizer, "LARGE_STUDY", 4)
+    opt = wb.Optimizer(wb.Space.from_dict(SPACE), storage="big.db", seed=0)
+    for i in range(6):
+        opt.tell({"x": -1.5 + 0.5 * i, "mode": "a"}, float(i))
+    result = invoke("suggest", "--storage", "big.db", "--json")
+    assert result.exit_code == 0, result.output
+    assert "warning: the model is an exact GP on all 6 of the study's trials" in result.stderr
+    assert "LargeStudyWarning" not in result.stderr and ".py:" not in result.stderr
+    assert json.loads(result.stdout)["trial"] == 7  # stdout holds only the suggestion

@@ -78,7 +78,10 @@ def friendly(command):
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
-            return command(*args, **kwargs)
+            with warnings.catch_warnings():  # restores Python's showwarning after the command
+                if not _STATE["debug"]:
+                    warnings.showwarning = _show_warning
+                return command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error) as exc:
@@ -91,6 +94,15 @@ def friendly(command):
             _fail("out of memory; nothing half-done was stored (imports and asks are single transactions)")
 
     return wrapper
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A warning said for the command line: ``warning: <message>`` on stderr, as written.
+
+    Python's own format names the file and source line that warned, which point into warmbo or
+    typer (``typer/main.py:1445: LargeStudyWarning: ...  return callback(**use_params)``), not at
+    anything the user wrote; ``--debug`` keeps that format."""
+    errors.print(Text("warning: ", style="bold yellow") + Text(str(message)), highlight=False, soft_wrap=True)
 
 
 @app.callback()
