@@ -1468,3 +1468,26 @@ def test_a_warning_is_one_line_naming_no_python_file(workdir, monkeypatch):
     assert "warning: the model is an exact GP on all 6 of the study's trials" in result.stderr
     assert "LargeStudyWarning" not in result.stderr and ".py:" not in result.stderr
     assert json.loads(result.stdout)["trial"] == 7  # stdout holds only the suggestion
+
+
+def test_export_to_stdout_and_into_a_closed_pipe(workdir):
+    # before: --out - wrote a file named "-", and a reader that stopped early (| head) got a
+    # traceback-free but wrong "error: [Errno 32] Broken pipe"
+    study = wb.Optimizer(wb.Space.from_dict(SPACE), storage="p.db", seed=0).study
+    for i in range(700):  # about 90 kB of CSV: more than a pipe's buffer
+        study.add_trial({"x": -2.0 + i / 200, "mode": "a"}, "complete", float(i) / 7)
+    result = invoke("export", "--storage", "p.db", "--out", "-")
+    assert result.exit_code == 0, result.output
+    assert not Path("-").exists()
+    assert result.stderr.startswith("wrote 700 trials to stdout")  # the message is not in the CSV
+    rows = result.stdout.splitlines()
+    assert rows[0].startswith("trial,state,x,mode,y,") and len(rows) == 701
+    assert rows[3].split(",")[:5] == ["3", "complete", repr(-2.0 + 2 / 200), "a", repr(2 / 7)]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "export", "--storage", "p.db", "--out", "-"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=workdir,
+    )  # fmt: skip
+    assert run.stdout.readline().startswith(b"trial,state,")
+    run.stdout.close()  # as `| head -n 1` does
+    assert run.wait(timeout=120) == 1
+    assert run.stderr.read() == b""  # no "Broken pipe" error, no "Exception ignored" at exit

@@ -12,13 +12,16 @@ reproductions' tables come from :mod:`warmbo.experiments.registry`.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import math
+import os
 import re
 import signal
 import sqlite3
+import sys
 import threading
 import time
 import warnings
@@ -84,6 +87,13 @@ def friendly(command):
                 return command(*args, **kwargs)
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            # stdout's reader is gone (`warmbo export -o - | head`): stop quietly with status 1, as
+            # rich does for the tables (Console.on_broken_pipe), with stdout pointed at /dev/null so
+            # that Python's own flush at exit does not raise again
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            raise typer.Exit(1) from None
         except (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error) as exc:
             if _STATE["debug"]:
                 raise
@@ -1333,7 +1343,7 @@ def status(
 @friendly
 def export(
     storage: StorageOption,
-    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write; - writes to stdout.")],
     complete: Annotated[
         bool, typer.Option("--complete", help="Only the complete trials (a file --prior reads as it is).")
     ] = False,
@@ -1344,17 +1354,27 @@ def export(
     completed, error, amended (what an amended trial held before)."""
     from .data import trials_to_csv
 
-    if out.exists() and not force:
+    to_stdout = str(out) == "-"
+    if not to_stdout and out.exists() and not force:
         raise ValueError(f"{out} exists: give --force to replace it, or another --out")
     opt = load_optimizer(storage, readonly=True, transfer="none")
     trials = [t for t in opt.history if t.is_complete or not complete]
     value = trials_to_csv(
-        out, trials, opt.space, tuple(getattr(opt, "task_names", ())), amendments=opt.study.amendments()
+        sys.stdout if to_stdout else out,
+        trials,
+        opt.space,
+        tuple(getattr(opt, "task_names", ())),
+        amendments=opt.study.amendments(),
     )
-    console.print(f"wrote {len(trials)} trials to {out}", highlight=False)
+    said = errors if to_stdout else console  # stdout holds only the CSV
+    said.print(
+        f"wrote {len(trials)} trials to {'stdout' if to_stdout else out}", markup=False, highlight=False
+    )
     if value != "y":  # a parameter or task is named y
-        console.print(
-            f"the values are in column {value!r}: import them with --prior-y {value}", highlight=False
+        said.print(
+            f"the values are in column {value!r}: import them with --prior-y {value}",
+            markup=False,
+            highlight=False,
         )
 
 

@@ -45,7 +45,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -810,7 +810,7 @@ TRIAL_TAIL = ("worker", "created", "completed", "error", "amended")
 
 
 def trials_to_csv(
-    path: str | os.PathLike[str],
+    path: str | os.PathLike[str] | TextIO,
     trials: Sequence[Any],
     space: Space,
     task_names: Sequence[str] = (),
@@ -827,7 +827,8 @@ def trials_to_csv(
 
     A fixed column whose name a parameter or task already has is renamed: the value column becomes
     ``value`` (then ``warmbo_y``), the others ``warmbo_<name>``. The file is written next to ``path``
-    and renamed into place, so an interrupted export leaves any earlier file whole.
+    and renamed into place, so an interrupted export leaves any earlier file whole. ``path`` may also
+    be an open text stream (``sys.stdout``): the rows are written to it as they are made.
 
     Returns
     -------
@@ -857,28 +858,35 @@ def trials_to_csv(
         return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
 
     amended = amendments or {}
+
+    def write(f: TextIO) -> None:
+        writer = csv.writer(f)
+        writer.writerow(header)
+        for t in trials:
+            values = list(t.values) if t.values is not None else [None] * len(task_names)
+            writer.writerow(
+                [
+                    t.id,
+                    t.state,
+                    *(_text(t.params[n]) for n in space.names),
+                    "" if t.value is None else repr(float(t.value)),
+                    *("" if v is None else repr(float(v)) for v in values),
+                    t.worker or "",
+                    when(t.created),
+                    when(t.completed),
+                    t.error or "",
+                    amendment_note(amended[t.id], task_names) if t.id in amended else "",
+                ]
+            )
+
+    if hasattr(path, "write"):
+        write(path)
+        return value
     target = os.fspath(path)
     partial = f"{target}.partial"
     try:
         with open(partial, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
-            writer.writerow(header)
-            for t in trials:
-                values = list(t.values) if t.values is not None else [None] * len(task_names)
-                writer.writerow(
-                    [
-                        t.id,
-                        t.state,
-                        *(_text(t.params[n]) for n in space.names),
-                        "" if t.value is None else repr(float(t.value)),
-                        *("" if v is None else repr(float(v)) for v in values),
-                        t.worker or "",
-                        when(t.created),
-                        when(t.completed),
-                        t.error or "",
-                        amendment_note(amended[t.id], task_names) if t.id in amended else "",
-                    ]
-                )
+            write(f)
         os.replace(partial, target)
     except OSError as exc:
         with contextlib.suppress(OSError):
