@@ -1491,3 +1491,20 @@ def test_export_to_stdout_and_into_a_closed_pipe(workdir):
     run.stdout.close()  # as `| head -n 1` does
     assert run.wait(timeout=120) == 1
     assert run.stderr.read() == b""  # no "Broken pipe" error, no "Exception ignored" at exit
+
+
+def test_every_printed_path_and_message_is_shown_as_written(workdir):
+    # before: rich read every printed string as markup: "[old]" in a path vanished (imported ...
+    # from runs.csv) and `reproduce envelope` advised "pip install 'warmbo'" for 'warmbo[hpobench]'
+    (workdir / "runs[old].csv").write_text("x,mode,y\n0.4,a,0.01\n-1.0,a,2.25\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "q.db", "--transfer", "none")
+    first = invoke(*args, "--prior", "runs[old].csv", "--budget", 3)
+    assert first.exit_code == 0, first.output
+    assert "imported 2 prior evaluations from runs[old].csv" in first.output
+    again = invoke(*args, "--prior", "runs[old].csv", "--budget", 4)
+    assert "runs[old].csv already imported" in again.output
+    transfer = invoke(*args[:-2], "--prior", "runs[old].csv", "--budget", 3, "--storage", "t.db")
+    assert "source evaluations in runs[old].csv" in transfer.output
+    reproduced = invoke("reproduce", "metakel", "--quick", "--out", "rep[1]")
+    assert reproduced.exit_code == 0, reproduced.output
+    assert "rep[1]/report.html" in reproduced.output.replace("\n", "")

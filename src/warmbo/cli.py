@@ -42,8 +42,10 @@ app = typer.Typer(
     no_args_is_help=True,
     help="warmbo: Bayesian optimization that does not start cold.",
 )
-console = Console()
-errors = Console(stderr=True)
+# markup off by default: printed paths, messages and cells hold user text ("runs[old].csv",
+# "pip install 'warmbo[hpobench]'"), which rich would read as markup; styled lines say markup=True
+console = Console(markup=False)
+errors = Console(stderr=True, markup=False)
 _STATE = {"debug": False}
 
 StorageOption = Annotated[
@@ -235,6 +237,7 @@ def _print_table(table: Table) -> None:
         height=console.height,
         force_terminal=console.is_terminal,
         color_system=console.color_system,
+        markup=False,
     )
     wide.print(table, crop=False)
 
@@ -247,7 +250,7 @@ def _print_best(optimizer) -> None:
     params = ", ".join(f"{k}={_fmt(v)}" for k, v in best.params.items())
     tasks = tuple(getattr(optimizer, "task_names", ()))
     if not tasks:
-        console.print(f"[bold]best[/bold] {best.value:.6g} at {escape(params)}")
+        console.print(f"[bold]best[/bold] {best.value:.6g} at {escape(params)}", markup=True)
         return
     # a multi-task study's value is the expected scalarised utility: say so, with the task values
     complete = optimizer.study.trials(("complete",))
@@ -257,7 +260,9 @@ def _print_best(optimizer) -> None:
         if trial is None or trial.values is None
         else " (" + ", ".join(f"{n}={v:.6g}" for n, v in zip(tasks, trial.values, strict=True)) + ")"
     )
-    console.print(f"[bold]best utility[/bold] {best.value:.6g}{escape(shown)} at {escape(params)}")
+    console.print(
+        f"[bold]best utility[/bold] {best.value:.6g}{escape(shown)} at {escape(params)}", markup=True
+    )
 
 
 def load_optimizer(
@@ -802,7 +807,9 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
             errors.print(
-                f"[yellow]trial {trial.id} failed:[/yellow] {escape(str(trial.error))}", highlight=False
+                f"[yellow]trial {trial.id} failed:[/yellow] {escape(str(trial.error))}",
+                highlight=False,
+                markup=True,
             )
         if not deciding[0]:
             return
