@@ -72,7 +72,7 @@ import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, as_completed, wait
 from dataclasses import replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -1509,6 +1509,12 @@ class Optimizer:
                 f"{cardinality} point(s), {busy} of them pending or failed, so at most "
                 f"{cardinality - busy} can be suggested now; none was stored"
             )
+
+    @overload
+    def ask(self, n: None = None) -> Suggestion: ...
+
+    @overload
+    def ask(self, n: int) -> list[Suggestion]: ...
 
     @blas_limited
     def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:

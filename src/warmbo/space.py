@@ -75,7 +75,7 @@ class Space:
         :meth:`Space.grid`.
     """
 
-    params: tuple[Parameter, ...]
+    params: Sequence[Parameter]  # stored as a tuple (__post_init__); any sequence is accepted
     candidate_points: FloatArray | None = field(default=None, kw_only=True)
 
     def __post_init__(self) -> None:
