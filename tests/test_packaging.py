@@ -13,7 +13,10 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from numpy.typing import ArrayLike
+
 import warmbo as wb
+import warmbo.problems as problems
 from warmbo.space import Parameter
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,5 +52,7 @@ def test_the_hints_a_type_checker_reads_match_what_the_readme_does():
     ]
     assert shapes == [("None", "Suggestion"), ("int", "list[Suggestion]")]
     assert typing.get_type_hints(wb.Space)["params"] == Sequence[Parameter]
+    assert typing.get_type_hints(wb.Categorical)["choices"] == Sequence[typing.Any]  # docs pass lists
+    assert typing.get_type_hints(problems.simple_regret)["values"] == ArrayLike  # the docs pass a list
     space = wb.Space([wb.Float("x", 0.0, 1.0)])
     assert isinstance(space.params, tuple)  # stored as a tuple whatever sequence was given

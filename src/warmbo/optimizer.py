@@ -619,7 +619,7 @@ class Optimizer:
         self._check_stored_sources = (
             self._source is None and prior is None and transfer is None and model is None
         )
-        self.model_ = None
+        self.model_: Any = None  # the last fitted model (its class follows model=), None before one
         # (id, value) of the complete trials model_ was fitted to (a value can be amended)
         self._model_basis: tuple[tuple[int, float], ...] = ()
         self._inspected = None  # (basis, model) of the last fit made for predict/transfer_report

@@ -446,7 +446,7 @@ class Categorical(Parameter):
     """
 
     name: str
-    choices: tuple[Any, ...]
+    choices: Sequence[Any]  # stored as a tuple (__post_init__); any sequence is accepted
 
     kind: ClassVar[str] = "categorical"
 

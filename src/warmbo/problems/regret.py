@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = [
     "cumulative_inference_regret",
@@ -63,7 +64,7 @@ def _instantaneous(values: object, optimum: object, maximize: object, arg: str) 
     return np.maximum(r, 0.0)
 
 
-def simple_regret(values: np.ndarray, optimum: float, maximize: bool = True) -> np.ndarray:
+def simple_regret(values: ArrayLike, optimum: float, maximize: bool = True) -> np.ndarray:
     r"""Simple regret of the best point found so far.
 
     .. math::
@@ -95,7 +96,7 @@ def simple_regret(values: np.ndarray, optimum: float, maximize: bool = True) -> 
     return np.minimum.accumulate(r)
 
 
-def cumulative_regret(values: np.ndarray, optimum: float, maximize: bool = True) -> np.ndarray:
+def cumulative_regret(values: ArrayLike, optimum: float, maximize: bool = True) -> np.ndarray:
     r"""Cumulative regret of the queried points.
 
     .. math::
@@ -125,7 +126,7 @@ def cumulative_regret(values: np.ndarray, optimum: float, maximize: bool = True)
     return np.cumsum(_instantaneous(values, optimum, maximize, "values"))
 
 
-def inference_regret(values_at_mean_argmax: np.ndarray, optimum: float, maximize: bool = True) -> np.ndarray:
+def inference_regret(values_at_mean_argmax: ArrayLike, optimum: float, maximize: bool = True) -> np.ndarray:
     r"""Inference regret: regret of the maximiser of the posterior mean (reference 000, Meta-KeL).
 
     .. math::
@@ -159,7 +160,7 @@ def inference_regret(values_at_mean_argmax: np.ndarray, optimum: float, maximize
 
 
 def cumulative_inference_regret(
-    values_at_mean_argmax: np.ndarray, optimum: float, maximize: bool = True
+    values_at_mean_argmax: ArrayLike, optimum: float, maximize: bool = True
 ) -> np.ndarray:
     r"""Running sum of the inference regret.
 
