@@ -134,3 +134,42 @@ def test_warnings_from_blas_limited_entry_points_point_at_the_callers_line():
         assert ours, category
         for w in ours:
             assert (w.filename, w.lineno) == (__file__, call.__code__.co_firstlineno), str(w.message)
+
+
+class _SearchProbeGP(wb.GP):
+    """A GP that records the BLAS threads in force while the acquisition search evaluates it."""
+
+    seen: list = []
+
+    def predict_gradients(self, X):
+        _SearchProbeGP.seen.append(_blas_threads_now())
+        return super().predict_gradients(X)
+
+    def clone(self, **overrides):
+        return _SearchProbeGP(**{**self.get_params(), **overrides})
+
+
+@pytest.mark.parametrize("loop", ["ask and tell", "run"])
+def test_the_acquisition_search_runs_blas_on_one_thread_in_ask_and_in_run(monkeypatch, loop):
+    # before: run() called the undecorated _ask_one, so its acquisition search (scipy's L-BFGS-B,
+    # whose C code calls LAPACK, and the triangular solves) ran at the BLAS's default threads: under
+    # load, 120-260 us per L-BFGS-B iteration against 4 us on one thread
+    monkeypatch.delenv("WARMBO_BLAS_THREADS", raising=False)
+    _SearchProbeGP.seen = []
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+    opt = wb.Optimizer(space, model=_SearchProbeGP(wb.kernels.RBF(0.3), noise=1e-4), seed=0, n_initial=2)
+
+    def objective(p):
+        assert _blas_threads_now() == {2}  # the user's objective runs at the caller's setting
+        return (p["x"] - 0.3) ** 2 + p["z"]
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        if loop == "run":
+            opt.run(objective, budget=5, progress=False)
+        else:
+            for _ in range(5):
+                p = opt.ask()
+                opt.tell(p, objective(p))
+        assert _blas_threads_now() == {2}
+    assert opt.study.count("complete") == 5
+    assert _SearchProbeGP.seen and all(s == {1} for s in _SearchProbeGP.seen), _SearchProbeGP.seen

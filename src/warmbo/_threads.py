@@ -6,7 +6,8 @@ loses badly on a busy one, where its threads spin waiting for cores other proces
 both ways by ``bench/blas_threads.py``; figures in ``docs/optimizer.md``).
 
 So every public entry point that does linear algebra (``Optimizer.ask``, ``fit_model``,
-``predict``, ``GP.fit``/``add``/``predict``, the demo) runs under :func:`blas_limited`, which holds
+``predict``, ``GP.fit``/``add``/``predict``, the demo, and each ask inside ``Optimizer.run``, which
+calls the undecorated ``_ask_one``, so that is decorated too) runs under :func:`blas_limited`, which holds
 the BLAS libraries loaded in the process (through threadpoolctl) at ``WARMBO_BLAS_THREADS`` threads,
 default 1. ``WARMBO_BLAS_THREADS=0`` leaves the BLAS as it is. The limit is process-wide while it
 holds (that is how BLAS libraries work) and is restored when the outermost call returns; objective

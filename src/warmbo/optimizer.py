@@ -1624,6 +1624,7 @@ class Optimizer:
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
         return taken_over
 
+    @blas_limited  # run() calls it directly, not through ask(); nested under ask() it costs nothing
     def _ask_one(
         self,
         attempts: int = 3,
