@@ -173,3 +173,32 @@ def test_the_acquisition_search_runs_blas_on_one_thread_in_ask_and_in_run(monkey
         assert _blas_threads_now() == {2}
     assert opt.study.count("complete") == 5
     assert _SearchProbeGP.seen and all(s == {1} for s in _SearchProbeGP.seen), _SearchProbeGP.seen
+
+
+class _LooProbeGP(wb.GP):
+    """A GP that records the BLAS threads in force while its leave-one-out moments are computed."""
+
+    seen: list = []
+
+    def loo(self):
+        _LooProbeGP.seen.append(_blas_threads_now())
+        return super().loo()
+
+    def clone(self, **overrides):
+        return _LooProbeGP(**{**self.get_params(), **overrides})
+
+
+def test_the_audit_runs_blas_on_one_thread(monkeypatch):
+    # before: Optimizer.audit (which `warmbo status` runs on up to 1000 trials) inverted the Gram
+    # matrix at the BLAS's default threads
+    monkeypatch.delenv("WARMBO_BLAS_THREADS", raising=False)
+    _LooProbeGP.seen = []
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    opt = wb.Optimizer(space, model=_LooProbeGP(wb.kernels.RBF(0.3), noise=1e-4), seed=0)
+    for x in np.linspace(0.0, 1.0, 12):
+        opt.tell({"x": float(x)}, float(np.sin(6 * x)))
+    with threadpool_limits(limits=2, user_api="blas"):
+        result = opt.audit()
+        assert _blas_threads_now() == {2}
+    assert result.n == 12
+    assert _LooProbeGP.seen and all(s == {1} for s in _LooProbeGP.seen), _LooProbeGP.seen

@@ -1195,6 +1195,7 @@ class Optimizer:
             mean, std = transform.moments(mean, std)
         return self._signed(mean), std
 
+    @blas_limited  # the closed-form leave-one-out inverts the Gram matrix (warmbo status runs it)
     def audit(
         self,
         levels: Sequence[float] = LEVELS,
@@ -1403,6 +1404,7 @@ class Optimizer:
         """The acquisition of this ask (a subclass may build it from the fitted model)."""
         return self.acquisition
 
+    @blas_limited  # it may fit and maximise source models
     def warm_design(self) -> WarmDesign | None:
         """The warm initial design from the transfer sources (:mod:`warmbo.transfer.warm_design`),
         computed once from every source row (not only the ``max_prior`` rows the model sees); None
