@@ -317,3 +317,33 @@ def test_a_trial_that_fails_before_asking_every_parameter_fails_its_proposal():
     assert len(set(failed)) == 5  # five different points, not one proposed five times
     stored = study.sampler.optimizer.study.trials()
     assert [t.state for t in stored].count("failed") == 5  # each told when its trial ended
+
+
+def test_a_finite_space_whose_every_point_failed_goes_on_with_the_independent_sampler(caplog):
+    # 3 x 2 = 6 points, each pruned once: warmbo proposes none of them again, and its ask raised
+    # SpaceExhaustedError out of study.optimize at trial 12 (Optuna's own samplers repeat points)
+    def objective(trial):
+        a = trial.suggest_categorical("a", ["x", "y", "z"])
+        b = trial.suggest_int("b", 0, 1)
+        if trial.number >= 6:
+            raise optuna.TrialPruned()
+        return (a == "x") + b
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=4))
+    with caplog.at_level("WARNING", logger="warmbo.integrations.optuna"):
+        study.optimize(objective, n_trials=16)
+    states = [t.state for t in study.trials]
+    assert len(states) == 16 and states[6:] == [optuna.trial.TrialState.PRUNED] * 10
+    assert {tuple(t.params.values()) for t in study.trials[6:12]} == {
+        (a, b) for a in "xyz" for b in (0, 1)
+    }  # warmbo first proposed each point not yet failed
+    assert "every point of the search space ['a', 'b'] is running, failed or pruned" in caplog.text
+
+    # running points count too: three threads on a two-point space
+    def slow(trial):
+        time.sleep(0.2)
+        return float(trial.suggest_categorical("c", ["u", "v"]) == "u")
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=2))
+    study.optimize(slow, n_trials=8, n_jobs=3)
+    assert [t.state for t in study.trials] == [optuna.trial.TrialState.COMPLETE] * 8

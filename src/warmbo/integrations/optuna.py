@@ -20,13 +20,14 @@ What the optimizer sees. The sampler keeps one in-memory :class:`~warmbo.optimiz
 storage: complete trials are told with their values, running trials (of any worker, any process)
 become pending points, fantasised by the optimizer (kriging believer) so that parallel workers do
 not propose the same point, and failed or pruned trials become failed points (not proposed again,
-fantasised as the worst value observed). A result is recorded at the point Optuna evaluated: when
-that is not the proposal (Optuna replaced a value outside a changed distribution, or the objective
-never asked for a parameter), the proposal is withdrawn. A running trial's full proposal is stored
-in its system attributes (``warmbo:params``) as soon as it is made, because Optuna records a
-parameter only when the objective asks for it. Everything the sampler knows is therefore in the
-Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after unpickling or when the
-search space changes.
+fantasised as the worst value observed; when every point of a finite space is one of these, the
+trial comes from the independent sampler, as Optuna repeats points). A result is recorded at the
+point Optuna evaluated: when that is not the proposal (Optuna replaced a value outside a changed
+distribution, or the objective never asked for a parameter), the proposal is withdrawn. A running
+trial's full proposal is stored in its system attributes (``warmbo:params``) as soon as it is made,
+because Optuna records a parameter only when the objective asks for it. Everything the sampler knows
+is therefore in the Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after
+unpickling or when the search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
@@ -65,7 +66,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
-from ..optimizer import Optimizer
+from ..optimizer import Optimizer, SpaceExhaustedError
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..trial import COMPLETE, FAILED, PENDING
 
@@ -439,7 +440,18 @@ class WarmboSampler(BaseSampler):
             cache = self._cache_for(study, search_space)
             for attempt in range(_ATTEMPTS):
                 self._sync(cache, study, current=trial._trial_id)
-                suggestion = cache.optimizer.ask()
+                try:
+                    suggestion = cache.optimizer.ask()
+                except SpaceExhaustedError:
+                    # a finite space (categorical, int, step parameters) whose every point is pending
+                    # or failed (e.g. pruned): warmbo proposes none again, but Optuna may repeat one
+                    optuna.logging.get_logger(__name__).warning(
+                        f"WarmboSampler: every point of the search space {cache.map.names!r} is running, "
+                        f"failed or pruned; trial {trial.number} is sampled by "
+                        f"{type(self._independent_sampler).__name__}"
+                    )
+                    study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
+                    return {}
                 cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
                 params = cache.map.to_optuna(suggestion)
                 _publish(study, trial, PARAMS_KEY, json.dumps(params))
