@@ -347,3 +347,21 @@ def test_a_finite_space_whose_every_point_failed_goes_on_with_the_independent_sa
     study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=2))
     study.optimize(slow, n_trials=8, n_jobs=3)
     assert [t.state for t in study.trials] == [optuna.trial.TrialState.COMPLETE] * 8
+
+
+@pytest.mark.parametrize(
+    "arguments, error",
+    [
+        ({"optimizer_options": {"acqusition": "ei"}}, "no argument \\['acqusition'\\]"),
+        ({"optimizer_options": {"worker": "me"}}, "may not set \\['worker'\\]"),
+        ({"transfer": "rgbe", "prior": ([{"x": 0.5}], [1.0])}, "unknown transfer 'rgbe'"),
+        ({"prior": "no-such-prior.csv"}, "no such file 'no-such-prior.csv'"),
+        ({"prior": ([{"x": 0.5}], [1.0, 2.0])}, "X has 1 rows and y 2 values"),
+        ({"prior": {"x": [0.5], "y": [1.0]}}, "prior must be an \\(X, y\\) pair"),
+    ],
+)
+def test_arguments_the_optimizer_would_refuse_are_refused_before_any_trial(arguments, error):
+    # the optimizer is built at the first proposal, after the startup trials: these were raised
+    # there, after 10 (or 1, with a prior) evaluations of a possibly expensive objective were spent
+    with pytest.raises(ValueError, match=error):
+        WarmboSampler(seed=0, **arguments)

@@ -118,6 +118,9 @@ def test_failed_trials_and_missing_metrics_are_failed_points():
     assert states == ["complete", "failed", "failed"]
     with pytest.raises(RuntimeError, match="metric and a mode"):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)])).suggest("t")
+    # the searcher names its optimizer's worker: this was a TypeError at the first suggest
+    with pytest.raises(ValueError, match="may not set \\['worker'\\]"):
+        WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), optimizer_options={"worker": "me"})
     assert math.isfinite(search.optimizer.best.value)
 
 

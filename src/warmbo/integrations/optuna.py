@@ -40,10 +40,15 @@ same objective).
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
+
+Why this file is long: that one-file package holds the whole translation (distributions both ways,
+the storage sync, the concurrent-proposal check, prior studies and files, the arguments checked
+before the first trial), which would otherwise be split into modules OptunaHub would have to ship.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -68,6 +73,7 @@ from optuna.trial import FrozenTrial, TrialState
 from ..data import DataError, TaskData
 from ..optimizer import Optimizer, SpaceExhaustedError
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
+from ..transfer.registry import TRANSFER_METHODS
 from ..trial import COMPLETE, FAILED, PENDING
 
 __all__ = ["SpaceMap", "WarmboSampler"]
@@ -371,9 +377,22 @@ class WarmboSampler(BaseSampler):
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
         options = dict(optimizer_options or {})
-        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
-        if reserved:
-            raise ValueError(f"optimizer_options may not set {sorted(reserved)}: the sampler sets them")
+        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
+        if reserved & set(options):
+            raise ValueError(
+                f"optimizer_options may not set {sorted(reserved & set(options))}: the sampler sets them"
+            )
+        # the optimizer is built at the first proposal, after the startup trials: arguments it would
+        # refuse are refused here, before any trial is spent
+        unknown = set(options) - set(inspect.signature(Optimizer).parameters)
+        if unknown:
+            raise ValueError(
+                f"optimizer_options: Optimizer has no argument {sorted(unknown)} (it takes "
+                f"{sorted(set(inspect.signature(Optimizer).parameters) - reserved)})"
+            )
+        if transfer is not None and transfer not in TRANSFER_METHODS:
+            raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+        _check_prior(prior)
         self.seed = seed
         self.prior = prior
         self.transfer = transfer
@@ -626,6 +645,31 @@ class WarmboSampler(BaseSampler):
                 raise DataError(f"{data.source}, row {i + 1}: {error}") from None
         task = data.task if self.transfer != "none" else None
         return TaskData.from_records(rows, data.y, space_map.space, task=task, source=data.source)
+
+
+def _check_prior(prior) -> None:
+    """Refuse at construction a ``prior`` that :meth:`WarmboSampler._prior_data` would refuse at the
+    first proposal (its columns can be checked only then, against the search space)."""
+    if prior is None or isinstance(prior, TaskData):
+        return
+    if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
+        for source in prior:
+            if len(source.directions) > 1:
+                raise ValueError(f"prior study {source.study_name!r} has several objectives")
+        return
+    if isinstance(prior, str | os.PathLike):
+        if not os.path.isfile(prior):
+            raise DataError(f"prior: no such file {os.fspath(prior)!r}")
+        return
+    if isinstance(prior, tuple) and len(prior) == 2:
+        X, y = prior
+        if len(X) != len(y):
+            raise DataError(f"prior (X, y): X has {len(X)} rows and y {len(y)} values")
+        return
+    raise DataError(
+        "prior must be an (X, y) pair, a TaskData, a CSV path or a list of optuna studies; "
+        f"got {type(prior).__name__}"
+    )
 
 
 def _user_data(prior, user_space: Space) -> TaskData:

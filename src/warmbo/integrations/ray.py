@@ -129,7 +129,8 @@ class WarmboSearch(Searcher):
         if metric is not None and not isinstance(metric, str):
             raise ValueError(f"WarmboSearch optimises one metric (a str), got {metric!r}")
         options = dict(optimizer_options or {})
-        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
+        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
+        reserved &= set(options)
         if reserved:
             raise ValueError(
                 f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments"
