@@ -322,7 +322,8 @@ class WarmboSampler(BaseSampler):
     Parameters
     ----------
     seed : int, optional
-        Seed of warmbo's optimizer and of the default independent sampler.
+        Seed of warmbo's optimizer and of the default independent sampler. Give each process that
+        shares a study its own seed: the startup trials of processes with one seed are the same.
     prior : optional
         Earlier evaluations: an ``(X, y)`` pair in the units of the Optuna parameters (X parameter
         dicts, or rows in the search space's order, sorted by name), a :class:`~warmbo.data.TaskData`,
