@@ -365,3 +365,28 @@ def test_arguments_the_optimizer_would_refuse_are_refused_before_any_trial(argum
     # there, after 10 (or 1, with a prior) evaluations of a possibly expensive objective were spent
     with pytest.raises(ValueError, match=error):
         WarmboSampler(seed=0, **arguments)
+
+
+def test_one_sampler_serves_several_studies_one_after_the_other(tmp_path):
+    # Optuna's IntersectionSearchSpace keeps the space and the trials it has read, for one study:
+    # shared by the studies of one sampler, it gave the second (in memory) the first's space, {"x"},
+    # so every trial of the second was random and no warning said so; on an RDB storage it raised
+    # "cannot handle multiple studies" at the second study's first trial
+    def two(trial):
+        return (trial.suggest_float("lr", -2.0, 2.0) - 0.3) ** 2 + (
+            trial.suggest_float("wd", -2.0, 2.0) - 0.1
+        ) ** 2
+
+    sampler = WarmboSampler(seed=0, n_startup_trials=4)
+    first = optuna.create_study(sampler=sampler)
+    first.optimize(lambda t: (t.suggest_float("x", -2.0, 2.0) - 0.3) ** 2, n_trials=8)
+    second = optuna.create_study(sampler=sampler)
+    second.optimize(two, n_trials=12)
+    assert set(sampler.infer_relative_search_space(second, second.trials[-1])) == {"lr", "wd"}
+    assert sum(CHECKED_KEY in t.system_attrs for t in second.trials) == 8  # warmbo proposed these
+    assert second.best_value < 0.05, second.best_value  # 12 random points: P(< 0.05) ~ 12%
+    url = f"sqlite:///{tmp_path / 'two.db'}"
+    for name in ("a", "b"):
+        study = optuna.create_study(study_name=name, storage=url, sampler=sampler)
+        study.optimize(two, n_trials=6)
+        assert sum(CHECKED_KEY in t.system_attrs for t in study.trials) == 2

@@ -54,6 +54,7 @@ import math
 import os
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -302,10 +303,12 @@ def trial_params(trial: FrozenTrial) -> dict[str, Any]:
 
 class _Cache:
     """The optimizer of one (study, relative search space), and which Optuna trial is which warmbo
-    trial (``known``: Optuna ``_trial_id`` -> (warmbo trial id or None if out of the space, state))."""
+    trial (``known``: Optuna ``_trial_id`` -> (warmbo trial id or None if out of the space, state)).
+    ``key`` is (study id, search space); ``storage`` a weak reference to the study's Optuna storage."""
 
-    def __init__(self, key: tuple, space_map: SpaceMap, optimizer: Optimizer):
+    def __init__(self, key: tuple, storage: Any, space_map: SpaceMap, optimizer: Optimizer):
         self.key = key
+        self.storage = weakref.ref(storage)
         self.map = space_map
         self.optimizer = optimizer
         self.known: dict[int, tuple[int | None, str]] = {}
@@ -403,7 +406,9 @@ class WarmboSampler(BaseSampler):
         self.optimizer_options = options
         self.warn_independent_sampling = warn_independent_sampling
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._intersection = IntersectionSearchSpace()
+        # one IntersectionSearchSpace per study (storage, study id): an instance keeps the space and
+        # the trials it has read, so one shared by two studies gave the second the first's space
+        self._intersections: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._cache: _Cache | None = None
         self._relative: set[int] = set()  # trials whose relative parameters warmbo proposed
@@ -413,11 +418,13 @@ class WarmboSampler(BaseSampler):
         state = self.__dict__.copy()
         state["_lock"] = None
         state["_cache"] = None
+        state["_intersections"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._intersections = weakref.WeakKeyDictionary()
 
     @property
     def optimizer(self) -> Optimizer | None:
@@ -442,9 +449,11 @@ class WarmboSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: optuna.Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
+        studies = self._intersections.setdefault(study._storage, {})
+        intersection = studies.setdefault(study._study_id, IntersectionSearchSpace())
         return {
             name: distribution
-            for name, distribution in self._intersection.calculate(study).items()
+            for name, distribution in intersection.calculate(study).items()
             if not distribution.single()
         }
 
@@ -555,8 +564,9 @@ class WarmboSampler(BaseSampler):
 
     # -- the optimizer behind the sampler
     def _cache_for(self, study: optuna.Study, search_space: dict[str, BaseDistribution]) -> _Cache:
-        key = (id(study._storage), study._study_id, tuple(search_space.items()))
-        if self._cache is not None and self._cache.key == key:
+        key = (study._study_id, tuple(search_space.items()))
+        # the storage by identity, not id(): a new study's storage may take a freed one's address
+        if self._cache is not None and self._cache.key == key and self._cache.storage() is study._storage:
             return self._cache
         space_map = SpaceMap(search_space)
         maximize = study.direction == StudyDirection.MAXIMIZE
@@ -573,7 +583,7 @@ class WarmboSampler(BaseSampler):
         )
         if self._cache is not None:
             self._cache.optimizer.study.close()
-        self._cache = _Cache(key, space_map, optimizer)
+        self._cache = _Cache(key, study._storage, space_map, optimizer)
         return self._cache
 
     def _sync(self, cache: _Cache, study: optuna.Study, current: int) -> None:
