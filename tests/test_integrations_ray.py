@@ -11,9 +11,11 @@ import signal
 import pytest
 import ray
 from ray import tune
+from ray.tune.search import Searcher
 
 import warmbo as wb
 from warmbo.integrations.ray import WarmboSearch, space_from_tune
+from warmbo.optimizer import BudgetNotReachedWarning
 
 
 def loss(config: dict) -> float:
@@ -116,4 +118,24 @@ def test_failed_trials_and_missing_metrics_are_failed_points():
     assert states == ["complete", "failed", "failed"]
     with pytest.raises(RuntimeError, match="metric and a mode"):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)])).suggest("t")
+    # the searcher names its optimizer's worker: this was a TypeError at the first suggest
+    with pytest.raises(ValueError, match="may not set \\['worker'\\]"):
+        WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), optimizer_options={"worker": "me"})
     assert math.isfinite(search.optimizer.best.value)
+
+
+def test_a_finite_space_with_every_point_running_or_failed_waits_then_finishes():
+    # tune.choice(["a", "b"]) with max_concurrent_trials=3: the third suggest found both points
+    # pending and raised SpaceExhaustedError out of Tuner.fit; Tune's answer for "not now" is None
+    search = WarmboSearch({"c": tune.choice(["a", "b"])}, metric="loss", mode="min", seed=0)
+    first, second = search.suggest("t0"), search.suggest("t1")
+    assert {first["c"], second["c"]} == {"a", "b"}
+    assert search.suggest("t2") is None
+    search.on_trial_complete("t0", {"loss": 1.0})
+    assert search.suggest("t3") == first  # a complete point may come back; a failed one may not
+    search.on_trial_complete("t1", error=True)
+    search.on_trial_complete("t3", error=True)
+    # every point failed and none is running: no configuration is left, the run ends
+    with pytest.warns(BudgetNotReachedWarning, match="no configuration is left"):
+        assert search.suggest("t4") == Searcher.FINISHED
+    assert search.optimizer.study.count("pending") == 0

@@ -20,13 +20,14 @@ What the optimizer sees. The sampler keeps one in-memory :class:`~warmbo.optimiz
 storage: complete trials are told with their values, running trials (of any worker, any process)
 become pending points, fantasised by the optimizer (kriging believer) so that parallel workers do
 not propose the same point, and failed or pruned trials become failed points (not proposed again,
-fantasised as the worst value observed). A result is recorded at the point Optuna evaluated: when
-that is not the proposal (Optuna replaced a value outside a changed distribution, or the objective
-never asked for a parameter), the proposal is withdrawn. A running trial's full proposal is stored
-in its system attributes (``warmbo:params``) as soon as it is made, because Optuna records a
-parameter only when the objective asks for it. Everything the sampler knows is therefore in the
-Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after unpickling or when the
-search space changes.
+fantasised as the worst value observed; when every point of a finite space is one of these, the
+trial comes from the independent sampler, as Optuna repeats points). A result is recorded at the
+point Optuna evaluated: when that is not the proposal (Optuna replaced a value outside a changed
+distribution, or the objective never asked for a parameter), the proposal is withdrawn. A running
+trial's full proposal is stored in its system attributes (``warmbo:params``) as soon as it is made,
+because Optuna records a parameter only when the objective asks for it. Everything the sampler knows
+is therefore in the Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after
+unpickling or when the search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
@@ -39,15 +40,21 @@ same objective).
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
+
+Why this file is long: that one-file package holds the whole translation (distributions both ways,
+the storage sync, the concurrent-proposal check, prior studies and files, the arguments checked
+before the first trial), which would otherwise be split into modules OptunaHub would have to ship.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
 import threading
 import time
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -65,8 +72,9 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
-from ..optimizer import Optimizer
+from ..optimizer import Optimizer, SpaceExhaustedError
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
+from ..transfer.registry import TRANSFER_METHODS
 from ..trial import COMPLETE, FAILED, PENDING
 
 __all__ = ["SpaceMap", "WarmboSampler"]
@@ -295,10 +303,12 @@ def trial_params(trial: FrozenTrial) -> dict[str, Any]:
 
 class _Cache:
     """The optimizer of one (study, relative search space), and which Optuna trial is which warmbo
-    trial (``known``: Optuna ``_trial_id`` -> (warmbo trial id or None if out of the space, state))."""
+    trial (``known``: Optuna ``_trial_id`` -> (warmbo trial id or None if out of the space, state)).
+    ``key`` is (study id, search space); ``storage`` a weak reference to the study's Optuna storage."""
 
-    def __init__(self, key: tuple, space_map: SpaceMap, optimizer: Optimizer):
+    def __init__(self, key: tuple, storage: Any, space_map: SpaceMap, optimizer: Optimizer):
         self.key = key
+        self.storage = weakref.ref(storage)
         self.map = space_map
         self.optimizer = optimizer
         self.known: dict[int, tuple[int | None, str]] = {}
@@ -315,7 +325,8 @@ class WarmboSampler(BaseSampler):
     Parameters
     ----------
     seed : int, optional
-        Seed of warmbo's optimizer and of the default independent sampler.
+        Seed of warmbo's optimizer and of the default independent sampler. Give each process that
+        shares a study its own seed: the startup trials of processes with one seed are the same.
     prior : optional
         Earlier evaluations: an ``(X, y)`` pair in the units of the Optuna parameters (X parameter
         dicts, or rows in the search space's order, sorted by name), a :class:`~warmbo.data.TaskData`,
@@ -370,9 +381,22 @@ class WarmboSampler(BaseSampler):
         if independent_sampler is not None and not isinstance(independent_sampler, BaseSampler):
             raise ValueError(f"independent_sampler must be an Optuna sampler, got {independent_sampler!r}")
         options = dict(optimizer_options or {})
-        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
-        if reserved:
-            raise ValueError(f"optimizer_options may not set {sorted(reserved)}: the sampler sets them")
+        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
+        if reserved & set(options):
+            raise ValueError(
+                f"optimizer_options may not set {sorted(reserved & set(options))}: the sampler sets them"
+            )
+        # the optimizer is built at the first proposal, after the startup trials: arguments it would
+        # refuse are refused here, before any trial is spent
+        unknown = set(options) - set(inspect.signature(Optimizer).parameters)
+        if unknown:
+            raise ValueError(
+                f"optimizer_options: Optimizer has no argument {sorted(unknown)} (it takes "
+                f"{sorted(set(inspect.signature(Optimizer).parameters) - reserved)})"
+            )
+        if transfer is not None and transfer not in TRANSFER_METHODS:
+            raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+        _check_prior(prior)
         self.seed = seed
         self.prior = prior
         self.transfer = transfer
@@ -382,7 +406,9 @@ class WarmboSampler(BaseSampler):
         self.optimizer_options = options
         self.warn_independent_sampling = warn_independent_sampling
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        self._intersection = IntersectionSearchSpace()
+        # one IntersectionSearchSpace per study (storage, study id): an instance keeps the space and
+        # the trials it has read, so one shared by two studies gave the second the first's space
+        self._intersections: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._cache: _Cache | None = None
         self._relative: set[int] = set()  # trials whose relative parameters warmbo proposed
@@ -392,11 +418,13 @@ class WarmboSampler(BaseSampler):
         state = self.__dict__.copy()
         state["_lock"] = None
         state["_cache"] = None
+        state["_intersections"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
+        self._intersections = weakref.WeakKeyDictionary()
 
     @property
     def optimizer(self) -> Optimizer | None:
@@ -421,9 +449,11 @@ class WarmboSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: optuna.Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
+        studies = self._intersections.setdefault(study._storage, {})
+        intersection = studies.setdefault(study._study_id, IntersectionSearchSpace())
         return {
             name: distribution
-            for name, distribution in self._intersection.calculate(study).items()
+            for name, distribution in intersection.calculate(study).items()
             if not distribution.single()
         }
 
@@ -439,7 +469,18 @@ class WarmboSampler(BaseSampler):
             cache = self._cache_for(study, search_space)
             for attempt in range(_ATTEMPTS):
                 self._sync(cache, study, current=trial._trial_id)
-                suggestion = cache.optimizer.ask()
+                try:
+                    suggestion = cache.optimizer.ask()
+                except SpaceExhaustedError:
+                    # a finite space (categorical, int, step parameters) whose every point is pending
+                    # or failed (e.g. pruned): warmbo proposes none again, but Optuna may repeat one
+                    optuna.logging.get_logger(__name__).warning(
+                        f"WarmboSampler: every point of the search space {cache.map.names!r} is running, "
+                        f"failed or pruned; trial {trial.number} is sampled by "
+                        f"{type(self._independent_sampler).__name__}"
+                    )
+                    study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
+                    return {}
                 cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
                 params = cache.map.to_optuna(suggestion)
                 _publish(study, trial, PARAMS_KEY, json.dumps(params))
@@ -523,8 +564,9 @@ class WarmboSampler(BaseSampler):
 
     # -- the optimizer behind the sampler
     def _cache_for(self, study: optuna.Study, search_space: dict[str, BaseDistribution]) -> _Cache:
-        key = (id(study._storage), study._study_id, tuple(search_space.items()))
-        if self._cache is not None and self._cache.key == key:
+        key = (study._study_id, tuple(search_space.items()))
+        # the storage by identity, not id(): a new study's storage may take a freed one's address
+        if self._cache is not None and self._cache.key == key and self._cache.storage() is study._storage:
             return self._cache
         space_map = SpaceMap(search_space)
         maximize = study.direction == StudyDirection.MAXIMIZE
@@ -541,7 +583,7 @@ class WarmboSampler(BaseSampler):
         )
         if self._cache is not None:
             self._cache.optimizer.study.close()
-        self._cache = _Cache(key, space_map, optimizer)
+        self._cache = _Cache(key, study._storage, space_map, optimizer)
         return self._cache
 
     def _sync(self, cache: _Cache, study: optuna.Study, current: int) -> None:
@@ -614,6 +656,31 @@ class WarmboSampler(BaseSampler):
                 raise DataError(f"{data.source}, row {i + 1}: {error}") from None
         task = data.task if self.transfer != "none" else None
         return TaskData.from_records(rows, data.y, space_map.space, task=task, source=data.source)
+
+
+def _check_prior(prior) -> None:
+    """Refuse at construction a ``prior`` that :meth:`WarmboSampler._prior_data` would refuse at the
+    first proposal (its columns can be checked only then, against the search space)."""
+    if prior is None or isinstance(prior, TaskData):
+        return
+    if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
+        for source in prior:
+            if len(source.directions) > 1:
+                raise ValueError(f"prior study {source.study_name!r} has several objectives")
+        return
+    if isinstance(prior, str | os.PathLike):
+        if not os.path.isfile(prior):
+            raise DataError(f"prior: no such file {os.fspath(prior)!r}")
+        return
+    if isinstance(prior, tuple) and len(prior) == 2:
+        X, y = prior
+        if len(X) != len(y):
+            raise DataError(f"prior (X, y): X has {len(X)} rows and y {len(y)} values")
+        return
+    raise DataError(
+        "prior must be an (X, y) pair, a TaskData, a CSV path or a list of optuna studies; "
+        f"got {type(prior).__name__}"
+    )
 
 
 def _user_data(prior, user_space: Space) -> TaskData:

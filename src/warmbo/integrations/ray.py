@@ -4,7 +4,9 @@ A Ray cluster evaluates in parallel while warmbo proposes: :class:`WarmboSearch`
 ``ray.tune.search.Searcher`` whose ``suggest(trial_id)`` is one :meth:`Optimizer.ask
 <warmbo.optimizer.Optimizer.ask>` (the running trials are the optimizer's pending points, fantasised
 so that concurrent trials get different configurations) and whose ``on_trial_complete`` is one
-``tell`` (or ``tell_failed`` for an error or a result without the metric).
+``tell`` (or ``tell_failed`` for an error or a result without the metric). In a finite space whose
+every point is running or failed, ``suggest`` returns None (Tune asks again later) while a trial
+runs, and ``Searcher.FINISHED`` once every point has failed.
 
 The search space is a warmbo :class:`~warmbo.space.Space`, or Tune's own ``param_space`` dict,
 converted by :func:`space_from_tune`: ``tune.uniform`` and ``tune.loguniform`` become
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import math
 import pickle
+import warnings
 from typing import Any
 
 from ray.tune.search import Searcher
@@ -35,7 +38,7 @@ from ray.tune.search.sample import Integer as TuneInteger
 from ray.tune.search.variant_generator import parse_spec_vars
 from ray.tune.utils.util import flatten_dict, unflatten_dict
 
-from ..optimizer import PRIOR_WORKER, Optimizer
+from ..optimizer import PRIOR_WORKER, BudgetNotReachedWarning, Optimizer, SpaceExhaustedError
 from ..space import Categorical, Float, Int, Space
 from ..trial import COMPLETE
 
@@ -126,7 +129,8 @@ class WarmboSearch(Searcher):
         if metric is not None and not isinstance(metric, str):
             raise ValueError(f"WarmboSearch optimises one metric (a str), got {metric!r}")
         options = dict(optimizer_options or {})
-        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial"} & set(options)
+        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
+        reserved &= set(options)
         if reserved:
             raise ValueError(
                 f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments"
@@ -190,10 +194,23 @@ class WarmboSearch(Searcher):
             **self._options,
         )
 
-    def suggest(self, trial_id: str) -> dict | None:
+    def suggest(self, trial_id: str) -> dict | str | None:
         if self._optimizer is None:
             self._optimizer = self._build()
-        suggestion = self._optimizer.ask()
+        try:
+            suggestion = self._optimizer.ask()
+        except SpaceExhaustedError:
+            # a finite space whose every point is running or failed: ask again once a running trial
+            # ends (None), or stop the run when none is running (every point failed)
+            if self._live:
+                return None
+            warnings.warn(
+                "WarmboSearch: every point of the finite search space failed; no configuration is "
+                "left to suggest, so the run ends",
+                BudgetNotReachedWarning,
+                stacklevel=2,
+            )
+            return Searcher.FINISHED
         self._live[trial_id] = suggestion.trial_id
         config = dict(suggestion)
         return unflatten_dict(config) if self._nested else config
