@@ -31,10 +31,13 @@ def tuned(tmp_path_factory):
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
-        search = WarmboSearch(space, metric="loss", mode="min", seed=0, n_initial=4)
+        # a user's known configuration first (Tune searchers take points_to_evaluate), then 4 Sobol
+        # points and 8 GP-EI proposals
+        start = [{"x": 1.5, "y": 1.5}]
+        search = WarmboSearch(space, metric="loss", mode="min", seed=0, n_initial=4, points_to_evaluate=start)
         tuner = tune.Tuner(
             bowl,
-            tune_config=tune.TuneConfig(search_alg=search, num_samples=12, max_concurrent_trials=2),
+            tune_config=tune.TuneConfig(search_alg=search, num_samples=13, max_concurrent_trials=2),
             run_config=tune.RunConfig(storage_path=str(tmp_path_factory.mktemp("ray")), verbose=0),
         )
         results = tuner.fit()
@@ -48,13 +51,15 @@ def tuned(tmp_path_factory):
 
 def test_tune_run_with_a_warmbo_space(tuned):
     search, results = tuned
-    assert len(results) == 12 and results.num_errors == 0
+    assert len(results) == 13 and results.num_errors == 0
     best = results.get_best_result(metric="loss", mode="min")
     # 12 uniform random points reach loss < 0.01 (a disc of area 0.03 in a box of 16) with
     # probability 2%; 4 Sobol points and 8 GP-EI proposals do
     assert best.metrics["loss"] < 0.01, best.metrics
     study = search.optimizer.study
-    assert study.count("complete") == 12 and study.count("pending") == 0
+    assert study.count("complete") == 13 and study.count("pending") == 0
+    first = study.trials()[0]  # the given point ran first, and its result reached the optimizer
+    assert first.params == {"x": 1.5, "y": 1.5} and first.value == pytest.approx(1.2**2 + 1.7**2)
     assert sorted(t.value for t in study.trials())[0] == pytest.approx(best.metrics["loss"])
 
 
@@ -74,7 +79,7 @@ def test_save_and_restore_continue_with_the_same_observations(tuned, tmp_path):
     # observations, which proposes from another model
     for searcher in (search, restored):
         searcher.on_trial_complete("running-trial", {"loss": loss(pending)})
-    assert restored.optimizer.study.count("complete") == 13
+    assert restored.optimizer.study.count("complete") == 14
     mine, theirs = restored.suggest("next"), search.suggest("next")
     assert mine == pytest.approx(theirs, abs=0.05), (mine, theirs)
 
@@ -139,3 +144,28 @@ def test_a_finite_space_with_every_point_running_or_failed_waits_then_finishes()
     with pytest.warns(BudgetNotReachedWarning, match="no configuration is left"):
         assert search.suggest("t4") == Searcher.FINISHED
     assert search.optimizer.study.count("pending") == 0
+
+
+def test_points_to_evaluate_come_first_survive_a_checkpoint_and_are_checked():
+    space = {"opt": {"lr": tune.loguniform(1e-4, 1e-1)}, "layers": tune.randint(1, 4)}
+    points = [{"opt": {"lr": 0.01}, "layers": 2}, {"opt": {"lr": 0.001}, "layers": 3}]
+    search = WarmboSearch(space, metric="loss", mode="min", seed=0, points_to_evaluate=points)
+    assert search.suggest("t0") == points[0]
+    search.on_trial_complete("t0", {"loss": 0.5})
+    state = search.get_state()
+    restored = WarmboSearch()
+    restored.set_state(state)  # a checkpoint between the two keeps the second to run
+    for searcher in (search, restored):
+        assert searcher.suggest("t1") == points[1]
+        assert searcher.suggest("t2") not in points  # then the optimizer's own design
+    trials = search.optimizer.study.trials()
+    assert [t.state for t in trials] == ["complete", "pending", "pending"]
+    assert trials[0].params == {"opt/lr": 0.01, "layers": 2} and trials[0].value == 0.5
+    # a point missing a parameter, outside the space, or not a dict is refused when it is given
+    for bad, message in [
+        ([{"opt": {"lr": 0.01}}], "no value for \\['layers'\\]"),
+        ([{"opt": {"lr": 5.0}, "layers": 2}], "points_to_evaluate\\[0\\]"),
+        ({"opt": {"lr": 0.01}, "layers": 2}, "list of configuration dicts"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            WarmboSearch(space, metric="loss", mode="min", points_to_evaluate=bad)

@@ -39,8 +39,8 @@ from ray.tune.search.variant_generator import parse_spec_vars
 from ray.tune.utils.util import flatten_dict, unflatten_dict
 
 from ..optimizer import PRIOR_WORKER, BudgetNotReachedWarning, Optimizer, SpaceExhaustedError
-from ..space import Categorical, Float, Int, Space
-from ..trial import COMPLETE
+from ..space import Categorical, Float, Int, Space, SpaceError
+from ..trial import COMPLETE, PENDING
 
 __all__ = ["WarmboSearch", "space_from_tune"]
 
@@ -104,6 +104,10 @@ class WarmboSearch(Searcher):
     optimizer_options : dict, optional
         More keyword arguments of :class:`~warmbo.optimizer.Optimizer` (``acquisition``,
         ``kernel``, ``model``, ...).
+    points_to_evaluate : list of dict, optional
+        Configurations to run first, in order (known good defaults, say), as other Tune searchers
+        take them: each gives every parameter of the space (nested dicts for a nested Tune space).
+        Their results are told to the optimizer like its own; the Sobol design follows them.
 
     Examples
     --------
@@ -123,6 +127,7 @@ class WarmboSearch(Searcher):
         transfer: str | None = None,
         n_initial: int | None = None,
         optimizer_options: dict | None = None,
+        points_to_evaluate: list[dict] | None = None,
     ):
         if mode is not None and mode not in ("min", "max"):
             raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
@@ -147,8 +152,34 @@ class WarmboSearch(Searcher):
         self._transfer = transfer
         self._n_initial = n_initial
         self._options = options
+        if points_to_evaluate is not None and (
+            isinstance(points_to_evaluate, dict) or not all(isinstance(p, dict) for p in points_to_evaluate)
+        ):
+            raise ValueError(
+                f"points_to_evaluate must be a list of configuration dicts, got {points_to_evaluate!r}"
+            )
+        self._points = [dict(p) for p in points_to_evaluate or []]  # still to run, in order, as given
+        if self._space is not None:  # else checked when Tune passes its param_space
+            for i, point in enumerate(self._points):
+                self._point(i, point)
         self._optimizer: Optimizer | None = None
         self._live: dict[str, int] = {}  # Tune trial id -> pending warmbo trial id
+
+    def _point(self, i: int, point: dict) -> dict:
+        """``points_to_evaluate[i]`` as the flat parameter dict of the space, checked against it."""
+        params = flatten_dict(dict(point), prevent_delimiter=True) if self._nested else dict(point)
+        assert self._space is not None
+        missing = [n for n in self._space.names if n not in params]
+        if missing:
+            raise ValueError(
+                f"points_to_evaluate[{i}] gives no value for {missing}: each point must give every "
+                "parameter of the search space"
+            )
+        try:
+            self._space.validate(params)
+        except SpaceError as exc:
+            raise ValueError(f"points_to_evaluate[{i}]: {exc}") from None
+        return {n: params[n] for n in self._space.names}
 
     @property
     def optimizer(self) -> Optimizer | None:
@@ -197,6 +228,15 @@ class WarmboSearch(Searcher):
     def suggest(self, trial_id: str) -> dict | str | None:
         if self._optimizer is None:
             self._optimizer = self._build()
+            for i, point in enumerate(self._points):  # every one, before the first runs
+                self._point(i, point)
+        if self._points:  # the user's own first configurations, stored as pending like an ask
+            params = self._point(0, self._points[0])
+            trial = self._optimizer.study.add_trial(params, PENDING, worker="ray-tune")
+            self._points.pop(0)
+            self._live[trial_id] = trial.id
+            config = dict(trial.params)
+            return unflatten_dict(config) if self._nested else config
         try:
             suggestion = self._optimizer.ask()
         except SpaceExhaustedError:
@@ -268,6 +308,7 @@ class WarmboSearch(Searcher):
             "n_initial": self._n_initial,
             "options": self._options,
             "started": self._optimizer is not None,
+            "points": [dict(p) for p in self._points],
             "trials": trials,
             "live": dict(self._live),
         }
@@ -280,6 +321,7 @@ class WarmboSearch(Searcher):
         self._metric, self._mode = state["metric"], state["mode"]
         self._seed, self._prior, self._transfer = state["seed"], state["prior"], state["transfer"]
         self._n_initial, self._options = state["n_initial"], state["options"]
+        self._points = [dict(p) for p in state.get("points", [])]  # (absent from older checkpoints)
         self._optimizer, self._live = None, {}
         if not state["started"]:
             return
