@@ -746,6 +746,26 @@ def test_cardinality_of_spaces():
     assert wb.Space.grid([[0.0], [0.5], [1.0]]).cardinality == 3
 
 
+def test_a_grid_with_duplicated_rows_is_exhausted_by_its_distinct_points():
+    # Space.grid keeps duplicated rows (two candidates with equal descriptors); the space has only
+    # its distinct points, so once each was evaluated the next ask repeats one instead of refusing
+    # with "every candidate ... is pending or failed" (none was), and a run reaches its budget
+    grid = wb.Space.grid([[0.0], [0.0], [1.0], [0.5]])
+    assert grid.cardinality == 3
+    opt = wb.Optimizer(grid, seed=0)
+    for _ in range(3):
+        s = opt.ask()
+        opt.tell(s, s["x0"])
+    assert {t.params["x0"] for t in opt.history} == {0.0, 0.5, 1.0}
+    again = opt.ask()  # evaluated points are available again
+    assert again["x0"] in (0.0, 0.5, 1.0)
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match=r"it has 3 point\(s\)"):
+        wb.Optimizer(grid, seed=0).ask(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.BudgetNotReachedWarning)
+        wb.Optimizer(grid, seed=1).run(lambda p: p["x0"], budget=5, progress=False)
+
+
 def test_a_rejected_tell_leaves_the_trial_pending_and_a_valid_tell_completes_it(tmp_path):
     url = str(tmp_path / "s.db")
     opt = wb.Optimizer(SPACE, storage=url, seed=0)

@@ -606,7 +606,7 @@ class Optimizer:
             self.seed = int(stored_seed)
             self.model = self._build_model(model, kernel, n_initial_given)
         if self.space.is_finite:
-            self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
+            self.n_initial = min(self.n_initial, int(self.space.cardinality))
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=self._prior_digest)
         self._source_fits_stored = False

@@ -104,6 +104,7 @@ class Space:
         object.__setattr__(self, "_col_names", tuple(col_names))
         object.__setattr__(self, "_dim", start)
         object.__setattr__(self, "_tree", None)
+        object.__setattr__(self, "_distinct", None)
         pts, enc = None, None
         if self.candidate_points is not None:
             pts, enc = self._check_candidates(self.candidate_points)
@@ -158,11 +159,16 @@ class Space:
 
     @property
     def cardinality(self) -> float:
-        """Number of distinct valid points: the candidates of a grid space, the product of the
-        parameters' sizes when every parameter is an :class:`Int` or a :class:`Categorical`, and
-        ``math.inf`` as soon as one parameter is a continuous :class:`Float`."""
+        """Number of distinct valid points: the distinct candidates of a grid space (a duplicated
+        row is one point), the product of the parameters' sizes when every parameter is an
+        :class:`Int` or a :class:`Categorical`, and ``math.inf`` as soon as one parameter is a
+        continuous :class:`Float`."""
         if self.candidate_points is not None:
-            return float(self.candidate_points.shape[0])
+            distinct = self._distinct  # type: ignore[attr-defined]
+            if distinct is None:  # (an ask reads it: counted once)
+                distinct = float(np.unique(self.candidate_points, axis=0).shape[0])
+                object.__setattr__(self, "_distinct", distinct)
+            return distinct
         size = 1.0
         for p in self.params:
             if isinstance(p, Int):
@@ -477,7 +483,8 @@ class Space:
         Parameters
         ----------
         points : array_like
-            ``(N, d)`` finite candidate points (N, d >= 1). Duplicated rows are kept.
+            ``(N, d)`` finite candidate points (N, d >= 1). Duplicated rows are kept (the space's
+        :attr:`cardinality` counts them once).
         names : sequence of str, optional
             Column names; default ``x0, ..., x{d-1}``.
 
