@@ -1454,3 +1454,20 @@ def test_errors_and_choices_with_brackets_are_printed_as_written(workdir):
     result = invoke(*args, "--seed", 3)
     assert result.exit_code == 0, result.output
     assert "[/x] missing" in result.output and ("c=[b]" in result.output or "c=[/a]" in result.output)
+
+
+def test_tables_tell_apart_the_values_of_a_narrow_range_far_from_zero(workdir):
+    # before: every value was printed to 6 significant digits, so a scientist told to run at
+    # freq_Hz = 2.4e+09 three times could not know which setting each experiment was
+    space = {"params": [{"type": "float", "name": "freq_Hz", "low": 2.4e9, "high": 2.4e9 + 1000}]}
+    (workdir / "narrow.json").write_text(json.dumps(space))
+    result = invoke("suggest", "--space", "narrow.json", "--storage", "n.db", "--seed", 0, "-n", 3)
+    assert result.exit_code == 0, result.output
+    stored = [t.params["freq_Hz"] for t in wb.Study("n.db").trials()]
+    shown = [float(word) for word in re.findall(r"24000\d{5}\.\d+", result.output)]
+    assert len(shown) == 3 and len(set(shown)) == 3
+    assert all(abs(a - b) < 0.01 for a, b in zip(shown, stored, strict=True))
+    ok = invoke("observe", "--storage", "n.db", "--trial", 1, "--value", "2")
+    assert f"freq_Hz={stored[0]:.12g}" in ok.output  # the best line
+    status = invoke("status", "--storage", "n.db")
+    assert all(f"{v:.12g}" in status.output for v in stored)

@@ -130,20 +130,20 @@ def load_space(path: Path):
         raise ValueError(f"space file {str(path)!r}: {exc}") from None
 
 
-def _params_table(title: str, rows, names) -> Table:
+def _params_table(title: str, rows, space) -> Table:
     table = Table(title=title)
     table.add_column("trial", justify="right")
-    for name in names:
+    for name in space.names:
         table.add_column(name)
     for trial_id, params in rows:
-        table.add_row(*_plain(str(trial_id), *(_fmt(params[name]) for name in names)))
+        table.add_row(*_plain(str(trial_id), *_texts(space, params)))
     return table
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+def _texts(space, params) -> list[str]:
+    """The parameters' values as tables show them, in the space's order (:meth:`Parameter.text`: a
+    float has the digits that tell its parameter's values apart)."""
+    return [p.text(params[p.name]) for p in space.params]
 
 
 def _trials_table(optimizer, limit: int | None = None) -> Table:
@@ -169,7 +169,7 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
             t.state,
             value,
             *([f"{v:.6g}" for v in t.values] if t.values is not None else [""] * len(tasks)),
-            *_plain(*(_fmt(t.params[n]) for n in names), t.worker or ""),
+            *_plain(*_texts(optimizer.space, t.params), t.worker or ""),
             *((Text(notes.get(t.id, "")),) if notes else ()),  # (user text: never rich markup)
             style=styles[t.state],
         )
@@ -222,7 +222,7 @@ def _print_best(optimizer) -> None:
     if best is None:
         console.print("no complete trials yet")
         return
-    params = ", ".join(f"{k}={_fmt(v)}" for k, v in best.params.items())
+    params = _shown(best.params, optimizer.space)
     tasks = tuple(getattr(optimizer, "task_names", ()))
     if not tasks:
         console.print(f"[bold]best[/bold] {best.value:.6g} at {escape(params)}")
@@ -1027,7 +1027,7 @@ def suggest(
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
         return
-    console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space.names))
+    console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space))
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
     console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
 
@@ -1178,9 +1178,9 @@ def observe(
         stored = opt.study.trial(trial)
         if point is not None and point != stored.params:
             raise ValueError(
-                f"trial {trial} was suggested at {_shown(stored.params)}, not at the settings given in "
-                "--params; a trial's settings cannot be changed. Record the settings actually used as a "
-                "new trial (the same command without --trial), and mark the suggestion failed "
+                f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
+                "given in --params; a trial's settings cannot be changed. Record the settings actually used "
+                "as a new trial (the same command without --trial), and mark the suggestion failed "
                 f"(`warmbo observe --storage {storage} --trial {trial} --failed`) or leave it pending"
             )
         if stored.is_complete and not amend:
@@ -1219,8 +1219,8 @@ def _shown_result(t, tasks) -> str:
     return f"value {t.value:.6g}"
 
 
-def _shown(params: dict) -> str:
-    return ", ".join(f"{k}={_fmt(v)}" for k, v in params.items())
+def _shown(params: dict, space) -> str:
+    return ", ".join(f"{name}={text}" for name, text in zip(space.names, _texts(space, params), strict=True))
 
 
 #: a plain decimal numeral: what a person types, and all that --value takes (float() also reads
