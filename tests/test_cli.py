@@ -154,6 +154,11 @@ def test_errors_are_one_line_and_leave_the_study_intact(workdir, args, message):
         ('{"params": 3}', "list of parameters"),
         ('[{"type": "float", "name": "x", "low": 2, "high": 1}]', "x"),
         ('[{"type": "spline", "name": "x"}]', "spline"),
+        # before: json kept the last of two equal keys, so this space was silently [0, 5]
+        (
+            '[{"type": "float", "name": "x", "low": 0, "high": 1, "high": 5}]',
+            "key 'high' appears twice in one object (1 and 5)",
+        ),
     ],
 )
 def test_malformed_space_files(workdir, content, message):
@@ -1105,6 +1110,8 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
         (("--params", '{"x": 0.5}', "--value", "1"), "--params: missing parameter(s) ['mode']"),
         (("--params", "{x: 0.5}", "--value", "1"), "must be a JSON object"),
         (("--params", '{"x": 9, "mode": "a"}', "--value", "1"), "outside"),
+        # before: the last of the two x values was stored, with no word
+        (("--params", '{"x": 0.1, "mode": "a", "x": 0.2}', "--value", "1"), "key 'x' appears twice"),
         (
             (
                 "--value",

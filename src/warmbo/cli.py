@@ -100,6 +100,21 @@ def main(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+class _DuplicateKey(ValueError):
+    """A JSON object that names one key twice (``json`` would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` of the JSON a user writes (a space file, ``--params``): a key given twice
+    is refused, not read as its last value ({"lr": 0.001, ..., "lr": 0.002} was stored as 0.002)."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(f"key {key!r} appears twice in one object ({seen[key]!r} and {value!r})")
+        seen[key] = value
+    return seen
+
+
 def load_space(path: Path):
     """Read a search space from a JSON file: ``{"params": [...]}`` or a bare list of parameters.
 
@@ -114,11 +129,13 @@ def load_space(path: Path):
     if not text.strip():
         raise ValueError(f"space file {str(path)!r} is empty")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"space file {str(path)!r}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except _DuplicateKey as exc:
+        raise ValueError(f"space file {str(path)!r}: {exc}") from None
     if isinstance(data, list):
         data = {"params": data}
     if not isinstance(data, dict) or not isinstance(data.get("params"), list):
@@ -1259,12 +1276,14 @@ def _parse_params(text: str, space) -> dict:
     """``--params``: a JSON object of parameter values, validated against the study's space."""
     example = ", ".join(f'"{name}": ...' for name in space.names)
     try:
-        point = json.loads(text)
+        point = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"--params must be a JSON object such as '{{{example}}}' (in single quotes in the shell); "
             f"invalid JSON at column {exc.colno}: {exc.msg}"
         ) from None
+    except _DuplicateKey as exc:
+        raise ValueError(f"--params: {exc}") from None
     if not isinstance(point, dict):
         raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
     try:
