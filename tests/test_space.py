@@ -167,6 +167,16 @@ def test_log_float_encoding_is_linear_in_log(data: Any) -> None:
     assert p.encode([high])[0, 0] == 1.0
 
 
+@pytest.mark.parametrize("low, high", [(1e-4, 1e-1), (1e-6, 1e-2), (1e-5, 1.0), (3e-3, 7.0), (1e-300, 1e300)])
+def test_log_float_decodes_the_ends_of_the_cube_to_its_bounds_exactly(low, high) -> None:
+    # before: exp(log(1e-4)) came back as 1.0000000000000009e-4 (and 1e-6 as 1.0000000000000004e-6),
+    # which is what the optimizer handed to a command's --lr when the best lr was the bound
+    p = Float("lr", low, high, log=True)
+    assert p.decode([[0.0], [1.0], [-0.5], [1.5]]) == [low, high, low, high]
+    space = Space([p, Float("x", -2.0, 3.0)])
+    assert space.decode([0.0, 1.0])[0] == {"lr": low, "x": 3.0}
+
+
 @SETTINGS
 @given(low=st.integers(1, 50), span=st.integers(1, 300))
 def test_log_int_bins_are_equal_in_log_space(low: int, span: int) -> None:

@@ -335,6 +335,9 @@ class Float(Parameter):
         u = U[:, 0]
         if self.log:
             v = np.exp(_lerp(math.log(self.low), math.log(self.high), u))
+            # exp(log(low)) need not be low (1e-4 came back as 1.0000000000000009e-4): the cube's ends
+            # are the bounds themselves, as they are on the linear scale
+            v = np.where(u <= 0.0, self.low, np.where(u >= 1.0, self.high, v))
         else:
             v = _lerp(self.low, self.high, u)
         return [float(x) for x in np.clip(v, self.low, self.high)]

@@ -359,7 +359,8 @@ class Space:
         -------
         list of dict
             Always a list (length 1 for a ``(dim,)`` input). Floats are decoded exactly up to
-            round-off (log floats clamped into ``[low, high]``), ints to the bin containing the
+            round-off (log floats clamped into ``[low, high]``, and 0 and 1 decoded to ``low`` and
+            ``high`` exactly, as for linear floats), ints to the bin containing the
             coordinate, categoricals to the argmax of their block. For a grid space each row is
             decoded to its nearest candidate (Euclidean distance in the encoded space).
         """
