@@ -1081,7 +1081,7 @@ def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdi
     before = study_rows("new.db")
     (workdir / "other.json").write_text(json.dumps({"params": SPACE["params"][:1]}))
     for option, message in [
-        (("--space", "other.json"), "different space"),
+        (("--space", "other.json"), "different space (the space file's first, the study's second: "),
         (("--minimize",), "--minimize conflicts"),
         (("--seed", 8), "keeps the seed it was created with (7)"),
         (("--n-initial", 5), "keeps the design size it was created with (3)"),

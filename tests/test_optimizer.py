@@ -316,8 +316,14 @@ def test_reopening_with_another_space_or_direction_is_an_error(tmp_path):
     opt = wb.Optimizer(SPACE, storage=url)
     opt.tell(opt.ask(), 1.0)
     other = wb.Space.box([(-5.0, 10.0), (0.0, 20.0)])
-    with pytest.raises(StorageError, match="different space.*x1"):
+    with pytest.raises(StorageError, match="different space.*x1") as refused:
         wb.Optimizer(other, storage=url)
+    # which number is whose, and the way to go on with a widened space (before: "high 20.0 != 15.0")
+    message = str(refused.value)
+    assert "(the space given first, the study's second): parameter 'x1': high 20.0 != 15.0" in message
+    assert f"prior=[{url!r}], transfer='none'" in message
+    moved = wb.Optimizer(other, prior=[url], transfer="none")
+    assert len(moved.history) == 1
     with pytest.raises(StorageError, match="minimize"):
         wb.Optimizer(SPACE, storage=url, maximize=True)
     assert len(wb.Optimizer(SPACE, storage=url).history) == 1  # intact

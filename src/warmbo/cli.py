@@ -1101,8 +1101,9 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
     if space is not None and space != stored.space:
         differences = "; ".join(space.diff(stored.space)) or "different structure"
         raise ValueError(
-            f"study {storage} was created with a different space ({differences}); leave --space out "
-            "to use the stored one, or give another --storage for a new study"
+            f"study {storage} was created with a different space (the space file's first, the study's "
+            f"second: {differences}); leave --space out to use the stored one, or give another --storage "
+            "for a new study"
         )
     settings = stored.settings
     if maximize is not None:
