@@ -772,6 +772,22 @@ def test_a_grid_with_duplicated_rows_is_exhausted_by_its_distinct_points():
         wb.Optimizer(grid, seed=1).run(lambda p: p["x0"], budget=5, progress=False)
 
 
+def test_a_grid_with_near_duplicate_candidates_repeats_a_point_once_each_was_evaluated():
+    # 0 and 1e-7 are distinct candidates, but the search counts points within DUPLICATE_TOLERANCE
+    # (1e-6 of the range) as one: before, once 0, 0.5 and 1 were evaluated, every ask refused with
+    # "every candidate of the finite search space is pending or failed", though none was
+    grid = wb.Space.grid([[0.0], [1e-7], [1.0], [0.5]])
+    opt = wb.Optimizer(grid, seed=0)
+    for _ in range(5):
+        s = opt.ask()
+        opt.tell(s, s["x0"])
+    assert len(opt.history) == 5 and {t.params["x0"] for t in opt.history} >= {0.5, 1.0}
+    pending = wb.Optimizer(grid, seed=0)
+    pending.ask(3)  # every point pending: nothing to suggest
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match="pending or failed"):
+        pending.ask()
+
+
 def test_a_rejected_tell_leaves_the_trial_pending_and_a_valid_tell_completes_it(tmp_path):
     url = str(tmp_path / "s.db")
     opt = wb.Optimizer(SPACE, storage=url, seed=0)
