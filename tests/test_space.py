@@ -541,6 +541,17 @@ def test_grid_validate_requires_candidate() -> None:
         g.validate({"x0": 0.5, "x1": 25.0, "x2": 3.0})
 
 
+def test_grid_validate_never_matches_a_value_between_two_candidates() -> None:
+    # before: the tolerance was relative to the value only, 2.4 on a column of 2.4e9 + k Hz, so
+    # 2400000001.5 (no candidate) was recorded as the candidate 2400000001 without a word
+    g = Space.grid(np.array([[2.4e9 + k, 0.1 * k] for k in range(10)]), names=["f_Hz", "w"])
+    assert g.validate({"f_Hz": 2400000001.0, "w": 0.1}) == {"f_Hz": 2400000001.0, "w": 0.1}
+    assert g.validate({"f_Hz": 2400000003.0, "w": 0.1 * 3 * (1 + 1e-15)})["w"] == 0.1 * 3  # round-off
+    for bad in (2400000001.5, 2400000001.01):
+        with pytest.raises(SpaceError, match="not one of the 10 grid candidates"):
+            g.validate({"f_Hz": bad, "w": 0.1})
+
+
 def test_grid_sample_returns_candidates() -> None:
     g = Space.grid(GRID)
     rows = {tuple(r) for r in GRID.tolist()}

@@ -105,6 +105,7 @@ class Space:
         object.__setattr__(self, "_dim", start)
         object.__setattr__(self, "_tree", None)
         object.__setattr__(self, "_distinct", None)
+        object.__setattr__(self, "_gaps", None)
         pts, enc = None, None
         if self.candidate_points is not None:
             pts, enc = self._check_candidates(self.candidate_points)
@@ -233,15 +234,18 @@ class Space:
         return {p.name: p.validate(point[p.name]) for p in self.params}
 
     def _match_candidates(self, points: list[dict[str, Any]]) -> NDArray[np.intp]:
-        """Index of the candidate each (validated) point equals within :data:`GRID_RTOL`."""
+        """Index of the candidate each (validated) point equals within :data:`GRID_RTOL`, and within a
+        millionth of the smallest gap between two values of its column (on a column of 2.4e9 + k
+        the relative tolerance alone is 2.4, which matched 2400000001.5 to the candidate 2400000001)."""
         P = self.candidate_points
         assert P is not None
         X = np.array([[pt[n] for n in self.names] for pt in points], dtype=np.float64).reshape(-1, P.shape[1])
         span = np.array([p.high - p.low for p in self.params])  # type: ignore[attr-defined]
+        gap = self._column_gaps()
         idx = self._nearest(self._encode_rows(X))
 
         def close(x: FloatArray, c: FloatArray) -> NDArray[np.bool_]:
-            tol = GRID_RTOL * np.maximum(np.maximum(np.abs(x), np.abs(c)), span)
+            tol = np.minimum(GRID_RTOL * np.maximum(np.maximum(np.abs(x), np.abs(c)), span), 1e-6 * gap)
             return np.abs(x - c) <= tol
 
         for i in range(X.shape[0]):
@@ -252,6 +256,21 @@ class Space:
                 raise SpaceError(f"point {points[i]!r} is not one of the {P.shape[0]} grid candidates")
             idx[i] = ok[0]
         return idx
+
+    def _column_gaps(self) -> FloatArray:
+        """Smallest positive difference between two values of each grid column (inf for a constant
+        column), computed once."""
+        gaps = self._gaps  # type: ignore[attr-defined]
+        if gaps is None:
+            P = self.candidate_points
+            assert P is not None
+            gaps = np.full(P.shape[1], np.inf)
+            for j in range(P.shape[1]):
+                steps = np.diff(np.unique(P[:, j]))
+                if steps.size:
+                    gaps[j] = steps.min()
+            object.__setattr__(self, "_gaps", gaps)
+        return gaps
 
     def _encode_rows(self, X: FloatArray) -> FloatArray:
         """Encode raw float rows of a grid space (all parameters are Float)."""
@@ -296,7 +315,8 @@ class Space:
         SpaceError
             Unknown or missing names (all listed), an invalid value (naming the parameter), or,
             for a grid space, a point that is not a candidate (within relative 1e-9, or 1e-9 of
-            the parameter range for values near zero).
+            the parameter range for values near zero, and never more than a millionth of the
+            smallest gap between two candidate values of the column).
         """
         return self._validate_many([point])[0]
 
