@@ -154,6 +154,11 @@ def test_errors_are_one_line_and_leave_the_study_intact(workdir, args, message):
         ('{"params": 3}', "list of parameters"),
         ('[{"type": "float", "name": "x", "low": 2, "high": 1}]', "x"),
         ('[{"type": "spline", "name": "x"}]', "spline"),
+        # before: json kept the last of two equal keys, so this space was silently [0, 5]
+        (
+            '[{"type": "float", "name": "x", "low": 0, "high": 1, "high": 5}]',
+            "key 'high' appears twice in one object (1 and 5)",
+        ),
     ],
 )
 def test_malformed_space_files(workdir, content, message):
@@ -1076,7 +1081,7 @@ def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdi
     before = study_rows("new.db")
     (workdir / "other.json").write_text(json.dumps({"params": SPACE["params"][:1]}))
     for option, message in [
-        (("--space", "other.json"), "different space"),
+        (("--space", "other.json"), "different space (the space file's first, the study's second: "),
         (("--minimize",), "--minimize conflicts"),
         (("--seed", 8), "keeps the seed it was created with (7)"),
         (("--n-initial", 5), "keeps the design size it was created with (3)"),
@@ -1105,6 +1110,8 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
         (("--params", '{"x": 0.5}', "--value", "1"), "--params: missing parameter(s) ['mode']"),
         (("--params", "{x: 0.5}", "--value", "1"), "must be a JSON object"),
         (("--params", '{"x": 9, "mode": "a"}', "--value", "1"), "outside"),
+        # before: the last of the two x values was stored, with no word
+        (("--params", '{"x": 0.1, "mode": "a", "x": 0.2}', "--value", "1"), "key 'x' appears twice"),
         (
             (
                 "--value",
@@ -1508,3 +1515,20 @@ def test_every_printed_path_and_message_is_shown_as_written(workdir):
     reproduced = invoke("reproduce", "metakel", "--quick", "--out", "rep[1]")
     assert reproduced.exit_code == 0, reproduced.output
     assert "rep[1]/report.html" in reproduced.output.replace("\n", "")
+
+
+def test_tables_tell_apart_the_values_of_a_narrow_range_far_from_zero(workdir):
+    # before: every value was printed to 6 significant digits, so a scientist told to run at
+    # freq_Hz = 2.4e+09 three times could not know which setting each experiment was
+    space = {"params": [{"type": "float", "name": "freq_Hz", "low": 2.4e9, "high": 2.4e9 + 1000}]}
+    (workdir / "narrow.json").write_text(json.dumps(space))
+    result = invoke("suggest", "--space", "narrow.json", "--storage", "n.db", "--seed", 0, "-n", 3)
+    assert result.exit_code == 0, result.output
+    stored = [t.params["freq_Hz"] for t in wb.Study("n.db").trials()]
+    shown = [float(word) for word in re.findall(r"24000\d{5}\.\d+", result.output)]
+    assert len(shown) == 3 and len(set(shown)) == 3
+    assert all(abs(a - b) < 0.01 for a, b in zip(shown, stored, strict=True))
+    ok = invoke("observe", "--storage", "n.db", "--trial", 1, "--value", "2")
+    assert f"freq_Hz={stored[0]:.12g}" in ok.output  # the best line
+    status = invoke("status", "--storage", "n.db")
+    assert all(f"{v:.12g}" in status.output for v in stored)

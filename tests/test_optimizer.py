@@ -316,8 +316,14 @@ def test_reopening_with_another_space_or_direction_is_an_error(tmp_path):
     opt = wb.Optimizer(SPACE, storage=url)
     opt.tell(opt.ask(), 1.0)
     other = wb.Space.box([(-5.0, 10.0), (0.0, 20.0)])
-    with pytest.raises(StorageError, match="different space.*x1"):
+    with pytest.raises(StorageError, match="different space.*x1") as refused:
         wb.Optimizer(other, storage=url)
+    # which number is whose, and the way to go on with a widened space (before: "high 20.0 != 15.0")
+    message = str(refused.value)
+    assert "(the space given first, the study's second): parameter 'x1': high 20.0 != 15.0" in message
+    assert f"prior=[{url!r}], transfer='none'" in message
+    moved = wb.Optimizer(other, prior=[url], transfer="none")
+    assert len(moved.history) == 1
     with pytest.raises(StorageError, match="minimize"):
         wb.Optimizer(SPACE, storage=url, maximize=True)
     assert len(wb.Optimizer(SPACE, storage=url).history) == 1  # intact
@@ -744,6 +750,42 @@ def test_cardinality_of_spaces():
     assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
     assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6
     assert wb.Space.grid([[0.0], [0.5], [1.0]]).cardinality == 3
+
+
+def test_a_grid_with_duplicated_rows_is_exhausted_by_its_distinct_points():
+    # Space.grid keeps duplicated rows (two candidates with equal descriptors); the space has only
+    # its distinct points, so once each was evaluated the next ask repeats one instead of refusing
+    # with "every candidate ... is pending or failed" (none was), and a run reaches its budget
+    grid = wb.Space.grid([[0.0], [0.0], [1.0], [0.5]])
+    assert grid.cardinality == 3
+    opt = wb.Optimizer(grid, seed=0)
+    for _ in range(3):
+        s = opt.ask()
+        opt.tell(s, s["x0"])
+    assert {t.params["x0"] for t in opt.history} == {0.0, 0.5, 1.0}
+    again = opt.ask()  # evaluated points are available again
+    assert again["x0"] in (0.0, 0.5, 1.0)
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match=r"it has 3 point\(s\)"):
+        wb.Optimizer(grid, seed=0).ask(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.BudgetNotReachedWarning)
+        wb.Optimizer(grid, seed=1).run(lambda p: p["x0"], budget=5, progress=False)
+
+
+def test_a_grid_with_near_duplicate_candidates_repeats_a_point_once_each_was_evaluated():
+    # 0 and 1e-7 are distinct candidates, but the search counts points within DUPLICATE_TOLERANCE
+    # (1e-6 of the range) as one: before, once 0, 0.5 and 1 were evaluated, every ask refused with
+    # "every candidate of the finite search space is pending or failed", though none was
+    grid = wb.Space.grid([[0.0], [1e-7], [1.0], [0.5]])
+    opt = wb.Optimizer(grid, seed=0)
+    for _ in range(5):
+        s = opt.ask()
+        opt.tell(s, s["x0"])
+    assert len(opt.history) == 5 and {t.params["x0"] for t in opt.history} >= {0.5, 1.0}
+    pending = wb.Optimizer(grid, seed=0)
+    pending.ask(3)  # every point pending: nothing to suggest
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match="pending or failed"):
+        pending.ask()
 
 
 def test_a_rejected_tell_leaves_the_trial_pending_and_a_valid_tell_completes_it(tmp_path):

@@ -89,8 +89,32 @@ def test_bad_prior_and_transfer_arguments_are_clear_errors(tmp_path):
         wb.Optimizer(SPACE, prior=(X[:, :1], y))  # wrong width
     other = str(tmp_path / "other.db")
     wb.Optimizer(wb.Space([wb.Float("z", 0.0, 1.0)]), storage=other).study.close()
-    with pytest.raises(DataError, match="different space"):
+    with pytest.raises(DataError, match=r"other parameters than this study: parameter 'x' only in"):
         wb.Optimizer(SPACE, prior=[other], transfer="rgpe")
+
+
+@pytest.mark.parametrize("transfer", ["none", "rgpe"])
+def test_a_prior_study_may_have_wider_or_narrower_bounds_when_its_trials_fit(tmp_path, transfer):
+    # before: a finished study was refused as a prior as soon as its space differed in anything, so
+    # the first thing a user does after a study (widen the range its best point sat on the edge of)
+    # lost it, though its own CSV export, `warmbo export`, was accepted for the same space
+    first = wb.Space([wb.Float("x", 0.0, 1.0), wb.Categorical("c", ["a", "b"]), wb.Int("k", 1, 3)])
+    old = wb.Optimizer(first, storage=tmp_path / "old.db", seed=0, maximize=True)
+    for x, c, k in [(0.2, "a", 1), (0.9, "b", 3), (1.0, "a", 2)]:
+        old.tell({"x": x, "c": c, "k": k}, x + k)
+    old.study.close()
+    wider = wb.Space([wb.Int("k", 1, 5), wb.Float("x", -1.0, 2.0), wb.Categorical("c", ["a", "b", "z"])])
+    opt = wb.Optimizer(wider, prior=[str(tmp_path / "old.db")], transfer=transfer, seed=0)
+    assert sorted(p["x"] for p in opt.prior.params) == [0.2, 0.9, 1.0]
+    assert sorted(opt.prior.y) == pytest.approx([-3.9, -3.0, -1.2])  # maximised there, minimised here
+    if transfer == "none":
+        assert sorted(t.value for t in opt.history) == pytest.approx([-3.9, -3.0, -1.2])
+    narrower = wb.Space([wb.Float("x", 0.0, 0.95), wb.Categorical("c", ["a", "b"]), wb.Int("k", 1, 3)])
+    with pytest.raises(DataError, match=r"trial 3: parameter 'x': value 1.0 is outside \[0.0, 0.95\]"):
+        wb.Optimizer(narrower, prior=[str(tmp_path / "old.db")], transfer=transfer)
+    fewer = wb.Space([wb.Float("x", 0.0, 1.0), wb.Categorical("c", ["a", "b"])])
+    with pytest.raises(DataError, match=r"parameter 'k' only in the prior study"):
+        wb.Optimizer(fewer, prior=[str(tmp_path / "old.db")], transfer=transfer)
 
 
 def test_prior_subset_keeps_the_best_quarter_and_a_seeded_sample():

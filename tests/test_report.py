@@ -637,3 +637,19 @@ def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path):
     plain.tell({"x": 0.5}, 1.0)
     page = plain.report(tmp_path / "p").read_text()
     assert "<th>amended</th>" not in page  # no empty column
+
+
+def test_the_tables_tell_apart_the_values_of_a_narrow_range_far_from_zero(tmp_path):
+    # before: 6 significant digits showed every trial of [1000, 1000.5] as 1000.x, of
+    # [2.4e9, 2.4e9 + 1000] as 2.4e+09
+    space = wb.Space([wb.Float("f", 2.4e9, 2.4e9 + 1000), wb.Float("t", 1000.0, 1000.5), wb.Float("u", 0, 1)])
+    opt = wb.Optimizer(space, seed=0)
+    points = [
+        {"f": 2.4e9 + 123.456, "t": 1000.12345, "u": 0.25},
+        {"f": 2.4e9 + 789.012, "t": 1000.4321, "u": 0.5},
+    ]
+    for i, p in enumerate(points):
+        opt.tell(p, float(i))
+    page = opt.report(tmp_path / "r").read_text()
+    for text in ("2400000123.46", "2400000789.01", "1000.12345", "1000.4321", "0.25"):
+        assert f">{text}<" in page

@@ -167,6 +167,16 @@ def test_log_float_encoding_is_linear_in_log(data: Any) -> None:
     assert p.encode([high])[0, 0] == 1.0
 
 
+@pytest.mark.parametrize("low, high", [(1e-4, 1e-1), (1e-6, 1e-2), (1e-5, 1.0), (3e-3, 7.0), (1e-300, 1e300)])
+def test_log_float_decodes_the_ends_of_the_cube_to_its_bounds_exactly(low, high) -> None:
+    # before: exp(log(1e-4)) came back as 1.0000000000000009e-4 (and 1e-6 as 1.0000000000000004e-6),
+    # which is what the optimizer handed to a command's --lr when the best lr was the bound
+    p = Float("lr", low, high, log=True)
+    assert p.decode([[0.0], [1.0], [-0.5], [1.5]]) == [low, high, low, high]
+    space = Space([p, Float("x", -2.0, 3.0)])
+    assert space.decode([0.0, 1.0])[0] == {"lr": low, "x": 3.0}
+
+
 @SETTINGS
 @given(low=st.integers(1, 50), span=st.integers(1, 300))
 def test_log_int_bins_are_equal_in_log_space(low: int, span: int) -> None:
@@ -529,6 +539,17 @@ def test_grid_validate_requires_candidate() -> None:
         g.validate({"x0": 0.5, "x1": 10.0, "x2": 3.0})
     with pytest.raises(SpaceError, match="'x1'.*25"):
         g.validate({"x0": 0.5, "x1": 25.0, "x2": 3.0})
+
+
+def test_grid_validate_never_matches_a_value_between_two_candidates() -> None:
+    # before: the tolerance was relative to the value only, 2.4 on a column of 2.4e9 + k Hz, so
+    # 2400000001.5 (no candidate) was recorded as the candidate 2400000001 without a word
+    g = Space.grid(np.array([[2.4e9 + k, 0.1 * k] for k in range(10)]), names=["f_Hz", "w"])
+    assert g.validate({"f_Hz": 2400000001.0, "w": 0.1}) == {"f_Hz": 2400000001.0, "w": 0.1}
+    assert g.validate({"f_Hz": 2400000003.0, "w": 0.1 * 3 * (1 + 1e-15)})["w"] == 0.1 * 3  # round-off
+    for bad in (2400000001.5, 2400000001.01):
+        with pytest.raises(SpaceError, match="not one of the 10 grid candidates"):
+            g.validate({"f_Hz": bad, "w": 0.1})
 
 
 def test_grid_sample_returns_candidates() -> None:

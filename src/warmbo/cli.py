@@ -124,6 +124,21 @@ def main(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+class _DuplicateKey(ValueError):
+    """A JSON object that names one key twice (``json`` would keep the last value silently)."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """``object_pairs_hook`` of the JSON a user writes (a space file, ``--params``): a key given twice
+    is refused, not read as its last value ({"lr": 0.001, ..., "lr": 0.002} was stored as 0.002)."""
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(f"key {key!r} appears twice in one object ({seen[key]!r} and {value!r})")
+        seen[key] = value
+    return seen
+
+
 def load_space(path: Path):
     """Read a search space from a JSON file: ``{"params": [...]}`` or a bare list of parameters.
 
@@ -138,11 +153,13 @@ def load_space(path: Path):
     if not text.strip():
         raise ValueError(f"space file {str(path)!r} is empty")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"space file {str(path)!r}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
+    except _DuplicateKey as exc:
+        raise ValueError(f"space file {str(path)!r}: {exc}") from None
     if isinstance(data, list):
         data = {"params": data}
     if not isinstance(data, dict) or not isinstance(data.get("params"), list):
@@ -154,20 +171,20 @@ def load_space(path: Path):
         raise ValueError(f"space file {str(path)!r}: {exc}") from None
 
 
-def _params_table(title: str, rows, names) -> Table:
+def _params_table(title: str, rows, space) -> Table:
     table = Table(title=title)
     table.add_column("trial", justify="right")
-    for name in names:
+    for name in space.names:
         table.add_column(name)
     for trial_id, params in rows:
-        table.add_row(*_plain(str(trial_id), *(_fmt(params[name]) for name in names)))
+        table.add_row(*_plain(str(trial_id), *_texts(space, params)))
     return table
 
 
-def _fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
+def _texts(space, params) -> list[str]:
+    """The parameters' values as tables show them, in the space's order (:meth:`Parameter.text`: a
+    float has the digits that tell its parameter's values apart)."""
+    return [p.text(params[p.name]) for p in space.params]
 
 
 def _trials_table(optimizer, limit: int | None = None) -> Table:
@@ -193,7 +210,7 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
             t.state,
             value,
             *([f"{v:.6g}" for v in t.values] if t.values is not None else [""] * len(tasks)),
-            *_plain(*(_fmt(t.params[n]) for n in names), t.worker or ""),
+            *_plain(*_texts(optimizer.space, t.params), t.worker or ""),
             *((Text(notes.get(t.id, "")),) if notes else ()),  # (user text: never rich markup)
             style=styles[t.state],
         )
@@ -247,7 +264,7 @@ def _print_best(optimizer) -> None:
     if best is None:
         console.print("no complete trials yet")
         return
-    params = ", ".join(f"{k}={_fmt(v)}" for k, v in best.params.items())
+    params = _shown(best.params, optimizer.space)
     tasks = tuple(getattr(optimizer, "task_names", ()))
     if not tasks:
         console.print(f"[bold]best[/bold] {best.value:.6g} at {escape(params)}", markup=True)
@@ -1056,7 +1073,7 @@ def suggest(
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
         return
-    console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space.names))
+    console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space))
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
     console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
 
@@ -1113,8 +1130,9 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
     if space is not None and space != stored.space:
         differences = "; ".join(space.diff(stored.space)) or "different structure"
         raise ValueError(
-            f"study {storage} was created with a different space ({differences}); leave --space out "
-            "to use the stored one, or give another --storage for a new study"
+            f"study {storage} was created with a different space (the space file's first, the study's "
+            f"second: {differences}); leave --space out to use the stored one, or give another --storage "
+            "for a new study"
         )
     settings = stored.settings
     if maximize is not None:
@@ -1207,9 +1225,9 @@ def observe(
         stored = opt.study.trial(trial)
         if point is not None and point != stored.params:
             raise ValueError(
-                f"trial {trial} was suggested at {_shown(stored.params)}, not at the settings given in "
-                "--params; a trial's settings cannot be changed. Record the settings actually used as a "
-                "new trial (the same command without --trial), and mark the suggestion failed "
+                f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
+                "given in --params; a trial's settings cannot be changed. Record the settings actually used "
+                "as a new trial (the same command without --trial), and mark the suggestion failed "
                 f"(`warmbo observe --storage {storage} --trial {trial} --failed`) or leave it pending"
             )
         if stored.is_complete and not amend:
@@ -1248,8 +1266,8 @@ def _shown_result(t, tasks) -> str:
     return f"value {t.value:.6g}"
 
 
-def _shown(params: dict) -> str:
-    return ", ".join(f"{k}={_fmt(v)}" for k, v in params.items())
+def _shown(params: dict, space) -> str:
+    return ", ".join(f"{name}={text}" for name, text in zip(space.names, _texts(space, params), strict=True))
 
 
 #: a plain decimal numeral: what a person types, and all that --value takes (float() also reads
@@ -1288,12 +1306,14 @@ def _parse_params(text: str, space) -> dict:
     """``--params``: a JSON object of parameter values, validated against the study's space."""
     example = ", ".join(f'"{name}": ...' for name in space.names)
     try:
-        point = json.loads(text)
+        point = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"--params must be a JSON object such as '{{{example}}}' (in single quotes in the shell); "
             f"invalid JSON at column {exc.colno}: {exc.msg}"
         ) from None
+    except _DuplicateKey as exc:
+        raise ValueError(f"--params: {exc}") from None
     if not isinstance(point, dict):
         raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
     try:

@@ -85,7 +85,7 @@ from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
-from .maximize import anchored_candidates, sobol_screen, taken
+from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, sobol_screen, taken
 from .models import GP, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import (
@@ -606,7 +606,7 @@ class Optimizer:
             self.seed = int(stored_seed)
             self.model = self._build_model(model, kernel, n_initial_given)
         if self.space.is_finite:
-            self.n_initial = min(self.n_initial, int(self.space.candidates.shape[0]))
+            self.n_initial = min(self.n_initial, int(self.space.cardinality))
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=self._prior_digest)
         self._source_fits_stored = False
@@ -627,6 +627,7 @@ class Optimizer:
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
         self._screen_seed = 0
         self._anchor_blocks: dict[tuple[int, bytes], np.ndarray] = {}  # the last ask's, by anchor
+        self._grid_groups: int | None = None  # _grid_points, counted at the first need
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
         # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
         # (warm start, fixed fit) of each scale's last fit
@@ -1319,10 +1320,36 @@ class Optimizer:
         is excluded too (it adds nothing the model does not have).
         """
         busy = self._encode_trials(trials)
+        if self.space.is_finite:
+            # a grid is tried once every candidate is taken as the search sees it (within
+            # DUPLICATE_TOLERANCE of a trial): near-duplicate candidates are one point, and counting
+            # them as two left a grid of [0, 1e-7, 1] refusing its fourth ask. (The test runs only
+            # once there are as many trials as the grid has such points at the least.)
+            if busy.shape[0] >= self._grid_points() and taken(self.space.candidates, busy).all():
+                return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
+            return busy
         if busy.shape[0] >= self.space.cardinality:
             if np.unique(busy, axis=0).shape[0] >= self.space.cardinality:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
+
+    def _grid_points(self) -> int:
+        """A lower bound on the trials that take every candidate of a grid space: its groups of
+        candidates chained within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE` of each other (a trial
+        of a grid is one of its candidates, so it takes candidates of one group only). Counted once."""
+        if self._grid_groups is None:
+            from scipy.sparse import coo_matrix
+            from scipy.sparse.csgraph import connected_components
+            from scipy.spatial import cKDTree
+
+            candidates = self.space.candidates
+            n = candidates.shape[0]
+            pairs = cKDTree(candidates).query_pairs(
+                DUPLICATE_TOLERANCE * (1 + 1e-9), p=np.inf, output_type="ndarray"
+            )
+            graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+            self._grid_groups = int(connected_components(graph, directed=False)[0])
+        return self._grid_groups
 
     def _encode_trials(self, trials: Sequence[Trial]) -> np.ndarray:
         """``space.encode`` of the trials' parameters, (len(trials), dim), remembering each trial's

@@ -232,6 +232,10 @@ class Parameter:
         """
         return self._decode_clipped(_as_unit_matrix(U, self.width, f"parameter {self.name!r}"))
 
+    def text(self, value: Any) -> str:
+        """Compact text of a value of this parameter, as tables show it (``str(value)``)."""
+        return str(value)
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable description; inverse of :func:`param_from_dict`."""
         d: dict[str, Any] = {"type": self.kind}
@@ -331,12 +335,25 @@ class Float(Parameter):
         u = U[:, 0]
         if self.log:
             v = np.exp(_lerp(math.log(self.low), math.log(self.high), u))
+            # exp(log(low)) need not be low (1e-4 came back as 1.0000000000000009e-4): the cube's ends
+            # are the bounds themselves, as they are on the linear scale
+            v = np.where(u <= 0.0, self.low, np.where(u >= 1.0, self.high, v))
         else:
             v = _lerp(self.low, self.high, u)
         return [float(x) for x in np.clip(v, self.low, self.high)]
 
     def _snap_clipped(self, U: FloatArray) -> FloatArray:
         return np.array(U, dtype=np.float64)
+
+    def text(self, value: Any) -> str:
+        """``value`` to 6 significant digits, more when the range is narrow next to its magnitude
+        (12 on ``[2.4e9, 2.4e9 + 1000]``, where 6 digits show every value as ``2.4e+09``): a table
+        tells apart values about 1e-5 of the range apart, whatever the offset."""
+        if not isinstance(value, float):
+            return str(value)
+        ratio = max(abs(self.low), abs(self.high)) / (self.high - self.low)
+        extra = math.floor(math.log10(ratio)) if ratio >= 10 else 0
+        return f"{value:.{min(17, 6 + extra)}g}"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,9 @@ Accepted forms:
   columns or a 2-D array of raw parameter values (columns in the space's order), y the objective
   values as the user measures them;
 - a list (or tuple) of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their
-  complete trials, one source task per study. A study stores its direction; a source optimised in
+  complete trials, one source task per study. A study's space may differ from the new one in
+  bounds and choices (a range widened after a first study), not in its parameters' names, and its
+  trials must lie in the new space. A study stores its direction; a source optimised in
   the other direction than the new study is negated so that every value reads in the new study's
   sense.
 
@@ -37,7 +39,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .data import DataError, TaskData
-from .space import Space
+from .space import Space, SpaceError
 
 __all__ = [
     "as_prior",
@@ -73,12 +75,25 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
         except StorageError as exc:
             raise DataError(f"prior study {item!r}: {exc}") from None
         try:
-            if study.space != space:
+            other = study.space != space
+            if other and set(study.space.names) != set(space.names):
                 raise DataError(
-                    f"prior study {study.url!r} has a different space: " + "; ".join(study.space.diff(space))
+                    f"prior study {study.url!r} has other parameters than this study: "
+                    + "; ".join(line for line in space.diff(study.space) if " only in " in line)
+                    .replace("only in this space", "only in this study")
+                    .replace("only in other space", "only in the prior study")
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
             for trial in study.trials((COMPLETE,)):
+                if other:  # (other bounds or choices: each trial must lie in this study's space)
+                    try:
+                        space.validate(trial.params)
+                    except SpaceError as exc:
+                        raise DataError(
+                            f"prior study {study.url!r}, trial {trial.id}: {exc}; a prior study's space may "
+                            "differ from this study's (wider bounds, other choices), but its trials must "
+                            "lie in this study's space"
+                        ) from None
                 params.append(trial.params)
                 values.append(sign * float(trial.value))
                 labels.append(str(study.url))

@@ -764,10 +764,13 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _fmt(value: Any) -> str:
-    """Compact text for a table cell (not yet escaped)."""
+def _fmt(value: Any, param: Parameter | None = None) -> str:
+    """Compact text for a table cell (not yet escaped); a parameter's value as
+    :meth:`~warmbo.parameters.Parameter.text` gives it (the digits that tell its values apart)."""
     if value is None:
         return ""
+    if param is not None:
+        return param.text(value)
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
@@ -854,7 +857,7 @@ def _summary_html(
     parts.append(f"<li>Best {what}: <strong>{_esc(_fmt(float(best.value)))}</strong> (trial {best.id})</li>")  # type: ignore[arg-type]
     parts.append("</ul>")
     parts.append("<h3>Best parameters</h3>")
-    rows = [("", [(name, False), (_fmt(best.params.get(name)), False)]) for name in space.names]
+    rows = [("", [(p.name, False), (_fmt(best.params.get(p.name), p), False)]) for p in space.params]
     parts.append(_table(["parameter", "value"], rows))
     return "\n".join(parts)
 
@@ -866,6 +869,7 @@ def _trials_html(
     amendments: Mapping[int, list[dict]] | None = None,
 ) -> str:
     names = list(space.names)
+    params = dict(zip(names, space.params, strict=True))
     extra = sorted({k for t in trials for k in t.params if k not in space.names}, key=str)
     value = "utility" if task_names else "value"
     amended = {
@@ -881,7 +885,7 @@ def _trials_html(
             cells += [(_fmt(None if v is None else float(v)), True) for v in values]
         for k in [*names, *extra]:
             v = t.params.get(k)
-            cells.append((_fmt(v), isinstance(v, (int, float)) and not isinstance(v, bool)))
+            cells.append((_fmt(v, params.get(k)), isinstance(v, (int, float)) and not isinstance(v, bool)))
         cells += [(_fmt(t.worker), False), (_iso(t.created), False), (_fmt(t.error), False)]
         cells += [(amended.get(t.id, ""), False)] if amended else []
         rows.append((t.state, cells))
@@ -912,7 +916,7 @@ def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str])
             "",
             [(str(t.id), True)]
             + [(_fmt(float(v)), True) for v in t.values]  # type: ignore[union-attr]
-            + [(_fmt(t.params.get(n)), False) for n in space.names],
+            + [(_fmt(t.params.get(p.name), p), False) for p in space.params],
         )
         for t in front
     ]

@@ -104,6 +104,8 @@ class Space:
         object.__setattr__(self, "_col_names", tuple(col_names))
         object.__setattr__(self, "_dim", start)
         object.__setattr__(self, "_tree", None)
+        object.__setattr__(self, "_distinct", None)
+        object.__setattr__(self, "_gaps", None)
         pts, enc = None, None
         if self.candidate_points is not None:
             pts, enc = self._check_candidates(self.candidate_points)
@@ -158,11 +160,16 @@ class Space:
 
     @property
     def cardinality(self) -> float:
-        """Number of distinct valid points: the candidates of a grid space, the product of the
-        parameters' sizes when every parameter is an :class:`Int` or a :class:`Categorical`, and
-        ``math.inf`` as soon as one parameter is a continuous :class:`Float`."""
+        """Number of distinct valid points: the distinct candidates of a grid space (a duplicated
+        row is one point), the product of the parameters' sizes when every parameter is an
+        :class:`Int` or a :class:`Categorical`, and ``math.inf`` as soon as one parameter is a
+        continuous :class:`Float`."""
         if self.candidate_points is not None:
-            return float(self.candidate_points.shape[0])
+            distinct = self._distinct  # type: ignore[attr-defined]
+            if distinct is None:  # (an ask reads it: counted once)
+                distinct = float(np.unique(self.candidate_points, axis=0).shape[0])
+                object.__setattr__(self, "_distinct", distinct)
+            return distinct
         size = 1.0
         for p in self.params:
             if isinstance(p, Int):
@@ -227,15 +234,18 @@ class Space:
         return {p.name: p.validate(point[p.name]) for p in self.params}
 
     def _match_candidates(self, points: list[dict[str, Any]]) -> NDArray[np.intp]:
-        """Index of the candidate each (validated) point equals within :data:`GRID_RTOL`."""
+        """Index of the candidate each (validated) point equals within :data:`GRID_RTOL`, and within a
+        millionth of the smallest gap between two values of its column (on a column of 2.4e9 + k
+        the relative tolerance alone is 2.4, which matched 2400000001.5 to the candidate 2400000001)."""
         P = self.candidate_points
         assert P is not None
         X = np.array([[pt[n] for n in self.names] for pt in points], dtype=np.float64).reshape(-1, P.shape[1])
         span = np.array([p.high - p.low for p in self.params])  # type: ignore[attr-defined]
+        gap = self._column_gaps()
         idx = self._nearest(self._encode_rows(X))
 
         def close(x: FloatArray, c: FloatArray) -> NDArray[np.bool_]:
-            tol = GRID_RTOL * np.maximum(np.maximum(np.abs(x), np.abs(c)), span)
+            tol = np.minimum(GRID_RTOL * np.maximum(np.maximum(np.abs(x), np.abs(c)), span), 1e-6 * gap)
             return np.abs(x - c) <= tol
 
         for i in range(X.shape[0]):
@@ -246,6 +256,21 @@ class Space:
                 raise SpaceError(f"point {points[i]!r} is not one of the {P.shape[0]} grid candidates")
             idx[i] = ok[0]
         return idx
+
+    def _column_gaps(self) -> FloatArray:
+        """Smallest positive difference between two values of each grid column (inf for a constant
+        column), computed once."""
+        gaps = self._gaps  # type: ignore[attr-defined]
+        if gaps is None:
+            P = self.candidate_points
+            assert P is not None
+            gaps = np.full(P.shape[1], np.inf)
+            for j in range(P.shape[1]):
+                steps = np.diff(np.unique(P[:, j]))
+                if steps.size:
+                    gaps[j] = steps.min()
+            object.__setattr__(self, "_gaps", gaps)
+        return gaps
 
     def _encode_rows(self, X: FloatArray) -> FloatArray:
         """Encode raw float rows of a grid space (all parameters are Float)."""
@@ -290,7 +315,8 @@ class Space:
         SpaceError
             Unknown or missing names (all listed), an invalid value (naming the parameter), or,
             for a grid space, a point that is not a candidate (within relative 1e-9, or 1e-9 of
-            the parameter range for values near zero).
+            the parameter range for values near zero, and never more than a millionth of the
+            smallest gap between two candidate values of the column).
         """
         return self._validate_many([point])[0]
 
@@ -353,7 +379,8 @@ class Space:
         -------
         list of dict
             Always a list (length 1 for a ``(dim,)`` input). Floats are decoded exactly up to
-            round-off (log floats clamped into ``[low, high]``), ints to the bin containing the
+            round-off (log floats clamped into ``[low, high]``, and 0 and 1 decoded to ``low`` and
+            ``high`` exactly, as for linear floats), ints to the bin containing the
             coordinate, categoricals to the argmax of their block. For a grid space each row is
             decoded to its nearest candidate (Euclidean distance in the encoded space).
         """
@@ -477,7 +504,8 @@ class Space:
         Parameters
         ----------
         points : array_like
-            ``(N, d)`` finite candidate points (N, d >= 1). Duplicated rows are kept.
+            ``(N, d)`` finite candidate points (N, d >= 1). Duplicated rows are kept (the space's
+        :attr:`cardinality` counts them once).
         names : sequence of str, optional
             Column names; default ``x0, ..., x{d-1}``.
 

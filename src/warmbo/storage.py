@@ -515,7 +515,12 @@ class Study:
             ) from None
         if space is not None and space != stored_space:
             differences = "; ".join(space.diff(stored_space)) or "different structure"
-            raise StorageError(f"study {self.path!r} was created with a different space: {differences}")
+            raise StorageError(
+                f"study {self.path!r} was created with a different space (the space given first, the "
+                f"study's second): {differences}. A study's space cannot change; to search the new space "
+                f"with this study's trials, start a new study with prior=[{self.path!r}], transfer='none' "
+                "(warmbo optimize: --prior STUDY --transfer none); its trials must lie in the new space"
+            )
         stored_direction = self.settings.get("direction")
         new_direction = settings.get("direction")
         if stored_direction and new_direction and stored_direction != new_direction:
