@@ -1519,6 +1519,35 @@ def test_ctrl_c_in_a_threaded_run_stores_the_values_of_the_evaluations_still_run
     assert study.count("pending") == 0 and study.count("complete") == len(returned) > 4
 
 
+@pytest.mark.parametrize("n_workers", [1, 3])
+def test_ctrl_c_just_after_an_ask_withdraws_the_trial_nothing_evaluates(tmp_path, python_sigint, n_workers):
+    # before: a Ctrl-C landing after the ask stored its trial but before an evaluation had it (or
+    # on a thread not started yet: the test above failed once so) left that trial pending; nothing
+    # would evaluate it, and a rerun at once stopped short of its budget (BudgetHeldWarning)
+    opt = wb.Optimizer(SPACE, storage=tmp_path / "s.db", seed=0)
+    ask_one, armed = opt._ask_one, []
+
+    def signal_after_the_ask(*args, **kwargs):  # the ask has committed its trial; then the signal
+        suggestion = ask_one(*args, **kwargs)
+        if armed:
+            raise KeyboardInterrupt
+        return suggestion
+
+    def arm_at_the_third(opt, trial):
+        if opt.study.count("complete") == 3:
+            armed.append(True)
+
+    opt._ask_one = signal_after_the_ask
+    with pytest.raises(KeyboardInterrupt):
+        opt.run(branin_objective, budget=8, n_workers=n_workers, callbacks=[arm_at_the_third], progress=False)
+    del opt._ask_one
+    assert opt.study.count("pending") == 0 and opt.study.count("complete") >= 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.BudgetHeldWarning)
+        opt.run(branin_objective, budget=8, progress=False)
+    assert opt.study.count("complete") == 8
+
+
 def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(
     tmp_path, python_sigint
 ):

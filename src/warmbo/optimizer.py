@@ -63,6 +63,7 @@ prior imports are one object's methods; the BO step itself is :func:`warmbo.sugg
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
@@ -1943,6 +1944,9 @@ class Optimizer:
         if own_executor:
             executor = ThreadPoolExecutor(max_workers=n_workers)
         queue: list[Suggestion] = []
+        # the trial just asked, until an evaluation has it: an interrupt in between (inside the ask,
+        # after its insert, or before the thread starts) would leave a pending trial nothing evaluates
+        unstarted: list[tuple[int, dict]] = []
         if retry_pending:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
@@ -1997,7 +2001,9 @@ class Optimizer:
                                     self._warn_stored_sources()
                                 # the budget is checked again where the trial is inserted, and the trial
                                 # beats from there: another run's ask in between cannot add one too many
-                                suggestion = self._ask_one(admit=lambda: finished() + in_flight() < budget)
+                                suggestion = self._ask_one(
+                                    admit=lambda: finished() + in_flight() < budget, stored=unstarted
+                                )
                                 evaluate(suggestion.trial_id, True)
                             except _BudgetReached:
                                 break  # other runs' evaluations filled the budget during this ask
@@ -2009,6 +2015,7 @@ class Optimizer:
                                 return self.best
                         if executor is None:
                             future: Future = Future()
+                            unstarted.clear()  # (an interrupt during the evaluation leaves it pending)
                             try:
                                 future.set_result(objective(dict(suggestion)))
                             except Exception as exc:  # noqa: BLE001 - any objective failure fails the trial
@@ -2019,11 +2026,13 @@ class Optimizer:
                             # the run (_record_interrupted waits for every one it knows)
                             future = Future()
                             running[future] = suggestion
+                            unstarted.clear()  # (_record_interrupted knows it now)
                             executor.submit(_evaluate_into, future, objective, dict(suggestion))
                             continue
                         else:
                             future = executor.submit(objective, dict(suggestion))
                         running[future] = suggestion
+                        unstarted.clear()
                         if executor is None:
                             break
                     if not running:
@@ -2039,9 +2048,17 @@ class Optimizer:
                         for callback in callbacks:
                             callback(self, trial)
         except KeyboardInterrupt:
+            threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
                 own_executor = False  # interrupted twice: stop waiting for the threads
                 executor.shutdown(wait=False, cancel_futures=True)
+            # trials asked but never evaluated (cancelled before their thread started, or asked
+            # just before the interrupt) are withdrawn: left pending, they held places in the budget
+            # (a rerun at once stopped short with a BudgetHeldWarning) and nothing would evaluate them
+            if threads:
+                unstarted += [(s.trial_id, dict(s)) for f, s in running.items() if f.cancelled()]
+            with contextlib.suppress(Exception):  # (a store that fails now leaves them pending)
+                self._remove_own_pending(unstarted)
             raise
         finally:
             if beating is not None:
