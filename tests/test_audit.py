@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -104,6 +105,22 @@ def test_noise_overestimated_tenfold_is_underconfident():
     assert result.coverage[0.5] > 0.8
     assert any(w.startswith("underconfident") for w in result.warnings)
     assert not audit(GP(RBF(0.2), noise=0.01), X, y).warnings
+
+
+def test_a_constant_objective_is_undecidable_without_a_numpy_warning_or_an_underconfidence_claim():
+    # before: 0/0 in the heteroscedastic test raised numpy's "invalid value encountered in scalar
+    # divide" RuntimeWarning, and the audit called the model underconfident ("the noise or the signal
+    # variance is likely overestimated") when every value was simply the same
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0), (0.0, 1.0)]), seed=0)
+    opt.run(lambda p: 1.0, budget=20, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = opt.audit()
+    assert result.held_out == 20
+    assert result.warnings == (
+        "constant objective: all 20 held-out trials have the same value, so their coverage says "
+        "nothing about the intervals; the audit is not decidable",
+    )
 
 
 def test_noise_that_grows_with_the_objective_is_reported_as_heteroscedastic():

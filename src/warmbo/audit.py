@@ -419,6 +419,12 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
             "coverage can tell a calibrated model from a miscalibrated one; the audit is not decidable"
         )
         return tuple(out)
+    if np.ptp(observed) == 0.0:  # no spread: coverage compares intervals with nothing to predict
+        out.append(
+            f"constant objective: all {m} held-out trials have the same value, so their coverage "
+            "says nothing about the intervals; the audit is not decidable"
+        )
+        return tuple(out)
     alpha = ALPHA / len(levels)  # Bonferroni over the levels
     low = {v: float(stats.binom.cdf(counts[v], m, v)) for v in levels}  # P(X <= k)
     high = {v: float(stats.binom.sf(counts[v] - 1, m, v)) for v in levels}  # P(X >= k)
@@ -445,8 +451,9 @@ def _warnings(levels, counts, observed, mean, sd, theory: TheoryAudit | None, no
         r2 = ((observed - mean) / sd) ** 2
         order = np.argsort(mean, kind="stable")
         lo, hi = order[: m // 2], order[m // 2 :]
-        ratio = float(np.mean(r2[hi]) / np.mean(r2[lo]))
-        cdf = float(stats.f.cdf(ratio, hi.size, lo.size))
+        with np.errstate(divide="ignore", invalid="ignore"):  # a half predicted exactly: no test
+            ratio = float(np.mean(r2[hi]) / np.mean(r2[lo]))
+        cdf = float(stats.f.cdf(ratio, hi.size, lo.size)) if 0.0 < ratio < math.inf else 0.5
         p = 2.0 * min(cdf, 1.0 - cdf)
         if p < ALPHA and (ratio >= 2.0 or ratio <= 0.5):
             where, factor = ("high", ratio) if ratio > 1 else ("low", 1.0 / ratio)
