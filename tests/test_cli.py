@@ -1145,6 +1145,22 @@ def test_status_gives_the_models_estimate_beside_a_lucky_best_measurement(workdi
     assert wb.Study("noisy.db").trial(int(line[4])).params == {"x": x_top}
 
 
+def test_a_second_value_for_a_trial_says_how_to_record_a_repeated_measurement(workdir):
+    # before: the refusal named --amend only, so a noisy measurement repeated at the same settings
+    # was recorded by overwriting the first one instead of as a trial of its own
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2").exit_code == 0
+    again = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5")
+    assert again.exit_code == 1 and "repeated measurement" in again.output, again.output
+    hint = re.search(r"--params '(\{.*?\})'", again.output)
+    assert hint is not None, again.output
+    replicate = invoke("observe", "--storage", "lab.db", "--params", hint.group(1), "--value", "52.5")
+    assert replicate.exit_code == 0 and "a new trial" in replicate.output, replicate.output
+    study = wb.Study("lab.db")
+    assert [(t.id, t.value) for t in study.trials()] == [(1, 55.2), (2, 52.5)]
+    assert study.trial(2).params == study.trial(1).params
+
+
 def test_observe_amend_corrects_a_recorded_value_and_keeps_the_earlier_one(workdir):
     # before: a wrongly recorded value could never be fixed ("already complete")
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)

@@ -1186,7 +1186,9 @@ def observe(
         if stored.is_complete and not amend:
             raise ValueError(
                 f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
-                "to correct it, add --amend (the earlier value is kept in the study)"
+                "to correct it, add --amend (the earlier value is kept in the study); a repeated "
+                "measurement at the same settings is a trial of its own: "
+                f"warmbo observe --storage {storage} --params '{json.dumps(stored.params)}' --value V"
             )
         if amend:
             t = opt.amend(
