@@ -1314,7 +1314,7 @@ def status(
     if estimate is not None:
         console.print(estimate, markup=False, highlight=False, soft_wrap=True)
     _print_workers(opt)
-    console.print(_audit_line(opt, storage), markup=False, highlight=False)
+    console.print(_audit_line(opt, storage), markup=False, highlight=False, soft_wrap=True)
     stored = opt.study.get_meta("transfer_report")
     if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
         from .transfer.transfer_report import TransferReport
@@ -1454,7 +1454,8 @@ def _audit_line(opt, storage: str) -> str:
         return f"audit: not available ({exc})"
     if isinstance(result, dict):
         return "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
-    return result.summary()
+    outliers = [f"warning: {w}" for w in result.warnings if w.startswith("outlier")]  # a typo to fix
+    return "\n".join([result.summary(), *outliers])
 
 
 def _estimate_line(opt) -> str | None:

@@ -887,7 +887,12 @@ class Optimizer:
         Returns None when fewer than two trials are complete.
         """
         trials = self.study.trials() if trials is None else trials
-        complete = self._model_trials([t for t in trials if t.state == COMPLETE])
+        return self._fit_trials(self._model_trials([t for t in trials if t.state == COMPLETE]))
+
+    @blas_limited
+    def _fit_trials(self, complete: list[Trial]):
+        """:meth:`fit_model` on the complete trials :meth:`_model_trials` chose, in their order (the
+        model's rows); None below two."""
         if len(complete) < 2:
             return None
         X = self._encode_trials(complete)
@@ -1218,7 +1223,8 @@ class Optimizer:
         ValueError
             With fewer than two complete trials (nothing to leave out).
         """
-        model = self.fit_model()
+        complete = self._model_trials(self.study.trials((COMPLETE,)))
+        model = self._fit_trials(complete)
         if model is None:
             raise ValueError(
                 f"an audit needs at least two complete trials; the study has {self.study.count(COMPLETE)}"
@@ -1237,6 +1243,7 @@ class Optimizer:
             maximize=self.maximize,
             max_held_out=max_held_out,
             seed=int(self.seed) % 2**32,
+            labels=[f"trial {t.id}" for t in complete],  # the outlier warning names trials
         )
         if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
             result = on_transformed_scale(result, "Yeo-Johnson")
