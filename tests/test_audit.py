@@ -136,6 +136,10 @@ def test_one_wild_value_is_named_as_an_outlier_and_calibrated_data_rarely_raises
     named = audit(model, X, bad, labels=[f"sample {i + 1}" for i in range(40)])
     assert named.warnings[0].startswith("outlier: sample 18 ("), named.warnings
     assert not audit(model, X, y).warnings
+    # a model that misses everywhere (lengthscale ten times too long) is overconfident, not 22 outliers
+    X_short, y_short = prior_draw(np.random.default_rng(1), 60, lengthscale=0.05)
+    misfit = audit(GP(RBF(0.5), noise=0.01), X_short, y_short).warnings
+    assert misfit[0].startswith("overconfident") and not any(w.startswith("outlier") for w in misfit)
     with pytest.raises(ValueError, match="labels must name each of the 40 observations, got 39"):
         audit(model, X, y, labels=[str(i) for i in range(39)])
     # false alarms: at the true kernel and noise, each held-out residual is N(0, s^2), so by the union

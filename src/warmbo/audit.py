@@ -48,7 +48,8 @@ true):
 - an outlier: a held-out value farther from its prediction than a calibrated model puts any of the m
   held-out values with probability 0.1% (``|r_i| > Phi^-1(1 - 0.001 / 2m)``, 4.06 sds at m = 20):
   named (``labels``; the optimizer's audit names trials), since one wild value (a typo) can distort
-  the model enough to cause the other warnings;
+  the model enough to cause the other warnings; only when such values are few (at most a tenth of
+  the held-out values, or one): a model that misses everywhere is overconfident, not beset by outliers;
 - coverage significantly *below* nominal at some level (one-sided binomial test): overconfident,
   typically a misfit kernel (lengthscale too long, noise too small) or jumps the kernel cannot follow;
 - coverage significantly *above* nominal at every level where a binomial test can detect it:
@@ -415,7 +416,9 @@ def _coverage(levels, observed, mean, sd):
 def _outlier_warning(observed, mean, sd, labels) -> str | None:
     """The held-out values farther from their leave-one-out prediction than a calibrated model puts
     any of them with probability :data:`OUTLIER_ALPHA` (Bonferroni over the held-out values), named
-    by ``labels``, or None."""
+    by ``labels``, or None. More than a tenth of them (at least one allowed) is no outlier but a model
+    that misses everywhere (a misfit kernel, a transfer model trusting the wrong source), which the
+    overconfidence test reports."""
     from scipy import stats
 
     m = observed.size
@@ -424,11 +427,9 @@ def _outlier_warning(observed, mean, sd, labels) -> str | None:
         z = np.abs(observed - mean) / sd
     z = np.where(np.isnan(z), 0.0, z)  # 0/0: a value predicted exactly with no spread
     flagged = [int(k) for k in np.argsort(-z, kind="stable") if z[k] > threshold]
-    if not flagged:
+    if not flagged or len(flagged) > max(1, m // 10):  # many: a misfit model (overconfident), not outliers
         return None
-    named = ", ".join(f"{labels[k]} ({z[k]:.3g} sds)" for k in flagged[:5])
-    if len(flagged) > 5:
-        named += f" and {len(flagged) - 5} more"
+    named = ", ".join(f"{labels[k]} ({z[k]:.3g} sds)" for k in flagged)
     return (
         f"outlier: {named} {'lies' if len(flagged) == 1 else 'lie'} farther from what the other trials "
         f"predict than {threshold:.3g} predicted sds, which a calibrated model's {m} held-out values "

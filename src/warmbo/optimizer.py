@@ -1234,6 +1234,8 @@ class Optimizer:
         if schedule is not None:
             schedule = schedule.for_space(self.space)
         y = self._signed(np.asarray(model.y_train_, dtype=np.float64))  # back to the user's sign
+        # the outlier warning names trials, when the model's rows are exactly these trials
+        labels = [f"trial {t.id}" for t in complete] if len(complete) == y.size else None
         result = audit(
             model,
             model.X_train_,
@@ -1243,7 +1245,7 @@ class Optimizer:
             maximize=self.maximize,
             max_held_out=max_held_out,
             seed=int(self.seed) % 2**32,
-            labels=[f"trial {t.id}" for t in complete],  # the outlier warning names trials
+            labels=labels,
         )
         if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
             result = on_transformed_scale(result, "Yeo-Johnson")
