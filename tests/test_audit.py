@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -104,6 +105,73 @@ def test_noise_overestimated_tenfold_is_underconfident():
     assert result.coverage[0.5] > 0.8
     assert any(w.startswith("underconfident") for w in result.warnings)
     assert not audit(GP(RBF(0.2), noise=0.01), X, y).warnings
+
+
+def test_a_constant_objective_is_undecidable_without_a_numpy_warning_or_an_underconfidence_claim():
+    # before: 0/0 in the heteroscedastic test raised numpy's "invalid value encountered in scalar
+    # divide" RuntimeWarning, and the audit called the model underconfident ("the noise or the signal
+    # variance is likely overestimated") when every value was simply the same
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0), (0.0, 1.0)]), seed=0)
+    opt.run(lambda p: 1.0, budget=20, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = opt.audit()
+    assert result.held_out == 20
+    assert result.warnings == (
+        "constant objective: all 20 held-out trials have the same value, so their coverage says "
+        "nothing about the intervals; the audit is not decidable",
+    )
+
+
+def test_one_wild_value_is_named_as_an_outlier_and_calibrated_data_rarely_raises_it():
+    # before: a single value 25 noise sds off was reported as "overconfident" (it spoils its
+    # neighbours' predictions too), with a generic cause and no word of which value it was
+    rng = np.random.default_rng(5)
+    X, y = prior_draw(rng, 40, noise=0.01)
+    model = GP(RBF(0.2), noise=0.01)
+    bad = y.copy()
+    bad[17] += 25 * 0.1  # 25 noise sds
+    result = audit(model, X, bad)
+    assert result.warnings[0].startswith("outlier: observation 17 ("), result.warnings
+    named = audit(model, X, bad, labels=[f"sample {i + 1}" for i in range(40)])
+    assert named.warnings[0].startswith("outlier: sample 18 ("), named.warnings
+    assert not audit(model, X, y).warnings
+    # a model that misses everywhere (lengthscale ten times too long) is overconfident, not 22 outliers
+    X_short, y_short = prior_draw(np.random.default_rng(1), 60, lengthscale=0.05)
+    misfit = audit(GP(RBF(0.5), noise=0.01), X_short, y_short).warnings
+    assert misfit[0].startswith("overconfident") and not any(w.startswith("outlier") for w in misfit)
+    with pytest.raises(ValueError, match="labels must name each of the 40 observations, got 39"):
+        audit(model, X, y, labels=[str(i) for i in range(39)])
+    # false alarms: at the true kernel and noise, each held-out residual is N(0, s^2), so by the union
+    # bound a draw of 30 warns with probability <= 0.001 and 200 draws warn 0.2 times on average;
+    # 4 or more has probability < 1e-4 (Poisson), so the test would catch a threshold 10x too low
+    fired = 0
+    for _ in range(200):
+        X, y = prior_draw(rng, 30)
+        fired += any(w.startswith("outlier") for w in audit(GP(RBF(0.2), noise=0.01), X, y).warnings)
+    assert fired <= 3, fired
+
+
+def test_a_lab_typo_is_named_by_its_trial_in_the_audit_and_status_until_it_is_corrected(tmp_path):
+    # before: a yield typed as 1e6 among values near 70 left the model blind (the Yeo-Johnson
+    # transform at its limit, every other value alike to it) and the audit said only
+    # "underconfident" and "heteroscedastic noise", naming no trial
+    rng = np.random.default_rng(0)
+    space = wb.Space([wb.Float("temp_C", 60, 100), wb.Float("time_h", 1, 12)])
+    url = str(tmp_path / "lab.db")
+    opt = wb.Optimizer(space, maximize=True, storage=url, seed=0)
+    for k in range(20):
+        s = opt.ask()
+        value = 80 - ((s["temp_C"] - 85) / 10) ** 2 * 20 - ((s["time_h"] - 5) / 3) ** 2 * 15
+        opt.tell(s, 1e6 if k == 10 else value + 3 * rng.standard_normal())
+    typo = opt.history[10].id
+    warned = opt.audit().warnings
+    assert warned[0].startswith(f"outlier: trial {typo} ("), warned
+    status = runner.invoke(app, ["status", "--storage", url])
+    assert status.exit_code == 0 and f"warning: outlier: trial {typo} (" in status.output, status.output
+    opt.amend(typo, failed=True, note="typo")
+    assert not any(w.startswith("outlier") for w in opt.audit().warnings)
+    assert "outlier" not in runner.invoke(app, ["status", "--storage", url]).output
 
 
 def test_noise_that_grows_with_the_objective_is_reported_as_heteroscedastic():

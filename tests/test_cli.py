@@ -1125,6 +1125,49 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     assert study_rows("lab.db") == before
 
 
+def test_status_gives_the_models_estimate_beside_a_lucky_best_measurement(workdir):
+    # before: status named only the best single measurement, 12.0 at x = 0.8, where the objective is
+    # 6.4 (four repeats there read 6-7), and nothing said what the model, which pools every trial,
+    # estimates there or where it puts the best setting (x = 0.5, objective 10)
+    rng = np.random.default_rng(0)
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), maximize=True, storage="noisy.db", seed=0)
+    f = lambda x: 10.0 - 40.0 * (x - 0.5) ** 2  # noqa: E731
+    for x in np.linspace(0.0, 1.0, 21):
+        opt.tell({"x": float(x)}, f(x) + 0.5 * rng.standard_normal())
+    opt.tell({"x": 0.8}, 12.0)  # the lucky draw
+    for _ in range(4):
+        opt.tell({"x": 0.8}, f(0.8) + 0.5 * rng.standard_normal())
+    out = invoke("status", "--storage", "noisy.db")
+    assert out.exit_code == 0, out.output
+    assert "best 12 at x=0.8" in out.output
+    line = re.search(
+        r"model's estimate there: (\S+) \(sd (\S+)\); highest estimate: (\S+) \(sd \S+\) at trial (\d+), "
+        r"x=(\S+)\n",
+        out.output,
+    )
+    assert line is not None, out.output
+    there, sd, top, x_top = float(line[1]), float(line[2]), float(line[3]), float(line[5])
+    assert 6.0 < there < 9.0 and 0.0 < sd < 2.0  # pooled with the repeats, far below the lucky 12
+    assert abs(x_top - 0.5) <= 0.1 and 9.0 < top < 11.0
+    assert wb.Study("noisy.db").trial(int(line[4])).params == {"x": x_top}
+
+
+def test_a_second_value_for_a_trial_says_how_to_record_a_repeated_measurement(workdir):
+    # before: the refusal named --amend only, so a noisy measurement repeated at the same settings
+    # was recorded by overwriting the first one instead of as a trial of its own
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2").exit_code == 0
+    again = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5")
+    assert again.exit_code == 1 and "repeated measurement" in again.output, again.output
+    hint = re.search(r"--params '(\{.*?\})'", again.output)
+    assert hint is not None, again.output
+    replicate = invoke("observe", "--storage", "lab.db", "--params", hint.group(1), "--value", "52.5")
+    assert replicate.exit_code == 0 and "a new trial" in replicate.output, replicate.output
+    study = wb.Study("lab.db")
+    assert [(t.id, t.value) for t in study.trials()] == [(1, 55.2), (2, 52.5)]
+    assert study.trial(2).params == study.trial(1).params
+
+
 def test_observe_amend_corrects_a_recorded_value_and_keeps_the_earlier_one(workdir):
     # before: a wrongly recorded value could never be fixed ("already complete")
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)

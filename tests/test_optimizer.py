@@ -169,6 +169,19 @@ def test_ask_n_on_a_confident_model_of_a_mixed_space_gives_valid_distinct_points
     assert correlation <= wb.suggest.BATCH_CORRELATION
 
 
+def test_a_repeated_measurement_is_told_as_a_plain_dict_and_the_refusal_says_so():
+    # before: telling a complete suggestion again named amending as the only way, which overwrites
+    # the first measurement of a noisy objective instead of keeping both
+    opt = wb.Optimizer(SPACE, seed=0)
+    s = opt.ask()
+    opt.tell(s, 2.0)
+    with pytest.raises(StorageError, match="repeated measurement .* plain dict"):
+        opt.tell(s, 2.5)
+    replicate = opt.tell(dict(s), 2.5)
+    assert replicate.id != s.trial_id and replicate.params == opt.study.trial(s.trial_id).params
+    assert [t.value for t in opt.history] == [2.0, 2.5]
+
+
 def test_tell_forms_and_failures():
     opt = wb.Optimizer(SPACE, seed=2)
     a, b, c = opt.ask(3)

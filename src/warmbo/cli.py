@@ -1233,7 +1233,9 @@ def observe(
         if stored.is_complete and not amend:
             raise ValueError(
                 f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
-                "to correct it, add --amend (the earlier value is kept in the study)"
+                "to correct it, add --amend (the earlier value is kept in the study); a repeated "
+                "measurement at the same settings is a trial of its own: "
+                f"warmbo observe --storage {storage} --params '{json.dumps(stored.params)}' --value V"
             )
         if amend:
             t = opt.amend(
@@ -1357,8 +1359,11 @@ def status(
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
     _print_best(opt)
+    estimate = _estimate_line(opt)
+    if estimate is not None:
+        console.print(estimate, markup=False, highlight=False, soft_wrap=True)
     _print_workers(opt)
-    console.print(_audit_line(opt, storage), markup=False, highlight=False)
+    console.print(_audit_line(opt, storage), markup=False, highlight=False, soft_wrap=True)
     stored = opt.study.get_meta("transfer_report")
     if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
         from .transfer.transfer_report import TransferReport
@@ -1508,7 +1513,35 @@ def _audit_line(opt, storage: str) -> str:
         return f"audit: not available ({exc})"
     if isinstance(result, dict):
         return "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
-    return result.summary()
+    outliers = [f"warning: {w}" for w in result.warnings if w.startswith("outlier")]  # a typo to fix
+    return "\n".join([result.summary(), *outliers])
+
+
+def _estimate_line(opt) -> str | None:
+    """``status``'s line on the model's estimates: the posterior mean (and sd) of the objective at
+    the best measured trial and, when the model ranks another setting first, at that one. Under noise
+    the best single measurement is optimistic (the luckiest draw); the model's mean pools every
+    trial, repeats included. None for a multi-task study, below two complete trials, and above the
+    size at which status leaves the model to ``warmbo audit``."""
+    best = opt.best
+    if getattr(opt, "task_names", None) or best is None:
+        return None
+    complete = opt.study.trials(("complete",))
+    if not 2 <= len(complete) <= STATUS_AUDIT_MAX["single"]:
+        return None
+    try:
+        mean, sd = opt.predict([t.params for t in complete])
+    except (ValueError, ArithmeticError):
+        return None
+    here = next(i for i, t in enumerate(complete) if t.params == best.params and t.value == best.value)
+    top = max(range(len(complete)), key=lambda i: mean[i] if opt.maximize else -mean[i])
+    line = f"model's estimate there: {mean[here]:.6g} (sd {sd[here]:.3g})"
+    if complete[top].params != best.params:
+        line += (
+            f"; {'highest' if opt.maximize else 'lowest'} estimate: {mean[top]:.6g} (sd {sd[top]:.3g}) "
+            f"at trial {complete[top].id}, {_shown(complete[top].params, opt.space)}"
+        )
+    return line
 
 
 def _print_workers(opt) -> None:

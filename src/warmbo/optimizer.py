@@ -889,7 +889,12 @@ class Optimizer:
         Returns None when fewer than two trials are complete.
         """
         trials = self.study.trials() if trials is None else trials
-        complete = self._model_trials([t for t in trials if t.state == COMPLETE])
+        return self._fit_trials(self._model_trials([t for t in trials if t.state == COMPLETE]))
+
+    @blas_limited
+    def _fit_trials(self, complete: list[Trial]):
+        """:meth:`fit_model` on the complete trials :meth:`_model_trials` chose, in their order (the
+        model's rows); None below two."""
         if len(complete) < 2:
             return None
         X = self._encode_trials(complete)
@@ -1221,7 +1226,8 @@ class Optimizer:
         ValueError
             With fewer than two complete trials (nothing to leave out).
         """
-        model = self.fit_model()
+        complete = self._model_trials(self.study.trials((COMPLETE,)))
+        model = self._fit_trials(complete)
         if model is None:
             raise ValueError(
                 f"an audit needs at least two complete trials; the study has {self.study.count(COMPLETE)}"
@@ -1231,6 +1237,8 @@ class Optimizer:
         if schedule is not None:
             schedule = schedule.for_space(self.space)
         y = self._signed(np.asarray(model.y_train_, dtype=np.float64))  # back to the user's sign
+        # the outlier warning names trials, when the model's rows are exactly these trials
+        labels = [f"trial {t.id}" for t in complete] if len(complete) == y.size else None
         result = audit(
             model,
             model.X_train_,
@@ -1240,6 +1248,7 @@ class Optimizer:
             maximize=self.maximize,
             max_held_out=max_held_out,
             seed=int(self.seed) % 2**32,
+            labels=labels,
         )
         if getattr(model, "output_transform_", None) is not None:  # widths are transformed values
             result = on_transformed_scale(result, "Yeo-Johnson")
