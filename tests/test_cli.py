@@ -496,6 +496,61 @@ def shared_folder():
     shutil.rmtree(folder)
 
 
+def _old_study_file(path: Path) -> None:
+    """A study as the first warmbo versions wrote it: no ``vector`` (multi-task) and no ``heartbeat``
+    column; one complete, one failed and one pending trial."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE trials (id INTEGER PRIMARY KEY AUTOINCREMENT, params TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')), value REAL,
+            created REAL NOT NULL, completed REAL, worker TEXT, error TEXT);
+        """
+    )
+    settings = {"direction": "minimize", "n_initial": 4, "seed": 0}
+    meta = [("schema_version", "1"), ("space", json.dumps(SPACE)), ("settings", json.dumps(settings)),
+            ("created", "1700000000.0")]  # fmt: skip
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+    rows = [
+        ({"x": 0.25, "mode": "a"}, "complete", 0.0625, 1700000001.0, 1700000002.0, "lab:1", None),
+        ({"x": 1.95, "mode": "a"}, "failed", None, 1700000003.0, 1700000004.0, "lab:1", "exit 3"),
+        ({"x": -1.0, "mode": "a"}, "pending", None, 1700000005.0, None, "lab:1", None),
+    ]
+    conn.executemany(
+        "INSERT INTO trials (params, state, value, created, completed, worker, error) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(json.dumps(p), *rest) for p, *rest in rows],
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_study_written_by_an_old_version_is_read_without_changing_it(workdir):
+    # before: status and export open a study read-only and selected the vector column, which studies
+    # written before multi-task support lack: "error: no such column: vector" (only a writing open
+    # such as optimize added it); now the missing columns read as empty, and the file is untouched
+    _old_study_file(workdir / "old.db")
+    before = (workdir / "old.db").read_bytes()
+    status = invoke("status", "--storage", "old.db")
+    assert status.exit_code == 0, status.output
+    assert "1 complete, 1 pending, 1 failed" in status.output
+    assert "worker lab:1: 1 pending" in status.output
+    export = invoke("export", "--storage", "old.db", "--out", "old.csv")
+    assert export.exit_code == 0, export.output
+    lines = (workdir / "old.csv").read_text().splitlines()
+    assert len(lines) == 4 and lines[1].startswith("1,complete,0.25,a,0.0625,")
+    assert wb.Study("sqlite:///old.db?mode=ro").trial(3).state == "pending"
+    assert (workdir / "old.db").read_bytes() == before
+    assert not (workdir / "old.db-wal").exists()
+    # a writing open still migrates it, and the run goes on from its trials
+    resumed = invoke("optimize", "objmod:f", "--budget", 4, "--storage", "old.db")
+    assert resumed.exit_code == 0, resumed.output
+    assert [t.state for t in wb.Study("old.db").trials()][:3] == ["complete", "failed", "pending"]
+
+
 def test_a_read_only_study_in_a_read_only_folder_can_be_inspected(workdir, shared_folder):
     invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
     invoke("suggest", "--storage", "h.db")

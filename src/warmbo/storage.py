@@ -453,6 +453,14 @@ class Study:
         if not meta:
             raise StorageError(self._no_study())
         self._check_meta(meta, space, settings)
+        # a study written by an older warmbo lacks the columns added since (a writing open adds them,
+        # _MIGRATIONS; a read-only one may not): they read as NULL, as a migrated study's old rows do
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(trials)").fetchall()}
+        missing = [column for column in _MIGRATIONS if column not in columns]
+        if "vector" in missing:
+            self._columns = _COLUMNS.replace("vector", "NULL AS vector")
+        if "heartbeat" in missing:
+            self._heartbeat = "NULL"
 
     def _initialise(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
@@ -527,6 +535,11 @@ class Study:
         self.created = float(meta.get("created", "nan"))
 
     # ------------------------------------------------------------------ reading
+    # the trials' columns as the reading queries select them; a read-only open of a study written before
+    # a column existed reads it as NULL instead (see _open_readonly)
+    _columns = _COLUMNS
+    _heartbeat = "heartbeat"
+
     def _trial(self, row, copy: bool = True) -> Trial:
         id_, params, state, value, created, completed, worker, error, vector = row
         # the parsed parameters of each trial are kept (JSON parsing was most of the cost of reading
@@ -562,7 +575,7 @@ class Study:
     def trials(self, states: tuple[str, ...] | None = None) -> History:
         """All trials (or those in ``states``) in id order."""
         conn = self._connect()
-        query = f"SELECT {_COLUMNS} FROM trials"
+        query = f"SELECT {self._columns} FROM trials"
         args: tuple = ()
         if states is not None:
             bad = [s for s in states if s not in STATES]
@@ -574,7 +587,7 @@ class Study:
 
     def _all_rows(self) -> list[tuple]:
         """The rows of every trial (the columns :meth:`_trial` reads), in id order."""
-        return self._connect().execute(f"SELECT {_COLUMNS} FROM trials ORDER BY id").fetchall()
+        return self._connect().execute(f"SELECT {self._columns} FROM trials ORDER BY id").fetchall()
 
     def snapshot(self) -> tuple[Trial, ...]:
         """All trials in id order, as :meth:`trials` reads them, for reading only (the optimizer's ask).
@@ -677,7 +690,7 @@ class Study:
         fresh = {}
         for start in range(0, len(touched), 500):
             chunk = touched[start : start + 500]
-            query = f"SELECT {_COLUMNS} FROM trials WHERE id IN ({', '.join('?' * len(chunk))})"
+            query = f"SELECT {self._columns} FROM trials WHERE id IN ({', '.join('?' * len(chunk))})"
             fresh.update((row[0], row) for row in conn.execute(query, chunk))
         for trial_id in touched:
             row = fresh.get(trial_id)
@@ -707,7 +720,7 @@ class Study:
         row = (
             self._connect()
             .execute(
-                f"SELECT {_COLUMNS} FROM trials WHERE id = ?",
+                f"SELECT {self._columns} FROM trials WHERE id = ?",
                 (trial_id,),
             )
             .fetchone()
@@ -953,9 +966,10 @@ class Study:
         """Pending trial id -> its last heartbeat (its creation time if it never sent one);
         ``beating_only``: only the trials that have sent one (evaluations a run or a heartbeat loop
         looks after, not suggestions waiting for a person)."""
-        query = "SELECT id, COALESCE(heartbeat, created) FROM trials WHERE state = 'pending'"
+        beat = self._heartbeat
+        query = f"SELECT id, COALESCE({beat}, created) FROM trials WHERE state = 'pending'"
         if beating_only:
-            query += " AND heartbeat IS NOT NULL"
+            query += f" AND {beat} IS NOT NULL"
         rows = self._connect().execute(query).fetchall()
         return {int(i): float(t) for i, t in rows}
 
