@@ -551,6 +551,33 @@ def test_a_study_written_by_an_old_version_is_read_without_changing_it(workdir):
     assert [t.state for t in wb.Study("old.db").trials()][:3] == ["complete", "failed", "pending"]
 
 
+@pytest.mark.parametrize(
+    "damage",
+    ["params = '{\"x\": 0.2'", "value = 'x7f'", "state = 'comp'"],
+    ids=["cut-params", "text-value", "bad-state"],
+)
+def test_a_damaged_trial_row_is_a_clear_error_naming_it(workdir, damage):
+    # before: a row a damaged file reads back half-written (a truncated copy read NULL params and
+    # state) raised a TypeError or JSONDecodeError out of status, export and optimize, with a traceback
+    import sqlite3
+
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "d.db", "--seed", 0)
+    with sqlite3.connect(workdir / "d.db") as conn:
+        conn.execute("PRAGMA ignore_check_constraints = ON")  # (a damaged page is not checked either)
+        conn.execute(f"UPDATE trials SET {damage} WHERE id = 2")
+    conn.close()
+    for args in (
+        ("status", "--storage", "d.db"),
+        ("export", "--storage", "d.db", "--out", "d.csv"),
+        ("optimize", "objmod:f", "--budget", 5, "--storage", "d.db"),
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+        assert "is damaged: trial 2 does not read as a trial" in result.output, result.output
+        assert "integrity_check" in result.output
+    assert len(wb.Study("sqlite:///d.db?mode=ro")._all_rows()) == 3  # nothing added
+
+
 def test_a_read_only_study_in_a_read_only_folder_can_be_inspected(workdir, shared_folder):
     invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
     invoke("suggest", "--storage", "h.db")

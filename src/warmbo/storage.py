@@ -546,10 +546,20 @@ class Study:
         # a study at every ask); a trial's parameters never change once stored, and every Trial gets
         # its own copy, so a caller that edits one changes nothing here (``copy=False``: the kept dict
         # itself, for snapshot(), whose callers only read it)
-        cached = self._parsed.get(id_)
-        if cached is None or cached[0] != params:
-            cached = (params, json.loads(params))
-            self._parsed[id_] = cached
+        try:
+            cached = self._parsed.get(id_)
+            if cached is None or cached[0] != params:
+                cached = (params, json.loads(params))
+                if not isinstance(cached[1], dict):
+                    raise ValueError(f"parameters {_short(params)} are not a JSON object")
+                self._parsed[id_] = cached
+            if state not in STATES:
+                raise ValueError(f"state {_short(state)}")
+            if not isinstance(value, (float, int, type(None))) or not isinstance(created, (float, int)):
+                raise ValueError(f"value {_short(value)}, created {_short(created)}")
+            values = None if vector is None else tuple(json.loads(vector))
+        except (TypeError, ValueError) as exc:
+            raise self._damaged_row(id_, exc) from None
         return Trial(
             id=int(id_),
             params=dict(cached[1]) if copy else cached[1],
@@ -559,7 +569,20 @@ class Study:
             completed=completed,
             worker=worker,
             error=error,
-            values=None if vector is None else tuple(json.loads(vector)),
+            values=values,
+        )
+
+    def _damaged_row(self, trial_id, exc: Exception) -> StorageError:
+        """A stored trial that does not read as one (a damaged file: a disk or copy that cut it, a
+        page overwritten), named instead of a TypeError from deep inside a command."""
+        check = (
+            f"; check the file with `sqlite3 {self.path} 'PRAGMA integrity_check'` and use a backup copy"
+            if not _is_postgres(self.url)
+            else ""
+        )
+        return StorageError(
+            f"study {self.path!r} is damaged: trial {_short(trial_id)} does not read as a trial "
+            f"({exc}){check}"
         )
 
     def version(self) -> tuple[int, int]:
