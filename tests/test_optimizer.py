@@ -292,6 +292,36 @@ def test_kill_between_tells_loses_nothing(tmp_path):
     assert opt.study.count("complete") == len(complete) + 5
 
 
+def test_a_value_the_study_cannot_store_is_named_and_its_trial_stays_pending(tmp_path):
+    # before: a run whose study could not be written when an evaluation ended (a full disk, a file
+    # locked by another program for longer than the wait) stopped with SQLite's own "database is
+    # locked" / "database or disk is full", and the evaluation's value, maybe hours of work, was lost
+    import sqlite3
+
+    db = tmp_path / "locked study.db"  # (quoted in the command the message gives, as a URL's & is)
+    opt = wb.Optimizer(SPACE, storage=str(db), seed=0)
+    blocker = sqlite3.connect(db, isolation_level=None)
+
+    def objective(params):
+        if len(opt.history) == 3:  # the 3rd evaluation: another program takes the write lock
+            opt.study._connect().execute("PRAGMA busy_timeout = 50")  # (instead of waiting 60 s)
+            blocker.execute("BEGIN IMMEDIATE")
+            return 0.125
+        return branin_objective(params)
+
+    with pytest.raises(StorageError) as raised:
+        opt.run(objective, budget=6, progress=False)
+    message = str(raised.value)
+    assert "the value of trial 3, 0.125, could not be stored (study " in message
+    assert "is locked by another process: database is locked)" in message
+    assert f"warmbo observe --storage '{db}' --trial 3 --value 0.125" in message
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    assert opt.study.trial(3).state == "pending"
+    opt.tell(3, 0.125)  # as the message says
+    assert opt.study.trial(3).value == 0.125 and opt.study.count("complete") == 3
+
+
 def test_four_processes_share_one_study(tmp_path):
     db = tmp_path / "shared.db"
     wb.Optimizer(SPACE, storage=str(db), seed=0, n_initial=6)  # create it before the race
