@@ -1506,6 +1506,35 @@ def test_ctrl_c_stores_the_values_of_python_evaluations_and_says_so(workdir):
     )
 
 
+def test_sigterm_stops_a_python_function_at_once_with_one_worker(workdir):
+    # docs/cli.md said a module:function objective cannot be killed, so the run waits for it: true of
+    # --workers above 1 (threads); with --workers 1 the function runs in the main thread and the
+    # signal stops it at once, its trial left pending (as the docs now say)
+    (workdir / "slowmod.py").write_text(
+        "import time\n"
+        "def f(p):\n"
+        "    open('started', 'w').close()\n"
+        "    time.sleep(60)\n"
+        "    return p['x'] ** 2\n"
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "slowmod:f", "--space", "space.json",
+         "--budget", "3", "--storage", "one.db", "--seed", "0", "--workers", "1"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (workdir / "started").exists():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    start = time.monotonic()
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=50)
+    err = " ".join(err.split())
+    assert run.returncode == 143 and time.monotonic() - start < 30, err
+    assert "trial(s) 1 left pending" in err and "waiting" not in err
+    assert wb.Study("one.db").count("pending") == 1
+
+
 def test_notes_are_shown_as_written_not_read_as_markup(workdir):
     # before (a review): "[/data/run1]" in a note crashed observe after storing it, and status ever after
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
