@@ -496,6 +496,57 @@ def shared_folder():
     shutil.rmtree(folder)
 
 
+@pytest.fixture
+def read_only_mount(workdir):
+    """``ro/`` in the work folder, a read-only bind mount of ``src/`` (root only: as root, chmod
+    stops no write; a read-only file system does)."""
+    source, target = workdir / "src", workdir / "ro"
+    source.mkdir()
+    target.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a read-only mount needs root")
+    if subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True).returncode:
+        pytest.skip("mount --bind is not permitted here")
+    try:
+        remount = ["mount", "-o", "remount,ro,bind", str(target)]
+        if subprocess.run(remount, capture_output=True).returncode:
+            pytest.skip("a read-only remount is not permitted here")
+        yield source, target
+    finally:
+        subprocess.run(["umount", "--lazy", str(target)], capture_output=True)  # (open connections)
+
+
+def test_writing_to_a_study_in_a_read_only_folder_says_so(workdir, read_only_mount):
+    # before: a study closed cleanly gave "cannot open study 'ro/s.db' (SQLite says: unable to open
+    # database file)" (SQLite cannot create its write-ahead log there), and one whose writer was killed
+    # (its -wal and -shm files left beside it) opened, then failed at its first write with SQLite's
+    # "attempt to write a readonly database", or "is locked by another process" when BEGIN failed
+    source, _ = read_only_mount
+    create = [sys.executable, "-m", "warmbo.cli", "optimize", "objmod:f", "--space", "space.json",
+              "--budget", "3", "--storage", str(source / "clean.db")]  # fmt: skip
+    assert subprocess.run(create, cwd=workdir, capture_output=True).returncode == 0
+    assert not (source / "clean.db-wal").exists()
+    # this process keeps its connection open, as a killed writer does: -wal and -shm stay
+    made = invoke(
+        "optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", source / "w.db"
+    )
+    assert made.exit_code == 0 and (source / "w.db-wal").exists(), made.output
+    for name in ("clean", "w"):
+        for args in (
+            ("optimize", "objmod:f", "--budget", 5, "--storage", f"ro/{name}.db"),
+            ("suggest", "--storage", f"ro/{name}.db"),
+            ("observe", "--storage", f"ro/{name}.db", "--trial", 1, "--value", 2.5, "--amend"),
+        ):
+            result = invoke(*args)
+            assert result.exit_code == 1, result.output
+            assert f"study 'ro/{name}.db' cannot be opened for writing" in result.output, result.output
+            assert "read-only); warmbo status, export and report read it" in result.output
+        status = invoke("status", "--storage", f"ro/{name}.db")
+        assert status.exit_code == 0 and "3 complete, 0 pending, 0 failed" in status.output
+    new = invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "ro/new.db")
+    assert new.exit_code == 1 and "cannot create study 'ro/new.db': folder" in new.output, new.output
+
+
 def _old_study_file(path: Path) -> None:
     """A study as the first warmbo versions wrote it: no ``vector`` (multi-task) and no ``heartbeat``
     column; one complete, one failed and one pending trial."""

@@ -323,13 +323,29 @@ class Study:
         if "readonly" in text:
             return StorageError(
                 f"study {self.path!r} cannot be opened for writing (the file or its folder is read-only); "
-                "warmbo status and report read it, or open it with Study(..., readonly=True)"
+                "warmbo status, export and report read it, or open it with Study(..., readonly=True)"
             )
         if "unable to open" in text:
+            folder = str(Path(self.path).expanduser().resolve().parent)
+            if not self.readonly and not os.access(folder, os.W_OK):
+                # (SQLite cannot create the study, or the write-ahead log beside it, in that folder)
+                if not Path(self.path).is_file():
+                    return StorageError(f"cannot create study {self.path!r}: folder {folder!r} is read-only")
+                return StorageError(
+                    f"study {self.path!r} cannot be opened for writing (its folder {folder!r} is "
+                    "read-only); warmbo status, export and report read it, or open it with "
+                    "Study(..., readonly=True)"
+                )
             return StorageError(f"cannot open study {self.path!r} (SQLite says: {text})")
         if "not a database" in text:
             return StorageError(f"{self.path!r} is not a warmbo study: it is not an SQLite database")
         return StorageError(f"cannot read study {self.path!r} (SQLite says: {text})")
+
+    def _write_error(self, exc: sqlite3.OperationalError) -> StorageError:
+        """An accurate message for a write SQLite refused (a read-only file or folder, a full disk)."""
+        if "readonly" in str(exc) or "unable to open" in str(exc):
+            return self._open_error(exc)
+        return StorageError(f"cannot write study {self.path!r} (SQLite says: {exc})")
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -393,7 +409,7 @@ class Study:
                 yield conn
                 self._local.snapshot = None
                 conn.execute("COMMIT")  # (inside the try: an interrupt just before it rolls back too)
-            except BaseException:
+            except BaseException as exc:
                 self._local.snapshot = None
                 try:
                     if self._in_transaction(conn):
@@ -403,6 +419,10 @@ class Study:
                     # read the key before this count and the rows before the rollback would keep the
                     # rolled-back rows under a key that never changes again (see snapshot)
                     self._rollbacks += 1
+                if isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc):
+                    # (a study whose killed writer left its -wal and -shm files opens for writing in
+                    # a read-only folder, and fails at its first write)
+                    raise self._write_error(exc) from None
                 raise
             finally:
                 self._local.depth = 0
@@ -423,7 +443,9 @@ class Study:
                 conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or attempt == 2:
+                if "locked" not in str(exc):  # (a read-only file, a full disk: not another process)
+                    raise self._write_error(exc) from None
+                if attempt == 2:
                     raise StorageError(f"study {self.path!r} is locked by another process: {exc}") from None
 
     def __reduce__(self):
