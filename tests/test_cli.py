@@ -629,6 +629,29 @@ def test_a_damaged_trial_row_is_a_clear_error_naming_it(workdir, damage):
     assert len(wb.Study("sqlite:///d.db?mode=ro")._all_rows()) == 3  # nothing added
 
 
+def test_a_damaged_page_found_by_a_write_is_a_clear_error_naming_the_study(workdir):
+    # before: a page overwritten with garbage that reads do not reach (here the table of AUTOINCREMENT
+    # counters) let status work, and optimize failed at its first insert with SQLite's bare
+    # "database disk image is malformed", no study named
+    import sqlite3
+
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "p.db", "--seed", 0)
+    with sqlite3.connect(workdir / "p.db") as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone()
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(workdir / "p.db", "r+b") as raw:
+        raw.seek((root - 1) * size)
+        raw.write(bytes(range(256)) * (size // 256))
+    status = invoke("status", "--storage", "p.db")
+    assert status.exit_code == 0 and "3 complete" in status.output, status.output
+    result = invoke("optimize", "objmod:f", "--budget", 5, "--storage", "p.db")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "study 'p.db' is damaged (SQLite says: database disk image is malformed)" in result.output
+    assert "integrity_check" in result.output
+
+
 def test_a_read_only_study_in_a_read_only_folder_can_be_inspected(workdir, shared_folder):
     invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
     invoke("suggest", "--storage", "h.db")

@@ -71,6 +71,8 @@ _MIGRATIONS = {
     "heartbeat": "ALTER TABLE trials ADD COLUMN heartbeat REAL",
 }
 _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
+# what SQLite says when a write fails because of the file, not of the statement (see Study._write_error)
+_WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "disk I/O error")
 
 
 class StorageError(ValueError):
@@ -341,11 +343,22 @@ class Study:
             return StorageError(f"{self.path!r} is not a warmbo study: it is not an SQLite database")
         return StorageError(f"cannot read study {self.path!r} (SQLite says: {text})")
 
-    def _write_error(self, exc: sqlite3.OperationalError) -> StorageError:
-        """An accurate message for a write SQLite refused (a read-only file or folder, a full disk)."""
+    def _write_error(self, exc: sqlite3.DatabaseError) -> StorageError:
+        """An accurate message for a write SQLite refused (a read-only file or folder, a damaged file,
+        a full disk), naming the study."""
         if "readonly" in str(exc) or "unable to open" in str(exc):
             return self._open_error(exc)
+        if "malformed" in str(exc):
+            return StorageError(
+                f"study {self.path!r} is damaged (SQLite says: {exc}){self._integrity_hint()}"
+            )
         return StorageError(f"cannot write study {self.path!r} (SQLite says: {exc})")
+
+    def _integrity_hint(self) -> str:
+        """What to do with a damaged study file (nothing for a PostgreSQL study)."""
+        if _is_postgres(self.url):
+            return ""
+        return f"; check the file with `sqlite3 {self.path} 'PRAGMA integrity_check'` and use a backup copy"
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -419,9 +432,10 @@ class Study:
                     # read the key before this count and the rows before the rollback would keep the
                     # rolled-back rows under a key that never changes again (see snapshot)
                     self._rollbacks += 1
-                if isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc):
+                if isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc) for w in _WRITE_FAILURES):
                     # (a study whose killed writer left its -wal and -shm files opens for writing in
-                    # a read-only folder, and fails at its first write)
+                    # a read-only folder, and fails at its first write; a damaged page is found when
+                    # a write reaches it; a disk fills)
                     raise self._write_error(exc) from None
                 raise
             finally:
@@ -597,14 +611,9 @@ class Study:
     def _damaged_row(self, trial_id, exc: Exception) -> StorageError:
         """A stored trial that does not read as one (a damaged file: a disk or copy that cut it, a
         page overwritten), named instead of a TypeError from deep inside a command."""
-        check = (
-            f"; check the file with `sqlite3 {self.path} 'PRAGMA integrity_check'` and use a backup copy"
-            if not _is_postgres(self.url)
-            else ""
-        )
         return StorageError(
             f"study {self.path!r} is damaged: trial {_short(trial_id)} does not read as a trial "
-            f"({exc}){check}"
+            f"({exc}){self._integrity_hint()}"
         )
 
     def version(self) -> tuple[int, int]:
