@@ -1071,6 +1071,40 @@ def test_sigterm_stops_the_run_and_kills_its_commands(workdir, workers):
     assert wb.Study("term.db").count("pending") == workers  # nothing lost: resumable
 
 
+def test_a_closed_terminal_stops_the_run_and_kills_its_commands(workdir):
+    # before: SIGHUP (the terminal closed, an ssh connection lost) ended warmbo at once and left its
+    # commands running, orphaned (they run in sessions of their own, which the hangup does not reach):
+    # a training job went on with nobody to record it, beside the one a --retry-pending started
+    (workdir / "slow.py").write_text(
+        "import os, sys, time\n"
+        "open(f'child-{os.getpid()}.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
+         "--budget", "3", "--storage", "hup.db", "--seed", "0", "--workers", "2"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while len([p for p in workdir.glob("child-*.pid") if p.read_text()]) < 2:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.1)
+    run.send_signal(signal.SIGHUP)
+    try:
+        _, err = run.communicate(timeout=60)
+        assert run.returncode == 129 and "stopped by SIGHUP" in " ".join(err.split()), err
+        for pid_file in workdir.glob("child-*.pid"):
+            with pytest.raises(ProcessLookupError):  # killed with its process group, not orphaned
+                os.kill(int(pid_file.read_text()), 0)
+    finally:
+        for pid_file in workdir.glob("child-*.pid"):
+            try:
+                os.killpg(int(pid_file.read_text()), signal.SIGKILL)  # (what the old code left)
+            except ProcessLookupError:
+                pass
+    assert wb.Study("hup.db").count("pending") == 2  # resumable with --retry-pending
+
+
 def test_a_command_that_prints_bytes_that_are_not_utf8_still_reports_its_value(workdir):
     (workdir / "binary.py").write_text(
         "import sys\nsys.stderr.buffer.write(b'\\xff\\xfe progress\\n')\n"
