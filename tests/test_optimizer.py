@@ -292,6 +292,32 @@ def test_kill_between_tells_loses_nothing(tmp_path):
     assert opt.study.count("complete") == len(complete) + 5
 
 
+def test_a_killed_runs_study_file_alone_holds_every_told_trial(tmp_path):
+    # before: SQLite checkpoints its write-ahead log into the study file only every 1000 pages (about
+    # 4 MB), so after a killed run (kill -9, a lost machine) study.db held none of 160 trials and the
+    # study-db-wal file all of them: a copy of study.db alone (a backup, a colleague's copy, an
+    # upload) was "not a warmbo study", and a read-only folder's reader (immutable) saw the same
+    import shutil
+
+    db = tmp_path / "killed.db"
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), str(db), "1000", "0.05"], stdout=subprocess.PIPE, text=True
+    )
+    told = []
+    for line in proc.stdout:
+        told.append(int(line.split()[1]))
+        if len(told) == 8:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+    proc.wait(timeout=30)
+    assert (tmp_path / "killed.db-wal").exists()  # (the kill left the log beside the file)
+    alone = tmp_path / "copy" / "killed.db"
+    alone.parent.mkdir()
+    shutil.copy(db, alone)
+    complete = {t.id for t in wb.Study(f"sqlite:///{alone}?mode=ro").trials(("complete",))}
+    assert set(told) <= complete
+
+
 def test_a_value_the_study_cannot_store_is_named_and_its_trial_stays_pending(tmp_path):
     # before: a run whose study could not be written when an evaluation ended (a full disk, a file
     # locked by another program for longer than the wait) stopped with SQLite's own "database is
