@@ -204,6 +204,10 @@ def test_objective_exceptions_and_nan_mark_trials_failed():
     states = [t.state for t in opt.history]
     assert len(states) == 15 and states.count("failed") >= 5
     assert any("simulator crashed" in (t.error or "") for t in opt.history)
+    # a NaN's failure says what the objective returned, not the ask/tell advice "use tell_failed"
+    # (before, a --cmd printing nan failed with "value must be finite, got nan; use tell_failed ...")
+    nan_errors = [t.error for t in opt.history if "nan" in (t.error or "")]
+    assert nan_errors and all(e == "the objective returned nan, not a finite number" for e in nan_errors)
 
 
 def test_schedule_and_acquisition_configuration():

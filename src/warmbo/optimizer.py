@@ -67,6 +67,7 @@ import copy
 import json
 import math
 import shlex
+import sqlite3
 import threading
 import time
 import warnings
@@ -2108,13 +2109,19 @@ class Optimizer:
             except StorageError:
                 raise
             except ValueError as error:
+                reason = str(error)
+                if isinstance(value, float) and not math.isfinite(value):  # (an int is finite)
+                    # (the store's message advises tell_failed, which a run's objective never calls)
+                    reason = f"the objective returned {value!r}, not a finite number"
                 warnings.warn(
-                    f"trial {suggestion.trial_id} failed: {error}", TrialFailedWarning, stacklevel=3
+                    f"trial {suggestion.trial_id} failed: {reason}", TrialFailedWarning, stacklevel=3
                 )
-                return self.tell_failed(suggestion.trial_id, error=str(error))
+                return self.tell_failed(suggestion.trial_id, error=reason)
         except Warning:
             raise  # (a TrialFailedWarning turned into an error by the caller's filters)
-        except Exception as error:  # noqa: BLE001 - whatever kept the study from storing the outcome
+        except Exception as error:  # noqa: BLE001 - the store's failures are told apart below
+            if not _storage_failure(error):
+                raise
             if isinstance(error, StorageError):
                 try:
                     stored = self.study.trial(suggestion.trial_id)
@@ -2138,13 +2145,19 @@ class Optimizer:
         return f"Optimizer({direction}, trials={len(self.study)}, storage={self.study.url!r})"
 
 
+def _storage_failure(error: BaseException) -> bool:
+    """Whether an error is the study's store failing (SQLite's, PostgreSQL's driver's, or a
+    StorageError), not a bug elsewhere that a "could not be stored" message would misname."""
+    return isinstance(error, StorageError | sqlite3.Error) or type(error).__module__.startswith("psycopg")
+
+
 def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
     """Says which evaluation's value was not stored, and the value, so that an evaluation of hours is
     not lost with the run: the trial stays pending, and the value can be told once the study can be
     written again (before, only the database's "database or disk is full" was said)."""
     try:
         values = [float(v) for v in np.ravel(np.asarray(value, dtype=float))]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         values = []
     shown = ",".join(repr(v) for v in values) if values else repr(value)
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
