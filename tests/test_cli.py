@@ -516,6 +516,22 @@ def read_only_mount(workdir):
         subprocess.run(["umount", "--lazy", str(target)], capture_output=True)  # (open connections)
 
 
+def test_a_finished_study_given_as_prior_is_only_read(workdir, read_only_mount):
+    # before: a study given as --prior was opened for writing: an old study's schema was migrated
+    # (the file changed), and a study in a folder the user cannot write was refused ("cannot be opened
+    # for writing") although reading it is all a prior needs
+    source, _ = read_only_mount
+    _old_study_file(source / "old.db")
+    before = (source / "old.db").read_bytes()
+    for transfer, storage in (("none", "told.db"), ("auto", "warm.db")):
+        result = invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", storage,
+                        "--prior", "ro/old.db", "--transfer", transfer, "--seed", 0)  # fmt: skip
+        assert result.exit_code == 0, result.output
+    prior_rows = [t for t in wb.Study("told.db").trials() if t.worker == "prior"]
+    assert [(t.params, t.value) for t in prior_rows] == [({"x": 0.25, "mode": "a"}, 0.0625)]
+    assert (source / "old.db").read_bytes() == before and not (source / "old.db-wal").exists()
+
+
 def test_writing_to_a_study_in_a_read_only_folder_says_so(workdir, read_only_mount):
     # before: a study closed cleanly gave "cannot open study 'ro/s.db' (SQLite says: unable to open
     # database file)" (SQLite cannot create its write-ahead log there), and one whose writer was killed
