@@ -501,6 +501,178 @@ def shared_folder():
     shutil.rmtree(folder)
 
 
+@pytest.fixture
+def read_only_mount(workdir):
+    """``ro/`` in the work folder, a read-only bind mount of ``src/`` (root only: as root, chmod
+    stops no write; a read-only file system does)."""
+    source, target = workdir / "src", workdir / "ro"
+    source.mkdir()
+    target.mkdir()
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("a read-only mount needs root")
+    if subprocess.run(["mount", "--bind", str(source), str(target)], capture_output=True).returncode:
+        pytest.skip("mount --bind is not permitted here")
+    try:
+        remount = ["mount", "-o", "remount,ro,bind", str(target)]
+        if subprocess.run(remount, capture_output=True).returncode:
+            pytest.skip("a read-only remount is not permitted here")
+        yield source, target
+    finally:
+        subprocess.run(["umount", "--lazy", str(target)], capture_output=True)  # (open connections)
+
+
+def test_a_finished_study_given_as_prior_is_only_read(workdir, read_only_mount):
+    # before: a study given as --prior was opened for writing: an old study's schema was migrated
+    # (the file changed), and a study in a folder the user cannot write was refused ("cannot be opened
+    # for writing") although reading it is all a prior needs
+    source, _ = read_only_mount
+    _old_study_file(source / "old.db")
+    before = (source / "old.db").read_bytes()
+    for transfer, storage in (("none", "told.db"), ("auto", "warm.db")):
+        result = invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", storage,
+                        "--prior", "ro/old.db", "--transfer", transfer, "--seed", 0)  # fmt: skip
+        assert result.exit_code == 0, result.output
+    prior_rows = [t for t in wb.Study("told.db").trials() if t.worker == "prior"]
+    assert [(t.params, t.value) for t in prior_rows] == [({"x": 0.25, "mode": "a"}, 0.0625)]
+    assert (source / "old.db").read_bytes() == before and not (source / "old.db-wal").exists()
+
+
+def test_writing_to_a_study_in_a_read_only_folder_says_so(workdir, read_only_mount):
+    # before: a study closed cleanly gave "cannot open study 'ro/s.db' (SQLite says: unable to open
+    # database file)" (SQLite cannot create its write-ahead log there), and one whose writer was killed
+    # (its -wal and -shm files left beside it) opened, then failed at its first write with SQLite's
+    # "attempt to write a readonly database", or "is locked by another process" when BEGIN failed
+    source, _ = read_only_mount
+    create = [sys.executable, "-m", "warmbo.cli", "optimize", "objmod:f", "--space", "space.json",
+              "--budget", "3", "--storage", str(source / "clean.db")]  # fmt: skip
+    assert subprocess.run(create, cwd=workdir, capture_output=True).returncode == 0
+    assert not (source / "clean.db-wal").exists()
+    # this process keeps its connection open, as a killed writer does: -wal and -shm stay
+    made = invoke(
+        "optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", source / "w.db"
+    )
+    assert made.exit_code == 0 and (source / "w.db-wal").exists(), made.output
+    for name in ("clean", "w"):
+        for args in (
+            ("optimize", "objmod:f", "--budget", 5, "--storage", f"ro/{name}.db"),
+            ("suggest", "--storage", f"ro/{name}.db"),
+            ("observe", "--storage", f"ro/{name}.db", "--trial", 1, "--value", 2.5, "--amend"),
+        ):
+            result = invoke(*args)
+            assert result.exit_code == 1, result.output
+            assert f"study 'ro/{name}.db' cannot be opened for writing" in result.output, result.output
+            assert "read-only); warmbo status, export and report read it" in result.output
+        status = invoke("status", "--storage", f"ro/{name}.db")
+        assert status.exit_code == 0 and "3 complete, 0 pending, 0 failed" in status.output
+    new = invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "ro/new.db")
+    assert new.exit_code == 1 and "cannot create study 'ro/new.db': folder" in new.output, new.output
+
+
+def _old_study_file(path: Path) -> None:
+    """A study as the first warmbo versions wrote it: no ``vector`` (multi-task) and no ``heartbeat``
+    column; one complete, one failed and one pending trial."""
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE trials (id INTEGER PRIMARY KEY AUTOINCREMENT, params TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')), value REAL,
+            created REAL NOT NULL, completed REAL, worker TEXT, error TEXT);
+        """
+    )
+    settings = {"direction": "minimize", "n_initial": 4, "seed": 0}
+    meta = [("schema_version", "1"), ("space", json.dumps(SPACE)), ("settings", json.dumps(settings)),
+            ("created", "1700000000.0")]  # fmt: skip
+    conn.executemany("INSERT INTO meta VALUES (?, ?)", meta)
+    rows = [
+        ({"x": 0.25, "mode": "a"}, "complete", 0.0625, 1700000001.0, 1700000002.0, "lab:1", None),
+        ({"x": 1.95, "mode": "a"}, "failed", None, 1700000003.0, 1700000004.0, "lab:1", "exit 3"),
+        ({"x": -1.0, "mode": "a"}, "pending", None, 1700000005.0, None, "lab:1", None),
+    ]
+    conn.executemany(
+        "INSERT INTO trials (params, state, value, created, completed, worker, error) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(json.dumps(p), *rest) for p, *rest in rows],
+    )
+    conn.commit()
+    conn.close()
+
+
+def test_a_study_written_by_an_old_version_is_read_without_changing_it(workdir):
+    # before: status and export open a study read-only and selected the vector column, which studies
+    # written before multi-task support lack: "error: no such column: vector" (only a writing open
+    # such as optimize added it); now the missing columns read as empty, and the file is untouched
+    _old_study_file(workdir / "old.db")
+    before = (workdir / "old.db").read_bytes()
+    status = invoke("status", "--storage", "old.db")
+    assert status.exit_code == 0, status.output
+    assert "1 complete, 1 pending, 1 failed" in status.output
+    assert "worker lab:1: 1 pending" in status.output
+    export = invoke("export", "--storage", "old.db", "--out", "old.csv")
+    assert export.exit_code == 0, export.output
+    lines = (workdir / "old.csv").read_text().splitlines()
+    assert len(lines) == 4 and lines[1].startswith("1,complete,0.25,a,0.0625,")
+    assert wb.Study("sqlite:///old.db?mode=ro").trial(3).state == "pending"
+    assert (workdir / "old.db").read_bytes() == before
+    assert not (workdir / "old.db-wal").exists()
+    # a writing open still migrates it, and the run goes on from its trials
+    resumed = invoke("optimize", "objmod:f", "--budget", 4, "--storage", "old.db")
+    assert resumed.exit_code == 0, resumed.output
+    assert [t.state for t in wb.Study("old.db").trials()][:3] == ["complete", "failed", "pending"]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["params = '{\"x\": 0.2'", "value = 'x7f'", "state = 'comp'"],
+    ids=["cut-params", "text-value", "bad-state"],
+)
+def test_a_damaged_trial_row_is_a_clear_error_naming_it(workdir, damage):
+    # before: a row a damaged file reads back half-written (a truncated copy read NULL params and
+    # state) raised a TypeError or JSONDecodeError out of status, export and optimize, with a traceback
+    import sqlite3
+
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "d.db", "--seed", 0)
+    with sqlite3.connect(workdir / "d.db") as conn:
+        conn.execute("PRAGMA ignore_check_constraints = ON")  # (a damaged page is not checked either)
+        conn.execute(f"UPDATE trials SET {damage} WHERE id = 2")
+    conn.close()
+    for args in (
+        ("status", "--storage", "d.db"),
+        ("export", "--storage", "d.db", "--out", "d.csv"),
+        ("optimize", "objmod:f", "--budget", 5, "--storage", "d.db"),
+    ):
+        result = invoke(*args)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception
+        assert "is damaged: trial 2 does not read as a trial" in result.output, result.output
+        assert "integrity_check" in result.output
+    assert len(wb.Study("sqlite:///d.db?mode=ro")._all_rows()) == 3  # nothing added
+
+
+def test_a_damaged_page_found_by_a_write_is_a_clear_error_naming_the_study(workdir):
+    # before: a page overwritten with garbage that reads do not reach (here the table of AUTOINCREMENT
+    # counters) let status work, and optimize failed at its first insert with SQLite's bare
+    # "database disk image is malformed", no study named
+    import sqlite3
+
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "p.db", "--seed", 0)
+    with sqlite3.connect(workdir / "p.db") as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone()
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    conn.close()
+    with open(workdir / "p.db", "r+b") as raw:
+        raw.seek((root - 1) * size)
+        raw.write(bytes(range(256)) * (size // 256))
+    status = invoke("status", "--storage", "p.db")
+    assert status.exit_code == 0 and "3 complete" in status.output, status.output
+    result = invoke("optimize", "objmod:f", "--budget", 5, "--storage", "p.db")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert "study 'p.db' is damaged (SQLite says: database disk image is malformed)" in result.output
+    assert "integrity_check" in result.output
+
+
 def test_a_read_only_study_in_a_read_only_folder_can_be_inspected(workdir, shared_folder):
     invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
     invoke("suggest", "--storage", "h.db")
@@ -918,6 +1090,40 @@ def test_sigterm_stops_the_run_and_kills_its_commands(workdir, workers):
         with pytest.raises(ProcessLookupError):  # killed with its process group, not orphaned
             os.kill(pid, 0)
     assert wb.Study("term.db").count("pending") == workers  # nothing lost: resumable
+
+
+def test_a_closed_terminal_stops_the_run_and_kills_its_commands(workdir):
+    # before: SIGHUP (the terminal closed, an ssh connection lost) ended warmbo at once and left its
+    # commands running, orphaned (they run in sessions of their own, which the hangup does not reach):
+    # a training job went on with nobody to record it, beside the one a --retry-pending started
+    (workdir / "slow.py").write_text(
+        "import os, sys, time\n"
+        "open(f'child-{os.getpid()}.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+    )
+    cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
+         "--budget", "3", "--storage", "hup.db", "--seed", "0", "--workers", "2"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while len([p for p in workdir.glob("child-*.pid") if p.read_text()]) < 2:
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.1)
+    run.send_signal(signal.SIGHUP)
+    try:
+        _, err = run.communicate(timeout=60)
+        assert run.returncode == 129 and "stopped by SIGHUP" in " ".join(err.split()), err
+        for pid_file in workdir.glob("child-*.pid"):
+            with pytest.raises(ProcessLookupError):  # killed with its process group, not orphaned
+                os.kill(int(pid_file.read_text()), 0)
+    finally:
+        for pid_file in workdir.glob("child-*.pid"):
+            try:
+                os.killpg(int(pid_file.read_text()), signal.SIGKILL)  # (what the old code left)
+            except ProcessLookupError:
+                pass
+    assert wb.Study("hup.db").count("pending") == 2  # resumable with --retry-pending
 
 
 def test_a_command_that_prints_bytes_that_are_not_utf8_still_reports_its_value(workdir):
@@ -1472,6 +1678,35 @@ def test_ctrl_c_stores_the_values_of_python_evaluations_and_says_so(workdir):
     assert (
         study.count("pending") == 0 and study.count("complete") == len(list(workdir.glob("returned-*"))) == 2
     )
+
+
+def test_sigterm_stops_a_python_function_at_once_with_one_worker(workdir):
+    # docs/cli.md said a module:function objective cannot be killed, so the run waits for it: true of
+    # --workers above 1 (threads); with --workers 1 the function runs in the main thread and the
+    # signal stops it at once, its trial left pending (as the docs now say)
+    (workdir / "slowmod.py").write_text(
+        "import time\n"
+        "def f(p):\n"
+        "    open('started', 'w').close()\n"
+        "    time.sleep(60)\n"
+        "    return p['x'] ** 2\n"
+    )
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "optimize", "slowmod:f", "--space", "space.json",
+         "--budget", "3", "--storage", "one.db", "--seed", "0", "--workers", "1"],  # fmt: skip
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not (workdir / "started").exists():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    start = time.monotonic()
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=50)
+    err = " ".join(err.split())
+    assert run.returncode == 143 and time.monotonic() - start < 30, err
+    assert "trial(s) 1 left pending" in err and "waiting" not in err
+    assert wb.Study("one.db").count("pending") == 1
 
 
 def test_notes_are_shown_as_written_not_read_as_markup(workdir):

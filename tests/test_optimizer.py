@@ -217,6 +217,10 @@ def test_objective_exceptions_and_nan_mark_trials_failed():
     states = [t.state for t in opt.history]
     assert len(states) == 15 and states.count("failed") >= 5
     assert any("simulator crashed" in (t.error or "") for t in opt.history)
+    # a NaN's failure says what the objective returned, not the ask/tell advice "use tell_failed"
+    # (before, a --cmd printing nan failed with "value must be finite, got nan; use tell_failed ...")
+    nan_errors = [t.error for t in opt.history if "nan" in (t.error or "")]
+    assert nan_errors and all(e == "the objective returned nan, not a finite number" for e in nan_errors)
 
 
 def test_schedule_and_acquisition_configuration():
@@ -303,6 +307,62 @@ def test_kill_between_tells_loses_nothing(tmp_path):
     opt = wb.Optimizer(SPACE, storage=str(db), seed=0, n_initial=6)
     opt.run(branin_objective, budget=len(complete) + 5, progress=False)
     assert opt.study.count("complete") == len(complete) + 5
+
+
+def test_a_killed_runs_study_file_alone_holds_every_told_trial(tmp_path):
+    # before: SQLite checkpoints its write-ahead log into the study file only every 1000 pages (about
+    # 4 MB), so after a killed run (kill -9, a lost machine) study.db held none of 160 trials and the
+    # study-db-wal file all of them: a copy of study.db alone (a backup, a colleague's copy, an
+    # upload) was "not a warmbo study", and a read-only folder's reader (immutable) saw the same
+    import shutil
+
+    db = tmp_path / "killed.db"
+    proc = subprocess.Popen(
+        [sys.executable, str(WORKER), str(db), "1000", "0.05"], stdout=subprocess.PIPE, text=True
+    )
+    told = []
+    for line in proc.stdout:
+        told.append(int(line.split()[1]))
+        if len(told) == 8:
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+    proc.wait(timeout=30)
+    assert (tmp_path / "killed.db-wal").exists()  # (the kill left the log beside the file)
+    alone = tmp_path / "copy" / "killed.db"
+    alone.parent.mkdir()
+    shutil.copy(db, alone)
+    complete = {t.id for t in wb.Study(f"sqlite:///{alone}?mode=ro").trials(("complete",))}
+    assert set(told) <= complete
+
+
+def test_a_value_the_study_cannot_store_is_named_and_its_trial_stays_pending(tmp_path):
+    # before: a run whose study could not be written when an evaluation ended (a full disk, a file
+    # locked by another program for longer than the wait) stopped with SQLite's own "database is
+    # locked" / "database or disk is full", and the evaluation's value, maybe hours of work, was lost
+    import sqlite3
+
+    db = tmp_path / "locked study.db"  # (quoted in the command the message gives, as a URL's & is)
+    opt = wb.Optimizer(SPACE, storage=str(db), seed=0)
+    blocker = sqlite3.connect(db, isolation_level=None)
+
+    def objective(params):
+        if len(opt.history) == 3:  # the 3rd evaluation: another program takes the write lock
+            opt.study._connect().execute("PRAGMA busy_timeout = 50")  # (instead of waiting 60 s)
+            blocker.execute("BEGIN IMMEDIATE")
+            return 0.125
+        return branin_objective(params)
+
+    with pytest.raises(StorageError) as raised:
+        opt.run(objective, budget=6, progress=False)
+    message = str(raised.value)
+    assert "the value of trial 3, 0.125, could not be stored (study " in message
+    assert "is locked by another process: database is locked)" in message
+    assert f"warmbo observe --storage '{db}' --trial 3 --value 0.125" in message
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    assert opt.study.trial(3).state == "pending"
+    opt.tell(3, 0.125)  # as the message says
+    assert opt.study.trial(3).value == 0.125 and opt.study.count("complete") == 3
 
 
 def test_four_processes_share_one_study(tmp_path):

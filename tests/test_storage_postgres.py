@@ -690,3 +690,35 @@ def test_an_interrupt_just_before_commit_rolls_the_transaction_back(storage):
         study.complete(trial.id, 1.0)
     assert Study(storage).trial(trial.id).is_pending  # rolled back, not committed later
     assert study.complete(trial.id, 2.0).value == 2.0  # and the connection can write again
+
+
+def test_a_run_survives_the_server_dropping_its_connections(postgres_url):
+    # before: a run of hours died when the server dropped its connections (a restart, a failover, an
+    # administrator's pg_terminate_backend, an idle timeout) with psycopg's "the connection is
+    # closed" or "terminating connection due to administrator command"; now a read or a BEGIN on a
+    # dropped connection reconnects and is sent again (nothing else can have reached the server)
+    import psycopg
+
+    from warmbo.storage_postgres import split_url
+
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0, n_initial=4)
+    admin = psycopg.connect(split_url(postgres_url)[0], autocommit=True)
+    dropped = []
+
+    def objective(params):
+        if len(opt.history) in (2, 5):  # drop every connection of this run, the heartbeats' too
+            pids = [opt.study._connect().info.backend_pid]
+            rows = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid = ANY(%s)",
+                (pids,),
+            ).fetchall()
+            dropped.append(rows)
+        return branin(params)
+
+    best = opt.run(objective, budget=8, progress=False)
+    admin.close()
+    assert dropped == [[(True,)], [(True,)]]
+    trials = Study(postgres_url).trials()
+    assert [t.state for t in trials] == ["complete"] * 8
+    assert best.value == min(t.value for t in trials)

@@ -785,14 +785,30 @@ def _prior_tag(entry: str, part) -> str:
 
 
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM (``timeout``, ``docker stop``, a batch scheduler) during a run: stopped like Ctrl-C."""
+    """SIGTERM (``timeout``, ``docker stop``, a batch scheduler) or SIGHUP (the terminal closed, an
+    ssh connection lost) during a run: stopped like Ctrl-C. ``signum`` is the signal."""
+
+    @property
+    def signum(self) -> int:
+        return int(self.args[0]) if self.args else int(signal.SIGTERM)
 
 
 def _stop(signum, frame) -> None:
     from .objective import terminate_running
 
     terminate_running()  # commands in worker threads too: the run must not wait for them
-    raise _Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    raise _Terminated(signum) if signum != signal.SIGINT else KeyboardInterrupt()
+
+
+def _stopping_signals() -> tuple[int, ...]:
+    """The signals a run stops on (and kills its commands with): Ctrl-C, SIGTERM, and SIGHUP unless
+    it is ignored (``nohup``: the run is meant to outlive the terminal). Without its handler, SIGHUP
+    ended warmbo and left its commands running, orphaned: they run in sessions of their own, which
+    the terminal's hangup does not reach."""
+    stopping = [signal.SIGTERM, signal.SIGINT]
+    if hasattr(signal, "SIGHUP") and signal.getsignal(signal.SIGHUP) is not signal.SIG_IGN:
+        stopping.append(signal.SIGHUP)
+    return tuple(stopping)
 
 
 #: a run whose first this-many evaluations (in the order they were started) all fail with the same
@@ -857,7 +873,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
 
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
-        previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+        previous = {sig: signal.signal(sig, _stop) for sig in _stopping_signals()}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
@@ -886,7 +902,9 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         raise ValueError(f"{stopped} (the study holds its trials; see `warmbo status`)") from None
     except KeyboardInterrupt as exc:
         left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
-        what = "stopped by SIGTERM" if isinstance(exc, _Terminated) else "interrupted"
+        what = (
+            f"stopped by {signal.Signals(exc.signum).name}" if isinstance(exc, _Terminated) else "interrupted"
+        )
         done = (
             "the running command(s) were killed"
             if commands
@@ -902,7 +920,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             ),
             highlight=False,
         )
-        raise typer.Exit(143 if isinstance(exc, _Terminated) else 130) from None
+        raise typer.Exit(128 + exc.signum if isinstance(exc, _Terminated) else 130) from None
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

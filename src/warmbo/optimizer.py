@@ -67,6 +67,8 @@ import contextlib
 import copy
 import json
 import math
+import shlex
+import sqlite3
 import threading
 import time
 import warnings
@@ -2153,7 +2155,9 @@ class Optimizer:
     def _record(self, suggestion: Suggestion, future: Future) -> Trial:
         """Store an evaluation's outcome: its value, or the failure (an exception, a value that is not
         a finite number). A trial another worker recorded meanwhile (it took it for a dead one's:
-        ``retry_pending``, ``heartbeat_grace``) keeps that worker's result, and the run goes on."""
+        ``retry_pending``, ``heartbeat_grace``) keeps that worker's result, and the run goes on. A
+        value the study cannot store (a full disk, a lock held too long, a lost server) stops the run
+        with an error that gives the value, so that the evaluation is not lost with it."""
         exc = future.exception()
         try:
             if exc is not None:
@@ -2167,25 +2171,64 @@ class Optimizer:
             except StorageError:
                 raise
             except ValueError as error:
+                reason = str(error)
+                if isinstance(value, float) and not math.isfinite(value):  # (an int is finite)
+                    # (the store's message advises tell_failed, which a run's objective never calls)
+                    reason = f"the objective returned {value!r}, not a finite number"
                 warnings.warn(
-                    f"trial {suggestion.trial_id} failed: {error}", TrialFailedWarning, stacklevel=3
+                    f"trial {suggestion.trial_id} failed: {reason}", TrialFailedWarning, stacklevel=3
                 )
-                return self.tell_failed(suggestion.trial_id, error=str(error))
-        except StorageError as error:
-            stored = self.study.trial(suggestion.trial_id)
-            if stored.state == PENDING:
+                return self.tell_failed(suggestion.trial_id, error=reason)
+        except Warning:
+            raise  # (a TrialFailedWarning turned into an error by the caller's filters)
+        except Exception as error:  # noqa: BLE001 - the store's failures are told apart below
+            if not _storage_failure(error):
                 raise
-            warnings.warn(
-                f"trial {suggestion.trial_id} was recorded by another worker meanwhile ({error}); this "
-                "evaluation's outcome is not stored",
-                TrialFailedWarning,
-                stacklevel=3,
-            )
-            return stored
+            if isinstance(error, StorageError):
+                try:
+                    stored = self.study.trial(suggestion.trial_id)
+                except Exception:  # noqa: BLE001 - the study cannot be read either: said below
+                    stored = None
+                if stored is not None and stored.state != PENDING:
+                    warnings.warn(
+                        f"trial {suggestion.trial_id} was recorded by another worker meanwhile ({error}); "
+                        "this evaluation's outcome is not stored",
+                        TrialFailedWarning,
+                        stacklevel=3,
+                    )
+                    return stored
+            if exc is not None:
+                raise
+            message = _unstored_message(self.study.url, suggestion.trial_id, future.result(), error)
+            raise StorageError(message) from error
 
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={self.study.url!r})"
+
+
+def _storage_failure(error: BaseException) -> bool:
+    """Whether an error is the study's store failing (SQLite's, PostgreSQL's driver's, or a
+    StorageError), not a bug elsewhere that a "could not be stored" message would misname."""
+    return isinstance(error, StorageError | sqlite3.Error) or type(error).__module__.startswith("psycopg")
+
+
+def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
+    """Says which evaluation's value was not stored, and the value, so that an evaluation of hours is
+    not lost with the run: the trial stays pending, and the value can be told once the study can be
+    written again (before, only the database's "database or disk is full" was said)."""
+    try:
+        values = [float(v) for v in np.ravel(np.asarray(value, dtype=float))]
+    except (TypeError, ValueError, OverflowError):
+        values = []
+    shown = ",".join(repr(v) for v in values) if values else repr(value)
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    storage = shlex.quote(str(url))  # (a PostgreSQL URL's & would end the command in a shell)
+    return (
+        f"the value of trial {trial_id}, {shown}, could not be stored ({reason}); the trial stays "
+        f"pending: once the study can be written again, record it with `warmbo observe --storage {storage} "
+        f"--trial {trial_id} --value {shown}` (or opt.tell({trial_id}, ...))"
+    )
 
 
 def _evaluate_into(future: Future, objective: Callable[[dict], float], params: dict) -> None:

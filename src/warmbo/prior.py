@@ -71,7 +71,9 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
 
     for item in studies:
         try:
-            study = item if isinstance(item, Study) else Study(item)  # (writable: old schemas migrate)
+            # read-only: a source is never changed (an old study's schema is not migrated), and may
+            # be an archived study in a folder the user cannot write
+            study = item if isinstance(item, Study) else Study(item, readonly=True)
         except StorageError as exc:
             raise DataError(f"prior study {item!r}: {exc}") from None
         try:

@@ -71,6 +71,8 @@ _MIGRATIONS = {
     "heartbeat": "ALTER TABLE trials ADD COLUMN heartbeat REAL",
 }
 _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
+# what SQLite says when a write fails because of the file, not of the statement (see Study._write_error)
+_WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "disk I/O error")
 
 
 class StorageError(ValueError):
@@ -323,13 +325,40 @@ class Study:
         if "readonly" in text:
             return StorageError(
                 f"study {self.path!r} cannot be opened for writing (the file or its folder is read-only); "
-                "warmbo status and report read it, or open it with Study(..., readonly=True)"
+                "warmbo status, export and report read it, or open it with Study(..., readonly=True)"
             )
         if "unable to open" in text:
+            folder = str(Path(self.path).expanduser().resolve().parent)
+            if not self.readonly and not os.access(folder, os.W_OK):
+                # (SQLite cannot create the study, or the write-ahead log beside it, in that folder)
+                if not Path(self.path).is_file():
+                    return StorageError(f"cannot create study {self.path!r}: folder {folder!r} is read-only")
+                return StorageError(
+                    f"study {self.path!r} cannot be opened for writing (its folder {folder!r} is "
+                    "read-only); warmbo status, export and report read it, or open it with "
+                    "Study(..., readonly=True)"
+                )
             return StorageError(f"cannot open study {self.path!r} (SQLite says: {text})")
         if "not a database" in text:
             return StorageError(f"{self.path!r} is not a warmbo study: it is not an SQLite database")
         return StorageError(f"cannot read study {self.path!r} (SQLite says: {text})")
+
+    def _write_error(self, exc: sqlite3.DatabaseError) -> StorageError:
+        """An accurate message for a write SQLite refused (a read-only file or folder, a damaged file,
+        a full disk), naming the study."""
+        if "readonly" in str(exc) or "unable to open" in str(exc):
+            return self._open_error(exc)
+        if "malformed" in str(exc):
+            return StorageError(
+                f"study {self.path!r} is damaged (SQLite says: {exc}){self._integrity_hint()}"
+            )
+        return StorageError(f"cannot write study {self.path!r} (SQLite says: {exc})")
+
+    def _integrity_hint(self) -> str:
+        """What to do with a damaged study file (nothing for a PostgreSQL study)."""
+        if _is_postgres(self.url):
+            return ""
+        return f"; check the file with `sqlite3 {self.path} 'PRAGMA integrity_check'` and use a backup copy"
 
     # ------------------------------------------------------------------ connections
     def _connect(self) -> sqlite3.Connection:
@@ -344,6 +373,11 @@ class Study:
             else:
                 conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
                 conn.execute("PRAGMA synchronous = FULL")
+                # every commit is copied into the study file at once (a passive checkpoint: it waits
+                # for no reader), not every 1000 pages: a killed run's trials are in study.db itself,
+                # not only in the study.db-wal file beside it, which a copy of study.db, or a reader
+                # in a read-only folder (immutable), does not see
+                conn.execute("PRAGMA wal_autocheckpoint = 1")
             conn.execute("PRAGMA busy_timeout = 60000")
             self._local.conn = conn
             self._local.pid = os.getpid()
@@ -393,7 +427,7 @@ class Study:
                 yield conn
                 self._local.snapshot = None
                 conn.execute("COMMIT")  # (inside the try: an interrupt just before it rolls back too)
-            except BaseException:
+            except BaseException as exc:
                 self._local.snapshot = None
                 try:
                     if self._in_transaction(conn):
@@ -403,6 +437,11 @@ class Study:
                     # read the key before this count and the rows before the rollback would keep the
                     # rolled-back rows under a key that never changes again (see snapshot)
                     self._rollbacks += 1
+                if isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc) for w in _WRITE_FAILURES):
+                    # (a study whose killed writer left its -wal and -shm files opens for writing in
+                    # a read-only folder, and fails at its first write; a damaged page is found when
+                    # a write reaches it; a disk fills)
+                    raise self._write_error(exc) from None
                 raise
             finally:
                 self._local.depth = 0
@@ -423,7 +462,9 @@ class Study:
                 conn.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or attempt == 2:
+                if "locked" not in str(exc):  # (a read-only file, a full disk: not another process)
+                    raise self._write_error(exc) from None
+                if attempt == 2:
                     raise StorageError(f"study {self.path!r} is locked by another process: {exc}") from None
 
     def __reduce__(self):
@@ -453,6 +494,14 @@ class Study:
         if not meta:
             raise StorageError(self._no_study())
         self._check_meta(meta, space, settings)
+        # a study written by an older warmbo lacks the columns added since (a writing open adds them,
+        # _MIGRATIONS; a read-only one may not): they read as NULL, as a migrated study's old rows do
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(trials)").fetchall()}
+        missing = [column for column in _MIGRATIONS if column not in columns]
+        if "vector" in missing:
+            self._columns = _COLUMNS.replace("vector", "NULL AS vector")
+        if "heartbeat" in missing:
+            self._heartbeat = "NULL"
 
     def _initialise(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
@@ -532,16 +581,31 @@ class Study:
         self.created = float(meta.get("created", "nan"))
 
     # ------------------------------------------------------------------ reading
+    # the trials' columns as the reading queries select them; a read-only open of a study written before
+    # a column existed reads it as NULL instead (see _open_readonly)
+    _columns = _COLUMNS
+    _heartbeat = "heartbeat"
+
     def _trial(self, row, copy: bool = True) -> Trial:
         id_, params, state, value, created, completed, worker, error, vector = row
         # the parsed parameters of each trial are kept (JSON parsing was most of the cost of reading
         # a study at every ask); a trial's parameters never change once stored, and every Trial gets
         # its own copy, so a caller that edits one changes nothing here (``copy=False``: the kept dict
         # itself, for snapshot(), whose callers only read it)
-        cached = self._parsed.get(id_)
-        if cached is None or cached[0] != params:
-            cached = (params, json.loads(params))
-            self._parsed[id_] = cached
+        try:
+            cached = self._parsed.get(id_)
+            if cached is None or cached[0] != params:
+                cached = (params, json.loads(params))
+                if not isinstance(cached[1], dict):
+                    raise ValueError(f"parameters {_short(params)} are not a JSON object")
+                self._parsed[id_] = cached
+            if state not in STATES:
+                raise ValueError(f"state {_short(state)}")
+            if not isinstance(value, (float, int, type(None))) or not isinstance(created, (float, int)):
+                raise ValueError(f"value {_short(value)}, created {_short(created)}")
+            values = None if vector is None else tuple(json.loads(vector))
+        except (TypeError, ValueError) as exc:
+            raise self._damaged_row(id_, exc) from None
         return Trial(
             id=int(id_),
             params=dict(cached[1]) if copy else cached[1],
@@ -551,7 +615,15 @@ class Study:
             completed=completed,
             worker=worker,
             error=error,
-            values=None if vector is None else tuple(json.loads(vector)),
+            values=values,
+        )
+
+    def _damaged_row(self, trial_id, exc: Exception) -> StorageError:
+        """A stored trial that does not read as one (a damaged file: a disk or copy that cut it, a
+        page overwritten), named instead of a TypeError from deep inside a command."""
+        return StorageError(
+            f"study {self.path!r} is damaged: trial {_short(trial_id)} does not read as a trial "
+            f"({exc}){self._integrity_hint()}"
         )
 
     def version(self) -> tuple[int, int]:
@@ -567,7 +639,7 @@ class Study:
     def trials(self, states: tuple[str, ...] | None = None) -> History:
         """All trials (or those in ``states``) in id order."""
         conn = self._connect()
-        query = f"SELECT {_COLUMNS} FROM trials"
+        query = f"SELECT {self._columns} FROM trials"
         args: tuple = ()
         if states is not None:
             bad = [s for s in states if s not in STATES]
@@ -579,7 +651,7 @@ class Study:
 
     def _all_rows(self) -> list[tuple]:
         """The rows of every trial (the columns :meth:`_trial` reads), in id order."""
-        return self._connect().execute(f"SELECT {_COLUMNS} FROM trials ORDER BY id").fetchall()
+        return self._connect().execute(f"SELECT {self._columns} FROM trials ORDER BY id").fetchall()
 
     def snapshot(self) -> tuple[Trial, ...]:
         """All trials in id order, as :meth:`trials` reads them, for reading only (the optimizer's ask).
@@ -682,7 +754,7 @@ class Study:
         fresh = {}
         for start in range(0, len(touched), 500):
             chunk = touched[start : start + 500]
-            query = f"SELECT {_COLUMNS} FROM trials WHERE id IN ({', '.join('?' * len(chunk))})"
+            query = f"SELECT {self._columns} FROM trials WHERE id IN ({', '.join('?' * len(chunk))})"
             fresh.update((row[0], row) for row in conn.execute(query, chunk))
         for trial_id in touched:
             row = fresh.get(trial_id)
@@ -712,7 +784,7 @@ class Study:
         row = (
             self._connect()
             .execute(
-                f"SELECT {_COLUMNS} FROM trials WHERE id = ?",
+                f"SELECT {self._columns} FROM trials WHERE id = ?",
                 (trial_id,),
             )
             .fetchone()
@@ -959,9 +1031,10 @@ class Study:
         """Pending trial id -> its last heartbeat (its creation time if it never sent one);
         ``beating_only``: only the trials that have sent one (evaluations a run or a heartbeat loop
         looks after, not suggestions waiting for a person)."""
-        query = "SELECT id, COALESCE(heartbeat, created) FROM trials WHERE state = 'pending'"
+        beat = self._heartbeat
+        query = f"SELECT id, COALESCE({beat}, created) FROM trials WHERE state = 'pending'"
         if beating_only:
-            query += " AND heartbeat IS NOT NULL"
+            query += f" AND {beat} IS NOT NULL"
         rows = self._connect().execute(query).fetchall()
         return {int(i): float(t) for i, t in rows}
 

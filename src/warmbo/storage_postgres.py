@@ -87,6 +87,61 @@ def _lock_key(name: str) -> int:
     return int.from_bytes(hashlib.sha256(f"warmbo:{name}".encode()).digest()[:8], "big", signed=True)
 
 
+#: statements sent again on a new connection when the server dropped the old one before answering
+#: them outside a transaction: reads, and the BEGIN of a transaction (nothing of theirs was done)
+_RESENDABLE = ("SELECT", "BEGIN")
+#: seconds a dropped connection waits for the server to accept connections again (a restart)
+RECONNECT_PATIENCE = 60.0
+
+
+class _Connection:
+    """A thread's connection to the server that outlives the server dropping it (a restart, a
+    failover, an administrator's ``pg_terminate_backend``, an idle timeout): a read, or the BEGIN of
+    a transaction, that finds the connection dropped is sent again on a new one, made as soon as the
+    server accepts it (for up to :data:`RECONNECT_PATIENCE` seconds). A statement inside a
+    transaction is not: the transaction is lost with the connection, and its error stands (a run
+    then says which value it could not store). Everything else is the psycopg connection's."""
+
+    def __init__(self, study: PostgresStudy):
+        self._study = study
+        self._conn = study._open_connection()
+
+    def __getattr__(self, name):
+        return getattr(self._conn, name)
+
+    def execute(self, query: str, params=None):
+        from psycopg.pq import TransactionStatus
+
+        conn = self._conn
+        idle = not conn.closed and conn.info.transaction_status == TransactionStatus.IDLE
+        if conn.broken and query.strip().upper() == "ROLLBACK":
+            return None  # (the server ended the transaction with the connection)
+        try:
+            return conn.execute(query, params)
+        except self._study._psycopg.OperationalError:
+            if not (idle and conn.broken and query.lstrip().upper().startswith(_RESENDABLE)):
+                raise
+        self.reconnect()
+        return self._conn.execute(query, params)
+
+    def reconnect(self) -> None:
+        """Replace the dropped connection, waiting for the server for up to RECONNECT_PATIENCE s."""
+        deadline = time.monotonic() + RECONNECT_PATIENCE
+        pause = 0.1
+        while True:
+            try:
+                self._conn = self._study._open_connection()
+                return
+            except StorageError as exc:
+                if time.monotonic() > deadline:
+                    raise StorageError(
+                        f"lost the connection to the server, and could not connect again within "
+                        f"{RECONNECT_PATIENCE:.0f} s: {exc}"
+                    ) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 2.0)
+
+
 class PostgresStudy(Study):
     """A :class:`~warmbo.storage.Study` kept in PostgreSQL (see the module docstring)."""
 
@@ -140,15 +195,21 @@ class PostgresStudy(Study):
     # ------------------------------------------------------------------ connections
     def _connect(self):
         conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed or getattr(self._local, "pid", None) != os.getpid():
-            try:
-                conn = self._psycopg.connect(self.conninfo, autocommit=True)
-            except self._psycopg.Error as exc:
-                message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                raise StorageError(f"cannot connect to {self._where()}: {message}") from None
+        if conn is None or getattr(self._local, "pid", None) != os.getpid():
+            conn = _Connection(self)
             self._local.conn = conn
             self._local.pid = os.getpid()
+        elif conn.closed:
+            conn.reconnect()  # (dropped by the server in a transaction: the next one waits for it)
         return conn
+
+    def _open_connection(self):
+        """A new autocommit connection to the server; a StorageError with the server's words if none."""
+        try:
+            return self._psycopg.connect(self.conninfo, autocommit=True)
+        except self._psycopg.Error as exc:
+            message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise StorageError(f"cannot connect to {self._where()}: {message}") from None
 
     @staticmethod
     def _in_transaction(conn) -> bool:
