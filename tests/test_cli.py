@@ -1810,3 +1810,28 @@ def test_tables_tell_apart_the_values_of_a_narrow_range_far_from_zero(workdir):
     assert f"freq_Hz={stored[0]:.12g}" in ok.output  # the best line
     status = invoke("status", "--storage", "n.db")
     assert all(f"{v:.12g}" in status.output for v in stored)
+
+
+def test_optimize_stops_on_a_signal_whose_exception_python_dropped(workdir):
+    # before: a SIGTERM whose exception Python dropped (raised inside a callback in a C extension:
+    # "Exception ignored in ...") let the run go on to its budget and exit 0 (a walkthrough saw it
+    # once under load); the handler's record now stops it after the trial being evaluated
+    (workdir / "swallow.py").write_text(
+        "import os, signal, time\n"
+        "def f(p):\n"
+        "    if not os.path.exists('sent'):\n"
+        "        open('sent', 'w').close()\n"
+        "        try:\n"
+        "            os.kill(os.getpid(), signal.SIGTERM)  # the handler runs here and raises ...\n"
+        "            time.sleep(1.0)\n"
+        "        except KeyboardInterrupt:\n"
+        "            pass  # ... and the exception is lost, as in a C callback\n"
+        "    return (p['x'] - 0.5) ** 2\n"
+    )
+    before = signal.getsignal(signal.SIGTERM)
+    args = ("optimize", "swallow:f", "--space", "space.json", "--budget", 6, "--storage", "sw.db")
+    result = invoke(*args, "--seed", 0)
+    assert result.exit_code == 143, result.output
+    assert "stopped by SIGTERM" in result.output
+    assert wb.Study("sw.db").count("complete") == 1  # the evaluation that swallowed it, stored; no more
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -836,7 +836,22 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         set() if retry_pending else {t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker}
     )
 
+    # the stopping signals this run received: Python drops a handler's exception raised where it
+    # cannot propagate (a callback inside a C extension: "Exception ignored in ..."), and the run
+    # went on to its budget and exited 0 after a SIGTERM (seen once under load); the record is
+    # checked after each trial and at the end
+    received: list[int] = []
+
+    def stop(signum, frame) -> None:
+        received.append(signum)
+        _stop(signum, frame)
+
+    def stopped() -> KeyboardInterrupt:
+        return _Terminated(received[0]) if received[0] != signal.SIGINT else KeyboardInterrupt()
+
     def report_failure(_, trial) -> None:
+        if received:
+            raise stopped()
         outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
             errors.print(
@@ -873,7 +888,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
 
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
-        previous = {sig: signal.signal(sig, _stop) for sig in _stopping_signals()}
+        previous = {sig: signal.signal(sig, stop) for sig in _stopping_signals()}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
@@ -898,8 +913,10 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
                 progress=True,
                 retry_pending=retry_pending,
             )
-    except BudgetNotReachedWarning as stopped:
-        raise ValueError(f"{stopped} (the study holds its trials; see `warmbo status`)") from None
+            if received:  # (lost after the last trial's record)
+                raise stopped()
+    except BudgetNotReachedWarning as short:
+        raise ValueError(f"{short} (the study holds its trials; see `warmbo status`)") from None
     except KeyboardInterrupt as exc:
         left = [t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker]
         what = (
