@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.killed import tell_then_kill
 
 import warmbo as wb
 from warmbo.bounds import Constant
@@ -290,17 +291,7 @@ def test_resume_continues_to_the_budget(tmp_path):
 
 def test_kill_between_tells_loses_nothing(tmp_path):
     db = tmp_path / "killed.db"
-    proc = subprocess.Popen(
-        [sys.executable, str(WORKER), str(db), "1000", "0.05"], stdout=subprocess.PIPE, text=True
-    )
-    told = []
-    for line in proc.stdout:
-        told.append(int(line.split()[1]))
-        if len(told) == 8:
-            os.kill(proc.pid, signal.SIGKILL)
-            break
-    proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
+    told = tell_then_kill(db, timeout=30)
     study = wb.Study(str(db))
     complete = {t.id for t in study.trials(("complete",))}
     assert set(told) <= complete  # every trial reported as told is in the store
@@ -317,16 +308,7 @@ def test_a_killed_runs_study_file_alone_holds_every_told_trial(tmp_path):
     import shutil
 
     db = tmp_path / "killed.db"
-    proc = subprocess.Popen(
-        [sys.executable, str(WORKER), str(db), "1000", "0.05"], stdout=subprocess.PIPE, text=True
-    )
-    told = []
-    for line in proc.stdout:
-        told.append(int(line.split()[1]))
-        if len(told) == 8:
-            os.kill(proc.pid, signal.SIGKILL)
-            break
-    proc.wait(timeout=30)
+    told = tell_then_kill(db, timeout=30)
     assert (tmp_path / "killed.db-wal").exists()  # (the kill left the log beside the file)
     alone = tmp_path / "copy" / "killed.db"
     alone.parent.mkdir()

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.killed import tell_then_kill
 
 import warmbo as wb
 from warmbo.storage import StorageError, Study, study_exists
@@ -37,17 +38,7 @@ def branin(p) -> float:
 
 def test_kill_between_tells_loses_nothing(storage):
     wb.Optimizer(SPACE, storage=storage, seed=0, n_initial=6)
-    proc = subprocess.Popen(
-        [sys.executable, str(WORKER), storage, "1000", "0.05"], stdout=subprocess.PIPE, text=True
-    )
-    told = []
-    for line in proc.stdout:
-        told.append(int(line.split()[1]))
-        if len(told) == 8:
-            os.kill(proc.pid, signal.SIGKILL)
-            break
-    proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
+    told = tell_then_kill(storage)
     complete = {t.id for t in Study(storage).trials(("complete",))}
     assert set(told) <= complete  # every trial reported as told is in the store
     opt = wb.Optimizer(SPACE, storage=storage, seed=0, n_initial=6)
