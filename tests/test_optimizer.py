@@ -1605,6 +1605,30 @@ def test_ctrl_c_just_after_an_ask_withdraws_the_trial_nothing_evaluates(tmp_path
     assert opt.study.count("complete") == 8
 
 
+def test_ctrl_c_keeps_the_retried_trials_a_run_took_over_pending(tmp_path, python_sigint, monkeypatch):
+    # before (this session's withdrawal, found by the review): a retried trial cancelled before its
+    # thread started was deleted with the run's own, so the suggestion a person was running
+    # (`warmbo observe --trial 2` later) was gone
+    import concurrent.futures
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "s.db", seed=0, worker="me")
+    opt.ask(3)  # three suggestions handed out earlier, waiting for results
+    submit, calls = concurrent.futures.ThreadPoolExecutor.submit, []
+
+    def interrupted_submit(self, fn, *args, **kwargs):  # Ctrl-C after the second is registered
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return submit(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures.ThreadPoolExecutor, "submit", interrupted_submit)
+    with pytest.raises(KeyboardInterrupt), warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.InterruptedRunWarning)
+        opt.run(lambda p: p["x"], budget=3, n_workers=2, retry_pending=True, progress=False)
+    assert [t.id for t in opt.study.trials()] == [1, 2, 3]
+    assert opt.study.trial(2).state == "pending"
+
+
 def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(
     tmp_path, python_sigint
 ):

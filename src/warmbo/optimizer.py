@@ -1958,6 +1958,7 @@ class Optimizer:
         # the trial just asked, until an evaluation has it: an interrupt in between (inside the ask,
         # after its insert, or before the thread starts) would leave a pending trial nothing evaluates
         unstarted: list[tuple[int, dict]] = []
+        created: set[int] = set()  # the trials this run inserted (not the retried or reclaimed ones)
         if retry_pending:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
@@ -2015,6 +2016,7 @@ class Optimizer:
                                 suggestion = self._ask_one(
                                     admit=lambda: finished() + in_flight() < budget, stored=unstarted
                                 )
+                                created.update(trial_id for trial_id, _ in unstarted)
                                 evaluate(suggestion.trial_id, True)
                             except _BudgetReached:
                                 break  # other runs' evaluations filled the budget during this ask
@@ -2063,11 +2065,16 @@ class Optimizer:
             if own_executor and running and not self._record_interrupted(running, evaluate):
                 own_executor = False  # interrupted twice: stop waiting for the threads
                 executor.shutdown(wait=False, cancel_futures=True)
-            # trials asked but never evaluated (cancelled before their thread started, or asked
-            # just before the interrupt) are withdrawn: left pending, they held places in the budget
-            # (a rerun at once stopped short with a BudgetHeldWarning) and nothing would evaluate them
+            # trials this run asked for but never evaluated (cancelled before their thread started,
+            # or asked just before the interrupt) are withdrawn: left pending, they held places in the
+            # budget (a rerun at once stopped short with a BudgetHeldWarning) and nothing would
+            # evaluate them. A retried or reclaimed trial stays pending, as it was before the run
             if threads:
-                unstarted += [(s.trial_id, dict(s)) for f, s in running.items() if f.cancelled()]
+                unstarted += [
+                    (s.trial_id, dict(s))
+                    for f, s in running.items()
+                    if f.cancelled() and s.trial_id in created
+                ]
             with contextlib.suppress(Exception):  # (a store that fails now leaves them pending)
                 self._remove_own_pending(unstarted)
             raise
