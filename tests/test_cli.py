@@ -1835,3 +1835,22 @@ def test_optimize_stops_on_a_signal_whose_exception_python_dropped(workdir):
     assert "stopped by SIGTERM" in result.output
     assert wb.Study("sw.db").count("complete") == 1  # the evaluation that swallowed it, stored; no more
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_warning_during_a_live_progress_bar_prints_above_it(capfd):
+    # before (found by the review): the errors console wrote past rich's stderr proxy to the real
+    # stderr, onto the bar's own line, so every warning left a stale bar in front of it
+    import io
+
+    from rich.console import Console
+    from rich.live import Live
+
+    from warmbo.cli import _show_warning
+
+    screen = io.StringIO()
+    with Live("bar", console=Console(file=screen, force_terminal=True, width=80), redirect_stderr=True):
+        _show_warning(UserWarning("a [bold]user[/bold] string [/x]"), UserWarning, "f.py", 1)
+    assert "warning: a [bold]user[/bold] string [/x]" in screen.getvalue()  # above the bar, as written
+    assert "warning" not in capfd.readouterr().err
+    _show_warning(UserWarning("no bar now"), UserWarning, "f.py", 1)
+    assert "warning: no bar now" in capfd.readouterr().err

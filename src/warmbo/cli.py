@@ -114,7 +114,21 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     Python's own format names the file and source line that warned, which point into warmbo or
     typer (``typer/main.py:1445: LargeStudyWarning: ...  return callback(**use_params)``), not at
     anything the user wrote; ``--debug`` keeps that format."""
-    errors.print(Text("warning: ", style="bold yellow") + Text(str(message)), highlight=False, soft_wrap=True)
+    _on_stderr(Text("warning: ", style="bold yellow") + Text(str(message)))
+
+
+def _on_stderr(line: Text) -> None:
+    """One line on stderr, also while a run's progress bar is live: rich's Live then redirects
+    ``sys.stderr`` to a proxy that prints above the bar, but the ``errors`` console writes past that
+    proxy to the real stderr, onto the bar's own line (a stale bar before every warning). So while
+    the proxy is there, the line goes through it (plain: the proxy decodes no rich styles)."""
+    from rich.file_proxy import FileProxy
+
+    if isinstance(sys.stderr, FileProxy):
+        sys.stderr.write(line.plain + "\n")
+        sys.stderr.flush()
+    else:
+        errors.print(line, highlight=False, soft_wrap=True)
 
 
 @app.callback()
@@ -854,11 +868,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             raise stopped()
         outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
-            errors.print(
-                f"[yellow]trial {trial.id} failed:[/yellow] {escape(str(trial.error))}",
-                highlight=False,
-                markup=True,
-            )
+            _on_stderr(Text(f"trial {trial.id} failed:", style="yellow") + Text(f" {trial.error}"))
         if not deciding[0]:
             return
         # the first trials started (ids grow with each ask; retried ones are older, and go first),
@@ -900,7 +910,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
 
             def show(message, category, *args, **kwargs):
                 if issubclass(category, InterruptedRunWarning):
-                    errors.print(str(message), highlight=False, markup=False)
+                    _on_stderr(Text(str(message)))
                 else:
                     shown(message, category, *args, **kwargs)
 
