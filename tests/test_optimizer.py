@@ -1629,6 +1629,22 @@ def test_ctrl_c_keeps_the_retried_trials_a_run_took_over_pending(tmp_path, pytho
     assert opt.study.trial(2).state == "pending"
 
 
+def test_a_trial_removed_during_its_evaluation_says_how_to_keep_the_value(tmp_path):
+    # before (found by the review): the message said the trial stays pending and advised
+    # `warmbo observe --trial 1`, which failed: no trial with id 1
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "s.db", seed=0)
+    other = wb.Study(tmp_path / "s.db")
+
+    def cleaned_meanwhile(params):  # someone runs `warmbo clean-pending` on the study meanwhile
+        other.delete_trials([t.id for t in other.trials(("pending",))])
+        return 0.5
+
+    with pytest.raises(StorageError, match="trial 1 was removed from the study while it was being") as caught:
+        opt.run(cleaned_meanwhile, budget=2, progress=False)
+    assert '--params \'{"x": ' in str(caught.value) and "--value 0.5" in str(caught.value)
+    assert "--trial" not in str(caught.value)
+
+
 def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(
     tmp_path, python_sigint
 ):

@@ -2206,7 +2206,10 @@ class Optimizer:
                     return stored
             if exc is not None:
                 raise
-            message = _unstored_message(self.study.url, suggestion.trial_id, future.result(), error)
+            if isinstance(error, TrialNotFoundError):  # removed meanwhile (clean-pending, by hand)
+                message = _removed_message(self.study.url, suggestion, future.result())
+            else:
+                message = _unstored_message(self.study.url, suggestion.trial_id, future.result(), error)
             raise StorageError(message) from error
 
     def __repr__(self) -> str:
@@ -2220,15 +2223,33 @@ def _storage_failure(error: BaseException) -> bool:
     return isinstance(error, StorageError | sqlite3.Error) or type(error).__module__.startswith("psycopg")
 
 
-def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
-    """Says which evaluation's value was not stored, and the value, so that an evaluation of hours is
-    not lost with the run: the trial stays pending, and the value can be told once the study can be
-    written again (before, only the database's "database or disk is full" was said)."""
+def _shown_value(value) -> str:
     try:
         values = [float(v) for v in np.ravel(np.asarray(value, dtype=float))]
     except (TypeError, ValueError, OverflowError):
         values = []
-    shown = ",".join(repr(v) for v in values) if values else repr(value)
+    return ",".join(repr(v) for v in values) if values else repr(value)
+
+
+def _removed_message(url, suggestion: Suggestion, value) -> str:
+    """Says that an evaluation's trial was removed from the study while it ran (``warmbo
+    clean-pending``, a person), so its value has no trial to go to: it can be recorded as a new
+    trial at the same settings (the "record it with --trial" advice would fail: no such trial)."""
+    shown = _shown_value(value)
+    params = shlex.quote(json.dumps(dict(suggestion)))
+    return (
+        f"trial {suggestion.trial_id} was removed from the study while it was being evaluated (by "
+        f"`warmbo clean-pending` or by hand?), so its value, {shown}, was not stored; to keep it, record "
+        f"it as a new trial: `warmbo observe --storage {shlex.quote(str(url))} --params {params} --value "
+        f"{shown}` (or opt.tell(params, value))"
+    )
+
+
+def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
+    """Says which evaluation's value was not stored, and the value, so that an evaluation of hours is
+    not lost with the run: the trial stays pending, and the value can be told once the study can be
+    written again (before, only the database's "database or disk is full" was said)."""
+    shown = _shown_value(value)
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     storage = shlex.quote(str(url))  # (a PostgreSQL URL's & would end the command in a shell)
     return (
