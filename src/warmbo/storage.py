@@ -374,9 +374,10 @@ class Study:
                 conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
                 conn.execute("PRAGMA synchronous = FULL")
                 # every commit is copied into the study file at once (a passive checkpoint: it waits
-                # for no reader), not every 1000 pages: a killed run's trials are in study.db itself,
-                # not only in the study.db-wal file beside it, which a copy of study.db, or a reader
-                # in a read-only folder (immutable), does not see
+                # for no reader, and copies nothing past an open reader's snapshot), not every 1000
+                # pages: a killed run's trials are in study.db itself, not only in the study.db-wal
+                # file beside it, which a copy of study.db, or a reader in a read-only folder
+                # (immutable), does not see
                 conn.execute("PRAGMA wal_autocheckpoint = 1")
             conn.execute("PRAGMA busy_timeout = 60000")
             self._local.conn = conn
