@@ -1854,3 +1854,21 @@ def test_a_warning_during_a_live_progress_bar_prints_above_it(capfd):
     assert "warning" not in capfd.readouterr().err
     _show_warning(UserWarning("no bar now"), UserWarning, "f.py", 1)
     assert "warning: no bar now" in capfd.readouterr().err
+
+
+def test_a_postgresql_driver_error_is_one_line_not_a_traceback(workdir, monkeypatch):
+    # before (found by the review): a connection terminated while a worker waited for the study's
+    # lock (a server restart) ended the command with psycopg's AdminShutdown as a rich traceback
+    import psycopg
+
+    def terminated(*args, **kwargs):
+        raise psycopg.errors.AdminShutdown("terminating connection due to administrator command")
+
+    assert invoke("suggest", "--space", "space.json", "--storage", "lab.db").exit_code == 0
+    monkeypatch.setattr(wb.cli, "load_optimizer", terminated)
+    result = invoke("status", "--storage", "lab.db")
+    assert result.exit_code == 1
+    assert (
+        "error: the PostgreSQL server: terminating connection due to administrator command" in result.output
+    )
+    assert "Traceback" not in result.output

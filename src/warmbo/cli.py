@@ -104,6 +104,13 @@ def friendly(command):
             if _STATE["debug"]:
                 raise
             _fail("out of memory; nothing half-done was stored (imports and asks are single transactions)")
+        except Exception as exc:
+            # the PostgreSQL driver's errors (a server restarted during a transaction, a connection
+            # terminated while waiting for the study's lock) derive from Exception only: one line,
+            # not a traceback; nothing of the interrupted transaction was stored
+            if _STATE["debug"] or not type(exc).__module__.startswith("psycopg"):
+                raise
+            _fail(f"the PostgreSQL server: {str(exc).strip() or type(exc).__name__} (run the command again)")
 
     return wrapper
 
