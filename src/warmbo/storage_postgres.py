@@ -22,6 +22,7 @@ URL is opened, so the SQLite path stays standard-library only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -126,6 +127,8 @@ class _Connection:
 
     def reconnect(self) -> None:
         """Replace the dropped connection, waiting for the server for up to RECONNECT_PATIENCE s."""
+        with contextlib.suppress(Exception):  # (the dropped one's socket and client state)
+            self._conn.close()
         deadline = time.monotonic() + RECONNECT_PATIENCE
         pause = 0.1
         while True:
