@@ -827,17 +827,6 @@ def test_a_grid_with_duplicated_rows_is_exhausted_by_its_distinct_points():
         wb.Optimizer(grid, seed=1).run(lambda p: p["x0"], budget=5, progress=False)
 
 
-def test_ask_n_on_a_grid_counts_near_duplicate_candidates_as_one_point():
-    # before (found by the review): ask(4) on the grid [0, 1e-7, 0.5, 1] searched, found 3 points
-    # and then failed ("every candidate ... is pending or failed", none was); the search takes the
-    # two near-duplicates for one point, and so does the count
-    space = wb.Space.grid(np.array([[0.0], [1e-7], [0.5], [1.0]]), names=["x"])
-    opt = wb.Optimizer(space, seed=0)
-    with pytest.raises(wb.optimizer.SpaceExhaustedError, match="it has 3 point\\(s\\), 0 of them"):
-        opt.ask(4)
-    assert len(opt.study) == 0 and len(opt.ask(3)) == 3
-
-
 def test_a_grid_with_near_duplicate_candidates_repeats_a_point_once_each_was_evaluated():
     # 0 and 1e-7 are distinct candidates, but the search counts points within DUPLICATE_TOLERANCE
     # (1e-6 of the range) as one: before, once 0, 0.5 and 1 were evaluated, every ask refused with

@@ -608,9 +608,8 @@ class Optimizer:
             # another process created the study between the look above and now: use its seed
             self.seed = int(stored_seed)
             self.model = self._build_model(model, kernel, n_initial_given)
-        self._grid_groups: int | None = None  # _grid_points, counted at the first need
         if self.space.is_finite:
-            self.n_initial = min(self.n_initial, self._finite_points())
+            self.n_initial = min(self.n_initial, int(self.space.cardinality))
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=self._prior_digest)
         self._source_fits_stored = False
@@ -631,6 +630,7 @@ class Optimizer:
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
         self._screen_seed = 0
         self._anchor_blocks: dict[tuple[int, bytes], np.ndarray] = {}  # the last ask's, by anchor
+        self._grid_groups: int | None = None  # _grid_points, counted at the first need
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
         # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
         # (warm start, fixed fit) of each scale's last fit
@@ -1345,13 +1345,6 @@ class Optimizer:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
 
-    def _finite_points(self) -> int:
-        """How many distinct points a finite space offers as the search sees them: a grid's groups of
-        near-duplicate candidates (:meth:`_grid_points`), else :attr:`Space.cardinality`."""
-        if self.space.candidate_points is not None:
-            return self._grid_points()
-        return int(self.space.cardinality)
-
     def _grid_points(self) -> int:
         """A lower bound on the trials that take every candidate of a grid space: its groups of
         candidates chained within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE` of each other (a trial
@@ -1548,7 +1541,7 @@ class Optimizer:
         only) cannot serve: at most its points that
         are not pending or failed can be suggested (evaluated ones come back once every point has
         been tried), and finding them one by one first took a minute for a 1200-point grid."""
-        cardinality = self._finite_points()  # (near-duplicate grid candidates are one point)
+        cardinality = int(self.space.cardinality)
         held = [t for t in self.study.snapshot() if t.state in (PENDING, FAILED)]
         busy = np.unique(self._encode_trials(held), axis=0).shape[0] if held else 0
         if count > cardinality - busy:
