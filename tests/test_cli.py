@@ -1871,4 +1871,15 @@ def test_a_postgresql_driver_error_is_one_line_not_a_traceback(workdir, monkeypa
     assert (
         "error: the PostgreSQL server: terminating connection due to administrator command" in result.output
     )
-    assert "Traceback" not in result.output
+    assert "(run the command again)" in result.output and "Traceback" not in result.output
+
+    def refused(*args, **kwargs):  # a permanent problem: rerunning will not help, and one line only
+        raise psycopg.errors.InsufficientPrivilege("permission denied for table t\nHINT:  ask the owner")
+
+    monkeypatch.setattr(wb.cli, "load_optimizer", refused)
+    result = invoke("status", "--storage", "lab.db")
+    assert (
+        result.exit_code == 1
+        and "error: the PostgreSQL server: permission denied for table t" in result.output
+    )
+    assert "again" not in result.output and "HINT" not in result.output

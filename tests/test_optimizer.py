@@ -1643,6 +1643,18 @@ def test_a_trial_removed_during_its_evaluation_says_how_to_keep_the_value(tmp_pa
         opt.run(cleaned_meanwhile, budget=2, progress=False)
     assert '--params \'{"x": ' in str(caught.value) and "--value 0.5" in str(caught.value)
     assert "--trial" not in str(caught.value)
+    # a value observe cannot take (nan) is advised as a failed experiment instead
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "n.db", seed=0)
+    other = wb.Study(tmp_path / "n.db")
+
+    def cleaned_and_nan(params):
+        other.delete_trials([t.id for t in other.trials(("pending",))])
+        return float("nan")
+
+    with pytest.raises(StorageError, match="was removed from the study") as caught:
+        with pytest.warns(wb.optimizer.TrialFailedWarning, match="returned nan"):
+            opt.run(cleaned_and_nan, budget=2, progress=False)
+    assert "--failed" in str(caught.value) and "--value" not in str(caught.value)
 
 
 def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(

@@ -110,7 +110,11 @@ def friendly(command):
             # not a traceback; nothing of the interrupted transaction was stored
             if _STATE["debug"] or not type(exc).__module__.startswith("psycopg"):
                 raise
-            _fail(f"the PostgreSQL server: {str(exc).strip() or type(exc).__name__} (run the command again)")
+            import psycopg
+
+            said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # (not psycopg's LINE/HINT)
+            transient = isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+            _fail(f"the PostgreSQL server: {said}" + (" (run the command again)" if transient else ""))
 
     return wrapper
 

@@ -2237,11 +2237,16 @@ def _removed_message(url, suggestion: Suggestion, value) -> str:
     trial at the same settings (the "record it with --trial" advice would fail: no such trial)."""
     shown = _shown_value(value)
     params = shlex.quote(json.dumps(dict(suggestion)))
+    try:
+        finite = bool(np.all(np.isfinite(np.asarray(value, dtype=float))))
+    except (TypeError, ValueError, OverflowError):
+        finite = False
+    result = f"--value {shown}" if finite else "--failed"  # (observe takes finite values only)
     return (
         f"trial {suggestion.trial_id} was removed from the study while it was being evaluated (by "
         f"`warmbo clean-pending` or by hand?), so its value, {shown}, was not stored; to keep it, record "
-        f"it as a new trial: `warmbo observe --storage {shlex.quote(str(url))} --params {params} --value "
-        f"{shown}` (or opt.tell(params, value))"
+        f"it as a new trial: `warmbo observe --storage {shlex.quote(str(url))} --params {params} "
+        f"{result}` (or opt.tell(params, value))"
     )
 
 
