@@ -1837,23 +1837,44 @@ def test_optimize_stops_on_a_signal_whose_exception_python_dropped(workdir):
     assert signal.getsignal(signal.SIGTERM) == before
 
 
-def test_a_warning_during_a_live_progress_bar_prints_above_it(capfd):
-    # before (found by the review): the errors console wrote past rich's stderr proxy to the real
-    # stderr, onto the bar's own line, so every warning left a stale bar in front of it
-    import io
+def _pty_output(master: int) -> str:
+    import select
 
+    chunks = []
+    while select.select([master], [], [], 0.2)[0]:
+        chunks.append(os.read(master, 65536))
+    return b"".join(chunks).decode()
+
+
+@pytest.mark.parametrize("stderr_to", ["the terminal", "a file"])
+def test_a_warning_during_a_live_progress_bar_goes_where_stderr_goes(tmp_path, monkeypatch, stderr_to):
+    # before (found by the reviews): the errors console wrote past rich's stderr proxy onto the bar's
+    # own line (a stale bar before every warning); and the first fix sent the line through the proxy,
+    # to stdout, even with stderr redirected to a file (`2> err.log` got nothing)
     from rich.console import Console
     from rich.live import Live
 
     from warmbo.cli import _show_warning
 
-    screen = io.StringIO()
-    with Live("bar", console=Console(file=screen, force_terminal=True, width=80), redirect_stderr=True):
+    master, slave = os.openpty()
+    terminal = os.fdopen(slave, "w", buffering=1)
+    log = open(tmp_path / "err.log", "w", buffering=1)  # noqa: SIM115 - closed below
+    monkeypatch.setattr(sys, "stdout", terminal)
+    monkeypatch.setattr(sys, "stderr", terminal if stderr_to == "the terminal" else log)
+    bar = Console(file=terminal, force_terminal=True, width=80)
+    with Live("bar", console=bar, redirect_stderr=True, auto_refresh=False):
         _show_warning(UserWarning("a [bold]user[/bold] string [/x]"), UserWarning, "f.py", 1)
-    assert "warning: a [bold]user[/bold] string [/x]" in screen.getvalue()  # above the bar, as written
-    assert "warning" not in capfd.readouterr().err
-    _show_warning(UserWarning("no bar now"), UserWarning, "f.py", 1)
-    assert "warning: no bar now" in capfd.readouterr().err
+    raw = _pty_output(master)
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw)
+    log.close()
+    terminal.close()
+    os.close(master)
+    logged = (tmp_path / "err.log").read_text()
+    if stderr_to == "the terminal":  # above the bar: the bar's line is cleared (ESC [2K) before it
+        assert re.search(r"\x1b\[2K(?:\x1b\[[0-9;]*m)*warning: ", raw), repr(raw)
+        assert "warning: a [bold]user[/bold] string [/x]" in shown and logged == ""
+    else:
+        assert "warning: a [bold]user[/bold] string [/x]" in logged and "warning" not in shown
 
 
 def test_a_postgresql_driver_error_is_one_line_not_a_traceback(workdir, monkeypatch):

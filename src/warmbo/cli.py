@@ -129,17 +129,35 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def _on_stderr(line: Text) -> None:
-    """One line on stderr, also while a run's progress bar is live: rich's Live then redirects
-    ``sys.stderr`` to a proxy that prints above the bar, but the ``errors`` console writes past that
-    proxy to the real stderr, onto the bar's own line (a stale bar before every warning). So while
-    the proxy is there, the line goes through it (plain: the proxy decodes no rich styles)."""
+    """One line on stderr, also while a run's progress bar is live. rich's Live then redirects
+    ``sys.stderr`` to a proxy that prints on the bar's console (stdout), above the bar; the
+    ``errors`` console writes past that proxy to the real stderr, onto the bar's own line (a stale bar
+    before every warning). So the line goes through the proxy, with its styles, when stderr and
+    stdout are one terminal; when they are not (``2> err.log``), the bar is not on stderr's screen
+    and the line goes to stderr itself, where the user sent it."""
     from rich.file_proxy import FileProxy
 
-    if isinstance(sys.stderr, FileProxy):
-        sys.stderr.write(line.plain + "\n")
-        sys.stderr.flush()
+    proxy = sys.stderr
+    if isinstance(proxy, FileProxy) and _same_terminal(
+        proxy.rich_proxied_file, getattr(sys.stdout, "rich_proxied_file", sys.stdout)
+    ):
+        with errors.capture() as captured:  # (the proxy decodes the ANSI styles of the capture)
+            errors.print(line, highlight=False, soft_wrap=True)
+        proxy.write(captured.get())
+        proxy.flush()
     else:
         errors.print(line, highlight=False, soft_wrap=True)
+
+
+def _same_terminal(a, b) -> bool:
+    """Whether two streams write to the same terminal device."""
+    try:
+        if not (a.isatty() and b.isatty()):
+            return False
+        first, second = os.fstat(a.fileno()), os.fstat(b.fileno())
+    except (AttributeError, OSError, ValueError):
+        return False
+    return (first.st_rdev, first.st_ino) == (second.st_rdev, second.st_ino)
 
 
 @app.callback()
