@@ -1904,3 +1904,14 @@ def test_a_postgresql_driver_error_is_one_line_not_a_traceback(workdir, monkeypa
         and "error: the PostgreSQL server: permission denied for table t" in result.output
     )
     assert "again" not in result.output and "HINT" not in result.output
+    # another driver's error (psycopg2, say, from the user's own objective module) is not warmbo's
+    # store failing: it is not called the PostgreSQL server's (before: the handler imported
+    # psycopg for it, a ModuleNotFoundError where the [postgres] extra is not installed)
+    other = type("OperationalError", (Exception,), {"__module__": "psycopg2.errors"})
+
+    def theirs(*args, **kwargs):
+        raise other("could not connect to db.lab")
+
+    monkeypatch.setattr(wb.cli, "load_optimizer", theirs)
+    result = invoke("status", "--storage", "lab.db")
+    assert isinstance(result.exception, other) and "PostgreSQL server" not in result.output

@@ -1655,6 +1655,20 @@ def test_a_trial_removed_during_its_evaluation_says_how_to_keep_the_value(tmp_pa
         with pytest.warns(wb.optimizer.TrialFailedWarning, match="returned nan"):
             opt.run(cleaned_and_nan, budget=2, progress=False)
     assert "--failed" in str(caught.value) and "--value" not in str(caught.value)
+    assert "opt.tell_failed(params)" in str(caught.value)
+    # a multi-task objective's dict of task values is shown in task order, as observe takes it
+    opt = wb.MultiTaskOptimizer(
+        wb.Space([wb.Float("x", 0.0, 1.0)]), task_names=["a", "b"], storage=tmp_path / "m.db", seed=0
+    )
+    other = wb.Study(tmp_path / "m.db")
+
+    def cleaned_with_tasks(params):
+        other.delete_trials([t.id for t in other.trials(("pending",))])
+        return {"b": 2.5, "a": 1.5}
+
+    with pytest.raises(StorageError, match="was removed from the study") as caught:
+        opt.run(cleaned_with_tasks, budget=2, progress=False)
+    assert "--value 1.5,2.5" in str(caught.value) and "--failed" not in str(caught.value)
 
 
 def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says_why_it_stops(

@@ -108,10 +108,9 @@ def friendly(command):
             # the PostgreSQL driver's errors (a server restarted during a transaction, a connection
             # terminated while waiting for the study's lock) derive from Exception only: one line,
             # not a traceback; nothing of the interrupted transaction was stored
-            if _STATE["debug"] or not type(exc).__module__.startswith("psycopg"):
+            if _STATE["debug"] or type(exc).__module__.split(".")[0] != "psycopg":  # (not psycopg2's)
                 raise
-            import psycopg
-
+            psycopg = sys.modules["psycopg"]  # (loaded: it raised this)
             said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # (not psycopg's LINE/HINT)
             transient = isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
             _fail(f"the PostgreSQL server: {said}" + (" (run the command again)" if transient else ""))
@@ -125,7 +124,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     Python's own format names the file and source line that warned, which point into warmbo or
     typer (``typer/main.py:1445: LargeStudyWarning: ...  return callback(**use_params)``), not at
     anything the user wrote; ``--debug`` keeps that format."""
-    _on_stderr(Text("warning: ", style="bold yellow") + Text(str(message)))
+    _on_stderr(Text.assemble(("warning: ", "bold yellow"), str(message)))
 
 
 def _on_stderr(line: Text) -> None:
@@ -897,7 +896,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             raise stopped()
         outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
-            _on_stderr(Text(f"trial {trial.id} failed:", style="yellow") + Text(f" {trial.error}"))
+            _on_stderr(Text.assemble((f"trial {trial.id} failed:", "yellow"), f" {trial.error}"))
         if not deciding[0]:
             return
         # the first trials started (ids grow with each ask; retried ones are older, and go first),

@@ -2207,7 +2207,10 @@ class Optimizer:
             if exc is not None:
                 raise
             if isinstance(error, TrialNotFoundError):  # removed meanwhile (clean-pending, by hand)
-                message = _removed_message(self.study.url, suggestion, future.result())
+                value = future.result()
+                with contextlib.suppress(Exception):  # a multi-task dict, in task order, if it reads
+                    value = self._as_values(value) if hasattr(self, "_as_values") else value
+                message = _removed_message(self.study.url, suggestion, value)
             else:
                 message = _unstored_message(self.study.url, suggestion.trial_id, future.result(), error)
             raise StorageError(message) from error
@@ -2220,7 +2223,9 @@ class Optimizer:
 def _storage_failure(error: BaseException) -> bool:
     """Whether an error is the study's store failing (SQLite's, PostgreSQL's driver's, or a
     StorageError), not a bug elsewhere that a "could not be stored" message would misname."""
-    return isinstance(error, StorageError | sqlite3.Error) or type(error).__module__.startswith("psycopg")
+    return (
+        isinstance(error, StorageError | sqlite3.Error) or type(error).__module__.split(".")[0] == "psycopg"
+    )
 
 
 def _shown_value(value) -> str:
@@ -2242,11 +2247,12 @@ def _removed_message(url, suggestion: Suggestion, value) -> str:
     except (TypeError, ValueError, OverflowError):
         finite = False
     result = f"--value {shown}" if finite else "--failed"  # (observe takes finite values only)
+    python = "opt.tell(params, value)" if finite else "opt.tell_failed(params)"
     return (
         f"trial {suggestion.trial_id} was removed from the study while it was being evaluated (by "
         f"`warmbo clean-pending` or by hand?), so its value, {shown}, was not stored; to keep it, record "
         f"it as a new trial: `warmbo observe --storage {shlex.quote(str(url))} --params {params} "
-        f"{result}` (or opt.tell(params, value))"
+        f"{result}` (or {python})"
     )
 
 
