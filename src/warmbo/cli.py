@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+import shlex
 import signal
 import sqlite3
 import sys
@@ -108,7 +109,9 @@ def friendly(command):
             # the PostgreSQL driver's errors (a server restarted during a transaction, a connection
             # terminated while waiting for the study's lock) derive from Exception only: one line,
             # not a traceback; nothing of the interrupted transaction was stored
-            if _STATE["debug"] or type(exc).__module__.split(".")[0] != "psycopg":  # (not psycopg2's)
+            from .storage_postgres import is_driver_error
+
+            if _STATE["debug"] or not is_driver_error(exc):
                 raise
             psycopg = sys.modules["psycopg"]  # (loaded: it raised this)
             said = (str(exc).strip().splitlines() or [type(exc).__name__])[0]  # (not psycopg's LINE/HINT)
@@ -1308,7 +1311,8 @@ def observe(
                 f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
                 "to correct it, add --amend (the earlier value is kept in the study); a repeated "
                 "measurement at the same settings is a trial of its own: "
-                f"warmbo observe --storage {storage} --params '{json.dumps(stored.params)}' --value V"
+                f"warmbo observe --storage {storage} --params {shlex.quote(json.dumps(stored.params))} "
+                "--value V"
             )
         if amend:
             t = opt.amend(

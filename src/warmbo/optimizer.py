@@ -2223,9 +2223,9 @@ class Optimizer:
 def _storage_failure(error: BaseException) -> bool:
     """Whether an error is the study's store failing (SQLite's, PostgreSQL's driver's, or a
     StorageError), not a bug elsewhere that a "could not be stored" message would misname."""
-    return (
-        isinstance(error, StorageError | sqlite3.Error) or type(error).__module__.split(".")[0] == "psycopg"
-    )
+    from .storage_postgres import is_driver_error
+
+    return isinstance(error, StorageError | sqlite3.Error) or is_driver_error(error)
 
 
 def _shown_value(value) -> str:

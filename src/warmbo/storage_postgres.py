@@ -43,7 +43,7 @@ from .storage import (
 )
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
-__all__ = ["PostgresStudy", "is_postgres_url", "split_url"]
+__all__ = ["PostgresStudy", "is_driver_error", "is_postgres_url", "split_url"]
 
 _SCHEMES = ("postgresql://", "postgres://")
 _INSERT_TRIAL = (
@@ -63,6 +63,12 @@ _SCHEMA = (
     # last sign of life of a pending trial's worker (NULL: the creation time counts)
     "ALTER TABLE warmbo_trials ADD COLUMN IF NOT EXISTS heartbeat DOUBLE PRECISION",
 )
+
+
+def is_driver_error(error: BaseException) -> bool:
+    """Whether ``error`` is the psycopg driver's own (its errors derive from Exception only; not
+    psycopg2's, which a user's objective may raise)."""
+    return type(error).__module__.split(".")[0] == "psycopg"
 
 
 def is_postgres_url(url) -> bool:
