@@ -713,3 +713,52 @@ def test_a_run_survives_the_server_dropping_its_connections(postgres_url):
     trials = Study(postgres_url).trials()
     assert [t.state for t in trials] == ["complete"] * 8
     assert best.value == min(t.value for t in trials)
+
+
+def test_a_write_waiting_for_the_study_lock_survives_the_server_dropping_its_connection(postgres_url):
+    # before: a write waiting for the study's lock (another worker's transaction held it) when the
+    # server dropped its connection (a restart, pg_terminate_backend) failed with psycopg's
+    # "terminating connection due to administrator command"; nothing of it had been written, so the
+    # transaction is now begun again on a new connection and the write goes through
+    import psycopg
+
+    from warmbo.storage_postgres import _lock_key, split_url
+
+    study = Study(postgres_url, space=SPACE)
+    study.add_trial({"x0": 0.0, "x1": 1.0}, state="complete", value=1.0)
+    holder = psycopg.connect(split_url(postgres_url)[0], autocommit=True)
+    holder.execute("BEGIN")
+    holder.execute("SELECT pg_advisory_xact_lock(%s)", (_lock_key(study.name),))
+    outcome = []
+
+    def write():
+        try:
+            outcome.append(study.add_trial({"x0": 2.0, "x1": 3.0}, state="complete", value=2.0).id)
+        except Exception as exc:  # (the outcome the test reports)
+            outcome.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    admin = psycopg.connect(split_url(postgres_url)[0], autocommit=True)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:  # the writer thread's backend waits for the advisory lock
+        waiting = admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND wait_event_type = 'Lock' AND pid <> %s",
+            (holder.info.backend_pid,),
+        ).fetchall()
+        if waiting:
+            (pid,) = waiting[0]
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the write never waited for the study's lock")
+    assert admin.execute("SELECT pg_terminate_backend(%s)", (pid,)).fetchone() == (True,)
+    time.sleep(0.3)  # (the writer finds its connection dropped and reconnects, then waits again)
+    holder.execute("COMMIT")
+    writer.join(timeout=60)
+    holder.close()
+    admin.close()
+    assert not writer.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], int), outcome
+    assert [(t.params["x0"], t.value) for t in Study(postgres_url).trials()] == [(0.0, 1.0), (2.0, 2.0)]

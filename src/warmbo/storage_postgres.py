@@ -105,9 +105,10 @@ class _Connection:
     """A thread's connection to the server that outlives the server dropping it (a restart, a
     failover, an administrator's ``pg_terminate_backend``, an idle timeout): a read, or the BEGIN of
     a transaction, that finds the connection dropped is sent again on a new one, made as soon as the
-    server accepts it (for up to :data:`RECONNECT_PATIENCE` seconds). A statement inside a
-    transaction is not: the transaction is lost with the connection, and its error stands (a run
-    then says which value it could not store). Everything else is the psycopg connection's."""
+    server accepts it (for up to :data:`RECONNECT_PATIENCE` seconds); so is a transaction dropped
+    before it wrote anything (:meth:`PostgresStudy._begin`). A statement inside a transaction is
+    not: the transaction is lost with the connection, and its error stands (a run then says which
+    value it could not store). Everything else is the psycopg connection's."""
 
     def __init__(self, study: PostgresStudy):
         self._study = study
@@ -227,14 +228,25 @@ class PostgresStudy(Study):
         return conn.info.transaction_status != TransactionStatus.IDLE
 
     def _begin(self, conn) -> None:
-        """BEGIN, then the study's advisory lock (released at COMMIT/ROLLBACK) and its write counter."""
-        conn.execute("BEGIN")
-        try:
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
-            conn.execute("UPDATE warmbo_studies SET version = version + 1 WHERE name = %s", (self.name,))
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        """BEGIN, then the study's advisory lock (released at COMMIT/ROLLBACK) and its write counter.
+
+        A connection the server drops before this returns (while waiting for the lock another
+        worker's transaction holds, during a restart) has written nothing that can stay: the
+        transaction is begun again on a new connection (``_Connection.reconnect``), once."""
+        for again in (False, True):
+            conn.execute("BEGIN")
+            try:
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key,))
+                conn.execute("UPDATE warmbo_studies SET version = version + 1 WHERE name = %s", (self.name,))
+                return
+            except self._psycopg.OperationalError:
+                conn.execute("ROLLBACK")
+                if again or not conn.broken or not callable(getattr(conn, "reconnect", None)):
+                    raise
+                conn.reconnect()
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
