@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import signal
 
+import numpy as np
 import pytest
 import ray
 from ray import tune
@@ -106,8 +107,6 @@ def test_tune_search_space_dicts_are_converted():
     )
     config = search.suggest("t0")
     assert set(config) == {"a", "b"} and config["b"]["c"] in (1, 2) and 0 <= config["a"] <= 1
-    with pytest.raises(ValueError, match="quniform|Quantized"):
-        space_from_tune({"q": tune.quniform(0, 1, 0.1)})
     with pytest.raises(ValueError, match="grid_search"):
         space_from_tune({"g": tune.grid_search([1, 2])})
 
@@ -169,3 +168,105 @@ def test_points_to_evaluate_come_first_survive_a_checkpoint_and_are_checked():
     ]:
         with pytest.raises(ValueError, match=message):
             WarmboSearch(space, metric="loss", mode="min", points_to_evaluate=bad)
+
+
+def test_quantised_domains_are_searched_on_their_grid_and_given_to_tune_as_its_values():
+    # before: tune.quniform/qloguniform/qrandint/qlograndint were refused ("cannot convert Float with
+    # a Quantized sampler"); each is the multiples k q inside its bounds (both included, Tune's
+    # Quantized.sample), held as an Int over k, log scale kept
+    config = {
+        "dropout": tune.quniform(0.0, 0.5, 0.1),  # 0.0 .. 0.5: k = 0 .. 5
+        "lr": tune.qloguniform(1e-4, 1e-1, 1e-4),  # k = 1 .. 1000, log-uniform
+        "batch": tune.qrandint(16, 256, 16),  # k = 1 .. 16
+        "width": tune.qlograndint(8, 512, 8),  # k = 1 .. 64, log-uniform
+        "layers": tune.qrandint(1, 4, 1),  # q = 1 is randint: 1 .. 3
+    }
+    space = space_from_tune(config)
+    assert list(space.params) == [
+        wb.Int("dropout", 0, 5),
+        wb.Int("lr", 1, 1000, log=True),
+        wb.Int("batch", 1, 16),
+        wb.Int("width", 1, 64, log=True),
+        wb.Int("layers", 1, 3),
+    ]
+    # Tune's own sampler draws exactly the grid that the index space holds
+    rng = np.random.default_rng(0)
+    for name, domain in config.items():
+        drawn = set(domain.sample(size=400, random_state=rng))
+        step = {"dropout": 0.1, "lr": 1e-4, "batch": 16, "width": 8, "layers": 1}[name]
+        p = next(q for q in space.params if q.name == name)
+        assert drawn <= {k * step for k in range(p.low, p.high + 1)} or name == "lr", name
+    # the searcher gives Tune k q; what it reads back (points_to_evaluate, add_evaluated_point, a
+    # checkpoint) is the index again
+    points = [{"dropout": 0.3, "lr": 0.001, "batch": 64, "width": 128, "layers": 2}]
+    search = WarmboSearch(config, metric="loss", mode="min", seed=0, points_to_evaluate=points)
+    first = search.suggest("t0")
+    assert first == pytest.approx(points[0]) and isinstance(first["batch"], int)
+    assert search.optimizer.study.trials()[0].params == {
+        "dropout": 3,
+        "lr": 10,
+        "batch": 4,
+        "width": 16,
+        "layers": 2,
+    }
+    search.on_trial_complete("t0", {"loss": 1.0})
+    search.add_evaluated_point({"dropout": 0.5, "lr": 0.1, "batch": 256, "width": 512, "layers": 3}, 2.0)
+    assert search.optimizer.study.trials()[1].params == {
+        "dropout": 5,
+        "lr": 1000,
+        "batch": 16,
+        "width": 64,
+        "layers": 3,
+    }
+    restored = WarmboSearch()
+    restored.set_state(search.get_state())
+    seen = set()
+    for i, searcher in enumerate([search, restored] * 4):
+        config_i = searcher.suggest(f"s{i}")
+        assert isinstance(config_i["batch"], int) and isinstance(config_i["width"], int)
+        assert config_i["batch"] % 16 == 0 and 16 <= config_i["batch"] <= 256
+        assert config_i["width"] % 8 == 0 and 8 <= config_i["width"] <= 512
+        assert round(config_i["dropout"] / 0.1) * 0.1 == config_i["dropout"]
+        assert 0.0 <= config_i["dropout"] <= 0.5 + 1e-12
+        assert 1e-4 - 1e-16 <= config_i["lr"] <= 0.1 + 1e-12
+        seen.add(tuple(sorted(config_i.items())))
+    assert len(seen) >= 4  # (two searchers on one history: each proposes distinct points of its own)
+    # values off the grid, an empty or one-point grid, and prior= with quantised domains are refused
+    for bad, message in [
+        ([{**points[0], "batch": 60}], "points_to_evaluate\\[0\\]: batch: 60 is not a multiple"),
+        ([{**points[0], "dropout": 0.35}], "not a multiple of the quantisation step 0.1"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            WarmboSearch(config, metric="loss", mode="min", points_to_evaluate=bad)
+    with pytest.raises(ValueError, match="there is no multiple of q = 10"):
+        space_from_tune({"a": tune.qrandint(1, 9, 10)})
+    with pytest.raises(ValueError, match="one multiple"):
+        space_from_tune({"a": tune.qrandint(5, 12, 10)})
+    with pytest.raises(ValueError, match="prior= with quantised Tune domains \\(batch\\)"):
+        WarmboSearch({"batch": tune.qrandint(16, 256, 16)}, metric="m", mode="min", prior=[])
+
+
+def test_a_tune_run_over_quantised_domains():
+    # a real Tune run whose param_space has quantised domains: every trial runs a value of the grid
+    def trainable(config: dict) -> dict:
+        return {"loss": (config["batch"] - 96) ** 2 / 1e4 + (config["dropout"] - 0.3) ** 2}
+
+    sigint = signal.getsignal(signal.SIGINT)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        search = WarmboSearch(metric="loss", mode="min", seed=1, n_initial=3)
+        results = tune.Tuner(
+            trainable,
+            param_space={"batch": tune.qrandint(16, 256, 16), "dropout": tune.quniform(0.0, 0.5, 0.1)},
+            tune_config=tune.TuneConfig(search_alg=search, num_samples=6, max_concurrent_trials=2),
+            run_config=tune.RunConfig(verbose=0),
+        ).fit()
+    finally:
+        ray.shutdown()
+        signal.signal(signal.SIGINT, sigint)
+    assert len(results) == 6 and results.num_errors == 0
+    configs = [r.config for r in results]
+    assert all(c["batch"] % 16 == 0 and isinstance(c["batch"], int) for c in configs), configs
+    assert all(abs(c["dropout"] * 10 - round(c["dropout"] * 10)) < 1e-9 for c in configs), configs
+    assert len({(c["batch"], round(c["dropout"], 9)) for c in configs}) == 6  # no grid point twice
+    assert search.optimizer.study.count("complete") == 6

@@ -13,8 +13,13 @@ converted by :func:`space_from_tune`: ``tune.uniform`` and ``tune.loguniform`` b
 :class:`~warmbo.space.Float` (log scale kept), ``tune.randint`` and ``tune.lograndint`` (upper bound
 exclusive, as in Tune) become :class:`~warmbo.space.Int`, ``tune.choice`` a
 :class:`~warmbo.space.Categorical`; nested dicts are flattened to ``"a/b"`` names and unflattened in
-the suggested config. Quantised, normal and ``sample_from`` domains and ``grid_search`` are refused
-with the key named (give a warmbo Space instead).
+the suggested config. A quantised domain (``tune.quniform``, ``qloguniform``, ``qrandint``,
+``qlograndint``: the multiples ``k q`` of its ``q`` inside its bounds, as Tune samples them) becomes an
+``Int`` over the index ``k`` (log scale kept: ``k q`` is log-uniform exactly when ``k`` is), so the
+model sees the grid itself and never proposes two points that Tune would run as one; the searcher
+gives Tune ``k q`` and reads ``points_to_evaluate`` and ``add_evaluated_point`` back to ``k``
+(:func:`space_from_tune` alone returns the index space). Normal and ``sample_from`` domains and
+``grid_search`` are refused with the key named (give a warmbo Space instead).
 
 State. ``save``/``restore`` (which Tune calls with its experiment checkpoints) write and read a
 pickle of plain data: the constructor's arguments, every trial of the optimizer's study (params,
@@ -26,13 +31,15 @@ completes its pending point when Tune reports it.
 from __future__ import annotations
 
 import math
+import numbers
 import pickle
 import warnings
 from typing import Any
 
+import numpy as np
 from ray.tune.search import Searcher
 from ray.tune.search.sample import Categorical as TuneCategorical
-from ray.tune.search.sample import Domain, LogUniform, Uniform
+from ray.tune.search.sample import Domain, LogUniform, Quantized, Uniform
 from ray.tune.search.sample import Float as TuneFloat
 from ray.tune.search.sample import Integer as TuneInteger
 from ray.tune.search.variant_generator import parse_spec_vars
@@ -50,25 +57,85 @@ _STATE_VERSION = 1
 def space_from_tune(config: dict) -> Space:
     """A warmbo Space from a Tune ``param_space`` dict (see the module docstring for the mapping).
 
-    Constant entries are left out (Tune merges them into every config); nested keys become ``a/b``.
+    Constant entries are left out (Tune merges them into every config); nested keys become ``a/b``;
+    a quantised domain becomes an ``Int`` over the index ``k`` of its values ``k q``.
     """
+    return _from_tune(config)[0]
+
+
+class _Step:
+    """The values ``k q`` of a quantised Tune domain, which the warmbo space holds as ``k``."""
+
+    def __init__(self, name: str, q: float, integer: bool):
+        self.name, self.q, self.integer = name, q, integer
+
+    def to_tune(self, k) -> float | int:
+        """The value Tune gives for index ``k`` (``k q``, cast as Tune casts it)."""
+        value = int(k) * self.q
+        return int(round(value)) if self.integer else float(value)
+
+    def to_index(self, value) -> int:
+        """The index of a value of the grid; ValueError if it is not a multiple of ``q``."""
+        if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+            raise ValueError(f"{self.name}: {value!r} is not a number")
+        k = float(value) / self.q
+        if not (math.isfinite(k) and math.isclose(k, round(k), rel_tol=1e-9, abs_tol=1e-9)):
+            raise ValueError(f"{self.name}: {value!r} is not a multiple of the quantisation step {self.q}")
+        return int(round(k))
+
+
+def _from_tune(config: dict) -> tuple[Space, dict[str, _Step]]:
+    """:func:`space_from_tune` and the steps of its quantised parameters, by name."""
     _, _, grids = parse_spec_vars(config)
     if grids:
         raise ValueError(
             f"WarmboSearch cannot search tune.grid_search (at {'/'.join(map(str, grids[0][0]))}); "
             "use tune.choice or a warmbo Space"
         )
-    params = []
+    params, steps = [], {}
     for path, domain in parse_spec_vars(flatten_dict(config, prevent_delimiter=True))[1]:
         name = "/".join(map(str, path))
-        params.append(_parameter(name, domain))
+        sampler = domain.get_sampler()
+        if isinstance(sampler, Quantized) and not (isinstance(domain, TuneInteger) and sampler.q == 1):
+            params.append(_quantised(name, domain, sampler))
+            steps[name] = _Step(name, sampler.q, isinstance(domain, TuneInteger))
+        else:
+            params.append(_parameter(name, domain))
     if not params:
         raise ValueError("the Tune search space has no tune.uniform/loguniform/randint/choice entry")
-    return Space(params)
+    return Space(params), steps
+
+
+def _quantised(name: str, domain: Domain, sampler: Quantized) -> Int:
+    """The index ``k`` of a quantised domain's values ``k q``: every multiple of ``q`` inside its
+    bounds, both included, as Tune's ``Quantized.sample`` draws them (a bound within rounding of a
+    multiple counts as one)."""
+    inner, q = sampler.get_sampler(), sampler.q
+    if not isinstance(domain, TuneFloat | TuneInteger) or not isinstance(inner, Uniform | LogUniform):
+        raise ValueError(
+            f"parameter {name!r}: WarmboSearch cannot convert {type(domain).__name__} with a quantised "
+            f"{type(inner).__name__} sampler (use quniform, qloguniform, qrandint or qlograndint, or "
+            "give a warmbo Space)"
+        )
+
+    def index(bound: float, inward) -> int:
+        scaled = bound / q
+        return int(round(scaled)) if math.isclose(scaled, round(scaled)) else int(inward(scaled))
+
+    low, high = index(domain.lower, math.ceil), index(domain.upper, math.floor)
+    if high <= low:
+        values = "no multiple" if high < low else f"one multiple ({low * q})"
+        raise ValueError(
+            f"parameter {name!r}: there is {values} of q = {q} between {domain.lower} and "
+            f"{domain.upper}: nothing to search (a constant belongs in the config as a plain value)"
+        )
+    return Int(name, low, high, log=isinstance(inner, LogUniform))
 
 
 def _parameter(name: str, domain: Domain):
     sampler = domain.get_sampler()
+    if isinstance(sampler, Quantized) and isinstance(domain, TuneInteger) and sampler.q == 1:
+        sampler = sampler.get_sampler()  # (qrandint(a, b, 1) is randint(a, b): b excluded, as Tune does)
     if isinstance(domain, TuneFloat) and isinstance(sampler, Uniform | LogUniform):
         return Float(name, domain.lower, domain.upper, log=isinstance(sampler, LogUniform))
     if isinstance(domain, TuneInteger) and isinstance(sampler, Uniform | LogUniform):
@@ -77,8 +144,8 @@ def _parameter(name: str, domain: Domain):
         return Categorical(name, tuple(domain.categories))
     raise ValueError(
         f"parameter {name!r}: WarmboSearch cannot convert {type(domain).__name__} with a "
-        f"{type(sampler).__name__} sampler (use uniform, loguniform, randint, lograndint or choice, "
-        "or give a warmbo Space)"
+        f"{type(sampler).__name__} sampler (use uniform, loguniform, randint, lograndint, choice or "
+        "their quantised forms, or give a warmbo Space)"
     )
 
 
@@ -142,12 +209,14 @@ class WarmboSearch(Searcher):
             )
         super().__init__(metric=metric, mode=mode)
         self._nested = isinstance(space, dict)
+        self._steps: dict[str, _Step] = {}  # quantised Tune parameters: the space holds their index
         if isinstance(space, dict):
-            space = space_from_tune(space)
+            space, self._steps = _from_tune(space)
         if space is not None and not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space or a Tune search space dict, got {space!r}")
         self._space = space
         self._seed = seed
+        self._check_prior(prior)
         self._prior = prior
         self._transfer = transfer
         self._n_initial = n_initial
@@ -176,10 +245,28 @@ class WarmboSearch(Searcher):
                 "parameter of the search space"
             )
         try:
+            params = self._indexed(params)
             self._space.validate(params)
-        except SpaceError as exc:
+        except (SpaceError, ValueError) as exc:
             raise ValueError(f"points_to_evaluate[{i}]: {exc}") from None
         return {n: params[n] for n in self._space.names}
+
+    def _check_prior(self, prior) -> None:
+        if prior is not None and self._steps:
+            raise ValueError(
+                f"prior= with quantised Tune domains ({', '.join(self._steps)}) is not supported: the "
+                "optimizer holds their grid index, not the values; give a warmbo Space in the prior's "
+                "units instead (a Float or Int over each quantised parameter's range)"
+            )
+
+    def _indexed(self, params: dict) -> dict:
+        """Flat params in Tune's values -> the space's (quantised parameters as their index)."""
+        return {n: self._steps[n].to_index(v) if n in self._steps else v for n, v in params.items()}
+
+    def _config(self, params: dict) -> dict:
+        """The space's flat params -> the config Tune runs (``k q``; nested dicts again)."""
+        config = {n: self._steps[n].to_tune(v) if n in self._steps else v for n, v in params.items()}
+        return unflatten_dict(config) if self._nested else config
 
     @property
     def optimizer(self) -> Optimizer | None:
@@ -193,8 +280,9 @@ class WarmboSearch(Searcher):
         if domains or grids:
             if self._space is not None:
                 return False  # Tune then says that the searcher already has a search space
-            self._space = space_from_tune(config)
+            self._space, self._steps = _from_tune(config)
             self._nested = True
+            self._check_prior(self._prior)
         if metric and not self._metric:
             self._metric = metric
         if mode and not self._mode:
@@ -235,8 +323,7 @@ class WarmboSearch(Searcher):
             trial = self._optimizer.study.add_trial(params, PENDING, worker="ray-tune")
             self._points.pop(0)
             self._live[trial_id] = trial.id
-            config = dict(trial.params)
-            return unflatten_dict(config) if self._nested else config
+            return self._config(dict(trial.params))
         try:
             suggestion = self._optimizer.ask()
         except SpaceExhaustedError:
@@ -252,8 +339,7 @@ class WarmboSearch(Searcher):
             )
             return Searcher.FINISHED
         self._live[trial_id] = suggestion.trial_id
-        config = dict(suggestion)
-        return unflatten_dict(config) if self._nested else config
+        return self._config(dict(suggestion))
 
     def on_trial_complete(self, trial_id: str, result: dict | None = None, error: bool = False) -> None:
         warmbo_id = self._live.pop(trial_id, None)
@@ -281,7 +367,7 @@ class WarmboSearch(Searcher):
         if self._optimizer is None:
             self._optimizer = self._build()
         params = flatten_dict(parameters, prevent_delimiter=True) if self._nested else dict(parameters)
-        params = {k: v for k, v in params.items() if k in self._optimizer.space.names}
+        params = self._indexed({k: v for k, v in params.items() if k in self._optimizer.space.names})
         if error or pruned or value is None or not math.isfinite(float(value)):
             self._optimizer.tell_failed(params, error="evaluated outside the search: failed or pruned")
         else:
@@ -300,6 +386,7 @@ class WarmboSearch(Searcher):
             "version": _STATE_VERSION,
             "space": None if self._space is None else self._space.to_dict(),
             "nested": self._nested,
+            "steps": {n: (step.q, step.integer) for n, step in self._steps.items()},
             "metric": self._metric,
             "mode": self._mode,
             "seed": self._optimizer.seed if self._optimizer is not None else self._seed,
@@ -318,6 +405,7 @@ class WarmboSearch(Searcher):
             raise ValueError(f"unknown WarmboSearch state version {state.get('version')!r}")
         self._space = None if state["space"] is None else Space.from_dict(state["space"])
         self._nested = state["nested"]
+        self._steps = {n: _Step(n, q, integer) for n, (q, integer) in state.get("steps", {}).items()}
         self._metric, self._mode = state["metric"], state["mode"]
         self._seed, self._prior, self._transfer = state["seed"], state["prior"], state["transfer"]
         self._n_initial, self._options = state["n_initial"], state["options"]
