@@ -637,3 +637,30 @@ def test_matching_rows_gives_the_k_d_tree_querys_indices_whichever_way_it_finds_
         if case % 7 == 0:
             A[-1, 0], B[-1, 0] = 1e-300, 2e-300
         np.testing.assert_array_equal(_matching_rows(A, B), query(A, B))
+
+
+def test_cross_val_score_and_grid_search_score_the_gp_as_scikit_learns_regressor():
+    """Model selection with scikit-learn's own tools: with no ``scoring`` they use the estimator's
+    R^2, so a warmbo GP scores fold by fold what GaussianProcessRegressor with the same fixed kernel
+    scores, and a grid search over kernels and noise picks the same setting."""
+    from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+
+    X, y, _ = data(n=40, d=2, seed=4, noise=0.05)
+    folds = KFold(4, shuffle=True, random_state=0)
+    ours = cross_val_score(GP(Matern(2.5, 0.4), noise=1e-2, normalize_y=True), X, y, cv=folds)
+    reference = GaussianProcessRegressor(sk.Matern(0.4, nu=2.5), alpha=1e-2, optimizer=None, normalize_y=True)
+    theirs = cross_val_score(reference, X, y, cv=folds)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    assert np.all(ours > 0.5)  # the folds are predicted: the scores are not all alike by accident
+
+    grid = {"kernel": [RBF(0.05), RBF(0.5), Matern(2.5, 0.4)], "noise": [1e-3, 1.0]}
+    search = GridSearchCV(GP(RBF(1.0)), grid, cv=folds).fit(X, y)
+    sk_grid = {"kernel": [sk.RBF(0.05), sk.RBF(0.5), sk.Matern(0.4, nu=2.5)], "alpha": [1e-3, 1.0]}
+    sk_search = GridSearchCV(GaussianProcessRegressor(optimizer=None), sk_grid, cv=folds).fit(X, y)
+    # scikit-learn's grid varies the last name (sorted) fastest: ours (kernel, noise), theirs (alpha, kernel)
+    scores = search.cv_results_["mean_test_score"].reshape(3, 2)
+    np.testing.assert_allclose(scores, sk_search.cv_results_["mean_test_score"].reshape(2, 3).T, rtol=1e-10)
+    best_kernel = sk_grid["kernel"].index(sk_search.best_params_["kernel"])
+    assert search.best_params_["kernel"] == grid["kernel"][best_kernel]
+    assert search.best_params_["noise"] == sk_search.best_params_["alpha"]
+    assert search.best_estimator_.n_observations == 40  # refitted on all the data

@@ -833,6 +833,28 @@ class GP(ModelBase):
         mean = (self._y - a / c) * self.y_std_ + self.y_mean_
         return mean, np.sqrt(1.0 / c) * self.y_std_
 
+    # ------------------------------------------------------------------ scikit-learn model selection
+    #: scikit-learn < 1.6 reads the estimator type from this attribute, later versions from the tags
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        """A regressor's tags, for ``cross_val_score`` and ``GridSearchCV`` (scikit-learn >= 1.6 asks
+        every estimator for them; scikit-learn is imported here, where only it calls this)."""
+        from sklearn.utils import RegressorTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="regressor", target_tags=TargetTags(required=True), regressor_tags=RegressorTags()
+        )
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R^2 of the posterior mean at X against y, as scikit-learn's
+        regressors score: what ``cross_val_score`` and ``GridSearchCV`` maximise when given no
+        ``scoring``. (A scoring name such as ``"neg_mean_squared_error"`` does not work: it calls
+        ``predict(X)`` for an array, and :meth:`predict` returns ``(mean, std)``.)"""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y, self.predict(X)[0], sample_weight=sample_weight))
+
     # ------------------------------------------------------------------ hyperparameter objectives
     def objective(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, params, kind: str):
         """Objective to minimise and its gradient, for hyperparameters ``params`` (log space): the data
