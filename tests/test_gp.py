@@ -664,3 +664,26 @@ def test_cross_val_score_and_grid_search_score_the_gp_as_scikit_learns_regressor
     assert search.best_params_["kernel"] == grid["kernel"][best_kernel]
     assert search.best_params_["noise"] == sk_search.best_params_["alpha"]
     assert search.best_estimator_.n_observations == 40  # refitted on all the data
+
+
+def test_info_gain_counts_the_jitter_as_noise_as_the_posterior_does():
+    """Duplicated points with noise 1e-20 need jitter j: the posterior is then that of noise
+    ``1e-20 + j``, and so is the information gain (its docstring says so; before, the jitter was
+    counted as signal, ``1/2 log det(I + (K + j I) / lam)``: 92.6 nats here instead of 35.0)."""
+    X = np.array([[0.1], [0.1], [0.5], [0.5], [0.9]])
+    y = np.arange(5.0)
+    kernel = RBF(0.3)
+    with pytest.warns(JitterWarning):
+        gp = GP(kernel, noise=1e-20).fit(X, y)
+    lam = 1e-20 + gp.jitter_
+    assert gp.jitter_ > 0
+    dense = 0.5 * np.linalg.slogdet(np.eye(5) + kernel(X, X) / lam)[1]
+    # the chain rule with the posterior of noise lam, given explicitly (lam is large enough: no jitter)
+    chain = 0.5 * np.log1p(1.0 / lam)
+    for i in range(1, 5):
+        std = GP(kernel, noise=lam).fit(X[:i], y[:i]).predict(X[i : i + 1])[1][0]
+        chain += 0.5 * np.log1p(std**2 / lam)
+    np.testing.assert_allclose(gp.info_gain(), dense, rtol=1e-8)
+    np.testing.assert_allclose(gp.info_gain(), chain, rtol=1e-8)
+    _, std = gp.predict(X)  # the posterior that of noise lam, too
+    np.testing.assert_allclose(std, GP(kernel, noise=lam).fit(X, y).predict(X)[1], rtol=1e-6)

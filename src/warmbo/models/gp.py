@@ -303,6 +303,7 @@ class GP(ModelBase):
         self.y_mean_ = 0.0
         self.y_std_ = 1.0
         self.jitter_ = 0.0
+        self._jitter = np.zeros(0)  # the jitter each training point's diagonal entry received
 
     def __repr__(self) -> str:
         state = f"n={self._n}" if self._n else "unfitted"
@@ -440,7 +441,8 @@ class GP(ModelBase):
         return mean, std if std > 0 else 1.0
 
     def _condition(self, X, ys, mean, std, kernel, noise, L, jitter, scalar_noise) -> None:
-        """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first)."""
+        """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first);
+        ``jitter``: what L's diagonal received, one value for all the points or one per point."""
         v = None
         if self.fit_mean:
             v, c = _profiled_mean(L, ys)
@@ -449,7 +451,8 @@ class GP(ModelBase):
         self.kernel_ = kernel
         self.y_mean_, self.y_std_ = mean, std
         self.noise_level_ = float(noise[0]) if scalar_noise else None
-        self.jitter_ = jitter
+        self._jitter = np.broadcast_to(np.asarray(jitter, dtype=np.float64), (X.shape[0],)).copy()
+        self.jitter_ = float(self._jitter.max(initial=0.0))
         self._store(X, ys, noise, L, v)
 
     @blas_limited
@@ -476,7 +479,7 @@ class GP(ModelBase):
             return self.clone().fit(X, y)
         mean, std = self._standardisation(y)
         noise = as_noise(self.noise, X.shape[0], "noise")
-        L, jitter, screen = self._L, self.jitter_, self._screen
+        L, jitter, screen = self._L, self._jitter, self._screen
         if X.shape[0] > n:
             try:
                 L, S_T, M, added = self._appended_factor(X[n:], noise[n:])
@@ -485,7 +488,7 @@ class GP(ModelBase):
                 # jitter (round-off of an ill-conditioned factor): factorise the whole matrix, whose
                 # jitter regularises all of it, as fit() does (and raises if that fails too)
                 return self.clone().fit(X, y)
-            jitter = max(jitter, added)
+            jitter = np.concatenate([jitter, np.full(X.shape[0] - n, added)])
             screen = self._appended_screen(X[n:], S_T, M)
         other = self.clone()
         other._condition(X, (y - mean) / std, mean, std, self.kernel_, noise, L, jitter, True)
@@ -560,6 +563,8 @@ class GP(ModelBase):
         # predict() recognises them by identity, so they must not change under it
         self.__dict__.update(state)
         self.__dict__.setdefault("_screen", None)  # a GP pickled before track() existed
+        if "_jitter" not in state:  # pickled before the jitter was kept per point: its largest for all
+            self._jitter = np.full(state.get("_n", 0), state.get("jitter_", 0.0))
         screen = state.get("_screen")
         if screen is not None:
             screen[0].flags.writeable = False
@@ -621,6 +626,7 @@ class GP(ModelBase):
         n = self._n
         L, S_T, M, jitter = self._appended_factor(X_new, noise)
         self.jitter_ = max(self.jitter_, jitter)
+        self._jitter = np.concatenate([self._jitter, np.full(k, jitter)])
         v_new = solve_lower(M, ys - S_T @ self._v)
         self._screen = self._appended_screen(X_new, S_T, M)
         self._L = L
@@ -791,15 +797,21 @@ class GP(ModelBase):
     def info_gain(self) -> float:
         """``I_t = 1/2 log det(I + Lambda^{-1} K_t)`` for the points observed so far.
 
-        Computed from the stored factor as ``sum_i log L_ii - 1/2 sum_i log lam_i`` (the jitter, if any
-        was added, counts as noise). Requires every noise variance to be positive.
+        Computed from the stored factor as ``sum_i log L_ii - 1/2 sum_i log lam_i``. The jitter, if
+        any was added, counts as noise (``lam_i`` is the noise plus the jitter point i received), as
+        it does in the posterior: the gain is the chain rule's ``1/2 sum_s log(1 + sigma_{s-1}^2(x_s)
+        / lam_s)`` of the posterior :meth:`predict` gives. Requires every noise variance to be positive.
         """
-        if self._n == 0:
-            return 0.0
-        noise = self.noise_
+        return float(np.sum(self._info_gain_terms()))
+
+    def _info_gain_terms(self, start: int = 0) -> np.ndarray:
+        """``log L_ii - 1/2 log lam_i`` for the training points from ``start`` on: point i's
+        ``1/2 log(1 + sigma_{i-1}^2(x_i) / lam_i)`` given every point before it, with ``lam_i`` its
+        noise plus its jitter. The transfer baselines sum the target rows (the gain given the sources)."""
+        noise = self.noise_[start:]
         if np.any(noise <= 0):
             raise ValueError("info_gain needs positive noise variances (it is infinite for noise 0)")
-        return float(np.sum(np.log(np.diag(self.L_))) - 0.5 * np.sum(np.log(noise)))
+        return np.log(np.diag(self.L_)[start:]) - 0.5 * np.log(noise + self._jitter[start:])
 
     def log_marginal_likelihood(self) -> float:
         """``log p(y | X) = -1/2 y^T alpha - sum log L_ii - n/2 log 2 pi`` on the model's output scale."""
