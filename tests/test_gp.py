@@ -687,3 +687,25 @@ def test_info_gain_counts_the_jitter_as_noise_as_the_posterior_does():
     np.testing.assert_allclose(gp.info_gain(), chain, rtol=1e-8)
     _, std = gp.predict(X)  # the posterior that of noise lam, too
     np.testing.assert_allclose(std, GP(kernel, noise=lam).fit(X, y).predict(X)[1], rtol=1e-6)
+
+
+def test_predict_gradient_names_a_point_of_the_wrong_dimension_or_not_finite():
+    """A point of 3 coordinates for a 2-D GP reached scipy's cdist, whose error ("XA and XB must have
+    the same number of columns") names neither the argument nor the shapes."""
+    X, y, _ = data(n=10, d=2)
+    gp = GP(RBF(0.3), noise=1e-3).fit(X, y)
+    with pytest.raises(
+        ValueError, match=r"^x must be one point of shape \(2,\), got an array of shape \(3,\)"
+    ):
+        gp.predict_gradient(np.zeros(3))
+    with pytest.raises(ValueError, match="^x contains NaN or inf"):
+        gp.predict_gradient([0.5, np.nan])
+    with pytest.raises(ValueError, match=r"^x must be one point of shape \(2,\)"):
+        GP(RBF([0.3, 0.3])).predict_gradient(np.zeros(3))  # the prior: the kernel's dimension
+    from warmbo import UCB
+    from warmbo.bounds import Constant
+
+    with pytest.raises(ValueError, match=r"^x must be one point of shape \(2,\)"):
+        UCB(Constant(1.0)).bind(gp).value_and_gradient(np.zeros(1))
+    mean, std, _, _ = gp.predict_gradient(np.array([[0.2, 0.4]]))  # a (1, d) point is still one point
+    np.testing.assert_allclose([mean, std], [a[0] for a in gp.predict([[0.2, 0.4]])], rtol=1e-12)

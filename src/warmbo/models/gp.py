@@ -715,7 +715,13 @@ class GP(ModelBase):
         ``d sigma^2/dx = dk(x,x)/dx - 2 (dk_t(x)/dx)^T (K + Lambda)^{-1} k_t(x)``.
         Needs a kernel with input gradients (``kernel_.has_gradient_x``).
         """
+        given = np.shape(x)
         x = np.asarray(x, dtype=np.float64).reshape(-1)
+        d = self._X.shape[1] if self._n else self.kernel.input_dim
+        if d is not None and x.shape[0] != d:
+            raise ValueError(f"x must be one point of shape ({d},), got an array of shape {given}")
+        if not np.isfinite(x).all():
+            raise ValueError(f"x contains NaN or inf (first at coordinate {int(np.argmin(np.isfinite(x)))})")
         kernel = self.kernel_
         if not kernel.has_gradient_x:
             raise NotImplementedError(f"{kernel!r} does not supply input gradients")
