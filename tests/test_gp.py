@@ -709,3 +709,21 @@ def test_predict_gradient_names_a_point_of_the_wrong_dimension_or_not_finite():
         UCB(Constant(1.0)).bind(gp).value_and_gradient(np.zeros(1))
     mean, std, _, _ = gp.predict_gradient(np.array([[0.2, 0.4]]))  # a (1, d) point is still one point
     np.testing.assert_allclose([mean, std], [a[0] for a in gp.predict([[0.2, 0.4]])], rtol=1e-12)
+
+
+def test_extend_with_per_point_noise_says_how_to_give_the_new_points_noise():
+    """extend() to more points than a per-point noise vector covers fell back to fit() and failed with
+    "noise must have length 25 (one value per point), got 20", an argument the caller never passed;
+    with the same points (new values only) it is a fit with that noise."""
+    X, y, Xs = data(n=25, d=2)
+    noise = np.linspace(1e-3, 1e-1, 20)
+    gp = GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match=r"^extend\(\) cannot tell the noise of 25 points .*add\(X_new"):
+        gp.extend(X, y)
+    grown = gp.add(X[20:], y[20:], noise=0.05)  # what the message advises
+    dense = GP(Matern(2.5, 0.3), noise=np.r_[noise, np.full(5, 0.05)]).fit(X, y)
+    np.testing.assert_allclose(grown.predict(Xs)[0], dense.predict(Xs)[0], atol=1e-10)
+    same = GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], y[:20]).extend(X[:20], -y[:20])
+    np.testing.assert_allclose(
+        same.predict(Xs)[0], GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], -y[:20]).predict(Xs)[0], atol=1e-12
+    )

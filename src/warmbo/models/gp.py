@@ -475,6 +475,12 @@ class GP(ModelBase):
         X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
         y = as_values(y, "y", X.shape[0])
         n = self._n
+        if np.ndim(self.noise) != 0 and np.size(self.noise) != X.shape[0]:
+            raise ValueError(
+                f"extend() cannot tell the noise of {X.shape[0]} points from this GP's per-point noise "
+                f"({np.size(self.noise)} values): condition on new points with add(X_new, y_new, noise=...), "
+                "or set_params(noise=<one value per point>) and fit(X, y)"
+            )
         if n == 0 or np.ndim(self.noise) != 0 or X.shape[0] < n or not np.array_equal(X[:n], self._X):
             return self.clone().fit(X, y)
         mean, std = self._standardisation(y)
@@ -841,7 +847,11 @@ class GP(ModelBase):
     def loo(self) -> tuple[np.ndarray, np.ndarray]:
         """Leave-one-out means and standard deviations at the training points (R&W eq. 5.12).
 
-        ``mu_{-i} = y_i - alpha_i / [K^{-1}]_ii``, ``sigma^2_{-i} = 1 / [K^{-1}]_ii``, on the user's scale.
+        ``mu_{-i} = y_i - alpha_i / [K^{-1}]_ii``, ``sigma^2_{-i} = 1 / [K^{-1}]_ii`` with ``K`` the
+        matrix ``K_t + Lambda``, on the user's scale: the predictive distribution of the held-out
+        *observation* y_i, so ``sigma^2_{-i}`` includes its noise variance ``lam_i`` (:meth:`predict`
+        gives the latent f, without it). The hyperparameters and the ``normalize_y`` standardisation
+        are those of the fit on all the points.
         """
         if self._n == 0:
             return np.zeros(0), np.zeros(0)
