@@ -727,3 +727,22 @@ def test_extend_with_per_point_noise_says_how_to_give_the_new_points_noise():
     np.testing.assert_allclose(
         same.predict(Xs)[0], GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], -y[:20]).predict(Xs)[0], atol=1e-12
     )
+
+
+@pytest.mark.parametrize("more", [0, 2])
+def test_extend_after_adding_points_with_another_noise_is_the_fit_it_promises(more):
+    """extend() reused the factor of points added with ``add(..., noise=0.5)`` while storing them at
+    the GP's noise 1e-3: its posterior was neither ``fit``'s (off by 0.04, and by 0.9 with two more
+    points) nor consistent with its own ``noise_`` (the information gain matched no model)."""
+    X, y, Xs = data(n=27, d=2, seed=5)
+    kernel = Matern(2.5, 0.3)
+    gp = GP(kernel, noise=1e-3).fit(X[:20], y[:20])
+    gp.add(X[20:25], y[20:25], noise=0.5)
+    n = 25 + more
+    extended = gp.extend(X[:n], y[:n])
+    dense = kernel(X[:n], X[:n]) + 1e-3 * np.eye(n)  # what fit(X, y) with noise 1e-3 conditions on
+    mean = kernel(Xs, X[:n]) @ np.linalg.solve(dense, y[:n])
+    np.testing.assert_allclose(extended.predict(Xs)[0], mean, atol=1e-8)
+    np.testing.assert_allclose(extended.noise_, np.full(n, 1e-3))
+    gain = 0.5 * np.linalg.slogdet(np.eye(n) + kernel(X[:n], X[:n]) / 1e-3)[1]
+    np.testing.assert_allclose(extended.info_gain(), gain, rtol=1e-8)

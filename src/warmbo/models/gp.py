@@ -466,9 +466,10 @@ class GP(ModelBase):
         computed afresh from all of y, as :meth:`fit` computes them. Equal to ``fit`` up to round-off
         (and up to the jitter, if a factor needed one: here only the new block gets it). For a GP that
         fits no hyperparameters (``optimizer=None``) with a scalar noise; when X does not start with
-        the training inputs, or when the new block cannot be factorised even with jitter, a full
-        :meth:`fit` of a clone. The optimizer conditions its fixed-hyperparameter model this way at
-        each ask (issue 15).
+        the training inputs, when some were added with another noise (``add(..., noise=...)``: the
+        factor holds that noise, and ``fit`` gives every point ``noise``), or when the new block cannot
+        be factorised even with jitter, a full :meth:`fit` of a clone. The optimizer conditions its
+        fixed-hyperparameter model this way at each ask (issue 15).
         """
         if self.optimizer is not None:
             raise ValueError("extend() keeps the hyperparameters: it needs a GP with optimizer=None")
@@ -481,7 +482,13 @@ class GP(ModelBase):
                 f"({np.size(self.noise)} values): condition on new points with add(X_new, y_new, noise=...), "
                 "or set_params(noise=<one value per point>) and fit(X, y)"
             )
-        if n == 0 or np.ndim(self.noise) != 0 or X.shape[0] < n or not np.array_equal(X[:n], self._X):
+        if (
+            n == 0
+            or np.ndim(self.noise) != 0
+            or X.shape[0] < n
+            or not np.array_equal(X[:n], self._X)
+            or np.any(self._noise != self.noise)  # add(..., noise=other): the factor holds other noise
+        ):
             return self.clone().fit(X, y)
         mean, std = self._standardisation(y)
         noise = as_noise(self.noise, X.shape[0], "noise")
