@@ -299,9 +299,8 @@ def maximize(
     -------
     MaximizeResult
     """
-    if callable(
-        getattr(acq, "bind", None)
-    ):  # an Acquisition (EI()), not one bound to a model (EI().bind(gp))
+    # an Acquisition (EI()) has bind(); one bound to a model (EI().bind(gp)) is a function of points
+    if callable(getattr(acq, "bind", None)):
         raise TypeError(
             f"maximize needs an acquisition bound to a fitted model, a function of encoded points; got "
             f"{acq!r}: pass {type(acq).__name__}(...).bind(model, space=space)"
