@@ -637,3 +637,112 @@ def test_matching_rows_gives_the_k_d_tree_querys_indices_whichever_way_it_finds_
         if case % 7 == 0:
             A[-1, 0], B[-1, 0] = 1e-300, 2e-300
         np.testing.assert_array_equal(_matching_rows(A, B), query(A, B))
+
+
+def test_cross_val_score_and_grid_search_score_the_gp_as_scikit_learns_regressor():
+    """Model selection with scikit-learn's own tools: with no ``scoring`` they use the estimator's
+    R^2, so a warmbo GP scores fold by fold what GaussianProcessRegressor with the same fixed kernel
+    scores, and a grid search over kernels and noise picks the same setting."""
+    from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+
+    X, y, _ = data(n=40, d=2, seed=4, noise=0.05)
+    folds = KFold(4, shuffle=True, random_state=0)
+    ours = cross_val_score(GP(Matern(2.5, 0.4), noise=1e-2, normalize_y=True), X, y, cv=folds)
+    reference = GaussianProcessRegressor(sk.Matern(0.4, nu=2.5), alpha=1e-2, optimizer=None, normalize_y=True)
+    theirs = cross_val_score(reference, X, y, cv=folds)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-10)
+    assert np.all(ours > 0.5)  # the folds are predicted: the scores are not all alike by accident
+
+    grid = {"kernel": [RBF(0.05), RBF(0.5), Matern(2.5, 0.4)], "noise": [1e-3, 1.0]}
+    search = GridSearchCV(GP(RBF(1.0)), grid, cv=folds).fit(X, y)
+    sk_grid = {"kernel": [sk.RBF(0.05), sk.RBF(0.5), sk.Matern(0.4, nu=2.5)], "alpha": [1e-3, 1.0]}
+    sk_search = GridSearchCV(GaussianProcessRegressor(optimizer=None), sk_grid, cv=folds).fit(X, y)
+    # scikit-learn's grid varies the last name (sorted) fastest: ours (kernel, noise), theirs (alpha, kernel)
+    scores = search.cv_results_["mean_test_score"].reshape(3, 2)
+    np.testing.assert_allclose(scores, sk_search.cv_results_["mean_test_score"].reshape(2, 3).T, rtol=1e-10)
+    best_kernel = sk_grid["kernel"].index(sk_search.best_params_["kernel"])
+    assert search.best_params_["kernel"] == grid["kernel"][best_kernel]
+    assert search.best_params_["noise"] == sk_search.best_params_["alpha"]
+    assert search.best_estimator_.n_observations == 40  # refitted on all the data
+
+
+def test_info_gain_counts_the_jitter_as_noise_as_the_posterior_does():
+    """Duplicated points with noise 1e-20 need jitter j: the posterior is then that of noise
+    ``1e-20 + j``, and so is the information gain (its docstring says so; before, the jitter was
+    counted as signal, ``1/2 log det(I + (K + j I) / lam)``: 92.6 nats here instead of 35.0)."""
+    X = np.array([[0.1], [0.1], [0.5], [0.5], [0.9]])
+    y = np.arange(5.0)
+    kernel = RBF(0.3)
+    with pytest.warns(JitterWarning):
+        gp = GP(kernel, noise=1e-20).fit(X, y)
+    lam = 1e-20 + gp.jitter_
+    assert gp.jitter_ > 0
+    dense = 0.5 * np.linalg.slogdet(np.eye(5) + kernel(X, X) / lam)[1]
+    # the chain rule with the posterior of noise lam, given explicitly (lam is large enough: no jitter)
+    chain = 0.5 * np.log1p(1.0 / lam)
+    for i in range(1, 5):
+        std = GP(kernel, noise=lam).fit(X[:i], y[:i]).predict(X[i : i + 1])[1][0]
+        chain += 0.5 * np.log1p(std**2 / lam)
+    np.testing.assert_allclose(gp.info_gain(), dense, rtol=1e-8)
+    np.testing.assert_allclose(gp.info_gain(), chain, rtol=1e-8)
+    _, std = gp.predict(X)  # the posterior that of noise lam, too
+    np.testing.assert_allclose(std, GP(kernel, noise=lam).fit(X, y).predict(X)[1], rtol=1e-6)
+
+
+def test_predict_gradient_names_a_point_of_the_wrong_dimension_or_not_finite():
+    """A point of 3 coordinates for a 2-D GP reached scipy's cdist, whose error ("XA and XB must have
+    the same number of columns") names neither the argument nor the shapes."""
+    X, y, _ = data(n=10, d=2)
+    gp = GP(RBF(0.3), noise=1e-3).fit(X, y)
+    with pytest.raises(
+        ValueError, match=r"^x must be one point of shape \(2,\), got an array of shape \(3,\)"
+    ):
+        gp.predict_gradient(np.zeros(3))
+    with pytest.raises(ValueError, match="^x contains NaN or inf"):
+        gp.predict_gradient([0.5, np.nan])
+    with pytest.raises(ValueError, match=r"^x must be one point of shape \(2,\)"):
+        GP(RBF([0.3, 0.3])).predict_gradient(np.zeros(3))  # the prior: the kernel's dimension
+    from warmbo import UCB
+    from warmbo.bounds import Constant
+
+    with pytest.raises(ValueError, match=r"^x must be one point of shape \(2,\)"):
+        UCB(Constant(1.0)).bind(gp).value_and_gradient(np.zeros(1))
+    mean, std, _, _ = gp.predict_gradient(np.array([[0.2, 0.4]]))  # a (1, d) point is still one point
+    np.testing.assert_allclose([mean, std], [a[0] for a in gp.predict([[0.2, 0.4]])], rtol=1e-12)
+
+
+def test_extend_with_per_point_noise_says_how_to_give_the_new_points_noise():
+    """extend() to more points than a per-point noise vector covers fell back to fit() and failed with
+    "noise must have length 25 (one value per point), got 20", an argument the caller never passed;
+    with the same points (new values only) it is a fit with that noise."""
+    X, y, Xs = data(n=25, d=2)
+    noise = np.linspace(1e-3, 1e-1, 20)
+    gp = GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], y[:20])
+    with pytest.raises(ValueError, match=r"^extend\(\) cannot tell the noise of 25 points .*add\(X_new"):
+        gp.extend(X, y)
+    grown = gp.add(X[20:], y[20:], noise=0.05)  # what the message advises
+    dense = GP(Matern(2.5, 0.3), noise=np.r_[noise, np.full(5, 0.05)]).fit(X, y)
+    np.testing.assert_allclose(grown.predict(Xs)[0], dense.predict(Xs)[0], atol=1e-10)
+    same = GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], y[:20]).extend(X[:20], -y[:20])
+    np.testing.assert_allclose(
+        same.predict(Xs)[0], GP(Matern(2.5, 0.3), noise=noise).fit(X[:20], -y[:20]).predict(Xs)[0], atol=1e-12
+    )
+
+
+@pytest.mark.parametrize("more", [0, 2])
+def test_extend_after_adding_points_with_another_noise_is_the_fit_it_promises(more):
+    """extend() reused the factor of points added with ``add(..., noise=0.5)`` while storing them at
+    the GP's noise 1e-3: its posterior was neither ``fit``'s (off by 0.04, and by 0.9 with two more
+    points) nor consistent with its own ``noise_`` (the information gain matched no model)."""
+    X, y, Xs = data(n=27, d=2, seed=5)
+    kernel = Matern(2.5, 0.3)
+    gp = GP(kernel, noise=1e-3).fit(X[:20], y[:20])
+    gp.add(X[20:25], y[20:25], noise=0.5)
+    n = 25 + more
+    extended = gp.extend(X[:n], y[:n])
+    dense = kernel(X[:n], X[:n]) + 1e-3 * np.eye(n)  # what fit(X, y) with noise 1e-3 conditions on
+    mean = kernel(Xs, X[:n]) @ np.linalg.solve(dense, y[:n])
+    np.testing.assert_allclose(extended.predict(Xs)[0], mean, atol=1e-8)
+    np.testing.assert_allclose(extended.noise_, np.full(n, 1e-3))
+    gain = 0.5 * np.linalg.slogdet(np.eye(n) + kernel(X[:n], X[:n]) / 1e-3)[1]
+    np.testing.assert_allclose(extended.info_gain(), gain, rtol=1e-8)

@@ -219,10 +219,17 @@ def test_sum_product_scaling_grams():
 
 
 def test_scaling_by_nonpositive_number_is_rejected():
-    with pytest.raises(ValueError):
+    # the message names the expression: Constant's own ("value must be positive") names an argument
+    # that `0 * k` never wrote
+    with pytest.raises(ValueError, match=r"^a kernel can only be scaled by a positive .* got -1.0 \* RBF"):
         -1.0 * RBF(1.0)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^a kernel can only be scaled by a positive .* got 0.0 \* RBF"):
         RBF(1.0) * 0.0
+    with pytest.raises(ValueError, match=r"^a kernel can only be shifted by a positive .* got -2 \+ RBF"):
+        RBF(1.0) + (-2)
+    with pytest.raises(ValueError, match=r"^a kernel can only be scaled by .* got nan \* RBF"):
+        float("nan") * RBF(1.0)
+    assert RBF(1.0) + 0 == RBF(1.0) and 0 + RBF(1.0) == RBF(1.0)  # sum([...]) starts from 0
 
 
 def test_combining_incompatible_ard_dims_raises():

@@ -180,3 +180,16 @@ def test_anchored_candidates_depend_on_each_anchor_alone():
     assert many.shape == (3000, 4)
     for i, scale in enumerate((0.2, 0.05, 0.01)):
         assert np.median(np.abs(many[i::3] - centre)) == pytest.approx(0.674 * scale, rel=0.1)
+
+
+@pytest.mark.parametrize("finite", [False, True])
+def test_an_acquisition_not_bound_to_a_model_is_refused_with_what_to_do(finite):
+    """``maximize(EI(), space)`` (the configuration, not ``EI().bind(gp)``) raised ``Acquisition.__call__()
+    missing 1 required positional argument: 'X'``, which names neither the problem nor the fix."""
+    from warmbo import EI
+
+    space = Space.grid(np.random.default_rng(0).random((5, 2))) if finite else Space.box([(0.0, 1.0)] * 2)
+    with pytest.raises(TypeError, match=r"bound to a fitted model.*EI\(\.\.\.\)\.bind\(model, space=space\)"):
+        maximize(EI(), space, seed=0)
+    gp = GP(RBF(0.3), noise=1e-4).fit(space.sample_encoded(4, seed=0), np.arange(4.0))
+    assert np.isfinite(maximize(EI().bind(gp, space=space), space, seed=0).value)  # the fix works

@@ -1752,3 +1752,16 @@ def python_sigint():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+def test_a_model_class_instead_of_a_model_is_refused_with_what_to_pass():
+    """``model=GP`` (the class) passed the fit/predict check, whose methods a class has too, and failed
+    with "ModelBase.get_params() missing 1 required positional argument: 'self'"."""
+    from warmbo.kernels import RBF
+
+    space = wb.Space.box([(0.0, 1.0)])
+    with pytest.raises(
+        ValueError, match=r"^model must be a model object, got the class GP: pass GP\(\.\.\.\)$"
+    ):
+        wb.Optimizer(space, model=wb.GP)
+    assert wb.Optimizer(space, model=wb.GP(RBF(0.2), noise=1e-4)).model.kernel == RBF(0.2)

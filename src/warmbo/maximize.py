@@ -299,6 +299,12 @@ def maximize(
     -------
     MaximizeResult
     """
+    # an Acquisition (EI()) has bind(); one bound to a model (EI().bind(gp)) is a function of points
+    if callable(getattr(acq, "bind", None)):
+        raise TypeError(
+            f"maximize needs an acquisition bound to a fitted model, a function of encoded points; got "
+            f"{acq!r}: pass {type(acq).__name__}(...).bind(model, space=space)"
+        )
     d = space.dim
     if space.is_finite:
         candidates = np.asarray(space.candidates, dtype=np.float64)

@@ -511,6 +511,9 @@ class Optimizer:
                 acquisition = replace(acquisition, schedule=schedule)
             else:
                 raise ValueError(f"schedule applies to UCB only, but acquisition is {acquisition!r}")
+        if isinstance(model, type):  # a class passes the method check below, then get_params() failed
+            name = model.__name__
+            raise ValueError(f"model must be a model object, got the class {name}: pass {name}(...)")
         if model is not None:
             for method in ("fit", "predict"):
                 if not callable(getattr(model, method, None)):

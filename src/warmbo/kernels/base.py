@@ -231,28 +231,39 @@ class Kernel(ABC):
         return self.evaluate(Xq, X), self.gradients_x(Xq, X)
 
     # ------------------------------------------------------------------ algebra
+    def _scalar(self, c, operation: str) -> Constant:
+        """``Constant(c)`` for ``c * k`` or ``k + c``, with an error that names the expression (the
+        constructor's "value must be positive" names an argument the user never wrote)."""
+        if not (np.isfinite(c) and c > 0):
+            what = "scaled by" if operation == "*" else "shifted by"
+            raise ValueError(
+                f"a kernel can only be {what} a positive finite number (a PSD constant kernel), "
+                f"got {c!r} {operation} {self!r}"
+            )
+        return Constant(float(c))
+
     def __add__(self, other) -> Kernel:
         if isinstance(other, numbers.Real):
-            return Sum(self, Constant(float(other))) if other != 0 else self
+            return Sum(self, self._scalar(other, "+")) if other != 0 else self
         if not isinstance(other, Kernel):
             return NotImplemented
         return Sum(self, other)
 
     def __radd__(self, other) -> Kernel:
         if isinstance(other, numbers.Real):
-            return self if other == 0 else Sum(Constant(float(other)), self)
+            return self if other == 0 else Sum(self._scalar(other, "+"), self)
         return NotImplemented
 
     def __mul__(self, other) -> Kernel:
         if isinstance(other, numbers.Real):
-            return Product(Constant(float(other)), self)
+            return Product(self._scalar(other, "*"), self)
         if not isinstance(other, Kernel):
             return NotImplemented
         return Product(self, other)
 
     def __rmul__(self, other) -> Kernel:
         if isinstance(other, numbers.Real):
-            return Product(Constant(float(other)), self)
+            return Product(self._scalar(other, "*"), self)
         return NotImplemented
 
 

@@ -303,6 +303,7 @@ class GP(ModelBase):
         self.y_mean_ = 0.0
         self.y_std_ = 1.0
         self.jitter_ = 0.0
+        self._jitter = np.zeros(0)  # the jitter each training point's diagonal entry received
 
     def __repr__(self) -> str:
         state = f"n={self._n}" if self._n else "unfitted"
@@ -440,7 +441,8 @@ class GP(ModelBase):
         return mean, std if std > 0 else 1.0
 
     def _condition(self, X, ys, mean, std, kernel, noise, L, jitter, scalar_noise) -> None:
-        """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first)."""
+        """Store the posterior given the factor ``L`` of ``K + noise`` at X (the fitted mean first);
+        ``jitter``: what L's diagonal received, one value for all the points or one per point."""
         v = None
         if self.fit_mean:
             v, c = _profiled_mean(L, ys)
@@ -449,7 +451,8 @@ class GP(ModelBase):
         self.kernel_ = kernel
         self.y_mean_, self.y_std_ = mean, std
         self.noise_level_ = float(noise[0]) if scalar_noise else None
-        self.jitter_ = jitter
+        self._jitter = np.broadcast_to(np.asarray(jitter, dtype=np.float64), (X.shape[0],)).copy()
+        self.jitter_ = float(self._jitter.max(initial=0.0))
         self._store(X, ys, noise, L, v)
 
     @blas_limited
@@ -463,20 +466,33 @@ class GP(ModelBase):
         computed afresh from all of y, as :meth:`fit` computes them. Equal to ``fit`` up to round-off
         (and up to the jitter, if a factor needed one: here only the new block gets it). For a GP that
         fits no hyperparameters (``optimizer=None``) with a scalar noise; when X does not start with
-        the training inputs, or when the new block cannot be factorised even with jitter, a full
-        :meth:`fit` of a clone. The optimizer conditions its fixed-hyperparameter model this way at
-        each ask (issue 15).
+        the training inputs, when some were added with another noise (``add(..., noise=...)``: the
+        factor holds that noise, and ``fit`` gives every point ``noise``), or when the new block cannot
+        be factorised even with jitter, a full :meth:`fit` of a clone. The optimizer conditions its
+        fixed-hyperparameter model this way at each ask (issue 15).
         """
         if self.optimizer is not None:
             raise ValueError("extend() keeps the hyperparameters: it needs a GP with optimizer=None")
         X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
         y = as_values(y, "y", X.shape[0])
         n = self._n
-        if n == 0 or np.ndim(self.noise) != 0 or X.shape[0] < n or not np.array_equal(X[:n], self._X):
+        if np.ndim(self.noise) != 0 and np.size(self.noise) != X.shape[0]:
+            raise ValueError(
+                f"extend() cannot tell the noise of {X.shape[0]} points from this GP's per-point noise "
+                f"({np.size(self.noise)} values): condition on new points with add(X_new, y_new, noise=...), "
+                "or set_params(noise=<one value per point>) and fit(X, y)"
+            )
+        if (
+            n == 0
+            or np.ndim(self.noise) != 0
+            or X.shape[0] < n
+            or not np.array_equal(X[:n], self._X)
+            or np.any(self._noise != self.noise)  # add(..., noise=other): the factor holds other noise
+        ):
             return self.clone().fit(X, y)
         mean, std = self._standardisation(y)
         noise = as_noise(self.noise, X.shape[0], "noise")
-        L, jitter, screen = self._L, self.jitter_, self._screen
+        L, jitter, screen = self._L, self._jitter, self._screen
         if X.shape[0] > n:
             try:
                 L, S_T, M, added = self._appended_factor(X[n:], noise[n:])
@@ -485,7 +501,7 @@ class GP(ModelBase):
                 # jitter (round-off of an ill-conditioned factor): factorise the whole matrix, whose
                 # jitter regularises all of it, as fit() does (and raises if that fails too)
                 return self.clone().fit(X, y)
-            jitter = max(jitter, added)
+            jitter = np.concatenate([jitter, np.full(X.shape[0] - n, added)])
             screen = self._appended_screen(X[n:], S_T, M)
         other = self.clone()
         other._condition(X, (y - mean) / std, mean, std, self.kernel_, noise, L, jitter, True)
@@ -560,6 +576,8 @@ class GP(ModelBase):
         # predict() recognises them by identity, so they must not change under it
         self.__dict__.update(state)
         self.__dict__.setdefault("_screen", None)  # a GP pickled before track() existed
+        if "_jitter" not in state:  # pickled before the jitter was kept per point: its largest for all
+            self._jitter = np.full(state.get("_n", 0), state.get("jitter_", 0.0))
         screen = state.get("_screen")
         if screen is not None:
             screen[0].flags.writeable = False
@@ -621,6 +639,7 @@ class GP(ModelBase):
         n = self._n
         L, S_T, M, jitter = self._appended_factor(X_new, noise)
         self.jitter_ = max(self.jitter_, jitter)
+        self._jitter = np.concatenate([self._jitter, np.full(k, jitter)])
         v_new = solve_lower(M, ys - S_T @ self._v)
         self._screen = self._appended_screen(X_new, S_T, M)
         self._L = L
@@ -709,7 +728,13 @@ class GP(ModelBase):
         ``d sigma^2/dx = dk(x,x)/dx - 2 (dk_t(x)/dx)^T (K + Lambda)^{-1} k_t(x)``.
         Needs a kernel with input gradients (``kernel_.has_gradient_x``).
         """
+        given = np.shape(x)
         x = np.asarray(x, dtype=np.float64).reshape(-1)
+        d = self._X.shape[1] if self._n else self.kernel.input_dim
+        if d is not None and x.shape[0] != d:
+            raise ValueError(f"x must be one point of shape ({d},), got an array of shape {given}")
+        if not np.isfinite(x).all():
+            raise ValueError(f"x contains NaN or inf (first at coordinate {int(np.argmin(np.isfinite(x)))})")
         kernel = self.kernel_
         if not kernel.has_gradient_x:
             raise NotImplementedError(f"{kernel!r} does not supply input gradients")
@@ -791,15 +816,21 @@ class GP(ModelBase):
     def info_gain(self) -> float:
         """``I_t = 1/2 log det(I + Lambda^{-1} K_t)`` for the points observed so far.
 
-        Computed from the stored factor as ``sum_i log L_ii - 1/2 sum_i log lam_i`` (the jitter, if any
-        was added, counts as noise). Requires every noise variance to be positive.
+        Computed from the stored factor as ``sum_i log L_ii - 1/2 sum_i log lam_i``. The jitter, if
+        any was added, counts as noise (``lam_i`` is the noise plus the jitter point i received), as
+        it does in the posterior: the gain is the chain rule's ``1/2 sum_s log(1 + sigma_{s-1}^2(x_s)
+        / lam_s)`` of the posterior :meth:`predict` gives. Requires every noise variance to be positive.
         """
-        if self._n == 0:
-            return 0.0
-        noise = self.noise_
+        return float(np.sum(self._info_gain_terms()))
+
+    def _info_gain_terms(self, start: int = 0) -> np.ndarray:
+        """``log L_ii - 1/2 log lam_i`` for the training points from ``start`` on: point i's
+        ``1/2 log(1 + sigma_{i-1}^2(x_i) / lam_i)`` given every point before it, with ``lam_i`` its
+        noise plus its jitter. The transfer baselines sum the target rows (the gain given the sources)."""
+        noise = self.noise_[start:]
         if np.any(noise <= 0):
             raise ValueError("info_gain needs positive noise variances (it is infinite for noise 0)")
-        return float(np.sum(np.log(np.diag(self.L_))) - 0.5 * np.sum(np.log(noise)))
+        return np.log(np.diag(self.L_)[start:]) - 0.5 * np.log(noise + self._jitter[start:])
 
     def log_marginal_likelihood(self) -> float:
         """``log p(y | X) = -1/2 y^T alpha - sum log L_ii - n/2 log 2 pi`` on the model's output scale."""
@@ -823,7 +854,11 @@ class GP(ModelBase):
     def loo(self) -> tuple[np.ndarray, np.ndarray]:
         """Leave-one-out means and standard deviations at the training points (R&W eq. 5.12).
 
-        ``mu_{-i} = y_i - alpha_i / [K^{-1}]_ii``, ``sigma^2_{-i} = 1 / [K^{-1}]_ii``, on the user's scale.
+        ``mu_{-i} = y_i - alpha_i / [K^{-1}]_ii``, ``sigma^2_{-i} = 1 / [K^{-1}]_ii`` with ``K`` the
+        matrix ``K_t + Lambda``, on the user's scale: the predictive distribution of the held-out
+        *observation* y_i, so ``sigma^2_{-i}`` includes its noise variance ``lam_i`` (:meth:`predict`
+        gives the latent f, without it). The hyperparameters and the ``normalize_y`` standardisation
+        are those of the fit on all the points.
         """
         if self._n == 0:
             return np.zeros(0), np.zeros(0)
@@ -832,6 +867,28 @@ class GP(ModelBase):
         a = self.alpha_
         mean = (self._y - a / c) * self.y_std_ + self.y_mean_
         return mean, np.sqrt(1.0 / c) * self.y_std_
+
+    # ------------------------------------------------------------------ scikit-learn model selection
+    #: scikit-learn < 1.6 reads the estimator type from this attribute, later versions from the tags
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        """A regressor's tags, for ``cross_val_score`` and ``GridSearchCV`` (scikit-learn >= 1.6 asks
+        every estimator for them; scikit-learn is imported here, where only it calls this)."""
+        from sklearn.utils import RegressorTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="regressor", target_tags=TargetTags(required=True), regressor_tags=RegressorTags()
+        )
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R^2 of the posterior mean at X against y, as scikit-learn's
+        regressors score: what ``cross_val_score`` and ``GridSearchCV`` maximise when given no
+        ``scoring``. (A scoring name such as ``"neg_mean_squared_error"`` does not work: it calls
+        ``predict(X)`` for an array, and :meth:`predict` returns ``(mean, std)``.)"""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y, self.predict(X)[0], sample_weight=sample_weight))
 
     # ------------------------------------------------------------------ hyperparameter objectives
     def objective(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, params, kind: str):
