@@ -169,6 +169,39 @@ def test_best_so_far_is_monotone_and_is_the_running_extreme(maximize):
     np.testing.assert_array_equal(failed.get_xdata(), series.failed_ids)
 
 
+def test_failed_and_pending_trials_are_marked_where_they_are_in_both_plots():
+    # a lab study: trials 4 and 9 failed, 13-15 asked and not yet measured; the plots must show them
+    space = Space((Float("temp_C", 60.0, 100.0), Categorical("catalyst", ("Pd", "Pt", "Ni"))))
+    states = {4: FAILED, 9: FAILED, 13: PENDING, 14: PENDING, 15: PENDING}
+    trials = [
+        Trial(
+            i,
+            {"temp_C": 60.0 + 2.5 * i, "catalyst": ("Pd", "Pt", "Ni")[i % 3]},
+            states.get(i, COMPLETE),
+            float(i) if i not in states else None,
+        )
+        for i in range(1, 16)
+    ]
+    series = best_so_far_series(trials, maximize=True)
+    assert list(series.pending_ids) == [13, 14, 15] and list(series.failed_ids) == [4, 9]
+
+    ax = plot_best_so_far(trials, maximize=True)
+    marks = {ln.get_label(): ln for ln in ax.lines}
+    assert list(marks["pending"].get_xdata()) == [13, 14, 15]
+    assert list(marks["failed"].get_xdata()) == [4, 9]
+    assert ax.get_xlim()[1] >= 15  # the pending trials are inside the plot, not cut off
+    assert "pending" in ax.get_legend_handles_labels()[1]
+
+    fig = plot_observed(trials, space, maximize=True)
+    temp, catalyst = (a for a in fig.axes if a.get_visible())
+    marks = {ln.get_label(): ln for ln in temp.lines}
+    np.testing.assert_allclose(marks["failed"].get_xdata(), [70.0, 82.5])
+    np.testing.assert_allclose(marks["pending"].get_xdata(), [92.5, 95.0, 97.5])
+    marks = {ln.get_label(): ln for ln in catalyst.lines}  # jittered around each choice's index
+    np.testing.assert_allclose(marks["pending"].get_xdata(), [1, 2, 0], atol=0.2)
+    np.testing.assert_allclose(marks["failed"].get_xdata(), [1, 0], atol=0.2)
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),

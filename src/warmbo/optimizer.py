@@ -1267,9 +1267,10 @@ class Optimizer:
 
     # ------------------------------------------------------------------ figures and reports
     def plot(self):
-        """The best value so far against the trial id, observed values as dots and failed trials as
-        crosses (:func:`warmbo.report.plot_best_so_far`): a matplotlib ``Figure``, which a notebook
-        shows inline; ``fig.savefig("history.png")`` writes it. A multi-task study plots its utility."""
+        """The best value so far against the trial id, observed values as dots, failed trials as
+        crosses and pending ones as hollow circles (:func:`warmbo.report.plot_best_so_far`): a
+        matplotlib ``Figure``, which a notebook shows inline; ``fig.savefig("history.png")`` writes it.
+        A multi-task study plots its utility."""
         from .report import plot_best_so_far
 
         name = "utility" if getattr(self, "task_names", None) else "objective"

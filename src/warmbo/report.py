@@ -81,14 +81,18 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 REPORT_FIGURES = {
     "best_so_far.png": (
         "Best value so far (for a multi-task study, the expected utility) against trial id; dots are "
-        "the observed values."
+        "the observed values, red crosses on the axis the failed trials and hollow circles the pending "
+        "ones."
     ),
     "tasks.png": "Each task's observed values against trial id, with its best so far in its own direction.",
     "pareto.png": (
         "Observed values of the first two tasks; the Pareto front (non-dominated over all tasks, each "
         "in its own direction) in red."
     ),
-    "observed.png": "Observed values against each parameter; the star is the best trial.",
+    "observed.png": (
+        "Observed values against each parameter; the star is the best trial, red crosses on the axis "
+        "the failed trials' settings and hollow circles the pending ones'."
+    ),
     "slices.png": (
         "Posterior mean and mean \u00b1 2 std along each parameter, the others fixed at the best point."
     ),
@@ -153,12 +157,15 @@ class BestSoFar(NamedTuple):
         Running maximum (``maximize=True``) or minimum of ``values``.
     failed_ids : ndarray of int
         Ids of the failed trials, increasing.
+    pending_ids : ndarray of int
+        Ids of the pending trials (asked, no value yet), increasing.
     """
 
     trial_ids: np.ndarray
     values: np.ndarray
     best: np.ndarray
     failed_ids: np.ndarray
+    pending_ids: np.ndarray
 
 
 def _scored(trials: Sequence[Trial]) -> list[Trial]:
@@ -191,7 +198,7 @@ def best_so_far_series(trials: Sequence[Trial], maximize: bool) -> BestSoFar:
     -------
     BestSoFar
         ``trial_ids``, ``values``, ``best`` (monotone: non-decreasing when maximising,
-        non-increasing when minimising) and ``failed_ids``.
+        non-increasing when minimising), ``failed_ids`` and ``pending_ids``.
     """
     scored = _scored(trials)
     ids = np.array([t.id for t in scored], dtype=np.int64)
@@ -199,7 +206,8 @@ def best_so_far_series(trials: Sequence[Trial], maximize: bool) -> BestSoFar:
     accumulate = np.maximum.accumulate if maximize else np.minimum.accumulate
     best = accumulate(values) if values.size else values.copy()
     failed = np.array(sorted(t.id for t in trials if t.is_failed), dtype=np.int64)
-    return BestSoFar(ids, values, best, failed)
+    pending = np.array(sorted(t.id for t in trials if t.is_pending), dtype=np.int64)
+    return BestSoFar(ids, values, best, failed, pending)
 
 
 def _label(text: Any, max_chars: int = 40) -> str:
@@ -223,6 +231,28 @@ def _maybe_log_y(ax: Axes, values: np.ndarray) -> None:
     v = v[np.isfinite(v)]
     if v.size >= 2 and v.min() > 0 and v.max() / v.min() >= 100.0:
         ax.set_yscale("log")
+
+
+def _mark_without_value(ax: Axes, failed_x: Sequence[float], pending_x: Sequence[float]) -> None:
+    """Failed trials (red crosses) and pending ones (hollow grey circles) on the x-axis: they have
+    no value to place them at, but where they are (which trial, which setting) is worth seeing."""
+    for xs, marker, style, label in (
+        (failed_x, "x", {"color": _BEST_COLOR}, "failed"),
+        (pending_x, "o", {"mec": _DOT_COLOR, "mfc": "none", "mew": 1.2}, "pending"),
+    ):
+        if len(xs):
+            ax.plot(
+                np.asarray(xs, dtype=np.float64),
+                np.zeros(len(xs)),
+                marker,
+                ms=6,
+                ls="none",
+                transform=ax.get_xaxis_transform(),
+                clip_on=False,
+                zorder=6,
+                label=label,
+                **style,
+            )
 
 
 def _new_figure(width: float, height: float) -> Figure:
@@ -279,7 +309,8 @@ def plot_best_so_far(
     -------
     matplotlib.axes.Axes
         The axes drawn on (``ax.figure`` is the figure). The step line carries the label
-        ``"best so far"``; failed trials are small red crosses on the x-axis.
+        ``"best so far"``; failed trials are red crosses on the x-axis (label ``"failed"``), pending
+        ones hollow grey circles (``"pending"``).
     """
     if ax is None:
         ax = _new_figure(7.0, 4.0).subplots()
@@ -290,17 +321,7 @@ def plot_best_so_far(
         _maybe_log_y(ax, series.values)
     else:
         ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
-    if series.failed_ids.size:
-        ax.plot(
-            series.failed_ids,
-            np.zeros(series.failed_ids.size),
-            "x",
-            ms=5,
-            color=_BEST_COLOR,
-            transform=ax.get_xaxis_transform(),
-            clip_on=False,
-            label="failed",
-        )
+    _mark_without_value(ax, series.failed_ids, series.pending_ids)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("trial id")
     ax.set_ylabel(_objective_label(maximize, name))
@@ -313,18 +334,30 @@ def plot_best_so_far(
     return ax
 
 
+def _param_x(p: Parameter, trial: Trial) -> float | None:
+    """Where a trial sits on a parameter's axis (a choice's index for a ``Categorical``), or None
+    when it lacks the parameter or holds a value the parameter does not accept."""
+    try:
+        v = p.validate(trial.params[p.name])
+    except (KeyError, ValueError):
+        return None
+    return float(p.index(v)) if isinstance(p, Categorical) else float(v)
+
+
 def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: str = "objective") -> Figure:
     """One panel per parameter: observed value against the parameter's value.
 
     Log-scale ``Float``/``Int`` parameters get a log x-axis; a ``Categorical`` is drawn as a
     jittered strip per choice (fixed jitter seed, so the figure is reproducible). The best trial is
-    a red star in every panel.
+    a red star in every panel; failed trials are red crosses and pending ones hollow grey circles on
+    the x-axis, at their setting (labels ``"failed"`` and ``"pending"``).
 
     Parameters
     ----------
     trials : sequence of Trial
-        Complete trials with a finite value are plotted; a trial missing a parameter, or with a
-        value the parameter does not accept, is left out of that parameter's panel.
+        Complete trials with a finite value are plotted, failed and pending ones on the x-axis; a
+        trial missing a parameter, or with a value the parameter does not accept, is left out of
+        that parameter's panel.
     space : Space
         The study's search space.
     maximize : bool
@@ -338,28 +371,35 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
     """
     scored = _scored(trials)
     best = _best_trial(trials, maximize)
+    failed = sorted((t for t in trials if t.is_failed), key=lambda t: t.id)
+    pending = sorted((t for t in trials if t.is_pending), key=lambda t: t.id)
     fig, axes = _panel_figure(len(space.params))
     rng = np.random.default_rng(0)
     values = np.array([float(t.value) for t in scored])  # type: ignore[arg-type]
     for ax, p in zip(axes, space.params, strict=True):
         xs, ys, best_x = [], [], None
         for t, y in zip(scored, values, strict=True):
-            try:
-                v = p.validate(t.params[p.name])
-            except (KeyError, ValueError):
+            x = _param_x(p, t)
+            if x is None:
                 continue
-            x = float(p.index(v)) if isinstance(p, Categorical) else float(v)
             xs.append(x)
             ys.append(y)
             if best is not None and t.id == best.id:
                 best_x = x
         x_arr, y_arr = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        failed_x, pending_x = (
+            np.array([x for x in (_param_x(p, t) for t in group) if x is not None], dtype=np.float64)
+            for group in (failed, pending)
+        )
         if isinstance(p, Categorical):
-            jitter = rng.uniform(-0.18, 0.18, size=x_arr.size)
-            ax.plot(x_arr + jitter, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            x_arr = x_arr + rng.uniform(-0.18, 0.18, size=x_arr.size)
+            failed_x = failed_x + rng.uniform(-0.18, 0.18, size=failed_x.size)
+            pending_x = pending_x + rng.uniform(-0.18, 0.18, size=pending_x.size)
+        ax.plot(x_arr, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+        _mark_without_value(ax, failed_x, pending_x)
+        if isinstance(p, Categorical):
             _set_categorical_ticks(ax, p)
         else:
-            ax.plot(x_arr, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
             if _is_log(p):
                 ax.set_xscale("log")
             if isinstance(p, Int) and not p.log:
