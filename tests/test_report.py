@@ -202,6 +202,41 @@ def test_failed_and_pending_trials_are_marked_where_they_are_in_both_plots():
     np.testing.assert_allclose(marks["failed"].get_xdata(), [1, 0], atol=0.2)
 
 
+def test_a_study_of_two_thousand_trials_stays_readable():
+    # 2100 random trials of a 6-d study: the dots must thin out so the best-so-far line and the best
+    # point read above them, and no legend may sit on the data
+    space = Space(tuple(Float(f"x{i}", 0.0, 1.0) for i in range(6)))
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(2100, 6))
+    trials = [
+        Trial(i, {f"x{j}": float(x[j]) for j in range(6)}, COMPLETE, float(np.sum((x - 0.3) ** 2)))
+        for i, x in enumerate(X)
+    ]
+
+    def overlaps(a, b) -> bool:
+        return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+    ax = plot_best_so_far(trials, maximize=False)
+    fig = ax.figure
+    fig.canvas.draw()
+    (dots,) = [ln for ln in ax.lines if ln.get_label() == "observed"]
+    assert dots.get_markersize() <= 2.0 and dots.get_alpha() <= 0.3
+    legend = ax.get_legend().get_window_extent()
+    assert not overlaps(legend, ax.get_window_extent())
+
+    fig = plot_observed(trials, space, maximize=False)
+    fig.canvas.draw()
+    panels = [a for a in fig.axes if a.get_visible()]
+    assert all(a.get_legend() is None for a in panels)
+    (legend,) = fig.legends
+    assert {t.get_text() for t in legend.get_texts()} == {"observed", "best"}
+    box = legend.get_window_extent()
+    assert not any(overlaps(box, a.get_window_extent()) for a in panels)
+    for a in panels:
+        (dots,) = [ln for ln in a.lines if ln.get_label() == "observed"]
+        assert dots.get_markersize() <= 2.0 and dots.get_alpha() <= 0.3
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),

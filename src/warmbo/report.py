@@ -115,6 +115,7 @@ CALIBRATION_CAPTION = (
 )
 
 _N_SWEEP = 100
+_DENSE = 200  # observed values beyond which the dots shrink and fade (see _dots)
 _DPI = 100
 _BEST_COLOR = "#d62728"
 _LINE_COLOR = "#1f77b4"
@@ -233,6 +234,45 @@ def _maybe_log_y(ax: Axes, values: np.ndarray) -> None:
         ax.set_yscale("log")
 
 
+def _dots(n: int) -> dict[str, float]:
+    """Marker size and opacity of ``n`` observed values: up to 200 the usual dots; beyond, smaller and
+    fainter as ``sqrt(200 / n)``, so 2000 trials read as a density with the best-so-far line and the
+    best point above it, not as one grey slab."""
+    if n <= _DENSE:
+        return {"ms": 4.0, "alpha": 0.7}
+    shrink = math.sqrt(_DENSE / n)
+    return {"ms": max(1.5, 4.0 * shrink), "alpha": max(0.2, 0.7 * shrink)}
+
+
+def _legend_beside(ax: Axes) -> None:
+    """The legend to the right of the axes, where it hides no data (a study of thousands of trials
+    leaves no corner free)."""
+    _opaque_keys(ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small"))
+
+
+def _opaque_keys(legend) -> None:
+    """A legend's keys at full opacity and their usual size: the faint dots of :func:`_dots` would
+    make the "observed" key nearly invisible."""
+    for handle in legend.legend_handles:
+        if handle is None:
+            continue
+        handle.set_alpha(1.0)
+        if hasattr(handle, "get_markersize") and handle.get_markersize() < 4.0:
+            handle.set_markersize(4.0)
+
+
+def _figure_legend(fig: Figure, axes: Sequence[Axes]) -> None:
+    """One legend for a figure of panels, to the right of them: each label once, from whichever
+    panel has it (one panel may have failed trials to mark and another not)."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if entries:
+        legend = fig.legend(entries.values(), entries.keys(), loc="outside right upper", fontsize="small")
+        _opaque_keys(legend)
+
+
 def _mark_without_value(ax: Axes, failed_x: Sequence[float], pending_x: Sequence[float]) -> None:
     """Failed trials (red crosses) and pending ones (hollow grey circles) on the x-axis: they have
     no value to place them at, but where they are (which trial, which setting) is worth seeing."""
@@ -316,7 +356,8 @@ def plot_best_so_far(
         ax = _new_figure(7.0, 4.0).subplots()
     series = best_so_far_series(trials, maximize)
     if series.values.size:
-        ax.plot(series.trial_ids, series.values, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+        dots = _dots(series.values.size)
+        ax.plot(series.trial_ids, series.values, "o", color=_DOT_COLOR, label="observed", **dots)
         ax.step(series.trial_ids, series.best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
         _maybe_log_y(ax, series.values)
     else:
@@ -330,7 +371,7 @@ def plot_best_so_far(
     )
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+        _legend_beside(ax)
     return ax
 
 
@@ -395,7 +436,7 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
             x_arr = x_arr + rng.uniform(-0.18, 0.18, size=x_arr.size)
             failed_x = failed_x + rng.uniform(-0.18, 0.18, size=failed_x.size)
             pending_x = pending_x + rng.uniform(-0.18, 0.18, size=pending_x.size)
-        ax.plot(x_arr, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+        ax.plot(x_arr, y_arr, "o", color=_DOT_COLOR, label="observed", **_dots(x_arr.size))
         _mark_without_value(ax, failed_x, pending_x)
         if isinstance(p, Categorical):
             _set_categorical_ticks(ax, p)
@@ -413,8 +454,7 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
         ax.set_ylabel(_objective_label(maximize, name))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
-    if axes and axes[0].get_legend_handles_labels()[0]:
-        axes[0].legend(loc="best", fontsize="small")
+    _figure_legend(fig, axes)
     fig.suptitle("Observed values per parameter")
     return fig
 
@@ -509,7 +549,7 @@ def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figur
     for i, (ax, (name, up)) in enumerate(zip(axes, maximize.items(), strict=True)):
         if scored:
             best = (np.maximum if up else np.minimum).accumulate(Y[:, i])
-            ax.plot(ids, Y[:, i], "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            ax.plot(ids, Y[:, i], "o", color=_DOT_COLOR, label="observed", **_dots(ids.size))
             ax.step(ids, best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
             _maybe_log_y(ax, Y[:, i])
         else:
@@ -519,8 +559,7 @@ def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figur
         ax.set_ylabel(_objective_label(up, _label(name, max_chars=24)))
         ax.set_title(f"{_label(name)} ({tasks[name]})", fontsize="medium")
         ax.grid(True, alpha=0.3)
-    if scored:
-        axes[0].legend(loc="best", fontsize="small")
+    _figure_legend(fig, axes)
     fig.suptitle("Values per task")
     return fig
 
@@ -546,12 +585,20 @@ def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Axes:
     (x_name, x_up), (y_name, y_up) = list(maximize.items())[:2]
     ax = _new_figure(6.5, 5.0).subplots()
     if scored:
-        ax.scatter(Y[~on_front, 0], Y[~on_front, 1], s=22, color=_DOT_COLOR, alpha=0.7, label="dominated")
+        dots = _dots(int((~on_front).sum()))
+        ax.scatter(
+            Y[~on_front, 0],
+            Y[~on_front, 1],
+            s=1.4 * dots["ms"] ** 2,
+            color=_DOT_COLOR,
+            alpha=dots["alpha"],
+            label="dominated",
+        )
         ax.scatter(Y[on_front, 0], Y[on_front, 1], s=40, color=_BEST_COLOR, zorder=5, label="Pareto front")
         if len(maximize) == 2:
             P = Y[on_front][np.argsort(Y[on_front, 0] * (-1.0 if x_up else 1.0))]  # best task-1 value first
             ax.step(P[:, 0], P[:, 1], where="post", color=_BEST_COLOR, lw=1, alpha=0.6)
-        ax.legend(loc="best", fontsize="small")
+        _legend_beside(ax)
     else:
         ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(_objective_label(x_up, _label(x_name, max_chars=30)))
