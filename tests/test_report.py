@@ -237,6 +237,22 @@ def test_a_study_of_two_thousand_trials_stays_readable():
         assert dots.get_markersize() <= 2.0 and dots.get_alpha() <= 0.3
 
 
+def test_a_single_trial_gets_integer_trial_ids_and_axes_spanning_the_bounds():
+    space = Space((Float("x", 0.0, 1.0), Float("lr", 1e-6, 1e-1, log=True), Int("n", 1, 8)))
+    trials = [Trial(1, {"x": 0.85, "lr": 1e-3, "n": 5}, COMPLETE, 0.85)]
+    ax = plot_best_so_far(trials, maximize=False)
+    lo, hi = ax.get_xlim()
+    ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+    assert ticks and all(float(t).is_integer() for t in ticks)  # not 0.945, 0.960, ... around trial 1
+    assert lo < 1 < hi
+
+    fig = plot_observed(trials, space, maximize=False)
+    x, lr, n = (a for a in fig.axes if a.get_visible())
+    assert x.get_xlim()[0] <= 0.0 and x.get_xlim()[1] >= 1.0  # where the trial sits in the space
+    assert lr.get_xlim()[0] <= 1e-6 and lr.get_xlim()[1] >= 1e-1
+    assert n.get_xlim()[0] <= 1 and n.get_xlim()[1] >= 8
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),

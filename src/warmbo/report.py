@@ -316,6 +316,20 @@ def _is_log(p: Parameter) -> bool:
     return isinstance(p, (Float, Int)) and bool(p.log)
 
 
+def _set_bounds_xlim(ax: Axes, p: Parameter) -> None:
+    """The x-axis of a ``Float`` or ``Int`` spans its bounds (4% margins, in log space for a log
+    parameter): where the trials sit in the space is the point, and a few clustered trials (or one)
+    otherwise fill the axis as if they covered it."""
+    lo, hi = float(p.low), float(p.high)  # type: ignore[attr-defined]
+    if _is_log(p):
+        a, b = math.log10(lo), math.log10(hi)
+        pad = 0.04 * (b - a) if b > a else 0.5
+        ax.set_xlim(10.0 ** (a - pad), 10.0 ** (b + pad))
+    else:
+        pad = 0.04 * (hi - lo) if hi > lo else 0.5
+        ax.set_xlim(lo - pad, hi + pad)
+
+
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
     labels = [_label(c, max_chars=16) for c in p.choices]
     ax.set_xticks(range(len(labels)))
@@ -363,6 +377,9 @@ def plot_best_so_far(
     else:
         ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
     _mark_without_value(ax, series.failed_ids, series.pending_ids)
+    ids = np.concatenate([series.trial_ids, series.failed_ids, series.pending_ids])
+    if ids.size and np.ptp(ids) < 2:  # one or two trials: room for integer ticks around them
+        ax.set_xlim(ids.min() - 1, ids.max() + 1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("trial id")
     ax.set_ylabel(_objective_label(maximize, name))
@@ -445,6 +462,7 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
                 ax.set_xscale("log")
             if isinstance(p, Int) and not p.log:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _set_bounds_xlim(ax, p)
         if best_x is not None:
             ax.plot([best_x], [float(best.value)], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best")  # type: ignore[union-attr, arg-type]
         if not xs:
