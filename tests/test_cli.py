@@ -116,6 +116,29 @@ def test_suggest_observe_status_report(workdir):
     assert html.count("data:image/png;base64,") >= 2 and 'src="http' not in html
 
 
+def test_report_says_what_to_do_with_a_results_folder_a_json_file_or_an_out_file(workdir):
+    # the output of `warmbo reproduce NAME --quick`: a folder with report.html and results.json
+    from warmbo.report import write_experiment_report
+
+    write_experiment_report(workdir / "repro", "quick run", [("Setting", "text", [])])
+    (workdir / "repro" / "results.json").write_text("{}")
+    (workdir / "empty-folder").mkdir()
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "h.db", "--seed", 0)
+    (workdir / "notes.txt").write_text("a file")
+    for args, message in [
+        (["repro"], "'repro' is a folder, not a study: give the study's file (e.g. study.db) or URL; it "
+         "holds 'repro/report.html', a report already written"),
+        (["empty-folder"], "'empty-folder' is a folder, not a study"),
+        (["repro/results.json"], "is a JSON file, not a study"),
+        (["h.db", "--out", "notes.txt"], "--out 'notes.txt' is a file: give a folder"),
+    ]:  # fmt: skip
+        result = invoke("report", *args)
+        assert result.exit_code == 1
+        assert message in " ".join(result.output.split()), result.output
+        assert "Traceback" not in result.output and "create one" not in result.output
+    assert (workdir / "notes.txt").read_text() == "a file"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
