@@ -383,6 +383,21 @@ def test_write_report_is_self_contained_valid_and_escaped(tmp_path):
     assert text.count("<tr") == 1 + len(trials) + 1 + len(space.params)  # trials + best-params tables
 
 
+def test_the_trials_table_of_a_large_study_is_folded_below_the_figures(tmp_path):
+    space = Space((Float("x", 0.0, 1.0),))
+    xs = np.random.default_rng(0).uniform(size=250)
+    trials = [Trial(i, {"x": float(x)}, COMPLETE, float(x)) for i, x in enumerate(xs)]
+    text = write_report(tmp_path / "big", space, trials, maximize=False).read_text(encoding="utf-8")
+    check_html(text)
+    trials_section = text[text.index("<h2>Trials</h2>") :]
+    assert trials_section.startswith("<h2>Trials</h2>\n<details><summary>Show all 250 trials")
+    folded = trials_section[trials_section.index("<details>") : trials_section.index("</details>")]
+    assert folded.count("<tr") == 1 + 250  # every trial is still there, one click away
+
+    small = write_report(tmp_path / "small", space, trials[:20], maximize=False).read_text(encoding="utf-8")
+    assert "<details>" not in small and small.count("<tr") == 1 + 20 + 1 + 1
+
+
 @pytest.mark.parametrize("case", ["no trials", "only failed", "failed and pending"])
 def test_write_report_without_complete_trials(tmp_path, case):
     space = mixed_space()

@@ -115,7 +115,8 @@ CALIBRATION_CAPTION = (
 )
 
 _N_SWEEP = 100
-_DENSE = 200  # observed values beyond which the dots shrink and fade (see _dots)
+_DENSE = 200  # observed values beyond which the dots shrink and fade (see _dots), trials beyond
+# which the trials table is folded
 _DPI = 100
 _BEST_COLOR = "#d62728"
 _LINE_COLOR = "#1f77b4"
@@ -136,6 +137,7 @@ tr.pending td { color: #777; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.9em; color: #555; }
+summary { cursor: pointer; color: #1f5fa8; }
 .note { background: #fff8e1; border-left: 4px solid #f0c36d; padding: 0.5em 1em; }
 """
 
@@ -996,7 +998,14 @@ def _trials_html(
         rows.append((t.state, cells))
     if not rows:
         return "<h2>Trials</h2>\n<p>No trials.</p>"
-    return "<h2>Trials</h2>\n" + _table(header, rows)
+    if len(rows) <= _DENSE:
+        return "<h2>Trials</h2>\n" + _table(header, rows)
+    # thousands of rows would bury the page under numbers: folded, one click away (no script needed)
+    return (
+        "<h2>Trials</h2>\n<details><summary>Show all "
+        f"{len(rows)} trials (id, state, value, parameters, worker, time, error)</summary>\n"
+        f"{_table(header, rows)}\n</details>"
+    )
 
 
 def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str]) -> str:
@@ -1141,7 +1150,8 @@ def write_report(
 
     The page has the title, a summary (trials by state, direction, best value and parameters), the
     figures and a table of every trial (id, state, value, parameters, worker, creation time in ISO
-    8601 UTC, error). Images are embedded as base64 ``data:`` URIs and the CSS is inline, so the
+    8601 UTC, error; folded in a ``<details>`` element above 200 trials, so the page opens on the
+    figures). Images are embedded as base64 ``data:`` URIs and the CSS is inline, so the
     file can be moved or mailed alone; every user string (title, names, values, workers, errors)
     is HTML-escaped.
 
