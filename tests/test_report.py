@@ -253,6 +253,25 @@ def test_a_single_trial_gets_integer_trial_ids_and_axes_spanning_the_bounds():
     assert n.get_xlim()[0] <= 1 and n.get_xlim()[1] >= 8
 
 
+def test_values_spanning_decades_get_a_log_axis_that_says_so_and_tasks_mark_failed_trials():
+    space = Space((Float("C", 1e-6, 1e6, log=True),))
+    trials = [Trial(i, {"C": 10.0 ** (i - 6)}, COMPLETE, 10.0 ** (4 - i / 2)) for i in range(12)]
+    ax = plot_best_so_far(trials, maximize=False)
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "objective (lower is better, log scale)"
+    (panel,) = [a for a in plot_observed(trials, space, maximize=False).axes if a.get_visible()]
+    assert panel.get_yscale() == "log" and panel.get_ylabel().endswith("log scale)")
+    assert panel.get_xlabel() == "C (log scale)"
+    flat = [Trial(i, {"C": 1.0}, COMPLETE, 1.0 + i) for i in range(5)]
+    assert plot_best_so_far(flat, maximize=False).get_ylabel() == "objective (lower is better)"
+
+    tasks = {"acc": "maximize", "cost": "minimize"}
+    mt = [Trial(i, {"C": 1.0}, COMPLETE, 0.0, values=(float(i), 10.0 - i)) for i in range(4)]
+    mt += [Trial(4, {"C": 1.0}, FAILED), Trial(5, {"C": 1.0}, PENDING)]
+    for panel in [a for a in plot_task_values(mt, tasks).axes if a.get_visible()]:
+        marks = {ln.get_label(): list(ln.get_xdata()) for ln in panel.lines}
+        assert marks["failed"] == [4] and marks["pending"] == [5]
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),

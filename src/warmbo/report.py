@@ -84,7 +84,10 @@ REPORT_FIGURES = {
         "the observed values, red crosses on the axis the failed trials and hollow circles the pending "
         "ones."
     ),
-    "tasks.png": "Each task's observed values against trial id, with its best so far in its own direction.",
+    "tasks.png": (
+        "Each task's observed values against trial id, with its best so far in its own direction; "
+        "failed and pending trials on the axis, as above."
+    ),
     "pareto.png": (
         "Observed values of the first two tasks; the Pareto front (non-dominated over all tasks, each "
         "in its own direction) in red."
@@ -224,16 +227,19 @@ def _label(text: Any, max_chars: int = 40) -> str:
     return s.replace("$", r"\$")
 
 
-def _objective_label(maximize: bool, name: str = "objective") -> str:
-    return f"{name} ({'higher' if maximize else 'lower'} is better)"
+def _objective_label(maximize: bool, name: str = "objective", log: bool = False) -> str:
+    return f"{name} ({'higher' if maximize else 'lower'} is better{', log scale' if log else ''})"
 
 
-def _maybe_log_y(ax: Axes, values: np.ndarray) -> None:
-    """Log y-axis when all values are positive and span at least two decades."""
+def _maybe_log_y(ax: Axes, values: np.ndarray) -> bool:
+    """Log y-axis when all values are positive and span at least two decades; True then (the y-label
+    says so, as a log parameter's x-label does)."""
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if v.size >= 2 and v.min() > 0 and v.max() / v.min() >= 100.0:
         ax.set_yscale("log")
+        return True
+    return False
 
 
 def _dots(n: int) -> dict[str, float]:
@@ -371,11 +377,12 @@ def plot_best_so_far(
     if ax is None:
         ax = _new_figure(7.0, 4.0).subplots()
     series = best_so_far_series(trials, maximize)
+    log = False
     if series.values.size:
         dots = _dots(series.values.size)
         ax.plot(series.trial_ids, series.values, "o", color=_DOT_COLOR, label="observed", **dots)
         ax.step(series.trial_ids, series.best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
-        _maybe_log_y(ax, series.values)
+        log = _maybe_log_y(ax, series.values)
     else:
         ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
     _mark_without_value(ax, series.failed_ids, series.pending_ids)
@@ -384,7 +391,7 @@ def plot_best_so_far(
         ax.set_xlim(ids.min() - 1, ids.max() + 1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("trial id")
-    ax.set_ylabel(_objective_label(maximize, name))
+    ax.set_ylabel(_objective_label(maximize, name, log))
     ax.set_title(
         f"Best {'value' if name == 'objective' else name} so far ({'maximize' if maximize else 'minimize'})"
     )
@@ -469,9 +476,9 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
             ax.plot([best_x], [float(best.value)], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best")  # type: ignore[union-attr, arg-type]
         if not xs:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-        _maybe_log_y(ax, y_arr)
+        log = _maybe_log_y(ax, y_arr)
         ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
-        ax.set_ylabel(_objective_label(maximize, name))
+        ax.set_ylabel(_objective_label(maximize, name, log))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
     _figure_legend(fig, axes)
@@ -549,7 +556,8 @@ def pareto_trials(trials: Sequence[Trial], tasks: Mapping[str, str]) -> list[Tri
 
 
 def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figure:
-    """One panel per task: observed values against trial id and the best so far in its direction.
+    """One panel per task: observed values against trial id and the best so far in its direction;
+    failed and pending trials are marked on the x-axis as in :func:`plot_best_so_far`.
 
     Parameters
     ----------
@@ -565,18 +573,21 @@ def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figur
     maximize = _check_tasks(tasks)
     scored, Y = _task_scored(trials, len(maximize))
     ids = np.array([t.id for t in scored], dtype=np.int64)
+    series = best_so_far_series(trials, maximize=True)  # (for its failed and pending ids)
     fig, axes = _panel_figure(len(maximize))
     for i, (ax, (name, up)) in enumerate(zip(axes, maximize.items(), strict=True)):
+        log = False
         if scored:
             best = (np.maximum if up else np.minimum).accumulate(Y[:, i])
             ax.plot(ids, Y[:, i], "o", color=_DOT_COLOR, label="observed", **_dots(ids.size))
             ax.step(ids, best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
-            _maybe_log_y(ax, Y[:, i])
+            log = _maybe_log_y(ax, Y[:, i])
         else:
             ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
+        _mark_without_value(ax, series.failed_ids, series.pending_ids)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("trial id")
-        ax.set_ylabel(_objective_label(up, _label(name, max_chars=24)))
+        ax.set_ylabel(_objective_label(up, _label(name, max_chars=24), log))
         ax.set_title(f"{_label(name)} ({tasks[name]})", fontsize="medium")
         ax.grid(True, alpha=0.3)
     _figure_legend(fig, axes)
