@@ -260,6 +260,8 @@ def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
     assert page.exit_code == 0, page.output
     html = (workdir / "auto-report" / "report.html").read_text()
     assert "<h2>Transfer: auto</h2>" in html and "task run2" in html and "Warm design (3 points" in html
+    # the weights are the last ask's (trial 5's, on 4 trials), not of the 5 trials the page shows
+    assert "As the study's last ask weighed them, on 4 of this study's complete trials" in html
     # the slices are the transfer model's, which need not pass through the observations: said so
     assert "need not pass through this study" in html
     both = invoke(*args, "--budget", 6, "--prior", "run1.csv", "--transfer", "rgpe", "--method", "envelope")

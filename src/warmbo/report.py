@@ -1130,6 +1130,10 @@ def _transfer_html(report) -> str:
             )
         )
     parts.append(_table(["source task", "rows", "weight", "learned noise"], rows))
+    parts.append(
+        f"<p>As the study's last ask weighed them, on {report.n_target} of this study's complete "
+        "trials; a trial told since then counts from the next ask.</p>"
+    )
     if report.fell_back:
         parts.append(
             "<p>No source ranks this study's trials better than its own model: the optimizer "
