@@ -272,6 +272,26 @@ def test_values_spanning_decades_get_a_log_axis_that_says_so_and_tasks_mark_fail
         assert marks["failed"] == [4] and marks["pending"] == [5]
 
 
+def test_many_categorical_choices_with_a_common_prefix_stay_readable_and_distinct():
+    choices = tuple(f"model_variant_{i:02d}_long" for i in range(30))
+    space = Space((Categorical("arch", choices), Categorical("opt", ("adam", "sgd"))))
+    rng = np.random.default_rng(0)
+    trials = [
+        Trial(i, {"arch": choices[rng.integers(30)], "opt": "adam"}, COMPLETE, float(rng.normal()))
+        for i in range(60)
+    ]
+    fig = plot_observed(trials, space, maximize=False)
+    fig.canvas.draw()
+    arch, opt = (a for a in fig.axes if a.get_visible())
+    labels = [t.get_text() for t in arch.get_xticklabels()]
+    assert len(labels) == 15 and len(set(labels)) == 15  # one in two, each telling its choice apart
+    assert labels[1] == "model_v\u2026_02_long" and list(arch.get_xticks()) == list(range(0, 30, 2))
+    assert arch.get_xlabel() == "arch (30 choices, one in 2 labelled)"
+    boxes = [t.get_window_extent() for t in arch.get_xticklabels()]
+    assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:], strict=False))  # no label on another
+    assert [t.get_text() for t in opt.get_xticklabels()] == ["adam", "sgd"] and opt.get_xlabel() == "opt"
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),

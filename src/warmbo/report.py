@@ -118,6 +118,7 @@ CALIBRATION_CAPTION = (
 )
 
 _N_SWEEP = 100
+_MAX_CHOICE_LABELS = 15  # a categorical axis labels at most this many choices (every k-th of more)
 _DENSE = 200  # observed values beyond which the dots shrink and fade (see _dots), trials beyond
 # which the trials table is folded
 _DPI = 100
@@ -338,11 +339,42 @@ def _set_bounds_xlim(ax: Axes, p: Parameter) -> None:
         ax.set_xlim(lo - pad, hi + pad)
 
 
+def _short(text: Any, max_chars: int) -> str:
+    """A choice's label within ``max_chars``: its head and tail around an ellipsis, since choices
+    often differ at the end (``model_variant_07``, ``model_variant_08``), where a cut-off tail would
+    make them all read alike."""
+    s = str(text)
+    if len(s) > max_chars:
+        head = (max_chars - 1) // 2
+        s = s[:head] + "\u2026" + s[len(s) - (max_chars - 1 - head) :]
+    return s.replace("$", r"\$")
+
+
+def _choice_step(p: Categorical) -> int:
+    """Every how many choices a tick label is written: all of up to :data:`_MAX_CHOICE_LABELS`."""
+    return math.ceil(len(p.choices) / _MAX_CHOICE_LABELS)
+
+
+def _x_label(p: Parameter) -> str:
+    """A panel's x-label: the parameter's name, and how its axis reads when that is not plain."""
+    if _is_log(p):
+        return _label(p.name) + " (log scale)"
+    if isinstance(p, Categorical) and _choice_step(p) > 1:
+        return _label(p.name) + f" ({len(p.choices)} choices, one in {_choice_step(p)} labelled)"
+    return _label(p.name)
+
+
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
-    labels = [_label(c, max_chars=16) for c in p.choices]
-    ax.set_xticks(range(len(labels)))
-    rotate = max(len(s) for s in labels) * len(labels) > 28
-    ax.set_xticklabels(labels, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    """One tick per choice, labelled (every :func:`_choice_step`-th of many), upright when they fit
+    and turned when they would run into each other."""
+    labels = [_short(c, 16) for c in p.choices]
+    shown = list(range(0, len(labels), _choice_step(p)))
+    ax.set_xticks(shown)
+    width = max(len(labels[i]) for i in shown) * len(shown)
+    rotation = 0 if width <= 28 else 30 if len(shown) <= 6 else 90
+    ax.set_xticklabels(
+        [labels[i] for i in shown], rotation=rotation, ha="right" if rotation == 30 else "center"
+    )
     ax.set_xlim(-0.6, len(labels) - 0.4)
 
 
@@ -477,7 +509,7 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
         if not xs:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
         log = _maybe_log_y(ax, y_arr)
-        ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
+        ax.set_xlabel(_x_label(p))
         ax.set_ylabel(_objective_label(maximize, name, log))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
@@ -768,7 +800,7 @@ def plot_posterior_slices(
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.axvline(s.best_x, color=_BEST_COLOR, lw=1, ls="--", alpha=0.7)
         ax.plot([s.best_x], [s.mean[at_best]], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best point")
-        ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
+        ax.set_xlabel(_x_label(p))
         ax.set_ylabel(_objective_label(maximize))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
