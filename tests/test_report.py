@@ -292,6 +292,26 @@ def test_many_categorical_choices_with_a_common_prefix_stay_readable_and_distinc
     assert [t.get_text() for t in opt.get_xticklabels()] == ["adam", "sgd"] and opt.get_xlabel() == "opt"
 
 
+def test_the_slices_legend_sits_beside_the_panels_with_the_band_in_its_own_shade():
+    space = mixed_space()
+    trials = make_trials(space)
+    best = max((t for t in trials if t.state == COMPLETE), key=lambda t: t.value)
+    fig = plot_posterior_slices(space, best.params, fitted_predict(space, trials), maximize=True)
+    fig.canvas.draw()
+    panels = [a for a in fig.axes if a.get_visible()]
+    assert all(a.get_legend() is None for a in panels)  # the first panel's legend hid its band
+    (legend,) = fig.legends
+    keys = dict(zip([t.get_text() for t in legend.get_texts()], legend.legend_handles, strict=True))
+    assert set(keys) == {"mean \u00b1 2 std", "posterior mean", "best point"}
+    assert keys["mean \u00b1 2 std"].get_facecolor()[3] == pytest.approx(0.2)  # light, as drawn
+    box = legend.get_window_extent()
+    assert not any(
+        box.x0 < a.get_window_extent().x1 and a.get_window_extent().x0 < box.x1
+        and box.y0 < a.get_window_extent().y1 and a.get_window_extent().y0 < box.y1
+        for a in panels
+    )  # fmt: skip
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),

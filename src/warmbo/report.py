@@ -46,6 +46,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 from scipy import stats
 
@@ -263,11 +264,9 @@ def _opaque_keys(legend) -> None:
     """A legend's keys at full opacity and their usual size: the faint dots of :func:`_dots` would
     make the "observed" key nearly invisible."""
     for handle in legend.legend_handles:
-        if handle is None:
-            continue
-        handle.set_alpha(1.0)
-        if hasattr(handle, "get_markersize") and handle.get_markersize() < 4.0:
-            handle.set_markersize(4.0)
+        if isinstance(handle, Line2D) and handle.get_marker() not in (None, "None", "", " "):
+            handle.set_alpha(1.0)  # (a band's patch keeps its own light shade)
+            handle.set_markersize(max(handle.get_markersize(), 4.0))
 
 
 def _figure_legend(fig: Figure, axes: Sequence[Axes]) -> None:
@@ -804,8 +803,7 @@ def plot_posterior_slices(
         ax.set_ylabel(_objective_label(maximize))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
-    if axes:
-        axes[0].legend(loc="best", fontsize="small")
+    _figure_legend(fig, axes)
     fig.suptitle("Posterior slices through the best point")
     return fig
 
