@@ -116,6 +116,29 @@ def test_suggest_observe_status_report(workdir):
     assert html.count("data:image/png;base64,") >= 2 and 'src="http' not in html
 
 
+def test_report_says_what_to_do_with_a_results_folder_a_json_file_or_an_out_file(workdir):
+    # the output of `warmbo reproduce NAME --quick`: a folder with report.html and results.json
+    from warmbo.report import write_experiment_report
+
+    write_experiment_report(workdir / "repro", "quick run", [("Setting", "text", [])])
+    (workdir / "repro" / "results.json").write_text("{}")
+    (workdir / "empty-folder").mkdir()
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 3, "--storage", "h.db", "--seed", 0)
+    (workdir / "notes.txt").write_text("a file")
+    for args, message in [
+        (["repro"], "'repro' is a folder, not a study: give the study's file (e.g. study.db) or URL; it "
+         "holds 'repro/report.html', a report already written"),
+        (["empty-folder"], "'empty-folder' is a folder, not a study"),
+        (["repro/results.json"], "is a JSON file, not a study"),
+        (["h.db", "--out", "notes.txt"], "--out 'notes.txt' is a file: give a folder"),
+    ]:  # fmt: skip
+        result = invoke("report", *args)
+        assert result.exit_code == 1
+        assert message in " ".join(result.output.split()), result.output
+        assert "Traceback" not in result.output and "create one" not in result.output
+    assert (workdir / "notes.txt").read_text() == "a file"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -237,6 +260,8 @@ def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
     assert page.exit_code == 0, page.output
     html = (workdir / "auto-report" / "report.html").read_text()
     assert "<h2>Transfer: auto</h2>" in html and "task run2" in html and "Warm design (3 points" in html
+    # the weights are the last ask's (trial 5's, on 4 trials), not of the 5 trials the page shows
+    assert "As the study's last ask weighed them, on 4 of this study's complete trials" in html
     # the slices are the transfer model's, which need not pass through the observations: said so
     assert "need not pass through this study" in html
     both = invoke(*args, "--budget", 6, "--prior", "run1.csv", "--transfer", "rgpe", "--method", "envelope")

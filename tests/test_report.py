@@ -169,6 +169,149 @@ def test_best_so_far_is_monotone_and_is_the_running_extreme(maximize):
     np.testing.assert_array_equal(failed.get_xdata(), series.failed_ids)
 
 
+def test_failed_and_pending_trials_are_marked_where_they_are_in_both_plots():
+    # a lab study: trials 4 and 9 failed, 13-15 asked and not yet measured; the plots must show them
+    space = Space((Float("temp_C", 60.0, 100.0), Categorical("catalyst", ("Pd", "Pt", "Ni"))))
+    states = {4: FAILED, 9: FAILED, 13: PENDING, 14: PENDING, 15: PENDING}
+    trials = [
+        Trial(
+            i,
+            {"temp_C": 60.0 + 2.5 * i, "catalyst": ("Pd", "Pt", "Ni")[i % 3]},
+            states.get(i, COMPLETE),
+            float(i) if i not in states else None,
+        )
+        for i in range(1, 16)
+    ]
+    series = best_so_far_series(trials, maximize=True)
+    assert list(series.pending_ids) == [13, 14, 15] and list(series.failed_ids) == [4, 9]
+
+    ax = plot_best_so_far(trials, maximize=True)
+    marks = {ln.get_label(): ln for ln in ax.lines}
+    assert list(marks["pending"].get_xdata()) == [13, 14, 15]
+    assert list(marks["failed"].get_xdata()) == [4, 9]
+    assert ax.get_xlim()[1] >= 15  # the pending trials are inside the plot, not cut off
+    assert "pending" in ax.get_legend_handles_labels()[1]
+
+    fig = plot_observed(trials, space, maximize=True)
+    temp, catalyst = (a for a in fig.axes if a.get_visible())
+    marks = {ln.get_label(): ln for ln in temp.lines}
+    np.testing.assert_allclose(marks["failed"].get_xdata(), [70.0, 82.5])
+    np.testing.assert_allclose(marks["pending"].get_xdata(), [92.5, 95.0, 97.5])
+    marks = {ln.get_label(): ln for ln in catalyst.lines}  # jittered around each choice's index
+    np.testing.assert_allclose(marks["pending"].get_xdata(), [1, 2, 0], atol=0.2)
+    np.testing.assert_allclose(marks["failed"].get_xdata(), [1, 0], atol=0.2)
+
+
+def test_a_study_of_two_thousand_trials_stays_readable():
+    # 2100 random trials of a 6-d study: the dots must thin out so the best-so-far line and the best
+    # point read above them, and no legend may sit on the data
+    space = Space(tuple(Float(f"x{i}", 0.0, 1.0) for i in range(6)))
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(2100, 6))
+    trials = [
+        Trial(i, {f"x{j}": float(x[j]) for j in range(6)}, COMPLETE, float(np.sum((x - 0.3) ** 2)))
+        for i, x in enumerate(X)
+    ]
+
+    def overlaps(a, b) -> bool:
+        return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+    ax = plot_best_so_far(trials, maximize=False)
+    fig = ax.figure
+    fig.canvas.draw()
+    (dots,) = [ln for ln in ax.lines if ln.get_label() == "observed"]
+    assert dots.get_markersize() <= 2.0 and dots.get_alpha() <= 0.3
+    legend = ax.get_legend().get_window_extent()
+    assert not overlaps(legend, ax.get_window_extent())
+
+    fig = plot_observed(trials, space, maximize=False)
+    fig.canvas.draw()
+    panels = [a for a in fig.axes if a.get_visible()]
+    assert all(a.get_legend() is None for a in panels)
+    (legend,) = fig.legends
+    assert {t.get_text() for t in legend.get_texts()} == {"observed", "best"}
+    box = legend.get_window_extent()
+    assert not any(overlaps(box, a.get_window_extent()) for a in panels)
+    for a in panels:
+        (dots,) = [ln for ln in a.lines if ln.get_label() == "observed"]
+        assert dots.get_markersize() <= 2.0 and dots.get_alpha() <= 0.3
+
+
+def test_a_single_trial_gets_integer_trial_ids_and_axes_spanning_the_bounds():
+    space = Space((Float("x", 0.0, 1.0), Float("lr", 1e-6, 1e-1, log=True), Int("n", 1, 8)))
+    trials = [Trial(1, {"x": 0.85, "lr": 1e-3, "n": 5}, COMPLETE, 0.85)]
+    ax = plot_best_so_far(trials, maximize=False)
+    lo, hi = ax.get_xlim()
+    ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
+    assert ticks and all(float(t).is_integer() for t in ticks)  # not 0.945, 0.960, ... around trial 1
+    assert lo < 1 < hi
+
+    fig = plot_observed(trials, space, maximize=False)
+    x, lr, n = (a for a in fig.axes if a.get_visible())
+    assert x.get_xlim()[0] <= 0.0 and x.get_xlim()[1] >= 1.0  # where the trial sits in the space
+    assert lr.get_xlim()[0] <= 1e-6 and lr.get_xlim()[1] >= 1e-1
+    assert n.get_xlim()[0] <= 1 and n.get_xlim()[1] >= 8
+
+
+def test_values_spanning_decades_get_a_log_axis_that_says_so_and_tasks_mark_failed_trials():
+    space = Space((Float("C", 1e-6, 1e6, log=True),))
+    trials = [Trial(i, {"C": 10.0 ** (i - 6)}, COMPLETE, 10.0 ** (4 - i / 2)) for i in range(12)]
+    ax = plot_best_so_far(trials, maximize=False)
+    assert ax.get_yscale() == "log" and ax.get_ylabel() == "objective (lower is better, log scale)"
+    (panel,) = [a for a in plot_observed(trials, space, maximize=False).axes if a.get_visible()]
+    assert panel.get_yscale() == "log" and panel.get_ylabel().endswith("log scale)")
+    assert panel.get_xlabel() == "C (log scale)"
+    flat = [Trial(i, {"C": 1.0}, COMPLETE, 1.0 + i) for i in range(5)]
+    assert plot_best_so_far(flat, maximize=False).get_ylabel() == "objective (lower is better)"
+
+    tasks = {"acc": "maximize", "cost": "minimize"}
+    mt = [Trial(i, {"C": 1.0}, COMPLETE, 0.0, values=(float(i), 10.0 - i)) for i in range(4)]
+    mt += [Trial(4, {"C": 1.0}, FAILED), Trial(5, {"C": 1.0}, PENDING)]
+    for panel in [a for a in plot_task_values(mt, tasks).axes if a.get_visible()]:
+        marks = {ln.get_label(): list(ln.get_xdata()) for ln in panel.lines}
+        assert marks["failed"] == [4] and marks["pending"] == [5]
+
+
+def test_many_categorical_choices_with_a_common_prefix_stay_readable_and_distinct():
+    choices = tuple(f"model_variant_{i:02d}_long" for i in range(30))
+    space = Space((Categorical("arch", choices), Categorical("opt", ("adam", "sgd"))))
+    rng = np.random.default_rng(0)
+    trials = [
+        Trial(i, {"arch": choices[rng.integers(30)], "opt": "adam"}, COMPLETE, float(rng.normal()))
+        for i in range(60)
+    ]
+    fig = plot_observed(trials, space, maximize=False)
+    fig.canvas.draw()
+    arch, opt = (a for a in fig.axes if a.get_visible())
+    labels = [t.get_text() for t in arch.get_xticklabels()]
+    assert len(labels) == 15 and len(set(labels)) == 15  # one in two, each telling its choice apart
+    assert labels[1] == "model_v\u2026_02_long" and list(arch.get_xticks()) == list(range(0, 30, 2))
+    assert arch.get_xlabel() == "arch (30 choices, one in 2 labelled)"
+    boxes = [t.get_window_extent() for t in arch.get_xticklabels()]
+    assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:], strict=False))  # no label on another
+    assert [t.get_text() for t in opt.get_xticklabels()] == ["adam", "sgd"] and opt.get_xlabel() == "opt"
+
+
+def test_the_slices_legend_sits_beside_the_panels_with_the_band_in_its_own_shade():
+    space = mixed_space()
+    trials = make_trials(space)
+    best = max((t for t in trials if t.state == COMPLETE), key=lambda t: t.value)
+    fig = plot_posterior_slices(space, best.params, fitted_predict(space, trials), maximize=True)
+    fig.canvas.draw()
+    panels = [a for a in fig.axes if a.get_visible()]
+    assert all(a.get_legend() is None for a in panels)  # the first panel's legend hid its band
+    (legend,) = fig.legends
+    keys = dict(zip([t.get_text() for t in legend.get_texts()], legend.legend_handles, strict=True))
+    assert set(keys) == {"mean \u00b1 2 std", "posterior mean", "best point"}
+    assert keys["mean \u00b1 2 std"].get_facecolor()[3] == pytest.approx(0.2)  # light, as drawn
+    box = legend.get_window_extent()
+    assert not any(
+        box.x0 < a.get_window_extent().x1 and a.get_window_extent().x0 < box.x1
+        and box.y0 < a.get_window_extent().y1 and a.get_window_extent().y0 < box.y1
+        for a in panels
+    )  # fmt: skip
+
+
 def test_best_so_far_ignores_pending_and_non_finite_values():
     trials = [
         Trial(0, {}, COMPLETE, 1.0),
@@ -297,6 +440,21 @@ def test_write_report_is_self_contained_valid_and_escaped(tmp_path):
     assert "maximize" in visible
     assert "2023-11-14T22:13:20+00:00" in visible  # created of trial 0, ISO 8601 UTC
     assert text.count("<tr") == 1 + len(trials) + 1 + len(space.params)  # trials + best-params tables
+
+
+def test_the_trials_table_of_a_large_study_is_folded_below_the_figures(tmp_path):
+    space = Space((Float("x", 0.0, 1.0),))
+    xs = np.random.default_rng(0).uniform(size=250)
+    trials = [Trial(i, {"x": float(x)}, COMPLETE, float(x)) for i, x in enumerate(xs)]
+    text = write_report(tmp_path / "big", space, trials, maximize=False).read_text(encoding="utf-8")
+    check_html(text)
+    trials_section = text[text.index("<h2>Trials</h2>") :]
+    assert trials_section.startswith("<h2>Trials</h2>\n<details><summary>Show all 250 trials")
+    folded = trials_section[trials_section.index("<details>") : trials_section.index("</details>")]
+    assert folded.count("<tr") == 1 + 250  # every trial is still there, one click away
+
+    small = write_report(tmp_path / "small", space, trials[:20], maximize=False).read_text(encoding="utf-8")
+    assert "<details>" not in small and small.count("<tr") == 1 + 20 + 1 + 1
 
 
 @pytest.mark.parametrize("case", ["no trials", "only failed", "failed and pending"])

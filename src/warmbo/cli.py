@@ -1750,6 +1750,34 @@ def clean_pending(
     console.print(cleared + (f"; {kept} younger than {older_than:g} s kept pending" if kept else ""))
 
 
+def _check_report_paths(storage: str, out: Path | None) -> None:
+    """Refuse, with what to do instead, a folder given as the study (the output folder of `warmbo
+    reproduce` or `demo`, whose report.html is already written, or of an earlier report) and an
+    --out that is a file: the storage layer would say "no study at FOLDER: create one with warmbo
+    suggest --storage FOLDER", which cannot work, and mkdir "[Errno 17] File exists"."""
+    given = Path(storage).expanduser()
+    if "://" not in storage and given.is_dir():
+        page = given / "report.html"
+        hint = (
+            f"; it holds {str(page)!r}, a report already written (by warmbo reproduce, demo or report): "
+            "open that in a browser"
+            if page.is_file()
+            else ""
+        )
+        raise ValueError(
+            f"{storage!r} is a folder, not a study: give the study's file (e.g. study.db) or URL{hint}"
+        )
+    if "://" not in storage and given.suffix == ".json" and given.is_file():
+        page = given.with_name("report.html")
+        hint = f" ({str(page)!r}, beside it, is that run's report)" if page.is_file() else ""
+        raise ValueError(
+            f"{storage!r} is a JSON file, not a study: `warmbo report` takes a study's file (e.g. "
+            f"study.db) or URL; a results.json of warmbo reproduce or demo comes with its report.html{hint}"
+        )
+    if out is not None and out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file: give a folder for report.html and the PNGs")
+
+
 @app.command()
 @friendly
 def report(
@@ -1761,6 +1789,7 @@ def report(
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
     from .storage import study_label
 
+    _check_report_paths(storage, out)
     opt = load_optimizer(storage, readonly=True)
     out = out or Path(study_label(storage) + "-report")
     with warnings.catch_warnings(record=True) as caught:

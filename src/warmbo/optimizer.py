@@ -1232,7 +1232,18 @@ class Optimizer:
             With fewer than two complete trials (nothing to leave out).
         """
         complete = self._model_trials(self.study.trials((COMPLETE,)))
-        model = self._fit_trials(complete)
+        return self._audit_fitted(self._fit_trials(complete), complete, levels, max_held_out, schedule)
+
+    def _audit_fitted(
+        self,
+        model,
+        complete: list[Trial],
+        levels: Sequence[float] = LEVELS,
+        max_held_out: int = MAX_HELD_OUT,
+        schedule: Schedule | None = None,
+    ) -> Audit:
+        """:meth:`audit` of ``model``, already fitted to ``complete`` (its rows, from
+        :meth:`_model_trials`): the report audits the model its slices are drawn from, fitted once."""
         if model is None:
             raise ValueError(
                 f"an audit needs at least two complete trials; the study has {self.study.count(COMPLETE)}"
@@ -1270,9 +1281,10 @@ class Optimizer:
 
     # ------------------------------------------------------------------ figures and reports
     def plot(self):
-        """The best value so far against the trial id, observed values as dots and failed trials as
-        crosses (:func:`warmbo.report.plot_best_so_far`): a matplotlib ``Figure``, which a notebook
-        shows inline; ``fig.savefig("history.png")`` writes it. A multi-task study plots its utility."""
+        """The best value so far against the trial id, observed values as dots, failed trials as
+        crosses and pending ones as hollow circles (:func:`warmbo.report.plot_best_so_far`): a
+        matplotlib ``Figure``, which a notebook shows inline; ``fig.savefig("history.png")`` writes it.
+        A multi-task study plots its utility."""
         from .report import plot_best_so_far
 
         name = "utility" if getattr(self, "task_names", None) else "objective"
@@ -1290,10 +1302,14 @@ class Optimizer:
         from .transfer.transfer_report import TransferReport
 
         task_names = getattr(self, "task_names", None)
+        model = None
+        if not task_names:  # one fit for the slices and the audit (ML-II on 2000 trials takes seconds)
+            complete = self._model_trials(self.study.trials((COMPLETE,)))
+            model = self._fit_trials(complete)
         audit = None
         if self.study.count(COMPLETE) >= MIN_HELD_OUT:
             try:
-                audit = self.audit()
+                audit = self.audit() if task_names else self._audit_fitted(model, complete)
             except ValueError as exc:
                 warnings.warn(f"report without the calibration section: {exc}", RuntimeWarning, stacklevel=2)
         stored = self.study.get_meta("transfer_report")
@@ -1303,19 +1319,16 @@ class Optimizer:
             list(self.history),
             maximize=self.maximize,
             title=title or f"warmbo study {self.study.url}",
-            predict=None if task_names else self._report_predictor(),
+            predict=None if model is None else self._report_predictor(model),
             tasks=dict(zip(task_names, self.directions, strict=True)) if task_names else None,
             transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
             audit=audit,
             amendments=self.study.amendments(),
         )
 
-    def _report_predictor(self):
-        """``predict(U) -> (mean, std)`` in the user's units and sign, for the report's model figures;
-        None below two complete trials."""
-        model = self.fit_model()
-        if model is None:
-            return None
+    def _report_predictor(self, model):
+        """``predict(U) -> (mean, std)`` of ``model`` (from :meth:`fit_model`) in the user's units and
+        sign, for the report's model figures."""
         transform = getattr(model, "output_transform_", None)
 
         def predict(U):

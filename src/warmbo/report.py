@@ -46,6 +46,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 from scipy import stats
 
@@ -81,14 +82,21 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 REPORT_FIGURES = {
     "best_so_far.png": (
         "Best value so far (for a multi-task study, the expected utility) against trial id; dots are "
-        "the observed values."
+        "the observed values, red crosses on the axis the failed trials and hollow circles the pending "
+        "ones."
     ),
-    "tasks.png": "Each task's observed values against trial id, with its best so far in its own direction.",
+    "tasks.png": (
+        "Each task's observed values against trial id, with its best so far in its own direction; "
+        "failed and pending trials on the axis, as above."
+    ),
     "pareto.png": (
         "Observed values of the first two tasks; the Pareto front (non-dominated over all tasks, each "
         "in its own direction) in red."
     ),
-    "observed.png": "Observed values against each parameter; the star is the best trial.",
+    "observed.png": (
+        "Observed values against each parameter; the star is the best trial, red crosses on the axis "
+        "the failed trials' settings and hollow circles the pending ones'."
+    ),
     "slices.png": (
         "Posterior mean and mean \u00b1 2 std along each parameter, the others fixed at the best point."
     ),
@@ -111,6 +119,9 @@ CALIBRATION_CAPTION = (
 )
 
 _N_SWEEP = 100
+_MAX_CHOICE_LABELS = 15  # a categorical axis labels at most this many choices (every k-th of more)
+_DENSE = 200  # observed values beyond which the dots shrink and fade (see _dots), trials beyond
+# which the trials table is folded
 _DPI = 100
 _BEST_COLOR = "#d62728"
 _LINE_COLOR = "#1f77b4"
@@ -131,6 +142,7 @@ tr.pending td { color: #777; }
 figure { margin: 1em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.9em; color: #555; }
+summary { cursor: pointer; color: #1f5fa8; }
 .note { background: #fff8e1; border-left: 4px solid #f0c36d; padding: 0.5em 1em; }
 """
 
@@ -153,12 +165,15 @@ class BestSoFar(NamedTuple):
         Running maximum (``maximize=True``) or minimum of ``values``.
     failed_ids : ndarray of int
         Ids of the failed trials, increasing.
+    pending_ids : ndarray of int
+        Ids of the pending trials (asked, no value yet), increasing.
     """
 
     trial_ids: np.ndarray
     values: np.ndarray
     best: np.ndarray
     failed_ids: np.ndarray
+    pending_ids: np.ndarray
 
 
 def _scored(trials: Sequence[Trial]) -> list[Trial]:
@@ -191,7 +206,7 @@ def best_so_far_series(trials: Sequence[Trial], maximize: bool) -> BestSoFar:
     -------
     BestSoFar
         ``trial_ids``, ``values``, ``best`` (monotone: non-decreasing when maximising,
-        non-increasing when minimising) and ``failed_ids``.
+        non-increasing when minimising), ``failed_ids`` and ``pending_ids``.
     """
     scored = _scored(trials)
     ids = np.array([t.id for t in scored], dtype=np.int64)
@@ -199,7 +214,8 @@ def best_so_far_series(trials: Sequence[Trial], maximize: bool) -> BestSoFar:
     accumulate = np.maximum.accumulate if maximize else np.minimum.accumulate
     best = accumulate(values) if values.size else values.copy()
     failed = np.array(sorted(t.id for t in trials if t.is_failed), dtype=np.int64)
-    return BestSoFar(ids, values, best, failed)
+    pending = np.array(sorted(t.id for t in trials if t.is_pending), dtype=np.int64)
+    return BestSoFar(ids, values, best, failed, pending)
 
 
 def _label(text: Any, max_chars: int = 40) -> str:
@@ -213,16 +229,78 @@ def _label(text: Any, max_chars: int = 40) -> str:
     return s.replace("$", r"\$")
 
 
-def _objective_label(maximize: bool, name: str = "objective") -> str:
-    return f"{name} ({'higher' if maximize else 'lower'} is better)"
+def _objective_label(maximize: bool, name: str = "objective", log: bool = False) -> str:
+    return f"{name} ({'higher' if maximize else 'lower'} is better{', log scale' if log else ''})"
 
 
-def _maybe_log_y(ax: Axes, values: np.ndarray) -> None:
-    """Log y-axis when all values are positive and span at least two decades."""
+def _maybe_log_y(ax: Axes, values: np.ndarray) -> bool:
+    """Log y-axis when all values are positive and span at least two decades; True then (the y-label
+    says so, as a log parameter's x-label does)."""
     v = np.asarray(values, dtype=np.float64)
     v = v[np.isfinite(v)]
     if v.size >= 2 and v.min() > 0 and v.max() / v.min() >= 100.0:
         ax.set_yscale("log")
+        return True
+    return False
+
+
+def _dots(n: int) -> dict[str, float]:
+    """Marker size and opacity of ``n`` observed values: up to 200 the usual dots; beyond, smaller and
+    fainter as ``sqrt(200 / n)``, so 2000 trials read as a density with the best-so-far line and the
+    best point above it, not as one grey slab."""
+    if n <= _DENSE:
+        return {"ms": 4.0, "alpha": 0.7}
+    shrink = math.sqrt(_DENSE / n)
+    return {"ms": max(1.5, 4.0 * shrink), "alpha": max(0.2, 0.7 * shrink)}
+
+
+def _legend_beside(ax: Axes) -> None:
+    """The legend to the right of the axes, where it hides no data (a study of thousands of trials
+    leaves no corner free)."""
+    _opaque_keys(ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, fontsize="small"))
+
+
+def _opaque_keys(legend) -> None:
+    """A legend's keys at full opacity and their usual size: the faint dots of :func:`_dots` would
+    make the "observed" key nearly invisible."""
+    for handle in legend.legend_handles:
+        if isinstance(handle, Line2D) and handle.get_marker() not in (None, "None", "", " "):
+            handle.set_alpha(1.0)  # (a band's patch keeps its own light shade)
+            handle.set_markersize(max(handle.get_markersize(), 4.0))
+
+
+def _figure_legend(fig: Figure, axes: Sequence[Axes]) -> None:
+    """One legend for a figure of panels, to the right of them: each label once, from whichever
+    panel has it (one panel may have failed trials to mark and another not)."""
+    entries: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    if entries:
+        legend = fig.legend(entries.values(), entries.keys(), loc="outside right upper", fontsize="small")
+        _opaque_keys(legend)
+
+
+def _mark_without_value(ax: Axes, failed_x: Sequence[float], pending_x: Sequence[float]) -> None:
+    """Failed trials (red crosses) and pending ones (hollow grey circles) on the x-axis: they have
+    no value to place them at, but where they are (which trial, which setting) is worth seeing."""
+    for xs, marker, style, label in (
+        (failed_x, "x", {"color": _BEST_COLOR}, "failed"),
+        (pending_x, "o", {"mec": _DOT_COLOR, "mfc": "none", "mew": 1.2}, "pending"),
+    ):
+        if len(xs):
+            ax.plot(
+                np.asarray(xs, dtype=np.float64),
+                np.zeros(len(xs)),
+                marker,
+                ms=6,
+                ls="none",
+                transform=ax.get_xaxis_transform(),
+                clip_on=False,
+                zorder=6,
+                label=label,
+                **style,
+            )
 
 
 def _new_figure(width: float, height: float) -> Figure:
@@ -246,11 +324,56 @@ def _is_log(p: Parameter) -> bool:
     return isinstance(p, (Float, Int)) and bool(p.log)
 
 
+def _set_bounds_xlim(ax: Axes, p: Parameter) -> None:
+    """The x-axis of a ``Float`` or ``Int`` spans its bounds (4% margins, in log space for a log
+    parameter): where the trials sit in the space is the point, and a few clustered trials (or one)
+    otherwise fill the axis as if they covered it."""
+    lo, hi = float(p.low), float(p.high)  # type: ignore[attr-defined]
+    if _is_log(p):
+        a, b = math.log10(lo), math.log10(hi)
+        pad = 0.04 * (b - a) if b > a else 0.5
+        ax.set_xlim(10.0 ** (a - pad), 10.0 ** (b + pad))
+    else:
+        pad = 0.04 * (hi - lo) if hi > lo else 0.5
+        ax.set_xlim(lo - pad, hi + pad)
+
+
+def _short(text: Any, max_chars: int) -> str:
+    """A choice's label within ``max_chars``: its head and tail around an ellipsis, since choices
+    often differ at the end (``model_variant_07``, ``model_variant_08``), where a cut-off tail would
+    make them all read alike."""
+    s = str(text)
+    if len(s) > max_chars:
+        head = (max_chars - 1) // 2
+        s = s[:head] + "\u2026" + s[len(s) - (max_chars - 1 - head) :]
+    return s.replace("$", r"\$")
+
+
+def _choice_step(p: Categorical) -> int:
+    """Every how many choices a tick label is written: all of up to :data:`_MAX_CHOICE_LABELS`."""
+    return math.ceil(len(p.choices) / _MAX_CHOICE_LABELS)
+
+
+def _x_label(p: Parameter) -> str:
+    """A panel's x-label: the parameter's name, and how its axis reads when that is not plain."""
+    if _is_log(p):
+        return _label(p.name) + " (log scale)"
+    if isinstance(p, Categorical) and _choice_step(p) > 1:
+        return _label(p.name) + f" ({len(p.choices)} choices, one in {_choice_step(p)} labelled)"
+    return _label(p.name)
+
+
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
-    labels = [_label(c, max_chars=16) for c in p.choices]
-    ax.set_xticks(range(len(labels)))
-    rotate = max(len(s) for s in labels) * len(labels) > 28
-    ax.set_xticklabels(labels, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    """One tick per choice, labelled (every :func:`_choice_step`-th of many), upright when they fit
+    and turned when they would run into each other."""
+    labels = [_short(c, 16) for c in p.choices]
+    shown = list(range(0, len(labels), _choice_step(p)))
+    ax.set_xticks(shown)
+    width = max(len(labels[i]) for i in shown) * len(shown)
+    rotation = 0 if width <= 28 else 30 if len(shown) <= 6 else 90
+    ax.set_xticklabels(
+        [labels[i] for i in shown], rotation=rotation, ha="right" if rotation == 30 else "center"
+    )
     ax.set_xlim(-0.6, len(labels) - 0.4)
 
 
@@ -279,38 +402,44 @@ def plot_best_so_far(
     -------
     matplotlib.axes.Axes
         The axes drawn on (``ax.figure`` is the figure). The step line carries the label
-        ``"best so far"``; failed trials are small red crosses on the x-axis.
+        ``"best so far"``; failed trials are red crosses on the x-axis (label ``"failed"``), pending
+        ones hollow grey circles (``"pending"``).
     """
     if ax is None:
         ax = _new_figure(7.0, 4.0).subplots()
     series = best_so_far_series(trials, maximize)
+    log = False
     if series.values.size:
-        ax.plot(series.trial_ids, series.values, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+        dots = _dots(series.values.size)
+        ax.plot(series.trial_ids, series.values, "o", color=_DOT_COLOR, label="observed", **dots)
         ax.step(series.trial_ids, series.best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
-        _maybe_log_y(ax, series.values)
+        log = _maybe_log_y(ax, series.values)
     else:
         ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
-    if series.failed_ids.size:
-        ax.plot(
-            series.failed_ids,
-            np.zeros(series.failed_ids.size),
-            "x",
-            ms=5,
-            color=_BEST_COLOR,
-            transform=ax.get_xaxis_transform(),
-            clip_on=False,
-            label="failed",
-        )
+    _mark_without_value(ax, series.failed_ids, series.pending_ids)
+    ids = np.concatenate([series.trial_ids, series.failed_ids, series.pending_ids])
+    if ids.size and np.ptp(ids) < 2:  # one or two trials: room for integer ticks around them
+        ax.set_xlim(ids.min() - 1, ids.max() + 1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("trial id")
-    ax.set_ylabel(_objective_label(maximize, name))
+    ax.set_ylabel(_objective_label(maximize, name, log))
     ax.set_title(
         f"Best {'value' if name == 'objective' else name} so far ({'maximize' if maximize else 'minimize'})"
     )
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="best", fontsize="small")
+        _legend_beside(ax)
     return ax
+
+
+def _param_x(p: Parameter, trial: Trial) -> float | None:
+    """Where a trial sits on a parameter's axis (a choice's index for a ``Categorical``), or None
+    when it lacks the parameter or holds a value the parameter does not accept."""
+    try:
+        v = p.validate(trial.params[p.name])
+    except (KeyError, ValueError):
+        return None
+    return float(p.index(v)) if isinstance(p, Categorical) else float(v)
 
 
 def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: str = "objective") -> Figure:
@@ -318,13 +447,15 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
 
     Log-scale ``Float``/``Int`` parameters get a log x-axis; a ``Categorical`` is drawn as a
     jittered strip per choice (fixed jitter seed, so the figure is reproducible). The best trial is
-    a red star in every panel.
+    a red star in every panel; failed trials are red crosses and pending ones hollow grey circles on
+    the x-axis, at their setting (labels ``"failed"`` and ``"pending"``).
 
     Parameters
     ----------
     trials : sequence of Trial
-        Complete trials with a finite value are plotted; a trial missing a parameter, or with a
-        value the parameter does not accept, is left out of that parameter's panel.
+        Complete trials with a finite value are plotted, failed and pending ones on the x-axis; a
+        trial missing a parameter, or with a value the parameter does not accept, is left out of
+        that parameter's panel.
     space : Space
         The study's search space.
     maximize : bool
@@ -338,43 +469,50 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
     """
     scored = _scored(trials)
     best = _best_trial(trials, maximize)
+    failed = sorted((t for t in trials if t.is_failed), key=lambda t: t.id)
+    pending = sorted((t for t in trials if t.is_pending), key=lambda t: t.id)
     fig, axes = _panel_figure(len(space.params))
     rng = np.random.default_rng(0)
     values = np.array([float(t.value) for t in scored])  # type: ignore[arg-type]
     for ax, p in zip(axes, space.params, strict=True):
         xs, ys, best_x = [], [], None
         for t, y in zip(scored, values, strict=True):
-            try:
-                v = p.validate(t.params[p.name])
-            except (KeyError, ValueError):
+            x = _param_x(p, t)
+            if x is None:
                 continue
-            x = float(p.index(v)) if isinstance(p, Categorical) else float(v)
             xs.append(x)
             ys.append(y)
             if best is not None and t.id == best.id:
                 best_x = x
         x_arr, y_arr = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+        failed_x, pending_x = (
+            np.array([x for x in (_param_x(p, t) for t in group) if x is not None], dtype=np.float64)
+            for group in (failed, pending)
+        )
         if isinstance(p, Categorical):
-            jitter = rng.uniform(-0.18, 0.18, size=x_arr.size)
-            ax.plot(x_arr + jitter, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            x_arr = x_arr + rng.uniform(-0.18, 0.18, size=x_arr.size)
+            failed_x = failed_x + rng.uniform(-0.18, 0.18, size=failed_x.size)
+            pending_x = pending_x + rng.uniform(-0.18, 0.18, size=pending_x.size)
+        ax.plot(x_arr, y_arr, "o", color=_DOT_COLOR, label="observed", **_dots(x_arr.size))
+        _mark_without_value(ax, failed_x, pending_x)
+        if isinstance(p, Categorical):
             _set_categorical_ticks(ax, p)
         else:
-            ax.plot(x_arr, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
             if _is_log(p):
                 ax.set_xscale("log")
             if isinstance(p, Int) and not p.log:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _set_bounds_xlim(ax, p)
         if best_x is not None:
             ax.plot([best_x], [float(best.value)], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best")  # type: ignore[union-attr, arg-type]
         if not xs:
             ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-        _maybe_log_y(ax, y_arr)
-        ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
-        ax.set_ylabel(_objective_label(maximize, name))
+        log = _maybe_log_y(ax, y_arr)
+        ax.set_xlabel(_x_label(p))
+        ax.set_ylabel(_objective_label(maximize, name, log))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
-    if axes and axes[0].get_legend_handles_labels()[0]:
-        axes[0].legend(loc="best", fontsize="small")
+    _figure_legend(fig, axes)
     fig.suptitle("Observed values per parameter")
     return fig
 
@@ -449,7 +587,8 @@ def pareto_trials(trials: Sequence[Trial], tasks: Mapping[str, str]) -> list[Tri
 
 
 def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figure:
-    """One panel per task: observed values against trial id and the best so far in its direction.
+    """One panel per task: observed values against trial id and the best so far in its direction;
+    failed and pending trials are marked on the x-axis as in :func:`plot_best_so_far`.
 
     Parameters
     ----------
@@ -465,22 +604,24 @@ def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figur
     maximize = _check_tasks(tasks)
     scored, Y = _task_scored(trials, len(maximize))
     ids = np.array([t.id for t in scored], dtype=np.int64)
+    series = best_so_far_series(trials, maximize=True)  # (for its failed and pending ids)
     fig, axes = _panel_figure(len(maximize))
     for i, (ax, (name, up)) in enumerate(zip(axes, maximize.items(), strict=True)):
+        log = False
         if scored:
             best = (np.maximum if up else np.minimum).accumulate(Y[:, i])
-            ax.plot(ids, Y[:, i], "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
+            ax.plot(ids, Y[:, i], "o", color=_DOT_COLOR, label="observed", **_dots(ids.size))
             ax.step(ids, best, where="post", color=_LINE_COLOR, lw=2, label="best so far")
-            _maybe_log_y(ax, Y[:, i])
+            log = _maybe_log_y(ax, Y[:, i])
         else:
             ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
+        _mark_without_value(ax, series.failed_ids, series.pending_ids)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("trial id")
-        ax.set_ylabel(_objective_label(up, _label(name, max_chars=24)))
+        ax.set_ylabel(_objective_label(up, _label(name, max_chars=24), log))
         ax.set_title(f"{_label(name)} ({tasks[name]})", fontsize="medium")
         ax.grid(True, alpha=0.3)
-    if scored:
-        axes[0].legend(loc="best", fontsize="small")
+    _figure_legend(fig, axes)
     fig.suptitle("Values per task")
     return fig
 
@@ -506,12 +647,20 @@ def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Axes:
     (x_name, x_up), (y_name, y_up) = list(maximize.items())[:2]
     ax = _new_figure(6.5, 5.0).subplots()
     if scored:
-        ax.scatter(Y[~on_front, 0], Y[~on_front, 1], s=22, color=_DOT_COLOR, alpha=0.7, label="dominated")
+        dots = _dots(int((~on_front).sum()))
+        ax.scatter(
+            Y[~on_front, 0],
+            Y[~on_front, 1],
+            s=1.4 * dots["ms"] ** 2,
+            color=_DOT_COLOR,
+            alpha=dots["alpha"],
+            label="dominated",
+        )
         ax.scatter(Y[on_front, 0], Y[on_front, 1], s=40, color=_BEST_COLOR, zorder=5, label="Pareto front")
         if len(maximize) == 2:
             P = Y[on_front][np.argsort(Y[on_front, 0] * (-1.0 if x_up else 1.0))]  # best task-1 value first
             ax.step(P[:, 0], P[:, 1], where="post", color=_BEST_COLOR, lw=1, alpha=0.6)
-        ax.legend(loc="best", fontsize="small")
+        _legend_beside(ax)
     else:
         ax.text(0.5, 0.5, "no complete trials", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(_objective_label(x_up, _label(x_name, max_chars=30)))
@@ -650,12 +799,11 @@ def plot_posterior_slices(
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.axvline(s.best_x, color=_BEST_COLOR, lw=1, ls="--", alpha=0.7)
         ax.plot([s.best_x], [s.mean[at_best]], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best point")
-        ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
+        ax.set_xlabel(_x_label(p))
         ax.set_ylabel(_objective_label(maximize))
         ax.set_title(_label(p.name), fontsize="medium")
         ax.grid(True, alpha=0.3)
-    if axes:
-        axes[0].legend(loc="best", fontsize="small")
+    _figure_legend(fig, axes)
     fig.suptitle("Posterior slices through the best point")
     return fig
 
@@ -891,7 +1039,14 @@ def _trials_html(
         rows.append((t.state, cells))
     if not rows:
         return "<h2>Trials</h2>\n<p>No trials.</p>"
-    return "<h2>Trials</h2>\n" + _table(header, rows)
+    if len(rows) <= _DENSE:
+        return "<h2>Trials</h2>\n" + _table(header, rows)
+    # thousands of rows would bury the page under numbers: folded, one click away (no script needed)
+    return (
+        "<h2>Trials</h2>\n<details><summary>Show all "
+        f"{len(rows)} trials (id, state, value, parameters, worker, time, error)</summary>\n"
+        f"{_table(header, rows)}\n</details>"
+    )
 
 
 def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str]) -> str:
@@ -1005,6 +1160,10 @@ def _transfer_html(report) -> str:
             )
         )
     parts.append(_table(["source task", "rows", "weight", "learned noise"], rows))
+    parts.append(
+        f"<p>As the study's last ask weighed them, on {report.n_target} of this study's complete "
+        "trials; a trial told since then counts from the next ask.</p>"
+    )
     if report.fell_back:
         parts.append(
             "<p>No source ranks this study's trials better than its own model: the optimizer "
@@ -1036,7 +1195,8 @@ def write_report(
 
     The page has the title, a summary (trials by state, direction, best value and parameters), the
     figures and a table of every trial (id, state, value, parameters, worker, creation time in ISO
-    8601 UTC, error). Images are embedded as base64 ``data:`` URIs and the CSS is inline, so the
+    8601 UTC, error; folded in a ``<details>`` element above 200 trials, so the page opens on the
+    figures). Images are embedded as base64 ``data:`` URIs and the CSS is inline, so the
     file can be moved or mailed alone; every user string (title, names, values, workers, errors)
     is HTML-escaped.
 
