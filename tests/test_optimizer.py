@@ -801,6 +801,31 @@ def test_a_small_discrete_space_is_exhausted_before_any_point_repeats():
     assert len(keys) == 15
 
 
+def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points():
+    # max_depth 2..5 x 3 criteria is 12 configurations: a budget of 20 evaluated 8 of them a second
+    # time without a word, 8 fits spent on values a seeded model's CV score already gave
+    criteria = ["gini", "entropy", "log_loss"]
+    space = wb.Space([wb.Int("max_depth", 2, 5), wb.Categorical("criterion", criteria)])
+
+    def cv_score(p):
+        return p["max_depth"] * 0.1 + (p["criterion"] == "gini") * 0.05
+
+    opt = wb.Optimizer(space, seed=0)
+    expected = r"has 12 points .*\(8 repeats\).* budget=12"
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=expected) as seen:
+        opt.run(cv_score, budget=20, progress=False)
+    assert seen[0].filename == __file__  # points at the user's line
+    assert len(opt.history) == 20 and len({tuple(t.params.values()) for t in opt.history}) == 12
+    grid = wb.Space.grid([[0.0], [0.5], [1.0]])
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match="3 grid candidates"):
+        wb.Optimizer(grid, seed=0).run(lambda p: p["x0"], budget=4, progress=False)
+    with warnings.catch_warnings():  # a budget the space holds, or a continuous space: no warning
+        warnings.simplefilter("error", wb.optimizer.RepeatedPointsWarning)
+        wb.Optimizer(space, seed=0).run(cv_score, budget=12, progress=False)
+        mixed = wb.Space([wb.Int("max_depth", 2, 3), wb.Float("alpha", 1e-4, 1.0, log=True)])
+        wb.Optimizer(mixed, seed=0).run(lambda p: p["alpha"], budget=6, progress=False)
+
+
 def test_cardinality_of_spaces():
     assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
     assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6

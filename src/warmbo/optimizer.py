@@ -83,6 +83,7 @@ from ._linalg import NotPositiveDefiniteError
 from ._threads import blas_limited
 from ._validation import check_int
 from ._warnings import user_stacklevel
+from ._warnings import warn as _warn
 from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
@@ -121,6 +122,7 @@ __all__ = [
     "BudgetNotReachedWarning",
     "BudgetHeldWarning",
     "InterruptedRunWarning",
+    "RepeatedPointsWarning",
     "default_n_initial",
 ]
 
@@ -210,6 +212,11 @@ class BudgetHeldWarning(UserWarning):
 class InterruptedRunWarning(UserWarning):
     """``run`` was interrupted while evaluations were running on its threads: it waits for them and
     stores their values."""
+
+
+class RepeatedPointsWarning(UserWarning):
+    """:meth:`Optimizer.run` was given a budget larger than the finite space it searches: once every
+    point has been evaluated, the rest of the budget evaluates points again."""
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):
@@ -1345,6 +1352,25 @@ class Optimizer:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
 
+    def _warn_budget_over_space(self, budget: int, finished: int) -> None:
+        """Say so when ``run`` will evaluate points again: a finite space (integers and categoricals
+        only, or a grid) has fewer points than the budget. Repeats are what ``_busy`` allows once every
+        point is taken, useful for a noisy objective; for a deterministic one (a seeded model's CV
+        score) they are evaluations spent on known values, which before happened without a word."""
+        size = self.space.cardinality
+        if self.space.is_finite:
+            size = min(size, self._grid_points())
+        if not math.isfinite(size) or budget <= size or finished >= budget:
+            return
+        size = int(size)
+        what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
+        _warn(
+            f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
+            f"been evaluated, the run evaluates points again ({budget - size} repeats). For a deterministic "
+            f"objective, budget={size} evaluates every point once.",
+            RepeatedPointsWarning,
+        )
+
     def _grid_points(self) -> int:
         """A lower bound on the trials that take every candidate of a grid space: its groups of
         candidates chained within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE` of each other (a trial
@@ -1970,6 +1996,7 @@ class Optimizer:
         def finished() -> int:
             return self._finished(n_prior)
 
+        self._warn_budget_over_space(budget, finished())
         bar = _ProgressBar(progress, budget, finished(), self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
