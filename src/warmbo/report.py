@@ -46,7 +46,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, PercentFormatter
 from scipy import stats
 
 from .audit import Audit, percent
@@ -246,6 +246,27 @@ def _is_log(p: Parameter) -> bool:
     return isinstance(p, (Float, Int)) and bool(p.log)
 
 
+#: Up to this ratio high / low, a log axis is labelled at 1, 2 and 5 times the powers of ten in plain
+#: numbers; above it, matplotlib's own labels (the powers of ten) are kept.
+_PLAIN_LOG_RATIO = 100.0
+
+
+def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
+    """The x-axis of a ``Float`` or ``Int`` panel: log-scaled for a log parameter, integer ticks for
+    an ``Int``. Over less than about two decades matplotlib labels a log axis's minor ticks too, in
+    scientific notation: a log ``Int("max_leaf_nodes", 4, 64)`` got the seven labels 4x10^0 ... 6x10^1
+    printed over each other. There the ticks are 1, 2 and 5 times the powers of ten, labelled as
+    plain numbers (5, 10, 20, 50), and the minor ticks are not labelled."""
+    if _is_log(p):
+        ax.set_xscale("log")
+        if p.high / p.low <= _PLAIN_LOG_RATIO:  # type: ignore[attr-defined]
+            ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+    elif isinstance(p, Int):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
     labels = [_label(c, max_chars=16) for c in p.choices]
     ax.set_xticks(range(len(labels)))
@@ -360,10 +381,7 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
             _set_categorical_ticks(ax, p)
         else:
             ax.plot(x_arr, y_arr, "o", ms=4, color=_DOT_COLOR, alpha=0.7, label="observed")
-            if _is_log(p):
-                ax.set_xscale("log")
-            if isinstance(p, Int) and not p.log:
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _set_numeric_x_axis(ax, p)
         if best_x is not None:
             ax.plot([best_x], [float(best.value)], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best")  # type: ignore[union-attr, arg-type]
         if not xs:
@@ -644,10 +662,7 @@ def plot_posterior_slices(
             style = "-" if s.x.size > 30 else "-o"
             ax.fill_between(s.x, lo, hi, color=_LINE_COLOR, alpha=0.2, lw=0, label="mean \u00b1 2 std")
             ax.plot(s.x, s.mean, style, ms=3, color=_LINE_COLOR, lw=1.8, label="posterior mean")
-            if _is_log(p):
-                ax.set_xscale("log")
-            if isinstance(p, Int) and not p.log:
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _set_numeric_x_axis(ax, p)
         ax.axvline(s.best_x, color=_BEST_COLOR, lw=1, ls="--", alpha=0.7)
         ax.plot([s.best_x], [s.mean[at_best]], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best point")
         ax.set_xlabel(_label(p.name) + (" (log scale)" if _is_log(p) else ""))
