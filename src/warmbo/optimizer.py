@@ -80,6 +80,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from ._linalg import NotPositiveDefiniteError
+from ._remote import Submitter
 from ._threads import blas_limited
 from ._validation import check_int
 from ._warnings import user_stacklevel
@@ -1980,6 +1981,8 @@ class Optimizer:
         own_executor = executor is None and n_workers > 1
         if own_executor:
             executor = ThreadPoolExecutor(max_workers=n_workers)
+        # a Dask client's executor gets the objective once per worker, not with every evaluation
+        submitter = Submitter(executor, objective) if executor is not None and not own_executor else None
         queue: list[Suggestion] = []
         # the trial just asked, until an evaluation has it: an interrupt in between (inside the ask,
         # after its insert, or before the thread starts) would leave a pending trial nothing evaluates
@@ -2070,7 +2073,7 @@ class Optimizer:
                             executor.submit(_evaluate_into, future, objective, dict(suggestion))
                             continue
                         else:
-                            future = executor.submit(objective, dict(suggestion))
+                            future = submitter.submit(dict(suggestion))
                         running[future] = suggestion
                         unstarted.clear()
                         if executor is None:
@@ -2110,6 +2113,8 @@ class Optimizer:
                 beating.stop()
             if own_executor:
                 executor.shutdown(wait=True, cancel_futures=True)
+            if submitter is not None:
+                submitter.close()
         held = self._held_by_own_worker(beating.interval) if finished() < budget else []
         if held:
             # only this worker's own trials (a run of this process or host:pid interrupted just before):
