@@ -99,3 +99,38 @@ def test_a_killed_worker_fails_its_trial_and_the_run_goes_on():
     assert len(opt.history) == 8
     assert failed and all(t.params["x"] > 0.8 and "KilledWorker" in t.error for t in failed)
     assert all(t.value == t.params["x"] for t in opt.history if t.state == "complete")
+
+
+def _slow_x(params):
+    import time
+
+    time.sleep(0.5)  # long enough that the other worker's evaluation is running at the restart
+    return params["x"]
+
+
+def test_evaluations_cancelled_by_a_client_restart_are_evaluated_again():
+    # client.restart() (a leaking worker, the dashboard's button) cancels the evaluations in flight:
+    # the run stopped with a bare CancelledError and left them pending; a cancellation says nothing of
+    # the point, so the run evaluates it again and reaches its budget
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 3)])
+    opt = wb.Optimizer(space, seed=0)
+    pending_at_restart = []
+    two = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    with LocalCluster(**two) as cluster, Client(cluster) as restarted:
+
+        def restart_once(optimizer, trial):
+            if trial.id == 3:
+                pending_at_restart.extend(t.id for t in optimizer.study.trials(("pending",)))
+                restarted.restart()
+
+        opt.run(
+            _slow_x,
+            budget=8,
+            n_workers=2,
+            executor=restarted.get_executor(),
+            callbacks=[restart_once],
+            progress=False,
+        )
+    assert pending_at_restart  # an evaluation was in flight, and cancelled
+    assert len(opt.history) == 8 and all(t.state == "complete" for t in opt.history)
+    assert all(t.value == t.params["x"] for t in opt.history)

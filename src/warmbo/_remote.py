@@ -45,7 +45,8 @@ class Submitter:
     def submit(self, params: dict) -> Future:
         if self.client is None:
             return self.executor.submit(self.objective, params)
-        if self.remote is None:  # at the first evaluation: a run with nothing to do sends nothing
+        if self.remote is None or self.remote.cancelled():  # at the first evaluation (a run with nothing
+            # to do sends nothing), and again after a client.restart() forgot it
             # a task whose result is the objective, not scattered data: a worker that dies (killed, out
             # of memory) takes scattered data with it for good, and every later evaluation was
             # cancelled; a task's result is computed again by the scheduler

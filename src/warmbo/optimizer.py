@@ -63,6 +63,7 @@ prior imports are one object's methods; the BO step itself is :func:`warmbo.sugg
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import json
@@ -73,7 +74,15 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    CancelledError,
+    Executor,
+    Future,
+    ThreadPoolExecutor,
+    as_completed,
+    wait,
+)
 from dataclasses import replace
 from typing import Any, NamedTuple, overload
 
@@ -1991,6 +2000,7 @@ class Optimizer:
         if retry_pending:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
+        cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
@@ -2083,6 +2093,16 @@ class Optimizer:
                     done, _ = wait(list(running), return_when=FIRST_COMPLETED)
                     for future in done:
                         suggestion = running[future]
+                        if future.cancelled() and not own_executor and cancelled[suggestion.trial_id] < 3:
+                            # cancelled by the executor (a Dask client.restart(), a lost worker's
+                            # data), not by the objective: it says nothing of the point, which is
+                            # evaluated again (before, the run stopped with a bare CancelledError and
+                            # left the trials pending); a third cancellation fails the trial
+                            cancelled[suggestion.trial_id] += 1
+                            del running[future]
+                            evaluate(suggestion.trial_id, False)
+                            queue.append(suggestion)
+                            continue
                         trial = self._record(suggestion, future)
                         del running[future]  # (after the record: an interrupt during it leaves it to
                         # _record_interrupted, which stores it if it is still pending)
@@ -2197,7 +2217,11 @@ class Optimizer:
         ``retry_pending``, ``heartbeat_grace``) keeps that worker's result, and the run goes on. A
         value the study cannot store (a full disk, a lock held too long, a lost server) stops the run
         with an error that gives the value, so that the evaluation is not lost with it."""
-        exc = future.exception()
+        exc = (
+            CancelledError(f"the executor cancelled the evaluation ({future!r})")
+            if future.cancelled()
+            else future.exception()
+        )
         try:
             if exc is not None:
                 warnings.warn(
