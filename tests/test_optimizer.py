@@ -811,7 +811,7 @@ def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points(
         return p["max_depth"] * 0.1 + (p["criterion"] == "gini") * 0.05
 
     opt = wb.Optimizer(space, seed=0)
-    expected = r"has 12 points .*\(8 repeats\).* budget=12"
+    expected = r"has 12 points .*\(8 repeats\).* a budget of 12 evaluates"
     with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=expected) as seen:
         opt.run(cv_score, budget=20, progress=False)
     assert seen[0].filename == __file__  # points at the user's line

@@ -1377,7 +1377,7 @@ class Optimizer:
         _warn(
             f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
             f"been evaluated, the run evaluates points again ({budget - size} repeats). For a deterministic "
-            f"objective, budget={size} evaluates every point once.",
+            f"objective, a budget of {size} evaluates every point once.",
             RepeatedPointsWarning,
         )
 
