@@ -45,15 +45,18 @@ class Submitter:
     def submit(self, params: dict) -> Future:
         if self.client is None:
             return self.executor.submit(self.objective, params)
-        if self.remote is None or self.remote.cancelled():  # at the first evaluation (a run with nothing
-            # to do sends nothing), and again after a client.restart() forgot it
-            # a task whose result is the objective, not scattered data: a worker that dies (killed, out
-            # of memory) takes scattered data with it for good, and every later evaluation was
-            # cancelled; a task's result is computed again by the scheduler
-            # once per run is the remedy Dask's "Sending large graph" warning asks for, not its cause
+        if self.remote is None or self.remote.cancelled():
+            # at the first evaluation (a run with nothing to do sends nothing), and again after a
+            # client.restart() forgot it. A task whose result is the objective, not scattered data: a
+            # worker that dies (killed, out of memory) takes scattered data with it for good, and every
+            # later evaluation was cancelled; a lost task result is computed again by the scheduler.
+            # It goes where the executor sends evaluations (get_executor(workers=...)), and sending it
+            # once is the remedy Dask's "Sending large graph" warning asks for, not its cause.
+            options = getattr(self.executor, "_kwargs", {})
+            where = {k: v for k, v in options.items() if k in ("workers", "allow_other_workers")}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-                self.remote = self.client.submit(_identity, self.objective, pure=False)
+                self.remote = self.client.submit(_identity, self.objective, pure=False, **where)
         return self.executor.submit(_call, self.remote, params)
 
     def close(self) -> None:
