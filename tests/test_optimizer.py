@@ -1777,3 +1777,23 @@ def python_sigint():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+def test_an_objective_returning_the_fold_scores_fails_its_trials_saying_to_return_one_number():
+    # cross_val_score gives one score per fold; returned as it is, every trial failed with "value must
+    # be a number, got array([...]) (ndarray)", which did not say what to return instead
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    X, y = load_iris(return_X_y=True)
+
+    def objective(params):
+        return cross_val_score(LogisticRegression(C=params["C"], max_iter=200), X, y, cv=3)
+
+    opt = wb.Optimizer(wb.Space([wb.Float("C", 1e-2, 1e2, log=True)]), seed=0, maximize=True)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="one number per evaluation, not 3"):
+        assert opt.run(objective, budget=2, progress=False) is None
+    assert all("return scores.mean()" in t.error for t in opt.history) and len(opt.history) == 2
+    with pytest.raises(ValueError, match="value must be a number, got 'abc' \\(str\\)$"):
+        opt.tell({"C": 1.0}, "abc")  # text is not taken for a sequence of numbers
