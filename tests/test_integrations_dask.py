@@ -5,6 +5,7 @@ raises marks its trial failed, and every trial is stored."""
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -134,3 +135,23 @@ def test_evaluations_cancelled_by_a_client_restart_are_evaluated_again():
     assert pending_at_restart  # an evaluation was in flight, and cancelled
     assert len(opt.history) == 8 and all(t.state == "complete" for t in opt.history)
     assert all(t.value == t.params["x"] for t in opt.history)
+
+
+def test_a_run_on_a_cluster_without_n_workers_says_it_evaluates_one_point_at_a_time(client):
+    # run(objective, budget, executor=client.get_executor()) kept one evaluation in flight: one of the
+    # two workers stood idle through the run, without a word
+    space = wb.Space([wb.Float("alpha", 1e-4, 1.0, log=True), wb.Int("depth", 1, 4)])
+    with pytest.warns(UserWarning, match=r"one point at a time .* runs 2 at once; pass n_workers=2"):
+        wb.Optimizer(space, seed=0).run(_first, budget=3, executor=client.get_executor(), progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n_workers in (1, 2):  # chosen: nothing to say
+            opt = wb.Optimizer(space, seed=0)
+            opt.run(_first, budget=3, n_workers=n_workers, executor=client.get_executor(), progress=False)
+            assert len(opt.history) == 3
+    with ThreadPoolExecutor(3) as pool, pytest.warns(UserWarning, match="pass n_workers=3"):
+        wb.Optimizer(space, seed=0).run(_first, budget=3, executor=pool, progress=False)
+
+
+def _first(params):
+    return params["alpha"]

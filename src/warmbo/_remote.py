@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
-__all__ = ["Submitter"]
+__all__ = ["Submitter", "executor_slots"]
 
 
 def _identity(objective: Callable[[dict], Any]) -> Callable[[dict], Any]:
@@ -66,3 +66,17 @@ class Submitter:
                 remote.release()
             except Exception:  # noqa: BLE001 - a closed client has released it already
                 pass
+
+
+def executor_slots(executor: Executor) -> int | None:
+    """How many evaluations ``executor`` runs at once, when it says: a Dask client's executor, its
+    cluster's threads now; a thread or process pool, its ``max_workers``; else None."""
+    client = getattr(executor, "_client", None)
+    if type(executor).__module__.startswith("distributed.") and client is not None:
+        try:
+            workers = client.scheduler_info().get("workers", {})
+            return sum(int(w.get("nthreads", 1)) for w in workers.values()) or None
+        except Exception:  # noqa: BLE001 - a client that cannot answer: nothing to say
+            return None
+    slots = getattr(executor, "_max_workers", None)
+    return slots if isinstance(slots, int) else None

@@ -89,7 +89,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from ._linalg import NotPositiveDefiniteError
-from ._remote import Submitter
+from ._remote import Submitter, executor_slots
 from ._threads import blas_limited
 from ._validation import check_int
 from ._warnings import user_stacklevel
@@ -1943,7 +1943,7 @@ class Optimizer:
         self,
         objective: Callable[[dict], float],
         budget: int,
-        n_workers: int = 1,
+        n_workers: int | None = None,
         executor: Executor | None = None,
         callbacks: Iterable[Callable[[Optimizer, Trial], Any]] = (),
         progress: bool = True,
@@ -1964,8 +1964,10 @@ class Optimizer:
             Takes a parameter dict, returns a number (NaN/inf or an exception: trial failed).
         budget : int
             Total number of finished trials wanted in the study, imported prior rows not counted.
-        n_workers : int
-            Concurrent evaluations (threads, unless an ``executor`` is given).
+        n_workers : int, optional
+            Concurrent evaluations (threads, unless an ``executor`` is given); default 1. With an
+            ``executor`` that runs more than one evaluation at a time (a Dask cluster's, a pool's)
+            and no ``n_workers``, the run warns that it evaluates one point at a time.
         executor : concurrent.futures.Executor, optional
             Where evaluations run (e.g. a ProcessPoolExecutor; the objective must then be picklable).
         callbacks : iterable of callables
@@ -1983,6 +1985,10 @@ class Optimizer:
         Best or None
         """
         check_int(budget, "budget", 0)
+        if n_workers is None:
+            n_workers = 1
+            if executor is not None:
+                _warn_one_at_a_time(executor)
         check_int(n_workers, "n_workers", 1)
         if not callable(objective):
             raise ValueError(f"objective must be callable, got {objective!r}")
@@ -2370,6 +2376,18 @@ class _Heartbeats:
     def stop(self) -> None:
         self._stop.set()
         self.thread.join(timeout=5.0)
+
+
+def _warn_one_at_a_time(executor: Executor) -> None:
+    """``run(objective, budget, executor=client.get_executor())`` without ``n_workers`` keeps one
+    evaluation in flight: on a Dask cluster of four workers, three stood idle without a word."""
+    slots = executor_slots(executor)
+    if slots is not None and slots > 1:
+        _warn(
+            f"run evaluates one point at a time (n_workers=1) on an executor that runs {slots} at once; "
+            f"pass n_workers={slots} to use them all, or n_workers=1 to keep one and silence this",
+            UserWarning,
+        )
 
 
 class _ProgressBar:
