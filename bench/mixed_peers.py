@@ -231,6 +231,7 @@ def main() -> None:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     load_before = os.getloadavg()
+    commit = _git_commit()  # the code measured, not a commit made while the runs went on
     results: dict[str, dict] = {}
     for problem in args.problems:
         results[problem] = {}
@@ -258,7 +259,7 @@ def main() -> None:
         "what": __doc__.splitlines()[0],
         "command": "python bench/mixed_peers.py "
         + " ".join([f"--seeds {args.seeds}", f"--budget {args.budget}"]),
-        "git": _git_commit(),
+        "git": commit,
         "machine": {"platform": platform.platform(), "cpus": os.cpu_count()},
         "load_average_before": load_before,
         "load_average_after": os.getloadavg(),
