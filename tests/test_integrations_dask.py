@@ -5,7 +5,9 @@ raises marks its trial failed, and every trial is stored."""
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 from dask.distributed import Client, LocalCluster
 
@@ -45,3 +47,111 @@ def test_run_on_a_dask_cluster(client, tmp_path):
     assert len(caught) == len(failed)
     assert all(t.params["x"] <= 1.0 for t in history if t.state == "complete")
     assert best.value < 0.01, best  # random search: P(loss < 0.01 in 16 draws) ~ 3%
+
+
+def test_the_objective_and_its_data_reach_each_worker_once(client):
+    # a scikit-learn objective closes over its training data; submitted with every evaluation, the
+    # 16 MB array below was serialised into each trial's task (Dask's "Sending large graph" warning,
+    # once per trial), 20 times for 20 trials. Scattered once, the tasks carry only the parameters.
+    features = np.random.default_rng(0).standard_normal((40_000, 50))  # 16 MB
+
+    def objective(params):
+        from distributed import get_worker
+
+        get_worker()  # evaluated on the cluster
+        return float(features[:100, 0].mean()) + (params["alpha"] - 0.01) ** 2 + params["depth"] * 0.01
+
+    space = wb.Space([wb.Float("alpha", 1e-4, 1.0, log=True), wb.Int("depth", 1, 4)])
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        best = opt.run(objective, budget=12, n_workers=2, executor=client.get_executor(), progress=False)
+    large = [w for w in caught if "large graph" in str(w.message)]
+    assert not large, f"{len(large)} evaluations shipped the data: {large[0].message}"
+    assert len(opt.history) == 12 and all(t.state == "complete" for t in opt.history)
+    expected = float(features[:100, 0].mean())
+    for t in opt.history:  # the values are the objective's, computed with the data
+        assert t.value == pytest.approx(expected + (t.params["alpha"] - 0.01) ** 2 + t.params["depth"] * 0.01)
+    assert best.value == min(t.value for t in opt.history)
+
+
+def _dies_above(params):
+    if params["x"] > 0.8:
+        import os
+
+        os._exit(1)  # the worker process dies (killed, out of memory)
+    return params["x"]
+
+
+def test_a_killed_worker_fails_its_trial_and_the_run_goes_on():
+    # the objective is sent once as a task (not with every evaluation): when the only worker dies,
+    # the scheduler computes it again on the restarted worker. Scattered instead, it was lost with the
+    # worker, every later evaluation was cancelled and the run raised CancelledError
+    import dask
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 3)])
+    opt = wb.Optimizer(space, seed=0)
+    one = {"n_workers": 1, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), LocalCluster(**one) as cluster:
+        with Client(cluster) as one_worker, warnings.catch_warnings():
+            warnings.simplefilter("ignore", TrialFailedWarning)
+            opt.run(_dies_above, budget=8, executor=one_worker.get_executor(), progress=False)
+    failed = [t for t in opt.history if t.state == "failed"]
+    assert len(opt.history) == 8
+    assert failed and all(t.params["x"] > 0.8 and "KilledWorker" in t.error for t in failed)
+    assert all(t.value == t.params["x"] for t in opt.history if t.state == "complete")
+
+
+def _slow_x(params):
+    import time
+
+    time.sleep(0.5)  # long enough that the other worker's evaluation is running at the restart
+    return params["x"]
+
+
+def test_evaluations_cancelled_by_a_client_restart_are_evaluated_again():
+    # client.restart() (a leaking worker, the dashboard's button) cancels the evaluations in flight:
+    # the run stopped with a bare CancelledError and left them pending; a cancellation says nothing of
+    # the point, so the run evaluates it again and reaches its budget
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 3)])
+    opt = wb.Optimizer(space, seed=0)
+    pending_at_restart = []
+    two = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    with LocalCluster(**two) as cluster, Client(cluster) as restarted:
+
+        def restart_once(optimizer, trial):
+            if trial.id == 3:
+                pending_at_restart.extend(t.id for t in optimizer.study.trials(("pending",)))
+                restarted.restart()
+
+        opt.run(
+            _slow_x,
+            budget=8,
+            n_workers=2,
+            executor=restarted.get_executor(),
+            callbacks=[restart_once],
+            progress=False,
+        )
+    assert pending_at_restart  # an evaluation was in flight, and cancelled
+    assert len(opt.history) == 8 and all(t.state == "complete" for t in opt.history)
+    assert all(t.value == t.params["x"] for t in opt.history)
+
+
+def test_a_run_on_a_cluster_without_n_workers_says_it_evaluates_one_point_at_a_time(client):
+    # run(objective, budget, executor=client.get_executor()) kept one evaluation in flight: one of the
+    # two workers stood idle through the run, without a word
+    space = wb.Space([wb.Float("alpha", 1e-4, 1.0, log=True), wb.Int("depth", 1, 4)])
+    with pytest.warns(UserWarning, match=r"one point at a time .* runs 2 at once; pass n_workers=2"):
+        wb.Optimizer(space, seed=0).run(_first, budget=3, executor=client.get_executor(), progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for n_workers in (1, 2):  # chosen: nothing to say
+            opt = wb.Optimizer(space, seed=0)
+            opt.run(_first, budget=3, n_workers=n_workers, executor=client.get_executor(), progress=False)
+            assert len(opt.history) == 3
+    with ThreadPoolExecutor(3) as pool, pytest.warns(UserWarning, match="pass n_workers=3"):
+        wb.Optimizer(space, seed=0).run(_first, budget=3, executor=pool, progress=False)
+
+
+def _first(params):
+    return params["alpha"]

@@ -801,6 +801,31 @@ def test_a_small_discrete_space_is_exhausted_before_any_point_repeats():
     assert len(keys) == 15
 
 
+def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points():
+    # max_depth 2..5 x 3 criteria is 12 configurations: a budget of 20 evaluated 8 of them a second
+    # time without a word, 8 fits spent on values a seeded model's CV score already gave
+    criteria = ["gini", "entropy", "log_loss"]
+    space = wb.Space([wb.Int("max_depth", 2, 5), wb.Categorical("criterion", criteria)])
+
+    def cv_score(p):
+        return p["max_depth"] * 0.1 + (p["criterion"] == "gini") * 0.05
+
+    opt = wb.Optimizer(space, seed=0)
+    expected = r"has 12 points .*\(8 repeats\).* a budget of 12 evaluates"
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=expected) as seen:
+        opt.run(cv_score, budget=20, progress=False)
+    assert seen[0].filename == __file__  # points at the user's line
+    assert len(opt.history) == 20 and len({tuple(t.params.values()) for t in opt.history}) == 12
+    grid = wb.Space.grid([[0.0], [0.5], [1.0]])
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match="3 grid candidates"):
+        wb.Optimizer(grid, seed=0).run(lambda p: p["x0"], budget=4, progress=False)
+    with warnings.catch_warnings():  # a budget the space holds, or a continuous space: no warning
+        warnings.simplefilter("error", wb.optimizer.RepeatedPointsWarning)
+        wb.Optimizer(space, seed=0).run(cv_score, budget=12, progress=False)
+        mixed = wb.Space([wb.Int("max_depth", 2, 3), wb.Float("alpha", 1e-4, 1.0, log=True)])
+        wb.Optimizer(mixed, seed=0).run(lambda p: p["alpha"], budget=6, progress=False)
+
+
 def test_cardinality_of_spaces():
     assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
     assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6
@@ -1796,3 +1821,23 @@ def test_a_model_class_instead_of_a_model_is_refused_with_what_to_pass():
     ):
         wb.Optimizer(space, model=wb.GP)
     assert wb.Optimizer(space, model=wb.GP(RBF(0.2), noise=1e-4)).model.kernel == RBF(0.2)
+
+
+def test_an_objective_returning_the_fold_scores_fails_its_trials_saying_to_return_one_number():
+    # cross_val_score gives one score per fold; returned as it is, every trial failed with "value must
+    # be a number, got array([...]) (ndarray)", which did not say what to return instead
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_score
+
+    X, y = load_iris(return_X_y=True)
+
+    def objective(params):
+        return cross_val_score(LogisticRegression(C=params["C"], max_iter=200), X, y, cv=3)
+
+    opt = wb.Optimizer(wb.Space([wb.Float("C", 1e-2, 1e2, log=True)]), seed=0, maximize=True)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="one number per evaluation, not 3"):
+        assert opt.run(objective, budget=2, progress=False) is None
+    assert all("return scores.mean()" in t.error for t in opt.history) and len(opt.history) == 2
+    with pytest.raises(ValueError, match="value must be a number, got 'abc' \\(str\\)$"):
+        opt.tell({"C": 1.0}, "abc")  # text is not taken for a sequence of numbers

@@ -811,3 +811,52 @@ def test_the_tables_tell_apart_the_values_of_a_narrow_range_far_from_zero(tmp_pa
     page = opt.report(tmp_path / "r").read_text()
     for text in ("2400000123.46", "2400000789.01", "1000.12345", "1000.4321", "0.25"):
         assert f">{text}<" in page
+
+
+def _visible_tick_labels(fig, ax):
+    """The x tick labels matplotlib draws on ``ax`` (text not empty, tick inside the view)."""
+    fig.canvas.draw()
+    lo, hi = sorted(ax.get_xlim())
+    ticks = [(t, t.label1) for t in [*ax.xaxis.get_major_ticks(), *ax.xaxis.get_minor_ticks()]]
+    return [
+        label
+        for tick, label in ticks
+        if tick.get_visible() and label.get_visible() and label.get_text() and lo <= tick.get_loc() <= hi
+    ]
+
+
+@pytest.mark.parametrize(
+    "param",
+    [
+        Int("max_leaf_nodes", 4, 64, log=True),
+        Int("min_samples_leaf", 1, 60, log=True),
+        Int("hidden_units", 16, 256, log=True),
+        Float("learning_rate", 1e-3, 1e-1, log=True),
+        Float("scale", 0.5, 2.0, log=True),
+        Float("alpha", 1e-7, 1e-1, log=True),
+    ],
+    ids=lambda p: p.name,
+)
+def test_log_axes_of_the_report_panels_have_readable_tick_labels(param):
+    # a log Int("max_leaf_nodes", 4, 64) spans 1.2 decades, where matplotlib labels the minor ticks
+    # too, in scientific notation: seven labels 4x10^0 ... 6x10^1 printed over each other in the
+    # posterior slices and the observed panels of every HistGradientBoosting report
+    space = Space((param, Categorical("loss", ("log_loss", "exponential"))))
+    trials = [
+        Trial(id=i, params=p, state=COMPLETE, value=float(i % 5), created=T0, completed=T0)
+        for i, p in enumerate(space.sample(12, seed=0))
+    ]
+    best = trials[4].params
+
+    def predict(U):
+        return np.asarray(U)[:, 0], np.full(len(U), 0.1)
+
+    observed = plot_observed(trials, space, maximize=True)
+    for fig in (observed, plot_posterior_slices(space, best, predict, maximize=True)):
+        ax = fig.axes[0]
+        labels = _visible_tick_labels(fig, ax)
+        boxes = [label.get_window_extent() for label in labels]
+        assert len(labels) >= 2, [label.get_text() for label in labels]
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                assert not a.overlaps(b), [label.get_text() for label in labels]

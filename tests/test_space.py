@@ -616,3 +616,15 @@ def test_diff_grid() -> None:
     assert g.diff(g2) == ["grid candidates differ in 1 of 5 rows"]
     g3 = Space(g.params, candidate_points=GRID[:4])
     assert g.diff(g3) == ["grid candidates: shape (5, 3) != (4, 3)"]
+
+
+def test_a_none_or_tuple_choice_is_refused_with_the_way_to_pass_it() -> None:
+    # class_weight=None, max_features=None, hidden_layer_sizes=(64, 64): scikit-learn's usual choices;
+    # the refusal said only "is not a str, int, float or bool", not what to write instead
+    with pytest.raises(SpaceError, match=r"choice None .*name it with a str instead \(e.g. 'None'\)") as info:
+        Categorical("class_weight", [None, "balanced"])
+    expression = str(info.value).rsplit("objective (", 1)[1][:-1]
+    for v in ("None", "balanced"):  # the expression it gives turns the name back into the value
+        assert eval(expression, {"params": {"class_weight": v}}) == (None if v == "None" else v)
+    with pytest.raises(SpaceError, match=r"choice \(64, 64\) of type tuple .*e.g. '\(64, 64\)'"):
+        Categorical("hidden_layer_sizes", [(64,), (64, 64)][::-1])

@@ -63,6 +63,7 @@ prior imports are one object's methods; the BO step itself is :func:`warmbo.sugg
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import copy
 import json
@@ -73,16 +74,26 @@ import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, as_completed, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    CancelledError,
+    Executor,
+    Future,
+    ThreadPoolExecutor,
+    as_completed,
+    wait,
+)
 from dataclasses import replace
 from typing import Any, NamedTuple, overload
 
 import numpy as np
 
 from ._linalg import NotPositiveDefiniteError
+from ._remote import Submitter, executor_slots
 from ._threads import blas_limited
 from ._validation import check_int
 from ._warnings import user_stacklevel
+from ._warnings import warn as _warn
 from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
@@ -121,6 +132,7 @@ __all__ = [
     "BudgetNotReachedWarning",
     "BudgetHeldWarning",
     "InterruptedRunWarning",
+    "RepeatedPointsWarning",
     "default_n_initial",
 ]
 
@@ -210,6 +222,11 @@ class BudgetHeldWarning(UserWarning):
 class InterruptedRunWarning(UserWarning):
     """``run`` was interrupted while evaluations were running on its threads: it waits for them and
     stores their values."""
+
+
+class RepeatedPointsWarning(UserWarning):
+    """:meth:`Optimizer.run` was given a budget larger than the finite space it searches: once every
+    point has been evaluated, the rest of the budget evaluates points again."""
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):
@@ -1361,6 +1378,25 @@ class Optimizer:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
 
+    def _warn_budget_over_space(self, budget: int, finished: int) -> None:
+        """Say so when ``run`` will evaluate points again: a finite space (integers and categoricals
+        only, or a grid) has fewer points than the budget. Repeats are what ``_busy`` allows once every
+        point is taken, useful for a noisy objective; for a deterministic one (a seeded model's CV
+        score) they are evaluations spent on known values, which before happened without a word."""
+        size = self.space.cardinality
+        if self.space.is_finite:
+            size = min(size, self._grid_points())
+        if not math.isfinite(size) or budget <= size or finished >= budget:
+            return
+        size = int(size)
+        what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
+        _warn(
+            f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
+            f"been evaluated, the run evaluates points again ({budget - size} repeats). For a deterministic "
+            f"objective, a budget of {size} evaluates every point once.",
+            RepeatedPointsWarning,
+        )
+
     def _grid_points(self) -> int:
         """A lower bound on the trials that take every candidate of a grid space: its groups of
         candidates chained within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE` of each other (a trial
@@ -1923,7 +1959,7 @@ class Optimizer:
         self,
         objective: Callable[[dict], float],
         budget: int,
-        n_workers: int = 1,
+        n_workers: int | None = None,
         executor: Executor | None = None,
         callbacks: Iterable[Callable[[Optimizer, Trial], Any]] = (),
         progress: bool = True,
@@ -1944,8 +1980,10 @@ class Optimizer:
             Takes a parameter dict, returns a number (NaN/inf or an exception: trial failed).
         budget : int
             Total number of finished trials wanted in the study, imported prior rows not counted.
-        n_workers : int
-            Concurrent evaluations (threads, unless an ``executor`` is given).
+        n_workers : int, optional
+            Concurrent evaluations (threads, unless an ``executor`` is given); default 1. With an
+            ``executor`` that runs more than one evaluation at a time (a Dask cluster's, a pool's)
+            and no ``n_workers``, the run warns that it evaluates one point at a time.
         executor : concurrent.futures.Executor, optional
             Where evaluations run (e.g. a ProcessPoolExecutor; the objective must then be picklable).
         callbacks : iterable of callables
@@ -1963,6 +2001,10 @@ class Optimizer:
         Best or None
         """
         check_int(budget, "budget", 0)
+        if n_workers is None:
+            n_workers = 1
+            if executor is not None:
+                _warn_one_at_a_time(executor)
         check_int(n_workers, "n_workers", 1)
         if not callable(objective):
             raise ValueError(f"objective must be callable, got {objective!r}")
@@ -1970,6 +2012,8 @@ class Optimizer:
         own_executor = executor is None and n_workers > 1
         if own_executor:
             executor = ThreadPoolExecutor(max_workers=n_workers)
+        # a Dask client's executor gets the objective once per worker, not with every evaluation
+        submitter = Submitter(executor, objective) if executor is not None and not own_executor else None
         queue: list[Suggestion] = []
         # the trial just asked, until an evaluation has it: an interrupt in between (inside the ask,
         # after its insert, or before the thread starts) would leave a pending trial nothing evaluates
@@ -1978,6 +2022,7 @@ class Optimizer:
         if retry_pending:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
+        cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
@@ -1986,6 +2031,7 @@ class Optimizer:
         def finished() -> int:
             return self._finished(n_prior)
 
+        self._warn_budget_over_space(budget, finished())
         bar = _ProgressBar(progress, budget, finished(), self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
@@ -2059,7 +2105,7 @@ class Optimizer:
                             executor.submit(_evaluate_into, future, objective, dict(suggestion))
                             continue
                         else:
-                            future = executor.submit(objective, dict(suggestion))
+                            future = submitter.submit(dict(suggestion))
                         running[future] = suggestion
                         unstarted.clear()
                         if executor is None:
@@ -2069,6 +2115,16 @@ class Optimizer:
                     done, _ = wait(list(running), return_when=FIRST_COMPLETED)
                     for future in done:
                         suggestion = running[future]
+                        if future.cancelled() and not own_executor and cancelled[suggestion.trial_id] < 3:
+                            # cancelled by the executor (a Dask client.restart(), a lost worker's
+                            # data), not by the objective: it says nothing of the point, which is
+                            # evaluated again (before, the run stopped with a bare CancelledError and
+                            # left the trials pending); a third cancellation fails the trial
+                            cancelled[suggestion.trial_id] += 1
+                            del running[future]
+                            evaluate(suggestion.trial_id, False)
+                            queue.append(suggestion)
+                            continue
                         trial = self._record(suggestion, future)
                         del running[future]  # (after the record: an interrupt during it leaves it to
                         # _record_interrupted, which stores it if it is still pending)
@@ -2099,6 +2155,8 @@ class Optimizer:
                 beating.stop()
             if own_executor:
                 executor.shutdown(wait=True, cancel_futures=True)
+            if submitter is not None:
+                submitter.close()
         held = self._held_by_own_worker(beating.interval) if finished() < budget else []
         if held:
             # only this worker's own trials (a run of this process or host:pid interrupted just before):
@@ -2181,7 +2239,11 @@ class Optimizer:
         ``retry_pending``, ``heartbeat_grace``) keeps that worker's result, and the run goes on. A
         value the study cannot store (a full disk, a lock held too long, a lost server) stops the run
         with an error that gives the value, so that the evaluation is not lost with it."""
-        exc = future.exception()
+        exc = (
+            CancelledError(f"the executor cancelled the evaluation ({future!r})")
+            if future.cancelled()
+            else future.exception()
+        )
         try:
             if exc is not None:
                 warnings.warn(
@@ -2330,6 +2392,18 @@ class _Heartbeats:
     def stop(self) -> None:
         self._stop.set()
         self.thread.join(timeout=5.0)
+
+
+def _warn_one_at_a_time(executor: Executor) -> None:
+    """``run(objective, budget, executor=client.get_executor())`` without ``n_workers`` keeps one
+    evaluation in flight: on a Dask cluster of four workers, three stood idle without a word."""
+    slots = executor_slots(executor)
+    if slots is not None and slots > 1:
+        _warn(
+            f"run evaluates one point at a time (n_workers=1) on an executor that runs {slots} at once; "
+            f"pass n_workers={slots} to use them all, or n_workers=1 to keep one and silence this",
+            UserWarning,
+        )
 
 
 class _ProgressBar:

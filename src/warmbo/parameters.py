@@ -477,9 +477,13 @@ class Categorical(Parameter):
         for c in raw:
             key = _choice_key(c)
             if key is None:
+                # the choices scikit-learn users reach for first (class_weight=None, max_features=None,
+                # hidden_layer_sizes=(64, 64)) are refused: the message says how to pass them
+                label, given = str(c), f"params[{name!r}]"
                 raise SpaceError(
                     f"parameter {name!r}: choice {c!r} of type {type(c).__name__} is not a str, int, "
-                    "float or bool"
+                    f"float or bool; name it with a str instead (e.g. {label!r}) and turn the name back "
+                    f"into the value in the objective ({c!r} if {given} == {label!r} else {given})"
                 )
             value = key[1]
             if isinstance(value, float) and not math.isfinite(value):

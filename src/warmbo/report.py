@@ -47,7 +47,7 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, PercentFormatter
 from scipy import stats
 
 from .audit import Audit, percent
@@ -363,6 +363,44 @@ def _x_label(p: Parameter) -> str:
     return _label(p.name)
 
 
+#: Up to this ratio high / low, a log axis is labelled in plain numbers at the first of 1, 2 and 5
+#: times, 1 and 3 times, or 1 times the powers of ten that gives at most :data:`_MAX_LOG_LABELS`
+#: labels; above it, matplotlib's own labels (the powers of ten) are kept.
+_PLAIN_LOG_RATIO = 100.0
+_MAX_LOG_LABELS = 5
+
+
+def _log_subs(low: float, high: float) -> tuple[float, ...] | None:
+    """The multiples of the powers of ten a short log axis ``[low, high]`` is labelled at: the finest
+    of (1, 2, 5), (1, 3), (1) with between 2 and ``_MAX_LOG_LABELS`` ticks inside; None if none has."""
+    powers = 10.0 ** np.arange(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    for subs in ((1.0, 2.0, 5.0), (1.0, 3.0), (1.0,)):
+        ticks = np.outer(powers, subs).ravel()
+        inside = int(np.sum((ticks >= low * (1 - 1e-9)) & (ticks <= high * (1 + 1e-9))))
+        if 2 <= inside <= _MAX_LOG_LABELS:
+            return subs
+    return None
+
+
+def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
+    """The x-axis of a ``Float`` or ``Int`` panel: log-scaled for a log parameter, integer ticks for
+    an ``Int``. Over less than about two decades matplotlib labels a log axis's minor ticks too, in
+    scientific notation: a log ``Int("max_leaf_nodes", 4, 64)`` got the seven labels 4x10^0 ... 6x10^1
+    printed over each other. There the ticks are 1, 2 and 5 times the powers of ten (or fewer, so that
+    at most five are written: :func:`_log_subs`), labelled as plain numbers (5, 10, 20, 50), and the
+    minor ticks are not labelled."""
+    if _is_log(p):
+        ax.set_xscale("log")
+        low, high = float(p.low), float(p.high)  # type: ignore[attr-defined]
+        subs = _log_subs(low, high) if high / low <= _PLAIN_LOG_RATIO else None
+        if subs is not None:
+            ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+    elif isinstance(p, Int):
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
     """One tick per choice, labelled (every :func:`_choice_step`-th of many), upright when they fit
     and turned when they would run into each other."""
@@ -498,10 +536,7 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
         if isinstance(p, Categorical):
             _set_categorical_ticks(ax, p)
         else:
-            if _is_log(p):
-                ax.set_xscale("log")
-            if isinstance(p, Int) and not p.log:
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _set_numeric_x_axis(ax, p)
             _set_bounds_xlim(ax, p)
         if best_x is not None:
             ax.plot([best_x], [float(best.value)], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best")  # type: ignore[union-attr, arg-type]
@@ -793,10 +828,7 @@ def plot_posterior_slices(
             style = "-" if s.x.size > 30 else "-o"
             ax.fill_between(s.x, lo, hi, color=_LINE_COLOR, alpha=0.2, lw=0, label="mean \u00b1 2 std")
             ax.plot(s.x, s.mean, style, ms=3, color=_LINE_COLOR, lw=1.8, label="posterior mean")
-            if _is_log(p):
-                ax.set_xscale("log")
-            if isinstance(p, Int) and not p.log:
-                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            _set_numeric_x_axis(ax, p)
         ax.axvline(s.best_x, color=_BEST_COLOR, lw=1, ls="--", alpha=0.7)
         ax.plot([s.best_x], [s.mean[at_best]], "*", ms=13, color=_BEST_COLOR, zorder=5, label="best point")
         ax.set_xlabel(_x_label(p))

@@ -219,16 +219,37 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else f"{text[:25]}...{text[-25:]} ({len(text)} characters)"
 
 
+def _several_numbers(value: Any) -> bool:
+    """An array or sequence of more than one number (what an objective returning scikit-learn's
+    ``cross_val_score`` gives: one score per fold)."""
+    if isinstance(value, str | bytes | bytearray):
+        return False
+    try:
+        return len(value) > 1 and not any(not_a_real_number(v) for v in value)
+    except TypeError:
+        return False
+
+
+def _not_a_number(value: Any) -> ValueError:
+    message = f"value must be a number, got {_short(value)} ({type(value).__name__})"
+    if _several_numbers(value):
+        message += (
+            f": one number per evaluation, not {len(value)} (scikit-learn's cross_val_score gives one "
+            "score per fold: return scores.mean())"
+        )
+    return ValueError(message)
+
+
 def _finite_value(value: Any) -> float:
     if not_a_real_number(value):
         # float("1.5") would pass: an objective that returns text has most likely printed the wrong thing
-        raise ValueError(f"value must be a number, got {_short(value)} ({type(value).__name__})")
+        raise _not_a_number(value)
     try:
         number = float(value)
     except OverflowError:
         raise ValueError(f"value {_short(value)} is too large for a float (over 1.8e308)") from None
     except (TypeError, ValueError):
-        raise ValueError(f"value must be a number, got {_short(value)} ({type(value).__name__})") from None
+        raise _not_a_number(value) from None
     if not math.isfinite(number):
         raise ValueError(f"value must be finite, got {value!r}; use tell_failed for a failed evaluation")
     return number
