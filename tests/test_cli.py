@@ -1915,3 +1915,55 @@ def test_a_postgresql_driver_error_is_one_line_not_a_traceback(workdir, monkeypa
     monkeypatch.setattr(wb.cli, "load_optimizer", theirs)
     result = invoke("status", "--storage", "lab.db")
     assert isinstance(result.exception, other) and "PostgreSQL server" not in result.output
+
+
+def test_prior_files_of_one_name_in_two_folders_are_two_source_tasks(workdir):
+    # a folder of runs, each in its own folder with the same file name: labelled by file name alone,
+    # both were one source task of 7 rows, a run on another scale mixed into the first run's model
+    for folder, rows in (
+        ("oct", "0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n"),
+        ("nov", "0.6,a,100\n-2.0,a,680\n0.0,a,40\n"),
+    ):
+        (workdir / folder).mkdir()
+        (workdir / folder / "trials.csv").write_text("x,mode,y\n" + rows)
+    args = (
+        "optimize",
+        "objmod:f",
+        "--space",
+        "space.json",
+        "--storage",
+        "two.db",
+        "--seed",
+        0,
+        "--budget",
+        4,
+    )
+    result = invoke(*args, "--prior", "oct/trials.csv", "--prior", "nov/trials.csv")
+    assert result.exit_code == 0, result.output
+    status = " ".join(invoke("status", "--storage", "two.db").output.split())  # (wrapped at 80 columns)
+    assert "transfer auto: 2 source task(s), 7 rows" in status
+    assert "task oct/trials.csv" in status and "task nov/trials.csv" in status
+
+
+@pytest.mark.parametrize("second", ["run.csv", "./run.csv", "old.db", "sqlite:///old.db"])
+def test_a_prior_given_twice_is_refused(workdir, second):
+    # before: one source task holding every row twice
+    (workdir / "run.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n")
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    old.tell({"x": 0.4, "mode": "a"}, 0.01)
+    old.study.close()
+    first = "old.db" if second.endswith("old.db") else "run.csv"
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "twice.db", "--budget", 3)
+    result = invoke(*args, "--prior", first, "--prior", second)
+    assert result.exit_code == 1, result.output
+    assert f"--prior {second} is given twice" in result.output and "give it once" in result.output
+    assert not (workdir / "twice.db").exists()
+
+
+def test_a_study_is_not_its_own_prior(workdir):
+    # before: its trials were read again as a source task, each observation counted twice
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "self.db", "--seed", 0)
+    assert invoke(*args, "--budget", 4).exit_code == 0
+    result = invoke(*args, "--budget", 6, "--prior", "sqlite:///self.db")
+    assert result.exit_code == 1 and "is this study itself" in result.output
+    assert len(wb.Study("self.db").trials()) == 4

@@ -393,3 +393,19 @@ def test_prior_forms_that_are_easy_to_get_wrong_are_clear_errors(tmp_path):
     # a tuple of two studies is two studies, not an (X, y) pair
     opt = wb.Optimizer(SPACE, prior=(str(tmp_path / "a.db"), str(tmp_path / "b.db")), transfer="rgpe", seed=0)
     assert len(set(opt.prior.task)) == 2 and len(opt.prior.y) == 8
+
+
+def test_a_prior_study_twice_or_the_study_itself_is_refused(tmp_path):
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    old = wb.Optimizer(space, seed=0, storage=str(tmp_path / "old.db"))
+    for (a, b), v in zip(*source(6), strict=True):
+        old.tell({"x": a, "y": b}, v)
+    old.study.close()
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    # before: one source task with every row twice
+    with pytest.raises(DataError, match="is given twice"):
+        wb.Optimizer(space, prior=[str(tmp_path / "old.db"), url], seed=0)
+    # before: the study's own trials read again as a source of itself
+    with pytest.raises(DataError, match="is this study itself"):
+        wb.Optimizer(space, prior=[url], storage=str(tmp_path / "old.db"), seed=0)
+    assert len(wb.Study(url).trials()) == 6

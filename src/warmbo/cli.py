@@ -684,7 +684,8 @@ def optimize(
         started = time.perf_counter()
         errors.print(f"reading {', '.join(prior)} ...", highlight=False)
         csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
-        parts = [_read_prior(entry, space, task, maximize, csv_options) for entry in prior]
+        _check_distinct_priors(prior)
+        parts = [_read_prior(entry, space, task, maximize, csv_options, storage) for entry in prior]
         data = _join_priors(prior, parts, space)
         seconds = time.perf_counter() - started
         errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
@@ -770,17 +771,19 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
         )
 
 
-def _read_prior(entry: str, space, task: str | None, maximize: bool, csv_options: dict | None = None):
+def _read_prior(
+    entry: str, space, task: str | None, maximize: bool, csv_options: dict | None = None, storage=None
+):
     """One ``--prior``: a CSV file (``--task`` names its source column, if any; ``csv_options``: the
     value column ``y`` and the ``delimiter``) or a finished study (its complete trials, read in this
-    study's direction, as the Python API's ``prior=[url]``)."""
+    study's direction, as the Python API's ``prior=[url]``; not the study at ``storage`` itself)."""
     from .data import TaskData
     from .prior import as_prior, names_a_study
 
     if names_a_study(entry):
         if task is not None:
             raise ValueError(f"{entry}: --task splits a CSV file; a study is one source task")
-        return as_prior([entry], space, maximize)
+        return as_prior([entry], space, maximize, storage)
     return TaskData.from_csv(Path(entry), space, task=task, **(csv_options or {}))
 
 
@@ -794,19 +797,43 @@ def _delimiter(text: str) -> str:
     return value
 
 
+def _check_distinct_priors(entries: list[str]) -> None:
+    """Each ``--prior`` is one source task: a file or study given twice (``--prior a.db --prior
+    ./a.db``, a shell glob that overlaps another ``--prior``) is refused, not read as two sources."""
+    from .prior import names_a_study
+    from .storage import study_identity
+
+    seen: dict[str, str] = {}
+    for entry in entries:
+        identity = study_identity(entry) if names_a_study(entry) else os.path.realpath(entry)
+        if identity is not None and identity in seen:
+            same = "" if seen[identity] == entry else f" (also as {seen[identity]})"
+            raise ValueError(
+                f"--prior {entry} is given twice{same}; each --prior is one source task: give it once"
+            )
+        if identity is not None:
+            seen[identity] = entry
+
+
 def _join_priors(entries: list[str], parts: list, space):
-    """The ``--prior`` sources as one TaskData: one source task per entry (labelled by its file name),
-    or per ``file:label`` when a file has a task column (``--task``)."""
+    """The ``--prior`` sources as one TaskData: one source task per entry (labelled by its file name,
+    or by the entry as given when two entries share a file name, as ``runs/a/trials.csv`` and
+    ``runs/b/trials.csv`` do), or per ``file:label`` when a file has a task column (``--task``)."""
     from .data import TaskData
+    from .prior import names_a_study
 
     if len(parts) == 1:
         return parts[0]
+    stems = [Path(entry.split("?")[0]).stem for entry in entries]
     params, values, labels = [], [], []
-    for entry, part in zip(entries, parts, strict=True):
+    for entry, stem, part in zip(entries, stems, parts, strict=True):
         params += list(part.params)
         values += list(part.y)
-        stem = Path(entry.split("?")[0]).stem
-        labels += [stem] * len(part) if part.task is None else [f"{stem}:{t}" for t in part.task]
+        name = stem if stems.count(stem) == 1 else entry
+        if part.task is None or names_a_study(entry):  # (a study's rows are labelled by its URL)
+            labels += [name] * len(part)
+        else:
+            labels += [f"{name}:{t}" for t in part.task]
     return TaskData(params, values, labels, space, source=", ".join(entries))
 
 

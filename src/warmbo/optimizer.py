@@ -582,7 +582,7 @@ class Optimizer:
             self.seed = (
                 stored_seed if stored_seed is not None else int(np.random.SeedSequence().entropy % (2**31))
             )
-        self.prior = None if prior is None else as_prior(prior, space, maximize)
+        self.prior = None if prior is None else as_prior(prior, space, maximize, storage)
         # the prior's identity in stored records (a hash of every row: 50 ms for 15,000 rows, so once)
         self._prior_digest = None if self.prior is None else digest(self.prior)
         self._source: TaskData | None = None  # the transfer sources, signed and encoded

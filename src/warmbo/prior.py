@@ -62,14 +62,29 @@ PRIOR_ROWS = 1000
 POOLED_PRIOR_ROWS = 256
 
 
-def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
-    from .storage import Study
+def _from_studies(studies: list, space: Space, maximize: bool, own=None) -> TaskData:
+    from .storage import StorageError, Study, study_identity
     from .trial import COMPLETE
 
     params, values, labels = [], [], []
-    from .storage import StorageError
-
+    own_identity = None if own is None else study_identity(own)
+    seen: dict[str, object] = {}
     for item in studies:
+        # one study twice would be one source task holding every row twice (both get the same
+        # label), and this very study as its own source would count each trial twice: both refused
+        identity = study_identity(item)
+        if identity is not None and identity == own_identity:
+            raise DataError(
+                f"prior study {_shown(item)!r} is this study itself: its trials are already the study's "
+                "own observations; give the finished studies of earlier, related tasks as prior"
+            )
+        if identity is not None and identity in seen:
+            raise DataError(
+                f"prior study {_shown(item)!r} is given twice (also as {_shown(seen[identity])!r}); each "
+                "prior study is one source task: give it once"
+            )
+        if identity is not None:
+            seen[identity] = item
         try:
             # read-only: a source is never changed (an old study's schema is not migrated), and may
             # be an archived study in a folder the user cannot write
@@ -107,8 +122,16 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
     return TaskData.from_records(params, values, space, task=labels, source="<studies>")
 
 
-def as_prior(prior, space: Space, maximize: bool) -> TaskData:
-    """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units."""
+def _shown(item) -> str:
+    """A prior study as its user named it (a Study object by its URL)."""
+    return str(getattr(item, "url", item))
+
+
+def as_prior(prior, space: Space, maximize: bool, study=None) -> TaskData:
+    """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units.
+
+    ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
+    is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`)."""
     if isinstance(prior, TaskData):
         if prior.space != space:
             raise DataError(
@@ -118,7 +141,7 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
         if names_a_study(text):
-            return _from_studies([text], space, maximize)
+            return _from_studies([text], space, maximize, study)
         return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
@@ -136,7 +159,7 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
             "or a DataFrame with one column per parameter and a 'y' column"
         )
     if isinstance(prior, list | tuple) and prior:
-        return _from_studies(list(prior), space, maximize)
+        return _from_studies(list(prior), space, maximize, study)
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
