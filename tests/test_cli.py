@@ -212,7 +212,8 @@ def test_optimize_with_an_envelope_over_prior_source_trials(workdir):
     assert "transferring from 5 source evaluations" in result.output
     trials = wb.Study("env.db").trials()
     assert len(trials) == 6 and all(t.worker != "prior" for t in trials)  # the source is not told as trials
-    missing = invoke(*args, "--budget", 6, "--method", "envelope")
+    # (a study that stores its sources uses them with --method: test_a_resumed_study_uses_its_stored_...)
+    missing = invoke(*args[:4], "--storage", "env2.db", "--budget", 6, "--method", "envelope")
     assert missing.exit_code == 1 and "--prior" in missing.output
     unknown = invoke(*args, "--budget", 6, "--prior", "source.csv", "--method", "spline")
     assert unknown.exit_code == 1 and "unknown --method 'spline'" in unknown.output
@@ -1967,3 +1968,17 @@ def test_a_study_is_not_its_own_prior(workdir):
     result = invoke(*args, "--budget", 6, "--prior", "sqlite:///self.db")
     assert result.exit_code == 1 and "is this study itself" in result.output
     assert len(wb.Study("self.db").trials()) == 4
+
+
+def test_a_resumed_study_uses_its_stored_sources_with_another_transfer_method(workdir):
+    # before: "--transfer rgpe transfers from source data: give them with --prior", although the
+    # study stores its sources and `warmbo suggest --transfer` and Optimizer.load(url, transfer=) use them
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    args = ("optimize", "objmod:f", "--storage", "re.db")
+    first = invoke(*args, "--space", "space.json", "--seed", 0, "--budget", 3, "--prior", "run1.csv")
+    assert first.exit_code == 0, first.output
+    again = invoke(*args, "--budget", 5, "--transfer", "rgpe")
+    assert again.exit_code == 0, again.output
+    assert "resuming with the study's 4 stored source evaluations (transfer rgpe)" in again.output
+    assert "transfer rgpe: 1 source task(s), 4 rows" in invoke("status", "--storage", "re.db").output
+    assert len(wb.Study("re.db").trials()) == 5

@@ -628,8 +628,10 @@ def optimize(
             )
     maximize = bool(maximize)
     resumed_sources = {}
-    if stored is not None and task_names is None and not prior and transfer is None and method is None:
-        resumed_sources = Optimizer.stored_sources(stored)  # a resumed study transfers as it did
+    named = transfer if transfer is not None else method
+    if stored is not None and task_names is None and not prior and named not in ("none", "gp"):
+        # a resumed study transfers as it did (with another --transfer method, from the same sources)
+        resumed_sources = Optimizer.stored_sources(stored)
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -673,8 +675,13 @@ def optimize(
         method = "none"
     if method is not None and method not in TRANSFER_METHODS:
         raise ValueError(f"unknown {option} {method!r}; choose one of {', '.join(TRANSFER_METHODS)}")
-    if method not in (None, "none") and not prior:
+    if method not in (None, "none") and not prior and not resumed_sources:
         raise ValueError(f"{option} {method} transfers from source data: give them with --prior FILE.csv")
+    if method is not None and resumed_sources and method != resumed_sources["transfer"]:
+        # the stored sources with another method, as Optimizer.load(url, transfer=...) and `warmbo
+        # suggest --transfer` use them: that method's own default cap on rows
+        resumed_sources = {k: v for k, v in resumed_sources.items() if k != "max_prior"}
+        resumed_sources["transfer"] = method
     if method is None:
         method = "auto" if prior else "none"
     if task is not None and not prior:
