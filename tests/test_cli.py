@@ -1982,3 +1982,21 @@ def test_a_resumed_study_uses_its_stored_sources_with_another_transfer_method(wo
     assert "resuming with the study's 4 stored source evaluations (transfer rgpe)" in again.output
     assert "transfer rgpe: 1 source task(s), 4 rows" in invoke("status", "--storage", "re.db").output
     assert len(wb.Study("re.db").trials()) == 5
+
+
+def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(workdir):
+    # before: the study's stored sources were replaced without a word, as if --prior added sources
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("optimize", "objmod:f", "--storage", "rep.db")
+    assert (
+        invoke(*args, "--space", "space.json", "--seed", 0, "--budget", 3, "--prior", "run1.csv").exit_code
+        == 0
+    )
+    other = invoke(*args, "--budget", 4, "--prior", "run2.csv")
+    assert other.exit_code == 0, other.output
+    said = " ".join(other.output.split())
+    assert "replacing the study's stored sources (4 evaluations of 1 source task(s), transfer auto)" in said
+    assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "rep.db").output
+    same = invoke(*args, "--budget", 5, "--prior", "run2.csv")
+    assert same.exit_code == 0 and "replacing" not in same.output

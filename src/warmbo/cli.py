@@ -632,6 +632,10 @@ def optimize(
     if stored is not None and task_names is None and not prior and named not in ("none", "gp"):
         # a resumed study transfers as it did (with another --transfer method, from the same sources)
         resumed_sources = Optimizer.stored_sources(stored)
+    replaced = None  # the sources a resumed study stores, which --prior replaces
+    if stored is not None and task_names is None and prior:
+        with contextlib.suppress(ValueError):  # (damaged: replaced without a word about them)
+            replaced = Optimizer.stored_sources(stored) or None
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -760,6 +764,16 @@ def optimize(
                 )
     elif data is not None:
         names = ", ".join(prior)
+        from .prior import digest
+
+        if replaced is not None and digest(replaced["prior"]) != digest(data):
+            tasks = replaced["prior"].tasks
+            console.print(
+                f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
+                f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
+                "--prior gives the study's whole set of sources, not sources to add",
+                highlight=False,
+            )
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
         if warm is not None and len(warm) and opt.study.count("complete") == 0:
