@@ -2000,3 +2000,20 @@ def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(wo
     assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "rep.db").output
     same = invoke(*args, "--budget", 5, "--prior", "run2.csv")
     assert same.exit_code == 0 and "replacing" not in same.output
+
+
+def test_an_exported_failed_trial_as_prior_says_to_export_the_complete_trials(workdir):
+    # before: "column 'y': empty value" and nothing on why a row of warmbo's own export has none
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    old.tell({"x": 0.4, "mode": "a"}, 0.01)
+    old.tell_failed({"x": 1.9, "mode": "a"})
+    old.study.close()
+    assert invoke("export", "--storage", "old.db", "--out", "all.csv").exit_code == 0
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 2)
+    result = invoke(*args, "--prior", "all.csv")
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "row 2 (line 3), column 'y': empty value; the row is a failed trial" in said
+    assert "warmbo export --complete" in said
+    assert invoke("export", "--storage", "old.db", "--out", "done.csv", "--complete").exit_code == 0
+    assert invoke(*args, "--prior", "done.csv").exit_code == 0

@@ -190,6 +190,18 @@ def _convert_y(value: Any) -> float:
     return v
 
 
+def _unfinished_hint(row: Mapping[str, Any]) -> str:
+    """For a row without a usable value in a file written by ``warmbo export`` (a ``state`` column):
+    a failed or pending trial has no value, and the way to leave such rows out."""
+    state = str(row.get("state") or "").strip()
+    if state in ("", "complete"):
+        return ""
+    return (
+        f"; the row is a {state} trial (column 'state'), which has no value: export the complete trials "
+        "only (warmbo export --complete) or remove its row"
+    )
+
+
 def _convert_label(value: Any) -> str:
     if isinstance(value, str):
         if not value.strip():
@@ -583,7 +595,7 @@ class TaskData:
                     try:
                         ys.append(_convert_y(row[y]))
                     except _CellError as exc:
-                        raise DataError(f"{_at(where, y)}: {exc}") from None
+                        raise DataError(f"{_at(where, y)}: {exc}{_unfinished_hint(row)}") from None
                     if task is not None:
                         try:
                             labels.append(_convert_label(row[task].strip()))
