@@ -2017,3 +2017,14 @@ def test_an_exported_failed_trial_as_prior_says_to_export_the_complete_trials(wo
     assert "warmbo export --complete" in said
     assert invoke("export", "--storage", "old.db", "--out", "done.csv", "--complete").exit_code == 0
     assert invoke(*args, "--prior", "done.csv").exit_code == 0
+
+
+def test_python_dash_m_warmbo_runs_the_command(workdir):
+    # before: "No module named warmbo.__main__", so `python -m warmbo` (a venv whose scripts are not
+    # on the PATH, a checkout run with PYTHONPATH=src) did not work
+    src = str(Path(wb.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-m", "warmbo", "status", "--storage", "none.db"], env=env,
+                          capture_output=True, text=True, cwd=workdir)  # fmt: skip
+    assert done.returncode == 1 and "error:" in done.stderr + done.stdout, done.stderr
+    assert "No module named" not in done.stderr
