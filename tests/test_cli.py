@@ -2028,3 +2028,32 @@ def test_python_dash_m_warmbo_runs_the_command(workdir):
                           capture_output=True, text=True, cwd=workdir)  # fmt: skip
     assert done.returncode == 1 and "error:" in done.stderr + done.stdout, done.stderr
     assert "No module named" not in done.stderr
+
+
+def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
+    # before: suggest had no --prior, and its advice, `warmbo optimize --prior`, needs an objective a
+    # lab does not have: a study run by hand could not start warm
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db", maximize=True)
+    for x in (-1.5, 0.45, 1.2, -0.2):
+        old.tell({"x": x, "mode": "a"}, -((x - 0.5) ** 2))  # stored as maximised, read as minimised
+    old.study.close()
+    (workdir / "run.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("suggest", "--storage", "lab.db", "--json")
+    made = invoke(
+        *args, "--space", "space.json", "--seed", 0, "--prior", "old.db", "--prior", "run.csv", "-n", 2
+    )
+    assert made.exit_code == 0, made.output
+    said = " ".join(made.output.split())
+    assert "a warm design from 7 source evaluations in old.db, run.csv (transfer auto)" in said
+    first = json.loads(next(line for line in made.output.splitlines() if line.startswith("{")))
+    # a source's best configuration first (old.db read the wrong way round would offer x = -1.5)
+    assert round(first["params"]["x"], 6) in (0.45, 0.6)
+    # before a model ask (the warm design's), status showed nothing of the transfer
+    status = " ".join(invoke("status", "--storage", "lab.db").output.split())
+    assert "transfer auto: 2 source task(s), 7 rows" in status
+    assert "the model weighs the sources from its first ask after the warm design" in status
+    again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe")  # on the study: replaces its sources
+    assert again.exit_code == 0, again.output
+    assert "transfer rgpe: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
+    cold = invoke("suggest", "--storage", "cold.db", "--space", "space.json", "--transfer", "rgpe")
+    assert cold.exit_code == 1 and "give them with --prior" in cold.output

@@ -328,14 +328,19 @@ def _print_best(optimizer) -> None:
 
 
 def load_optimizer(
-    storage: str, readonly: bool = False, transfer: str | None = None, max_trials: int | None = None
+    storage: str,
+    readonly: bool = False,
+    transfer: str | None = None,
+    max_trials: int | None = None,
+    prior=None,
 ):
     """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
 
     ``readonly`` opens it with SQLite's read-only mode (for ``status`` and ``report``), so a study
     the user may not write (a shared or archived file) can still be inspected and is never changed;
     if its stored transfer sources cannot be read it is shown without them. ``transfer`` overrides
-    the stored transfer method (``"none"``: without the sources, for commands that do not ask).
+    the stored transfer method (``"none"``: without the sources, for commands that do not ask), and
+    ``prior`` (a TaskData) the stored sources.
     """
     from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
@@ -354,6 +359,8 @@ def load_optimizer(
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RestoreWarning)
             overrides = {"transfer": transfer} if transfer is not None else {}
+            if prior is not None:
+                overrides["prior"] = prior
             if max_trials is not None:
                 overrides["max_trials"] = max_trials
             opt = Optimizer.load(url, **overrides)
@@ -692,14 +699,7 @@ def optimize(
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     data = parts = None
     if prior:
-        started = time.perf_counter()
-        errors.print(f"reading {', '.join(prior)} ...", highlight=False)
-        csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
-        _check_distinct_priors(prior)
-        parts = [_read_prior(entry, space, task, maximize, csv_options, storage) for entry in prior]
-        data = _join_priors(prior, parts, space)
-        seconds = time.perf_counter() - started
-        errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
+        data, parts = _read_priors(prior, space, task, maximize, prior_y, prior_delimiter, storage)
         if method == "none":  # checked before the study is created: an error leaves nothing behind
             for entry, part in zip(prior, parts, strict=True):
                 if part.task is not None and len(set(part.task)) > 1:
@@ -790,6 +790,21 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
             f"--n-initial {given}: study {storage} keeps the design size it was created with ({kept}); "
             "leave --n-initial out to resume it, or start a new study"
         )
+
+
+def _read_priors(prior: list[str], space, task, maximize: bool, prior_y: str, prior_delimiter: str, storage):
+    """Every ``--prior`` of ``optimize`` or ``suggest``, read and validated, with a line before and
+    after (a large folder of runs takes a moment): ``(data, parts)``, ``data`` one TaskData with a
+    source task per entry (:func:`_join_priors`), ``parts`` each entry's own rows."""
+    started = time.perf_counter()
+    errors.print(f"reading {', '.join(prior)} ...", highlight=False)
+    csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
+    _check_distinct_priors(prior)
+    parts = [_read_prior(entry, space, task, maximize, csv_options, storage) for entry in prior]
+    data = _join_priors(prior, parts, space)
+    seconds = time.perf_counter() - started
+    errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
+    return data, parts
 
 
 def _read_prior(
@@ -1119,9 +1134,28 @@ def suggest(
         str | None,
         typer.Option(
             "--transfer",
-            help="Override the study's stored transfer method (none: ask without its stored sources).",
+            help="How --prior is used (auto, the default, or another transfer method); on a study with "
+            "stored sources, the method to use them with (none: ask without them).",
         ),
     ] = None,
+    prior: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--prior",
+            help="CSV of earlier evaluations, or a finished study (file or URL), to start warm from "
+            "(repeatable: each is a source task); replaces the sources a study stores.",
+        ),
+    ] = None,
+    task: Annotated[
+        str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
+    ] = None,
+    prior_y: Annotated[
+        str, typer.Option("--prior-y", help="Column of the prior CSV holding the objective values.")
+    ] = "y",
+    prior_delimiter: Annotated[
+        str,
+        typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',')."),
+    ] = ",",
     space_file: Annotated[
         Path | None,
         typer.Option(
@@ -1154,7 +1188,8 @@ def suggest(
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
 
-    With --space, a study that does not exist yet is created first (for experiments run by hand).
+    With --space, a study that does not exist yet is created first (for experiments run by hand);
+    with --prior it starts warm from earlier studies or CSV files.
     """
     from .optimizer import Optimizer
     from .storage import Study, study_exists
@@ -1162,13 +1197,18 @@ def suggest(
 
     if transfer is not None and transfer not in TRANSFER_METHODS:
         raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+    if task is not None and not prior:
+        raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     space = None if space_file is None else load_space(space_file)
+    data = None
     if space is not None and not study_exists(storage):
-        if transfer not in (None, "none"):
+        if transfer not in (None, "none") and not prior:
             raise ValueError(
-                f"--transfer {transfer} transfers from source data, which a new study made by suggest "
-                "does not have: create it with `warmbo optimize --prior FILE.csv ...` instead"
+                f"--transfer {transfer} transfers from source data: give them with --prior FILE.csv (a "
+                "CSV of earlier evaluations or a finished study)"
             )
+        if prior:  # read before the study is created: an error leaves nothing behind
+            data, _ = _read_priors(prior, space, task, bool(maximize), prior_y, prior_delimiter, storage)
         opt = Optimizer(
             space,
             maximize=bool(maximize),
@@ -1176,22 +1216,33 @@ def suggest(
             n_initial=n_initial,
             storage=storage,
             max_trials=max_trials,
+            prior=data,
+            transfer=transfer,
         )
         direction = "maximise" if opt.maximize else "minimise"
+        design = "a design"
+        if opt.transfer != "none":
+            names = ", ".join(prior)
+            design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         errors.print(
-            f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are a design, "
+            f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are {design}, "
             f"then the model chooses; seed {opt.seed})",
             highlight=False,
             soft_wrap=True,
         )
     else:
-        if space is not None or maximize is not None or seed is not None or n_initial is not None:
+        if space is not None or maximize is not None or seed is not None or n_initial is not None or prior:
             stored = Study(storage)  # no study at all: the error says how to create one
             try:
                 _check_creation_options(stored, storage, space, maximize, seed, n_initial)
+                if prior:
+                    if stored.get_meta("multitask") is not None:
+                        raise ValueError("--prior is for single-objective studies, not multi-task ones")
+                    kept = stored.settings.get("direction") == "maximize"
+                    data, _ = _read_priors(prior, stored.space, task, kept, prior_y, prior_delimiter, storage)
             finally:
                 stored.close()
-        opt = load_optimizer(storage, transfer=transfer, max_trials=max_trials)
+        opt = load_optimizer(storage, transfer=transfer, max_trials=max_trials, prior=data)
     suggestions = _ask_all_or_nothing(opt, n)
     if as_json:
         for s in suggestions:
@@ -1489,11 +1540,9 @@ def status(
         console.print(estimate, markup=False, highlight=False, soft_wrap=True)
     _print_workers(opt)
     console.print(_audit_line(opt, storage), markup=False, highlight=False, soft_wrap=True)
-    stored = opt.study.get_meta("transfer_report")
-    if stored:  # written by the last ask of a study that transfers (warmbo.transfer.transfer_report)
-        from .transfer.transfer_report import TransferReport
-
-        console.print(str(TransferReport.from_dict(json.loads(stored))), markup=False, highlight=False)
+    shown = opt.stored_transfer_report() if hasattr(opt, "stored_transfer_report") else None
+    if shown is not None:  # the last model ask's, or the sources before one (warmbo.transfer.transfer_report)
+        console.print(str(shown), markup=False, highlight=False)
 
 
 @app.command()

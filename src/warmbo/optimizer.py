@@ -1056,6 +1056,23 @@ class Optimizer:
         model = self._current_model() or self.model
         return self._transfer_report(model, self.study.count(COMPLETE))
 
+    def stored_transfer_report(self) -> TransferReport | None:
+        """The transfer report a study shows (``warmbo status``, :meth:`report`) without fitting a
+        model: the one its last model ask stored, while that ask used the sources and method this
+        object uses; otherwise (no model ask yet: the warm design's; sources replaced since) the
+        sources as given and the warm design, without weights. None for a study without sources."""
+        text = self.study.get_meta("transfer_report")
+        stored = TransferReport.from_dict(json.loads(text)) if text else None
+        if self._source is None:
+            return stored
+        given = self._transfer_report(self.model, self.study.count(COMPLETE))
+        if stored is not None and (stored.method, [s.name for s in stored.sources]) == (
+            given.method,
+            [s.name for s in given.sources],
+        ):
+            return stored
+        return given
+
     def _transfer_report(self, model, n_target: int) -> TransferReport:
         warm = self.warm_design()
         points = () if warm is None or not len(warm) else tuple(self.space.decode(warm.points))
@@ -1284,7 +1301,6 @@ class Optimizer:
         leaves its section out with a ``RuntimeWarning`` saying why."""
         from .audit import MIN_HELD_OUT
         from .report import write_report
-        from .transfer.transfer_report import TransferReport
 
         task_names = getattr(self, "task_names", None)
         audit = None
@@ -1293,7 +1309,6 @@ class Optimizer:
                 audit = self.audit()
             except ValueError as exc:
                 warnings.warn(f"report without the calibration section: {exc}", RuntimeWarning, stacklevel=2)
-        stored = self.study.get_meta("transfer_report")
         return write_report(
             out,
             self.space,
@@ -1302,7 +1317,7 @@ class Optimizer:
             title=title or f"warmbo study {self.study.url}",
             predict=None if task_names else self._report_predictor(),
             tasks=dict(zip(task_names, self.directions, strict=True)) if task_names else None,
-            transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
+            transfer=self.stored_transfer_report(),
             audit=audit,
             amendments=self.study.amendments(),
         )
