@@ -2057,3 +2057,18 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     assert "transfer rgpe: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
     cold = invoke("suggest", "--storage", "cold.db", "--space", "space.json", "--transfer", "rgpe")
     assert cold.exit_code == 1 and "give them with --prior" in cold.output
+
+
+def test_exporting_a_maximised_study_says_how_to_use_it_as_a_prior_of_a_minimised_one(workdir):
+    # before: nothing said that the CSV's values are maximised, and a minimised study given it as
+    # --prior reads the worst configurations as the best
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="acc.db", maximize=True)
+    old.tell({"x": 0.4, "mode": "a"}, 0.9)
+    old.study.close()
+    done = invoke("export", "--storage", "acc.db", "--out", "acc.csv", "--complete")
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    assert "the values were maximised" in said and "--prior acc.db" in said
+    wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="loss.db").study.close()
+    quiet = invoke("export", "--storage", "loss.db", "--out", "loss.csv")
+    assert quiet.exit_code == 0 and "maximised" not in quiet.output

@@ -1582,6 +1582,16 @@ def export(
             markup=False,
             highlight=False,
         )
+    if opt.maximize and not getattr(opt, "task_names", None):
+        # a CSV holds no direction: a --prior file's values are read in the new study's direction
+        said.print(
+            f"the values were maximised (higher is better); a --prior file is read in the new study's "
+            f"direction, so for a study that minimises give the study itself, --prior {storage}, which "
+            "knows its direction (or negate the values)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @app.command("audit")
