@@ -273,7 +273,23 @@ def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> 
     if missing:
         names = ", ".join(repr(c) for c in missing)
         shown = ", ".join(str(c) for c in found if c != "") or "none"
-        raise DataError(f"{source}: missing column(s) {names} (found: {shown})")
+        # a column that differs only in case or spaces ('LR', 'Learning Rate'): names are exact
+        near = {}
+        for c in missing:
+            match = [f for f in found if f not in needed and _loose(f) == _loose(c)]
+            if match:
+                near[c] = match[0]
+        hint = "; ".join(
+            f"rename column {f!r} to {c!r} (names match exactly, case too)" for c, f in near.items()
+        )
+        raise DataError(
+            f"{source}: missing column(s) {names} (found: {shown})" + (f"; {hint}" if hint else "")
+        )
+
+
+def _loose(name: Any) -> str:
+    """A column name without case, spaces, dashes and underscores, to spot a near miss."""
+    return "".join(ch for ch in str(name).lower() if ch.isalnum())
 
 
 def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
