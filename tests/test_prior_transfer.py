@@ -409,3 +409,27 @@ def test_a_prior_study_twice_or_the_study_itself_is_refused(tmp_path):
     with pytest.raises(DataError, match="is this study itself"):
         wb.Optimizer(space, prior=[url], storage=str(tmp_path / "old.db"), seed=0)
     assert len(wb.Study(url).trials()) == 6
+
+
+def test_a_list_of_csv_files_and_studies_is_one_source_task_each(tmp_path):
+    # before: a CSV path in the list was opened as a study ("is not a warmbo study"), so the Python
+    # form of `--prior oct/trials.csv --prior nov/trials.csv --prior old.db` did not exist
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    for folder, seed in (("oct", 1), ("nov", 2)):
+        (tmp_path / folder).mkdir()
+        X, y = source(8, seed)
+        rows = "".join(f"{a},{b},{v}\n" for (a, b), v in zip(X, y, strict=True))
+        (tmp_path / folder / "trials.csv").write_text("a,b,y\n" + rows)
+    old = wb.Optimizer(space, seed=0, storage=str(tmp_path / "old.db"), maximize=True)
+    for (a, b), v in zip(*source(5, 3), strict=True):
+        old.tell({"a": a, "b": b}, -v)  # maximised: read the right way round
+    old.study.close()
+    files = [str(tmp_path / "oct" / "trials.csv"), str(tmp_path / "nov" / "trials.csv")]
+    opt = wb.Optimizer(space, prior=[*files, str(tmp_path / "old.db")], seed=0)
+    report = opt.transfer_report()
+    assert sorted((s.name, s.rows) for s in report.sources) == sorted(
+        [(f"task {files[0]}", 8), (f"task {files[1]}", 8), ("task old", 5)]
+    )
+    assert sorted(opt.prior.y[-5:]) == pytest.approx(sorted(source(5, 3)[1]))  # minimised values
+    with pytest.raises(DataError, match="is given twice"):
+        wb.Optimizer(space, prior=[files[0], files[0]], seed=0)

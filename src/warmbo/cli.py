@@ -795,13 +795,15 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
 def _read_priors(prior: list[str], space, task, maximize: bool, prior_y: str, prior_delimiter: str, storage):
     """Every ``--prior`` of ``optimize`` or ``suggest``, read and validated, with a line before and
     after (a large folder of runs takes a moment): ``(data, parts)``, ``data`` one TaskData with a
-    source task per entry (:func:`_join_priors`), ``parts`` each entry's own rows."""
+    source task per entry (:func:`warmbo.prior.join_sources`), ``parts`` each entry's own rows."""
+    from .prior import join_sources
+
     started = time.perf_counter()
     errors.print(f"reading {', '.join(prior)} ...", highlight=False)
     csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
     _check_distinct_priors(prior)
     parts = [_read_prior(entry, space, task, maximize, csv_options, storage) for entry in prior]
-    data = _join_priors(prior, parts, space)
+    data = join_sources(prior, parts, space)
     seconds = time.perf_counter() - started
     errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     return data, parts
@@ -836,41 +838,14 @@ def _delimiter(text: str) -> str:
 def _check_distinct_priors(entries: list[str]) -> None:
     """Each ``--prior`` is one source task: a file or study given twice (``--prior a.db --prior
     ./a.db``, a shell glob that overlaps another ``--prior``) is refused, not read as two sources."""
-    from .prior import names_a_study
-    from .storage import study_identity
+    from .prior import first_repeat
 
-    seen: dict[str, str] = {}
-    for entry in entries:
-        identity = study_identity(entry) if names_a_study(entry) else os.path.realpath(entry)
-        if identity is not None and identity in seen:
-            same = "" if seen[identity] == entry else f" (also as {seen[identity]})"
-            raise ValueError(
-                f"--prior {entry} is given twice{same}; each --prior is one source task: give it once"
-            )
-        if identity is not None:
-            seen[identity] = entry
-
-
-def _join_priors(entries: list[str], parts: list, space):
-    """The ``--prior`` sources as one TaskData: one source task per entry (labelled by its file name,
-    or by the entry as given when two entries share a file name, as ``runs/a/trials.csv`` and
-    ``runs/b/trials.csv`` do), or per ``file:label`` when a file has a task column (``--task``)."""
-    from .data import TaskData
-    from .prior import names_a_study
-
-    if len(parts) == 1:
-        return parts[0]
-    stems = [Path(entry.split("?")[0]).stem for entry in entries]
-    params, values, labels = [], [], []
-    for entry, stem, part in zip(entries, stems, parts, strict=True):
-        params += list(part.params)
-        values += list(part.y)
-        name = stem if stems.count(stem) == 1 else entry
-        if part.task is None or names_a_study(entry):  # (a study's rows are labelled by its URL)
-            labels += [name] * len(part)
-        else:
-            labels += [f"{name}:{t}" for t in part.task]
-    return TaskData(params, values, labels, space, source=", ".join(entries))
+    twice = first_repeat(entries)
+    if twice is not None:
+        same = "" if twice[0] == twice[1] else f" (also as {twice[1]})"
+        raise ValueError(
+            f"--prior {twice[0]} is given twice{same}; each --prior is one source task: give it once"
+        )
 
 
 def _single_task(part):

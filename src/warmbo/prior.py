@@ -12,11 +12,12 @@ Accepted forms:
   columns or a 2-D array of raw parameter values (columns in the space's order), y the objective
   values as the user measures them;
 - a list (or tuple) of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their
-  complete trials, one source task per study. A study's space may differ from the new one in
-  bounds and choices (a range widened after a first study), not in its parameters' names, and its
-  trials must lie in the new space. A study stores its direction; a source optimised in
-  the other direction than the new study is negated so that every value reads in the new study's
-  sense.
+  complete trials, one source task per study; CSV paths may be among them, one source task each
+  (:func:`join_sources` names them as ``warmbo optimize --prior`` does). A study's space may differ
+  from the new one in bounds and choices (a range widened after a first study), not in its
+  parameters' names, and its trials must lie in the new space. A study stores its direction; a
+  source optimised in the other direction than the new study is negated so that every value reads
+  in the new study's sense.
 
 The optimizer then signs these values exactly as it signs its own trials (negated when minimising),
 so a Python user never encodes or negates a source by hand.
@@ -35,6 +36,7 @@ import json
 import os
 import zlib
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -44,6 +46,8 @@ from .space import Space, SpaceError
 __all__ = [
     "as_prior",
     "names_a_study",
+    "first_repeat",
+    "join_sources",
     "digest",
     "prior_subset",
     "prior_subset_by_source",
@@ -159,11 +163,63 @@ def as_prior(prior, space: Space, maximize: bool, study=None) -> TaskData:
             "or a DataFrame with one column per parameter and a 'y' column"
         )
     if isinstance(prior, list | tuple) and prior:
-        return _from_studies(list(prior), space, maximize, study)
+        files = [
+            item
+            for item in prior
+            if isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item))
+        ]
+        if not files:
+            return _from_studies(list(prior), space, maximize, study)
+        # CSV files among them (as `warmbo optimize --prior a.csv --prior b.db`): one source each
+        entries = [_shown(item) for item in prior]
+        twice = first_repeat(entries)
+        if twice is not None:
+            again = "" if twice[0] == twice[1] else f" (also as {twice[1]!r})"
+            raise DataError(
+                f"prior {twice[0]!r} is given twice{again}; each is one source task: give it once"
+            )
+        parts = [as_prior(item if item in files else [item], space, maximize, study) for item in prior]
+        return join_sources(entries, parts, space)
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
     )
+
+
+def first_repeat(entries: list[str]) -> tuple[str, str] | None:
+    """The first of ``entries`` (CSV paths and study URLs) that names the same file or study as an
+    earlier one (``run.csv`` and ``./run.csv``, ``a.db`` and ``sqlite:///a.db``), with that earlier
+    one; None when each is given once."""
+    from .storage import study_identity
+
+    seen: dict[str, str] = {}
+    for entry in entries:
+        identity = study_identity(entry) if names_a_study(entry) else os.path.realpath(entry)
+        if identity is not None and identity in seen:
+            return entry, seen[identity]
+        if identity is not None:
+            seen[identity] = entry
+    return None
+
+
+def join_sources(entries: list[str], parts: list[TaskData], space: Space) -> TaskData:
+    """Several priors (CSV files, studies) as one TaskData with a source task per entry, labelled by
+    its file name, or by the entry as given when two entries share a file name (as
+    ``runs/a/trials.csv`` and ``runs/b/trials.csv`` do), or per ``file:label`` when a file has a task
+    column."""
+    if len(parts) == 1:
+        return parts[0]
+    stems = [Path(entry.split("?")[0]).stem for entry in entries]
+    params, values, labels = [], [], []
+    for entry, stem, part in zip(entries, stems, parts, strict=True):
+        params += list(part.params)
+        values += list(part.y)
+        name = stem if stems.count(stem) == 1 else entry
+        if part.task is None or names_a_study(entry):  # (a study's rows are labelled by its URL)
+            labels += [name] * len(part)
+        else:
+            labels += [f"{name}:{t}" for t in part.task]
+    return TaskData(params, values, labels, space, source=", ".join(entries))
 
 
 def names_a_study(text: str) -> bool:
