@@ -433,3 +433,26 @@ def test_a_list_of_csv_files_and_studies_is_one_source_task_each(tmp_path):
     assert sorted(opt.prior.y[-5:]) == pytest.approx(sorted(source(5, 3)[1]))  # minimised values
     with pytest.raises(DataError, match="is given twice"):
         wb.Optimizer(space, prior=[files[0], files[0]], seed=0)
+
+
+def test_sources_given_after_the_design_report_no_warm_design_the_study_never_asked(tmp_path):
+    # before: the report (and `warmbo status`) listed the new sources' warm design as the study's
+    # start, though the study's design was over and none of those points was ever asked
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    url = str(tmp_path / "late.db")
+    cold = wb.Optimizer(space, seed=0, storage=url)
+    for _ in range(cold.n_initial + 1):
+        p = cold.ask()
+        cold.tell(p, bowl(p))
+    cold.study.close()
+    X, y = source(20)
+    late = wb.Optimizer.load(url, prior=([{"x": a, "y": b} for a, b in X], y))
+    p = late.ask()
+    late.tell(p, bowl(p))
+    assert late.transfer_report().warm_design == ()
+    assert "warm design" not in str(late.stored_transfer_report())
+    warm = wb.Optimizer(space, prior=([{"x": a, "y": b} for a, b in X], y), seed=0)
+    for _ in range(3):
+        p = warm.ask()
+        warm.tell(p, bowl(p))
+    assert len(warm.transfer_report().warm_design) == warm.n_initial  # a study started warm keeps it

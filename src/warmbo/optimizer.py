@@ -1075,6 +1075,8 @@ class Optimizer:
 
     def _transfer_report(self, model, n_target: int) -> TransferReport:
         warm = self.warm_design()
+        if warm is not None and len(warm) and not self._warm_design_used(warm):
+            warm = None  # sources given after the study's own design: their design was never asked
         points = () if warm is None or not len(warm) else tuple(self.space.decode(warm.points))
         report = transfer_report(self.transfer, model, n_target, points, () if warm is None else warm.scores)
         if not report.sources:  # not fitted yet: the sources as given
@@ -1091,6 +1093,15 @@ class Optimizer:
                 report.warm_scores,
             )
         return report
+
+    def _warm_design_used(self, warm: WarmDesign) -> bool:
+        """Whether the study asked a point of the warm design ``warm``, or still may: a study whose
+        design was over when these sources were given (``prior=`` on a resumed study) never asks
+        them, and a report that listed them would describe a start the study did not have."""
+        own = [t for t in self.study.snapshot() if t.worker != PRIOR_WORKER]
+        if len(own) < self.n_initial:
+            return True
+        return bool(np.any(taken(warm.points, self._encode_trials(own))))
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
         """The complete trials the model sees: this study's own (at most ``max_trials`` of them), and
