@@ -2054,6 +2054,8 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     assert "the model weighs the sources from its first ask after the warm design" in status
     again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe")  # on the study: replaces its sources
     assert again.exit_code == 0, again.output
+    said = " ".join(again.output.split())
+    assert "replacing the study's stored sources (7 evaluations of 2 source task(s), transfer auto)" in said
     assert "transfer rgpe: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
     cold = invoke("suggest", "--storage", "cold.db", "--space", "space.json", "--transfer", "rgpe")
     assert cold.exit_code == 1 and "give them with --prior" in cold.output

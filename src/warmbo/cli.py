@@ -639,10 +639,7 @@ def optimize(
     if stored is not None and task_names is None and not prior and named not in ("none", "gp"):
         # a resumed study transfers as it did (with another --transfer method, from the same sources)
         resumed_sources = Optimizer.stored_sources(stored)
-    replaced = None  # the sources a resumed study stores, which --prior replaces
-    if stored is not None and task_names is None and prior:
-        with contextlib.suppress(ValueError):  # (damaged: replaced without a word about them)
-            replaced = Optimizer.stored_sources(stored) or None
+    replaced = _stored_sources_or_none(stored) if task_names is None and prior else None
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -764,22 +761,39 @@ def optimize(
                 )
     elif data is not None:
         names = ", ".join(prior)
-        from .prior import digest
-
-        if replaced is not None and digest(replaced["prior"]) != digest(data):
-            tasks = replaced["prior"].tasks
-            console.print(
-                f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
-                f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
-                "--prior gives the study's whole set of sources, not sources to add",
-                highlight=False,
-            )
+        _say_replaced(replaced, data, console)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
         if warm is not None and len(warm) and opt.study.count("complete") == 0:
             console.print(f"warm design: the first {len(warm)} point(s) come from the sources")
 
     _run(opt, fn, budget, workers, retry_pending)
+
+
+def _stored_sources_or_none(stored) -> dict | None:
+    """The sources a study stores (which a ``--prior`` replaces), None without (or when damaged:
+    they are replaced without a word about them)."""
+    from .optimizer import Optimizer
+
+    if stored is None:
+        return None
+    with contextlib.suppress(ValueError):
+        return Optimizer.stored_sources(stored) or None
+    return None
+
+
+def _say_replaced(replaced: dict | None, data, out) -> None:
+    """The line saying that ``--prior`` replaced a study's other stored sources."""
+    from .prior import digest
+
+    if replaced is not None and digest(replaced["prior"]) != digest(data):
+        tasks = replaced["prior"].tasks
+        out.print(
+            f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
+            f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
+            "--prior gives the study's whole set of sources, not sources to add",
+            highlight=False,
+        )
 
 
 def _check_design_size(given: int | None, kept: int | None, storage: str) -> None:
@@ -1215,6 +1229,7 @@ def suggest(
                         raise ValueError("--prior is for single-objective studies, not multi-task ones")
                     kept = stored.settings.get("direction") == "maximize"
                     data, _ = _read_priors(prior, stored.space, task, kept, prior_y, prior_delimiter, storage)
+                    _say_replaced(_stored_sources_or_none(stored), data, errors)
             finally:
                 stored.close()
         opt = load_optimizer(storage, transfer=transfer, max_trials=max_trials, prior=data)
