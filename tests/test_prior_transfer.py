@@ -456,3 +456,19 @@ def test_sources_given_after_the_design_report_no_warm_design_the_study_never_as
         p = warm.ask()
         warm.tell(p, bowl(p))
     assert len(warm.transfer_report().warm_design) == warm.n_initial  # a study started warm keeps it
+
+
+def test_a_prior_study_without_a_complete_trial_is_named(tmp_path):
+    # before: left out without a word among other studies, and alone (each --prior is read alone)
+    # "the prior studies hold no complete trial", though the other --prior studies had trials
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    failed = wb.Optimizer(space, seed=0, storage=str(tmp_path / "failed.db"))
+    for _ in range(2):
+        failed.tell_failed(failed.ask())
+    failed.study.close()
+    good = wb.Optimizer(space, seed=0, storage=str(tmp_path / "good.db"))
+    for (a, b), v in zip(*source(4), strict=True):
+        good.tell({"x": a, "y": b}, v)
+    good.study.close()
+    with pytest.raises(DataError, match=r"failed.db' holds no complete trial \(2 failed, 0 pending\)"):
+        wb.Optimizer(space, prior=[str(tmp_path / "good.db"), str(tmp_path / "failed.db")], seed=0)

@@ -105,7 +105,14 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None) -> Task
                     .replace("only in other space", "only in the prior study")
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
-            for trial in study.trials((COMPLETE,)):
+            complete = study.trials((COMPLETE,))
+            if not complete:  # (among other studies it was left out without a word)
+                counts = ", ".join(f"{study.count(state)} {state}" for state in ("failed", "pending"))
+                raise DataError(
+                    f"prior study {study.url!r} holds no complete trial ({counts}), so there is nothing "
+                    "to transfer from it: leave it out"
+                )
+            for trial in complete:
                 if other:  # (other bounds or choices: each trial must lie in this study's space)
                     try:
                         space.validate(trial.params)
