@@ -2074,3 +2074,29 @@ def test_exporting_a_maximised_study_says_how_to_use_it_as_a_prior_of_a_minimise
     wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="loss.db").study.close()
     quiet = invoke("export", "--storage", "loss.db", "--out", "loss.csv")
     assert quiet.exit_code == 0 and "maximised" not in quiet.output
+
+
+def test_resuming_with_the_same_prior_files_in_another_order_replaces_nothing(workdir):
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("optimize", "objmod:f", "--storage", "ord.db")
+    made = invoke(
+        *args,
+        "--space",
+        "space.json",
+        "--seed",
+        0,
+        "--budget",
+        3,
+        "--prior",
+        "run1.csv",
+        "--prior",
+        "run2.csv",
+    )
+    assert made.exit_code == 0, made.output
+    same = invoke(*args, "--budget", 4, "--prior", "run2.csv", "--prior", "run1.csv")
+    assert same.exit_code == 0 and "replacing" not in same.output
+    fewer = invoke(*args, "--budget", 5, "--prior", "run2.csv")
+    assert "replacing the study's stored sources (7 evaluations of 2 source task(s)" in " ".join(
+        fewer.output.split()
+    )
