@@ -2100,3 +2100,22 @@ def test_resuming_with_the_same_prior_files_in_another_order_replaces_nothing(wo
     assert "replacing the study's stored sources (7 evaluations of 2 source task(s)" in " ".join(
         fewer.output.split()
     )
+
+
+def test_a_folder_of_prior_files_is_named_in_one_short_line(workdir):
+    # before: every file name, twice ("reading ..." and "transferring from ..."): a screenful each
+    # for `--prior runs/*.csv`
+    files = []
+    for i in range(7):
+        files += ["--prior", f"run{i}.csv"]
+        (workdir / f"run{i}.csv").write_text(f"x,mode,y\n{0.1 * i},a,{i}\n-1.0,a,{2 + i}\n")
+    result = invoke(
+        "optimize", "objmod:f", "--space", "space.json", "--storage", "many.db", "--budget", 1, *files
+    )
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "reading run0.csv, run1.csv, run2.csv and 4 more ..." in said
+    assert (
+        "transferring from 14 source evaluations in run0.csv, run1.csv, run2.csv and 4 more with auto" in said
+    )
+    assert "run6.csv" not in said

@@ -760,7 +760,7 @@ def optimize(
                     f"{storage} --file {entry}', then import it again"
                 )
     elif data is not None:
-        names = ", ".join(prior)
+        names = _entries(prior)
         _say_replaced(replaced, data, console)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
@@ -812,6 +812,14 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
         )
 
 
+def _entries(prior: list[str]) -> str:
+    """The ``--prior`` entries for a line of output: all of a few, the first three of a folder's worth
+    (``--prior runs/*.csv`` of 50 files made each line a screenful)."""
+    if len(prior) <= 5:
+        return ", ".join(prior)
+    return f"{', '.join(prior[:3])} and {len(prior) - 3} more"
+
+
 def _read_priors(prior: list[str], space, task, maximize: bool, prior_y: str, prior_delimiter: str, storage):
     """Every ``--prior`` of ``optimize`` or ``suggest``, read and validated, with a line before and
     after (a large folder of runs takes a moment): ``(data, parts)``, ``data`` one TaskData with a
@@ -819,7 +827,7 @@ def _read_priors(prior: list[str], space, task, maximize: bool, prior_y: str, pr
     from .prior import join_sources
 
     started = time.perf_counter()
-    errors.print(f"reading {', '.join(prior)} ...", highlight=False)
+    errors.print(f"reading {_entries(prior)} ...", highlight=False)
     csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
     _check_distinct_priors(prior)
     parts = [_read_prior(entry, space, task, maximize, csv_options, storage) for entry in prior]
@@ -1217,7 +1225,7 @@ def suggest(
         direction = "maximise" if opt.maximize else "minimise"
         design = "a design"
         if opt.transfer != "none":
-            names = ", ".join(prior)
+            names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         errors.print(
             f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are {design}, "
