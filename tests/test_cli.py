@@ -2119,3 +2119,24 @@ def test_a_folder_of_prior_files_is_named_in_one_short_line(workdir):
         "transferring from 14 source evaluations in run0.csv, run1.csv, run2.csv and 4 more with auto" in said
     )
     assert "run6.csv" not in said
+
+
+def test_prior_rename_reads_a_parameter_renamed_since(workdir):
+    # before: a study or CSV file whose parameter has since been renamed (x was "pos") could not be a
+    # source at all: "has other parameters than this study", with no way to map the name
+    old_space = {"params": [{**SPACE["params"][0], "name": "pos"}, SPACE["params"][1]]}
+    old = wb.Optimizer(wb.Space.from_dict(old_space), seed=3, storage="old.db")
+    for pos in (-1.5, 0.45, 1.2):
+        old.tell({"pos": pos, "mode": "a"}, (pos - 0.5) ** 2)
+    old.study.close()
+    (workdir / "old.csv").write_text("pos,mode,y\n0.6,a,0.01\n-2.0,a,6.3\n")
+    (workdir / "new.csv").write_text("x,mode,y\n0.3,a,0.04\n1.9,a,2.0\n")  # already under the new name
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 1)
+    priors = ("--prior", "old.db", "--prior", "old.csv", "--prior", "new.csv")
+    refused = invoke(*args, *priors)
+    assert refused.exit_code == 1 and "--prior-rename OLD=NEW" in " ".join(refused.output.split())
+    result = invoke(*args, *priors, "--prior-rename", "pos=x")
+    assert result.exit_code == 0, result.output
+    assert "transferring from 7 source evaluations" in result.output
+    bad = invoke(*args, *priors, "--prior-rename", "pos=where")
+    assert bad.exit_code == 1 and "'where' is not a parameter of this study (x, mode)" in bad.output

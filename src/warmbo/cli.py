@@ -517,6 +517,14 @@ def optimize(
         str,
         typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',')."),
     ] = ",",
+    prior_rename: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--prior-rename",
+            help="OLD=NEW: read the --prior files' and studies' parameter (or column) OLD as this study's "
+            "parameter NEW (repeatable), for a parameter renamed since.",
+        ),
+    ] = None,
     maximize: Annotated[
         bool | None,
         typer.Option(
@@ -696,7 +704,9 @@ def optimize(
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     data = parts = None
     if prior:
-        data, parts = _read_priors(prior, space, task, maximize, prior_y, prior_delimiter, storage)
+        data, parts = _read_priors(
+            prior, space, task, maximize, prior_y, prior_delimiter, storage, prior_rename
+        )
         if method == "none":  # checked before the study is created: an error leaves nothing behind
             for entry, part in zip(prior, parts, strict=True):
                 if part.task is not None and len(set(part.task)) > 1:
@@ -820,7 +830,16 @@ def _entries(prior: list[str]) -> str:
     return f"{', '.join(prior[:3])} and {len(prior) - 3} more"
 
 
-def _read_priors(prior: list[str], space, task, maximize: bool, prior_y: str, prior_delimiter: str, storage):
+def _read_priors(
+    prior: list[str],
+    space,
+    task,
+    maximize: bool,
+    prior_y: str,
+    prior_delimiter: str,
+    storage,
+    prior_rename: list[str] | None = None,
+):
     """Every ``--prior`` of ``optimize`` or ``suggest``, read and validated, with a line before and
     after (a large folder of runs takes a moment): ``(data, parts)``, ``data`` one TaskData with a
     source task per entry (:func:`warmbo.prior.join_sources`), ``parts`` each entry's own rows."""
@@ -828,17 +847,41 @@ def _read_priors(prior: list[str], space, task, maximize: bool, prior_y: str, pr
 
     started = time.perf_counter()
     errors.print(f"reading {_entries(prior)} ...", highlight=False)
+    rename = _renames(prior_rename, space)
     csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
     _check_distinct_priors(prior)
-    parts = [_read_prior(entry, space, task, maximize, csv_options, storage) for entry in prior]
+    parts = [_read_prior(entry, space, task, maximize, csv_options, storage, rename) for entry in prior]
     data = join_sources(prior, parts, space)
     seconds = time.perf_counter() - started
     errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
     return data, parts
 
 
+def _renames(given: list[str] | None, space) -> dict[str, str]:
+    """``--prior-rename OLD=NEW`` options as ``{OLD: NEW}``; NEW must be a parameter of the study."""
+    out: dict[str, str] = {}
+    for text in given or ():
+        old, sep, new = (part.strip() for part in text.partition("="))
+        if not sep or not old or not new:
+            raise ValueError(f"--prior-rename takes OLD=NEW (the name in the prior, then here), got {text!r}")
+        if new not in space.names:
+            raise ValueError(
+                f"--prior-rename {text}: {new!r} is not a parameter of this study ({', '.join(space.names)})"
+            )
+        if old in out or new in out.values():
+            raise ValueError(f"--prior-rename {text}: {old!r} or {new!r} is renamed twice")
+        out[old] = new
+    return out
+
+
 def _read_prior(
-    entry: str, space, task: str | None, maximize: bool, csv_options: dict | None = None, storage=None
+    entry: str,
+    space,
+    task: str | None,
+    maximize: bool,
+    csv_options: dict | None = None,
+    storage=None,
+    rename: dict | None = None,
 ):
     """One ``--prior``: a CSV file (``--task`` names its source column, if any; ``csv_options``: the
     value column ``y`` and the ``delimiter``) or a finished study (its complete trials, read in this
@@ -849,8 +892,24 @@ def _read_prior(
     if names_a_study(entry):
         if task is not None:
             raise ValueError(f"{entry}: --task splits a CSV file; a study is one source task")
-        return as_prior([entry], space, maximize, storage)
-    return TaskData.from_csv(Path(entry), space, task=task, **(csv_options or {}))
+        return as_prior([entry], space, maximize, storage, rename)
+    options = dict(csv_options or {})
+    if rename:  # this file's column OLD holds parameter NEW (a file that has NEW itself keeps it)
+        header = _csv_header(entry, options.get("delimiter", ","))
+        options["x"] = {new: old for old, new in rename.items() if old in header and new not in header}
+    return TaskData.from_csv(Path(entry), space, task=task, **options)
+
+
+def _csv_header(path: str, delimiter: str) -> list[str]:
+    """The stripped column names of a CSV file's first row ([] when it cannot be read: reading the
+    file then says why)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return [cell.strip() for cell in next(csv.reader(fh, delimiter=delimiter), [])]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
 
 
 def _delimiter(text: str) -> str:
@@ -1159,6 +1218,14 @@ def suggest(
         str,
         typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',')."),
     ] = ",",
+    prior_rename: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--prior-rename",
+            help="OLD=NEW: read the --prior files' and studies' parameter (or column) OLD as this study's "
+            "parameter NEW (repeatable), for a parameter renamed since.",
+        ),
+    ] = None,
     space_file: Annotated[
         Path | None,
         typer.Option(
@@ -1211,7 +1278,9 @@ def suggest(
                 "CSV of earlier evaluations or a finished study)"
             )
         if prior:  # read before the study is created: an error leaves nothing behind
-            data, _ = _read_priors(prior, space, task, bool(maximize), prior_y, prior_delimiter, storage)
+            data, _ = _read_priors(
+                prior, space, task, bool(maximize), prior_y, prior_delimiter, storage, prior_rename
+            )
         opt = Optimizer(
             space,
             maximize=bool(maximize),
@@ -1242,7 +1311,9 @@ def suggest(
                     if stored.get_meta("multitask") is not None:
                         raise ValueError("--prior is for single-objective studies, not multi-task ones")
                     kept = stored.settings.get("direction") == "maximize"
-                    data, _ = _read_priors(prior, stored.space, task, kept, prior_y, prior_delimiter, storage)
+                    data, _ = _read_priors(
+                        prior, stored.space, task, kept, prior_y, prior_delimiter, storage, prior_rename
+                    )
                     _say_replaced(_stored_sources_or_none(stored), data, errors)
             finally:
                 stored.close()

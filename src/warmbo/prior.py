@@ -66,7 +66,7 @@ PRIOR_ROWS = 1000
 POOLED_PRIOR_ROWS = 256
 
 
-def _from_studies(studies: list, space: Space, maximize: bool, own=None) -> TaskData:
+def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=None) -> TaskData:
     from .storage import StorageError, Study, study_identity
     from .trial import COMPLETE
 
@@ -96,13 +96,30 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None) -> Task
         except StorageError as exc:
             raise DataError(f"prior study {item!r}: {exc}") from None
         try:
-            other = study.space != space
-            if other and set(study.space.names) != set(space.names):
+            # a parameter renamed since (``rename``: {name in the prior study: name here})
+            names = {n: (rename or {}).get(n, n) for n in study.space.names}
+            other = study.space != space or any(k != v for k, v in names.items())
+            if other and set(names.values()) != set(space.names):
+                shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
+                if shown:
+                    only_here = sorted(set(space.names) - set(names.values()))
+                    only_there = sorted(set(names.values()) - set(space.names))
+                    raise DataError(
+                        f"prior study {study.url!r} has other parameters than this study (reading "
+                        f"{shown}): only in this study {only_here}, only in the prior study {only_there}"
+                    )
+                renamed = set(space.names) - set(names.values()) and set(names.values()) - set(space.names)
                 raise DataError(
                     f"prior study {study.url!r} has other parameters than this study: "
                     + "; ".join(line for line in space.diff(study.space) if " only in " in line)
                     .replace("only in this space", "only in this study")
                     .replace("only in other space", "only in the prior study")
+                    + (
+                        "; for a parameter renamed since, read it under its new name (warmbo optimize: "
+                        "--prior-rename OLD=NEW)"
+                        if renamed
+                        else ""
+                    )
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
             complete = study.trials((COMPLETE,))
@@ -113,16 +130,17 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None) -> Task
                     "to transfer from it: leave it out"
                 )
             for trial in complete:
+                trial_params = {names[k]: v for k, v in trial.params.items()}
                 if other:  # (other bounds or choices: each trial must lie in this study's space)
                     try:
-                        space.validate(trial.params)
+                        space.validate(trial_params)
                     except SpaceError as exc:
                         raise DataError(
                             f"prior study {study.url!r}, trial {trial.id}: {exc}; a prior study's space may "
                             "differ from this study's (wider bounds, other choices), but its trials must "
                             "lie in this study's space"
                         ) from None
-                params.append(trial.params)
+                params.append(trial_params)
                 values.append(sign * float(trial.value))
                 labels.append(str(study.url))
         finally:
@@ -138,11 +156,12 @@ def _shown(item) -> str:
     return str(getattr(item, "url", item))
 
 
-def as_prior(prior, space: Space, maximize: bool, study=None) -> TaskData:
+def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> TaskData:
     """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units.
 
     ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
-    is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`)."""
+    is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
+    ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since."""
     if isinstance(prior, TaskData):
         if prior.space != space:
             raise DataError(
@@ -152,7 +171,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None) -> TaskData:
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
         if names_a_study(text):
-            return _from_studies([text], space, maximize, study)
+            return _from_studies([text], space, maximize, study, rename)
         return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
@@ -176,7 +195,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None) -> TaskData:
             if isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item))
         ]
         if not files:
-            return _from_studies(list(prior), space, maximize, study)
+            return _from_studies(list(prior), space, maximize, study, rename)
         # CSV files among them (as `warmbo optimize --prior a.csv --prior b.db`): one source each
         entries = [_shown(item) for item in prior]
         twice = first_repeat(entries)
