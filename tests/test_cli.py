@@ -2140,3 +2140,22 @@ def test_prior_rename_reads_a_parameter_renamed_since(workdir):
     assert "transferring from 7 source evaluations" in result.output
     bad = invoke(*args, *priors, "--prior-rename", "pos=where")
     assert bad.exit_code == 1 and "'where' is not a parameter of this study (x, mode)" in bad.output
+
+
+def test_suggest_imports_prior_files_as_trials_with_transfer_none(workdir):
+    # as optimize does: one import per file, once; with the files joined into one it was refused
+    # ("prior data with several tasks needs a transfer model") after the study had been created
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n")
+    args = ("suggest", "--storage", "imp.db", "--json", "--transfer", "none", "--prior", "run1.csv")
+    made = invoke(*args, "--space", "space.json", "--prior", "run2.csv")
+    assert made.exit_code == 0, made.output
+    assert "imported 2 prior evaluations from run1.csv" in made.output
+    assert sum(t.worker == "prior" for t in wb.Study("imp.db").trials()) == 3
+    again = invoke(*args)
+    assert again.exit_code == 0 and "run1.csv already imported" in again.output
+    (workdir / "two.csv").write_text("x,mode,y,ds\n0.5,a,0.0,d1\n-1.0,a,2.25,d2\n")
+    split = invoke("suggest", "--storage", "split.db", "--space", "space.json", "--transfer", "none",
+                   "--prior", "two.csv", "--task", "ds")  # fmt: skip
+    assert split.exit_code == 1 and "splits them into 2 tasks" in split.output
+    assert not (workdir / "split.db").exists()  # refused before the study was created

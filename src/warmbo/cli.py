@@ -708,13 +708,7 @@ def optimize(
             prior, space, task, maximize, prior_y, prior_delimiter, storage, prior_rename
         )
         if method == "none":  # checked before the study is created: an error leaves nothing behind
-            for entry, part in zip(prior, parts, strict=True):
-                if part.task is not None and len(set(part.task)) > 1:
-                    raise ValueError(
-                        f"{entry}: --transfer none imports rows as evaluations of this very objective, but "
-                        f"--task {task} splits them into {len(set(part.task))} tasks; use a transfer "
-                        "method (the default, auto) for several source tasks"
-                    )
+            _check_importable(prior, parts, task)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if (method != "none" or resumed_sources) and not transform_given:
@@ -744,31 +738,7 @@ def optimize(
         **kwargs,
     )
     if data is not None and method == "none":
-        from .prior import names_a_study
-
-        for entry, part in zip(prior, parts, strict=True):  # one import, with its own tag, per source
-            started = time.perf_counter()
-            tag = _prior_tag(entry, part)
-            source = None if names_a_study(entry) else str(Path(entry).resolve())
-            fresh = opt.priors().get(tag) is None
-            added = opt.add_prior(_single_task(part), tag=tag, source=source)
-            seconds = time.perf_counter() - started
-            if not fresh:
-                console.print(f"{entry} already imported (tag {tag})")
-                continue
-            console.print(f"imported {added} prior evaluations from {entry} in {seconds:.1f} s (tag {tag})")
-            record = opt.priors().get(tag, {})
-            if record.get("skipped"):
-                console.print(
-                    f"  skipped {record['skipped']} row(s) that an earlier version of {entry} already "
-                    "imported (same parameters and value)"
-                )
-            if record.get("gone"):
-                console.print(
-                    f"  {record['gone']} row(s) imported from an earlier version of {entry} are no longer "
-                    f"in it and stay in the study; to keep only the file's rows: 'warmbo prior remove "
-                    f"{storage} --file {entry}', then import it again"
-                )
+        _import_priors(opt, prior, parts, storage, console)
     elif data is not None:
         names = _entries(prior)
         _say_replaced(replaced, data, console)
@@ -778,6 +748,49 @@ def optimize(
             console.print(f"warm design: the first {len(warm)} point(s) come from the sources")
 
     _run(opt, fn, budget, workers, retry_pending)
+
+
+def _check_importable(prior: list[str], parts: list, task: str | None) -> None:
+    """``--transfer none`` imports each ``--prior`` as trials of this objective: a file that ``--task``
+    splits into several tasks is refused (check it before anything is stored)."""
+    for entry, part in zip(prior, parts, strict=True):
+        if part.task is not None and len(set(part.task)) > 1:
+            raise ValueError(
+                f"{entry}: --transfer none imports rows as evaluations of this very objective, but "
+                f"--task {task} splits them into {len(set(part.task))} tasks; use a transfer "
+                "method (the default, auto) for several source tasks"
+            )
+
+
+def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> None:
+    """``--transfer none``: each ``--prior`` imported as trials of the study, once, tagged by its
+    file's hash (the rows an earlier version of the file already imported are skipped); ``out`` is
+    the console the lines go to."""
+    from .prior import names_a_study
+
+    for entry, part in zip(prior, parts, strict=True):  # one import, with its own tag, per source
+        started = time.perf_counter()
+        tag = _prior_tag(entry, part)
+        source = None if names_a_study(entry) else str(Path(entry).resolve())
+        fresh = opt.priors().get(tag) is None
+        added = opt.add_prior(_single_task(part), tag=tag, source=source)
+        seconds = time.perf_counter() - started
+        if not fresh:
+            out.print(f"{entry} already imported (tag {tag})")
+            continue
+        out.print(f"imported {added} prior evaluations from {entry} in {seconds:.1f} s (tag {tag})")
+        record = opt.priors().get(tag, {})
+        if record.get("skipped"):
+            out.print(
+                f"  skipped {record['skipped']} row(s) that an earlier version of {entry} already "
+                "imported (same parameters and value)"
+            )
+        if record.get("gone"):
+            out.print(
+                f"  {record['gone']} row(s) imported from an earlier version of {entry} are no longer "
+                f"in it and stay in the study; to keep only the file's rows: 'warmbo prior remove "
+                f"{storage} --file {entry}', then import it again"
+            )
 
 
 def _stored_sources_or_none(stored) -> dict | None:
@@ -1270,7 +1283,7 @@ def suggest(
     if task is not None and not prior:
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     space = None if space_file is None else load_space(space_file)
-    data = None
+    data = parts = None
     if space is not None and not study_exists(storage):
         if transfer not in (None, "none") and not prior:
             raise ValueError(
@@ -1278,9 +1291,12 @@ def suggest(
                 "CSV of earlier evaluations or a finished study)"
             )
         if prior:  # read before the study is created: an error leaves nothing behind
-            data, _ = _read_priors(
+            data, parts = _read_priors(
                 prior, space, task, bool(maximize), prior_y, prior_delimiter, storage, prior_rename
             )
+            if transfer == "none":
+                _check_importable(prior, parts, task)
+        importing = transfer == "none" and data is not None
         opt = Optimizer(
             space,
             maximize=bool(maximize),
@@ -1288,9 +1304,11 @@ def suggest(
             n_initial=n_initial,
             storage=storage,
             max_trials=max_trials,
-            prior=data,
-            transfer=transfer,
+            prior=None if importing else data,
+            transfer=None if importing else transfer,
         )
+        if importing:
+            _import_priors(opt, prior, parts, storage, errors)
         direction = "maximise" if opt.maximize else "minimise"
         design = "a design"
         if opt.transfer != "none":
@@ -1311,13 +1329,21 @@ def suggest(
                     if stored.get_meta("multitask") is not None:
                         raise ValueError("--prior is for single-objective studies, not multi-task ones")
                     kept = stored.settings.get("direction") == "maximize"
-                    data, _ = _read_priors(
+                    data, parts = _read_priors(
                         prior, stored.space, task, kept, prior_y, prior_delimiter, storage, prior_rename
                     )
-                    _say_replaced(_stored_sources_or_none(stored), data, errors)
+                    if transfer == "none":
+                        _check_importable(prior, parts, task)
+                    else:
+                        _say_replaced(_stored_sources_or_none(stored), data, errors)
             finally:
                 stored.close()
-        opt = load_optimizer(storage, transfer=transfer, max_trials=max_trials, prior=data)
+        importing = transfer == "none" and data is not None
+        opt = load_optimizer(
+            storage, transfer=transfer, max_trials=max_trials, prior=None if importing else data
+        )
+        if importing:
+            _import_priors(opt, prior, parts, storage, errors)
     suggestions = _ask_all_or_nothing(opt, n)
     if as_json:
         for s in suggestions:
