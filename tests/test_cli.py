@@ -2159,3 +2159,15 @@ def test_suggest_imports_prior_files_as_trials_with_transfer_none(workdir):
                    "--prior", "two.csv", "--task", "ds")  # fmt: skip
     assert split.exit_code == 1 and "splits them into 2 tasks" in split.output
     assert not (workdir / "split.db").exists()  # refused before the study was created
+
+
+def test_status_says_a_transfer_ensembles_estimate_is_not_on_the_values_scale(workdir):
+    # before: "model's estimate there: -0.34" for a loss measured at 0.04, with nothing to say that
+    # auto's mean is a weighted sum of standardised GPs (said in the HTML report, not in status)
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "est.db", "--seed", 0)
+    assert invoke(*args, "--budget", 4, "--prior", "run1.csv").exit_code == 0
+    status = " ".join(invoke("status", "--storage", "est.db").output.split())
+    assert "model's estimate there:" in status and "need not be on the scale of your values" in status
+    assert invoke(*args[:4], "--storage", "plain.db", "--seed", 0, "--budget", 4).exit_code == 0
+    assert "need not be on the scale" not in invoke("status", "--storage", "plain.db").output

@@ -1826,6 +1826,12 @@ def _estimate_line(opt) -> str | None:
             f"; {'highest' if opt.maximize else 'lowest'} estimate: {mean[top]:.6g} (sd {sd[top]:.3g}) "
             f"at trial {complete[top].id}, {_shown(complete[top].params, opt.space)}"
         )
+    if getattr(opt, "_source", None) is not None and opt.transfer in ("auto", "rgpe"):
+        # (a loss estimated at -0.34 where 0.04 was measured reads as a broken model otherwise)
+        line += (
+            " (the transfer ensemble's mean, a weighted sum of standardised GPs: it ranks settings and "
+            "need not be on the scale of your values)"
+        )
     return line
 
 
