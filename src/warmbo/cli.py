@@ -1209,8 +1209,9 @@ def suggest(
         str | None,
         typer.Option(
             "--transfer",
-            help="How --prior is used (auto, the default, or another transfer method); on a study with "
-            "stored sources, the method to use them with (none: ask without them).",
+            help="How --prior is used (auto, the default, or another transfer method; none: import the "
+            "files as trials of this study); on a study with stored sources and no --prior, the method to "
+            "use them with (none: ask without them).",
         ),
     ] = None,
     prior: Annotated[
