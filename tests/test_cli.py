@@ -235,7 +235,8 @@ def test_optimize_with_an_envelope_over_prior_source_trials(workdir):
     assert "transferring from 5 source evaluations" in result.output
     trials = wb.Study("env.db").trials()
     assert len(trials) == 6 and all(t.worker != "prior" for t in trials)  # the source is not told as trials
-    missing = invoke(*args, "--budget", 6, "--method", "envelope")
+    # (a study that stores its sources uses them with --method: test_a_resumed_study_uses_its_stored_...)
+    missing = invoke(*args[:4], "--storage", "env2.db", "--budget", 6, "--method", "envelope")
     assert missing.exit_code == 1 and "--prior" in missing.output
     unknown = invoke(*args, "--budget", 6, "--prior", "source.csv", "--method", "spline")
     assert unknown.exit_code == 1 and "unknown --method 'spline'" in unknown.output
@@ -1940,3 +1941,258 @@ def test_a_postgresql_driver_error_is_one_line_not_a_traceback(workdir, monkeypa
     monkeypatch.setattr(wb.cli, "load_optimizer", theirs)
     result = invoke("status", "--storage", "lab.db")
     assert isinstance(result.exception, other) and "PostgreSQL server" not in result.output
+
+
+def test_prior_files_of_one_name_in_two_folders_are_two_source_tasks(workdir):
+    # a folder of runs, each in its own folder with the same file name: labelled by file name alone,
+    # both were one source task of 7 rows, a run on another scale mixed into the first run's model
+    for folder, rows in (
+        ("oct", "0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n"),
+        ("nov", "0.6,a,100\n-2.0,a,680\n0.0,a,40\n"),
+    ):
+        (workdir / folder).mkdir()
+        (workdir / folder / "trials.csv").write_text("x,mode,y\n" + rows)
+    args = (
+        "optimize",
+        "objmod:f",
+        "--space",
+        "space.json",
+        "--storage",
+        "two.db",
+        "--seed",
+        0,
+        "--budget",
+        4,
+    )
+    result = invoke(*args, "--prior", "oct/trials.csv", "--prior", "nov/trials.csv")
+    assert result.exit_code == 0, result.output
+    status = " ".join(invoke("status", "--storage", "two.db").output.split())  # (wrapped at 80 columns)
+    assert "transfer auto: 2 source task(s), 7 rows" in status
+    assert "task oct/trials.csv" in status and "task nov/trials.csv" in status
+
+
+@pytest.mark.parametrize("second", ["run.csv", "./run.csv", "old.db", "sqlite:///old.db"])
+def test_a_prior_given_twice_is_refused(workdir, second):
+    # before: one source task holding every row twice
+    (workdir / "run.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n")
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    old.tell({"x": 0.4, "mode": "a"}, 0.01)
+    old.study.close()
+    first = "old.db" if second.endswith("old.db") else "run.csv"
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "twice.db", "--budget", 3)
+    result = invoke(*args, "--prior", first, "--prior", second)
+    assert result.exit_code == 1, result.output
+    assert f"--prior {second} is given twice" in result.output and "give it once" in result.output
+    assert not (workdir / "twice.db").exists()
+
+
+def test_a_study_is_not_its_own_prior(workdir):
+    # before: its trials were read again as a source task, each observation counted twice
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "self.db", "--seed", 0)
+    assert invoke(*args, "--budget", 4).exit_code == 0
+    result = invoke(*args, "--budget", 6, "--prior", "sqlite:///self.db")
+    assert result.exit_code == 1 and "is this study itself" in result.output
+    assert len(wb.Study("self.db").trials()) == 4
+
+
+def test_a_resumed_study_uses_its_stored_sources_with_another_transfer_method(workdir):
+    # before: "--transfer rgpe transfers from source data: give them with --prior", although the
+    # study stores its sources and `warmbo suggest --transfer` and Optimizer.load(url, transfer=) use them
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    args = ("optimize", "objmod:f", "--storage", "re.db")
+    first = invoke(*args, "--space", "space.json", "--seed", 0, "--budget", 3, "--prior", "run1.csv")
+    assert first.exit_code == 0, first.output
+    again = invoke(*args, "--budget", 5, "--transfer", "rgpe")
+    assert again.exit_code == 0, again.output
+    assert "resuming with the study's 4 stored source evaluations (transfer rgpe)" in again.output
+    assert "transfer rgpe: 1 source task(s), 4 rows" in invoke("status", "--storage", "re.db").output
+    assert len(wb.Study("re.db").trials()) == 5
+
+
+def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(workdir):
+    # before: the study's stored sources were replaced without a word, as if --prior added sources
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("optimize", "objmod:f", "--storage", "rep.db")
+    assert (
+        invoke(*args, "--space", "space.json", "--seed", 0, "--budget", 3, "--prior", "run1.csv").exit_code
+        == 0
+    )
+    other = invoke(*args, "--budget", 4, "--prior", "run2.csv")
+    assert other.exit_code == 0, other.output
+    said = " ".join(other.output.split())
+    assert "replacing the study's stored sources (4 evaluations of 1 source task(s), transfer auto)" in said
+    assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "rep.db").output
+    same = invoke(*args, "--budget", 5, "--prior", "run2.csv")
+    assert same.exit_code == 0 and "replacing" not in same.output
+
+
+def test_an_exported_failed_trial_as_prior_says_to_export_the_complete_trials(workdir):
+    # before: "column 'y': empty value" and nothing on why a row of warmbo's own export has none
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    old.tell({"x": 0.4, "mode": "a"}, 0.01)
+    old.tell_failed({"x": 1.9, "mode": "a"})
+    old.study.close()
+    assert invoke("export", "--storage", "old.db", "--out", "all.csv").exit_code == 0
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 2)
+    result = invoke(*args, "--prior", "all.csv")
+    assert result.exit_code == 1
+    said = " ".join(result.output.split())
+    assert "row 2 (line 3), column 'y': empty value; the row is a failed trial" in said
+    assert "warmbo export --complete" in said
+    assert invoke("export", "--storage", "old.db", "--out", "done.csv", "--complete").exit_code == 0
+    assert invoke(*args, "--prior", "done.csv").exit_code == 0
+
+
+def test_python_dash_m_warmbo_runs_the_command(workdir):
+    # before: "No module named warmbo.__main__", so `python -m warmbo` (a venv whose scripts are not
+    # on the PATH, a checkout run with PYTHONPATH=src) did not work
+    src = str(Path(wb.__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-m", "warmbo", "status", "--storage", "none.db"], env=env,
+                          capture_output=True, text=True, cwd=workdir)  # fmt: skip
+    assert done.returncode == 1 and "error:" in done.stderr + done.stdout, done.stderr
+    assert "No module named" not in done.stderr
+
+
+def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
+    # before: suggest had no --prior, and its advice, `warmbo optimize --prior`, needs an objective a
+    # lab does not have: a study run by hand could not start warm
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db", maximize=True)
+    for x in (-1.5, 0.45, 1.2, -0.2):
+        old.tell({"x": x, "mode": "a"}, -((x - 0.5) ** 2))  # stored as maximised, read as minimised
+    old.study.close()
+    (workdir / "run.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("suggest", "--storage", "lab.db", "--json")
+    made = invoke(
+        *args, "--space", "space.json", "--seed", 0, "--prior", "old.db", "--prior", "run.csv", "-n", 2
+    )
+    assert made.exit_code == 0, made.output
+    said = " ".join(made.output.split())
+    assert "a warm design from 7 source evaluations in old.db, run.csv (transfer auto)" in said
+    first = json.loads(next(line for line in made.output.splitlines() if line.startswith("{")))
+    # a source's best configuration first (old.db read the wrong way round would offer x = -1.5)
+    assert round(first["params"]["x"], 6) in (0.45, 0.6)
+    # before a model ask (the warm design's), status showed nothing of the transfer
+    status = " ".join(invoke("status", "--storage", "lab.db").output.split())
+    assert "transfer auto: 2 source task(s), 7 rows" in status
+    assert "the model weighs the sources from its first ask after the warm design" in status
+    again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe")  # on the study: replaces its sources
+    assert again.exit_code == 0, again.output
+    said = " ".join(again.output.split())
+    assert "replacing the study's stored sources (7 evaluations of 2 source task(s), transfer auto)" in said
+    assert "transfer rgpe: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
+    cold = invoke("suggest", "--storage", "cold.db", "--space", "space.json", "--transfer", "rgpe")
+    assert cold.exit_code == 1 and "give them with --prior" in cold.output
+
+
+def test_exporting_a_maximised_study_says_how_to_use_it_as_a_prior_of_a_minimised_one(workdir):
+    # before: nothing said that the CSV's values are maximised, and a minimised study given it as
+    # --prior reads the worst configurations as the best
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="acc.db", maximize=True)
+    old.tell({"x": 0.4, "mode": "a"}, 0.9)
+    old.study.close()
+    done = invoke("export", "--storage", "acc.db", "--out", "acc.csv", "--complete")
+    assert done.exit_code == 0, done.output
+    said = " ".join(done.output.split())
+    assert "the values were maximised" in said and "--prior acc.db" in said
+    wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="loss.db").study.close()
+    quiet = invoke("export", "--storage", "loss.db", "--out", "loss.csv")
+    assert quiet.exit_code == 0 and "maximised" not in quiet.output
+
+
+def test_resuming_with_the_same_prior_files_in_another_order_replaces_nothing(workdir):
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("optimize", "objmod:f", "--storage", "ord.db")
+    made = invoke(
+        *args,
+        "--space",
+        "space.json",
+        "--seed",
+        0,
+        "--budget",
+        3,
+        "--prior",
+        "run1.csv",
+        "--prior",
+        "run2.csv",
+    )
+    assert made.exit_code == 0, made.output
+    same = invoke(*args, "--budget", 4, "--prior", "run2.csv", "--prior", "run1.csv")
+    assert same.exit_code == 0 and "replacing" not in same.output
+    fewer = invoke(*args, "--budget", 5, "--prior", "run2.csv")
+    assert "replacing the study's stored sources (7 evaluations of 2 source task(s)" in " ".join(
+        fewer.output.split()
+    )
+
+
+def test_a_folder_of_prior_files_is_named_in_one_short_line(workdir):
+    # before: every file name, twice ("reading ..." and "transferring from ..."): a screenful each
+    # for `--prior runs/*.csv`
+    files = []
+    for i in range(7):
+        files += ["--prior", f"run{i}.csv"]
+        (workdir / f"run{i}.csv").write_text(f"x,mode,y\n{0.1 * i},a,{i}\n-1.0,a,{2 + i}\n")
+    result = invoke(
+        "optimize", "objmod:f", "--space", "space.json", "--storage", "many.db", "--budget", 1, *files
+    )
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "reading run0.csv, run1.csv, run2.csv and 4 more ..." in said
+    assert (
+        "transferring from 14 source evaluations in run0.csv, run1.csv, run2.csv and 4 more with auto" in said
+    )
+    assert "run6.csv" not in said
+
+
+def test_prior_rename_reads_a_parameter_renamed_since(workdir):
+    # before: a study or CSV file whose parameter has since been renamed (x was "pos") could not be a
+    # source at all: "has other parameters than this study", with no way to map the name
+    old_space = {"params": [{**SPACE["params"][0], "name": "pos"}, SPACE["params"][1]]}
+    old = wb.Optimizer(wb.Space.from_dict(old_space), seed=3, storage="old.db")
+    for pos in (-1.5, 0.45, 1.2):
+        old.tell({"pos": pos, "mode": "a"}, (pos - 0.5) ** 2)
+    old.study.close()
+    (workdir / "old.csv").write_text("pos,mode,y\n0.6,a,0.01\n-2.0,a,6.3\n")
+    (workdir / "new.csv").write_text("x,mode,y\n0.3,a,0.04\n1.9,a,2.0\n")  # already under the new name
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 1)
+    priors = ("--prior", "old.db", "--prior", "old.csv", "--prior", "new.csv")
+    refused = invoke(*args, *priors)
+    assert refused.exit_code == 1 and "--prior-rename OLD=NEW" in " ".join(refused.output.split())
+    result = invoke(*args, *priors, "--prior-rename", "pos=x")
+    assert result.exit_code == 0, result.output
+    assert "transferring from 7 source evaluations" in result.output
+    bad = invoke(*args, *priors, "--prior-rename", "pos=where")
+    assert bad.exit_code == 1 and "'where' is not a parameter of this study (x, mode)" in bad.output
+
+
+def test_suggest_imports_prior_files_as_trials_with_transfer_none(workdir):
+    # as optimize does: one import per file, once; with the files joined into one it was refused
+    # ("prior data with several tasks needs a transfer model") after the study had been created
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n")
+    args = ("suggest", "--storage", "imp.db", "--json", "--transfer", "none", "--prior", "run1.csv")
+    made = invoke(*args, "--space", "space.json", "--prior", "run2.csv")
+    assert made.exit_code == 0, made.output
+    assert "imported 2 prior evaluations from run1.csv" in made.output
+    assert sum(t.worker == "prior" for t in wb.Study("imp.db").trials()) == 3
+    again = invoke(*args)
+    assert again.exit_code == 0 and "run1.csv already imported" in again.output
+    (workdir / "two.csv").write_text("x,mode,y,ds\n0.5,a,0.0,d1\n-1.0,a,2.25,d2\n")
+    split = invoke("suggest", "--storage", "split.db", "--space", "space.json", "--transfer", "none",
+                   "--prior", "two.csv", "--task", "ds")  # fmt: skip
+    assert split.exit_code == 1 and "splits them into 2 tasks" in split.output
+    assert not (workdir / "split.db").exists()  # refused before the study was created
+
+
+def test_status_says_a_transfer_ensembles_estimate_is_not_on_the_values_scale(workdir):
+    # before: "model's estimate there: -0.34" for a loss measured at 0.04, with nothing to say that
+    # auto's mean is a weighted sum of standardised GPs (said in the HTML report, not in status)
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "est.db", "--seed", 0)
+    assert invoke(*args, "--budget", 4, "--prior", "run1.csv").exit_code == 0
+    status = " ".join(invoke("status", "--storage", "est.db").output.split())
+    assert "model's estimate there:" in status and "need not be on the scale of your values" in status
+    assert invoke(*args[:4], "--storage", "plain.db", "--seed", 0, "--budget", 4).exit_code == 0
+    assert "need not be on the scale" not in invoke("status", "--storage", "plain.db").output

@@ -562,3 +562,14 @@ def test_a_comma_that_may_separate_thousands_is_not_read_as_a_decimal_comma(tmp_
     path.write_text('x,y\n"1,5",1\n')  # only a decimal comma can mean this
     with pytest.raises(DataError, match=r"it has a decimal comma; write it with a decimal point \(1\.5\)"):
         TaskData.from_csv(path, space)
+
+
+def test_a_column_named_like_a_parameter_but_for_case_or_spaces_is_named_in_the_error(tmp_path):
+    # before: "missing column(s) 'lr' (found: LR, ...)", which reads as if the column were absent
+    path = write(tmp_path, "LR,Layers,act,y\n0.01,2,relu,0.5\n")
+    with pytest.raises(DataError) as err:
+        TaskData.from_csv(path, SPACE)
+    msg = str(err.value)
+    assert "missing column(s) 'lr', 'layers'" in msg
+    assert "rename column 'LR' to 'lr'" in msg and "rename column 'Layers' to 'layers'" in msg
+    assert "act" not in msg.split("(found")[0]

@@ -393,3 +393,82 @@ def test_prior_forms_that_are_easy_to_get_wrong_are_clear_errors(tmp_path):
     # a tuple of two studies is two studies, not an (X, y) pair
     opt = wb.Optimizer(SPACE, prior=(str(tmp_path / "a.db"), str(tmp_path / "b.db")), transfer="rgpe", seed=0)
     assert len(set(opt.prior.task)) == 2 and len(opt.prior.y) == 8
+
+
+def test_a_prior_study_twice_or_the_study_itself_is_refused(tmp_path):
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    old = wb.Optimizer(space, seed=0, storage=str(tmp_path / "old.db"))
+    for (a, b), v in zip(*source(6), strict=True):
+        old.tell({"x": a, "y": b}, v)
+    old.study.close()
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    # before: one source task with every row twice
+    with pytest.raises(DataError, match="is given twice"):
+        wb.Optimizer(space, prior=[str(tmp_path / "old.db"), url], seed=0)
+    # before: the study's own trials read again as a source of itself
+    with pytest.raises(DataError, match="is this study itself"):
+        wb.Optimizer(space, prior=[url], storage=str(tmp_path / "old.db"), seed=0)
+    assert len(wb.Study(url).trials()) == 6
+
+
+def test_a_list_of_csv_files_and_studies_is_one_source_task_each(tmp_path):
+    # before: a CSV path in the list was opened as a study ("is not a warmbo study"), so the Python
+    # form of `--prior oct/trials.csv --prior nov/trials.csv --prior old.db` did not exist
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    for folder, seed in (("oct", 1), ("nov", 2)):
+        (tmp_path / folder).mkdir()
+        X, y = source(8, seed)
+        rows = "".join(f"{a},{b},{v}\n" for (a, b), v in zip(X, y, strict=True))
+        (tmp_path / folder / "trials.csv").write_text("a,b,y\n" + rows)
+    old = wb.Optimizer(space, seed=0, storage=str(tmp_path / "old.db"), maximize=True)
+    for (a, b), v in zip(*source(5, 3), strict=True):
+        old.tell({"a": a, "b": b}, -v)  # maximised: read the right way round
+    old.study.close()
+    files = [str(tmp_path / "oct" / "trials.csv"), str(tmp_path / "nov" / "trials.csv")]
+    opt = wb.Optimizer(space, prior=[*files, str(tmp_path / "old.db")], seed=0)
+    report = opt.transfer_report()
+    assert sorted((s.name, s.rows) for s in report.sources) == sorted(
+        [(f"task {files[0]}", 8), (f"task {files[1]}", 8), ("task old", 5)]
+    )
+    assert sorted(opt.prior.y[-5:]) == pytest.approx(sorted(source(5, 3)[1]))  # minimised values
+    with pytest.raises(DataError, match="is given twice"):
+        wb.Optimizer(space, prior=[files[0], files[0]], seed=0)
+
+
+def test_sources_given_after_the_design_report_no_warm_design_the_study_never_asked(tmp_path):
+    # before: the report (and `warmbo status`) listed the new sources' warm design as the study's
+    # start, though the study's design was over and none of those points was ever asked
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    url = str(tmp_path / "late.db")
+    cold = wb.Optimizer(space, seed=0, storage=url)
+    for _ in range(cold.n_initial + 1):
+        p = cold.ask()
+        cold.tell(p, bowl(p))
+    cold.study.close()
+    X, y = source(20)
+    late = wb.Optimizer.load(url, prior=([{"x": a, "y": b} for a, b in X], y))
+    p = late.ask()
+    late.tell(p, bowl(p))
+    assert late.transfer_report().warm_design == ()
+    assert "warm design" not in str(late.stored_transfer_report())
+    warm = wb.Optimizer(space, prior=([{"x": a, "y": b} for a, b in X], y), seed=0)
+    for _ in range(3):
+        p = warm.ask()
+        warm.tell(p, bowl(p))
+    assert len(warm.transfer_report().warm_design) == warm.n_initial  # a study started warm keeps it
+
+
+def test_a_prior_study_without_a_complete_trial_is_named(tmp_path):
+    # before: left out without a word among other studies, and alone (each --prior is read alone)
+    # "the prior studies hold no complete trial", though the other --prior studies had trials
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    failed = wb.Optimizer(space, seed=0, storage=str(tmp_path / "failed.db"))
+    for _ in range(2):
+        failed.tell_failed(failed.ask())
+    failed.study.close()
+    good = wb.Optimizer(space, seed=0, storage=str(tmp_path / "good.db"))
+    for (a, b), v in zip(*source(4), strict=True):
+        good.tell({"x": a, "y": b}, v)
+    good.study.close()
+    with pytest.raises(DataError, match=r"failed.db' holds no complete trial \(2 failed, 0 pending\)"):
+        wb.Optimizer(space, prior=[str(tmp_path / "good.db"), str(tmp_path / "failed.db")], seed=0)

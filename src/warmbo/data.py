@@ -190,6 +190,18 @@ def _convert_y(value: Any) -> float:
     return v
 
 
+def _unfinished_hint(row: Mapping[str, Any]) -> str:
+    """For a row without a usable value in a file written by ``warmbo export`` (a ``state`` column):
+    a failed or pending trial has no value, and the way to leave such rows out."""
+    state = str(row.get("state") or "").strip()
+    if state in ("", "complete"):
+        return ""
+    return (
+        f"; the row is a {state} trial (column 'state'), which has no value: export the complete trials "
+        "only (warmbo export --complete) or remove its row"
+    )
+
+
 def _convert_label(value: Any) -> str:
     if isinstance(value, str):
         if not value.strip():
@@ -261,7 +273,23 @@ def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> 
     if missing:
         names = ", ".join(repr(c) for c in missing)
         shown = ", ".join(str(c) for c in found if c != "") or "none"
-        raise DataError(f"{source}: missing column(s) {names} (found: {shown})")
+        # a column that differs only in case or spaces ('LR', 'Learning Rate'): names are exact
+        near = {}
+        for c in missing:
+            match = [f for f in found if f not in needed and _loose(f) == _loose(c)]
+            if match:
+                near[c] = match[0]
+        hint = "; ".join(
+            f"rename column {f!r} to {c!r} (names match exactly, case too)" for c, f in near.items()
+        )
+        raise DataError(
+            f"{source}: missing column(s) {names} (found: {shown})" + (f"; {hint}" if hint else "")
+        )
+
+
+def _loose(name: Any) -> str:
+    """A column name without case, spaces, dashes and underscores, to spot a near miss."""
+    return "".join(ch for ch in str(name).lower() if ch.isalnum())
 
 
 def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
@@ -583,7 +611,7 @@ class TaskData:
                     try:
                         ys.append(_convert_y(row[y]))
                     except _CellError as exc:
-                        raise DataError(f"{_at(where, y)}: {exc}") from None
+                        raise DataError(f"{_at(where, y)}: {exc}{_unfinished_hint(row)}") from None
                     if task is not None:
                         try:
                             labels.append(_convert_label(row[task].strip()))

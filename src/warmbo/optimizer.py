@@ -602,7 +602,7 @@ class Optimizer:
             self.seed = (
                 stored_seed if stored_seed is not None else int(np.random.SeedSequence().entropy % (2**31))
             )
-        self.prior = None if prior is None else as_prior(prior, space, maximize)
+        self.prior = None if prior is None else as_prior(prior, space, maximize, storage)
         # the prior's identity in stored records (a hash of every row: 50 ms for 15,000 rows, so once)
         self._prior_digest = None if self.prior is None else digest(self.prior)
         self._source: TaskData | None = None  # the transfer sources, signed and encoded
@@ -1076,8 +1076,27 @@ class Optimizer:
         model = self._current_model() or self.model
         return self._transfer_report(model, self.study.count(COMPLETE))
 
+    def stored_transfer_report(self) -> TransferReport | None:
+        """The transfer report a study shows (``warmbo status``, :meth:`report`) without fitting a
+        model: the one its last model ask stored, while that ask used the sources and method this
+        object uses; otherwise (no model ask yet: the warm design's; sources replaced since) the
+        sources as given and the warm design, without weights. None for a study without sources."""
+        text = self.study.get_meta("transfer_report")
+        stored = TransferReport.from_dict(json.loads(text)) if text else None
+        if self._source is None:
+            return stored
+        given = self._transfer_report(self.model, self.study.count(COMPLETE))
+        if stored is not None and (stored.method, [s.name for s in stored.sources]) == (
+            given.method,
+            [s.name for s in given.sources],
+        ):
+            return stored
+        return given
+
     def _transfer_report(self, model, n_target: int) -> TransferReport:
         warm = self.warm_design()
+        if warm is not None and len(warm) and not self._warm_design_used(warm):
+            warm = None  # sources given after the study's own design: their design was never asked
         points = () if warm is None or not len(warm) else tuple(self.space.decode(warm.points))
         report = transfer_report(self.transfer, model, n_target, points, () if warm is None else warm.scores)
         if not report.sources:  # not fitted yet: the sources as given
@@ -1094,6 +1113,15 @@ class Optimizer:
                 report.warm_scores,
             )
         return report
+
+    def _warm_design_used(self, warm: WarmDesign) -> bool:
+        """Whether the study asked a point of the warm design ``warm``, or still may: a study whose
+        design was over when these sources were given (``prior=`` on a resumed study) never asks
+        them, and a report that listed them would describe a start the study did not have."""
+        own = [t for t in self.study.snapshot() if t.worker != PRIOR_WORKER]
+        if len(own) < self.n_initial:
+            return True
+        return bool(np.any(taken(warm.points, self._encode_trials(own))))
 
     def _model_trials(self, complete: list[Trial]) -> list[Trial]:
         """The complete trials the model sees: this study's own (at most ``max_trials`` of them), and
@@ -1316,7 +1344,6 @@ class Optimizer:
         leaves its section out with a ``RuntimeWarning`` saying why."""
         from .audit import MIN_HELD_OUT
         from .report import write_report
-        from .transfer.transfer_report import TransferReport
 
         task_names = getattr(self, "task_names", None)
         model = None
@@ -1329,7 +1356,6 @@ class Optimizer:
                 audit = self.audit() if task_names else self._audit_fitted(model, complete)
             except ValueError as exc:
                 warnings.warn(f"report without the calibration section: {exc}", RuntimeWarning, stacklevel=2)
-        stored = self.study.get_meta("transfer_report")
         return write_report(
             out,
             self.space,
@@ -1338,7 +1364,7 @@ class Optimizer:
             title=title or f"warmbo study {self.study.url}",
             predict=None if model is None else self._report_predictor(model),
             tasks=dict(zip(task_names, self.directions, strict=True)) if task_names else None,
-            transfer=TransferReport.from_dict(json.loads(stored)) if stored else None,
+            transfer=self.stored_transfer_report(),
             audit=audit,
             amendments=self.study.amendments(),
         )

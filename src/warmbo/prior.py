@@ -12,11 +12,12 @@ Accepted forms:
   columns or a 2-D array of raw parameter values (columns in the space's order), y the objective
   values as the user measures them;
 - a list (or tuple) of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their
-  complete trials, one source task per study. A study's space may differ from the new one in
-  bounds and choices (a range widened after a first study), not in its parameters' names, and its
-  trials must lie in the new space. A study stores its direction; a source optimised in
-  the other direction than the new study is negated so that every value reads in the new study's
-  sense.
+  complete trials, one source task per study; CSV paths may be among them, one source task each
+  (:func:`join_sources` names them as ``warmbo optimize --prior`` does). A study's space may differ
+  from the new one in bounds and choices (a range widened after a first study), not in its
+  parameters' names, and its trials must lie in the new space. A study stores its direction; a
+  source optimised in the other direction than the new study is negated so that every value reads
+  in the new study's sense.
 
 The optimizer then signs these values exactly as it signs its own trials (negated when minimising),
 so a Python user never encodes or negates a source by hand.
@@ -35,6 +36,7 @@ import json
 import os
 import zlib
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 
@@ -44,6 +46,8 @@ from .space import Space, SpaceError
 __all__ = [
     "as_prior",
     "names_a_study",
+    "first_repeat",
+    "join_sources",
     "digest",
     "prior_subset",
     "prior_subset_by_source",
@@ -62,14 +66,29 @@ PRIOR_ROWS = 1000
 POOLED_PRIOR_ROWS = 256
 
 
-def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
-    from .storage import Study
+def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=None) -> TaskData:
+    from .storage import StorageError, Study, study_identity
     from .trial import COMPLETE
 
     params, values, labels = [], [], []
-    from .storage import StorageError
-
+    own_identity = None if own is None else study_identity(own)
+    seen: dict[str, object] = {}
     for item in studies:
+        # one study twice would be one source task holding every row twice (both get the same
+        # label), and this very study as its own source would count each trial twice: both refused
+        identity = study_identity(item)
+        if identity is not None and identity == own_identity:
+            raise DataError(
+                f"prior study {_shown(item)!r} is this study itself: its trials are already the study's "
+                "own observations; give the finished studies of earlier, related tasks as prior"
+            )
+        if identity is not None and identity in seen:
+            raise DataError(
+                f"prior study {_shown(item)!r} is given twice (also as {_shown(seen[identity])!r}); each "
+                "prior study is one source task: give it once"
+            )
+        if identity is not None:
+            seen[identity] = item
         try:
             # read-only: a source is never changed (an old study's schema is not migrated), and may
             # be an archived study in a folder the user cannot write
@@ -77,26 +96,51 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
         except StorageError as exc:
             raise DataError(f"prior study {item!r}: {exc}") from None
         try:
-            other = study.space != space
-            if other and set(study.space.names) != set(space.names):
+            # a parameter renamed since (``rename``: {name in the prior study: name here})
+            names = {n: (rename or {}).get(n, n) for n in study.space.names}
+            other = study.space != space or any(k != v for k, v in names.items())
+            if other and set(names.values()) != set(space.names):
+                shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
+                if shown:
+                    only_here = sorted(set(space.names) - set(names.values()))
+                    only_there = sorted(set(names.values()) - set(space.names))
+                    raise DataError(
+                        f"prior study {study.url!r} has other parameters than this study (reading "
+                        f"{shown}): only in this study {only_here}, only in the prior study {only_there}"
+                    )
+                renamed = set(space.names) - set(names.values()) and set(names.values()) - set(space.names)
                 raise DataError(
                     f"prior study {study.url!r} has other parameters than this study: "
                     + "; ".join(line for line in space.diff(study.space) if " only in " in line)
                     .replace("only in this space", "only in this study")
                     .replace("only in other space", "only in the prior study")
+                    + (
+                        "; for a parameter renamed since, read it under its new name (warmbo optimize: "
+                        "--prior-rename OLD=NEW)"
+                        if renamed
+                        else ""
+                    )
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
-            for trial in study.trials((COMPLETE,)):
+            complete = study.trials((COMPLETE,))
+            if not complete:  # (among other studies it was left out without a word)
+                counts = ", ".join(f"{study.count(state)} {state}" for state in ("failed", "pending"))
+                raise DataError(
+                    f"prior study {study.url!r} holds no complete trial ({counts}), so there is nothing "
+                    "to transfer from it: leave it out"
+                )
+            for trial in complete:
+                trial_params = {names[k]: v for k, v in trial.params.items()}
                 if other:  # (other bounds or choices: each trial must lie in this study's space)
                     try:
-                        space.validate(trial.params)
+                        space.validate(trial_params)
                     except SpaceError as exc:
                         raise DataError(
                             f"prior study {study.url!r}, trial {trial.id}: {exc}; a prior study's space may "
                             "differ from this study's (wider bounds, other choices), but its trials must "
                             "lie in this study's space"
                         ) from None
-                params.append(trial.params)
+                params.append(trial_params)
                 values.append(sign * float(trial.value))
                 labels.append(str(study.url))
         finally:
@@ -107,8 +151,17 @@ def _from_studies(studies: list, space: Space, maximize: bool) -> TaskData:
     return TaskData.from_records(params, values, space, task=labels, source="<studies>")
 
 
-def as_prior(prior, space: Space, maximize: bool) -> TaskData:
-    """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units."""
+def _shown(item) -> str:
+    """A prior study as its user named it (a Study object by its URL)."""
+    return str(getattr(item, "url", item))
+
+
+def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> TaskData:
+    """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units.
+
+    ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
+    is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
+    ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since."""
     if isinstance(prior, TaskData):
         if prior.space != space:
             raise DataError(
@@ -118,7 +171,7 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
         if names_a_study(text):
-            return _from_studies([text], space, maximize)
+            return _from_studies([text], space, maximize, study, rename)
         return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
@@ -136,11 +189,63 @@ def as_prior(prior, space: Space, maximize: bool) -> TaskData:
             "or a DataFrame with one column per parameter and a 'y' column"
         )
     if isinstance(prior, list | tuple) and prior:
-        return _from_studies(list(prior), space, maximize)
+        files = [
+            item
+            for item in prior
+            if isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item))
+        ]
+        if not files:
+            return _from_studies(list(prior), space, maximize, study, rename)
+        # CSV files among them (as `warmbo optimize --prior a.csv --prior b.db`): one source each
+        entries = [_shown(item) for item in prior]
+        twice = first_repeat(entries)
+        if twice is not None:
+            again = "" if twice[0] == twice[1] else f" (also as {twice[1]!r})"
+            raise DataError(
+                f"prior {twice[0]!r} is given twice{again}; each is one source task: give it once"
+            )
+        parts = [as_prior(item if item in files else [item], space, maximize, study) for item in prior]
+        return join_sources(entries, parts, space)
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
     )
+
+
+def first_repeat(entries: list[str]) -> tuple[str, str] | None:
+    """The first of ``entries`` (CSV paths and study URLs) that names the same file or study as an
+    earlier one (``run.csv`` and ``./run.csv``, ``a.db`` and ``sqlite:///a.db``), with that earlier
+    one; None when each is given once."""
+    from .storage import study_identity
+
+    seen: dict[str, str] = {}
+    for entry in entries:
+        identity = study_identity(entry) if names_a_study(entry) else os.path.realpath(entry)
+        if identity is not None and identity in seen:
+            return entry, seen[identity]
+        if identity is not None:
+            seen[identity] = entry
+    return None
+
+
+def join_sources(entries: list[str], parts: list[TaskData], space: Space) -> TaskData:
+    """Several priors (CSV files, studies) as one TaskData with a source task per entry, labelled by
+    its file name, or by the entry as given when two entries share a file name (as
+    ``runs/a/trials.csv`` and ``runs/b/trials.csv`` do), or per ``file:label`` when a file has a task
+    column."""
+    if len(parts) == 1:
+        return parts[0]
+    stems = [Path(entry.split("?")[0]).stem for entry in entries]
+    params, values, labels = [], [], []
+    for entry, stem, part in zip(entries, stems, parts, strict=True):
+        params += list(part.params)
+        values += list(part.y)
+        name = stem if stems.count(stem) == 1 else entry
+        if part.task is None or names_a_study(entry):  # (a study's rows are labelled by its URL)
+            labels += [name] * len(part)
+        else:
+            labels += [f"{name}:{t}" for t in part.task]
+    return TaskData(params, values, labels, space, source=", ".join(entries))
 
 
 def names_a_study(text: str) -> bool:

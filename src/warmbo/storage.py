@@ -178,6 +178,17 @@ def study_label(url) -> str:
     return Path(parse_url(url)).stem
 
 
+def study_identity(url) -> str | None:
+    """What tells one study from another whatever the form of its URL: the SQLite file's real path
+    (``a.db``, ``./a.db``, ``sqlite:///a.db`` and ``sqlite:///a.db?mode=ro`` are one study), a
+    PostgreSQL URL in its read-only form; None for an in-memory study (each is a study of its own)."""
+    url = getattr(url, "url", url)  # a Study object: its URL
+    if _is_postgres(url):
+        return readonly_url(url)
+    path = parse_url(url)
+    return None if path == ":memory:" else os.path.realpath(path)
+
+
 def parse_url(url: str | os.PathLike | None) -> str:
     """The SQLite path of a storage URL (``":memory:"`` for in-memory studies), ``~`` expanded."""
     path = _sqlite_path(url)

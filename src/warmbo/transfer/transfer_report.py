@@ -77,6 +77,9 @@ class TransferReport:
             if self.fell_back:
                 lines.append("no source ranks the target's trials better than its own model: plain GP")
         noisy = [s for s in self.sources if s.noise is not None]
+        if not weighted and not noisy and self.method in ("auto", "rgpe", "envelope"):
+            what = "learns each source's noise" if self.method == "envelope" else "weighs the sources"
+            lines.append(f"the model {what} from its first ask after the warm design")
         if noisy:
             shown = ", ".join(f"{s.name} {s.noise:.3g}" for s in noisy[:5])
             lines.append(f"learned source noise sigma_s^2 (large = judged unrelated): {shown}")
