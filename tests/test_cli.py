@@ -2196,3 +2196,36 @@ def test_status_says_a_transfer_ensembles_estimate_is_not_on_the_values_scale(wo
     assert "model's estimate there:" in status and "need not be on the scale of your values" in status
     assert invoke(*args[:4], "--storage", "plain.db", "--seed", 0, "--budget", 4).exit_code == 0
     assert "need not be on the scale" not in invoke("status", "--storage", "plain.db").output
+
+
+def test_every_command_on_a_study_takes_it_as_its_argument_or_with_storage(tmp_path, monkeypatch):
+    # before: status, suggest, observe, export and audit took only --storage ("Missing option
+    # '--storage'" for `warmbo status study.db`), and report, clean-pending and prior list/remove took
+    # only the argument ("No such option: -s" for `warmbo report -s study.db`)
+    monkeypatch.chdir(tmp_path)
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0), (0.0, 1.0)]), storage="study.db", seed=0)
+    for _ in range(4):
+        p = opt.ask()
+        opt.tell(p, (p["x0"] - 0.3) ** 2 + p["x1"])
+    del opt
+    forms = (["study.db"], ["-s", "study.db"], ["--storage", "sqlite:///study.db"])
+    for i, form in enumerate(forms):
+        for command in (
+            ["status"],
+            ["export", "--out", "t.csv", "--force"],
+            ["audit"],
+            ["suggest"],  # trial 5 + i, pending
+            ["observe", "--trial", str(5 + i), "--value", "0.5"],
+            ["report", "--out", f"report{i}"],
+            ["clean-pending", "--older-than", "1000"],
+            ["prior", "list"],
+        ):
+            result = runner.invoke(app, [*command, *form])
+            assert result.exit_code == 0, (command, form, result.output)
+    assert [t.state for t in wb.Optimizer.load("study.db").history] == ["complete"] * 7
+    result = runner.invoke(app, ["status", "study.db", "--storage", "other.db"])
+    assert result.exit_code == 1 and "two studies given" in result.output
+    result = runner.invoke(app, ["status", "study.db", "-s", "study.db"])  # the same one twice is fine
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["status"])
+    assert result.exit_code == 1 and "which study?" in result.output

@@ -49,9 +49,35 @@ console = Console(markup=False)
 errors = Console(stderr=True, markup=False)
 _STATE = {"debug": False}
 
+# Every command on one study takes it either way: `warmbo status study.db` or `warmbo status -s
+# study.db` (some commands took only the option and the others only the argument, so a user of one
+# form failed on half of them with "Missing option" or "No such option: -s")
 StorageOption = Annotated[
-    str, typer.Option("--storage", "-s", help="Study URL: study.db or sqlite:///study.db.")
+    str | None,
+    typer.Option(
+        "--storage",
+        "-s",
+        help="Study URL: study.db or sqlite:///study.db (or give it as the first argument).",
+    ),
 ]
+StudyArgument = Annotated[
+    str | None,
+    typer.Argument(help="Study file or URL (or give it with --storage).", show_default=False),
+]
+
+
+def _the_study(study: str | None, storage: str | None) -> str:
+    """The study a command works on, given as its argument or with ``--storage``, once."""
+    if study is not None and storage is not None and study != storage:
+        _fail(f"two studies given, {study!r} and --storage {storage!r}: give one")
+    given = storage if storage is not None else study
+    if not given:
+        _fail(
+            "which study? Give its file or URL: study.db, sqlite:///study.db or postgresql://... "
+            "(as the first argument or with --storage)"
+        )
+    return given  # type: ignore[return-value]
+
 
 #: ``--max-trials`` of optimize and suggest (Optimizer's ``max_trials``)
 MaxTrialsOption = Annotated[
@@ -1201,7 +1227,8 @@ def _stored_kind(storage) -> str | None:
 @app.command()
 @friendly
 def suggest(
-    storage: StorageOption,
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     n: Annotated[int, typer.Option("-n", help="Number of points.", min=1)] = 1,
     max_trials: MaxTrialsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
@@ -1275,6 +1302,7 @@ def suggest(
     With --space, a study that does not exist yet is created first (for experiments run by hand);
     with --prior it starts warm from earlier studies or CSV files.
     """
+    storage = _the_study(study, storage)
     from .optimizer import Optimizer
     from .storage import Study, study_exists
     from .transfer.registry import TRANSFER_METHODS
@@ -1437,7 +1465,8 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
 @app.command()
 @friendly
 def observe(
-    storage: StorageOption,
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     trial: Annotated[int | None, typer.Option("--trial", "-t", help="Trial id from `suggest`.")] = None,
     value: Annotated[
         str | None,
@@ -1472,6 +1501,7 @@ def observe(
 ) -> None:
     """Report the result of an experiment: a suggested one (--trial) or any other (--params), or that
     it failed; --amend corrects a result already recorded."""
+    storage = _the_study(study, storage)
     from .optimizer import Optimizer
     from .storage import Study
 
@@ -1614,7 +1644,8 @@ STATUS_AUDIT_MAX = {"single": 1000, "multi-task": 1000, "multi-task refit": 300}
 @app.command()
 @friendly
 def status(
-    storage: StorageOption,
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     last: Annotated[
         int | None,
         typer.Option(
@@ -1625,6 +1656,7 @@ def status(
     all_rows: Annotated[bool, typer.Option("--all", help="Show every trial, however many.")] = False,
 ) -> None:
     """Show the trials of a study as a table, and the best one (the study is opened read-only)."""
+    storage = _the_study(study, storage)
     if last is not None and last < 1:
         raise ValueError(f"--last must be a positive number of trials, got {last}")
     opt = load_optimizer(storage, readonly=True)
@@ -1650,8 +1682,9 @@ def status(
 @app.command()
 @friendly
 def export(
-    storage: StorageOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write; - writes to stdout.")],
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     complete: Annotated[
         bool, typer.Option("--complete", help="Only the complete trials (a file --prior reads as it is).")
     ] = False,
@@ -1660,6 +1693,7 @@ def export(
     """Write the study's trials to a CSV file (the study is opened read-only): trial, state, one
     column per parameter, y (the value; a multi-task study's task values follow), worker, created,
     completed, error, amended (what an amended trial held before)."""
+    storage = _the_study(study, storage)
     from .data import trials_to_csv
 
     to_stdout = str(out) == "-"
@@ -1699,7 +1733,8 @@ def export(
 @app.command("audit")
 @friendly
 def audit_command(
-    storage: StorageOption,
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     levels: Annotated[
         str | None,
         typer.Option(
@@ -1718,6 +1753,7 @@ def audit_command(
 ) -> None:
     """Check the study's confidence intervals: leave-one-out coverage and width at each level, the
     GP-UCB schedule's row, and warnings (the study is opened read-only)."""
+    storage = _the_study(study, storage)
     from .report import audit_header, audit_rows, plot_calibration
 
     parsed = None
@@ -1876,8 +1912,9 @@ app.add_typer(prior_app, name="prior")
 
 @prior_app.command("list")
 @friendly
-def prior_list(storage: Annotated[str, typer.Argument(help="Study file or URL.")]) -> None:
+def prior_list(study: StudyArgument = None, storage: StorageOption = None) -> None:
     """The tagged prior imports of a study and their numbers of rows."""
+    storage = _the_study(study, storage)
     opt = load_optimizer(storage, readonly=True)
     priors = opt.priors()
     n_rows = sum(t.worker == "prior" for t in opt.history)
@@ -1899,7 +1936,8 @@ def prior_list(storage: Annotated[str, typer.Argument(help="Study file or URL.")
 @prior_app.command("remove")
 @friendly
 def prior_remove(
-    storage: Annotated[str, typer.Argument(help="Study file or URL.")],
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     tag: Annotated[str | None, typer.Option("--tag", help="Remove the rows of this import.")] = None,
     file: Annotated[
         str | None,
@@ -1909,6 +1947,7 @@ def prior_remove(
 ) -> None:
     """Remove imported prior rows (one import by --tag, every import of a file by --file, or --all),
     in one transaction."""
+    storage = _the_study(study, storage)
     if sum((tag is not None, file is not None, all_rows)) != 1:
         raise ValueError(
             "say what to remove, one of: --tag TAG (see 'warmbo prior list'), --file FILE or --all"
@@ -1926,7 +1965,8 @@ def prior_remove(
 @app.command("clean-pending")
 @friendly
 def clean_pending(
-    storage: Annotated[str, typer.Argument(help="Study URL.")],
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     older_than: Annotated[
         float | None,
         typer.Option(
@@ -1943,6 +1983,7 @@ def clean_pending(
     completes it (`observe` does this on purpose). To evaluate them again, use
     `optimize --retry-pending` instead.
     """
+    storage = _the_study(study, storage)
     from .storage import Study
 
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
@@ -1996,12 +2037,14 @@ def _check_report_paths(storage: str, out: Path | None) -> None:
 @app.command()
 @friendly
 def report(
-    storage: Annotated[str, typer.Argument(help="Study URL.")],
+    study: StudyArgument = None,
+    storage: StorageOption = None,
     out: Annotated[
         Path | None, typer.Option("--out", help="Output folder (default: <study>-report).")
     ] = None,
 ) -> None:
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
+    storage = _the_study(study, storage)
     from .storage import study_label
 
     _check_report_paths(storage, out)
