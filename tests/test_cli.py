@@ -2229,3 +2229,25 @@ def test_every_command_on_a_study_takes_it_as_its_argument_or_with_storage(tmp_p
     assert result.exit_code == 0, result.output
     result = runner.invoke(app, ["status"])
     assert result.exit_code == 1 and "which study?" in result.output
+
+
+def test_report_of_a_large_study_says_it_fits_on_every_trial_not_how_to_ask(tmp_path, monkeypatch):
+    # before: `warmbo report` on a study above LARGE_STUDY trials printed the optimizer's warning that
+    # every ask refits the GP, with advice to pass --max-trials, an option report does not have
+    import warmbo.optimizer as optimizer_module
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(optimizer_module, "LARGE_STUDY", 10)  # (the threshold, not the fit, is scaled)
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), storage="big.db", seed=0)
+    rng = np.random.default_rng(0)
+    for x in rng.uniform(size=14):
+        opt.tell({"x0": float(x)}, float(np.sin(6 * x)))
+    result = runner.invoke(app, ["report", "big.db", "--out", "rep"])
+    assert result.exit_code == 0, result.output
+    assert "fitting the model on all 14 trials" in result.output
+    assert "max-trials" not in result.output and "every ask" not in result.output
+    assert (tmp_path / "rep" / "report.html").exists()
+    result = runner.invoke(app, ["audit", "big.db"])  # (the audit command fits on them all too)
+    assert result.exit_code == 0, result.output
+    assert "fitting the model on all 14 trials for the audit" in result.output
+    assert "max-trials" not in result.output and "every ask" not in result.output

@@ -1765,7 +1765,12 @@ def audit_command(
                 f"--levels must be numbers in (0, 1) separated by commas, got {levels!r}"
             ) from exc
     opt = load_optimizer(storage, readonly=True)
-    result = study_audit(opt, parsed, max_held_out)
+    from .optimizer import LargeStudyWarning
+
+    _large_study_note(opt, "the audit")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=LargeStudyWarning)
+        result = study_audit(opt, parsed, max_held_out)
     audits = result if isinstance(result, dict) else {"": result}
     for name, audit in audits.items():
         title = f"{name}: " if name else ""
@@ -1791,6 +1796,21 @@ def audit_command(
         figure = plot_calibration(result).figure
         figure.savefig(out / "calibration.png", dpi=100)
         console.print(f"wrote {out / 'audit.json'} and {out / 'calibration.png'}")
+
+
+def _large_study_note(opt, what: str) -> None:
+    """Say that a command fits its model on all of a large study's trials, in place of the optimizer's
+    :class:`~warmbo.optimizer.LargeStudyWarning`, which speaks of asks and of ``--max-trials``, an
+    option of optimize and suggest (the command filters that warning out)."""
+    from .optimizer import LARGE_STUDY, PRIOR_WORKER
+
+    own = sum(1 for t in opt.history if t.is_complete and t.worker != PRIOR_WORKER)
+    if own > LARGE_STUDY and getattr(opt, "max_trials", None) is None:
+        errors.print(
+            f"fitting the model on all {own} trials for {what}: an exact GP, which takes a while at "
+            "this size",
+            highlight=False,
+        )
 
 
 def study_audit(opt, levels=None, max_held_out: int | None = None):
@@ -2050,10 +2070,15 @@ def report(
     _check_report_paths(storage, out)
     opt = load_optimizer(storage, readonly=True)
     out = out or Path(study_label(storage) + "-report")
+    from .optimizer import LargeStudyWarning
+
+    _large_study_note(opt, "the slices and the calibration")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
         path = opt.report(out, title=f"warmbo study {storage}")
     for warning in caught:  # the audit could not run: said on stderr; other warnings as usual
+        if issubclass(warning.category, LargeStudyWarning):
+            continue
         if "report without the calibration section" in str(warning.message):
             errors.print(str(warning.message), highlight=False)
         else:
