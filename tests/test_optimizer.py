@@ -231,6 +231,11 @@ def test_schedule_and_acquisition_configuration():
     assert opt.acquisition.schedule == Constant(9.0)
     with pytest.raises(ValueError, match="schedule applies to UCB"):
         wb.Optimizer(SPACE, acquisition=wb.EI(), schedule=Constant(1.0))
+    # a UCB with a schedule of its own and another as schedule= (before: schedule= won silently)
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(Constant(1.0)), schedule=Constant(4.0))
+    same = wb.Optimizer(SPACE, acquisition=wb.UCB(Constant(4.0)), schedule=Constant(4.0))
+    assert same.acquisition.schedule == Constant(4.0)
     fixed = wb.GP(wb.kernels.RBF([0.25, 0.25]), noise=1e-6, normalize_y=True)
     opt = wb.Optimizer(SPACE, model=fixed, acquisition=wb.UCB(Constant(4.0)), seed=0)
     best = opt.run(branin_objective, budget=25, progress=False)

@@ -402,7 +402,8 @@ class Optimizer:
     acquisition : Acquisition, optional
         Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given).
     schedule : Schedule, optional
-        Confidence schedule beta_t for GP-UCB.
+        Confidence schedule beta_t for GP-UCB: the acquisition is then ``UCB(schedule)``, or the
+        given ``UCB()`` with this schedule (a UCB given with another schedule of its own is refused).
     maximize : bool
         Maximise (True) or minimise (False, default) the objective.
     n_initial : int, optional
@@ -525,6 +526,11 @@ class Optimizer:
             if acquisition is None:
                 acquisition = UCB(schedule)
             elif isinstance(acquisition, UCB):
+                if acquisition.schedule not in (schedule, UCB().schedule):
+                    raise ValueError(
+                        f"the acquisition {acquisition!r} has its own schedule and schedule= gives "
+                        f"another, {schedule!r}: give the schedule once, in UCB(...) or as schedule="
+                    )
                 acquisition = replace(acquisition, schedule=schedule)
             else:
                 raise ValueError(f"schedule applies to UCB only, but acquisition is {acquisition!r}")
