@@ -834,6 +834,10 @@ def _visible_tick_labels(fig, ax):
         Float("learning_rate", 1e-3, 1e-1, log=True),
         Float("scale", 0.5, 2.0, log=True),
         Float("alpha", 1e-7, 1e-1, log=True),
+        # fewer than two of 1, 2, 5 x 10^k inside: matplotlib's minor labels 5x10^-1 ... 9x10^-1 overlapped
+        Float("subsample", 0.5, 0.9, log=True),
+        Float("tol", 0.011, 0.019, log=True),
+        Int("max_depth", 3, 9, log=True),
     ],
     ids=lambda p: p.name,
 )

@@ -387,14 +387,20 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
     an ``Int``. Over less than about two decades matplotlib labels a log axis's minor ticks too, in
     scientific notation: a log ``Int("max_leaf_nodes", 4, 64)`` got the seven labels 4x10^0 ... 6x10^1
     printed over each other. There the ticks are 1, 2 and 5 times the powers of ten (or fewer, so that
-    at most five are written: :func:`_log_subs`), labelled as plain numbers (5, 10, 20, 50), and the
-    minor ticks are not labelled."""
+    at most five are written: :func:`_log_subs`; evenly spaced ticks where fewer than two of those
+    fall inside), labelled as plain numbers (5, 10, 20, 50), and the minor ticks are not labelled."""
     if _is_log(p):
         ax.set_xscale("log")
         low, high = float(p.low), float(p.high)  # type: ignore[attr-defined]
-        subs = _log_subs(low, high) if high / low <= _PLAIN_LOG_RATIO else None
-        if subs is not None:
-            ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+        if high / low <= _PLAIN_LOG_RATIO:
+            subs = _log_subs(low, high)
+            if subs is not None:
+                ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+            else:
+                # a span of less than about a factor 3 (0.5 to 0.9, 3 to 9) holds fewer than two of
+                # those multiples, and matplotlib's minor labels (5x10^-1 ... 9x10^-1) overlap: evenly
+                # spaced ticks, as on a linear axis, which a log axis this short nearly is
+                ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=isinstance(p, Int)))
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_minor_formatter(NullFormatter())
     elif isinstance(p, Int):
