@@ -292,6 +292,22 @@ def test_many_categorical_choices_with_a_common_prefix_stay_readable_and_distinc
     assert [t.get_text() for t in opt.get_xticklabels()] == ["adam", "sgd"] and opt.get_xlabel() == "opt"
 
 
+def test_categorical_choices_that_differ_in_the_middle_get_distinct_labels():
+    # head and tail of "model_variant_07_with_a_long_name" read "model_v…ong_name" for all 40
+    # choices: the axis could not tell one from another
+    choices = tuple(f"model_variant_{i:02d}_with_a_long_name" for i in range(40))
+    space = Space((Categorical("arch", choices),))
+    trials = [Trial(i, {"arch": choices[i]}, COMPLETE, float(i)) for i in range(40)]
+    for fig in (
+        plot_observed(trials, space, maximize=False),
+        plot_posterior_slices(space, trials[0].params, lambda U: (U[:, 0], U[:, 0] * 0 + 0.1), False),
+    ):
+        (arch,) = [a for a in fig.axes if a.get_visible()]
+        labels = [t.get_text() for t in arch.get_xticklabels()]
+        assert len(set(labels)) == len(labels) == 14, labels
+        assert labels[1] == "…del_variant_03…" and all(len(s) <= 16 for s in labels)
+
+
 def test_the_slices_legend_sits_beside_the_panels_with_the_band_in_its_own_shade():
     space = mixed_space()
     trials = make_trials(space)

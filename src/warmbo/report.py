@@ -36,6 +36,7 @@ import base64
 import html
 import io
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -349,6 +350,31 @@ def _short(text: Any, max_chars: int) -> str:
     return s.replace("$", r"\$")
 
 
+def _choice_labels(choices: Sequence[Any], max_chars: int) -> list[str]:
+    """The choices' labels within ``max_chars``: :func:`_short`'s head and tail, or, when that makes
+    two alike (``model_07_with_a_long_name`` and ``model_08_with_a_long_name`` both read
+    ``model_\u2026long_name``), the part where the choices differ, with what precedes it as room
+    allows and an ellipsis for the text cut before and after it (``model_07\u2026``)."""
+    texts = [str(c) for c in choices]
+    labels = [_short(t, max_chars) for t in texts]
+    if len(set(labels)) == len(set(texts)):
+        return labels
+    prefix = len(os.path.commonprefix(texts))
+    suffix = len(os.path.commonprefix([t[::-1] for t in texts]))
+    out = []
+    for t in texts:
+        end = max(prefix, len(t) - suffix)  # t[prefix:end] differs (prefix and suffix may overlap)
+        room = max_chars - (end < len(t))  # (one character for the ellipsis of the cut tail)
+        if end <= room:
+            label = t[:end]
+        elif end - prefix <= room - 1:  # the differing part, and what precedes it as room allows
+            label = "\u2026" + t[end - (room - 1) : end]
+        else:  # the differing part alone is too long: its head and tail
+            label = "\u2026" + _short(t[prefix:end], room - 1).replace(r"\$", "$")
+        out.append((label + ("\u2026" if end < len(t) else "")).replace("$", r"\$"))
+    return out
+
+
 def _choice_step(p: Categorical) -> int:
     """Every how many choices a tick label is written: all of up to :data:`_MAX_CHOICE_LABELS`."""
     return math.ceil(len(p.choices) / _MAX_CHOICE_LABELS)
@@ -410,7 +436,7 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
     """One tick per choice, labelled (every :func:`_choice_step`-th of many), upright when they fit
     and turned when they would run into each other."""
-    labels = [_short(c, 16) for c in p.choices]
+    labels = _choice_labels(p.choices, 16)
     shown = list(range(0, len(labels), _choice_step(p)))
     ax.set_xticks(shown)
     width = max(len(labels[i]) for i in shown) * len(shown)
