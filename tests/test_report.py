@@ -308,6 +308,19 @@ def test_categorical_choices_that_differ_in_the_middle_get_distinct_labels():
         assert labels[1] == "…del_variant_03…" and all(len(s) <= 16 for s in labels)
 
 
+def test_the_legend_beside_a_single_panel_leaves_the_figure_title_clear():
+    # one parameter: a figure one panel wide, whose title ran under the legend at its top right
+    space = Space((Float("x", 0.0, 1.0),))
+    trials = [Trial(i, {"x": i / 9}, COMPLETE, float(i)) for i in range(10)] + [Trial(10, {"x": 0.5}, FAILED)]
+    for fig in (
+        plot_observed(trials, space, maximize=True),
+        plot_posterior_slices(space, trials[9].params, lambda U: (U[:, 0], U[:, 0] * 0 + 0.1), True),
+    ):
+        fig.canvas.draw()
+        (legend,) = fig.legends
+        assert not legend.get_window_extent().overlaps(fig._suptitle.get_window_extent())
+
+
 def test_the_slices_legend_sits_beside_the_panels_with_the_band_in_its_own_shade():
     space = mixed_space()
     trials = make_trials(space)

@@ -272,13 +272,15 @@ def _opaque_keys(legend) -> None:
 
 def _figure_legend(fig: Figure, axes: Sequence[Axes]) -> None:
     """One legend for a figure of panels, to the right of them: each label once, from whichever
-    panel has it (one panel may have failed trials to mark and another not)."""
+    panel has it (one panel may have failed trials to mark and another not). Centred on the right
+    edge rather than at its top, where the suptitle, centred over the whole figure, runs into it
+    when the figure is one panel wide."""
     entries: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     if entries:
-        legend = fig.legend(entries.values(), entries.keys(), loc="outside right upper", fontsize="small")
+        legend = fig.legend(entries.values(), entries.keys(), loc="outside right center", fontsize="small")
         _opaque_keys(legend)
 
 
