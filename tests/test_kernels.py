@@ -232,6 +232,16 @@ def test_scaling_by_nonpositive_number_is_rejected():
     assert RBF(1.0) + 0 == RBF(1.0) and 0 + RBF(1.0) == RBF(1.0)  # sum([...]) starts from 0
 
 
+def test_scaling_by_any_real_number_type():
+    # numbers.Real that numpy's isfinite refuses (Fraction) scale and shift as their float does
+    from fractions import Fraction
+
+    assert RBF(1.0) * Fraction(1, 2) == Constant(0.5) * RBF(1.0)
+    assert Fraction(3, 2) + RBF(1.0) == Constant(1.5) + RBF(1.0)
+    with pytest.raises(ValueError, match="scaled by a positive"):
+        Fraction(-1, 2) * RBF(1.0)
+
+
 def test_combining_incompatible_ard_dims_raises():
     with pytest.raises(ValueError, match="dimension"):
         RBF([1.0, 2.0]) + Matern(1.5, [1.0, 2.0, 3.0])

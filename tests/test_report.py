@@ -292,6 +292,35 @@ def test_many_categorical_choices_with_a_common_prefix_stay_readable_and_distinc
     assert [t.get_text() for t in opt.get_xticklabels()] == ["adam", "sgd"] and opt.get_xlabel() == "opt"
 
 
+def test_categorical_choices_that_differ_in_the_middle_get_distinct_labels():
+    # head and tail of "model_variant_07_with_a_long_name" read "model_v…ong_name" for all 40
+    # choices: the axis could not tell one from another
+    choices = tuple(f"model_variant_{i:02d}_with_a_long_name" for i in range(40))
+    space = Space((Categorical("arch", choices),))
+    trials = [Trial(i, {"arch": choices[i]}, COMPLETE, float(i)) for i in range(40)]
+    for fig in (
+        plot_observed(trials, space, maximize=False),
+        plot_posterior_slices(space, trials[0].params, lambda U: (U[:, 0], U[:, 0] * 0 + 0.1), False),
+    ):
+        (arch,) = [a for a in fig.axes if a.get_visible()]
+        labels = [t.get_text() for t in arch.get_xticklabels()]
+        assert len(set(labels)) == len(labels) == 14, labels
+        assert labels[1] == "…del_variant_03…" and all(len(s) <= 16 for s in labels)
+
+
+def test_the_legend_beside_a_single_panel_leaves_the_figure_title_clear():
+    # one parameter: a figure one panel wide, whose title ran under the legend at its top right
+    space = Space((Float("x", 0.0, 1.0),))
+    trials = [Trial(i, {"x": i / 9}, COMPLETE, float(i)) for i in range(10)] + [Trial(10, {"x": 0.5}, FAILED)]
+    for fig in (
+        plot_observed(trials, space, maximize=True),
+        plot_posterior_slices(space, trials[9].params, lambda U: (U[:, 0], U[:, 0] * 0 + 0.1), True),
+    ):
+        fig.canvas.draw()
+        (legend,) = fig.legends
+        assert not legend.get_window_extent().overlaps(fig._suptitle.get_window_extent())
+
+
 def test_the_slices_legend_sits_beside_the_panels_with_the_band_in_its_own_shade():
     space = mixed_space()
     trials = make_trials(space)
@@ -834,6 +863,10 @@ def _visible_tick_labels(fig, ax):
         Float("learning_rate", 1e-3, 1e-1, log=True),
         Float("scale", 0.5, 2.0, log=True),
         Float("alpha", 1e-7, 1e-1, log=True),
+        # fewer than two of 1, 2, 5 x 10^k inside: matplotlib's minor labels 5x10^-1 ... 9x10^-1 overlapped
+        Float("subsample", 0.5, 0.9, log=True),
+        Float("tol", 0.011, 0.019, log=True),
+        Int("max_depth", 3, 9, log=True),
     ],
     ids=lambda p: p.name,
 )

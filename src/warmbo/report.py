@@ -36,6 +36,7 @@ import base64
 import html
 import io
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -271,13 +272,15 @@ def _opaque_keys(legend) -> None:
 
 def _figure_legend(fig: Figure, axes: Sequence[Axes]) -> None:
     """One legend for a figure of panels, to the right of them: each label once, from whichever
-    panel has it (one panel may have failed trials to mark and another not)."""
+    panel has it (one panel may have failed trials to mark and another not). Centred on the right
+    edge rather than at its top, where the suptitle, centred over the whole figure, runs into it
+    when the figure is one panel wide."""
     entries: dict[str, Any] = {}
     for ax in axes:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     if entries:
-        legend = fig.legend(entries.values(), entries.keys(), loc="outside right upper", fontsize="small")
+        legend = fig.legend(entries.values(), entries.keys(), loc="outside right center", fontsize="small")
         _opaque_keys(legend)
 
 
@@ -349,6 +352,31 @@ def _short(text: Any, max_chars: int) -> str:
     return s.replace("$", r"\$")
 
 
+def _choice_labels(choices: Sequence[Any], max_chars: int) -> list[str]:
+    """The choices' labels within ``max_chars``: :func:`_short`'s head and tail, or, when that makes
+    two alike (``model_07_with_a_long_name`` and ``model_08_with_a_long_name`` both read
+    ``model_\u2026long_name``), the part where the choices differ, with what precedes it as room
+    allows and an ellipsis for the text cut before and after it (``model_07\u2026``)."""
+    texts = [str(c) for c in choices]
+    labels = [_short(t, max_chars) for t in texts]
+    if len(set(labels)) == len(set(texts)):
+        return labels
+    prefix = len(os.path.commonprefix(texts))
+    suffix = len(os.path.commonprefix([t[::-1] for t in texts]))
+    out = []
+    for t in texts:
+        end = max(prefix, len(t) - suffix)  # t[prefix:end] differs (prefix and suffix may overlap)
+        room = max_chars - (end < len(t))  # (one character for the ellipsis of the cut tail)
+        if end <= room:
+            label = t[:end]
+        elif end - prefix <= room - 1:  # the differing part, and what precedes it as room allows
+            label = "\u2026" + t[end - (room - 1) : end]
+        else:  # the differing part alone is too long: its head and tail
+            label = "\u2026" + _short(t[prefix:end], room - 1).replace(r"\$", "$")
+        out.append((label + ("\u2026" if end < len(t) else "")).replace("$", r"\$"))
+    return out
+
+
 def _choice_step(p: Categorical) -> int:
     """Every how many choices a tick label is written: all of up to :data:`_MAX_CHOICE_LABELS`."""
     return math.ceil(len(p.choices) / _MAX_CHOICE_LABELS)
@@ -387,14 +415,20 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
     an ``Int``. Over less than about two decades matplotlib labels a log axis's minor ticks too, in
     scientific notation: a log ``Int("max_leaf_nodes", 4, 64)`` got the seven labels 4x10^0 ... 6x10^1
     printed over each other. There the ticks are 1, 2 and 5 times the powers of ten (or fewer, so that
-    at most five are written: :func:`_log_subs`), labelled as plain numbers (5, 10, 20, 50), and the
-    minor ticks are not labelled."""
+    at most five are written: :func:`_log_subs`; evenly spaced ticks where fewer than two of those
+    fall inside), labelled as plain numbers (5, 10, 20, 50), and the minor ticks are not labelled."""
     if _is_log(p):
         ax.set_xscale("log")
         low, high = float(p.low), float(p.high)  # type: ignore[attr-defined]
-        subs = _log_subs(low, high) if high / low <= _PLAIN_LOG_RATIO else None
-        if subs is not None:
-            ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+        if high / low <= _PLAIN_LOG_RATIO:
+            subs = _log_subs(low, high)
+            if subs is not None:
+                ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+            else:
+                # a span of less than about a factor 3 (0.5 to 0.9, 3 to 9) holds fewer than two of
+                # those multiples, and matplotlib's minor labels (5x10^-1 ... 9x10^-1) overlap: evenly
+                # spaced ticks, as on a linear axis, which a log axis this short nearly is
+                ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=isinstance(p, Int)))
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_minor_formatter(NullFormatter())
     elif isinstance(p, Int):
@@ -404,7 +438,7 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
     """One tick per choice, labelled (every :func:`_choice_step`-th of many), upright when they fit
     and turned when they would run into each other."""
-    labels = [_short(c, 16) for c in p.choices]
+    labels = _choice_labels(p.choices, 16)
     shown = list(range(0, len(labels), _choice_step(p)))
     ax.set_xticks(shown)
     width = max(len(labels[i]) for i in shown) * len(shown)

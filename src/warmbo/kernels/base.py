@@ -234,13 +234,14 @@ class Kernel(ABC):
     def _scalar(self, c, operation: str) -> Constant:
         """``Constant(c)`` for ``c * k`` or ``k + c``, with an error that names the expression (the
         constructor's "value must be positive" names an argument the user never wrote)."""
-        if not (np.isfinite(c) and c > 0):
+        value = float(c)  # (numbers.Real such as Fraction, which np.isfinite refuses)
+        if not (np.isfinite(value) and value > 0):
             what = "scaled by" if operation == "*" else "shifted by"
             raise ValueError(
                 f"a kernel can only be {what} a positive finite number (a PSD constant kernel), "
                 f"got {c!r} {operation} {self!r}"
             )
-        return Constant(float(c))
+        return Constant(value)
 
     def __add__(self, other) -> Kernel:
         if isinstance(other, numbers.Real):
