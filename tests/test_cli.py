@@ -2167,6 +2167,38 @@ def test_prior_rename_reads_a_parameter_renamed_since(workdir):
     assert bad.exit_code == 1 and "'where' is not a parameter of this study (x, mode)" in bad.output
 
 
+def test_prior_rename_swaps_and_shifts_csv_columns_and_refuses_renaming_onto_a_kept_parameter(workdir):
+    # before: a swap (x=y y=x) of a CSV that has both columns was silently ignored (rows read
+    # unswapped), a shift (a=b b=c) was refused ("column 'b' is used for more than one parameter"),
+    # and a rename onto a parameter a prior study keeps (z=y, the study having y and z) read z's
+    # values as y and dropped y's without a word
+    space = {"params": [{"type": "float", "name": n, "low": 0.0, "high": 1.0} for n in ("x", "y")]}
+    (workdir / "xy.json").write_text(json.dumps(space))
+    (workdir / "swap.csv").write_text("x,y,val\n0.1,0.2,1\n0.3,0.4,2\n")
+    args = ("suggest", "--space", "xy.json", "--seed", 0, "--prior-y", "val")
+    swapped = invoke(*args, "--storage", "swap.db", "--prior", "swap.csv", "--prior-rename", "x=y",
+                     "--prior-rename", "y=x")  # fmt: skip
+    assert swapped.exit_code == 0, swapped.output
+    assert wb.Optimizer.load("swap.db").prior.params[0] == {"x": 0.2, "y": 0.1}
+    (workdir / "shift.csv").write_text("w,x,val\n0.1,0.2,1\n0.3,0.4,2\n")
+    shifted = invoke(*args, "--storage", "shift.db", "--prior", "shift.csv", "--prior-rename", "w=x",
+                     "--prior-rename", "x=y")  # fmt: skip
+    assert shifted.exit_code == 0, shifted.output
+    assert wb.Optimizer.load("shift.db").prior.params[0] == {"x": 0.1, "y": 0.2}
+    (workdir / "kept.csv").write_text("x,y,z,val\n0.1,0.2,0.9,1\n")  # has y: keeps it (docs/cli.md)
+    kept = invoke(*args, "--storage", "kept.db", "--prior", "kept.csv", "--prior-rename", "z=y")
+    assert kept.exit_code == 0, kept.output
+    assert wb.Optimizer.load("kept.db").prior.params[0] == {"x": 0.1, "y": 0.2}
+    old_space = wb.Space([wb.Float(n, 0.0, 1.0) for n in ("x", "y", "z")])
+    old = wb.Optimizer(old_space, seed=0, storage="old3.db")
+    old.tell({"x": 0.1, "y": 0.2, "z": 0.9}, 1.0)
+    old.study.close()
+    onto = invoke(*args, "--storage", "onto.db", "--prior", "old3.db", "--prior-rename", "z=y")
+    assert onto.exit_code == 1
+    assert "'y' and 'z' would both be read as 'y'" in " ".join(onto.output.split())
+    assert not (workdir / "onto.db").exists()
+
+
 def test_suggest_imports_prior_files_as_trials_with_transfer_none(workdir):
     # as optimize does: one import per file, once; with the files joined into one it was refused
     # ("prior data with several tasks needs a transfer model") after the study had been created

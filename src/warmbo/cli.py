@@ -909,8 +909,20 @@ def _read_prior(
     options = dict(csv_options or {})
     if rename:  # this file's column OLD holds parameter NEW (a file that has NEW itself keeps it)
         header = _csv_header(entry, options.get("delimiter", ","))
-        options["x"] = {new: old for old, new in rename.items() if old in header and new not in header}
+        options["x"] = _csv_renames(rename, header)
     return TaskData.from_csv(Path(entry), space, task=task, **options)
+
+
+def _csv_renames(rename: dict[str, str], header: list[str]) -> dict[str, str]:
+    """``{parameter: column}`` of the renames ``{OLD: NEW}`` that apply to a CSV file with columns
+    ``header``: those whose OLD column it has, and not NEW, unless its NEW column is itself renamed
+    away (``a=b b=a`` swaps two columns, ``a=b b=c`` shifts them, as they do for a prior study)."""
+    applied = {old: new for old, new in rename.items() if old in header}
+    while True:  # (a rename onto a column that stays where it is does not apply, nor what it frees)
+        kept = {old: new for old, new in applied.items() if new not in header or new in applied}
+        if kept == applied:
+            return {new: old for old, new in applied.items()}
+        applied = kept
 
 
 def _csv_header(path: str, delimiter: str) -> list[str]:

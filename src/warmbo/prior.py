@@ -98,6 +98,13 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
         try:
             # a parameter renamed since (``rename``: {name in the prior study: name here})
             names = {n: (rename or {}).get(n, n) for n in study.space.names}
+            onto = [v for v in dict.fromkeys(names.values()) if list(names.values()).count(v) > 1]
+            if onto:  # (a rename onto a parameter the study keeps: one of the two was dropped)
+                both = " and ".join(repr(k) for k, v in names.items() if v == onto[0])
+                raise DataError(
+                    f"prior study {study.url!r}: its parameters {both} would both be read as {onto[0]!r}; "
+                    f"a rename onto a parameter the prior study has needs that one renamed too"
+                )
             other = study.space != space or any(k != v for k, v in names.items())
             if other and set(names.values()) != set(space.names):
                 shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
