@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 import warmbo as wb
 from warmbo.cli import app
+from warmbo.data import TaskData
 from warmbo.objective import CommandObjective, ObjectiveError, parse_values
 
 runner = CliRunner()
@@ -2025,6 +2026,33 @@ def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(wo
     assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "rep.db").output
     same = invoke(*args, "--budget", 5, "--prior", "run2.csv")
     assert same.exit_code == 0 and "replacing" not in same.output
+
+
+def test_the_same_prior_studies_on_a_study_labelled_by_an_older_version_do_not_replace_its_sources(
+    workdir,
+):
+    # before: a study made before sources were named by path stores 'A:A.db' where --prior A.db now
+    # reads 'A', so giving the same studies again said it replaced the sources by these very rows
+    space = wb.Space.from_dict(SPACE)
+    rows = {}
+    for name, xs in (("A", (0.4, -1.0, 1.5)), ("B", (0.7, 1.9))):
+        old = wb.Optimizer(space, seed=3, storage=f"{name}.db")
+        for x in xs:
+            old.tell({"x": x, "mode": "a"}, (x - 0.5) ** 2)
+        old.study.close()
+        rows[name] = [({"x": x, "mode": "a"}, (x - 0.5) ** 2) for x in xs]
+    both = rows["A"] + rows["B"]
+    labels = ["A:A.db"] * 3 + ["B:B.db"] * 2  # the labels warmbo 687aca8 stored
+    stored = TaskData([p for p, _ in both], [v for _, v in both], labels, space, source="A.db, B.db")
+    made = wb.Optimizer(space, prior=stored, seed=0, storage="lab.db")
+    made.tell(made.ask(), 1.0)
+    made.study.close()
+    args = ("optimize", "objmod:f", "--storage", "lab.db", "--prior", "A.db")
+    same = invoke(*args, "--prior", "B.db", "--budget", 2)
+    assert same.exit_code == 0, same.output
+    assert "replacing" not in same.output
+    fewer = invoke(*args, "--budget", 3)  # other sources still say so
+    assert fewer.exit_code == 0 and "replacing the study's stored sources" in " ".join(fewer.output.split())
 
 
 def test_an_exported_failed_trial_as_prior_says_to_export_the_complete_trials(workdir):

@@ -808,14 +808,16 @@ def _stored_sources_or_none(stored) -> dict | None:
 def _say_replaced(replaced: dict | None, data, out) -> None:
     """The line saying that ``--prior`` replaced a study's other stored sources."""
 
-    def rows(d) -> list:  # (the same files in another order are the same sources)
+    def sources(d) -> list:
+        # each source's rows, whatever its label: the same files in another order are the same
+        # sources, and so are those of a study made before sources were named by path ('A:A.db')
         labels = d.task if d.task is not None else [None] * len(d)
-        return sorted(
-            json.dumps([str(t), sorted(p.items()), float(y)], default=repr)
-            for p, y, t in zip(d.params, d.y, labels, strict=True)
-        )
+        rows: dict[str, list[str]] = {}
+        for p, y, t in zip(d.params, d.y, labels, strict=True):
+            rows.setdefault(str(t), []).append(json.dumps([sorted(p.items()), float(y)], default=repr))
+        return sorted(sorted(r) for r in rows.values())
 
-    if replaced is not None and rows(replaced["prior"]) != rows(data):
+    if replaced is not None and sources(replaced["prior"]) != sources(data):
         tasks = replaced["prior"].tasks
         out.print(
             f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
