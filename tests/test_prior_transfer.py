@@ -472,3 +472,18 @@ def test_a_prior_study_without_a_complete_trial_is_named(tmp_path):
     good.study.close()
     with pytest.raises(DataError, match=r"failed.db' holds no complete trial \(2 failed, 0 pending\)"):
         wb.Optimizer(space, prior=[str(tmp_path / "good.db"), str(tmp_path / "failed.db")], seed=0)
+
+
+def test_a_rename_reaches_the_studies_of_a_list_that_holds_csv_files_too(tmp_path):
+    # before: as_prior([study, csv], rename=...) read the study without the rename and refused it
+    # ("has other parameters than this study"), though as_prior([study], rename=...) read it
+    from warmbo.prior import as_prior
+
+    old_space = wb.Space([wb.Float("pos", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    old = wb.Optimizer(old_space, seed=0, storage=str(tmp_path / "old.db"))
+    old.tell({"pos": 0.5, "b": 1.0}, 2.0)
+    old.study.close()
+    (tmp_path / "new.csv").write_text("x,b,y\n0.1,0.2,1.0\n")
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    data = as_prior([str(tmp_path / "old.db"), str(tmp_path / "new.csv")], space, False, rename={"pos": "x"})
+    assert {"x": 0.5, "b": 1.0} in list(data.params) and len(data) == 2

@@ -211,7 +211,9 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
             raise DataError(
                 f"prior {twice[0]!r} is given twice{again}; each is one source task: give it once"
             )
-        parts = [as_prior(item if item in files else [item], space, maximize, study) for item in prior]
+        parts = [
+            as_prior(item if item in files else [item], space, maximize, study, rename) for item in prior
+        ]
         return join_sources(entries, parts, space)
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
