@@ -487,3 +487,14 @@ def test_a_rename_reaches_the_studies_of_a_list_that_holds_csv_files_too(tmp_pat
     space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
     data = as_prior([str(tmp_path / "old.db"), str(tmp_path / "new.csv")], space, False, rename={"pos": "x"})
     assert {"x": 0.5, "b": 1.0} in list(data.params) and len(data) == 2
+
+
+def test_two_in_memory_studies_are_two_source_tasks():
+    # before: both were labelled ':memory:', so their rows were one source task in one GP
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    first, second = wb.Optimizer(space, seed=0), wb.Optimizer(space, seed=1)
+    for (a, b), v in zip(*source(4), strict=True):
+        first.tell({"x": a, "y": b}, v)
+        second.tell({"x": a, "y": b}, 10.0 * v)
+    opt = wb.Optimizer(space, prior=[first.study, second.study], transfer="rgpe", seed=0)
+    assert len(set(opt.prior.task)) == 2 and len(opt.prior) == 8

@@ -73,6 +73,7 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
     params, values, labels = [], [], []
     own_identity = None if own is None else study_identity(own)
     seen: dict[str, object] = {}
+    used: set[str] = set()  # source labels: in-memory studies all have the URL ':memory:'
     for item in studies:
         # one study twice would be one source task holding every row twice (both get the same
         # label), and this very study as its own source would count each trial twice: both refused
@@ -136,6 +137,11 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                     f"prior study {study.url!r} holds no complete trial ({counts}), so there is nothing "
                     "to transfer from it: leave it out"
                 )
+            label, n = str(study.url), 1
+            while label in used:  # (one label would make two in-memory studies one source task)
+                n += 1
+                label = f"{study.url} ({n})"
+            used.add(label)
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items()}
                 if other:  # (other bounds or choices: each trial must lie in this study's space)
@@ -149,7 +155,7 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                         ) from None
                 params.append(trial_params)
                 values.append(sign * float(trial.value))
-                labels.append(str(study.url))
+                labels.append(label)
         finally:
             if study is not item:
                 study.close()
