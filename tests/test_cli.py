@@ -2028,6 +2028,23 @@ def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(wo
     assert same.exit_code == 0 and "replacing" not in same.output
 
 
+def test_one_prior_file_under_two_names_is_refused(workdir):
+    # before: a hard link (or Run.csv and run.csv on macOS's case-insensitive file system) has
+    # another real path, so one file given twice was read as two source tasks of the same rows
+    (workdir / "run.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n")
+    os.link(workdir / "run.csv", workdir / "copy.csv")
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    old.tell({"x": 0.4, "mode": "a"}, 0.01)
+    old.study.close()
+    os.link(workdir / "old.db", workdir / "same.db")
+    args = ("suggest", "--space", "space.json", "--storage", "new.db", "--prior")
+    files = invoke(*args, "run.csv", "--prior", "copy.csv")
+    assert files.exit_code == 1 and "--prior copy.csv is given twice (also as run.csv)" in files.output
+    studies = invoke(*args, "old.db", "--prior", "same.db")
+    assert studies.exit_code == 1 and "--prior same.db is given twice (also as old.db)" in studies.output
+    assert not (workdir / "new.db").exists()
+
+
 def test_the_same_prior_studies_on_a_study_labelled_by_an_older_version_do_not_replace_its_sources(
     workdir,
 ):

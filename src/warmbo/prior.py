@@ -231,11 +231,11 @@ def first_repeat(entries: list[str]) -> tuple[str, str] | None:
     """The first of ``entries`` (CSV paths and study URLs) that names the same file or study as an
     earlier one (``run.csv`` and ``./run.csv``, ``a.db`` and ``sqlite:///a.db``), with that earlier
     one; None when each is given once."""
-    from .storage import study_identity
+    from .storage import file_identity, study_identity
 
     seen: dict[str, str] = {}
     for entry in entries:
-        identity = study_identity(entry) if names_a_study(entry) else os.path.realpath(entry)
+        identity = study_identity(entry) if names_a_study(entry) else file_identity(entry)
         if identity is not None and identity in seen:
             return entry, seen[identity]
         if identity is not None:
