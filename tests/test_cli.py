@@ -2045,6 +2045,15 @@ def test_one_prior_file_under_two_names_is_refused(workdir):
     assert not (workdir / "new.db").exists()
 
 
+def test_prior_rename_without_prior_is_refused(workdir):
+    # before: ignored without a word (a user renaming the stored sources' parameter saw nothing)
+    args = ("--storage", "nr.db", "--space", "space.json", "--prior-rename", "pos=x")
+    for command in (("suggest",), ("optimize", "objmod:f", "--budget", 1)):
+        result = invoke(*command, *args)
+        assert result.exit_code == 1 and "give them with --prior" in result.output, result.output
+    assert not (workdir / "nr.db").exists()
+
+
 def test_the_same_prior_studies_on_a_study_labelled_by_an_older_version_do_not_replace_its_sources(
     workdir,
 ):

@@ -702,6 +702,8 @@ def optimize(
         method = "auto" if prior else "none"
     if task is not None and not prior:
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
+    if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
+        raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
     data = parts = None
     if prior:
         data, parts = _read_priors(
@@ -1297,6 +1299,8 @@ def suggest(
         raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
     if task is not None and not prior:
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
+    if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
+        raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
     space = None if space_file is None else load_space(space_file)
     data = parts = None
     if space is not None and not study_exists(storage):
