@@ -498,3 +498,18 @@ def test_two_in_memory_studies_are_two_source_tasks():
         second.tell({"x": a, "y": b}, 10.0 * v)
     opt = wb.Optimizer(space, prior=[first.study, second.study], transfer="rgpe", seed=0)
     assert len(set(opt.prior.task)) == 2 and len(opt.prior) == 8
+
+
+def test_two_in_memory_studies_beside_a_csv_file_are_two_source_tasks(tmp_path):
+    # before: with a CSV path in the list they were refused ("prior ':memory:' is given twice"), and
+    # an in-memory study beside a CSV file was labelled as a file's task column (':memory:::memory:')
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    first, second = wb.Optimizer(space, seed=0), wb.Optimizer(space, seed=1)
+    for (a, b), v in zip(*source(4), strict=True):
+        first.tell({"a": a, "b": b}, v)
+        second.tell({"a": a, "b": b}, 10.0 * v)
+    (tmp_path / "run.csv").write_text("a,b,y\n0.1,0.2,1.0\n")
+    opt = wb.Optimizer(space, prior=[first.study, second.study, str(tmp_path / "run.csv")], seed=0)
+    assert sorted(set(opt.prior.task)) == [":memory:", ":memory: (2)", "run"] and len(opt.prior) == 9
+    one = wb.Optimizer(space, prior=[first.study, str(tmp_path / "run.csv")], seed=0)
+    assert sorted(set(one.prior.task)) == [":memory:", "run"]

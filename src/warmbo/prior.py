@@ -210,8 +210,11 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
         if not files:
             return _from_studies(list(prior), space, maximize, study, rename)
         # CSV files among them (as `warmbo optimize --prior a.csv --prior b.db`): one source each
+        from .storage import study_identity
+
         entries = [_shown(item) for item in prior]
-        twice = first_repeat(entries)
+        # (in-memory Study objects, all ':memory:', are each a study of its own)
+        twice = first_repeat([e for e, item in zip(entries, prior, strict=True) if study_identity(item)])
         if twice is not None:
             again = "" if twice[0] == twice[1] else f" (also as {twice[1]!r})"
             raise DataError(
@@ -220,7 +223,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
         parts = [
             as_prior(item if item in files else [item], space, maximize, study, rename) for item in prior
         ]
-        return join_sources(entries, parts, space)
+        return join_sources(entries, parts, space, [item not in files for item in prior])
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
@@ -243,20 +246,27 @@ def first_repeat(entries: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def join_sources(entries: list[str], parts: list[TaskData], space: Space) -> TaskData:
+def join_sources(
+    entries: list[str], parts: list[TaskData], space: Space, studies: list[bool] | None = None
+) -> TaskData:
     """Several priors (CSV files, studies) as one TaskData with a source task per entry, labelled by
     its file name, or by the entry as given when two entries share a file name (as
     ``runs/a/trials.csv`` and ``runs/b/trials.csv`` do), or per ``file:label`` when a file has a task
-    column."""
+    column. ``studies`` says which entries are studies (default: those whose text names one); two
+    in-memory studies, both ``:memory:``, are numbered."""
     if len(parts) == 1:
         return parts[0]
+    studies = [names_a_study(entry) for entry in entries] if studies is None else studies
     stems = [Path(entry.split("?")[0]).stem for entry in entries]
+    names = [stem if stems.count(stem) == 1 else entry for entry, stem in zip(entries, stems, strict=True)]
+    for k, name in enumerate(names):  # (only entries that are not files can still share a name)
+        if names[:k].count(name):
+            names[k] = f"{name} ({names[:k].count(name) + 1})"
     params, values, labels = [], [], []
-    for entry, stem, part in zip(entries, stems, parts, strict=True):
+    for name, study, part in zip(names, studies, parts, strict=True):
         params += list(part.params)
         values += list(part.y)
-        name = stem if stems.count(stem) == 1 else entry
-        if part.task is None or names_a_study(entry):  # (a study's rows are labelled by its URL)
+        if part.task is None or study:  # (a study's rows are labelled by its URL)
             labels += [name] * len(part)
         else:
             labels += [f"{name}:{t}" for t in part.task]
