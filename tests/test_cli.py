@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 import warmbo as wb
 from warmbo.cli import app
+from warmbo.data import TaskData
 from warmbo.objective import CommandObjective, ObjectiveError, parse_values
 
 runner = CliRunner()
@@ -2027,6 +2028,59 @@ def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(wo
     assert same.exit_code == 0 and "replacing" not in same.output
 
 
+def test_one_prior_file_under_two_names_is_refused(workdir):
+    # before: a hard link (or Run.csv and run.csv on macOS's case-insensitive file system) has
+    # another real path, so one file given twice was read as two source tasks of the same rows
+    (workdir / "run.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n")
+    os.link(workdir / "run.csv", workdir / "copy.csv")
+    old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
+    old.tell({"x": 0.4, "mode": "a"}, 0.01)
+    old.study.close()
+    os.link(workdir / "old.db", workdir / "same.db")
+    args = ("suggest", "--space", "space.json", "--storage", "new.db", "--prior")
+    files = invoke(*args, "run.csv", "--prior", "copy.csv")
+    assert files.exit_code == 1 and "--prior copy.csv is given twice (also as run.csv)" in files.output
+    studies = invoke(*args, "old.db", "--prior", "same.db")
+    assert studies.exit_code == 1 and "--prior same.db is given twice (also as old.db)" in studies.output
+    assert not (workdir / "new.db").exists()
+
+
+def test_prior_rename_without_prior_is_refused(workdir):
+    # before: ignored without a word (a user renaming the stored sources' parameter saw nothing)
+    args = ("--storage", "nr.db", "--space", "space.json", "--prior-rename", "pos=x")
+    for command in (("suggest",), ("optimize", "objmod:f", "--budget", 1)):
+        result = invoke(*command, *args)
+        assert result.exit_code == 1 and "give them with --prior" in result.output, result.output
+    assert not (workdir / "nr.db").exists()
+
+
+def test_the_same_prior_studies_on_a_study_labelled_by_an_older_version_do_not_replace_its_sources(
+    workdir,
+):
+    # before: a study made before sources were named by path stores 'A:A.db' where --prior A.db now
+    # reads 'A', so giving the same studies again said it replaced the sources by these very rows
+    space = wb.Space.from_dict(SPACE)
+    rows = {}
+    for name, xs in (("A", (0.4, -1.0, 1.5)), ("B", (0.7, 1.9))):
+        old = wb.Optimizer(space, seed=3, storage=f"{name}.db")
+        for x in xs:
+            old.tell({"x": x, "mode": "a"}, (x - 0.5) ** 2)
+        old.study.close()
+        rows[name] = [({"x": x, "mode": "a"}, (x - 0.5) ** 2) for x in xs]
+    both = rows["A"] + rows["B"]
+    labels = ["A:A.db"] * 3 + ["B:B.db"] * 2  # the labels warmbo 687aca8 stored
+    stored = TaskData([p for p, _ in both], [v for _, v in both], labels, space, source="A.db, B.db")
+    made = wb.Optimizer(space, prior=stored, seed=0, storage="lab.db")
+    made.tell(made.ask(), 1.0)
+    made.study.close()
+    args = ("optimize", "objmod:f", "--storage", "lab.db", "--prior", "A.db")
+    same = invoke(*args, "--prior", "B.db", "--budget", 2)
+    assert same.exit_code == 0, same.output
+    assert "replacing" not in same.output
+    fewer = invoke(*args, "--budget", 3)  # other sources still say so
+    assert fewer.exit_code == 0 and "replacing the study's stored sources" in " ".join(fewer.output.split())
+
+
 def test_an_exported_failed_trial_as_prior_says_to_export_the_complete_trials(workdir):
     # before: "column 'y': empty value" and nothing on why a row of warmbo's own export has none
     old = wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="old.db")
@@ -2165,6 +2219,38 @@ def test_prior_rename_reads_a_parameter_renamed_since(workdir):
     assert "transferring from 7 source evaluations" in result.output
     bad = invoke(*args, *priors, "--prior-rename", "pos=where")
     assert bad.exit_code == 1 and "'where' is not a parameter of this study (x, mode)" in bad.output
+
+
+def test_prior_rename_swaps_and_shifts_csv_columns_and_refuses_renaming_onto_a_kept_parameter(workdir):
+    # before: a swap (x=y y=x) of a CSV that has both columns was silently ignored (rows read
+    # unswapped), a shift (a=b b=c) was refused ("column 'b' is used for more than one parameter"),
+    # and a rename onto a parameter a prior study keeps (z=y, the study having y and z) read z's
+    # values as y and dropped y's without a word
+    space = {"params": [{"type": "float", "name": n, "low": 0.0, "high": 1.0} for n in ("x", "y")]}
+    (workdir / "xy.json").write_text(json.dumps(space))
+    (workdir / "swap.csv").write_text("x,y,val\n0.1,0.2,1\n0.3,0.4,2\n")
+    args = ("suggest", "--space", "xy.json", "--seed", 0, "--prior-y", "val")
+    swapped = invoke(*args, "--storage", "swap.db", "--prior", "swap.csv", "--prior-rename", "x=y",
+                     "--prior-rename", "y=x")  # fmt: skip
+    assert swapped.exit_code == 0, swapped.output
+    assert wb.Optimizer.load("swap.db").prior.params[0] == {"x": 0.2, "y": 0.1}
+    (workdir / "shift.csv").write_text("w,x,val\n0.1,0.2,1\n0.3,0.4,2\n")
+    shifted = invoke(*args, "--storage", "shift.db", "--prior", "shift.csv", "--prior-rename", "w=x",
+                     "--prior-rename", "x=y")  # fmt: skip
+    assert shifted.exit_code == 0, shifted.output
+    assert wb.Optimizer.load("shift.db").prior.params[0] == {"x": 0.1, "y": 0.2}
+    (workdir / "kept.csv").write_text("x,y,z,val\n0.1,0.2,0.9,1\n")  # has y: keeps it (docs/cli.md)
+    kept = invoke(*args, "--storage", "kept.db", "--prior", "kept.csv", "--prior-rename", "z=y")
+    assert kept.exit_code == 0, kept.output
+    assert wb.Optimizer.load("kept.db").prior.params[0] == {"x": 0.1, "y": 0.2}
+    old_space = wb.Space([wb.Float(n, 0.0, 1.0) for n in ("x", "y", "z")])
+    old = wb.Optimizer(old_space, seed=0, storage="old3.db")
+    old.tell({"x": 0.1, "y": 0.2, "z": 0.9}, 1.0)
+    old.study.close()
+    onto = invoke(*args, "--storage", "onto.db", "--prior", "old3.db", "--prior-rename", "z=y")
+    assert onto.exit_code == 1
+    assert "'y' and 'z' would both be read as 'y'" in " ".join(onto.output.split())
+    assert not (workdir / "onto.db").exists()
 
 
 def test_suggest_imports_prior_files_as_trials_with_transfer_none(workdir):

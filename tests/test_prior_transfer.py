@@ -472,3 +472,44 @@ def test_a_prior_study_without_a_complete_trial_is_named(tmp_path):
     good.study.close()
     with pytest.raises(DataError, match=r"failed.db' holds no complete trial \(2 failed, 0 pending\)"):
         wb.Optimizer(space, prior=[str(tmp_path / "good.db"), str(tmp_path / "failed.db")], seed=0)
+
+
+def test_a_rename_reaches_the_studies_of_a_list_that_holds_csv_files_too(tmp_path):
+    # before: as_prior([study, csv], rename=...) read the study without the rename and refused it
+    # ("has other parameters than this study"), though as_prior([study], rename=...) read it
+    from warmbo.prior import as_prior
+
+    old_space = wb.Space([wb.Float("pos", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    old = wb.Optimizer(old_space, seed=0, storage=str(tmp_path / "old.db"))
+    old.tell({"pos": 0.5, "b": 1.0}, 2.0)
+    old.study.close()
+    (tmp_path / "new.csv").write_text("x,b,y\n0.1,0.2,1.0\n")
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    data = as_prior([str(tmp_path / "old.db"), str(tmp_path / "new.csv")], space, False, rename={"pos": "x"})
+    assert {"x": 0.5, "b": 1.0} in list(data.params) and len(data) == 2
+
+
+def test_two_in_memory_studies_are_two_source_tasks():
+    # before: both were labelled ':memory:', so their rows were one source task in one GP
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    first, second = wb.Optimizer(space, seed=0), wb.Optimizer(space, seed=1)
+    for (a, b), v in zip(*source(4), strict=True):
+        first.tell({"x": a, "y": b}, v)
+        second.tell({"x": a, "y": b}, 10.0 * v)
+    opt = wb.Optimizer(space, prior=[first.study, second.study], transfer="rgpe", seed=0)
+    assert len(set(opt.prior.task)) == 2 and len(opt.prior) == 8
+
+
+def test_two_in_memory_studies_beside_a_csv_file_are_two_source_tasks(tmp_path):
+    # before: with a CSV path in the list they were refused ("prior ':memory:' is given twice"), and
+    # an in-memory study beside a CSV file was labelled as a file's task column (':memory:::memory:')
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    first, second = wb.Optimizer(space, seed=0), wb.Optimizer(space, seed=1)
+    for (a, b), v in zip(*source(4), strict=True):
+        first.tell({"a": a, "b": b}, v)
+        second.tell({"a": a, "b": b}, 10.0 * v)
+    (tmp_path / "run.csv").write_text("a,b,y\n0.1,0.2,1.0\n")
+    opt = wb.Optimizer(space, prior=[first.study, second.study, str(tmp_path / "run.csv")], seed=0)
+    assert sorted(set(opt.prior.task)) == [":memory:", ":memory: (2)", "run"] and len(opt.prior) == 9
+    one = wb.Optimizer(space, prior=[first.study, str(tmp_path / "run.csv")], seed=0)
+    assert sorted(set(one.prior.task)) == [":memory:", "run"]

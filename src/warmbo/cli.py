@@ -728,6 +728,8 @@ def optimize(
         method = "auto" if prior else "none"
     if task is not None and not prior:
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
+    if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
+        raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
     data = parts = None
     if prior:
         data, parts = _read_priors(
@@ -834,14 +836,16 @@ def _stored_sources_or_none(stored) -> dict | None:
 def _say_replaced(replaced: dict | None, data, out) -> None:
     """The line saying that ``--prior`` replaced a study's other stored sources."""
 
-    def rows(d) -> list:  # (the same files in another order are the same sources)
+    def sources(d) -> list:
+        # each source's rows, whatever its label: the same files in another order are the same
+        # sources, and so are those of a study made before sources were named by path ('A:A.db')
         labels = d.task if d.task is not None else [None] * len(d)
-        return sorted(
-            json.dumps([str(t), sorted(p.items()), float(y)], default=repr)
-            for p, y, t in zip(d.params, d.y, labels, strict=True)
-        )
+        rows: dict[str, list[str]] = {}
+        for p, y, t in zip(d.params, d.y, labels, strict=True):
+            rows.setdefault(str(t), []).append(json.dumps([sorted(p.items()), float(y)], default=repr))
+        return sorted(sorted(r) for r in rows.values())
 
-    if replaced is not None and rows(replaced["prior"]) != rows(data):
+    if replaced is not None and sources(replaced["prior"]) != sources(data):
         tasks = replaced["prior"].tasks
         out.print(
             f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
@@ -935,8 +939,20 @@ def _read_prior(
     options = dict(csv_options or {})
     if rename:  # this file's column OLD holds parameter NEW (a file that has NEW itself keeps it)
         header = _csv_header(entry, options.get("delimiter", ","))
-        options["x"] = {new: old for old, new in rename.items() if old in header and new not in header}
+        options["x"] = _csv_renames(rename, header)
     return TaskData.from_csv(Path(entry), space, task=task, **options)
+
+
+def _csv_renames(rename: dict[str, str], header: list[str]) -> dict[str, str]:
+    """``{parameter: column}`` of the renames ``{OLD: NEW}`` that apply to a CSV file with columns
+    ``header``: those whose OLD column it has, and not NEW, unless its NEW column is itself renamed
+    away (``a=b b=a`` swaps two columns, ``a=b b=c`` shifts them, as they do for a prior study)."""
+    applied = {old: new for old, new in rename.items() if old in header}
+    while True:  # (a rename onto a column that stays where it is does not apply, nor what it frees)
+        kept = {old: new for old, new in applied.items() if new not in header or new in applied}
+        if kept == applied:
+            return {new: old for old, new in applied.items()}
+        applied = kept
 
 
 def _csv_header(path: str, delimiter: str) -> list[str]:
@@ -1311,6 +1327,8 @@ def suggest(
         raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
     if task is not None and not prior:
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
+    if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
+        raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
     space = None if space_file is None else load_space(space_file)
     data = parts = None
     if space is not None and not study_exists(storage):

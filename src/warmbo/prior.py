@@ -73,6 +73,7 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
     params, values, labels = [], [], []
     own_identity = None if own is None else study_identity(own)
     seen: dict[str, object] = {}
+    used: set[str] = set()  # source labels: in-memory studies all have the URL ':memory:'
     for item in studies:
         # one study twice would be one source task holding every row twice (both get the same
         # label), and this very study as its own source would count each trial twice: both refused
@@ -98,6 +99,13 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
         try:
             # a parameter renamed since (``rename``: {name in the prior study: name here})
             names = {n: (rename or {}).get(n, n) for n in study.space.names}
+            onto = [v for v in dict.fromkeys(names.values()) if list(names.values()).count(v) > 1]
+            if onto:  # (a rename onto a parameter the study keeps: one of the two was dropped)
+                both = " and ".join(repr(k) for k, v in names.items() if v == onto[0])
+                raise DataError(
+                    f"prior study {study.url!r}: its parameters {both} would both be read as {onto[0]!r}; "
+                    f"a rename onto a parameter the prior study has needs that one renamed too"
+                )
             other = study.space != space or any(k != v for k, v in names.items())
             if other and set(names.values()) != set(space.names):
                 shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
@@ -129,6 +137,11 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                     f"prior study {study.url!r} holds no complete trial ({counts}), so there is nothing "
                     "to transfer from it: leave it out"
                 )
+            label, n = str(study.url), 1
+            while label in used:  # (one label would make two in-memory studies one source task)
+                n += 1
+                label = f"{study.url} ({n})"
+            used.add(label)
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items()}
                 if other:  # (other bounds or choices: each trial must lie in this study's space)
@@ -142,7 +155,7 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                         ) from None
                 params.append(trial_params)
                 values.append(sign * float(trial.value))
-                labels.append(str(study.url))
+                labels.append(label)
         finally:
             if study is not item:
                 study.close()
@@ -197,15 +210,20 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
         if not files:
             return _from_studies(list(prior), space, maximize, study, rename)
         # CSV files among them (as `warmbo optimize --prior a.csv --prior b.db`): one source each
+        from .storage import study_identity
+
         entries = [_shown(item) for item in prior]
-        twice = first_repeat(entries)
+        # (in-memory Study objects, all ':memory:', are each a study of its own)
+        twice = first_repeat([e for e, item in zip(entries, prior, strict=True) if study_identity(item)])
         if twice is not None:
             again = "" if twice[0] == twice[1] else f" (also as {twice[1]!r})"
             raise DataError(
                 f"prior {twice[0]!r} is given twice{again}; each is one source task: give it once"
             )
-        parts = [as_prior(item if item in files else [item], space, maximize, study) for item in prior]
-        return join_sources(entries, parts, space)
+        parts = [
+            as_prior(item if item in files else [item], space, maximize, study, rename) for item in prior
+        ]
+        return join_sources(entries, parts, space, [item not in files for item in prior])
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
@@ -216,11 +234,11 @@ def first_repeat(entries: list[str]) -> tuple[str, str] | None:
     """The first of ``entries`` (CSV paths and study URLs) that names the same file or study as an
     earlier one (``run.csv`` and ``./run.csv``, ``a.db`` and ``sqlite:///a.db``), with that earlier
     one; None when each is given once."""
-    from .storage import study_identity
+    from .storage import file_identity, study_identity
 
     seen: dict[str, str] = {}
     for entry in entries:
-        identity = study_identity(entry) if names_a_study(entry) else os.path.realpath(entry)
+        identity = study_identity(entry) if names_a_study(entry) else file_identity(entry)
         if identity is not None and identity in seen:
             return entry, seen[identity]
         if identity is not None:
@@ -228,20 +246,27 @@ def first_repeat(entries: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def join_sources(entries: list[str], parts: list[TaskData], space: Space) -> TaskData:
+def join_sources(
+    entries: list[str], parts: list[TaskData], space: Space, studies: list[bool] | None = None
+) -> TaskData:
     """Several priors (CSV files, studies) as one TaskData with a source task per entry, labelled by
     its file name, or by the entry as given when two entries share a file name (as
     ``runs/a/trials.csv`` and ``runs/b/trials.csv`` do), or per ``file:label`` when a file has a task
-    column."""
+    column. ``studies`` says which entries are studies (default: those whose text names one); two
+    in-memory studies, both ``:memory:``, are numbered."""
     if len(parts) == 1:
         return parts[0]
+    studies = [names_a_study(entry) for entry in entries] if studies is None else studies
     stems = [Path(entry.split("?")[0]).stem for entry in entries]
+    names = [stem if stems.count(stem) == 1 else entry for entry, stem in zip(entries, stems, strict=True)]
+    for k, name in enumerate(names):  # (only entries that are not files can still share a name)
+        if names[:k].count(name):
+            names[k] = f"{name} ({names[:k].count(name) + 1})"
     params, values, labels = [], [], []
-    for entry, stem, part in zip(entries, stems, parts, strict=True):
+    for name, study, part in zip(names, studies, parts, strict=True):
         params += list(part.params)
         values += list(part.y)
-        name = stem if stems.count(stem) == 1 else entry
-        if part.task is None or names_a_study(entry):  # (a study's rows are labelled by its URL)
+        if part.task is None or study:  # (a study's rows are labelled by its URL)
             labels += [name] * len(part)
         else:
             labels += [f"{name}:{t}" for t in part.task]

@@ -186,7 +186,18 @@ def study_identity(url) -> str | None:
     if _is_postgres(url):
         return readonly_url(url)
     path = parse_url(url)
-    return None if path == ":memory:" else os.path.realpath(path)
+    return None if path == ":memory:" else file_identity(path)
+
+
+def file_identity(path: str | os.PathLike) -> str:
+    """One file whatever its name: its device and inode when it exists (a hard link, or ``Run.csv``
+    and ``run.csv`` on a case-insensitive file system such as macOS's and Windows', are one file),
+    else its real path."""
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return os.path.realpath(path)
+    return f"inode {found.st_dev}:{found.st_ino}"
 
 
 def parse_url(url: str | os.PathLike | None) -> str:
