@@ -762,3 +762,60 @@ def test_a_write_waiting_for_the_study_lock_survives_the_server_dropping_its_con
     assert not writer.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], int), outcome
     assert [(t.params["x0"], t.value) for t in Study(postgres_url).trials()] == [(0.0, 1.0), (2.0, 2.0)]
+
+
+def test_a_password_in_a_prior_studys_url_is_never_shown_or_stored(postgres_server, tmp_path, monkeypatch):
+    # before: two PostgreSQL prior studies in one database (one file stem, the database's) were labelled
+    # by their whole URLs, password included, in the target study's stored sources, its status and its
+    # HTML report; a single one was labelled by the database's name, not the study's
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+    from warmbo.storage import redacted
+
+    assert (
+        redacted("postgresql://bob:hunter2@db.example/hpo?study=a")
+        == "postgresql://bob:***@db.example/hpo?study=a"
+    )
+    assert (
+        redacted("postgresql://bob@h/db?study=a&password=hunter2")
+        == "postgresql://bob@h/db?study=a&password=***"
+    )
+    assert redacted("runs/study.db") == "runs/study.db"
+    monkeypatch.chdir(tmp_path)
+    urls = []
+    for name, shift in (("earlier", 0.0), ("older", 0.1)):
+        url = postgres_server.url(name) + "&password=hunter2"  # (the test server trusts the socket)
+        opt = wb.Optimizer(SPACE, storage=url, seed=0)
+        for x in np.linspace(-5.0, 10.0, 6):
+            opt.tell({"x0": float(x), "x1": 2.0}, float((x - 3.0 - shift) ** 2))
+        opt.study.close()  # (an open connection's ResourceWarning would land in a later test)
+        urls.append(url)
+    (tmp_path / "space.json").write_text(json.dumps(SPACE.to_dict()))
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        [
+            "suggest",
+            "--space",
+            "space.json",
+            "--storage",
+            "target.db",
+            "--prior",
+            urls[0],
+            "--prior",
+            urls[1],
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    status = runner.invoke(app, ["status", "target.db"])
+    report = runner.invoke(app, ["report", "target.db", "--out", "rep"])
+    assert status.exit_code == 0 and report.exit_code == 0, (status.output, report.output)
+    for text in (result.output, status.output, (tmp_path / "rep" / "report.html").read_text()):
+        assert "hunter2" not in text
+    # the stored source labels (kept compressed in the study): by study name
+    assert set(wb.Optimizer.load("target.db").prior.task) == {"earlier", "older"}
+    opt = wb.Optimizer(SPACE, storage="python.db", prior=urls, seed=0)  # the Python form of the list
+    opt.ask()
+    labels = set(wb.Optimizer.load("python.db").prior.task)
+    assert len(labels) == 2 and not any("hunter2" in label for label in labels), labels

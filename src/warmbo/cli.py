@@ -867,7 +867,10 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
 
 def _entries(prior: list[str]) -> str:
     """The ``--prior`` entries for a line of output: all of a few, the first three of a folder's worth
-    (``--prior runs/*.csv`` of 50 files made each line a screenful)."""
+    (``--prior runs/*.csv`` of 50 files made each line a screenful); no PostgreSQL password shown."""
+    from .storage import redacted
+
+    prior = [redacted(entry) for entry in prior]
     if len(prior) <= 5:
         return ", ".join(prior)
     return f"{', '.join(prior[:3])} and {len(prior) - 3} more"
@@ -2083,7 +2086,7 @@ def report(
 ) -> None:
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
     storage = _the_study(study, storage)
-    from .storage import study_label
+    from .storage import redacted, study_label
 
     _check_report_paths(storage, out)
     opt = load_optimizer(storage, readonly=True)
@@ -2093,7 +2096,7 @@ def report(
     _large_study_note(opt, "the slices and the calibration")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
-        path = opt.report(out, title=f"warmbo study {storage}")
+        path = opt.report(out, title=f"warmbo study {redacted(storage)}")  # (a page to share)
     for warning in caught:  # the audit could not run: said on stderr; other warnings as usual
         if issubclass(warning.category, LargeStudyWarning):
             continue

@@ -113,7 +113,15 @@ from .prior import (
     sources_text,
 )
 from .space import Space
-from .storage import StorageError, Study, TrialNotFoundError, default_worker, readonly_url, study_exists
+from .storage import (
+    StorageError,
+    Study,
+    TrialNotFoundError,
+    default_worker,
+    readonly_url,
+    redacted,
+    study_exists,
+)
 from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
@@ -1367,7 +1375,7 @@ class Optimizer:
             self.space,
             list(self.history),
             maximize=self.maximize,
-            title=title or f"warmbo study {self.study.url}",
+            title=title or f"warmbo study {redacted(self.study.url)}",
             predict=None if model is None else self._report_predictor(model),
             tasks=dict(zip(task_names, self.directions, strict=True)) if task_names else None,
             transfer=self.stored_transfer_report(),

@@ -42,6 +42,7 @@ import numpy as np
 
 from .data import DataError, TaskData
 from .space import Space, SpaceError
+from .storage import _is_postgres, redacted, study_label
 
 __all__ = [
     "as_prior",
@@ -95,7 +96,7 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
             # be an archived study in a folder the user cannot write
             study = item if isinstance(item, Study) else Study(item, readonly=True)
         except StorageError as exc:
-            raise DataError(f"prior study {item!r}: {exc}") from None
+            raise DataError(f"prior study {_shown(item)!r}: {exc}") from None
         try:
             # a parameter renamed since (``rename``: {name in the prior study: name here})
             names = {n: (rename or {}).get(n, n) for n in study.space.names}
@@ -103,8 +104,8 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
             if onto:  # (a rename onto a parameter the study keeps: one of the two was dropped)
                 both = " and ".join(repr(k) for k, v in names.items() if v == onto[0])
                 raise DataError(
-                    f"prior study {study.url!r}: its parameters {both} would both be read as {onto[0]!r}; "
-                    f"a rename onto a parameter the prior study has needs that one renamed too"
+                    f"prior study {_shown(study)!r}: its parameters {both} would both be read as "
+                    f"{onto[0]!r}; a rename onto a parameter the prior study has needs that one renamed too"
                 )
             other = study.space != space or any(k != v for k, v in names.items())
             if other and set(names.values()) != set(space.names):
@@ -113,12 +114,12 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                     only_here = sorted(set(space.names) - set(names.values()))
                     only_there = sorted(set(names.values()) - set(space.names))
                     raise DataError(
-                        f"prior study {study.url!r} has other parameters than this study (reading "
+                        f"prior study {_shown(study)!r} has other parameters than this study (reading "
                         f"{shown}): only in this study {only_here}, only in the prior study {only_there}"
                     )
                 renamed = set(space.names) - set(names.values()) and set(names.values()) - set(space.names)
                 raise DataError(
-                    f"prior study {study.url!r} has other parameters than this study: "
+                    f"prior study {_shown(study)!r} has other parameters than this study: "
                     + "; ".join(line for line in space.diff(study.space) if " only in " in line)
                     .replace("only in this space", "only in this study")
                     .replace("only in other space", "only in the prior study")
@@ -134,13 +135,13 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
             if not complete:  # (among other studies it was left out without a word)
                 counts = ", ".join(f"{study.count(state)} {state}" for state in ("failed", "pending"))
                 raise DataError(
-                    f"prior study {study.url!r} holds no complete trial ({counts}), so there is nothing "
+                    f"prior study {_shown(study)!r} holds no complete trial ({counts}), so there is nothing "
                     "to transfer from it: leave it out"
                 )
-            label, n = str(study.url), 1
+            label, n = redacted(study.url), 1
             while label in used:  # (one label would make two in-memory studies one source task)
                 n += 1
-                label = f"{study.url} ({n})"
+                label = f"{redacted(study.url)} ({n})"
             used.add(label)
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items()}
@@ -149,9 +150,9 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                         space.validate(trial_params)
                     except SpaceError as exc:
                         raise DataError(
-                            f"prior study {study.url!r}, trial {trial.id}: {exc}; a prior study's space may "
-                            "differ from this study's (wider bounds, other choices), but its trials must "
-                            "lie in this study's space"
+                            f"prior study {_shown(study)!r}, trial {trial.id}: {exc}; a prior study's "
+                            "space may differ from this study's (wider bounds, other choices), but its "
+                            "trials must lie in this study's space"
                         ) from None
                 params.append(trial_params)
                 values.append(sign * float(trial.value))
@@ -165,8 +166,8 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
 
 
 def _shown(item) -> str:
-    """A prior study as its user named it (a Study object by its URL)."""
-    return str(getattr(item, "url", item))
+    """A prior study as its user named it (a Study object by its URL), without a password."""
+    return redacted(getattr(item, "url", item))
 
 
 def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> TaskData:
@@ -257,8 +258,9 @@ def join_sources(
     if len(parts) == 1:
         return parts[0]
     studies = [names_a_study(entry) for entry in entries] if studies is None else studies
-    stems = [Path(entry.split("?")[0]).stem for entry in entries]
-    names = [stem if stems.count(stem) == 1 else entry for entry, stem in zip(entries, stems, strict=True)]
+    # (a PostgreSQL study by its study name, not the database's; no entry shows a password)
+    stems = [study_label(e) if _is_postgres(e) else Path(e.split("?")[0]).stem for e in entries]
+    names = [stem if stems.count(stem) == 1 else redacted(e) for e, stem in zip(entries, stems, strict=True)]
     for k, name in enumerate(names):  # (only entries that are not files can still share a name)
         if names[:k].count(name):
             names[k] = f"{name} ({names[:k].count(name) + 1})"
@@ -270,7 +272,7 @@ def join_sources(
             labels += [name] * len(part)
         else:
             labels += [f"{name}:{t}" for t in part.task]
-    return TaskData(params, values, labels, space, source=", ".join(entries))
+    return TaskData(params, values, labels, space, source=", ".join(redacted(e) for e in entries))
 
 
 def names_a_study(text: str) -> bool:

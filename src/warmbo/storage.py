@@ -178,6 +178,26 @@ def study_label(url) -> str:
     return Path(parse_url(url)).stem
 
 
+def redacted(url) -> str:
+    """A study URL fit to show or store: a PostgreSQL URL's password (``user:secret@host`` or a
+    ``password=`` parameter) replaced by ``***``; anything else as it is."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    text = str(getattr(url, "url", url))
+    if not _is_postgres(text):
+        return text
+    parts = urlsplit(text.strip())
+    netloc = parts.netloc
+    if parts.password is not None:
+        userinfo, _, host = netloc.rpartition("@")
+        netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
+    query = parts.query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    if any(key == "password" for key, _ in pairs):
+        query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="*")
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
+
+
 def study_identity(url) -> str | None:
     """What tells one study from another whatever the form of its URL: the SQLite file's real path
     (``a.db``, ``./a.db``, ``sqlite:///a.db`` and ``sqlite:///a.db?mode=ro`` are one study), a

@@ -199,8 +199,10 @@ class PostgresStudy(Study):
         )
 
     def _where(self) -> str:
+        from .storage import redacted
+
         parts = urlsplit(self.conninfo)
-        return f"postgresql://{parts.netloc}{parts.path}"
+        return redacted(f"postgresql://{parts.netloc}{parts.path}")
 
     # ------------------------------------------------------------------ connections
     def _connect(self):
