@@ -155,3 +155,22 @@ def test_a_run_on_a_cluster_without_n_workers_says_it_evaluates_one_point_at_a_t
 
 def _first(params):
     return params["alpha"]
+
+
+def _noisy(params):
+    import random
+
+    return params["a"] + random.random()  # a lab measurement: every evaluation its own value
+
+
+def test_a_repeated_point_is_evaluated_again_not_read_from_the_evaluation_before(client):
+    # Dask names a task by its arguments (pure=True by default): once every point of a finite space was
+    # taken, the run's repeats of a point evaluated just before got that evaluation's result back
+    # without running the objective, so a noisy objective's repeats all showed one value
+    space = wb.Space([wb.Int("a", 0, 1)])
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the budget is larger than the space: repeats wanted)
+        opt.run(_noisy, budget=8, n_workers=1, executor=client.get_executor(), progress=False)
+    values = [t.value for t in opt.history]
+    assert len(values) == 8 and len(set(values)) == 8, values

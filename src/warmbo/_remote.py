@@ -57,7 +57,12 @@ class Submitter:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
                 self.remote = self.client.submit(_identity, self.objective, pure=False, **where)
-        return self.executor.submit(_call, self.remote, params)
+        # pure=False: Dask's default (pure=True) names a task by its arguments, and an evaluation of a
+        # point evaluated just before (the repeats of a finite space, a noisy objective) got that
+        # evaluation's result back without running the objective; every trial is an evaluation of
+        # its own (unless the executor was made with pure= explicitly)
+        pure = {} if "pure" in getattr(self.executor, "_kwargs", {}) else {"pure": False}
+        return self.executor.submit(_call, self.remote, params, **pure)
 
     def close(self) -> None:
         remote, self.remote = self.remote, None
