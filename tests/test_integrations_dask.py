@@ -174,3 +174,29 @@ def test_a_repeated_point_is_evaluated_again_not_read_from_the_evaluation_before
         opt.run(_noisy, budget=8, n_workers=1, executor=client.get_executor(), progress=False)
     values = [t.value for t in opt.history]
     assert len(values) == 8 and len(set(values)) == 8, values
+
+
+def test_an_evaluation_the_executor_always_cancels_is_run_three_times_more_then_failed():
+    # what docs/scale.md says: evaluated again up to three times, a fourth cancellation fails the trial
+    from concurrent.futures import Executor, Future
+
+    class Cancelling(Executor):
+        submitted = 0
+
+        def submit(self, fn, *args, **kwargs):
+            self.submitted += 1
+            future = Future()
+            future.cancel()
+            future.set_running_or_notify_cancel()  # (as Dask's executor does on a cancellation)
+            return future
+
+    executor = Cancelling()
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    with pytest.warns(TrialFailedWarning, match="cancelled"):
+        opt.run(_first_x, budget=1, n_workers=1, executor=executor, progress=False)
+    assert executor.submitted == 4
+    assert [t.state for t in opt.history] == ["failed"] and "CancelledError" in opt.history[0].error
+
+
+def _first_x(params):
+    return params["x"]

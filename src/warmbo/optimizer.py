@@ -2145,7 +2145,8 @@ class Optimizer:
                             # cancelled by the executor (a Dask client.restart(), a lost worker's
                             # data), not by the objective: it says nothing of the point, which is
                             # evaluated again (before, the run stopped with a bare CancelledError and
-                            # left the trials pending); a third cancellation fails the trial
+                            # left the trials pending), up to three times: a fourth cancellation of
+                            # the trial fails it
                             cancelled[suggestion.trial_id] += 1
                             del running[future]
                             evaluate(suggestion.trial_id, False)
