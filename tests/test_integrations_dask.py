@@ -200,3 +200,18 @@ def test_an_evaluation_the_executor_always_cancels_is_run_three_times_more_then_
 
 def _first_x(params):
     return params["x"]
+
+
+def test_an_executor_kept_to_one_worker_is_not_said_to_run_more(client):
+    # get_executor(workers=[one]) runs its evaluations on that worker's one thread: the warning said
+    # the executor "runs 2 at once" (the whole cluster's threads) and asked for n_workers=2
+    space = wb.Space([wb.Float("alpha", 1e-4, 1.0, log=True)])
+    one = sorted(client.scheduler_info()["workers"])[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt = wb.Optimizer(space, seed=0)
+        opt.run(_first, budget=2, executor=client.get_executor(workers=[one]), progress=False)
+        assert len(opt.history) == 2
+    anywhere = client.get_executor(workers=[one], allow_other_workers=True)
+    with pytest.warns(UserWarning, match="runs 2 at once"):
+        wb.Optimizer(space, seed=0).run(_first, budget=2, executor=anywhere, progress=False)

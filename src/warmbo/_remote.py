@@ -75,11 +75,23 @@ class Submitter:
 
 def executor_slots(executor: Executor) -> int | None:
     """How many evaluations ``executor`` runs at once, when it says: a Dask client's executor, its
-    cluster's threads now; a thread or process pool, its ``max_workers``; else None."""
+    cluster's threads now (those of its ``workers=`` only, unless ``allow_other_workers``); a
+    thread or process pool, its ``max_workers``; else None."""
     client = getattr(executor, "_client", None)
     if type(executor).__module__.startswith("distributed.") and client is not None:
         try:
             workers = client.scheduler_info().get("workers", {})
+            options = getattr(executor, "_kwargs", {})
+            chosen = options.get("workers")
+            if chosen is not None and not options.get("allow_other_workers", False):
+                # get_executor(workers=...): only those run its evaluations (named as Dask takes
+                # them: an address, a host, or a worker's name)
+                chosen = {chosen} if isinstance(chosen, str | int) else set(chosen)
+                workers = {
+                    address: w
+                    for address, w in workers.items()
+                    if chosen & {address, w.get("host"), w.get("name")}
+                }
             return sum(int(w.get("nthreads", 1)) for w in workers.values()) or None
         except Exception:  # noqa: BLE001 - a client that cannot answer: nothing to say
             return None
