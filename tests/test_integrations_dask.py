@@ -215,3 +215,47 @@ def test_an_executor_kept_to_one_worker_is_not_said_to_run_more(client):
     anywhere = client.get_executor(workers=[one], allow_other_workers=True)
     with pytest.warns(UserWarning, match="runs 2 at once"):
         wb.Optimizer(space, seed=0).run(_first, budget=2, executor=anywhere, progress=False)
+
+
+def test_a_worker_without_warmbo_installed_evaluates_the_objective():
+    # a cluster built for the objective's own libraries need not have warmbo: before the objective
+    # was sent once per run, only the objective went to the workers. The helpers that send it once
+    # went by reference (warmbo._remote._call), a worker without warmbo could not load the task, and
+    # the run waited for ever
+    import subprocess
+    import sys
+    import threading
+
+    def objective(params):  # (nested: sent by value, as a function of the user's script is)
+        return params["x"]
+
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as cluster:
+        code = (
+            "import sys\n"
+            "sys.modules['warmbo'] = None  # (import warmbo fails in this worker)\n"
+            "from distributed.cli.dask_worker import main\n"
+            f"sys.argv = ['dask-worker', {cluster.scheduler_address!r}, '--nworkers', '1', "
+            "'--nthreads', '1', '--no-nanny', '--no-dashboard']\n"
+            "main()\n"
+        )
+        worker = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            with Client(cluster) as bare:
+                bare.wait_for_workers(1, timeout=60)
+                opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+                run = threading.Thread(
+                    target=opt.run,
+                    args=(objective, 3),
+                    kwargs={"n_workers": 1, "executor": bare.get_executor(), "progress": False},
+                    daemon=True,
+                )
+                run.start()
+                run.join(timeout=60)
+                assert not run.is_alive(), "the run waited for a task the worker could not load"
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    assert [t.state for t in opt.history] == ["complete"] * 3
+    assert all(t.value == t.params["x"] for t in opt.history)

@@ -22,13 +22,24 @@ from typing import Any
 __all__ = ["Submitter", "executor_slots"]
 
 
-def _identity(objective: Callable[[dict], Any]) -> Callable[[dict], Any]:
-    return objective
+def _by_value():
+    """The two functions the workers run, made inside a function so that cloudpickle sends them by
+    value: a module-level function goes by reference (``warmbo._remote._call``), and a worker
+    without warmbo installed (a cluster built for the objective's own libraries; before, the
+    objective alone was sent, and a function of the user's script needs nothing more) could not
+    load the task, and the run waited for it for ever."""
+
+    def identity(objective: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        return objective
+
+    def call(objective: Callable[[dict], Any], params: dict) -> Any:
+        """Runs on a Dask worker, with the objective fetched once by that worker."""
+        return objective(params)
+
+    return identity, call
 
 
-def _call(objective: Callable[[dict], Any], params: dict) -> Any:
-    """Runs on a Dask worker, with the objective fetched once by that worker."""
-    return objective(params)
+_identity, _call = _by_value()
 
 
 class Submitter:
