@@ -155,3 +155,107 @@ def test_a_run_on_a_cluster_without_n_workers_says_it_evaluates_one_point_at_a_t
 
 def _first(params):
     return params["alpha"]
+
+
+def _noisy(params):
+    import random
+
+    return params["a"] + random.random()  # a lab measurement: every evaluation its own value
+
+
+def test_a_repeated_point_is_evaluated_again_not_read_from_the_evaluation_before(client):
+    # Dask names a task by its arguments (pure=True by default): once every point of a finite space was
+    # taken, the run's repeats of a point evaluated just before got that evaluation's result back
+    # without running the objective, so a noisy objective's repeats all showed one value
+    space = wb.Space([wb.Int("a", 0, 1)])
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (the budget is larger than the space: repeats wanted)
+        opt.run(_noisy, budget=8, n_workers=1, executor=client.get_executor(), progress=False)
+    values = [t.value for t in opt.history]
+    assert len(values) == 8 and len(set(values)) == 8, values
+
+
+def test_an_evaluation_the_executor_always_cancels_is_run_three_times_more_then_failed():
+    # what docs/scale.md says: evaluated again up to three times, a fourth cancellation fails the trial
+    from concurrent.futures import Executor, Future
+
+    class Cancelling(Executor):
+        submitted = 0
+
+        def submit(self, fn, *args, **kwargs):
+            self.submitted += 1
+            future = Future()
+            future.cancel()
+            future.set_running_or_notify_cancel()  # (as Dask's executor does on a cancellation)
+            return future
+
+    executor = Cancelling()
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    with pytest.warns(TrialFailedWarning, match="cancelled"):
+        opt.run(_first_x, budget=1, n_workers=1, executor=executor, progress=False)
+    assert executor.submitted == 4
+    assert [t.state for t in opt.history] == ["failed"] and "CancelledError" in opt.history[0].error
+
+
+def _first_x(params):
+    return params["x"]
+
+
+def test_an_executor_kept_to_one_worker_is_not_said_to_run_more(client):
+    # get_executor(workers=[one]) runs its evaluations on that worker's one thread: the warning said
+    # the executor "runs 2 at once" (the whole cluster's threads) and asked for n_workers=2
+    space = wb.Space([wb.Float("alpha", 1e-4, 1.0, log=True)])
+    one = sorted(client.scheduler_info()["workers"])[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt = wb.Optimizer(space, seed=0)
+        opt.run(_first, budget=2, executor=client.get_executor(workers=[one]), progress=False)
+        assert len(opt.history) == 2
+    anywhere = client.get_executor(workers=[one], allow_other_workers=True)
+    with pytest.warns(UserWarning, match="runs 2 at once"):
+        wb.Optimizer(space, seed=0).run(_first, budget=2, executor=anywhere, progress=False)
+
+
+def test_a_worker_without_warmbo_installed_evaluates_the_objective():
+    # a cluster built for the objective's own libraries need not have warmbo: before the objective
+    # was sent once per run, only the objective went to the workers. The helpers that send it once
+    # went by reference (warmbo._remote._call), a worker without warmbo could not load the task, and
+    # the run waited for ever
+    import subprocess
+    import sys
+    import threading
+
+    def objective(params):  # (nested: sent by value, as a function of the user's script is)
+        return params["x"]
+
+    with LocalCluster(n_workers=0, processes=True, dashboard_address=None) as cluster:
+        code = (
+            "import sys\n"
+            "sys.modules['warmbo'] = None  # (import warmbo fails in this worker)\n"
+            "from distributed.cli.dask_worker import main\n"
+            f"sys.argv = ['dask-worker', {cluster.scheduler_address!r}, '--nworkers', '1', "
+            "'--nthreads', '1', '--no-nanny', '--no-dashboard']\n"
+            "main()\n"
+        )
+        worker = subprocess.Popen(
+            [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            with Client(cluster) as bare:
+                bare.wait_for_workers(1, timeout=60)
+                opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+                run = threading.Thread(
+                    target=opt.run,
+                    args=(objective, 3),
+                    kwargs={"n_workers": 1, "executor": bare.get_executor(), "progress": False},
+                    daemon=True,
+                )
+                run.start()
+                run.join(timeout=60)
+                assert not run.is_alive(), "the run waited for a task the worker could not load"
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    assert [t.state for t in opt.history] == ["complete"] * 3
+    assert all(t.value == t.params["x"] for t in opt.history)

@@ -831,6 +831,39 @@ def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points(
         wb.Optimizer(mixed, seed=0).run(lambda p: p["alpha"], budget=6, progress=False)
 
 
+def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
+    # the warning compared the budget with the space alone: a study whose every point had failed
+    # (its run stops at once: failed points are never asked again) was told it would repeat points,
+    # a run after imported prior rows held most points repeated them without a word, and a resumed
+    # study was given the repeats of its earlier runs as this run's
+    space = wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])])
+    opt = wb.Optimizer(space, seed=0, storage=f"sqlite:///{tmp_path / 'failed.db'}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        opt.run(_always_fails, budget=4, progress=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt.run(lambda p: p["a"], budget=8, progress=False)
+    assert [w.category for w in caught] == [wb.optimizer.BudgetNotReachedWarning], caught
+
+    opt = wb.Optimizer(space, seed=0)
+    rows = [{"a": 0, "c": "x"}, {"a": 0, "c": "y"}, {"a": 1, "c": "x"}]
+    opt.add_prior(wb.TaskData.from_records(rows, [1.0, 2.0, 3.0], space))
+    three_of_four = r"again \(3 of its 4 evaluations\).* 1 of them"
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=three_of_four):
+        opt.run(lambda p: p["a"], budget=4, progress=False)
+
+    opt = wb.Optimizer(space, seed=0)
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(2 repeats\)"):
+        opt.run(lambda p: p["a"], budget=6, progress=False)
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"again \(2 of its 2 evaluations\)"):
+        opt.run(lambda p: p["a"], budget=8, progress=False)
+
+
+def _always_fails(params):
+    raise RuntimeError("diverged")
+
+
 def test_cardinality_of_spaces():
     assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
     assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6

@@ -22,13 +22,24 @@ from typing import Any
 __all__ = ["Submitter", "executor_slots"]
 
 
-def _identity(objective: Callable[[dict], Any]) -> Callable[[dict], Any]:
-    return objective
+def _by_value():
+    """The two functions the workers run, made inside a function so that cloudpickle sends them by
+    value: a module-level function goes by reference (``warmbo._remote._call``), and a worker
+    without warmbo installed (a cluster built for the objective's own libraries; before, the
+    objective alone was sent, and a function of the user's script needs nothing more) could not
+    load the task, and the run waited for it for ever."""
+
+    def identity(objective: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        return objective
+
+    def call(objective: Callable[[dict], Any], params: dict) -> Any:
+        """Runs on a Dask worker, with the objective fetched once by that worker."""
+        return objective(params)
+
+    return identity, call
 
 
-def _call(objective: Callable[[dict], Any], params: dict) -> Any:
-    """Runs on a Dask worker, with the objective fetched once by that worker."""
-    return objective(params)
+_identity, _call = _by_value()
 
 
 class Submitter:
@@ -57,7 +68,12 @@ class Submitter:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
                 self.remote = self.client.submit(_identity, self.objective, pure=False, **where)
-        return self.executor.submit(_call, self.remote, params)
+        # pure=False: Dask's default (pure=True) names a task by its arguments, and an evaluation of a
+        # point evaluated just before (the repeats of a finite space, a noisy objective) got that
+        # evaluation's result back without running the objective; every trial is an evaluation of
+        # its own (unless the executor was made with pure= explicitly)
+        pure = {} if "pure" in getattr(self.executor, "_kwargs", {}) else {"pure": False}
+        return self.executor.submit(_call, self.remote, params, **pure)
 
     def close(self) -> None:
         remote, self.remote = self.remote, None
@@ -70,11 +86,23 @@ class Submitter:
 
 def executor_slots(executor: Executor) -> int | None:
     """How many evaluations ``executor`` runs at once, when it says: a Dask client's executor, its
-    cluster's threads now; a thread or process pool, its ``max_workers``; else None."""
+    cluster's threads now (those of its ``workers=`` only, unless ``allow_other_workers``); a
+    thread or process pool, its ``max_workers``; else None."""
     client = getattr(executor, "_client", None)
     if type(executor).__module__.startswith("distributed.") and client is not None:
         try:
             workers = client.scheduler_info().get("workers", {})
+            options = getattr(executor, "_kwargs", {})
+            chosen = options.get("workers")
+            if chosen is not None and not options.get("allow_other_workers", False):
+                # get_executor(workers=...): only those run its evaluations (named as Dask takes
+                # them: an address, a host, or a worker's name)
+                chosen = {chosen} if isinstance(chosen, str | int) else set(chosen)
+                workers = {
+                    address: w
+                    for address, w in workers.items()
+                    if chosen & {address, w.get("host"), w.get("name")}
+                }
             return sum(int(w.get("nthreads", 1)) for w in workers.values()) or None
         except Exception:  # noqa: BLE001 - a client that cannot answer: nothing to say
             return None

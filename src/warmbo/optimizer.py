@@ -1420,22 +1420,56 @@ class Optimizer:
 
     def _warn_budget_over_space(self, budget: int, finished: int) -> None:
         """Say so when ``run`` will evaluate points again: a finite space (integers and categoricals
-        only, or a grid) has fewer points than the budget. Repeats are what ``_busy`` allows once every
-        point is taken, useful for a noisy objective; for a deterministic one (a seeded model's CV
-        score) they are evaluations spent on known values, which before happened without a word."""
+        only, or a grid) has fewer points left than the run's evaluations. Repeats are what ``_busy``
+        allows once every point is taken, useful for a noisy objective; for a deterministic one (a
+        seeded model's CV score) they are evaluations spent on known values, which before happened
+        without a word.
+
+        Counted on the study as it is: the points its trials already hold (imported prior rows
+        included, which the budget does not count) are not new, the pending ones are evaluations the
+        budget already counts, and a failed point is never asked again, so a study whose every point
+        failed (or is pending) repeats nothing: its run stops, with a ``BudgetNotReachedWarning``."""
         size = self.space.cardinality
         if self.space.is_finite:
             size = min(size, self._grid_points())
-        if not math.isfinite(size) or budget <= size or finished >= budget:
+        if not math.isfinite(size) or finished >= budget:
             return
         size = int(size)
+        trials = list(self.study.snapshot())
+        held = self._distinct_points(trials)
+        pending = sum(t.state == PENDING for t in trials)
+        evaluations = budget - finished - pending  # this run's new points, as far as the study says
+        repeats = evaluations - max(0, size - held)
+        blocked = self._distinct_points([t for t in trials if t.state in (PENDING, FAILED)])
+        if repeats <= 0 or blocked >= size:
+            return
         what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
-        _warn(
-            f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
-            f"been evaluated, the run evaluates points again ({budget - size} repeats). For a deterministic "
-            f"objective, a budget of {size} evaluates every point once.",
-            RepeatedPointsWarning,
-        )
+        fresh = max(0, size - held)
+        if held == 0:
+            message = (
+                f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
+                f"been evaluated, the run evaluates points again ({repeats} repeats). For a deterministic "
+                f"objective, a budget of {size} evaluates every point once."
+            )
+        else:
+            once = (
+                f"a budget of {finished + pending + fresh} evaluates each of those once"
+                if fresh
+                else "every point has its value already"
+            )
+            message = (
+                f"budget {budget} makes the run evaluate points again ({repeats} of its {evaluations} "
+                f"evaluations): the search space has {size} {what}, {fresh} of them not in the study yet "
+                f"(its trials and imported prior rows hold the others). For a deterministic objective, "
+                f"{once}."
+            )
+        _warn(message, RepeatedPointsWarning)
+
+    def _distinct_points(self, trials: Sequence[Trial]) -> int:
+        """How many distinct points ``trials`` hold."""
+        if not trials:
+            return 0
+        return int(np.unique(self._encode_trials(trials), axis=0).shape[0])
 
     def _grid_points(self) -> int:
         """A lower bound on the trials that take every candidate of a grid space: its groups of
@@ -2159,7 +2193,8 @@ class Optimizer:
                             # cancelled by the executor (a Dask client.restart(), a lost worker's
                             # data), not by the objective: it says nothing of the point, which is
                             # evaluated again (before, the run stopped with a bare CancelledError and
-                            # left the trials pending); a third cancellation fails the trial
+                            # left the trials pending), up to three times: a fourth cancellation of
+                            # the trial fails it
                             cancelled[suggestion.trial_id] += 1
                             del running[future]
                             evaluate(suggestion.trial_id, False)
