@@ -40,7 +40,6 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
-import subprocess  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections import Counter  # noqa: E402
@@ -49,6 +48,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import warmbo as wb  # noqa: E402
+from warmbo.benchmarks._common import machine_info  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "mixed_peers.json"
 
@@ -204,19 +204,6 @@ def run_one(method: str, problem: str, seed: int, budget: int) -> dict:
     }
 
 
-def _git_commit() -> str:
-    try:
-        root = Path(__file__).resolve().parent.parent
-        return subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
@@ -231,7 +218,7 @@ def main() -> None:
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     load_before = os.getloadavg()
-    commit = _git_commit()  # the code measured, not a commit made while the runs went on
+    commit = machine_info().get("git_commit") or "unknown"  # (the code measured: read before the runs)
     results: dict[str, dict] = {}
     for problem in args.problems:
         results[problem] = {}

@@ -91,6 +91,26 @@ MaxTrialsOption = Annotated[
 ]
 
 
+#: how optimize and suggest read their --prior files
+TaskOption = Annotated[
+    str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
+]
+PriorYOption = Annotated[
+    str, typer.Option("--prior-y", help="Column of the prior CSV holding the objective values.")
+]
+PriorDelimiterOption = Annotated[
+    str, typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',').")
+]
+PriorRenameOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--prior-rename",
+        help="OLD=NEW: read the --prior files' and studies' parameter (or column) OLD as this study's "
+        "parameter NEW (repeatable), for a parameter renamed since.",
+    ),
+]
+
+
 def _plain(*cells: str) -> list[Text]:
     """Table cells shown as written: rich reads a str cell as markup, so a categorical choice, a
     worker or a file name like "[/a]" raised MarkupError (and "[b]" vanished)."""
@@ -533,24 +553,10 @@ def optimize(
     method: Annotated[
         str | None, typer.Option("--method", help="Older name of --transfer (gp means none).", hidden=True)
     ] = None,
-    task: Annotated[
-        str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
-    ] = None,
-    prior_y: Annotated[
-        str, typer.Option("--prior-y", help="Column of the prior CSV holding the objective values.")
-    ] = "y",
-    prior_delimiter: Annotated[
-        str,
-        typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',')."),
-    ] = ",",
-    prior_rename: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--prior-rename",
-            help="OLD=NEW: read the --prior files' and studies' parameter (or column) OLD as this study's "
-            "parameter NEW (repeatable), for a parameter renamed since.",
-        ),
-    ] = None,
+    task: TaskOption = None,
+    prior_y: PriorYOption = "y",
+    prior_delimiter: PriorDelimiterOption = ",",
+    prior_rename: PriorRenameOption = None,
     maximize: Annotated[
         bool | None,
         typer.Option(
@@ -1268,24 +1274,10 @@ def suggest(
             "(repeatable: each is a source task); replaces the sources a study stores.",
         ),
     ] = None,
-    task: Annotated[
-        str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
-    ] = None,
-    prior_y: Annotated[
-        str, typer.Option("--prior-y", help="Column of the prior CSV holding the objective values.")
-    ] = "y",
-    prior_delimiter: Annotated[
-        str,
-        typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',')."),
-    ] = ",",
-    prior_rename: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--prior-rename",
-            help="OLD=NEW: read the --prior files' and studies' parameter (or column) OLD as this study's "
-            "parameter NEW (repeatable), for a parameter renamed since.",
-        ),
-    ] = None,
+    task: TaskOption = None,
+    prior_y: PriorYOption = "y",
+    prior_delimiter: PriorDelimiterOption = ",",
+    prior_rename: PriorRenameOption = None,
     space_file: Annotated[
         Path | None,
         typer.Option(
