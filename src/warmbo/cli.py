@@ -67,9 +67,14 @@ StudyArgument = Annotated[
 
 
 def _the_study(study: str | None, storage: str | None) -> str:
-    """The study a command works on, given as its argument or with ``--storage``, once."""
+    """The study a command works on, given as its argument or with ``--storage``, once (or both
+    ways naming one study: ``study.db`` and ``sqlite:///study.db``)."""
+    from .storage import redacted, study_identity
+
     if study is not None and storage is not None and study != storage:
-        _fail(f"two studies given, {study!r} and --storage {storage!r}: give one")
+        same = study_identity(study)
+        if same is None or same != study_identity(storage):  # (two in-memory studies are two)
+            _fail(f"two studies given, {redacted(study)!r} and --storage {redacted(storage)!r}: give one")
     given = storage if storage is not None else study
     if not given:
         _fail(
