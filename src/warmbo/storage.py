@@ -535,7 +535,7 @@ class Study:
         # (the default would fail on the thread-local connections with "cannot pickle '_thread._local'")
         raise TypeError(
             "a Study, and an Optimizer holding one, cannot be pickled or copied: it holds open "
-            f"connections to {self.url!r}. Pass the storage URL instead and reopen it there "
+            f"connections to {redacted(self.url)!r}. Pass the storage URL instead and reopen it there "
             "(wb.Optimizer.load(url), wb.Study(url)); an in-memory study cannot be shared at all"
         )
 
