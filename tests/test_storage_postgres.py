@@ -866,3 +866,25 @@ def test_a_password_in_the_studys_own_url_is_never_shown(postgres_server, tmp_pa
     with pytest.raises(StorageError) as caught:
         split_url("postgresql://bob:hunter2@h/?study=a")
     assert "hunter2" not in str(caught.value)
+
+
+def test_redacted_keeps_a_url_as_written_but_its_secrets():
+    # before: a URL with no host (a local socket, postgresql:///db?host=/run/sock) lost its '//' and
+    # read postgresql:/db (so an advised command line named no PostgreSQL study), the other query
+    # parameters were re-encoded (host=%2Frun%2Fsock), and sslpassword= (the client key's
+    # passphrase) was shown
+    from warmbo.storage import redacted
+
+    assert (
+        redacted("postgresql:///hpo?host=/run/sock&password=p%26w&study=a")
+        == "postgresql:///hpo?host=/run/sock&password=***&study=a"
+    )
+    assert redacted("postgresql:///hpo?host=/run/sock&study=a") == "postgresql:///hpo?host=/run/sock&study=a"
+    assert (
+        redacted("postgresql://bob@h/db?sslpassword=k3y&study=a")
+        == "postgresql://bob@h/db?sslpassword=***&study=a"
+    )
+    assert (
+        redacted("postgres://bob:p%40ss@h1:5432,h2/db?study=a") == "postgres://bob:***@h1:5432,h2/db?study=a"
+    )
+    assert redacted("postgresql://:pw@h/db?study=a") == "postgresql://:***@h/db?study=a"

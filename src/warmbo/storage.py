@@ -179,23 +179,33 @@ def study_label(url) -> str:
 
 
 def redacted(url) -> str:
-    """A study URL fit to show or store: a PostgreSQL URL's password (``user:secret@host`` or a
-    ``password=`` parameter) replaced by ``***``; anything else as it is."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+    """A study URL fit to show or store: a PostgreSQL URL's password (``user:secret@host``, a
+    ``password=`` or ``sslpassword=`` parameter) replaced by ``***``; the rest as it is written
+    (``postgresql:///db?host=/run/sock``, no host, keeps its ``//``); anything else as it is."""
+    from urllib.parse import unquote_plus, urlsplit
 
     text = str(getattr(url, "url", url))
     if not _is_postgres(text):
         return text
-    parts = urlsplit(text.strip())
-    netloc = parts.netloc
+    text = text.strip()
+    parts = urlsplit(text)
+    scheme, _, rest = text.partition("://")
+    netloc, path_and_query = rest[: len(parts.netloc)], rest[len(parts.netloc) :]
     if parts.password is not None:
         userinfo, _, host = netloc.rpartition("@")
         netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
-    query = parts.query
-    pairs = parse_qsl(query, keep_blank_values=True)
-    if any(key == "password" for key, _ in pairs):
-        query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="*")
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
+    head, mark, query = path_and_query.partition("?")
+    query, hash_mark, fragment = query.partition("#")
+    pieces = []
+    for piece in query.split("&") if mark else []:
+        key, equals, _ = piece.partition("=")
+        secret = unquote_plus(key).strip() in _SECRET_PARAMETERS
+        pieces.append(f"{key}=***" if secret and equals else piece)
+    return f"{scheme}://{netloc}{head}{mark}{'&'.join(pieces)}{hash_mark}{fragment}"
+
+
+#: libpq connection parameters that hold a secret (the password, the client key's passphrase)
+_SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
 
 
 def study_identity(url) -> str | None:
