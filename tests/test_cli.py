@@ -2355,3 +2355,21 @@ def test_one_study_given_both_ways_in_two_spellings_is_one_study(tmp_path, monke
     result = runner.invoke(app, ["status", a, "-s", a.replace("study=a", "study=b")])
     assert result.exit_code == 1 and "two studies given" in result.output
     assert "s3cret" not in result.output and "me:***@localhost" in result.output
+
+
+def test_one_postgresql_study_in_two_spellings_is_one_study():
+    # before: postgres:// and postgresql://, or the same parameters in another order, named two
+    # studies: `warmbo status URL -s URL2` was refused as "two studies given", and --prior could
+    # take one source twice (or the study itself as its own source)
+    from warmbo.storage import study_identity
+
+    a = "postgresql://me@localhost:1/db?study=a&sslmode=disable"
+    for same in (
+        "postgres://me@localhost:1/db?sslmode=disable&study=a",
+        "postgresql://me@localhost:1/db?study=a&sslmode=disable&mode=ro",
+    ):
+        assert study_identity(same) == study_identity(a), same
+        result = runner.invoke(app, ["status", a, "-s", same])
+        assert result.exit_code == 1 and "two studies given" not in result.output, result.output
+    assert study_identity(a.replace("study=a", "study=b")) != study_identity(a)
+    assert study_identity(a.replace("&sslmode=disable", "")) != study_identity(a)

@@ -211,12 +211,30 @@ _SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
 def study_identity(url) -> str | None:
     """What tells one study from another whatever the form of its URL: the SQLite file's real path
     (``a.db``, ``./a.db``, ``sqlite:///a.db`` and ``sqlite:///a.db?mode=ro`` are one study), a
-    PostgreSQL URL in its read-only form; None for an in-memory study (each is a study of its own)."""
+    PostgreSQL study's server, database, parameters and name (:func:`_postgres_identity`); None for
+    an in-memory study (each is a study of its own)."""
     url = getattr(url, "url", url)  # a Study object: its URL
     if _is_postgres(url):
-        return readonly_url(url)
+        return _postgres_identity(url)
     path = parse_url(url)
     return None if path == ":memory:" else file_identity(path)
+
+
+def _postgres_identity(url: str) -> str:
+    """A PostgreSQL study whatever the spelling of its URL: ``postgres://`` or ``postgresql://``, its
+    query parameters in any order, read-only or not (a malformed URL: its read-only form, which
+    opening it will refuse)."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    from .storage_postgres import split_url  # (no driver imported: that is on opening)
+
+    try:
+        conninfo, name = split_url(url)
+        parts = urlsplit(conninfo)
+        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+    except (StorageError, ValueError):
+        return readonly_url(url)
+    return f"postgresql://{parts.netloc}{parts.path}?{query} study {name}"
 
 
 def file_identity(path: str | os.PathLike) -> str:
