@@ -2373,3 +2373,11 @@ def test_one_postgresql_study_in_two_spellings_is_one_study():
         assert result.exit_code == 1 and "two studies given" not in result.output, result.output
     assert study_identity(a.replace("study=a", "study=b")) != study_identity(a)
     assert study_identity(a.replace("&sslmode=disable", "")) != study_identity(a)
+
+
+def test_the_storage_options_help_names_a_postgresql_url():
+    # before: --storage's help named only study.db and sqlite:///study.db, though every command on a
+    # study takes a PostgreSQL URL too
+    for command in (["status"], ["suggest"], ["prior", "list"], ["report"]):
+        result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "300"})
+        assert result.exit_code == 0 and "postgresql://user@host/db?study=NAME" in result.output, command

@@ -58,7 +58,8 @@ StorageOption = Annotated[
     typer.Option(
         "--storage",
         "-s",
-        help="Study URL: study.db or sqlite:///study.db (or give it as the first argument).",
+        help="Study file or URL: study.db, sqlite:///study.db or postgresql://user@host/db?study=NAME "
+        "(or give it as the first argument).",
     ),
 ]
 StudyArgument = Annotated[
