@@ -224,10 +224,11 @@ def _postgres_identity(url: str) -> str:
     """A PostgreSQL study whatever the spelling of its URL: ``postgres://`` or ``postgresql://``, its
     query parameters in any order, read-only or not (a malformed URL: its read-only form, which
     opening it will refuse)."""
+    import importlib
     from urllib.parse import parse_qsl, urlencode, urlsplit
 
-    from .storage_postgres import split_url  # (no driver imported: that is on opening)
-
+    # (by name, as _backend does: the back end imports this module; no driver is imported here)
+    split_url = importlib.import_module(_BACKENDS["postgresql"].partition(":")[0]).split_url
     try:
         conninfo, name = split_url(url)
         parts = urlsplit(conninfo)
