@@ -2337,3 +2337,47 @@ def test_report_of_a_large_study_says_it_fits_on_every_trial_not_how_to_ask(tmp_
     assert result.exit_code == 0, result.output
     assert "fitting the model on all 14 trials for the audit" in result.output
     assert "max-trials" not in result.output and "every ask" not in result.output
+
+
+def test_one_study_given_both_ways_in_two_spellings_is_one_study(tmp_path, monkeypatch):
+    # before: `warmbo status study.db --storage sqlite:///study.db` (or ./study.db) was refused as
+    # "two studies given", and the refusal of two PostgreSQL studies printed their passwords
+    monkeypatch.chdir(tmp_path)
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), storage="study.db", seed=0)
+    opt.tell({"x0": 0.5}, 1.0)
+    del opt
+    for other in ("sqlite:///study.db", "./study.db", str(tmp_path / "study.db")):
+        result = runner.invoke(app, ["status", "study.db", "--storage", other])
+        assert result.exit_code == 0, (other, result.output)
+    result = runner.invoke(app, ["status", "study.db", "-s", "sqlite:///other.db"])
+    assert result.exit_code == 1 and "two studies given" in result.output
+    a = "postgresql://me:s3cret@localhost:1/db?study=a"
+    result = runner.invoke(app, ["status", a, "-s", a.replace("study=a", "study=b")])
+    assert result.exit_code == 1 and "two studies given" in result.output
+    assert "s3cret" not in result.output and "me:***@localhost" in result.output
+
+
+def test_one_postgresql_study_in_two_spellings_is_one_study():
+    # before: postgres:// and postgresql://, or the same parameters in another order, named two
+    # studies: `warmbo status URL -s URL2` was refused as "two studies given", and --prior could
+    # take one source twice (or the study itself as its own source)
+    from warmbo.storage import study_identity
+
+    a = "postgresql://me@localhost:1/db?study=a&sslmode=disable"
+    for same in (
+        "postgres://me@localhost:1/db?sslmode=disable&study=a",
+        "postgresql://me@localhost:1/db?study=a&sslmode=disable&mode=ro",
+    ):
+        assert study_identity(same) == study_identity(a), same
+        result = runner.invoke(app, ["status", a, "-s", same])
+        assert result.exit_code == 1 and "two studies given" not in result.output, result.output
+    assert study_identity(a.replace("study=a", "study=b")) != study_identity(a)
+    assert study_identity(a.replace("&sslmode=disable", "")) != study_identity(a)
+
+
+def test_the_storage_options_help_names_a_postgresql_url():
+    # before: --storage's help named only study.db and sqlite:///study.db, though every command on a
+    # study takes a PostgreSQL URL too
+    for command in (["status"], ["suggest"], ["prior", "list"], ["report"]):
+        result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "300"})
+        assert result.exit_code == 0 and "postgresql://user@host/db?study=NAME" in result.output, command

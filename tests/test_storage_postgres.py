@@ -819,3 +819,72 @@ def test_a_password_in_a_prior_studys_url_is_never_shown_or_stored(postgres_serv
     opt.ask()
     labels = set(wb.Optimizer.load("python.db").prior.task)
     assert len(labels) == 2 and not any("hunter2" in label for label in labels), labels
+
+
+def test_a_password_in_the_studys_own_url_is_never_shown(postgres_server, tmp_path, monkeypatch):
+    # before: the study's own URL was printed whole by the CLI ('created study ...', the 'report
+    # results with: warmbo observe --storage ...' hint, 'N prior rows in ...', 'removed ... from ...',
+    # 'imported ... from <prior URL>', the already-complete hint), by Optimizer's repr and by a
+    # malformed URL's error; and the advised command lines left the URL unquoted, so its '&study='
+    # ended the command in a shell
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+    from warmbo.storage_postgres import split_url
+
+    monkeypatch.chdir(tmp_path)
+    url = postgres_server.url() + "&password=hunter2"  # (the test server trusts the socket)
+    other = postgres_server.url() + "&password=hunter2"
+    opt = wb.Optimizer(SPACE, storage=other, seed=0)
+    opt.tell({"x0": 1.0, "x1": 2.0}, 3.0)
+    opt.study.close()
+    (tmp_path / "space.json").write_text(json.dumps(SPACE.to_dict()))
+    runner = CliRunner()
+    outputs = []
+
+    def run(*args):
+        result = runner.invoke(app, list(args))
+        outputs.append(result.output)
+        assert "hunter2" not in result.output, (args, result.output)
+
+    run("suggest", url, "--space", "space.json", "--seed", "0", "--prior", other, "--transfer", "none")
+    opt = wb.Optimizer.load(url)
+    pending = next(t.id for t in opt.history if t.is_pending)
+    opt.study.close()
+    run("observe", url, "--trial", str(pending), "--value", "1.5")
+    run("observe", url, "--trial", str(pending), "--value", "1.5")  # already complete: a hint
+    run("prior", "list", url)
+    run("prior", "remove", "-s", url, "--all")
+    joined = ["".join(output.split()) for output in outputs]  # (the console wraps long lines)
+    assert "warmboobserve--storage'postgresql://" in joined[0], outputs[0]
+    assert "password=***'--trialID" in joined[0], outputs[0]
+    assert "warmboobserve--storage'postgresql://" in joined[2], outputs[2]  # (one shell word)
+    assert "password=***'--params" in joined[2], outputs[2]
+    opt = wb.Optimizer.load(url)
+    assert "hunter2" not in repr(opt) and "hunter2" not in repr(opt.study)
+    opt.study.close()
+    with pytest.raises(StorageError) as caught:
+        split_url("postgresql://bob:hunter2@h/?study=a")
+    assert "hunter2" not in str(caught.value)
+
+
+def test_redacted_keeps_a_url_as_written_but_its_secrets():
+    # before: a URL with no host (a local socket, postgresql:///db?host=/run/sock) lost its '//' and
+    # read postgresql:/db (so an advised command line named no PostgreSQL study), the other query
+    # parameters were re-encoded (host=%2Frun%2Fsock), and sslpassword= (the client key's
+    # passphrase) was shown
+    from warmbo.storage import redacted
+
+    assert (
+        redacted("postgresql:///hpo?host=/run/sock&password=p%26w&study=a")
+        == "postgresql:///hpo?host=/run/sock&password=***&study=a"
+    )
+    assert redacted("postgresql:///hpo?host=/run/sock&study=a") == "postgresql:///hpo?host=/run/sock&study=a"
+    assert (
+        redacted("postgresql://bob@h/db?sslpassword=k3y&study=a")
+        == "postgresql://bob@h/db?sslpassword=***&study=a"
+    )
+    assert (
+        redacted("postgres://bob:p%40ss@h1:5432,h2/db?study=a") == "postgres://bob:***@h1:5432,h2/db?study=a"
+    )
+    assert redacted("postgresql://:pw@h/db?study=a") == "postgresql://:***@h/db?study=a"

@@ -37,6 +37,7 @@ from rich.text import Text
 
 from ._progress import live
 from ._progress import progress as progress_display
+from .storage import redacted
 
 app = typer.Typer(
     add_completion=False,
@@ -57,7 +58,8 @@ StorageOption = Annotated[
     typer.Option(
         "--storage",
         "-s",
-        help="Study URL: study.db or sqlite:///study.db (or give it as the first argument).",
+        help="Study file or URL: study.db, sqlite:///study.db or postgresql://user@host/db?study=NAME "
+        "(or give it as the first argument).",
     ),
 ]
 StudyArgument = Annotated[
@@ -67,9 +69,14 @@ StudyArgument = Annotated[
 
 
 def _the_study(study: str | None, storage: str | None) -> str:
-    """The study a command works on, given as its argument or with ``--storage``, once."""
+    """The study a command works on, given as its argument or with ``--storage``, once (or both
+    ways naming one study: ``study.db`` and ``sqlite:///study.db``)."""
+    from .storage import redacted, study_identity
+
     if study is not None and storage is not None and study != storage:
-        _fail(f"two studies given, {study!r} and --storage {storage!r}: give one")
+        same = study_identity(study)
+        if same is None or same != study_identity(storage):  # (two in-memory studies are two)
+            _fail(f"two studies given, {redacted(study)!r} and --storage {redacted(storage)!r}: give one")
     given = storage if storage is not None else study
     if not given:
         _fail(
@@ -115,6 +122,12 @@ def _plain(*cells: str) -> list[Text]:
     """Table cells shown as written: rich reads a str cell as markup, so a categorical choice, a
     worker or a file name like "[/a]" raised MarkupError (and "[b]" vanished)."""
     return [Text(cell) for cell in cells]
+
+
+def _study_arg(storage: str) -> str:
+    """A study in a command line a message advises: its URL without a PostgreSQL password, quoted
+    for a shell (a PostgreSQL URL's ``&study=`` would end the command there)."""
+    return shlex.quote(redacted(storage))
 
 
 def _fail(message: str) -> None:
@@ -432,7 +445,7 @@ def _restore_note(storage: str, lost) -> str:
 
     stored = "; ".join(RestoreWarning.stored(arg, text) for arg, text in lost)
     return (
-        f"note: {storage} was created with settings the command line cannot rebuild ({stored}); "
+        f"note: {redacted(storage)} was created with settings the command line cannot rebuild ({stored}); "
         "this command uses warmbo's defaults for them (in Python, Optimizer.load(URL, model=..., "
         "acquisition=...) uses yours)"
     )
@@ -670,7 +683,8 @@ def optimize(
         elif direction and direction != ("maximize" if maximize else "minimize"):
             flag = "--maximize" if maximize else "--minimize"
             raise ValueError(
-                f"study {storage!r} was created to {direction} the objective; {flag} conflicts with it "
+                f"study {redacted(storage)!r} was created to {direction} the objective; {flag} "
+                "conflicts with it "
                 "(leave the flag out to use the stored direction)"
             )
     maximize = bool(maximize)
@@ -810,20 +824,21 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
         added = opt.add_prior(_single_task(part), tag=tag, source=source)
         seconds = time.perf_counter() - started
         if not fresh:
-            out.print(f"{entry} already imported (tag {tag})")
+            out.print(f"{redacted(entry)} already imported (tag {tag})")
             continue
-        out.print(f"imported {added} prior evaluations from {entry} in {seconds:.1f} s (tag {tag})")
+        out.print(f"imported {added} prior evaluations from {redacted(entry)} in {seconds:.1f} s (tag {tag})")
         record = opt.priors().get(tag, {})
         if record.get("skipped"):
             out.print(
-                f"  skipped {record['skipped']} row(s) that an earlier version of {entry} already "
+                f"  skipped {record['skipped']} row(s) that an earlier version of {redacted(entry)} already "
                 "imported (same parameters and value)"
             )
         if record.get("gone"):
             out.print(
-                f"  {record['gone']} row(s) imported from an earlier version of {entry} are no longer "
+                f"  {record['gone']} row(s) imported from an earlier version of {redacted(entry)} are "
+                "no longer "
                 f"in it and stay in the study; to keep only the file's rows: 'warmbo prior remove "
-                f"{storage} --file {entry}', then import it again"
+                f"{_study_arg(storage)} --file {shlex.quote(entry)}', then import it again"
             )
 
 
@@ -866,7 +881,8 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
     hold for this run only (the study stores its creation settings), so it is refused."""
     if given is not None and kept is not None and given != kept:
         raise ValueError(
-            f"--n-initial {given}: study {storage} keeps the design size it was created with ({kept}); "
+            f"--n-initial {given}: study {redacted(storage)} keeps the design size it was created "
+            f"with ({kept}); "
             "leave --n-initial out to resume it, or start a new study"
         )
 
@@ -1357,7 +1373,8 @@ def suggest(
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         errors.print(
-            f"created study {storage} ({direction}; the first {opt.n_initial} suggestions are {design}, "
+            f"created study {redacted(storage)} ({direction}; the first {opt.n_initial} suggestions "
+            f"are {design}, "
             f"then the model chooses; seed {opt.seed})",
             highlight=False,
             soft_wrap=True,
@@ -1393,7 +1410,9 @@ def suggest(
         return
     console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space))
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
-    console.print(f"report results with: warmbo observe --storage {storage} --trial ID --value {hint}")
+    console.print(
+        f"report results with: warmbo observe --storage {_study_arg(storage)} --trial ID --value {hint}"
+    )
 
 
 def _ask_all_or_nothing(opt, n: int):
@@ -1448,7 +1467,8 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
     if space is not None and space != stored.space:
         differences = "; ".join(space.diff(stored.space)) or "different structure"
         raise ValueError(
-            f"study {storage} was created with a different space (the space file's first, the study's "
+            f"study {redacted(storage)} was created with a different space (the space file's first, "
+            "the study's "
             f"second: {differences}); leave --space out to use the stored one, or give another --storage "
             "for a new study"
         )
@@ -1456,20 +1476,23 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
     if maximize is not None:
         if stored.get_meta("multitask") is not None:
             raise ValueError(
-                f"study {storage} is multi-task (a direction per task); --maximize/--minimize apply to "
+                f"study {redacted(storage)} is multi-task (a direction per task); "
+                "--maximize/--minimize apply to "
                 "single-objective studies: leave the flag out"
             )
         direction = settings.get("direction")
         if direction and direction != ("maximize" if maximize else "minimize"):
             flag = "--maximize" if maximize else "--minimize"
             raise ValueError(
-                f"study {storage} was created to {direction} the objective; {flag} conflicts with it "
+                f"study {redacted(storage)} was created to {direction} the objective; {flag} "
+                "conflicts with it "
                 "(leave the flag out to use the stored direction)"
             )
     kept_seed = settings.get("seed")
     if seed is not None and kept_seed is not None and int(kept_seed) != seed:
         raise ValueError(
-            f"--seed {seed}: study {storage} keeps the seed it was created with ({kept_seed}); leave "
+            f"--seed {seed}: study {redacted(storage)} keeps the seed it was created with "
+            f"({kept_seed}); leave "
             "--seed out to go on with it, or start a new study"
         )
     _check_design_size(n_initial, settings.get("n_initial"), storage)
@@ -1548,14 +1571,16 @@ def observe(
                 f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
                 "given in --params; a trial's settings cannot be changed. Record the settings actually used "
                 "as a new trial (the same command without --trial), and mark the suggestion failed "
-                f"(`warmbo observe --storage {storage} --trial {trial} --failed`) or leave it pending"
+                f"(`warmbo observe --storage {_study_arg(storage)} --trial {trial} --failed`) or "
+                "leave it pending"
             )
         if stored.is_complete and not amend:
             raise ValueError(
                 f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
                 "to correct it, add --amend (the earlier value is kept in the study); a repeated "
                 "measurement at the same settings is a trial of its own: "
-                f"warmbo observe --storage {storage} --params {shlex.quote(json.dumps(stored.params))} "
+                f"warmbo observe --storage {_study_arg(storage)} --params "
+                f"{shlex.quote(json.dumps(stored.params))} "
                 "--value V"
             )
         if amend:
@@ -1735,7 +1760,8 @@ def export(
         # a CSV holds no direction: a --prior file's values are read in the new study's direction
         said.print(
             f"the values were maximised (higher is better); a --prior file is read in the new study's "
-            f"direction, so for a study that minimises give the study itself, --prior {storage}, which "
+            f"direction, so for a study that minimises give the study itself, --prior "
+            f"{_study_arg(storage)}, which "
             "knows its direction (or negate the values)",
             markup=False,
             highlight=False,
@@ -1860,7 +1886,7 @@ def _audit_line(opt, storage: str) -> str:
     if complete > limit:
         return (
             f"audit: not run by status at {complete} complete trials (it fits the model, which takes a "
-            f"while at this size): warmbo audit --storage {storage} runs it"
+            f"while at this size): warmbo audit --storage {_study_arg(storage)} runs it"
         )
     try:
         result = study_audit(opt, max_held_out=20)
@@ -1951,7 +1977,7 @@ def prior_list(study: StudyArgument = None, storage: StorageOption = None) -> No
     opt = load_optimizer(storage, readonly=True)
     priors = opt.priors()
     n_rows = sum(t.worker == "prior" for t in opt.history)
-    table = Table(title=f"{n_rows} prior rows in {storage}")
+    table = Table(title=f"{n_rows} prior rows in {redacted(storage)}")
     for column in ("tag", "rows", "trial ids", "imported"):
         table.add_column(column)
     table.add_column("from", overflow="fold")  # a file's absolute path: whole, over several lines
@@ -1992,7 +2018,7 @@ def prior_remove(
         removed = opt.remove_prior(source=str(Path(file).resolve()))
     else:
         removed = opt.remove_prior(tag)
-    console.print(f"removed {removed} prior rows from {storage}")
+    console.print(f"removed {removed} prior rows from {redacted(storage)}")
 
 
 @app.command("clean-pending")

@@ -374,7 +374,7 @@ def _refuse_multitask(storage) -> None:
     if multitask is not None:
         tasks = json.loads(multitask).get("task_names")
         raise StorageError(
-            f"study {storage!r} is a multi-task study (tasks {tasks}); open it with "
+            f"study {redacted(storage)!r} is a multi-task study (tasks {tasks}); open it with "
             "warmbo.MultiTaskOptimizer (or MultiTaskOptimizer.load), not warmbo.Optimizer"
         )
 
@@ -2370,7 +2370,7 @@ class Optimizer:
 
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
-        return f"Optimizer({direction}, trials={len(self.study)}, storage={self.study.url!r})"
+        return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
 
 
 def _storage_failure(error: BaseException) -> bool:
@@ -2404,7 +2404,7 @@ def _removed_message(url, suggestion: Suggestion, value) -> str:
     return (
         f"trial {suggestion.trial_id} was removed from the study while it was being evaluated (by "
         f"`warmbo clean-pending` or by hand?), so its value, {shown}, was not stored; to keep it, record "
-        f"it as a new trial: `warmbo observe --storage {shlex.quote(str(url))} --params {params} "
+        f"it as a new trial: `warmbo observe --storage {shlex.quote(redacted(url))} --params {params} "
         f"{result}` (or {python})"
     )
 
@@ -2415,7 +2415,7 @@ def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
     written again (before, only the database's "database or disk is full" was said)."""
     shown = _shown_value(value)
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    storage = shlex.quote(str(url))  # (a PostgreSQL URL's & would end the command in a shell)
+    storage = shlex.quote(redacted(url))  # (a PostgreSQL URL's & would end the command in a shell)
     return (
         f"the value of trial {trial_id}, {shown}, could not be stored ({reason}); the trial stays "
         f"pending: once the study can be written again, record it with `warmbo observe --storage {storage} "

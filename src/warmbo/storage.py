@@ -179,34 +179,63 @@ def study_label(url) -> str:
 
 
 def redacted(url) -> str:
-    """A study URL fit to show or store: a PostgreSQL URL's password (``user:secret@host`` or a
-    ``password=`` parameter) replaced by ``***``; anything else as it is."""
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+    """A study URL fit to show or store: a PostgreSQL URL's password (``user:secret@host``, a
+    ``password=`` or ``sslpassword=`` parameter) replaced by ``***``; the rest as it is written
+    (``postgresql:///db?host=/run/sock``, no host, keeps its ``//``); anything else as it is."""
+    from urllib.parse import unquote_plus, urlsplit
 
     text = str(getattr(url, "url", url))
     if not _is_postgres(text):
         return text
-    parts = urlsplit(text.strip())
-    netloc = parts.netloc
+    text = text.strip()
+    parts = urlsplit(text)
+    scheme, _, rest = text.partition("://")
+    netloc, path_and_query = rest[: len(parts.netloc)], rest[len(parts.netloc) :]
     if parts.password is not None:
         userinfo, _, host = netloc.rpartition("@")
         netloc = f"{userinfo.split(':', 1)[0]}:***@{host}"
-    query = parts.query
-    pairs = parse_qsl(query, keep_blank_values=True)
-    if any(key == "password" for key, _ in pairs):
-        query = urlencode([(k, "***" if k == "password" else v) for k, v in pairs], safe="*")
-    return urlunsplit(parts._replace(netloc=netloc, query=query))
+    head, mark, query = path_and_query.partition("?")
+    query, hash_mark, fragment = query.partition("#")
+    pieces = []
+    for piece in query.split("&") if mark else []:
+        key, equals, _ = piece.partition("=")
+        secret = unquote_plus(key).strip() in _SECRET_PARAMETERS
+        pieces.append(f"{key}=***" if secret and equals else piece)
+    return f"{scheme}://{netloc}{head}{mark}{'&'.join(pieces)}{hash_mark}{fragment}"
+
+
+#: libpq connection parameters that hold a secret (the password, the client key's passphrase)
+_SECRET_PARAMETERS = frozenset({"password", "sslpassword"})
 
 
 def study_identity(url) -> str | None:
     """What tells one study from another whatever the form of its URL: the SQLite file's real path
     (``a.db``, ``./a.db``, ``sqlite:///a.db`` and ``sqlite:///a.db?mode=ro`` are one study), a
-    PostgreSQL URL in its read-only form; None for an in-memory study (each is a study of its own)."""
+    PostgreSQL study's server, database, parameters and name (:func:`_postgres_identity`); None for
+    an in-memory study (each is a study of its own)."""
     url = getattr(url, "url", url)  # a Study object: its URL
     if _is_postgres(url):
-        return readonly_url(url)
+        return _postgres_identity(url)
     path = parse_url(url)
     return None if path == ":memory:" else file_identity(path)
+
+
+def _postgres_identity(url: str) -> str:
+    """A PostgreSQL study whatever the spelling of its URL: ``postgres://`` or ``postgresql://``, its
+    query parameters in any order, read-only or not (a malformed URL: its read-only form, which
+    opening it will refuse)."""
+    import importlib
+    from urllib.parse import parse_qsl, urlencode, urlsplit
+
+    # (by name, as _backend does: the back end imports this module; no driver is imported here)
+    split_url = importlib.import_module(_BACKENDS["postgresql"].partition(":")[0]).split_url
+    try:
+        conninfo, name = split_url(url)
+        parts = urlsplit(conninfo)
+        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+    except (StorageError, ValueError):
+        return readonly_url(url)
+    return f"postgresql://{parts.netloc}{parts.path}?{query} study {name}"
 
 
 def file_identity(path: str | os.PathLike) -> str:
@@ -535,7 +564,7 @@ class Study:
         # (the default would fail on the thread-local connections with "cannot pickle '_thread._local'")
         raise TypeError(
             "a Study, and an Optimizer holding one, cannot be pickled or copied: it holds open "
-            f"connections to {self.url!r}. Pass the storage URL instead and reopen it there "
+            f"connections to {redacted(self.url)!r}. Pass the storage URL instead and reopen it there "
             "(wb.Optimizer.load(url), wb.Study(url)); an in-memory study cannot be shared at all"
         )
 

@@ -40,6 +40,7 @@ from .storage import (
     _finite_value,
     _finite_vector,
     default_worker,
+    redacted,
 )
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
@@ -82,9 +83,11 @@ def split_url(url: str) -> tuple[str, str]:
     query = parse_qsl(parts.query, keep_blank_values=True)
     names = [v for k, v in query if k == "study"]
     if len(names) > 1 or (names and not names[0]):
-        raise StorageError(f"malformed storage URL {url!r}: give one non-empty study=NAME")
+        raise StorageError(f"malformed storage URL {redacted(url)!r}: give one non-empty study=NAME")
     if not parts.path or parts.path == "/":
-        raise StorageError(f"malformed storage URL {url!r}: name the database, postgresql://user@host/db")
+        raise StorageError(
+            f"malformed storage URL {redacted(url)!r}: name the database, postgresql://user@host/db"
+        )
     rest = urlencode([(k, v) for k, v in query if k not in ("study", "mode")])
     return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), (names[0] if names else "default")
 
@@ -199,8 +202,6 @@ class PostgresStudy(Study):
         )
 
     def _where(self) -> str:
-        from .storage import redacted
-
         parts = urlsplit(self.conninfo)
         return redacted(f"postgresql://{parts.netloc}{parts.path}")
 
