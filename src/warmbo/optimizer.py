@@ -1168,7 +1168,8 @@ class Optimizer:
             warnings.warn(
                 f"the model uses {used} of the {total} prior rows (the best quarter of the budget, per "
                 f"source for transfer, and the rest at random; all are stored): an exact GP on all of "
-                f"them would take minutes per ask. Raise max_prior= to use more.",
+                f"them would take minutes per ask. Optimizer(max_prior=...) in Python uses more (the "
+                f"command line keeps the default).",
                 PriorSubsetWarning,
                 stacklevel=stacklevel,
             )
