@@ -42,6 +42,12 @@ def _by_value():
 _identity, _call = _by_value()
 
 
+def _dask_client(executor: Executor):
+    """The ``dask.distributed`` client behind ``client.get_executor()``; None for any other executor."""
+    client = getattr(executor, "_client", None)
+    return client if type(executor).__module__.startswith("distributed.") else None
+
+
 class Submitter:
     """``submit(params)`` starts ``objective(params)`` on ``executor``; ``close()`` releases what
     was sent ahead (the objective's task on a Dask cluster)."""
@@ -50,8 +56,8 @@ class Submitter:
         self.executor = executor
         self.objective = objective
         self.remote: Any = None
-        client = getattr(executor, "_client", None)
-        self.client = client if type(executor).__module__.startswith("distributed.") else None
+        self.client = _dask_client(executor)
+        self.options = getattr(executor, "_kwargs", {})  # (get_executor's workers=, pure=, ...)
 
     def submit(self, params: dict) -> Future:
         if self.client is None:
@@ -63,8 +69,7 @@ class Submitter:
             # later evaluation was cancelled; a lost task result is computed again by the scheduler.
             # It goes where the executor sends evaluations (get_executor(workers=...)), and sending it
             # once is the remedy Dask's "Sending large graph" warning asks for, not its cause.
-            options = getattr(self.executor, "_kwargs", {})
-            where = {k: v for k, v in options.items() if k in ("workers", "allow_other_workers")}
+            where = {k: v for k, v in self.options.items() if k in ("workers", "allow_other_workers")}
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
                 self.remote = self.client.submit(_identity, self.objective, pure=False, **where)
@@ -72,7 +77,7 @@ class Submitter:
         # point evaluated just before (the repeats of a finite space, a noisy objective) got that
         # evaluation's result back without running the objective; every trial is an evaluation of
         # its own (unless the executor was made with pure= explicitly)
-        pure = {} if "pure" in getattr(self.executor, "_kwargs", {}) else {"pure": False}
+        pure = {} if "pure" in self.options else {"pure": False}
         return self.executor.submit(_call, self.remote, params, **pure)
 
     def close(self) -> None:
@@ -88,8 +93,8 @@ def executor_slots(executor: Executor) -> int | None:
     """How many evaluations ``executor`` runs at once, when it says: a Dask client's executor, its
     cluster's threads now (those of its ``workers=`` only, unless ``allow_other_workers``); a
     thread or process pool, its ``max_workers``; else None."""
-    client = getattr(executor, "_client", None)
-    if type(executor).__module__.startswith("distributed.") and client is not None:
+    client = _dask_client(executor)
+    if client is not None:
         try:
             workers = client.scheduler_info().get("workers", {})
             options = getattr(executor, "_kwargs", {})

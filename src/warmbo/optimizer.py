@@ -1440,12 +1440,12 @@ class Optimizer:
         held = self._distinct_points(trials)
         pending = sum(t.state == PENDING for t in trials)
         evaluations = budget - finished - pending  # this run's new points, as far as the study says
-        repeats = evaluations - max(0, size - held)
+        fresh = max(0, size - held)
+        repeats = evaluations - fresh
         blocked = self._distinct_points([t for t in trials if t.state in (PENDING, FAILED)])
         if repeats <= 0 or blocked >= size:
             return
         what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
-        fresh = max(0, size - held)
         if held == 0:
             message = (
                 f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
