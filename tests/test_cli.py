@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.old_study import FIRST_SCHEMA
 from typer.testing import CliRunner
 
 import warmbo as wb
@@ -601,14 +602,7 @@ def _old_study_file(path: Path) -> None:
     import sqlite3
 
     conn = sqlite3.connect(path)
-    conn.executescript(
-        """
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE trials (id INTEGER PRIMARY KEY AUTOINCREMENT, params TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')), value REAL,
-            created REAL NOT NULL, completed REAL, worker TEXT, error TEXT);
-        """
-    )
+    conn.executescript(FIRST_SCHEMA)
     settings = {"direction": "minimize", "n_initial": 4, "seed": 0}
     meta = [("schema_version", "1"), ("space", json.dumps(SPACE)), ("settings", json.dumps(settings)),
             ("created", "1700000000.0")]  # fmt: skip
@@ -1674,6 +1668,25 @@ def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
     assert lone.exit_code == 1 and "--note goes with --failed" in lone.output
 
 
+def _started_run(workdir, budget: int, storage: str, workers: int, started) -> subprocess.Popen:
+    """``warmbo optimize slowmod:f`` in a process of its own, once ``started()`` says its evaluations
+    are under way (stderr piped, for the run's messages)."""
+    command = ["optimize", "slowmod:f", "--space", "space.json", "--budget", str(budget)]
+    command += ["--storage", storage, "--seed", "0", "--workers", str(workers)]
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=workdir,
+        text=True,
+    )
+    deadline = time.monotonic() + 120
+    while not started():
+        assert time.monotonic() < deadline and run.poll() is None
+        time.sleep(0.05)
+    return run
+
+
 def test_ctrl_c_stores_the_values_of_python_evaluations_and_says_so(workdir):
     # before: `optimize module:function --workers 2` said the running command(s) were killed, but a
     # Python function cannot be: it ran to the end and its value was dropped, its trial left pending
@@ -1685,15 +1698,7 @@ def test_ctrl_c_stores_the_values_of_python_evaluations_and_says_so(workdir):
         "    open(f'returned-{p[\"x\"]}', 'w').close()\n"
         "    return p['x'] ** 2\n"
     )
-    run = subprocess.Popen(
-        [sys.executable, "-m", "warmbo.cli", "optimize", "slowmod:f", "--space", "space.json",
-         "--budget", "6", "--storage", "int.db", "--seed", "0", "--workers", "2"],  # fmt: skip
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while len(list(workdir.glob("started-*"))) < 2:
-        assert time.monotonic() < deadline and run.poll() is None
-        time.sleep(0.05)
+    run = _started_run(workdir, 6, "int.db", 2, lambda: len(list(workdir.glob("started-*"))) >= 2)
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=60)
     err = " ".join(err.split())  # (rich wraps at 80 columns)
@@ -1718,15 +1723,7 @@ def test_sigterm_stops_a_python_function_at_once_with_one_worker(workdir):
         "    time.sleep(60)\n"
         "    return p['x'] ** 2\n"
     )
-    run = subprocess.Popen(
-        [sys.executable, "-m", "warmbo.cli", "optimize", "slowmod:f", "--space", "space.json",
-         "--budget", "3", "--storage", "one.db", "--seed", "0", "--workers", "1"],  # fmt: skip
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while not (workdir / "started").exists():
-        assert time.monotonic() < deadline and run.poll() is None
-        time.sleep(0.05)
+    run = _started_run(workdir, 3, "one.db", 1, (workdir / "started").exists)
     start = time.monotonic()
     run.send_signal(signal.SIGTERM)
     _, err = run.communicate(timeout=50)

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
+from helpers.old_study import FIRST_SCHEMA
 
 import warmbo as wb
 from warmbo.kernels import RBF
@@ -129,14 +130,7 @@ def test_old_study_files_gain_the_vector_column(space, tmp_path):
     """A study written before multi-task support (no ``vector`` column) opens and keeps its trials."""
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path)
-    conn.executescript(
-        """
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        CREATE TABLE trials (id INTEGER PRIMARY KEY AUTOINCREMENT, params TEXT NOT NULL,
-            state TEXT NOT NULL CHECK (state IN ('pending', 'complete', 'failed')), value REAL,
-            created REAL NOT NULL, completed REAL, worker TEXT, error TEXT);
-        """
-    )
+    conn.executescript(FIRST_SCHEMA)
     conn.executemany(
         "INSERT INTO meta VALUES (?, ?)",
         [
