@@ -1094,15 +1094,8 @@ def test_sigterm_stops_the_run_and_kills_its_commands(workdir, workers):
         "open(f'child-{os.getpid()}.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
     )
     cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
-    run = subprocess.Popen(
-        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
-         "--budget", "3", "--storage", "term.db", "--seed", "0", "--workers", str(workers)],  # fmt: skip
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while len([p for p in workdir.glob("child-*.pid") if p.read_text()]) < workers:
-        assert time.monotonic() < deadline and run.poll() is None
-        time.sleep(0.1)
+    children = lambda: len([p for p in workdir.glob("child-*.pid") if p.read_text()])  # noqa: E731
+    run = _started_run(workdir, 3, "term.db", workers, lambda: children() >= workers, ("--cmd", cmd))
     run.send_signal(signal.SIGTERM)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 143 and "stopped by SIGTERM" in err and "--retry-pending" in err
@@ -1122,15 +1115,8 @@ def test_a_closed_terminal_stops_the_run_and_kills_its_commands(workdir):
         "open(f'child-{os.getpid()}.pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
     )
     cmd = f"{sys.executable} slow.py {{x}} {{mode}}"
-    run = subprocess.Popen(
-        [sys.executable, "-m", "warmbo.cli", "optimize", "--cmd", cmd, "--space", "space.json",
-         "--budget", "3", "--storage", "hup.db", "--seed", "0", "--workers", "2"],  # fmt: skip
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=workdir, text=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 120
-    while len([p for p in workdir.glob("child-*.pid") if p.read_text()]) < 2:
-        assert time.monotonic() < deadline and run.poll() is None
-        time.sleep(0.1)
+    children = lambda: len([p for p in workdir.glob("child-*.pid") if p.read_text()])  # noqa: E731
+    run = _started_run(workdir, 3, "hup.db", 2, lambda: children() >= 2, ("--cmd", cmd))
     run.send_signal(signal.SIGHUP)
     try:
         _, err = run.communicate(timeout=60)
@@ -1668,10 +1654,10 @@ def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
     assert lone.exit_code == 1 and "--note goes with --failed" in lone.output
 
 
-def _started_run(workdir, budget: int, storage: str, workers: int, started) -> subprocess.Popen:
-    """``warmbo optimize slowmod:f`` in a process of its own, once ``started()`` says its evaluations
+def _started_run(workdir, budget: int, storage: str, workers: int, started, objective=("slowmod:f",)):
+    """``warmbo optimize OBJECTIVE`` in a process of its own, once ``started()`` says its evaluations
     are under way (stderr piped, for the run's messages)."""
-    command = ["optimize", "slowmod:f", "--space", "space.json", "--budget", str(budget)]
+    command = ["optimize", *objective, "--space", "space.json", "--budget", str(budget)]
     command += ["--storage", storage, "--seed", "0", "--workers", str(workers)]
     run = subprocess.Popen(
         [sys.executable, "-m", "warmbo.cli", *command],
