@@ -888,3 +888,25 @@ def test_redacted_keeps_a_url_as_written_but_its_secrets():
         redacted("postgres://bob:p%40ss@h1:5432,h2/db?study=a") == "postgres://bob:***@h1:5432,h2/db?study=a"
     )
     assert redacted("postgresql://:pw@h/db?study=a") == "postgresql://:***@h/db?study=a"
+
+
+def test_a_refused_prior_study_url_is_shown_without_its_password(postgres_server, tmp_path, monkeypatch):
+    # before: a PostgreSQL prior given twice, or with --task, was refused with its whole URL,
+    # password included ("--prior postgresql://...&password=hunter2 is given twice")
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    url = postgres_server.url("source") + "&password=hunter2"
+    opt = wb.Optimizer(SPACE, storage=url, seed=0)
+    opt.tell({"x0": 1.0, "x1": 2.0}, 3.0)
+    opt.study.close()
+    (tmp_path / "space.json").write_text(json.dumps(SPACE.to_dict()))
+    runner = CliRunner()
+    base = ["suggest", "--space", "space.json", "--storage", "target.db"]
+    twice = runner.invoke(app, [*base, "--prior", url, "--prior", url])
+    task = runner.invoke(app, [*base, "--prior", url, "--task", "t"])
+    for result, said in ((twice, "is given twice"), (task, "--task splits a CSV file")):
+        assert result.exit_code == 1 and said in result.output, result.output
+        assert "hunter2" not in result.output and "password=***" in result.output, result.output

@@ -956,10 +956,11 @@ def _read_prior(
     study's direction, as the Python API's ``prior=[url]``; not the study at ``storage`` itself)."""
     from .data import TaskData
     from .prior import as_prior, names_a_study
+    from .storage import redacted
 
     if names_a_study(entry):
         if task is not None:
-            raise ValueError(f"{entry}: --task splits a CSV file; a study is one source task")
+            raise ValueError(f"{redacted(entry)}: --task splits a CSV file; a study is one source task")
         return as_prior([entry], space, maximize, storage, rename)
     options = dict(csv_options or {})
     if rename:  # this file's column OLD holds parameter NEW (a file that has NEW itself keeps it)
@@ -1006,12 +1007,14 @@ def _check_distinct_priors(entries: list[str]) -> None:
     """Each ``--prior`` is one source task: a file or study given twice (``--prior a.db --prior
     ./a.db``, a shell glob that overlaps another ``--prior``) is refused, not read as two sources."""
     from .prior import first_repeat
+    from .storage import redacted
 
     twice = first_repeat(entries)
     if twice is not None:
-        same = "" if twice[0] == twice[1] else f" (also as {twice[1]})"
+        first, earlier = redacted(twice[0]), redacted(twice[1])
+        same = "" if first == earlier else f" (also as {earlier})"
         raise ValueError(
-            f"--prior {twice[0]} is given twice{same}; each --prior is one source task: give it once"
+            f"--prior {first} is given twice{same}; each --prior is one source task: give it once"
         )
 
 
