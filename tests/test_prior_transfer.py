@@ -10,6 +10,7 @@ import pytest
 
 import warmbo as wb
 from warmbo.data import DataError
+from warmbo.prior import PriorOutsideSpaceWarning
 
 SPACE = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
 
@@ -109,9 +110,26 @@ def test_a_prior_study_may_have_wider_or_narrower_bounds_when_its_trials_fit(tmp
     assert sorted(opt.prior.y) == pytest.approx([-3.9, -3.0, -1.2])  # maximised there, minimised here
     if transfer == "none":
         assert sorted(t.value for t in opt.history) == pytest.approx([-3.9, -3.0, -1.2])
+    # a range narrowed since (the user's next step after a first study found the good region): the
+    # trials inside are read, the ones outside left out with a warning that counts them. Before, the
+    # whole study was refused, though the message of a changed space advised exactly this prior
     narrower = wb.Space([wb.Float("x", 0.0, 0.95), wb.Categorical("c", ["a", "b"]), wb.Int("k", 1, 3)])
-    with pytest.raises(DataError, match=r"trial 3: parameter 'x': value 1.0 is outside \[0.0, 0.95\]"):
-        wb.Optimizer(narrower, prior=[str(tmp_path / "old.db")], transfer=transfer)
+    with pytest.warns(
+        PriorOutsideSpaceWarning,
+        match=r"1 of its 3 complete trials lie outside this study's space and are left out \(trial 3: "
+        r"parameter 'x': value 1.0 is outside \[0.0, 0.95\]\)",
+    ) as caught:
+        opt = wb.Optimizer(narrower, prior=[str(tmp_path / "old.db")], transfer=transfer, seed=0)
+    assert caught[0].filename == __file__  # it points at the caller's line, not into warmbo
+    assert sorted(p["x"] for p in opt.prior.params) == [0.2, 0.9]
+    if transfer == "none":
+        assert sorted(t.value for t in opt.history) == pytest.approx([-3.9, -1.2])
+    opt.ask()  # the model works on the rows kept
+    only_b = wb.Space([wb.Float("x", 0.0, 0.5), wb.Categorical("c", ["b"]), wb.Int("k", 1, 3)])
+    with pytest.raises(
+        DataError, match=r"none of its 3 complete trials lies in this study's space \(trial 1: .*'c'"
+    ):
+        wb.Optimizer(only_b, prior=[str(tmp_path / "old.db")], transfer=transfer)
     fewer = wb.Space([wb.Float("x", 0.0, 1.0), wb.Categorical("c", ["a", "b"])])
     with pytest.raises(DataError, match=r"parameter 'k' only in the prior study"):
         wb.Optimizer(fewer, prior=[str(tmp_path / "old.db")], transfer=transfer)

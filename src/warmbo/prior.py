@@ -15,7 +15,8 @@ Accepted forms:
   complete trials, one source task per study; CSV paths may be among them, one source task each
   (:func:`join_sources` names them as ``warmbo optimize --prior`` does). A study's space may differ
   from the new one in bounds and choices (a range widened after a first study), not in its
-  parameters' names, and its trials must lie in the new space. A study stores its direction; a
+  parameters' names; its trials outside the new space (a range narrowed since) are left out with a
+  :class:`PriorOutsideSpaceWarning`. A study stores its direction; a
   source optimised in the other direction than the new study is negated so that every value reads
   in the new study's sense.
 
@@ -34,17 +35,20 @@ import base64
 import hashlib
 import json
 import os
+import warnings
 import zlib
 from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
+from ._warnings import user_stacklevel
 from .data import DataError, TaskData
 from .space import Space, SpaceError
 from .storage import _is_postgres, redacted, study_label
 
 __all__ = [
+    "PriorOutsideSpaceWarning",
     "as_prior",
     "names_a_study",
     "first_repeat",
@@ -57,6 +61,13 @@ __all__ = [
     "PRIOR_ROWS",
     "POOLED_PRIOR_ROWS",
 ]
+
+
+class PriorOutsideSpaceWarning(UserWarning):
+    """Some complete trials of a prior study lie outside the new study's space (a range narrowed or a
+    choice dropped since the prior study ran) and are left out of the prior; the prior study is
+    unchanged."""
+
 
 #: default number of prior rows a model sees (``Optimizer(max_prior=...)``): per source for the
 #: per-source transfer methods (auto, rgpe), in total when the prior is told as trials
@@ -143,26 +154,44 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                 n += 1
                 label = f"{redacted(study.url)} ({n})"
             used.add(label)
+            outside: list[tuple[int, str]] = []  # (trial id, why) of the trials this space leaves out
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items()}
-                if other:  # (other bounds or choices: each trial must lie in this study's space)
+                if other:  # (other bounds or choices: only the trials in this study's space are read)
                     try:
                         space.validate(trial_params)
                     except SpaceError as exc:
-                        raise DataError(
-                            f"prior study {_shown(study)!r}, trial {trial.id}: {exc}; a prior study's "
-                            "space may differ from this study's (wider bounds, other choices), but its "
-                            "trials must lie in this study's space"
-                        ) from None
+                        outside.append((trial.id, str(exc)))
+                        continue
                 params.append(trial_params)
                 values.append(sign * float(trial.value))
                 labels.append(label)
+            if outside:
+                _left_out(study, outside, len(complete))
         finally:
             if study is not item:
                 study.close()
     if not params:
         raise DataError("the prior studies hold no complete trial")
     return TaskData.from_records(params, values, space, task=labels, source="<studies>")
+
+
+def _left_out(study, outside: list[tuple[int, str]], n_complete: int) -> None:
+    """Say which complete trials of a prior study lie outside the new study's space (a range narrowed,
+    a choice dropped since): a warning when some are left, an error when none is."""
+    first_id, first_why = outside[0]
+    if len(outside) == n_complete:
+        raise DataError(
+            f"prior study {_shown(study)!r}: none of its {n_complete} complete trials lies in this "
+            f"study's space (trial {first_id}: {first_why}), so there is nothing to transfer from it"
+        )
+    warnings.warn(
+        f"prior study {_shown(study)!r}: {len(outside)} of its {n_complete} complete trials lie outside "
+        f"this study's space and are left out (trial {first_id}: {first_why}"
+        + (f"; {len(outside) - 1} more)" if len(outside) > 1 else ")"),
+        PriorOutsideSpaceWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def _shown(item) -> str:

@@ -661,7 +661,7 @@ class Study:
                 f"study {self.path!r} was created with a different space (the space given first, the "
                 f"study's second): {differences}. A study's space cannot change; to search the new space "
                 f"with this study's trials, start a new study with prior=[{self.path!r}], transfer='none' "
-                "(warmbo optimize: --prior STUDY --transfer none); its trials must lie in the new space"
+                "(warmbo optimize: --prior STUDY --transfer none); trials outside the new space are left out"
             )
         stored_direction = self.settings.get("direction")
         new_direction = settings.get("direction")
