@@ -321,6 +321,21 @@ def test_functions_and_tabular_parts_write_their_outputs(new_parts):
     assert "tabular_iterations_to_95" in payload["headline"]
 
 
+def test_quick_keeps_the_repeats_and_acquisitions_given(tmp_path):
+    """Before: quick=True ran 1 HPO repeat with EI whatever ``hpo_repeats`` and ``hpo_acquisitions``
+    said (``--quick --acquisition GP-UCB`` ran EI without a word)."""
+    result = run_envelope(
+        tmp_path,
+        quick=True,
+        parts=["tabular"],
+        methods=["Generic-BO"],
+        hpo_acquisitions=["GP-UCB"],
+        hpo_repeats=2,
+    )
+    assert result.settings["hpo_acquisitions"] == ["GP-UCB"]
+    assert result.settings["tabular"]["repeats"] == 2
+
+
 def test_cli_reproduce_envelope_parts(tmp_path):
     runner = CliRunner()
     result = runner.invoke(

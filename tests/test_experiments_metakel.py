@@ -187,3 +187,44 @@ def test_cli_reproduce_other_names(name, message, tmp_path):
     done = CliRunner().invoke(app, ["reproduce", name, "--out", str(tmp_path)])
     assert done.exit_code == 1
     assert message in done.output
+
+
+def test_cli_reproduce_refuses_an_out_that_is_a_file_before_running(tmp_path):
+    """Before: the whole run was made, then mkdir failed with '[Errno 17] File exists' and the
+    results were lost."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--out", str(taken)])
+    assert done.exit_code == 1
+    assert "is a file" in done.output and "calibration (Fig. 4)" not in done.output
+    assert taken.read_text() == "mine"
+
+
+def test_cli_reproduce_keeps_an_earlier_runs_results_unless_forced(tmp_path):
+    """Before: a second run into the same --out replaced results.json without a word (a run of other
+    --parts of envelope replaced the results of a run of an hour)."""
+    out = tmp_path / "repro"
+    first = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--runs", "1", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    before = (out / "results.json").read_text()
+    again = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--runs", "2", "--out", str(out)])
+    assert again.exit_code == 1
+    text = " ".join(again.output.split())
+    assert "holds the results of an earlier run" in text and "--force" in text
+    assert "calibration (Fig. 4)" not in again.output  # refused before running
+    assert (out / "results.json").read_text() == before
+    forced = CliRunner().invoke(
+        app, ["reproduce", "metakel", "--quick", "--runs", "2", "--out", str(out), "--force"]
+    )
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((out / "results.json").read_text())["settings"]["runs_regret"] == 2
+
+
+def test_quick_keeps_the_runs_given(tmp_path):
+    """Before: --quick replaced --runs by its own counts without a word (--quick --runs 1 ran 4
+    calibration runs and 3 regret instances)."""
+    result = run_metakel(
+        tmp_path, quick=True, runs_calibration=1, runs_regret=2, runs_lambda=1, runs_support=1
+    )
+    assert len(result.calibration.runs) == 1 and len(result.regret.runs) == 2
+    assert result.settings["T"] == 10  # the rest stays quick

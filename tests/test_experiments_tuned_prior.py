@@ -49,6 +49,12 @@ def test_quick_run_writes_files(tmp_path):
     assert "final_regret" in res.headline()
 
 
+def test_quick_keeps_the_runs_given(tmp_path):
+    """Before: quick=True ran 1 run whatever ``runs`` (and ``--quick --runs 2``) said."""
+    res = run_tuned_prior(tmp_path, runs=2, quick=True, methods=("plain",))
+    assert res.settings["runs"] == 2 and len({r.index for r in res.runs}) == 2
+
+
 def test_cli_reproduce_tuned_prior_quick(tmp_path):
     from typer.testing import CliRunner
 

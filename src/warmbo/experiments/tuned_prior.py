@@ -324,7 +324,7 @@ def _aggregate(runs: list[TunedPriorRun], functions, arms):
 
 def run_tuned_prior(
     out: str | Path,
-    runs: int = 4,
+    runs: int | None = None,
     workers: int = 1,
     quick: bool = False,
     progress=None,
@@ -338,12 +338,14 @@ def run_tuned_prior(
 
     ``runs`` defaults to 4 (not 10): all six methods x two acquisitions x 8 functions cost about
     190 s per run on 2 workers, so 4 runs keep the full reproduction under 15 minutes.
-    ``quick=True`` checks the pipeline in seconds (2 functions, 1 run, T = 4, EI only); its numbers
-    are not meant to be read.
+    ``quick=True`` checks the pipeline in seconds (2 functions, T = 4, EI only, and 1 run unless
+    ``runs`` is given); its numbers are not meant to be read.
     """
     acquisitions = ACQUISITIONS
     if quick:
-        runs, T, functions, acquisitions = 1, 4, ("himmelblau", "easom"), ("EI",)
+        T, functions, acquisitions = 4, ("himmelblau", "easom"), ("EI",)
+    if runs is None:
+        runs = 1 if quick else 4
     for name, value in (("runs", runs), ("T", T), ("workers", workers)):
         check_int(value, name, 1)
     functions, methods = tuple(functions), tuple(methods)
