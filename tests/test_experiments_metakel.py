@@ -228,3 +228,15 @@ def test_quick_keeps_the_runs_given(tmp_path):
     )
     assert len(result.calibration.runs) == 1 and len(result.regret.runs) == 2
     assert result.settings["T"] == 10  # the rest stays quick
+
+
+def test_report_captions_say_what_each_figure_plots(tmp_path):
+    """Before: the figures were captioned with their file names, the settings were raw JSON, and the
+    regret plots did not say that the bands are +/- 1 sd, over how many instances, or that the
+    target is minimised in raw (not normalised) values."""
+    run_metakel(tmp_path, quick=True, runs_calibration=1, runs_regret=2, runs_lambda=1, runs_support=1)
+    text = " ".join((tmp_path / "report.html").read_text().split())
+    assert '{"quick"' not in text and "setup.B = 10.0" in text
+    assert "mean over 1 runs, band +/- 1 sd over runs" in text
+    assert "mean over 2 instances" in text and "not normalised" in text and "minimised" in text
+    assert "Not a figure of 000" in text
