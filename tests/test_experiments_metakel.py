@@ -240,3 +240,13 @@ def test_report_captions_say_what_each_figure_plots(tmp_path):
     assert "mean over 1 runs, band +/- 1 sd over runs" in text
     assert "mean over 2 instances" in text and "not normalised" in text and "minimised" in text
     assert "Not a figure of 000" in text
+
+
+def test_regret_plot_says_what_the_band_is(tmp_path):
+    """Before: the title was 'GP-UCB regret (Fig. 5)' and the bands were not explained."""
+    from warmbo.experiments.metakel_report import plot_regret
+
+    reg = regret(2, 0, T=3, grid_size=41, m=10, n=10, kernels=("k*", "k_full"))
+    fig = plot_regret(reg, tmp_path / "regret.png", title="GP-UCB regret (Fig. 5)")
+    assert "mean, band +/- 1 sd over 2 instances" in fig.texts[0].get_text()
+    assert "target minimised" in fig.axes[0].get_ylabel()

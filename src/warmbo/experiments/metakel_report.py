@@ -75,8 +75,8 @@ def plot_calibration(cal, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
-def plot_regret(reg, path: Path, title: str) -> None:
-    """Simple regret and cumulative inference regret, mean with +/- sd bands, log y.
+def plot_regret(reg, path: Path, title: str):
+    """Simple regret and cumulative inference regret, mean with +/- sd bands, log y; returns the Figure.
 
     ``reg`` is a :class:`Regret` (one curve per kernel) or a dict ``label -> Regret`` with one kernel
     each (one curve per entry, for the lambda sweep).
@@ -112,6 +112,7 @@ def plot_regret(reg, path: Path, title: str) -> None:
     fig.suptitle(f"{title}: mean, band +/- 1 sd over {runs} instances")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+    return fig
 
 
 def plot_support(support, path: Path) -> None:
