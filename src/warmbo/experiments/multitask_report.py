@@ -48,11 +48,11 @@ def plot_regret(studies: Sequence, path: Path):
             ax.fill_between(t, mean - sd, mean + sd, color=_COLORS[a], alpha=0.12)
         n_runs = len(study.runs) // max(1, len(study.algorithms))
         ax.set_title(
-            f"{_TITLES[study.problem]}, {study.scalarization}: mean, band +/- 1 sd over {n_runs} trials",
+            f"{_TITLES[study.problem]}, {study.scalarization}\nmean, band +/- 1 sd over {n_runs} trials",
             fontsize=9,
         )
         ax.set_xlabel("T (rounds)")
-        ax.set_ylabel("R_C(T) / T (cumulative regret of E[s_lambda(f)], per round)")
+        ax.set_ylabel("R_C(T) / T (cumulative regret / T)")
         ax.set_yscale("log")
         ax.legend(fontsize=8)
     fig.tight_layout()
