@@ -250,3 +250,27 @@ def test_regret_plot_says_what_the_band_is(tmp_path):
     fig = plot_regret(reg, tmp_path / "regret.png", title="GP-UCB regret (Fig. 5)")
     assert "mean, band +/- 1 sd over 2 instances" in fig.texts[0].get_text()
     assert "target minimised" in fig.axes[0].get_ylabel()
+
+
+def test_ctrl_c_says_that_the_runs_are_lost_and_leaves_earlier_results(tmp_path):
+    """Before: Ctrl-C ended `warmbo reproduce` with status 130 and no word; nothing said that the
+    finished parts were not written."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "repro"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "reproduce", "metakel", "--runs", "20", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )
+    assert "calibration (Fig. 4)" in run.stdout.readline()  # the first part finished (plain lines: piped)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    err = " ".join(err.split())
+    assert run.returncode == 130, err
+    assert f"interrupted: the runs made so far are lost ({out} is not written)" in err
+    assert not out.exists()

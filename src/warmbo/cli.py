@@ -2294,10 +2294,20 @@ def reproduce(
     out = out or Path("warmbo-reproduce") / experiment
     _check_reproduce_out(out, force)
     options = {k: v for k, v in given.items() if k in entry.options}
-    with progress_display(console) as progress:
-        result = entry.run(
-            out, runs=runs, workers=workers, quick=quick, seed=seed, progress=progress, **options
+    try:
+        with progress_display(console) as progress:
+            result = entry.run(
+                out, runs=runs, workers=workers, quick=quick, seed=seed, progress=progress, **options
+            )
+    except KeyboardInterrupt:  # it ended with status 130 and no word, the finished parts lost
+        kept = "left as it was" if (out / "results.json").exists() else "not written"
+        errors.print(
+            f"interrupted: the runs made so far are lost ({out} is {kept}); a reproduction writes its "
+            "results when every run has finished. Rerun the command, with fewer --runs or --part to "
+            "shorten it",
+            highlight=False,
         )
+        raise typer.Exit(130) from None
     for item in entry.summary(result, out):
         console.print(item)
     tables = entry.doc_tables(result)
