@@ -321,6 +321,21 @@ def test_functions_and_tabular_parts_write_their_outputs(new_parts):
     assert "tabular_iterations_to_95" in payload["headline"]
 
 
+def test_quick_keeps_the_repeats_and_acquisitions_given(tmp_path):
+    """Before: quick=True ran 1 HPO repeat with EI whatever ``hpo_repeats`` and ``hpo_acquisitions``
+    said (``--quick --acquisition GP-UCB`` ran EI without a word)."""
+    result = run_envelope(
+        tmp_path,
+        quick=True,
+        parts=["tabular"],
+        methods=["Generic-BO"],
+        hpo_acquisitions=["GP-UCB"],
+        hpo_repeats=2,
+    )
+    assert result.settings["hpo_acquisitions"] == ["GP-UCB"]
+    assert result.settings["tabular"]["repeats"] == 2
+
+
 def test_cli_reproduce_envelope_parts(tmp_path):
     runner = CliRunner()
     result = runner.invoke(
@@ -441,3 +456,17 @@ def test_hpo_plots_skip_the_best_any_entry(tmp_path):
     result = _hpo_result({"Envelope-BO": [1], "Generic-BO": [2]}, {"Envelope-BO": [0], "Generic-BO": [0]})
     pngs = plot_all(result, tmp_path)
     assert [p.name for p in pngs["hpo"]] == ["hpo_p.png"] and (tmp_path / "hpo_p.png").is_file()
+
+
+def test_figure_titles_fit_a_one_panel_figure():
+    """Before: with one acquisition (--quick, or --acquisition EI as the docs' runs) the HPO and
+    tabular titles ran off both sides of the figure ('net mushrooms -> madelon (case 2); mean ± s.e.
+    (003 Figs.')."""
+    from warmbo.experiments._runner import figure
+    from warmbo.experiments.envelope_report import _suptitle
+
+    fig, _ = figure(5.2, 4.0, 1)
+    _suptitle(fig, "Elastic net mushrooms -> madelon (case 2); mean ± s.e. (003 Figs. 11, 14)")
+    fig.tight_layout()
+    box = fig.texts[0].get_window_extent(fig.canvas.get_renderer())
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.x1

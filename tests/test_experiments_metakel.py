@@ -187,3 +187,90 @@ def test_cli_reproduce_other_names(name, message, tmp_path):
     done = CliRunner().invoke(app, ["reproduce", name, "--out", str(tmp_path)])
     assert done.exit_code == 1
     assert message in done.output
+
+
+def test_cli_reproduce_refuses_an_out_that_is_a_file_before_running(tmp_path):
+    """Before: the whole run was made, then mkdir failed with '[Errno 17] File exists' and the
+    results were lost."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--out", str(taken)])
+    assert done.exit_code == 1
+    assert "is a file" in done.output and "calibration (Fig. 4)" not in done.output
+    assert taken.read_text() == "mine"
+
+
+def test_cli_reproduce_keeps_an_earlier_runs_results_unless_forced(tmp_path):
+    """Before: a second run into the same --out replaced results.json without a word (a run of other
+    --parts of envelope replaced the results of a run of an hour)."""
+    out = tmp_path / "repro"
+    first = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--runs", "1", "--out", str(out)])
+    assert first.exit_code == 0, first.output
+    before = (out / "results.json").read_text()
+    again = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--runs", "2", "--out", str(out)])
+    assert again.exit_code == 1
+    text = " ".join(again.output.split())
+    assert "holds the results of an earlier run" in text and "--force" in text
+    assert "calibration (Fig. 4)" not in again.output  # refused before running
+    assert (out / "results.json").read_text() == before
+    forced = CliRunner().invoke(
+        app, ["reproduce", "metakel", "--quick", "--runs", "2", "--out", str(out), "--force"]
+    )
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((out / "results.json").read_text())["settings"]["runs_regret"] == 2
+
+
+def test_quick_keeps_the_runs_given(tmp_path):
+    """Before: --quick replaced --runs by its own counts without a word (--quick --runs 1 ran 4
+    calibration runs and 3 regret instances)."""
+    result = run_metakel(
+        tmp_path, quick=True, runs_calibration=1, runs_regret=2, runs_lambda=1, runs_support=1
+    )
+    assert len(result.calibration.runs) == 1 and len(result.regret.runs) == 2
+    assert result.settings["T"] == 10  # the rest stays quick
+
+
+def test_report_captions_say_what_each_figure_plots(tmp_path):
+    """Before: the figures were captioned with their file names, the settings were raw JSON, and the
+    regret plots did not say that the bands are +/- 1 sd, over how many instances, or that the
+    target is minimised in raw (not normalised) values."""
+    run_metakel(tmp_path, quick=True, runs_calibration=1, runs_regret=2, runs_lambda=1, runs_support=1)
+    text = " ".join((tmp_path / "report.html").read_text().split())
+    assert '{"quick"' not in text and "setup.B = 10.0" in text
+    assert "mean over 1 runs, band +/- 1 sd over runs" in text
+    assert "mean over 2 instances" in text and "not normalised" in text and "minimised" in text
+    assert "Not a figure of 000" in text
+
+
+def test_regret_plot_says_what_the_band_is(tmp_path):
+    """Before: the title was 'GP-UCB regret (Fig. 5)' and the bands were not explained."""
+    from warmbo.experiments.metakel_report import plot_regret
+
+    reg = regret(2, 0, T=3, grid_size=41, m=10, n=10, kernels=("k*", "k_full"))
+    fig = plot_regret(reg, tmp_path / "regret.png", title="GP-UCB regret (Fig. 5)")
+    assert "mean, band +/- 1 sd over 2 instances" in fig.texts[0].get_text()
+    assert "target minimised" in fig.axes[0].get_ylabel()
+
+
+def test_ctrl_c_says_that_the_runs_are_lost_and_leaves_earlier_results(tmp_path):
+    """Before: Ctrl-C ended `warmbo reproduce` with status 130 and no word; nothing said that the
+    finished parts were not written."""
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "repro"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "reproduce", "metakel", "--runs", "20", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )
+    assert "calibration (Fig. 4)" in run.stdout.readline()  # the first part finished (plain lines: piped)
+    run.send_signal(signal.SIGINT)
+    _, err = run.communicate(timeout=60)
+    err = " ".join(err.split())
+    assert run.returncode == 130, err
+    assert f"interrupted: the runs made so far are lost ({out} is not written)" in err
+    assert not out.exists()

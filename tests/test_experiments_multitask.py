@@ -318,3 +318,15 @@ def test_horizon_part_reruns_the_rkhs_trials_longer_and_its_tables(tmp_path):
     assert ratio == pytest.approx(horizon.at("MT-KB", 24) / horizon.at("IT-KB", 24), abs=5e-4)
     arms = [row.split("|")[1].strip() for row in tables["timing"][2:]]
     assert sorted(arms) == sorted(res.timing.runs) and all("finished" in r for r in tables["timing"][2:])
+
+
+def test_regret_plot_says_what_the_band_is_and_what_r_c_is(tmp_path):
+    """Before: the panels said '(2 trials)' and 'R_C(T) / T', not that the line is the mean and the
+    band +/- 1 sd, nor what R_C is."""
+    from warmbo.experiments.multitask_report import plot_regret
+
+    study = regret_study("sine", ["MT-KB", "MOBO"], runs=2, T=4)
+    fig = plot_regret([study], tmp_path / "fig.png")
+    ax = fig.axes[0]
+    assert "mean, band +/- 1 sd over 2 trials" in ax.get_title()
+    assert "cumulative regret" in ax.get_ylabel()

@@ -23,6 +23,7 @@ from warmbo.report import (
     plot_pareto,
     plot_posterior_slices,
     plot_task_values,
+    settings_text,
     task_summary,
     write_experiment_report,
     write_report,
@@ -537,6 +538,25 @@ def test_write_experiment_report_embeds_images_and_escapes_text(tmp_path):
     bad.write_bytes(b"GIF89a")
     with pytest.raises(ValueError, match="not a PNG"):
         write_experiment_report(tmp_path, "x", [("h", "t", [bad])])
+
+
+def test_experiment_report_figures_say_what_they_plot(tmp_path):
+    """Before: every figure was captioned with its file name only ('regret.png')."""
+    ax = plot_best_so_far([Trial(0, {}, COMPLETE, 1.0), Trial(1, {}, COMPLETE, 0.5)], maximize=False)
+    png = tmp_path / "regret.png"
+    ax.figure.savefig(png)
+    caption = "Simple regret r_t, mean over 5 runs, band +/- 1 sd"
+    text = write_experiment_report(tmp_path / "exp", "x", [("h", "t", [(png, caption), png])]).read_text()
+    assert f"<figcaption>{caption} (regret.png)</figcaption>" in text
+    assert "<figcaption>regret.png</figcaption>" in text  # a bare path keeps its file name
+
+
+def test_settings_text_is_readable():
+    settings = {"quick": False, "runs": 3, "setup": {"p": 20, "B": 10.0}, "parts": ["a", "b"], "notes": []}
+    assert (
+        settings_text(settings)
+        == "quick = False; runs = 3; setup.p = 20; setup.B = 10.0; parts = a, b; notes = none"
+    )
 
 
 # ----------------------------------------------------------------------------------------------

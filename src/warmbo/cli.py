@@ -2198,6 +2198,21 @@ def _reproduce_texts() -> tuple[str, str, str]:
 _REPRODUCE_NAMES, _REPRODUCE_PARTS, _REPRODUCE_FILES = _reproduce_texts()
 
 
+def _check_reproduce_out(out: Path, force: bool) -> None:
+    """Refuse, before any run, an --out that cannot take the results: a file (mkdir failed with
+    "[Errno 17] File exists" after the whole run), or a folder holding an earlier run's results.json
+    without --force (it was overwritten without a word, and a run of other --parts replaced it)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file: give a folder for the results")
+    earlier = out / "results.json"
+    if earlier.exists() and not force:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(earlier.stat().st_mtime))
+        raise ValueError(
+            f"--out {str(out)!r} holds the results of an earlier run (results.json of {when}): "
+            "give another --out, or --force to replace them"
+        )
+
+
 @app.command(
     help=f"Reproduce a paper's experiments: {_REPRODUCE_FILES}, and tables.md (the tables of the "
     "documentation page, where it has generated ones)."
@@ -2210,10 +2225,18 @@ def reproduce(
         typer.Option("--runs", help="Runs of every experiment (default: the paper's numbers).", min=1),
     ] = None,
     workers: Annotated[int, typer.Option("--workers", help="Processes running the runs.", min=1)] = 1,
-    quick: Annotated[bool, typer.Option("--quick", help="A few small runs to check the pipeline.")] = False,
+    quick: Annotated[
+        bool,
+        typer.Option("--quick", help="A few small runs to check the pipeline (--runs still sets how many)."),
+    ] = False,
     seed: Annotated[int, typer.Option("--seed", help="Seed of every random draw.", min=0)] = 0,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Output folder (default: warmbo-reproduce/EXPERIMENT).")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Output folder (default: warmbo-reproduce/EXPERIMENT); one holding an earlier run's "
+            "results needs --force.",
+        ),
     ] = None,
     part: Annotated[
         list[str] | None,
@@ -2249,6 +2272,9 @@ def reproduce(
             "the command and the git revision (docs/reproductions/NAME.md).",
         ),
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace the results of an earlier run in --out.")
+    ] = False,
 ) -> None:
     """Reproduce a paper's experiments (help text: :func:`_reproduce_texts`, from the registry)."""
     from .experiments.registry import REPRODUCTIONS, reproduction
@@ -2266,11 +2292,22 @@ def reproduce(
                 f"'reproduce {' / '.join(takers)}' only"
             )
     out = out or Path("warmbo-reproduce") / experiment
+    _check_reproduce_out(out, force)
     options = {k: v for k, v in given.items() if k in entry.options}
-    with progress_display(console) as progress:
-        result = entry.run(
-            out, runs=runs, workers=workers, quick=quick, seed=seed, progress=progress, **options
+    try:
+        with progress_display(console) as progress:
+            result = entry.run(
+                out, runs=runs, workers=workers, quick=quick, seed=seed, progress=progress, **options
+            )
+    except KeyboardInterrupt:  # it ended with status 130 and no word, the finished parts lost
+        kept = "left as it was" if (out / "results.json").exists() else "not written"
+        errors.print(
+            f"interrupted: the runs made so far are lost ({out} is {kept}); a reproduction writes its "
+            "results when every run has finished. Rerun the command, with fewer --runs or --part to "
+            "shorten it",
+            highlight=False,
         )
+        raise typer.Exit(130) from None
     for item in entry.summary(result, out):
         console.print(item)
     tables = entry.doc_tables(result)

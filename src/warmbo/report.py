@@ -58,6 +58,7 @@ from .trial import COMPLETE, STATES, Trial, amendment_note
 
 __all__ = [
     "BestSoFar",
+    "settings_text",
     "best_so_far_series",
     "parameter_importance",
     "pareto_trials",
@@ -1368,6 +1369,20 @@ def write_report(
     return report
 
 
+def settings_text(settings: dict) -> str:
+    """A reproduction's settings as one readable line, ``name = value`` separated by semicolons
+    (nested dicts as ``outer.inner``), for the report's Setting section instead of raw JSON."""
+
+    def flat(prefix: str, value) -> list[str]:
+        if isinstance(value, dict):
+            return [item for k, v in value.items() for item in flat(f"{prefix}{k}.", v)] if value else []
+        if isinstance(value, list | tuple):
+            value = ", ".join(str(v) for v in value) if value else "none"
+        return [f"{prefix[:-1]} = {value}"]
+
+    return "; ".join(flat("", settings))
+
+
 def write_experiment_report(
     out_dir: str | Path,
     title: str,
@@ -1383,9 +1398,10 @@ def write_experiment_report(
         Output directory, created (with parents) if needed.
     title : str
         Page title.
-    sections : sequence of (heading, text, png_paths)
-        ``text`` is plain text (escaped; blank lines separate paragraphs); each PNG is read and
-        embedded as a base64 ``data:`` URI, captioned with its file name.
+    sections : sequence of (heading, text, pngs)
+        ``text`` is plain text (escaped; blank lines separate paragraphs); each PNG is a path or a
+        ``(path, caption)`` pair, read and embedded as a base64 ``data:`` URI under its caption (what
+        the figure plots) and its file name.
     filename : str
         Name of the page inside ``out_dir``.
 
@@ -1407,12 +1423,14 @@ def write_experiment_report(
         for para in str(text).split("\n\n"):
             if para.strip():
                 blocks.append(f"<p>{_esc(para.strip())}</p>")
-        for png_path in pngs:
+        for png in pngs:
+            png_path, caption = png if isinstance(png, tuple) else (png, "")
             png_path = Path(png_path)
             data = png_path.read_bytes()
             if not data.startswith(PNG_SIGNATURE):
                 raise ValueError(f"{str(png_path)!r} is not a PNG image (wrong file signature)")
-            blocks.append(_figure_html(data, png_path.stem, png_path.name))
+            label = f"{caption.strip()} ({png_path.name})" if caption.strip() else png_path.name
+            blocks.append(_figure_html(data, png_path.stem, label))
     page = out / filename
     page.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")
     return page

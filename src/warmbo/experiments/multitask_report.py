@@ -35,8 +35,9 @@ _TITLES = {
 }
 
 
-def plot_regret(studies: Sequence, path: Path) -> None:
-    """Mean +/- sd over trials of ``R_C(T)/T`` against T, one panel per study (001 Figs. 1-3)."""
+def plot_regret(studies: Sequence, path: Path):
+    """Mean +/- sd over trials of ``R_C(T)/T`` against T, one panel per study (001 Figs. 1-3); returns
+    the Figure."""
     fig, axes = figure(5.2 * len(studies), 4.0, len(studies))
     axes = np.atleast_1d(axes)
     for ax, study in zip(axes, studies, strict=True):
@@ -46,13 +47,17 @@ def plot_regret(studies: Sequence, path: Path) -> None:
             ax.plot(t, mean, label=a, color=_COLORS[a], ls="--" if a.endswith(("BKB", ")")) else "-")
             ax.fill_between(t, mean - sd, mean + sd, color=_COLORS[a], alpha=0.12)
         n_runs = len(study.runs) // max(1, len(study.algorithms))
-        ax.set_title(f"{_TITLES[study.problem]}, {study.scalarization} ({n_runs} trials)", fontsize=9)
-        ax.set_xlabel("T")
-        ax.set_ylabel("R_C(T) / T")
+        ax.set_title(
+            f"{_TITLES[study.problem]}, {study.scalarization}\nmean, band +/- 1 sd over {n_runs} trials",
+            fontsize=9,
+        )
+        ax.set_xlabel("T (rounds)")
+        ax.set_ylabel("R_C(T) / T (cumulative regret / T)")
         ax.set_yscale("log")
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+    return fig
 
 
 def plot_timing(result, path: Path) -> None:
