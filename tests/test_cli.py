@@ -2364,3 +2364,34 @@ def test_the_storage_options_help_names_a_postgresql_url():
     for command in (["status"], ["suggest"], ["prior", "list"], ["report"]):
         result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "300"})
         assert result.exit_code == 0 and "postgresql://user@host/db?study=NAME" in result.output, command
+
+
+def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
+    # before: `warmbo suggest --prior new.csv` (and `warmbo optimize --prior`, Optimizer.load(url,
+    # prior=...)) on a study that transfers with rgpe switched it to auto without a word
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+
+    def stored(path):
+        return json.loads(wb.Study(path).get_meta("transfer_sources"))
+
+    made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
+                  "--transfer", "rgpe", "--json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--json")
+    assert again.exit_code == 0, again.output
+    assert stored("s.db")["transfer"] == "rgpe"
+    assert "used with the study's stored method, rgpe" in " ".join(again.output.split())
+    assert wb.Optimizer.load("s.db", prior="run1.csv").transfer == "rgpe"  # Python: the same
+    other = invoke("suggest", "--storage", "s.db", "--transfer", "auto", "--json")
+    assert other.exit_code == 0, other.output
+    assert "--transfer auto replaces the study's stored method (rgpe)" in " ".join(other.output.split())
+    assert stored("s.db")["transfer"] == "auto"
+    # optimize: new files keep envelope, with envelope's stored cap
+    args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
+    assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
+                  "--transfer", "envelope").exit_code == 0  # fmt: skip
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv")
+    assert resumed.exit_code == 0, resumed.output
+    assert "with envelope" in resumed.output and "stored method, envelope" in " ".join(resumed.output.split())
+    assert stored("o.db")["transfer"] == "envelope" and stored("o.db")["max_prior"] == 256

@@ -694,6 +694,8 @@ def optimize(
         # a resumed study transfers as it did (with another --transfer method, from the same sources)
         resumed_sources = Optimizer.stored_sources(stored)
     replaced = _stored_sources_or_none(stored) if task_names is None and prior else None
+    # the method (and cap) stored with the sources: new --prior files are used with it too
+    kept_transfer = Optimizer.stored_transfer(stored) if stored is not None and task_names is None else {}
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -744,6 +746,9 @@ def optimize(
         # suggest --transfer` use them: that method's own default cap on rows
         resumed_sources = {k: v for k, v in resumed_sources.items() if k != "max_prior"}
         resumed_sources["transfer"] = method
+    method_given = method
+    if method is None and prior and kept_transfer:  # the study's stored method, not auto in its place
+        method = kept_transfer["transfer"]
     if method is None:
         method = "auto" if prior else "none"
     if task is not None and not prior:
@@ -775,6 +780,11 @@ def optimize(
             f"(transfer {kwargs['transfer']})",
             highlight=False,
         )
+        _say_method(kept_transfer, method_given, prior, errors)
+    elif data is not None and method != "none" and kept_transfer:
+        if method_given is None:  # (with the stored method's cap too, as Optimizer.load does)
+            kwargs["max_prior"] = kept_transfer["max_prior"]
+        _say_method(kept_transfer, method_given, prior, console)
     opt = Optimizer(
         space,
         maximize=maximize,
@@ -873,6 +883,25 @@ def _say_replaced(replaced: dict | None, data, out) -> None:
             f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
             "--prior gives the study's whole set of sources, not sources to add",
             highlight=False,
+        )
+
+
+def _say_method(kept: dict, given: str | None, prior, out) -> None:
+    """The line saying which transfer method a resumed study's sources are used with, when that is
+    news: new ``--prior`` files keep the study's stored method (before, they silently switched it
+    to auto), and a ``--transfer`` naming another method replaces the stored one. ``kept`` is the
+    study's :meth:`~warmbo.optimizer.Optimizer.stored_transfer`."""
+    stored = kept.get("transfer")
+    if stored is None:
+        return
+    if given is None and prior:
+        out.print(
+            f"the sources are used with the study's stored method, {stored} (--transfer METHOD for another)",
+            highlight=False,
+        )
+    elif given not in (None, "none", stored):
+        out.print(
+            f"--transfer {given} replaces the study's stored method ({stored}) from now on", highlight=False
         )
 
 
@@ -1383,10 +1412,20 @@ def suggest(
             soft_wrap=True,
         )
     else:
-        if space is not None or maximize is not None or seed is not None or n_initial is not None or prior:
+        if (
+            space is not None
+            or maximize is not None
+            or seed is not None
+            or n_initial is not None
+            or prior
+            or transfer not in (None, "none")
+        ):
             stored = Study(storage)  # no study at all: the error says how to create one
             try:
                 _check_creation_options(stored, storage, space, maximize, seed, n_initial)
+                kept_transfer = (
+                    Optimizer.stored_transfer(stored) if stored.get_meta("multitask") is None else {}
+                )
                 if prior:
                     if stored.get_meta("multitask") is not None:
                         raise ValueError("--prior is for single-objective studies, not multi-task ones")
@@ -1398,6 +1437,7 @@ def suggest(
                         _check_importable(prior, parts, task)
                     else:
                         _say_replaced(_stored_sources_or_none(stored), data, errors)
+                _say_method(kept_transfer, transfer, prior, errors)
             finally:
                 stored.close()
         importing = transfer == "none" and data is not None

@@ -819,6 +819,21 @@ class Optimizer:
         return out if n_initial is None else {**out, "n_initial": n_initial}
 
     @staticmethod
+    def stored_transfer(study: Study) -> dict:
+        """The transfer method and row cap a study stores with its sources (``{"transfer": ...,
+        "max_prior": ...}``), read from their small summary record (not the rows); empty for a study
+        without sources, or when the record cannot be read."""
+        try:
+            record = json.loads(study.get_meta(_SOURCES_KEY) or "{}")
+            out = {
+                "transfer": record["transfer"],
+                "max_prior": check_int(record["max_prior"], "max_prior", 1),
+            }
+        except (ValueError, KeyError, TypeError):
+            return {}
+        return out if out["transfer"] in TRANSFER_METHODS and out["transfer"] != "none" else {}
+
+    @staticmethod
     def _created_n_initial(study: Study, transferring: bool) -> int | None:
         """The design size stored when ``study`` was created, if that design was of the kind a
         reopening uses (warm with transfer sources, cold without), else None (the default size)."""
@@ -833,7 +848,8 @@ class Optimizer:
         """Reopen a stored study with its stored space, direction, design size, seed and output
         transform, and, for a study that transfers, its sources and transfer method (stored by the
         optimizer that was first given them). Among ``overrides``, ``prior=`` replaces the stored
-        sources, ``transfer=`` the stored method (``"none"``: no sources).
+        sources (used with the stored method and ``max_prior`` unless ``transfer=`` names another),
+        ``transfer=`` the stored method (``"none"``: no sources), ``max_prior=`` the stored cap.
 
         The design size is the warm design's stored with the sources when they are used, otherwise
         the size stored at the study's creation if that design was of the same kind (warm or cold),
@@ -863,6 +879,10 @@ class Optimizer:
                 if "transfer" in overrides and overrides["transfer"] != stored["transfer"]:
                     del stored["max_prior"]  # another method: its own default cap, unless given
                 kwargs.update(stored)
+        elif overrides.get("prior") is not None and not {"transfer", "model"} & set(overrides):
+            # new sources for a study that transfers: the stored method (and its cap) as before,
+            # not the default (auto) in its place
+            kwargs.update(cls.stored_transfer(study))
         kwargs.update(overrides)
         transferring = kwargs.get("prior") is not None and kwargs.get("transfer") != "none"
         if kwargs.get("n_initial") is None:  # neither given nor stored with the sources
