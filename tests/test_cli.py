@@ -2395,3 +2395,35 @@ def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
     assert resumed.exit_code == 0, resumed.output
     assert "with envelope" in resumed.output and "stored method, envelope" in " ".join(resumed.output.split())
     assert stored("o.db")["transfer"] == "envelope" and stored("o.db")["max_prior"] == 256
+
+
+def test_max_prior_caps_the_prior_rows_the_model_sees_and_is_stored_with_the_sources(workdir):
+    # before: the cap was Python-only (Optimizer(max_prior=...)), and the PriorSubsetWarning told a
+    # command-line user that "the command line keeps the default"
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+
+    def stored(path):
+        return json.loads(wb.Study(path).get_meta("transfer_sources"))["max_prior"]
+
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "c.db", "--seed", 0)
+    capped = invoke(*args, "--budget", 3, "--prior", "run1.csv", "--transfer", "rgpe", "--max-prior", 2)
+    assert capped.exit_code == 0, capped.output
+    said = " ".join(capped.output.split())
+    assert "uses 2 of the 4 prior rows" in said and "--max-prior N on the command line" in said
+    assert stored("c.db") == 2
+    resumed = invoke("suggest", "c.db", "--json")  # a resumed study keeps its cap
+    assert resumed.exit_code == 0 and "uses 2 of the 4 prior rows" in " ".join(resumed.output.split())
+    raised = invoke("suggest", "c.db", "--json", "--max-prior", 3)
+    assert raised.exit_code == 0, raised.output
+    said = " ".join(raised.output.split())
+    assert "--max-prior 3 replaces the study's stored cap on prior rows (2)" in said
+    assert "uses 3 of the 4 prior rows" in said and stored("c.db") == 3
+    made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
+                  "--max-prior", 1, "--json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert stored("s.db") == 1 and wb.Optimizer.load("s.db").max_prior == 1
+    zero = invoke("suggest", "s.db", "--max-prior", 0)
+    assert zero.exit_code != 0 and "--max-prior" in zero.output
+    multi = invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "m.db", "--budget", 1,
+                   "--tasks", "a,b", "--max-prior", 5)  # fmt: skip
+    assert multi.exit_code == 1 and "--max-prior is for single-objective studies" in multi.output

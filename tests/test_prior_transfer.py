@@ -133,8 +133,9 @@ def test_a_large_prior_is_subsampled_for_the_model_with_a_warning():
     with pytest.warns(wb.optimizer.PriorSubsetWarning, match="uses 40 of the 300 prior rows") as caught:
         opt = wb.Optimizer(SPACE, prior=(X, y), transfer="rgpe", max_prior=40, seed=0)
     assert caught[0].filename == __file__  # it points at the caller's line, not into warmbo
-    # (it said "Raise max_prior=", an option a command-line user, who sees it too, does not have)
-    assert "Optimizer(max_prior=...) in Python" in str(caught[0].message)
+    # (it said "Raise max_prior=", an option a command-line user, who sees it too, did not have;
+    # then that the command line keeps the default: it has --max-prior now)
+    assert "max_prior= in Python" in str(caught[0].message) and "--max-prior N" in str(caught[0].message)
     assert len(opt.model.source) == 40  # the transfer model's source data
     told = wb.Optimizer(SPACE, prior=(X, y), max_prior=40, seed=0, transfer="none")
     assert len(told.history) == 300  # every row is stored

@@ -98,6 +98,20 @@ MaxTrialsOption = Annotated[
 ]
 
 
+#: ``--max-prior`` of optimize and suggest (Optimizer's ``max_prior``)
+MaxPriorOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-prior",
+        help="At most this many prior rows reach the model (all stay stored). Default: 1000 per source "
+        "for auto and rgpe and in all for --transfer none, 256 in all for the methods that pool the "
+        "sources. Stored with the study's sources; a resumed study keeps it unless given again.",
+        min=1,
+        show_default=False,
+    ),
+]
+
+
 #: how optimize and suggest read their --prior files
 TaskOption = Annotated[
     str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
@@ -392,6 +406,7 @@ def load_optimizer(
     transfer: str | None = None,
     max_trials: int | None = None,
     prior=None,
+    max_prior: int | None = None,
 ):
     """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
 
@@ -413,6 +428,8 @@ def load_optimizer(
     if multitask:
         if max_trials is not None:
             raise ValueError("--max-trials applies to single-objective studies; this one is multi-task")
+        if max_prior is not None:
+            raise ValueError("--max-prior applies to single-objective studies; this one is multi-task")
         return MultiTaskOptimizer.load(url)
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -422,6 +439,8 @@ def load_optimizer(
                 overrides["prior"] = prior
             if max_trials is not None:
                 overrides["max_trials"] = max_trials
+            if max_prior is not None:
+                overrides["max_prior"] = max_prior
             opt = Optimizer.load(url, **overrides)
     except DataError as exc:
         if not readonly:
@@ -570,6 +589,7 @@ def optimize(
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    max_prior: MaxPriorOption = None,
     maximize: Annotated[
         bool | None,
         typer.Option(
@@ -720,6 +740,8 @@ def optimize(
             raise ValueError("--output-transform is for single-objective studies")
         if max_trials is not None:
             raise ValueError("--max-trials is for single-objective studies")
+        if max_prior is not None:
+            raise ValueError("--max-prior is for single-objective studies (a multi-task study has no prior)")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
         )
@@ -785,6 +807,9 @@ def optimize(
         if method_given is None:  # (with the stored method's cap too, as Optimizer.load does)
             kwargs["max_prior"] = kept_transfer["max_prior"]
         _say_method(kept_transfer, method_given, prior, console)
+    if max_prior is not None:
+        _say_cap(kept_transfer, kwargs.get("transfer"), max_prior, errors)
+        kwargs["max_prior"] = max_prior
     opt = Optimizer(
         space,
         maximize=maximize,
@@ -902,6 +927,16 @@ def _say_method(kept: dict, given: str | None, prior, out) -> None:
     elif given not in (None, "none", stored):
         out.print(
             f"--transfer {given} replaces the study's stored method ({stored}) from now on", highlight=False
+        )
+
+
+def _say_cap(kept: dict, method: str | None, given: int, out) -> None:
+    """The line saying that ``--max-prior`` replaces the cap a study stores with its sources (for
+    the method it stored; another method starts from its own default)."""
+    if kept.get("transfer") == method and kept.get("max_prior") not in (None, given):
+        out.print(
+            f"--max-prior {given} replaces the study's stored cap on prior rows ({kept['max_prior']})",
+            highlight=False,
         )
 
 
@@ -1326,6 +1361,7 @@ def suggest(
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    max_prior: MaxPriorOption = None,
     space_file: Annotated[
         Path | None,
         typer.Option(
@@ -1396,6 +1432,7 @@ def suggest(
             max_trials=max_trials,
             prior=None if importing else data,
             transfer=None if importing else transfer,
+            max_prior=max_prior,
         )
         if importing:
             _import_priors(opt, prior, parts, storage, errors)
@@ -1419,6 +1456,7 @@ def suggest(
             or n_initial is not None
             or prior
             or transfer not in (None, "none")
+            or max_prior is not None
         ):
             stored = Study(storage)  # no study at all: the error says how to create one
             try:
@@ -1438,11 +1476,17 @@ def suggest(
                     else:
                         _say_replaced(_stored_sources_or_none(stored), data, errors)
                 _say_method(kept_transfer, transfer, prior, errors)
+                if max_prior is not None:
+                    _say_cap(kept_transfer, transfer or kept_transfer.get("transfer"), max_prior, errors)
             finally:
                 stored.close()
         importing = transfer == "none" and data is not None
         opt = load_optimizer(
-            storage, transfer=transfer, max_trials=max_trials, prior=None if importing else data
+            storage,
+            transfer=transfer,
+            max_trials=max_trials,
+            prior=None if importing else data,
+            max_prior=max_prior,
         )
         if importing:
             _import_priors(opt, prior, parts, storage, errors)

@@ -1189,8 +1189,8 @@ class Optimizer:
             warnings.warn(
                 f"the model uses {used} of the {total} prior rows (the best quarter of the budget, per "
                 f"source for transfer, and the rest at random; all are stored): an exact GP on all of "
-                f"them would take minutes per ask. Optimizer(max_prior=...) in Python uses more (the "
-                f"command line keeps the default).",
+                f"them would take minutes per ask. max_prior= in Python (Optimizer, Optimizer.load) or "
+                f"--max-prior N on the command line (optimize, suggest) uses more.",
                 PriorSubsetWarning,
                 stacklevel=stacklevel,
             )
