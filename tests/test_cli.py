@@ -2427,3 +2427,22 @@ def test_max_prior_caps_the_prior_rows_the_model_sees_and_is_stored_with_the_sou
     multi = invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "m.db", "--budget", 1,
                    "--tasks", "a,b", "--max-prior", 5)  # fmt: skip
     assert multi.exit_code == 1 and "--max-prior is for single-objective studies" in multi.output
+
+
+def test_suggest_creating_a_study_from_imported_rows_says_when_the_model_chooses(workdir):
+    # before: "the first 4 suggestions are a design, then the model chooses", while the imported rows
+    # (trials of the study) had filled the design and the model chose the very first suggestion
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n0.1,a,0.2\n")
+    args = ("suggest", "--space", "space.json", "--transfer", "none", "--json")
+    full = invoke(*args, "--storage", "full.db", "--prior", "run1.csv")
+    assert full.exit_code == 0, full.output
+    said = " ".join(full.output.split())
+    assert "the model chooses from the first suggestion, on the 5 imported prior evaluations" in said
+    assert "suggestions are a design" not in said
+    assert wb.Study("full.db").get_meta("warm_start") is not None  # a model was fitted for it
+    (workdir / "one.csv").write_text("x,mode,y\n0.5,a,0.0\n")
+    part = invoke(*args, "--storage", "part.db", "--prior", "one.csv")
+    assert part.exit_code == 0, part.output
+    said = " ".join(part.output.split())
+    assert "the first 3 suggestion(s) are design points, then the model chooses" in said  # 4 - 1
+    assert wb.Study("part.db").get_meta("warm_start") is None  # a design point: no model yet

@@ -1441,10 +1441,21 @@ def suggest(
         if opt.transfer != "none":
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
+        plan = f"the first {opt.n_initial} suggestions are {design}, then the model chooses"
+        imported = opt.study.count("complete") if importing else 0  # (a new study: the imported rows)
+        if imported:
+            # the imported rows are trials of the study: they count towards its (cold) design, and
+            # the model chooses once the study holds n_initial trials. Before, the line promised the
+            # whole design while the model chose the very first suggestion
+            left = opt.n_initial - imported
+            plan = (
+                f"the model chooses from the first suggestion, on the {imported} imported prior evaluations"
+                if left <= 0
+                else f"the {imported} imported prior evaluations count towards the design: the first "
+                f"{left} suggestion(s) are design points, then the model chooses"
+            )
         errors.print(
-            f"created study {redacted(storage)} ({direction}; the first {opt.n_initial} suggestions "
-            f"are {design}, "
-            f"then the model chooses; seed {opt.seed})",
+            f"created study {redacted(storage)} ({direction}; {plan}; seed {opt.seed})",
             highlight=False,
             soft_wrap=True,
         )
