@@ -2358,41 +2358,41 @@ class Optimizer:
             else:
                 left.append(suggestion.trial_id)
         queue.clear()
-        withdrawn = [s.trial_id for s in withdraw]
+        withdrawn, not_withdrawn = [s.trial_id for s in withdraw], ""
         try:
             self._remove_own_pending([(s.trial_id, dict(s)) for s in withdraw])
         except Exception as exc:  # noqa: BLE001 - say what is left, then stop as asked
-            left += withdrawn
+            not_withdrawn = (
+                f"trial(s) {_ids(withdrawn)} stay pending: withdrawing them failed ({exc}); "
+                "warmbo clean-pending removes them"
+            )
             withdrawn = []
-            failure = f" (withdrawing them failed: {exc})"
-        else:
-            failure = ""
-        cancelled = sorted(s.trial_id for f, s in running.items() if f.cancelled())
-        ids = lambda items: ", ".join(map(str, sorted(items)))  # noqa: E731
+        cancelled = [s.trial_id for f, s in running.items() if f.cancelled()]
         lines = [f"run {why}"]
         if cancelled:
             lines.append(
-                f"cancelled the {len(cancelled)} evaluation(s) still running (trial(s) {ids(cancelled)})"
+                f"cancelled the {len(cancelled)} evaluation(s) still running (trial(s) {_ids(cancelled)})"
             )
         if lost:
             lines.append(
-                f"the executor could not cancel the evaluation(s) of trial(s) {ids(lost)}, which run on "
-                "and whose value is not stored"
+                f"the executor could not cancel the evaluation(s) of trial(s) {_ids(lost)}, which run on; "
+                "their values are not stored"
             )
         if withdrawn:
             lines.append(
-                f"withdrew trial(s) {ids(withdrawn)} from the study (asked by this run, never evaluated)"
+                f"withdrew trial(s) {_ids(withdrawn)} from the study (asked by this run; no value of "
+                "theirs is stored)"
             )
+        if not_withdrawn:
+            lines.append(not_withdrawn)
         if kept:
-            lines.append(f"stored the outcome of trial(s) {ids(kept)}, which had finished")
-        with contextlib.suppress(Exception):
+            lines.append(f"stored the outcome of trial(s) {_ids(kept)}, which had finished")
+        with contextlib.suppress(Exception):  # (a study that cannot be read now: said without it)
             lines.append(f"the study keeps its {finished()} finished trial(s)")
         if left:
             lines.append(
-                f"trial(s) {ids(left)} stay pending{failure}, as before this run "
+                f"trial(s) {_ids(left)}, taken over from an earlier run, stay pending as they were "
                 "(retry_pending=True evaluates them)"
-                if not failure
-                else f"trial(s) {ids(left)} stay pending{failure} (retry_pending=True evaluates them)"
             )
         warnings.warn("; ".join(lines), InterruptedRunWarning, stacklevel=user_stacklevel())
 
@@ -2581,6 +2581,11 @@ class _Heartbeats:
     def stop(self) -> None:
         self._stop.set()
         self.thread.join(timeout=5.0)
+
+
+def _ids(trial_ids) -> str:
+    """Trial ids for a message: ``3, 4, 7``."""
+    return ", ".join(map(str, sorted(trial_ids)))
 
 
 def _warn_one_at_a_time(executor: Executor) -> None:
