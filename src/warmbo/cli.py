@@ -806,7 +806,6 @@ def optimize(
     elif data is not None and method != "none" and kept_transfer:
         if method_given is None:  # (with the stored method's cap too, as Optimizer.load does)
             kwargs["max_prior"] = kept_transfer["max_prior"]
-        _say_method(kept_transfer, method_given, prior, console)
     if max_prior is not None:
         _say_cap(kept_transfer, kwargs.get("transfer"), max_prior, errors)
         kwargs["max_prior"] = max_prior
@@ -825,6 +824,7 @@ def optimize(
     elif data is not None:
         names = _entries(prior)
         _say_replaced(replaced, data, console)
+        _say_method(kept_transfer, method_given, prior, console)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
         if warm is not None and len(warm) and opt.study.count("complete") == 0:
