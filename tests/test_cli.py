@@ -2364,3 +2364,85 @@ def test_the_storage_options_help_names_a_postgresql_url():
     for command in (["status"], ["suggest"], ["prior", "list"], ["report"]):
         result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": "300"})
         assert result.exit_code == 0 and "postgresql://user@host/db?study=NAME" in result.output, command
+
+
+def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
+    # before: `warmbo suggest --prior new.csv` (and `warmbo optimize --prior`, Optimizer.load(url,
+    # prior=...)) on a study that transfers with rgpe switched it to auto without a word
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+
+    def stored(path):
+        return json.loads(wb.Study(path).get_meta("transfer_sources"))
+
+    made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
+                  "--transfer", "rgpe", "--json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--json")
+    assert again.exit_code == 0, again.output
+    assert stored("s.db")["transfer"] == "rgpe"
+    assert "used with the study's stored method, rgpe" in " ".join(again.output.split())
+    assert wb.Optimizer.load("s.db", prior="run1.csv").transfer == "rgpe"  # Python: the same
+    other = invoke("suggest", "--storage", "s.db", "--transfer", "auto", "--json")
+    assert other.exit_code == 0, other.output
+    assert "--transfer auto replaces the study's stored method (rgpe)" in " ".join(other.output.split())
+    assert stored("s.db")["transfer"] == "auto"
+    # optimize: new files keep envelope, with envelope's stored cap
+    args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
+    assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
+                  "--transfer", "envelope").exit_code == 0  # fmt: skip
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv")
+    assert resumed.exit_code == 0, resumed.output
+    assert "with envelope" in resumed.output and "stored method, envelope" in " ".join(resumed.output.split())
+    assert stored("o.db")["transfer"] == "envelope" and stored("o.db")["max_prior"] == 256
+
+
+def test_max_prior_caps_the_prior_rows_the_model_sees_and_is_stored_with_the_sources(workdir):
+    # before: the cap was Python-only (Optimizer(max_prior=...)), and the PriorSubsetWarning told a
+    # command-line user that "the command line keeps the default"
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+
+    def stored(path):
+        return json.loads(wb.Study(path).get_meta("transfer_sources"))["max_prior"]
+
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "c.db", "--seed", 0)
+    capped = invoke(*args, "--budget", 3, "--prior", "run1.csv", "--transfer", "rgpe", "--max-prior", 2)
+    assert capped.exit_code == 0, capped.output
+    said = " ".join(capped.output.split())
+    assert "uses 2 of the 4 prior rows" in said and "--max-prior N on the command line" in said
+    assert stored("c.db") == 2
+    resumed = invoke("suggest", "c.db", "--json")  # a resumed study keeps its cap
+    assert resumed.exit_code == 0 and "uses 2 of the 4 prior rows" in " ".join(resumed.output.split())
+    raised = invoke("suggest", "c.db", "--json", "--max-prior", 3)
+    assert raised.exit_code == 0, raised.output
+    said = " ".join(raised.output.split())
+    assert "--max-prior 3 replaces the study's stored cap on prior rows (2)" in said
+    assert "uses 3 of the 4 prior rows" in said and stored("c.db") == 3
+    made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
+                  "--max-prior", 1, "--json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert stored("s.db") == 1 and wb.Optimizer.load("s.db").max_prior == 1
+    zero = invoke("suggest", "s.db", "--max-prior", 0)
+    assert zero.exit_code != 0 and "--max-prior" in zero.output
+    multi = invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "m.db", "--budget", 1,
+                   "--tasks", "a,b", "--max-prior", 5)  # fmt: skip
+    assert multi.exit_code == 1 and "--max-prior is for single-objective studies" in multi.output
+
+
+def test_suggest_creating_a_study_from_imported_rows_says_when_the_model_chooses(workdir):
+    # before: "the first 4 suggestions are a design, then the model chooses", while the imported rows
+    # (trials of the study) had filled the design and the model chose the very first suggestion
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n0.1,a,0.2\n")
+    args = ("suggest", "--space", "space.json", "--transfer", "none", "--json")
+    full = invoke(*args, "--storage", "full.db", "--prior", "run1.csv")
+    assert full.exit_code == 0, full.output
+    said = " ".join(full.output.split())
+    assert "the model chooses from the first suggestion, on the 5 imported prior evaluations" in said
+    assert "suggestions are a design" not in said
+    assert wb.Study("full.db").get_meta("warm_start") is not None  # a model was fitted for it
+    (workdir / "one.csv").write_text("x,mode,y\n0.5,a,0.0\n")
+    part = invoke(*args, "--storage", "part.db", "--prior", "one.csv")
+    assert part.exit_code == 0, part.output
+    said = " ".join(part.output.split())
+    assert "the first 3 suggestion(s) are design points, then the model chooses" in said  # 4 - 1
+    assert wb.Study("part.db").get_meta("warm_start") is None  # a design point: no model yet

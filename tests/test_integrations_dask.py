@@ -4,6 +4,11 @@ raises marks its trial failed, and every trial is stored."""
 
 from __future__ import annotations
 
+import itertools
+import os
+import signal
+import threading
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -12,7 +17,7 @@ import pytest
 from dask.distributed import Client, LocalCluster
 
 import warmbo as wb
-from warmbo.optimizer import TrialFailedWarning
+from warmbo.optimizer import InterruptedRunWarning, TrialFailedWarning
 
 
 @pytest.fixture(scope="module")
@@ -196,6 +201,8 @@ def test_an_evaluation_the_executor_always_cancels_is_run_three_times_more_then_
         opt.run(_first_x, budget=1, n_workers=1, executor=executor, progress=False)
     assert executor.submitted == 4
     assert [t.state for t in opt.history] == ["failed"] and "CancelledError" in opt.history[0].error
+    # the error says what happened, without a Python object's memory address ("<Future at 0x7f...>")
+    assert " at 0x" not in opt.history[0].error and "four times" in opt.history[0].error
 
 
 def _first_x(params):
@@ -259,3 +266,119 @@ def test_a_worker_without_warmbo_installed_evaluates_the_objective():
             worker.wait(timeout=30)
     assert [t.state for t in opt.history] == ["complete"] * 3
     assert all(t.value == t.params["x"] for t in opt.history)
+
+
+_release = threading.Event()  # (an in-process cluster: its workers see this very module)
+_calls = itertools.count()
+
+
+def _two_quick_then_held(params):
+    if next(_calls) >= 2:
+        _release.wait(120)  # (released when the test ends: the cancelled task's thread then returns)
+    return params["x"]
+
+
+def _interrupt_when(condition, settle: float = 0.3) -> threading.Thread:
+    """Sends this process SIGINT (Ctrl-C) ``settle`` seconds after ``condition()`` holds: the driver
+    is then waiting for its evaluations."""
+
+    def watch():
+        deadline = time.monotonic() + 120
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(settle)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    return thread
+
+
+def _call_tasks(scheduler) -> list[str]:
+    """The evaluations the scheduler still holds, once their cancellation has reached it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        left = [str(key) for key in scheduler.tasks if str(key).startswith("call-")]
+        if not left:
+            break
+        time.sleep(0.05)
+    return left
+
+
+def test_ctrl_c_cancels_the_evaluations_on_the_cluster_and_withdraws_their_trials(tmp_path):
+    # before: Ctrl-C in the driver left the evaluations running on the cluster (for nothing: no one
+    # records them) and their trials pending in the study for good, and said nothing
+    url = f"sqlite:///{tmp_path / 'ctrl-c.db'}"
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, storage=url)
+    two = {"n_workers": 2, "threads_per_worker": 1, "processes": False, "dashboard_address": None}
+    study = wb.Study(url)
+
+    def states():
+        return [t.state for t in study.trials()]
+
+    try:
+        with LocalCluster(**two) as cluster, Client(cluster) as local:
+            _interrupt_when(lambda: states() == ["complete", "complete", "pending", "pending"])
+            with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
+                opt.run(
+                    _two_quick_then_held, budget=6, n_workers=2, executor=local.get_executor(), progress=False
+                )
+            assert _call_tasks(cluster.scheduler) == []  # cancelled on the cluster
+    finally:
+        _release.set()
+    assert [t.state for t in wb.Optimizer.load(url).history] == ["complete", "complete"]
+    message = str(said[0].message)
+    assert "cancelled the 2 evaluation(s) still running (trial(s) 3, 4)" in message
+    assert "withdrew trial(s) 3, 4 from the study" in message
+    assert "the study keeps its 2 finished trial(s)" in message
+
+
+def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupted(tmp_path):
+    # client.restart() cancels the evaluations in flight and the run requeues their trials; a Ctrl-C
+    # while they were being evaluated again left them pending in the study for good
+    marker, release = tmp_path / "restarted", tmp_path / "release"
+
+    def objective(params):  # (nested: sent by value to the worker processes)
+        import pathlib
+        import time
+
+        if pathlib.Path(marker).exists():  # after the restart: held until the test ends
+            while not pathlib.Path(release).exists():
+                time.sleep(0.05)
+        else:
+            time.sleep(0.5)  # long enough that the other worker's evaluation is running at the restart
+        return params["x"]
+
+    url = f"sqlite:///{tmp_path / 'restart.db'}"
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 3)]), seed=0, storage=url)
+    in_flight = []
+    back = threading.Event()
+    two = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
+    try:
+        with LocalCluster(**two) as cluster, Client(cluster) as restarted:
+
+            def restart_once(optimizer, trial):
+                if trial.id == 3:
+                    in_flight.extend(t.id for t in optimizer.study.trials(("pending",)))
+                    marker.touch()
+                    restarted.restart()
+                    back.set()
+
+            # Ctrl-C a moment after the restart: the requeued trials are being evaluated again
+            _interrupt_when(back.is_set, settle=1.0)
+            with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
+                opt.run(
+                    objective,
+                    budget=8,
+                    n_workers=2,
+                    executor=restarted.get_executor(),
+                    callbacks=[restart_once],
+                    progress=False,
+                )
+            assert _call_tasks(cluster.scheduler) == []
+    finally:
+        release.touch()
+    assert in_flight  # an evaluation was in flight at the restart, cancelled and requeued
+    history = wb.Optimizer.load(url).history
+    assert history and all(t.state == "complete" for t in history), [(t.id, t.state) for t in history]
+    assert "withdrew trial(s)" in str(said[0].message)

@@ -151,8 +151,9 @@ def test_a_large_prior_is_subsampled_for_the_model_with_a_warning():
     with pytest.warns(wb.optimizer.PriorSubsetWarning, match="uses 40 of the 300 prior rows") as caught:
         opt = wb.Optimizer(SPACE, prior=(X, y), transfer="rgpe", max_prior=40, seed=0)
     assert caught[0].filename == __file__  # it points at the caller's line, not into warmbo
-    # (it said "Raise max_prior=", an option a command-line user, who sees it too, does not have)
-    assert "Optimizer(max_prior=...) in Python" in str(caught[0].message)
+    # (it said "Raise max_prior=", an option a command-line user, who sees it too, did not have;
+    # then that the command line keeps the default: it has --max-prior now)
+    assert "max_prior= in Python" in str(caught[0].message) and "--max-prior N" in str(caught[0].message)
     assert len(opt.model.source) == 40  # the transfer model's source data
     told = wb.Optimizer(SPACE, prior=(X, y), max_prior=40, seed=0, transfer="none")
     assert len(told.history) == 300  # every row is stored
@@ -533,3 +534,27 @@ def test_two_in_memory_studies_beside_a_csv_file_are_two_source_tasks(tmp_path):
     assert sorted(set(opt.prior.task)) == [":memory:", ":memory: (2)", "run"] and len(opt.prior) == 9
     one = wb.Optimizer(space, prior=[first.study, str(tmp_path / "run.csv")], seed=0)
     assert sorted(set(one.prior.task)) == [":memory:", "run"]
+
+
+def test_a_semicolon_csv_read_with_its_delimiter_joins_a_list_of_studies(tmp_path):
+    # before: a prior list could hold a ';'-delimited CSV only as a path, read with ',' (refused:
+    # "the header is one column with ';' in it"), and a TaskData read with delimiter=';' in the list
+    # was opened as a study ("storage must be a path or a sqlite:/// URL, got TaskData(...)")
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    X, y = source(6, 1)
+    lab = tmp_path / "lab.csv"
+    lab.write_text("a;b;y;bench\n" + "".join(f"{a};{b};{v};{'AB'[i % 2]}\n" for i, ((a, b), v) in
+                                               enumerate(zip(X, y, strict=True))))  # fmt: skip
+    old = wb.Optimizer(space, seed=0, storage=str(tmp_path / "old.db"))
+    for (a, b), v in zip(*source(5, 3), strict=True):
+        old.tell({"a": a, "b": b}, v)
+    old.study.close()
+    with pytest.raises(DataError, match=r"TaskData.from_csv\(path, space, delimiter=';'\)"):
+        wb.Optimizer(space, prior=[str(lab), str(tmp_path / "old.db")], seed=0)
+    read = wb.TaskData.from_csv(lab, space, delimiter=";", task="bench")
+    opt = wb.Optimizer(space, prior=[read, str(tmp_path / "old.db")], seed=0)
+    # one source task per study, and per task label of the file, named as `--prior lab.csv` names it
+    assert sorted(set(opt.prior.task)) == ["lab:A", "lab:B", "old"] and len(opt.prior) == 11
+    assert sorted(opt.prior.y[:6]) == pytest.approx(sorted(y))
+    with pytest.raises(DataError, match="is given twice"):
+        wb.Optimizer(space, prior=[read, str(lab)], seed=0)

@@ -98,6 +98,20 @@ MaxTrialsOption = Annotated[
 ]
 
 
+#: ``--max-prior`` of optimize and suggest (Optimizer's ``max_prior``)
+MaxPriorOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-prior",
+        help="At most this many prior rows reach the model (all stay stored). Default: 1000 per source "
+        "for auto and rgpe and in all for --transfer none, 256 in all for the methods that pool the "
+        "sources. Stored with the study's sources; a resumed study keeps it unless given again.",
+        min=1,
+        show_default=False,
+    ),
+]
+
+
 #: how optimize and suggest read their --prior files
 TaskOption = Annotated[
     str | None, typer.Option("--task", help="Column of the prior CSV naming the source task of each row.")
@@ -392,6 +406,7 @@ def load_optimizer(
     transfer: str | None = None,
     max_trials: int | None = None,
     prior=None,
+    max_prior: int | None = None,
 ):
     """Reopen a study with the optimizer that wrote it (multi-task or single-objective).
 
@@ -413,6 +428,8 @@ def load_optimizer(
     if multitask:
         if max_trials is not None:
             raise ValueError("--max-trials applies to single-objective studies; this one is multi-task")
+        if max_prior is not None:
+            raise ValueError("--max-prior applies to single-objective studies; this one is multi-task")
         return MultiTaskOptimizer.load(url)
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -422,6 +439,8 @@ def load_optimizer(
                 overrides["prior"] = prior
             if max_trials is not None:
                 overrides["max_trials"] = max_trials
+            if max_prior is not None:
+                overrides["max_prior"] = max_prior
             opt = Optimizer.load(url, **overrides)
     except DataError as exc:
         if not readonly:
@@ -570,6 +589,7 @@ def optimize(
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    max_prior: MaxPriorOption = None,
     maximize: Annotated[
         bool | None,
         typer.Option(
@@ -694,6 +714,8 @@ def optimize(
         # a resumed study transfers as it did (with another --transfer method, from the same sources)
         resumed_sources = Optimizer.stored_sources(stored)
     replaced = _stored_sources_or_none(stored) if task_names is None and prior else None
+    # the method (and cap) stored with the sources: new --prior files are used with it too
+    kept_transfer = Optimizer.stored_transfer(stored) if stored is not None and task_names is None else {}
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -718,6 +740,8 @@ def optimize(
             raise ValueError("--output-transform is for single-objective studies")
         if max_trials is not None:
             raise ValueError("--max-trials is for single-objective studies")
+        if max_prior is not None:
+            raise ValueError("--max-prior is for single-objective studies (a multi-task study has no prior)")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
         )
@@ -744,6 +768,9 @@ def optimize(
         # suggest --transfer` use them: that method's own default cap on rows
         resumed_sources = {k: v for k, v in resumed_sources.items() if k != "max_prior"}
         resumed_sources["transfer"] = method
+    method_given = method
+    if method is None and prior and kept_transfer:  # the study's stored method, not auto in its place
+        method = kept_transfer["transfer"]
     if method is None:
         method = "auto" if prior else "none"
     if task is not None and not prior:
@@ -775,6 +802,13 @@ def optimize(
             f"(transfer {kwargs['transfer']})",
             highlight=False,
         )
+        _say_method(kept_transfer, method_given, prior, errors)
+    elif data is not None and method != "none" and kept_transfer:
+        if method_given is None:  # (with the stored method's cap too, as Optimizer.load does)
+            kwargs["max_prior"] = kept_transfer["max_prior"]
+    if max_prior is not None:
+        _say_cap(kept_transfer, kwargs.get("transfer"), max_prior, errors)
+        kwargs["max_prior"] = max_prior
     opt = Optimizer(
         space,
         maximize=maximize,
@@ -790,6 +824,7 @@ def optimize(
     elif data is not None:
         names = _entries(prior)
         _say_replaced(replaced, data, console)
+        _say_method(kept_transfer, method_given, prior, console)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
         if warm is not None and len(warm) and opt.study.count("complete") == 0:
@@ -872,6 +907,35 @@ def _say_replaced(replaced: dict | None, data, out) -> None:
             f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
             f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
             "--prior gives the study's whole set of sources, not sources to add",
+            highlight=False,
+        )
+
+
+def _say_method(kept: dict, given: str | None, prior, out) -> None:
+    """The line saying which transfer method a resumed study's sources are used with, when that is
+    news: new ``--prior`` files keep the study's stored method (before, they silently switched it
+    to auto), and a ``--transfer`` naming another method replaces the stored one. ``kept`` is the
+    study's :meth:`~warmbo.optimizer.Optimizer.stored_transfer`."""
+    stored = kept.get("transfer")
+    if stored is None:
+        return
+    if given is None and prior:
+        out.print(
+            f"the sources are used with the study's stored method, {stored} (--transfer METHOD for another)",
+            highlight=False,
+        )
+    elif given not in (None, "none", stored):
+        out.print(
+            f"--transfer {given} replaces the study's stored method ({stored}) from now on", highlight=False
+        )
+
+
+def _say_cap(kept: dict, method: str | None, given: int, out) -> None:
+    """The line saying that ``--max-prior`` replaces the cap a study stores with its sources (for
+    the method it stored; another method starts from its own default)."""
+    if kept.get("transfer") == method and kept.get("max_prior") not in (None, given):
+        out.print(
+            f"--max-prior {given} replaces the study's stored cap on prior rows ({kept['max_prior']})",
             highlight=False,
         )
 
@@ -1297,6 +1361,7 @@ def suggest(
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    max_prior: MaxPriorOption = None,
     space_file: Annotated[
         Path | None,
         typer.Option(
@@ -1367,6 +1432,7 @@ def suggest(
             max_trials=max_trials,
             prior=None if importing else data,
             transfer=None if importing else transfer,
+            max_prior=max_prior,
         )
         if importing:
             _import_priors(opt, prior, parts, storage, errors)
@@ -1375,18 +1441,40 @@ def suggest(
         if opt.transfer != "none":
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
+        plan = f"the first {opt.n_initial} suggestions are {design}, then the model chooses"
+        imported = opt.study.count("complete") if importing else 0  # (a new study: the imported rows)
+        if imported:
+            # the imported rows are trials of the study: they count towards its (cold) design, and
+            # the model chooses once the study holds n_initial trials. Before, the line promised the
+            # whole design while the model chose the very first suggestion
+            left = opt.n_initial - imported
+            plan = (
+                f"the model chooses from the first suggestion, on the {imported} imported prior evaluations"
+                if left <= 0
+                else f"the {imported} imported prior evaluations count towards the design: the first "
+                f"{left} suggestion(s) are design points, then the model chooses"
+            )
         errors.print(
-            f"created study {redacted(storage)} ({direction}; the first {opt.n_initial} suggestions "
-            f"are {design}, "
-            f"then the model chooses; seed {opt.seed})",
+            f"created study {redacted(storage)} ({direction}; {plan}; seed {opt.seed})",
             highlight=False,
             soft_wrap=True,
         )
     else:
-        if space is not None or maximize is not None or seed is not None or n_initial is not None or prior:
+        if (
+            space is not None
+            or maximize is not None
+            or seed is not None
+            or n_initial is not None
+            or prior
+            or transfer not in (None, "none")
+            or max_prior is not None
+        ):
             stored = Study(storage)  # no study at all: the error says how to create one
             try:
                 _check_creation_options(stored, storage, space, maximize, seed, n_initial)
+                kept_transfer = (
+                    Optimizer.stored_transfer(stored) if stored.get_meta("multitask") is None else {}
+                )
                 if prior:
                     if stored.get_meta("multitask") is not None:
                         raise ValueError("--prior is for single-objective studies, not multi-task ones")
@@ -1398,11 +1486,18 @@ def suggest(
                         _check_importable(prior, parts, task)
                     else:
                         _say_replaced(_stored_sources_or_none(stored), data, errors)
+                _say_method(kept_transfer, transfer, prior, errors)
+                if max_prior is not None:
+                    _say_cap(kept_transfer, transfer or kept_transfer.get("transfer"), max_prior, errors)
             finally:
                 stored.close()
         importing = transfer == "none" and data is not None
         opt = load_optimizer(
-            storage, transfer=transfer, max_trials=max_trials, prior=None if importing else data
+            storage,
+            transfer=transfer,
+            max_trials=max_trials,
+            prior=None if importing else data,
+            max_prior=max_prior,
         )
         if importing:
             _import_priors(opt, prior, parts, storage, errors)

@@ -301,7 +301,8 @@ def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
         if other != delimiter and other in names[0]:
             return (
                 f"; the header is one column with {shown} in it: read the file with delimiter={shown} "
-                f"(warmbo optimize: --prior-delimiter {shown})"
+                f"(in a prior list: TaskData.from_csv(path, space, delimiter={shown}); warmbo optimize: "
+                f"--prior-delimiter {shown})"
             )
     return ""
 

@@ -228,8 +228,9 @@ class BudgetHeldWarning(UserWarning):
 
 
 class InterruptedRunWarning(UserWarning):
-    """``run`` was interrupted while evaluations were running on its threads: it waits for them and
-    stores their values."""
+    """``run`` was interrupted while evaluations were running: on its threads, it waits for them and
+    stores their values; on an executor it was given (a Dask cluster's), it cancels them, withdraws
+    their trials and says what it kept."""
 
 
 class RepeatedPointsWarning(UserWarning):
@@ -818,6 +819,21 @@ class Optimizer:
         return out if n_initial is None else {**out, "n_initial": n_initial}
 
     @staticmethod
+    def stored_transfer(study: Study) -> dict:
+        """The transfer method and row cap a study stores with its sources (``{"transfer": ...,
+        "max_prior": ...}``), read from their small summary record (not the rows); empty for a study
+        without sources, or when the record cannot be read."""
+        try:
+            record = json.loads(study.get_meta(_SOURCES_KEY) or "{}")
+            out = {
+                "transfer": record["transfer"],
+                "max_prior": check_int(record["max_prior"], "max_prior", 1),
+            }
+        except (ValueError, KeyError, TypeError):
+            return {}
+        return out if out["transfer"] in TRANSFER_METHODS and out["transfer"] != "none" else {}
+
+    @staticmethod
     def _created_n_initial(study: Study, transferring: bool) -> int | None:
         """The design size stored when ``study`` was created, if that design was of the kind a
         reopening uses (warm with transfer sources, cold without), else None (the default size)."""
@@ -832,7 +848,8 @@ class Optimizer:
         """Reopen a stored study with its stored space, direction, design size, seed and output
         transform, and, for a study that transfers, its sources and transfer method (stored by the
         optimizer that was first given them). Among ``overrides``, ``prior=`` replaces the stored
-        sources, ``transfer=`` the stored method (``"none"``: no sources).
+        sources (used with the stored method and ``max_prior`` unless ``transfer=`` names another),
+        ``transfer=`` the stored method (``"none"``: no sources), ``max_prior=`` the stored cap.
 
         The design size is the warm design's stored with the sources when they are used, otherwise
         the size stored at the study's creation if that design was of the same kind (warm or cold),
@@ -862,6 +879,10 @@ class Optimizer:
                 if "transfer" in overrides and overrides["transfer"] != stored["transfer"]:
                     del stored["max_prior"]  # another method: its own default cap, unless given
                 kwargs.update(stored)
+        elif overrides.get("prior") is not None and not {"transfer", "model"} & set(overrides):
+            # new sources for a study that transfers: the stored method (and its cap) as before,
+            # not the default (auto) in its place
+            kwargs.update(cls.stored_transfer(study))
         kwargs.update(overrides)
         transferring = kwargs.get("prior") is not None and kwargs.get("transfer") != "none"
         if kwargs.get("n_initial") is None:  # neither given nor stored with the sources
@@ -1168,8 +1189,8 @@ class Optimizer:
             warnings.warn(
                 f"the model uses {used} of the {total} prior rows (the best quarter of the budget, per "
                 f"source for transfer, and the rest at random; all are stored): an exact GP on all of "
-                f"them would take minutes per ask. Optimizer(max_prior=...) in Python uses more (the "
-                f"command line keeps the default).",
+                f"them would take minutes per ask. max_prior= in Python (Optimizer, Optimizer.load) or "
+                f"--max-prior N on the command line (optimize, suggest) uses more.",
                 PriorSubsetWarning,
                 stacklevel=stacklevel,
             )
@@ -2140,7 +2161,10 @@ class Optimizer:
                 while True:
                     while len(running) < n_workers and finished() + in_flight() < budget:
                         if queue:  # a retried trial is this worker's now: its heartbeats, its name
-                            suggestion = queue.pop(0)
+                            # (it stays in the queue until its evaluation is registered in running: an
+                            # interrupt in between, during a resubmission after a client.restart(), say,
+                            # would otherwise leave a trial this run asked for pending, known to nothing)
+                            suggestion = queue[0]
                             self.study.reassign(suggestion.trial_id, self.worker)
                             evaluate(suggestion.trial_id, True)
                         else:
@@ -2164,6 +2188,8 @@ class Optimizer:
                                 warnings.warn(message, BudgetNotReachedWarning, stacklevel=3)
                                 return self.best
                         if executor is None:
+                            if queue and queue[0] is suggestion:
+                                queue.pop(0)  # (retried: pending before this run, so after an interrupt)
                             future: Future = Future()
                             unstarted.clear()  # (an interrupt during the evaluation leaves it pending)
                             try:
@@ -2177,12 +2203,16 @@ class Optimizer:
                             future = Future()
                             running[future] = suggestion
                             unstarted.clear()  # (_record_interrupted knows it now)
+                            if queue and queue[0] is suggestion:
+                                queue.pop(0)
                             executor.submit(_evaluate_into, future, objective, dict(suggestion))
                             continue
                         else:
                             future = submitter.submit(dict(suggestion))
                         running[future] = suggestion
                         unstarted.clear()
+                        if queue and queue[0] is suggestion:
+                            queue.pop(0)
                         if executor is None:
                             break
                     if not running:
@@ -2225,6 +2255,16 @@ class Optimizer:
                 ]
             with contextlib.suppress(Exception):  # (a store that fails now leaves them pending)
                 self._remove_own_pending(unstarted)
+            if submitter is not None:
+                self._stop_submitted(running, queue, created, evaluate, "interrupted", finished)
+            raise
+        except BaseException as exc:
+            if submitter is not None and (running or queue):
+                # (a callback's error, a client.restart() that timed out: nothing records the
+                # evaluations still running on the cluster after this)
+                self._stop_submitted(
+                    running, queue, created, evaluate, f"stopped by {type(exc).__name__}", finished
+                )
             raise
         finally:
             if beating is not None:
@@ -2285,6 +2325,77 @@ class Optimizer:
             return False
         return True
 
+    def _stop_submitted(self, running, queue, created, evaluate, why: str, finished) -> None:
+        """A run on an executor it was given (a Dask client's, a process pool's) stopped by Ctrl-C or
+        an error: its evaluations still running are cancelled (on a Dask cluster at once; before, they
+        ran on for nothing, their trials left pending for good), an evaluation that had finished is
+        stored, and every trial this run asked for and will not record (cancelled, or requeued after a
+        ``client.restart()``) is withdrawn from the study. A trial retried from an earlier run stays
+        pending, as it was before. An ``InterruptedRunWarning`` says what was kept."""
+        for future in running:
+            future.cancel()  # (a pool's running evaluation cannot be: it is lost below)
+        kept, withdraw, lost, left = [], [], [], []
+        for future, suggestion in list(running.items()):
+            trial_id = suggestion.trial_id
+            evaluate(trial_id, False)
+            if future.done() and not future.cancelled():  # finished before the stop: stored
+                try:
+                    if self.study.trial(trial_id).state == PENDING:
+                        self._record(suggestion, future)
+                    kept.append(trial_id)
+                    continue
+                except Exception:  # noqa: BLE001 - a store that fails now: withdrawn, said below
+                    pass
+            if not future.done():
+                lost.append(trial_id)
+            if trial_id in created:
+                withdraw.append(suggestion)
+            else:
+                left.append(trial_id)
+        for suggestion in queue:  # requeued after a cancellation, or retried and not started yet
+            if suggestion.trial_id in created:
+                withdraw.append(suggestion)
+            else:
+                left.append(suggestion.trial_id)
+        queue.clear()
+        withdrawn, not_withdrawn = [s.trial_id for s in withdraw], ""
+        try:
+            self._remove_own_pending([(s.trial_id, dict(s)) for s in withdraw])
+        except Exception as exc:  # noqa: BLE001 - say what is left, then stop as asked
+            not_withdrawn = (
+                f"trial(s) {_ids(withdrawn)} stay pending: withdrawing them failed ({exc}); "
+                "warmbo clean-pending removes them"
+            )
+            withdrawn = []
+        cancelled = [s.trial_id for f, s in running.items() if f.cancelled()]
+        lines = [f"run {why}"]
+        if cancelled:
+            lines.append(
+                f"cancelled the {len(cancelled)} evaluation(s) still running (trial(s) {_ids(cancelled)})"
+            )
+        if lost:
+            lines.append(
+                f"the executor could not cancel the evaluation(s) of trial(s) {_ids(lost)}, which run on; "
+                "their values are not stored"
+            )
+        if withdrawn:
+            lines.append(
+                f"withdrew trial(s) {_ids(withdrawn)} from the study (asked by this run; no value of "
+                "theirs is stored)"
+            )
+        if not_withdrawn:
+            lines.append(not_withdrawn)
+        if kept:
+            lines.append(f"stored the outcome of trial(s) {_ids(kept)}, which had finished")
+        with contextlib.suppress(Exception):  # (a study that cannot be read now: said without it)
+            lines.append(f"the study keeps its {finished()} finished trial(s)")
+        if left:
+            lines.append(
+                f"trial(s) {_ids(left)}, taken over from an earlier run, stay pending as they were "
+                "(retry_pending=True evaluates them)"
+            )
+        warnings.warn("; ".join(lines), InterruptedRunWarning, stacklevel=user_stacklevel())
+
     def _prior_rows(self) -> int:
         """Imported prior rows among the complete trials (``add_prior``, ``transfer="none"``)."""
         return sum(t.worker == PRIOR_WORKER for t in self.study.trials((COMPLETE,)))
@@ -2316,7 +2427,9 @@ class Optimizer:
         value the study cannot store (a full disk, a lock held too long, a lost server) stops the run
         with an error that gives the value, so that the evaluation is not lost with it."""
         exc = (
-            CancelledError(f"the executor cancelled the evaluation ({future!r})")
+            CancelledError(
+                "the executor cancelled the evaluation four times (a Dask client.restart(), a lost worker)"
+            )
             if future.cancelled()
             else future.exception()
         )
@@ -2468,6 +2581,11 @@ class _Heartbeats:
     def stop(self) -> None:
         self._stop.set()
         self.thread.join(timeout=5.0)
+
+
+def _ids(trial_ids) -> str:
+    """Trial ids for a message: ``3, 4, 7``."""
+    return ", ".join(map(str, sorted(trial_ids)))
 
 
 def _warn_one_at_a_time(executor: Executor) -> None:

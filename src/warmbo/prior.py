@@ -13,7 +13,9 @@ Accepted forms:
   values as the user measures them;
 - a list (or tuple) of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their
   complete trials, one source task per study; CSV paths may be among them, one source task each
-  (:func:`join_sources` names them as ``warmbo optimize --prior`` does). A study's space may differ
+  (:func:`join_sources` names them as ``warmbo optimize --prior`` does), and TaskData, each one
+  source task: a CSV file read with its own options (``TaskData.from_csv("runs.csv", space,
+  delimiter=";")``, named by its file as a path is), or rows from anywhere else. A study's space may differ
   from the new one in bounds and choices (a range widened after a first study), not in its
   parameters' names; its trials outside the new space (a range narrowed since) are left out with a
   :class:`PriorOutsideSpaceWarning`. A study stores its direction; a
@@ -232,28 +234,39 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
             "or a DataFrame with one column per parameter and a 'y' column"
         )
     if isinstance(prior, list | tuple) and prior:
-        files = [
-            item
+        # CSV paths and TaskData (a CSV read with its own options, TaskData.from_csv(path, space,
+        # delimiter=";")) among the studies: one source task each
+        data = [
+            isinstance(item, TaskData)
+            or (isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item)))
             for item in prior
-            if isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item))
         ]
-        if not files:
+        if not any(data):
             return _from_studies(list(prior), space, maximize, study, rename)
-        # CSV files among them (as `warmbo optimize --prior a.csv --prior b.db`): one source each
         from .storage import study_identity
 
-        entries = [_shown(item) for item in prior]
-        # (in-memory Study objects, all ':memory:', are each a study of its own)
-        twice = first_repeat([e for e, item in zip(entries, prior, strict=True) if study_identity(item)])
+        entries = [
+            (item.source or f"<prior {k + 1}>") if isinstance(item, TaskData) else _shown(item)
+            for k, item in enumerate(prior)
+        ]
+        # (in-memory Study objects, all ':memory:', are each a study of its own; a TaskData is
+        # checked by its source file, if it has one)
+        located = [
+            e
+            for e, item in zip(entries, prior, strict=True)
+            if (os.path.isfile(e) if isinstance(item, TaskData) else study_identity(item))
+        ]
+        twice = first_repeat(located)
         if twice is not None:
             again = "" if twice[0] == twice[1] else f" (also as {twice[1]!r})"
             raise DataError(
                 f"prior {twice[0]!r} is given twice{again}; each is one source task: give it once"
             )
         parts = [
-            as_prior(item if item in files else [item], space, maximize, study, rename) for item in prior
+            as_prior(item if is_data else [item], space, maximize, study, rename)
+            for item, is_data in zip(prior, data, strict=True)
         ]
-        return join_sources(entries, parts, space, [item not in files for item in prior])
+        return join_sources(entries, parts, space, [not is_data for is_data in data])
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
