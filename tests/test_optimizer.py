@@ -1879,3 +1879,35 @@ def test_an_objective_returning_the_fold_scores_fails_its_trials_saying_to_retur
     assert all("return scores.mean()" in t.error for t in opt.history) and len(opt.history) == 2
     with pytest.raises(ValueError, match="value must be a number, got 'abc' \\(str\\)$"):
         opt.tell({"C": 1.0}, "abc")  # text is not taken for a sequence of numbers
+
+
+def _bumpy(params):
+    return float(np.sin(5 * params["x"]) + (params["y"] - 0.3) ** 2)
+
+
+@pytest.mark.parametrize("read", ["predict", "audit", "report"])
+def test_reading_a_study_leaves_the_next_ask_as_it_was(tmp_path, read):
+    # a read fitted the model and its hyperparameters became the next ask's warm start: after
+    # opt.audit() (warmbo audit, report, status read the same way) the running study suggested
+    # another point than an untouched copy of it
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+    first = tmp_path / "read.db"
+    wb.Optimizer(space, seed=0, storage=f"sqlite:///{first}").run(_bumpy, budget=12, progress=False)
+    second = tmp_path / "untouched.db"
+    second.write_bytes(first.read_bytes())
+    opts = [wb.Optimizer.load(f"sqlite:///{path}") for path in (first, second)]
+    for opt in opts:  # an ask's fit first: the warm start a read could move
+        params = opt.ask()
+        opt.tell(params, _bumpy(params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if read == "predict":
+            opts[0].predict({"x": 0.5, "y": 0.5})
+        elif read == "audit":
+            opts[0].audit()
+        else:
+            opts[0].report(tmp_path / "report")
+    asked = [opt.ask() for opt in opts]
+    assert dict(asked[0]) == dict(asked[1])
+    stored = [opt.study.get_meta("warm_start") for opt in opts]
+    assert stored[0] == stored[1]

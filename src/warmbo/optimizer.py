@@ -922,15 +922,42 @@ class Optimizer:
     def fit_model(self, trials: Sequence[Trial] | None = None):
         """A fresh copy of the model fitted to the complete trials (maximisation convention).
 
-        Returns None when fewer than two trials are complete.
+        Returns None when fewer than two trials are complete. A fit for reading (this,
+        :meth:`predict`, :meth:`audit`, :meth:`report`) leaves what the next ask starts from as it
+        was: only an ask's own fit is the previous fit of the next ask.
         """
         trials = self.study.trials() if trials is None else trials
         return self._fit_trials(self._model_trials([t for t in trials if t.state == COMPLETE]))
 
+    def _ask_fit(self, trials: Sequence[Trial]):
+        """The fit an ask uses: :meth:`fit_model`'s, kept as the start of the next ask's fit."""
+        return self._fit_trials(self._model_trials([t for t in trials if t.state == COMPLETE]), for_ask=True)
+
     @blas_limited
-    def _fit_trials(self, complete: list[Trial]):
+    def _fit_trials(self, complete: list[Trial], for_ask: bool = False):
         """:meth:`fit_model` on the complete trials :meth:`_model_trials` chose, in their order (the
-        model's rows); None below two."""
+        model's rows); None below two. Only an ask's fit (``for_ask``) keeps its hyperparameters, its
+        factor and its output scale for the next ask to start from: before, a read (``predict``,
+        ``audit``, ``report``) fitted in between moved the next ask's warm start, and so what it
+        suggested."""
+        if not for_ask:
+            kept = (
+                self._warm_start,
+                self._fixed_fit,
+                self._transform_choice,
+                dict(self._scale_states),
+                self._transform_evidence,
+            )
+            try:
+                return self._fit_trials(complete, for_ask=True)
+            finally:
+                (
+                    self._warm_start,
+                    self._fixed_fit,
+                    self._transform_choice,
+                    self._scale_states,
+                    self._transform_evidence,
+                ) = kept
         if len(complete) < 2:
             return None
         X = self._encode_trials(complete)
@@ -1539,7 +1566,7 @@ class Optimizer:
                 # first model ask does not pay for every source at once (issue 14: < 1 s per ask)
                 prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
             return x
-        reference = self.fit_model(trials)
+        reference = self._ask_fit(trials)
         self.model_ = reference
         self._model_basis = _basis(trials)
         self._store_warm_start()
