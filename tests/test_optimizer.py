@@ -17,7 +17,7 @@ import pytest
 from helpers.killed import tell_then_kill
 
 import warmbo as wb
-from warmbo.bounds import Constant
+from warmbo.bounds import IGPUCB, Constant, Srinivas
 from warmbo.storage import StorageError, TrialNotFoundError
 
 WORKER = Path(__file__).parent / "helpers" / "worker.py"
@@ -236,6 +236,17 @@ def test_schedule_and_acquisition_configuration():
         wb.Optimizer(SPACE, acquisition=wb.UCB(Constant(1.0)), schedule=Constant(4.0))
     same = wb.Optimizer(SPACE, acquisition=wb.UCB(Constant(4.0)), schedule=Constant(4.0))
     assert same.acquisition.schedule == Constant(4.0)
+    # an explicit Srinivas() equals UCB()'s default, and schedule= replaced it silently
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(Srinivas()), schedule=Constant(4.0))
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(Srinivas(delta=0.1)), schedule=IGPUCB(B=2.0))
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(IGPUCB(B=2.0)), schedule=Srinivas())
+    same = wb.Optimizer(SPACE, acquisition=wb.UCB(Srinivas()), schedule=Srinivas())
+    assert same.acquisition.schedule == Srinivas()
+    given = wb.Optimizer(SPACE, acquisition=wb.UCB(), schedule=IGPUCB(B=2.0))  # UCB() takes schedule=
+    assert given.acquisition.schedule == IGPUCB(B=2.0)
     fixed = wb.GP(wb.kernels.RBF([0.25, 0.25]), noise=1e-6, normalize_y=True)
     opt = wb.Optimizer(SPACE, model=fixed, acquisition=wb.UCB(Constant(4.0)), seed=0)
     best = opt.run(branin_objective, budget=25, progress=False)

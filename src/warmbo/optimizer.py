@@ -411,7 +411,8 @@ class Optimizer:
         Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given).
     schedule : Schedule, optional
         Confidence schedule beta_t for GP-UCB: the acquisition is then ``UCB(schedule)``, or the
-        given ``UCB()`` with this schedule (a UCB given with another schedule of its own is refused).
+        given ``UCB()`` with this schedule (a UCB given a schedule of its own, ``Srinivas()`` included,
+        and another as ``schedule=`` is refused; the same one twice is accepted).
     maximize : bool
         Maximise (True) or minimise (False, default) the objective.
     n_initial : int, optional
@@ -534,7 +535,8 @@ class Optimizer:
             if acquisition is None:
                 acquisition = UCB(schedule)
             elif isinstance(acquisition, UCB):
-                if acquisition.schedule not in (schedule, UCB().schedule):
+                # (an explicit UCB(Srinivas()) equals UCB()'s default, and was replaced silently)
+                if acquisition.schedule_given and acquisition.schedule != schedule:
                     raise ValueError(
                         f"the acquisition {acquisition!r} has its own schedule and schedule= gives "
                         f"another, {schedule!r}: give the schedule once, in UCB(...) or as schedule="
