@@ -871,8 +871,8 @@ def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
         opt.run(lambda p: p["a"], budget=8, progress=False)
 
 
-def _always_fails(params):
-    raise RuntimeError("diverged")
+def _always_fails(params):  # (each failure says where: the same error thrice stops a run)
+    raise RuntimeError(f"diverged at {params}")
 
 
 def test_cardinality_of_spaces():
@@ -995,16 +995,24 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
     from warmbo.models import GP
     from warmbo.trial import COMPLETE
 
-    calls = {"extend": 0, "fit": 0}
+    calls = {"extend": 0, "fit": 0, "read fit": 0}
     extend, fit = GP.extend, GP.fit
+    reading = [False]
 
     def counting_extend(self, X, y):
         calls["extend"] += 1
         return extend(self, X, y)
 
     def counting_fit(self, X, y):
-        calls["fit"] += 1
+        calls["read fit" if reading[0] else "fit"] += 1
         return fit(self, X, y)
+
+    def read():
+        reading[0] = True
+        try:
+            return opt.fit_model()
+        finally:
+            reading[0] = False
 
     monkeypatch.setattr(GP, "extend", counting_extend)
     monkeypatch.setattr(GP, "fit", counting_fit)
@@ -1016,9 +1024,9 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
         if i == 8:  # two pending trials told in reverse order: the complete trials' order changes
             second = opt.ask()
             opt.tell(second, branin_objective(second))
-            opt.fit_model()
+            read()
         opt.tell(params, branin_objective(params))
-        model = opt.fit_model()
+        model = read()
         if model is None:  # fewer than two complete trials
             continue
         trials = [t for t in opt.study.trials() if t.state == COMPLETE]
@@ -1027,9 +1035,11 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
         fresh = fit(fixed.clone(), X, y)
         np.testing.assert_allclose(model.predict(probe)[0], fresh.predict(probe)[0], rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(model.predict(probe)[1], fresh.predict(probe)[1], rtol=1e-6, atol=1e-8)
-    # one full fit to start and one where the order changed (the fresh fits above call the unpatched
-    # fit); every other ask and fit_model extends
-    assert calls["fit"] == 2
+    # the asks: one full fit to start (the fresh fits above call the unpatched fit), then each extends
+    # the last ask's fit, across the order change too (the trials the order change moved came after
+    # it). A read (fit_model) extends the last ask's fit and keeps nothing for the next ask: the three
+    # before the first model ask fit in full
+    assert calls["fit"] == 1 and calls["read fit"] == 3
     assert calls["extend"] >= 2 * (12 - 4)
 
 
@@ -1416,8 +1426,8 @@ def test_mean_std_is_numpys_where_numpys_is_finite_and_scales_beyond():
 def test_a_run_stops_with_a_warning_when_every_point_of_a_finite_space_failed():
     opt = wb.Optimizer(wb.Space([wb.Int("a", 0, 2)]), seed=0)
 
-    def broken(params):
-        raise RuntimeError("no such sample")
+    def broken(params):  # (each failure its own: the same error thrice stops the run before)
+        raise RuntimeError(f"no such sample: {params['a']}")
 
     with pytest.warns(wb.optimizer.BudgetNotReachedWarning, match="run stopped before its budget"):
         best = opt.run(broken, budget=5, progress=False)
@@ -1922,3 +1932,48 @@ def test_reading_a_study_leaves_the_next_ask_as_it_was(tmp_path, read):
     assert dict(asked[0]) == dict(asked[1])
     stored = [opt.study.get_meta("warm_start") for opt in opts]
     assert stored[0] == stored[1]
+
+
+def _typo(params):
+    return mistyped * params["x"]  # noqa: F821 - the typo a user makes
+
+
+def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
+    # a typo raising NameError at every trial: warmbo optimize stopped after 3, Optimizer.run spent
+    # its whole budget filling the study with failed trials
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    for n_workers in (1, 2):
+        opt = wb.Optimizer(space, seed=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+            with pytest.raises(wb.optimizer.RepeatedFailureError, match="first 3 evaluations") as raised:
+                opt.run(_typo, budget=20, n_workers=n_workers, progress=False)
+        assert "NameError" in raised.value.error and "mistyped" in str(raised.value)
+        finished = [t for t in opt.history if t.state != "pending"]
+        assert 3 <= len(finished) < 20 and all(t.is_failed for t in finished)
+        assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
+
+
+def test_a_run_goes_on_when_its_first_failures_differ_or_one_succeeds():
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    calls = []
+
+    def sometimes(params):  # fails with a different message each time, then works
+        calls.append(params)
+        if len(calls) <= 3:
+            raise RuntimeError(f"diverged at step {len(calls)}")
+        return params["x"]
+
+    def second_works(params):
+        calls.append(params)
+        if len(calls) != 2:
+            raise RuntimeError("diverged")
+        return params["x"]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        for objective in (sometimes, second_works):
+            calls.clear()
+            opt = wb.Optimizer(space, seed=0)
+            opt.run(objective, budget=6, progress=False)
+            assert len(opt.history) == 6

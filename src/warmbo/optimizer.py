@@ -141,8 +141,15 @@ __all__ = [
     "BudgetHeldWarning",
     "InterruptedRunWarning",
     "RepeatedPointsWarning",
+    "RepeatedFailureError",
     "default_n_initial",
 ]
+
+#: a run whose first this-many evaluations (in the order they were started) all fail with the same
+#: error stops with a :class:`RepeatedFailureError` (a typo raising NameError, a missing module, a
+#: --cmd that is not found: every further evaluation would fail too, and fill the study with failed
+#: trials). ``Optimizer.run`` and ``warmbo optimize`` share it.
+FIRST_FAILURES = 3
 
 #: the cold Sobol design has at most this many points (:func:`default_n_initial`)
 MAX_COLD_DESIGN = 20
@@ -235,6 +242,51 @@ class InterruptedRunWarning(UserWarning):
 class RepeatedPointsWarning(UserWarning):
     """:meth:`Optimizer.run` was given a budget larger than the finite space it searches: once every
     point has been evaluated, the rest of the budget evaluates points again."""
+
+
+class RepeatedFailureError(RuntimeError):
+    """:meth:`Optimizer.run` stopped because the first :data:`FIRST_FAILURES` evaluations of the run
+    all failed with the same error. ``error`` is that error (as the trials store it), ``pending`` the
+    ids of this run's trials still being evaluated then, left pending."""
+
+    def __init__(self, error: str, pending: Sequence[int] = ()):
+        self.error = error
+        self.pending = tuple(pending)
+        left = (
+            f"; trial(s) {', '.join(map(str, self.pending))} were still running and are left pending: "
+            "run with retry_pending=True to evaluate them)"
+            if self.pending
+            else ")"
+        )
+        super().__init__(
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}; stopped instead "
+            "of spending the budget on it. Fix the objective and run again (the failed trials stay in the "
+            "study, and their points are not proposed again" + left
+        )
+
+
+class _FirstFailures:
+    """Whether a run's first :data:`FIRST_FAILURES` evaluations, in the order they were started (trial
+    ids grow with each ask; retried trials are older and go first), all failed with the same error.
+    Decided once they have all finished, so fast failures finishing before slow successes (several
+    workers) do not count alone."""
+
+    def __init__(self):
+        self.outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
+        self.deciding = True
+
+    def stops(self, trial: Trial, unfinished: Iterable[int]) -> str | None:
+        """Record a finished ``trial``; the repeated error when the run should stop there, else None.
+        ``unfinished``: the ids of the run's trials started and not finished yet."""
+        self.outcomes[trial.id] = trial.error if trial.state == FAILED else None
+        if not self.deciding:
+            return None
+        first = sorted([*self.outcomes, *unfinished])[:FIRST_FAILURES]
+        if len(first) < FIRST_FAILURES or any(i not in self.outcomes for i in first):
+            return None
+        self.deciding = False
+        errors = {self.outcomes[i] for i in first}
+        return None if None in errors or len(errors) != 1 else self.outcomes[first[0]]
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):
@@ -2072,11 +2124,14 @@ class Optimizer:
         """Evaluate ``objective(params)`` until the study holds ``budget`` finished trials.
 
         Finished means complete or failed, so a resumed study continues where it stopped; imported
-        prior rows (:meth:`add_prior`) do not count. An exception in the objective marks the trial
-        failed and the run goes on. Runs sharing a study leave places in the budget to each other's
-        live evaluations (pending trials with a heartbeat within ``LIVE_BEATS`` heartbeat
-        intervals), so they stop together at ``budget`` finished trials; suggestions from ``ask``
-        waiting for a result (no heartbeat) hold no place.
+        prior rows (:meth:`add_prior`) do not count. An exception in the objective (or a value that is
+        not a finite number) marks the trial failed and the run goes on, unless the first
+        :data:`FIRST_FAILURES` evaluations of the run all fail with the same error (a typo raising
+        NameError every time): the run then stops with a :class:`RepeatedFailureError`, as
+        ``warmbo optimize`` does, instead of spending its budget on it. Runs sharing a study leave
+        places in the budget to each other's live evaluations (pending trials with a heartbeat within
+        ``LIVE_BEATS`` heartbeat intervals), so they stop together at ``budget`` finished trials;
+        suggestions from ``ask`` waiting for a result (no heartbeat) hold no place.
 
         Parameters
         ----------
@@ -2103,6 +2158,11 @@ class Optimizer:
         Returns
         -------
         Best or None
+
+        Raises
+        ------
+        RepeatedFailureError
+            The first :data:`FIRST_FAILURES` evaluations of this run all failed with the same error.
         """
         check_int(budget, "budget", 0)
         if n_workers is None:
@@ -2127,6 +2187,7 @@ class Optimizer:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
+        first_failures = _FirstFailures()
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
@@ -2237,6 +2298,11 @@ class Optimizer:
                         bar.advance()
                         for callback in callbacks:
                             callback(self, trial)
+                        unfinished = [s.trial_id for s in running.values()] + [s.trial_id for s in queue]
+                        error = first_failures.stops(trial, unfinished)
+                        if error is not None:
+                            self._stop_evaluations(objective, running)
+                            raise RepeatedFailureError(error, sorted(s.trial_id for s in running.values()))
         except KeyboardInterrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
@@ -2275,6 +2341,17 @@ class Optimizer:
                 stacklevel=user_stacklevel(),
             )
         return self.best
+
+    @staticmethod
+    def _stop_evaluations(objective, running: dict[Future, Suggestion]) -> None:
+        """A run stopping early: evaluations not started are cancelled, and a command objective's
+        running commands are killed (a thread cannot be stopped, and the run waits for its threads)."""
+        from .objective import CommandObjective, terminate_running
+
+        for future in running:
+            future.cancel()
+        if isinstance(objective, CommandObjective):
+            terminate_running()
 
     def _held_by_own_worker(self, interval: float) -> list[int]:
         """Ids of this worker's pending trials that no run of this object evaluates but whose
