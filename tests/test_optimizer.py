@@ -827,7 +827,7 @@ def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points(
         return p["max_depth"] * 0.1 + (p["criterion"] == "gini") * 0.05
 
     opt = wb.Optimizer(space, seed=0)
-    expected = r"has 12 points .*\(8 repeats\).* a budget of 12 evaluates"
+    expected = r"got the value the point already had .* has 12 points .*\(7 more .* a budget of 12 had"
     with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=expected) as seen:
         opt.run(cv_score, budget=20, progress=False)
     assert seen[0].filename == __file__  # points at the user's line
@@ -843,10 +843,8 @@ def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points(
 
 
 def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
-    # the warning compared the budget with the space alone: a study whose every point had failed
-    # (its run stops at once: failed points are never asked again) was told it would repeat points,
-    # a run after imported prior rows held most points repeated them without a word, and a resumed
-    # study was given the repeats of its earlier runs as this run's
+    # a failed point is never asked again, so a study whose every point failed repeats nothing (its
+    # run stops), imported prior rows hold points already, and a resumed study is warned by each run
     space = wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])])
     opt = wb.Optimizer(space, seed=0, storage=f"sqlite:///{tmp_path / 'failed.db'}")
     with warnings.catch_warnings():
@@ -859,16 +857,33 @@ def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
 
     opt = wb.Optimizer(space, seed=0)
     rows = [{"a": 0, "c": "x"}, {"a": 0, "c": "y"}, {"a": 1, "c": "x"}]
-    opt.add_prior(wb.TaskData.from_records(rows, [1.0, 2.0, 3.0], space))
-    three_of_four = r"again \(3 of its 4 evaluations\).* 1 of them"
-    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=three_of_four):
+    opt.add_prior(wb.TaskData.from_records(rows, [0.0, 0.0, 1.0], space))
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(2 more .* a budget of 1 had"):
         opt.run(lambda p: p["a"], budget=4, progress=False)
 
     opt = wb.Optimizer(space, seed=0)
-    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(2 repeats\)"):
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(1 more") as seen:
         opt.run(lambda p: p["a"], budget=6, progress=False)
-    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"again \(2 of its 2 evaluations\)"):
+    assert len([w for w in seen if w.category is wb.optimizer.RepeatedPointsWarning]) == 1  # once a run
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(1 more .* a budget of 6 had"):
         opt.run(lambda p: p["a"], budget=8, progress=False)
+
+
+def test_repeats_of_a_noisy_objective_or_of_a_run_that_only_fails_are_not_warned_about():
+    # the warning fired at the start of any run whose budget exceeded a finite space: for a noisy
+    # objective, whose repeats are new measurements, and for a run whose every evaluation failed,
+    # which repeats nothing (a failed point is never asked again)
+    space = wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])])
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noisy = wb.Optimizer(space, seed=0)
+        noisy.run(lambda p: p["a"] + 0.1 * rng.standard_normal(), budget=8, progress=False)
+        failing = wb.Optimizer(space, seed=0)
+        failing.run(_always_fails, budget=8, progress=False)
+    assert len(noisy.history) == 8  # repeats made, and wanted
+    assert [t.state for t in failing.history] == ["failed"] * 4
+    assert not [w for w in caught if w.category is wb.optimizer.RepeatedPointsWarning], caught
 
 
 def _always_fails(params):  # (each failure says where: the same error thrice stops a run)

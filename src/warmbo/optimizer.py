@@ -240,8 +240,9 @@ class InterruptedRunWarning(UserWarning):
 
 
 class RepeatedPointsWarning(UserWarning):
-    """:meth:`Optimizer.run` was given a budget larger than the finite space it searches: once every
-    point has been evaluated, the rest of the budget evaluates points again."""
+    """:meth:`Optimizer.run` evaluated a point of a finite space again (every point had been tried)
+    and got the value the point already had: for a deterministic objective the rest of the budget
+    evaluates known values. Not raised for a noisy objective, whose repeats are new measurements."""
 
 
 class RepeatedFailureError(RuntimeError):
@@ -1500,58 +1501,43 @@ class Optimizer:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
 
-    def _warn_budget_over_space(self, budget: int, finished: int) -> None:
-        """Say so when ``run`` will evaluate points again: a finite space (integers and categoricals
-        only, or a grid) has fewer points left than the run's evaluations. Repeats are what ``_busy``
-        allows once every point is taken, useful for a noisy objective; for a deterministic one (a
-        seeded model's CV score) they are evaluations spent on known values, which before happened
-        without a word.
+    def _warn_repeat(self, trial: Trial, budget: int, finished: int) -> bool:
+        """Say so when ``run`` has evaluated a point again and its value is the one the point had: the
+        objective is deterministic, and the rest of the budget evaluates known points (a finite space,
+        integers and categoricals only or a grid, every point of it tried: what ``_busy`` allows then).
+        Returns whether it warned.
 
-        Counted on the study as it is: the points its trials already hold (imported prior rows
-        included, which the budget does not count) are not new, the pending ones are evaluations the
-        budget already counts, and a failed point is never asked again, so a study whose every point
-        failed (or is pending) repeats nothing: its run stops, with a ``BudgetNotReachedWarning``."""
+        Before, the warning compared the budget with the space at the start of the run, and fired
+        where repeats are no trouble: for a noisy objective (a repeat is a second measurement) and for
+        a run whose evaluations all fail (a failed point is never asked again, so it repeats nothing).
+        """
         size = self.space.cardinality
         if self.space.is_finite:
             size = min(size, self._grid_points())
-        if not math.isfinite(size) or finished >= budget:
-            return
-        size = int(size)
-        trials = list(self.study.snapshot())
-        held = self._distinct_points(trials)
-        pending = sum(t.state == PENDING for t in trials)
-        evaluations = budget - finished - pending  # this run's new points, as far as the study says
-        fresh = max(0, size - held)
-        repeats = evaluations - fresh
-        blocked = self._distinct_points([t for t in trials if t.state in (PENDING, FAILED)])
-        if repeats <= 0 or blocked >= size:
-            return
+        if trial.state != COMPLETE or not math.isfinite(size):
+            return False
+        earlier = [t for t in self.study.trials((COMPLETE,)) if t.id != trial.id]
+        if not earlier:
+            return False
+        at = self._encode_trials([trial])[0]
+        same = np.flatnonzero(np.all(np.abs(self._encode_trials(earlier) - at) <= 1e-12, axis=1))
+        value = _observed(trial)
+        if not any(
+            np.allclose(_observed(earlier[i]), value, rtol=1e-9, atol=1e-12, equal_nan=False) for i in same
+        ):
+            return False
         what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
-        if held == 0:
-            message = (
-                f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
-                f"been evaluated, the run evaluates points again ({repeats} repeats). For a deterministic "
-                f"objective, a budget of {size} evaluates every point once."
-            )
-        else:
-            once = (
-                f"a budget of {finished + pending + fresh} evaluates each of those once"
-                if fresh
-                else "every point has its value already"
-            )
-            message = (
-                f"budget {budget} makes the run evaluate points again ({repeats} of its {evaluations} "
-                f"evaluations): the search space has {size} {what}, {fresh} of them not in the study yet "
-                f"(its trials and imported prior rows hold the others). For a deterministic objective, "
-                f"{once}."
-            )
-        _warn(message, RepeatedPointsWarning)
-
-    def _distinct_points(self, trials: Sequence[Trial]) -> int:
-        """How many distinct points ``trials`` hold."""
-        if not trials:
-            return 0
-        return int(np.unique(self._encode_trials(trials), axis=0).shape[0])
+        shown = float(value[0]) if value.size == 1 else tuple(float(v) for v in value)
+        left = max(0, budget - finished)
+        _warn(
+            f"trial {trial.id} evaluated {dict(trial.params)} again and got the value the point already "
+            f"had ({shown!r}): the objective looks deterministic. The search space has {int(size)} {what} "
+            f"and every one has been tried, so the rest of this run ({left} more evaluation(s)) evaluates "
+            f"known points again. For a deterministic objective, a budget of {finished - 1} had given "
+            "every point its value; for a noisy one, repeats are second measurements (no warning then).",
+            RepeatedPointsWarning,
+        )
+        return True
 
     def _grid_points(self) -> int:
         """A lower bound on the trials that take every candidate of a grid space: its groups of
@@ -2188,6 +2174,7 @@ class Optimizer:
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
         first_failures = _FirstFailures()
+        repeat_warned = False  # (said once per run)
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
@@ -2196,7 +2183,6 @@ class Optimizer:
         def finished() -> int:
             return self._finished(n_prior)
 
-        self._warn_budget_over_space(budget, finished())
         bar = _ProgressBar(progress, budget, finished(), self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
@@ -2296,6 +2282,8 @@ class Optimizer:
                         # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
                         bar.advance()
+                        if not repeat_warned:
+                            repeat_warned = self._warn_repeat(trial, budget, finished())
                         for callback in callbacks:
                             callback(self, trial)
                         unfinished = [s.trial_id for s in running.values()] + [s.trial_id for s in queue]
@@ -2478,6 +2466,11 @@ class Optimizer:
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
+
+
+def _observed(trial: Trial) -> np.ndarray:
+    """A complete trial's value, or its task values (a multi-task trial), as a flat array."""
+    return np.ravel(np.asarray(trial.values if trial.values is not None else trial.value, dtype=float))
 
 
 def _storage_failure(error: BaseException) -> bool:
