@@ -885,6 +885,15 @@ def test_repeats_of_a_noisy_objective_or_of_a_run_that_only_fails_are_not_warned
     assert [t.state for t in failing.history] == ["failed"] * 4
     assert not [w for w in caught if w.category is wb.optimizer.RepeatedPointsWarning], caught
 
+    # MT-KB repeats points by design before the space is exhausted: not the budget running over it
+    grid = wb.Space([wb.Int("i", 0, 40)])
+    mt = wb.MultiTaskOptimizer(grid, n_tasks=2, scalarization=wb.Linear(), seed=1, n_initial=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mt.run(lambda p: [np.exp(-((p["i"] / 40 - 0.6) ** 2) / 0.02), 0.5], budget=15, progress=False)
+    assert len({t.params["i"] for t in mt.history}) < 15  # it repeated points
+    assert not [w for w in caught if w.category is wb.optimizer.RepeatedPointsWarning], caught
+
 
 def _always_fails(params):  # (each failure says where: the same error thrice stops a run)
     raise RuntimeError(f"diverged at {params}")

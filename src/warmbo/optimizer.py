@@ -1526,6 +1526,10 @@ class Optimizer:
             np.allclose(_observed(earlier[i]), value, rtol=1e-9, atol=1e-12, equal_nan=False) for i in same
         ):
             return False
+        # (a repeat by design, MT-KB's, is not the budget running over the space: said only once every
+        # point had been tried before this trial)
+        if self._distinct_points([t for t in self.study.trials() if t.id != trial.id]) < size:
+            return False
         what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
         shown = float(value[0]) if value.size == 1 else tuple(float(v) for v in value)
         left = max(0, budget - finished)
@@ -1538,6 +1542,12 @@ class Optimizer:
             RepeatedPointsWarning,
         )
         return True
+
+    def _distinct_points(self, trials: Sequence[Trial]) -> int:
+        """How many distinct points ``trials`` hold."""
+        if not trials:
+            return 0
+        return int(np.unique(self._encode_trials(trials), axis=0).shape[0])
 
     def _grid_points(self) -> int:
         """A lower bound on the trials that take every candidate of a grid space: its groups of
