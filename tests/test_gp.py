@@ -666,6 +666,38 @@ def test_cross_val_score_and_grid_search_score_the_gp_as_scikit_learns_regressor
     assert search.best_estimator_.n_observations == 40  # refitted on all the data
 
 
+@pytest.mark.parametrize(
+    "scoring", ["r2", "neg_mean_squared_error", "neg_mean_absolute_error", "neg_max_error"]
+)
+def test_named_scorers_score_the_gps_posterior_mean_as_scikit_learns_regressor(scoring):
+    """A named scoring failed ("inconsistent numbers of samples: [10, 2]"): the scorer reads
+    ``predict(X)`` as an array, and the GP's ``(mean, std)`` pair became a 2-row one. The pair is a
+    ``Prediction`` now, which reads as its mean there and still unpacks as before."""
+    from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+    from sklearn.utils.estimator_checks import check_regressors_train
+
+    X, y, _ = data(n=40, d=2, seed=4, noise=0.05)
+    folds = KFold(4, shuffle=True, random_state=0)
+    ours = cross_val_score(
+        GP(Matern(2.5, 0.4), noise=1e-2, normalize_y=True), X, y, cv=folds, scoring=scoring
+    )
+    reference = GaussianProcessRegressor(sk.Matern(0.4, nu=2.5), alpha=1e-2, optimizer=None, normalize_y=True)
+    theirs = cross_val_score(reference, X, y, cv=folds, scoring=scoring)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+    search = GridSearchCV(GP(RBF(1.0)), {"noise": [1e-3, 1.0]}, cv=folds, scoring=scoring).fit(X, y)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+    gp = GP(Matern(2.5, 0.4), noise=1e-2, normalize_y=True).fit(X, y)
+    mean, std = gp.predict(X[:5])  # the model protocol's pair, as before
+    prediction = gp.predict(X[:5])
+    assert isinstance(prediction, tuple) and len(prediction) == 2
+    np.testing.assert_array_equal(prediction.mean, mean)
+    np.testing.assert_array_equal(prediction.std, std)
+    np.testing.assert_array_equal(np.asarray(prediction), mean)
+    assert gp.score(X, y) == pytest.approx(reference.fit(X, y).score(X, y), rel=1e-9)
+    check_regressors_train("GP", GP(Matern(2.5, 0.4), noise=1e-2))  # scikit-learn's own check
+
+
 def test_info_gain_counts_the_jitter_as_noise_as_the_posterior_does():
     """Duplicated points with noise 1e-20 need jitter j: the posterior is then that of noise
     ``1e-20 + j``, and so is the information gain (its docstring says so; before, the jitter was

@@ -17,7 +17,7 @@ import pytest
 from helpers.killed import tell_then_kill
 
 import warmbo as wb
-from warmbo.bounds import Constant
+from warmbo.bounds import IGPUCB, Constant, Srinivas
 from warmbo.storage import StorageError, TrialNotFoundError
 
 WORKER = Path(__file__).parent / "helpers" / "worker.py"
@@ -236,6 +236,17 @@ def test_schedule_and_acquisition_configuration():
         wb.Optimizer(SPACE, acquisition=wb.UCB(Constant(1.0)), schedule=Constant(4.0))
     same = wb.Optimizer(SPACE, acquisition=wb.UCB(Constant(4.0)), schedule=Constant(4.0))
     assert same.acquisition.schedule == Constant(4.0)
+    # an explicit Srinivas() equals UCB()'s default, and schedule= replaced it silently
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(Srinivas()), schedule=Constant(4.0))
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(Srinivas(delta=0.1)), schedule=IGPUCB(B=2.0))
+    with pytest.raises(ValueError, match="has its own schedule and schedule= gives another"):
+        wb.Optimizer(SPACE, acquisition=wb.UCB(IGPUCB(B=2.0)), schedule=Srinivas())
+    same = wb.Optimizer(SPACE, acquisition=wb.UCB(Srinivas()), schedule=Srinivas())
+    assert same.acquisition.schedule == Srinivas()
+    given = wb.Optimizer(SPACE, acquisition=wb.UCB(), schedule=IGPUCB(B=2.0))  # UCB() takes schedule=
+    assert given.acquisition.schedule == IGPUCB(B=2.0)
     fixed = wb.GP(wb.kernels.RBF([0.25, 0.25]), noise=1e-6, normalize_y=True)
     opt = wb.Optimizer(SPACE, model=fixed, acquisition=wb.UCB(Constant(4.0)), seed=0)
     best = opt.run(branin_objective, budget=25, progress=False)
@@ -816,7 +827,7 @@ def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points(
         return p["max_depth"] * 0.1 + (p["criterion"] == "gini") * 0.05
 
     opt = wb.Optimizer(space, seed=0)
-    expected = r"has 12 points .*\(8 repeats\).* a budget of 12 evaluates"
+    expected = r"got the value the point already had .* has 12 points .*\(7 more .* a budget of 12 had"
     with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=expected) as seen:
         opt.run(cv_score, budget=20, progress=False)
     assert seen[0].filename == __file__  # points at the user's line
@@ -832,10 +843,8 @@ def test_a_run_whose_budget_exceeds_a_finite_space_warns_that_it_repeats_points(
 
 
 def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
-    # the warning compared the budget with the space alone: a study whose every point had failed
-    # (its run stops at once: failed points are never asked again) was told it would repeat points,
-    # a run after imported prior rows held most points repeated them without a word, and a resumed
-    # study was given the repeats of its earlier runs as this run's
+    # a failed point is never asked again, so a study whose every point failed repeats nothing (its
+    # run stops), imported prior rows hold points already, and a resumed study is warned by each run
     space = wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])])
     opt = wb.Optimizer(space, seed=0, storage=f"sqlite:///{tmp_path / 'failed.db'}")
     with warnings.catch_warnings():
@@ -848,20 +857,46 @@ def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
 
     opt = wb.Optimizer(space, seed=0)
     rows = [{"a": 0, "c": "x"}, {"a": 0, "c": "y"}, {"a": 1, "c": "x"}]
-    opt.add_prior(wb.TaskData.from_records(rows, [1.0, 2.0, 3.0], space))
-    three_of_four = r"again \(3 of its 4 evaluations\).* 1 of them"
-    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=three_of_four):
+    opt.add_prior(wb.TaskData.from_records(rows, [0.0, 0.0, 1.0], space))
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(2 more .* a budget of 1 had"):
         opt.run(lambda p: p["a"], budget=4, progress=False)
 
     opt = wb.Optimizer(space, seed=0)
-    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(2 repeats\)"):
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(1 more") as seen:
         opt.run(lambda p: p["a"], budget=6, progress=False)
-    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"again \(2 of its 2 evaluations\)"):
+    assert len([w for w in seen if w.category is wb.optimizer.RepeatedPointsWarning]) == 1  # once a run
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(1 more .* a budget of 6 had"):
         opt.run(lambda p: p["a"], budget=8, progress=False)
 
 
-def _always_fails(params):
-    raise RuntimeError("diverged")
+def test_repeats_of_a_noisy_objective_or_of_a_run_that_only_fails_are_not_warned_about():
+    # the warning fired at the start of any run whose budget exceeded a finite space: for a noisy
+    # objective, whose repeats are new measurements, and for a run whose every evaluation failed,
+    # which repeats nothing (a failed point is never asked again)
+    space = wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])])
+    rng = np.random.default_rng(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        noisy = wb.Optimizer(space, seed=0)
+        noisy.run(lambda p: p["a"] + 0.1 * rng.standard_normal(), budget=8, progress=False)
+        failing = wb.Optimizer(space, seed=0)
+        failing.run(_always_fails, budget=8, progress=False)
+    assert len(noisy.history) == 8  # repeats made, and wanted
+    assert [t.state for t in failing.history] == ["failed"] * 4
+    assert not [w for w in caught if w.category is wb.optimizer.RepeatedPointsWarning], caught
+
+    # MT-KB repeats points by design before the space is exhausted: not the budget running over it
+    grid = wb.Space([wb.Int("i", 0, 40)])
+    mt = wb.MultiTaskOptimizer(grid, n_tasks=2, scalarization=wb.Linear(), seed=1, n_initial=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mt.run(lambda p: [np.exp(-((p["i"] / 40 - 0.6) ** 2) / 0.02), 0.5], budget=15, progress=False)
+    assert len({t.params["i"] for t in mt.history}) < 15  # it repeated points
+    assert not [w for w in caught if w.category is wb.optimizer.RepeatedPointsWarning], caught
+
+
+def _always_fails(params):  # (each failure says where: the same error thrice stops a run)
+    raise RuntimeError(f"diverged at {params}")
 
 
 def test_cardinality_of_spaces():
@@ -984,16 +1019,24 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
     from warmbo.models import GP
     from warmbo.trial import COMPLETE
 
-    calls = {"extend": 0, "fit": 0}
+    calls = {"extend": 0, "fit": 0, "read fit": 0}
     extend, fit = GP.extend, GP.fit
+    reading = [False]
 
     def counting_extend(self, X, y):
         calls["extend"] += 1
         return extend(self, X, y)
 
     def counting_fit(self, X, y):
-        calls["fit"] += 1
+        calls["read fit" if reading[0] else "fit"] += 1
         return fit(self, X, y)
+
+    def read():
+        reading[0] = True
+        try:
+            return opt.fit_model()
+        finally:
+            reading[0] = False
 
     monkeypatch.setattr(GP, "extend", counting_extend)
     monkeypatch.setattr(GP, "fit", counting_fit)
@@ -1005,9 +1048,9 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
         if i == 8:  # two pending trials told in reverse order: the complete trials' order changes
             second = opt.ask()
             opt.tell(second, branin_objective(second))
-            opt.fit_model()
+            read()
         opt.tell(params, branin_objective(params))
-        model = opt.fit_model()
+        model = read()
         if model is None:  # fewer than two complete trials
             continue
         trials = [t for t in opt.study.trials() if t.state == COMPLETE]
@@ -1016,9 +1059,11 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
         fresh = fit(fixed.clone(), X, y)
         np.testing.assert_allclose(model.predict(probe)[0], fresh.predict(probe)[0], rtol=1e-8, atol=1e-10)
         np.testing.assert_allclose(model.predict(probe)[1], fresh.predict(probe)[1], rtol=1e-6, atol=1e-8)
-    # one full fit to start and one where the order changed (the fresh fits above call the unpatched
-    # fit); every other ask and fit_model extends
-    assert calls["fit"] == 2
+    # the asks: one full fit to start (the fresh fits above call the unpatched fit), then each extends
+    # the last ask's fit, across the order change too (the trials the order change moved came after
+    # it). A read (fit_model) extends the last ask's fit and keeps nothing for the next ask: the three
+    # before the first model ask fit in full
+    assert calls["fit"] == 1 and calls["read fit"] == 3
     assert calls["extend"] >= 2 * (12 - 4)
 
 
@@ -1405,8 +1450,8 @@ def test_mean_std_is_numpys_where_numpys_is_finite_and_scales_beyond():
 def test_a_run_stops_with_a_warning_when_every_point_of_a_finite_space_failed():
     opt = wb.Optimizer(wb.Space([wb.Int("a", 0, 2)]), seed=0)
 
-    def broken(params):
-        raise RuntimeError("no such sample")
+    def broken(params):  # (each failure its own: the same error thrice stops the run before)
+        raise RuntimeError(f"no such sample: {params['a']}")
 
     with pytest.warns(wb.optimizer.BudgetNotReachedWarning, match="run stopped before its budget"):
         best = opt.run(broken, budget=5, progress=False)
@@ -1879,3 +1924,80 @@ def test_an_objective_returning_the_fold_scores_fails_its_trials_saying_to_retur
     assert all("return scores.mean()" in t.error for t in opt.history) and len(opt.history) == 2
     with pytest.raises(ValueError, match="value must be a number, got 'abc' \\(str\\)$"):
         opt.tell({"C": 1.0}, "abc")  # text is not taken for a sequence of numbers
+
+
+def _bumpy(params):
+    return float(np.sin(5 * params["x"]) + (params["y"] - 0.3) ** 2)
+
+
+@pytest.mark.parametrize("read", ["predict", "audit", "report"])
+def test_reading_a_study_leaves_the_next_ask_as_it_was(tmp_path, read):
+    # a read fitted the model and its hyperparameters became the next ask's warm start: after
+    # opt.audit() (warmbo audit, report, status read the same way) the running study suggested
+    # another point than an untouched copy of it
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+    first = tmp_path / "read.db"
+    wb.Optimizer(space, seed=0, storage=f"sqlite:///{first}").run(_bumpy, budget=12, progress=False)
+    second = tmp_path / "untouched.db"
+    second.write_bytes(first.read_bytes())
+    opts = [wb.Optimizer.load(f"sqlite:///{path}") for path in (first, second)]
+    for opt in opts:  # an ask's fit first: the warm start a read could move
+        params = opt.ask()
+        opt.tell(params, _bumpy(params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if read == "predict":
+            opts[0].predict({"x": 0.5, "y": 0.5})
+        elif read == "audit":
+            opts[0].audit()
+        else:
+            opts[0].report(tmp_path / "report")
+    asked = [opt.ask() for opt in opts]
+    assert dict(asked[0]) == dict(asked[1])
+    stored = [opt.study.get_meta("warm_start") for opt in opts]
+    assert stored[0] == stored[1]
+
+
+def _typo(params):
+    return mistyped * params["x"]  # noqa: F821 - the typo a user makes
+
+
+def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
+    # a typo raising NameError at every trial: warmbo optimize stopped after 3, Optimizer.run spent
+    # its whole budget filling the study with failed trials
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    for n_workers in (1, 2):
+        opt = wb.Optimizer(space, seed=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+            with pytest.raises(wb.optimizer.RepeatedFailureError, match="first 3 evaluations") as raised:
+                opt.run(_typo, budget=20, n_workers=n_workers, progress=False)
+        assert "NameError" in raised.value.error and "mistyped" in str(raised.value)
+        finished = [t for t in opt.history if t.state != "pending"]
+        assert 3 <= len(finished) < 20 and all(t.is_failed for t in finished)
+        assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
+
+
+def test_a_run_goes_on_when_its_first_failures_differ_or_one_succeeds():
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    calls = []
+
+    def sometimes(params):  # fails with a different message each time, then works
+        calls.append(params)
+        if len(calls) <= 3:
+            raise RuntimeError(f"diverged at step {len(calls)}")
+        return params["x"]
+
+    def second_works(params):
+        calls.append(params)
+        if len(calls) != 2:
+            raise RuntimeError("diverged")
+        return params["x"]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        for objective in (sometimes, second_works):
+            calls.clear()
+            opt = wb.Optimizer(space, seed=0)
+            opt.run(objective, budget=6, progress=False)
+            assert len(opt.history) == 6

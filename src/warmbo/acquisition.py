@@ -216,6 +216,11 @@ class _BoundUCB(MomentBound):
         return mean + self.root_beta * std, np.ones_like(mean), np.full_like(std, self.root_beta)
 
 
+#: ``UCB()``'s schedule: the one object a UCB given without a schedule holds, so that the optimizer
+#: tells it from an explicit ``UCB(Srinivas())`` (equal, but given) when ``schedule=`` comes too
+_DEFAULT_SCHEDULE = Srinivas()
+
+
 @dataclass(frozen=True)
 class UCB(Acquisition):
     """GP-UCB: ``mu_{t-1}(x) + sqrt(beta_t) sigma_{t-1}(x)`` (003 eq. 8; 002).
@@ -223,7 +228,9 @@ class UCB(Acquisition):
     Parameters
     ----------
     schedule : Schedule
-        Source of ``beta_t`` (default :class:`~warmbo.bounds.Srinivas` with delta = 0.1).
+        Source of ``beta_t`` (default :class:`~warmbo.bounds.Srinivas` with delta = 0.1). A UCB given
+        without one takes the optimizer's ``schedule=``; a UCB given one (``Srinivas()`` included)
+        and another ``schedule=`` is refused.
 
     Examples
     --------
@@ -238,11 +245,16 @@ class UCB(Acquisition):
     True
     """
 
-    schedule: Schedule = field(default_factory=Srinivas)
+    schedule: Schedule = _DEFAULT_SCHEDULE
 
     def __post_init__(self):
         if not isinstance(self.schedule, Schedule):
             raise ValueError(f"schedule must be a warmbo.bounds.Schedule, got {self.schedule!r}")
+
+    @property
+    def schedule_given(self) -> bool:
+        """Whether this UCB was given a schedule (``UCB(Srinivas())`` was; ``UCB()`` was not)."""
+        return self.schedule is not _DEFAULT_SCHEDULE
 
     def beta_t(self, model, space=None) -> float:
         """``beta_t`` for the next round, ``t = model.n_observations + 1``."""

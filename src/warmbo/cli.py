@@ -1128,30 +1128,18 @@ def _stopping_signals() -> tuple[int, ...]:
     return tuple(stopping)
 
 
-#: a run whose first this-many evaluations (in the order they were started) all fail with the same
-#: error stops (a typo in --cmd, a missing module: every further evaluation would fail too, and fill
-#: the study with failed trials)
-FIRST_FAILURES = 3
-
-
 def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
-    from .objective import CommandObjective, terminate_running
+    from .objective import CommandObjective
     from .optimizer import (
+        FIRST_FAILURES,
         BudgetHeldWarning,
         BudgetNotReachedWarning,
         InterruptedRunWarning,
+        RepeatedFailureError,
         TrialFailedWarning,
     )
 
     commands = isinstance(fn, CommandObjective)
-
-    outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
-    deciding = [True]  # until the first FIRST_FAILURES started trials have all finished
-    # pending trials under this worker's name from before the run (a restarted container has the
-    # same host:pid) are not this run's, unless --retry-pending evaluates them now
-    earlier = (
-        set() if retry_pending else {t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker}
-    )
 
     # the stopping signals this run received: Python drops a handler's exception raised where it
     # cannot propagate (a callback inside a C extension: "Exception ignored in ..."), and the run
@@ -1169,35 +1157,8 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     def report_failure(_, trial) -> None:
         if received:
             raise stopped()
-        outcomes[trial.id] = trial.error if trial.is_failed else None
         if trial.is_failed:
             _on_stderr(Text.assemble((f"trial {trial.id} failed:", "yellow"), f" {trial.error}"))
-        if not deciding[0]:
-            return
-        # the first trials started (ids grow with each ask; retried ones are older, and go first),
-        # so fast failures finishing before slow successes (--workers > 1) do not count alone
-        running = [
-            t.id for t in opt.study.trials(("pending",)) if t.worker == opt.worker and t.id not in earlier
-        ]
-        first = sorted([*outcomes, *running])[:FIRST_FAILURES]
-        if len(first) < FIRST_FAILURES or any(i not in outcomes for i in first):
-            return
-        deciding[0] = False
-        errors_seen = {outcomes[i] for i in first}
-        if None in errors_seen or len(errors_seen) != 1:
-            return
-        terminate_running()
-        raise RuntimeError(
-            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {outcomes[first[0]]}; "
-            "stopped instead of spending the budget on it. Fix the objective and run the same command "
-            "again (the failed trials stay in the study, and their points are not proposed again"
-            + (
-                f"; trial(s) {', '.join(map(str, running))} were still running and are left pending: "
-                "add --retry-pending to evaluate them)"
-                if running
-                else ")"
-            )
-        )
 
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
@@ -1228,6 +1189,18 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             )
             if received:  # (lost after the last trial's record)
                 raise stopped()
+    except RepeatedFailureError as stop:  # (the run has killed the commands still running)
+        raise RuntimeError(
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {stop.error}; "
+            "stopped instead of spending the budget on it. Fix the objective and run the same command "
+            "again (the failed trials stay in the study, and their points are not proposed again"
+            + (
+                f"; trial(s) {', '.join(map(str, stop.pending))} were still running and are left "
+                "pending: add --retry-pending to evaluate them)"
+                if stop.pending
+                else ")"
+            )
+        ) from None
     except BudgetNotReachedWarning as short:
         raise ValueError(f"{short} (the study holds its trials; see `warmbo status`)") from None
     except KeyboardInterrupt as exc:

@@ -584,6 +584,8 @@ class MultiTaskOptimizer(Optimizer):
         Y = as_task_values([t.values for t in complete], self.n_tasks, len(complete), "values") * self.signs
         return self.model.clone().fit(X, Y)
 
+    _ask_fit = fit_model  # an ask's fit: nothing of it carries over to the next one
+
     @blas_limited  # the closed-form leave-one-out inverts the Gram matrix (warmbo status runs it)
     def audit(self, levels: Sequence[float] = LEVELS, max_held_out: int = MAX_HELD_OUT) -> dict[str, Audit]:
         """Leave-one-out confidence audit of the multi-task posterior, one :class:`~warmbo.audit.Audit`

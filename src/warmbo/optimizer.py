@@ -141,8 +141,15 @@ __all__ = [
     "BudgetHeldWarning",
     "InterruptedRunWarning",
     "RepeatedPointsWarning",
+    "RepeatedFailureError",
     "default_n_initial",
 ]
+
+#: a run whose first this-many evaluations (in the order they were started) all fail with the same
+#: error stops with a :class:`RepeatedFailureError` (a typo raising NameError, a missing module, a
+#: --cmd that is not found: every further evaluation would fail too, and fill the study with failed
+#: trials). ``Optimizer.run`` and ``warmbo optimize`` share it.
+FIRST_FAILURES = 3
 
 #: the cold Sobol design has at most this many points (:func:`default_n_initial`)
 MAX_COLD_DESIGN = 20
@@ -234,8 +241,54 @@ class InterruptedRunWarning(UserWarning):
 
 
 class RepeatedPointsWarning(UserWarning):
-    """:meth:`Optimizer.run` was given a budget larger than the finite space it searches: once every
-    point has been evaluated, the rest of the budget evaluates points again."""
+    """:meth:`Optimizer.run` evaluated a point of a finite space again (every point had been tried)
+    and got the value the point already had: for a deterministic objective the rest of the budget
+    evaluates known values. Not raised for a noisy objective, whose repeats are new measurements."""
+
+
+class RepeatedFailureError(RuntimeError):
+    """:meth:`Optimizer.run` stopped because the first :data:`FIRST_FAILURES` evaluations of the run
+    all failed with the same error. ``error`` is that error (as the trials store it), ``pending`` the
+    ids of this run's trials still being evaluated then, left pending."""
+
+    def __init__(self, error: str, pending: Sequence[int] = ()):
+        self.error = error
+        self.pending = tuple(pending)
+        left = (
+            f"; trial(s) {', '.join(map(str, self.pending))} were still running and are left pending: "
+            "run with retry_pending=True to evaluate them)"
+            if self.pending
+            else ")"
+        )
+        super().__init__(
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}; stopped instead "
+            "of spending the budget on it. Fix the objective and run again (the failed trials stay in the "
+            "study, and their points are not proposed again" + left
+        )
+
+
+class _FirstFailures:
+    """Whether a run's first :data:`FIRST_FAILURES` evaluations, in the order they were started (trial
+    ids grow with each ask; retried trials are older and go first), all failed with the same error.
+    Decided once they have all finished, so fast failures finishing before slow successes (several
+    workers) do not count alone."""
+
+    def __init__(self):
+        self.outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
+        self.deciding = True
+
+    def stops(self, trial: Trial, unfinished: Iterable[int]) -> str | None:
+        """Record a finished ``trial``; the repeated error when the run should stop there, else None.
+        ``unfinished``: the ids of the run's trials started and not finished yet."""
+        self.outcomes[trial.id] = trial.error if trial.state == FAILED else None
+        if not self.deciding:
+            return None
+        first = sorted([*self.outcomes, *unfinished])[:FIRST_FAILURES]
+        if len(first) < FIRST_FAILURES or any(i not in self.outcomes for i in first):
+            return None
+        self.deciding = False
+        errors = {self.outcomes[i] for i in first}
+        return None if None in errors or len(errors) != 1 else self.outcomes[first[0]]
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):
@@ -412,7 +465,8 @@ class Optimizer:
         Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given).
     schedule : Schedule, optional
         Confidence schedule beta_t for GP-UCB: the acquisition is then ``UCB(schedule)``, or the
-        given ``UCB()`` with this schedule (a UCB given with another schedule of its own is refused).
+        given ``UCB()`` with this schedule (a UCB given a schedule of its own, ``Srinivas()`` included,
+        and another as ``schedule=`` is refused; the same one twice is accepted).
     maximize : bool
         Maximise (True) or minimise (False, default) the objective.
     n_initial : int, optional
@@ -535,7 +589,8 @@ class Optimizer:
             if acquisition is None:
                 acquisition = UCB(schedule)
             elif isinstance(acquisition, UCB):
-                if acquisition.schedule not in (schedule, UCB().schedule):
+                # (an explicit UCB(Srinivas()) equals UCB()'s default, and was replaced silently)
+                if acquisition.schedule_given and acquisition.schedule != schedule:
                     raise ValueError(
                         f"the acquisition {acquisition!r} has its own schedule and schedule= gives "
                         f"another, {schedule!r}: give the schedule once, in UCB(...) or as schedule="
@@ -943,15 +998,42 @@ class Optimizer:
     def fit_model(self, trials: Sequence[Trial] | None = None):
         """A fresh copy of the model fitted to the complete trials (maximisation convention).
 
-        Returns None when fewer than two trials are complete.
+        Returns None when fewer than two trials are complete. A fit for reading (this,
+        :meth:`predict`, :meth:`audit`, :meth:`report`) leaves what the next ask starts from as it
+        was: only an ask's own fit is the previous fit of the next ask.
         """
         trials = self.study.trials() if trials is None else trials
         return self._fit_trials(self._model_trials([t for t in trials if t.state == COMPLETE]))
 
+    def _ask_fit(self, trials: Sequence[Trial]):
+        """The fit an ask uses: :meth:`fit_model`'s, kept as the start of the next ask's fit."""
+        return self._fit_trials(self._model_trials([t for t in trials if t.state == COMPLETE]), for_ask=True)
+
     @blas_limited
-    def _fit_trials(self, complete: list[Trial]):
+    def _fit_trials(self, complete: list[Trial], for_ask: bool = False):
         """:meth:`fit_model` on the complete trials :meth:`_model_trials` chose, in their order (the
-        model's rows); None below two."""
+        model's rows); None below two. Only an ask's fit (``for_ask``) keeps its hyperparameters, its
+        factor and its output scale for the next ask to start from: before, a read (``predict``,
+        ``audit``, ``report``) fitted in between moved the next ask's warm start, and so what it
+        suggested."""
+        if not for_ask:
+            kept = (
+                self._warm_start,
+                self._fixed_fit,
+                self._transform_choice,
+                dict(self._scale_states),
+                self._transform_evidence,
+            )
+            try:
+                return self._fit_trials(complete, for_ask=True)
+            finally:
+                (
+                    self._warm_start,
+                    self._fixed_fit,
+                    self._transform_choice,
+                    self._scale_states,
+                    self._transform_evidence,
+                ) = kept
         if len(complete) < 2:
             return None
         X = self._encode_trials(complete)
@@ -1440,52 +1522,47 @@ class Optimizer:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
 
-    def _warn_budget_over_space(self, budget: int, finished: int) -> None:
-        """Say so when ``run`` will evaluate points again: a finite space (integers and categoricals
-        only, or a grid) has fewer points left than the run's evaluations. Repeats are what ``_busy``
-        allows once every point is taken, useful for a noisy objective; for a deterministic one (a
-        seeded model's CV score) they are evaluations spent on known values, which before happened
-        without a word.
+    def _warn_repeat(self, trial: Trial, budget: int, finished: int) -> bool:
+        """Say so when ``run`` has evaluated a point again and its value is the one the point had: the
+        objective is deterministic, and the rest of the budget evaluates known points (a finite space,
+        integers and categoricals only or a grid, every point of it tried: what ``_busy`` allows then).
+        Returns whether it warned.
 
-        Counted on the study as it is: the points its trials already hold (imported prior rows
-        included, which the budget does not count) are not new, the pending ones are evaluations the
-        budget already counts, and a failed point is never asked again, so a study whose every point
-        failed (or is pending) repeats nothing: its run stops, with a ``BudgetNotReachedWarning``."""
+        Before, the warning compared the budget with the space at the start of the run, and fired
+        where repeats are no trouble: for a noisy objective (a repeat is a second measurement) and for
+        a run whose evaluations all fail (a failed point is never asked again, so it repeats nothing).
+        """
         size = self.space.cardinality
         if self.space.is_finite:
             size = min(size, self._grid_points())
-        if not math.isfinite(size) or finished >= budget:
-            return
-        size = int(size)
-        trials = list(self.study.snapshot())
-        held = self._distinct_points(trials)
-        pending = sum(t.state == PENDING for t in trials)
-        evaluations = budget - finished - pending  # this run's new points, as far as the study says
-        fresh = max(0, size - held)
-        repeats = evaluations - fresh
-        blocked = self._distinct_points([t for t in trials if t.state in (PENDING, FAILED)])
-        if repeats <= 0 or blocked >= size:
-            return
+        if trial.state != COMPLETE or not math.isfinite(size):
+            return False
+        earlier = [t for t in self.study.trials((COMPLETE,)) if t.id != trial.id]
+        if not earlier:
+            return False
+        at = self._encode_trials([trial])[0]
+        same = np.flatnonzero(np.all(np.abs(self._encode_trials(earlier) - at) <= 1e-12, axis=1))
+        value = _observed(trial)
+        if not any(
+            np.allclose(_observed(earlier[i]), value, rtol=1e-9, atol=1e-12, equal_nan=False) for i in same
+        ):
+            return False
+        # (a repeat by design, MT-KB's, is not the budget running over the space: said only once every
+        # point had been tried before this trial)
+        if self._distinct_points([t for t in self.study.trials() if t.id != trial.id]) < size:
+            return False
         what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
-        if held == 0:
-            message = (
-                f"budget {budget} is larger than the search space, which has {size} {what}: once each has "
-                f"been evaluated, the run evaluates points again ({repeats} repeats). For a deterministic "
-                f"objective, a budget of {size} evaluates every point once."
-            )
-        else:
-            once = (
-                f"a budget of {finished + pending + fresh} evaluates each of those once"
-                if fresh
-                else "every point has its value already"
-            )
-            message = (
-                f"budget {budget} makes the run evaluate points again ({repeats} of its {evaluations} "
-                f"evaluations): the search space has {size} {what}, {fresh} of them not in the study yet "
-                f"(its trials and imported prior rows hold the others). For a deterministic objective, "
-                f"{once}."
-            )
-        _warn(message, RepeatedPointsWarning)
+        shown = float(value[0]) if value.size == 1 else tuple(float(v) for v in value)
+        left = max(0, budget - finished)
+        _warn(
+            f"trial {trial.id} evaluated {dict(trial.params)} again and got the value the point already "
+            f"had ({shown!r}): the objective looks deterministic. The search space has {int(size)} {what} "
+            f"and every one has been tried, so the rest of this run ({left} more evaluation(s)) evaluates "
+            f"known points again. For a deterministic objective, a budget of {finished - 1} had given "
+            "every point its value; for a noisy one, repeats are second measurements (no warning then).",
+            RepeatedPointsWarning,
+        )
+        return True
 
     def _distinct_points(self, trials: Sequence[Trial]) -> int:
         """How many distinct points ``trials`` hold."""
@@ -1560,7 +1637,7 @@ class Optimizer:
                 # first model ask does not pay for every source at once (issue 14: < 1 s per ask)
                 prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
             return x
-        reference = self.fit_model(trials)
+        reference = self._ask_fit(trials)
         self.model_ = reference
         self._model_basis = _basis(trials)
         self._store_warm_start()
@@ -2064,11 +2141,14 @@ class Optimizer:
         """Evaluate ``objective(params)`` until the study holds ``budget`` finished trials.
 
         Finished means complete or failed, so a resumed study continues where it stopped; imported
-        prior rows (:meth:`add_prior`) do not count. An exception in the objective marks the trial
-        failed and the run goes on. Runs sharing a study leave places in the budget to each other's
-        live evaluations (pending trials with a heartbeat within ``LIVE_BEATS`` heartbeat
-        intervals), so they stop together at ``budget`` finished trials; suggestions from ``ask``
-        waiting for a result (no heartbeat) hold no place.
+        prior rows (:meth:`add_prior`) do not count. An exception in the objective (or a value that is
+        not a finite number) marks the trial failed and the run goes on, unless the first
+        :data:`FIRST_FAILURES` evaluations of the run all fail with the same error (a typo raising
+        NameError every time): the run then stops with a :class:`RepeatedFailureError`, as
+        ``warmbo optimize`` does, instead of spending its budget on it. Runs sharing a study leave
+        places in the budget to each other's live evaluations (pending trials with a heartbeat within
+        ``LIVE_BEATS`` heartbeat intervals), so they stop together at ``budget`` finished trials;
+        suggestions from ``ask`` waiting for a result (no heartbeat) hold no place.
 
         Parameters
         ----------
@@ -2095,6 +2175,11 @@ class Optimizer:
         Returns
         -------
         Best or None
+
+        Raises
+        ------
+        RepeatedFailureError
+            The first :data:`FIRST_FAILURES` evaluations of this run all failed with the same error.
         """
         check_int(budget, "budget", 0)
         if n_workers is None:
@@ -2119,6 +2204,8 @@ class Optimizer:
             queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
+        first_failures = _FirstFailures()
+        repeat_warned = False  # (said once per run)
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
@@ -2127,7 +2214,6 @@ class Optimizer:
         def finished() -> int:
             return self._finished(n_prior)
 
-        self._warn_budget_over_space(budget, finished())
         bar = _ProgressBar(progress, budget, finished(), self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
@@ -2236,8 +2322,15 @@ class Optimizer:
                         # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
                         bar.advance()
+                        if not repeat_warned:
+                            repeat_warned = self._warn_repeat(trial, budget, finished())
                         for callback in callbacks:
                             callback(self, trial)
+                        unfinished = [s.trial_id for s in running.values()] + [s.trial_id for s in queue]
+                        error = first_failures.stops(trial, unfinished)
+                        if error is not None:
+                            self._stop_evaluations(objective, running)
+                            raise RepeatedFailureError(error, sorted(s.trial_id for s in running.values()))
         except KeyboardInterrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
@@ -2286,6 +2379,17 @@ class Optimizer:
                 stacklevel=user_stacklevel(),
             )
         return self.best
+
+    @staticmethod
+    def _stop_evaluations(objective, running: dict[Future, Suggestion]) -> None:
+        """A run stopping early: evaluations not started are cancelled, and a command objective's
+        running commands are killed (a thread cannot be stopped, and the run waits for its threads)."""
+        from .objective import CommandObjective, terminate_running
+
+        for future in running:
+            future.cancel()
+        if isinstance(objective, CommandObjective):
+            terminate_running()
 
     def _held_by_own_worker(self, interval: float) -> list[int]:
         """Ids of this worker's pending trials that no run of this object evaluates but whose
@@ -2485,6 +2589,11 @@ class Optimizer:
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
+
+
+def _observed(trial: Trial) -> np.ndarray:
+    """A complete trial's value, or its task values (a multi-task trial), as a flat array."""
+    return np.ravel(np.asarray(trial.values if trial.values is not None else trial.value, dtype=float))
 
 
 def _storage_failure(error: BaseException) -> bool:

@@ -2,8 +2,8 @@
 (:class:`MultiTaskGP`) and the Nystrom-budgeted BKB / MT-BKB posterior (:class:`BudgetedMultiTaskGP`)."""
 
 from .defaults import default_model, ml2_model
-from .gp import GP
+from .gp import GP, Prediction
 from .multitask import MultiTaskGP
 from .nystrom import BKB, BudgetedMultiTaskGP
 
-__all__ = ["GP", "MultiTaskGP", "BudgetedMultiTaskGP", "BKB", "default_model", "ml2_model"]
+__all__ = ["GP", "Prediction", "MultiTaskGP", "BudgetedMultiTaskGP", "BKB", "default_model", "ml2_model"]

@@ -52,7 +52,38 @@ from .._warnings import user_stacklevel
 from ..kernels.base import Kernel
 from .base import ModelBase
 
-__all__ = ["GP"]
+__all__ = ["GP", "Prediction"]
+
+
+class Prediction(tuple):
+    """``(mean, std)``, what :meth:`GP.predict` returns: unpack it (``mean, std = gp.predict(X)``) or
+    read ``.mean`` and ``.std``. As an array it is the mean (``np.asarray(prediction)``, and its
+    ``shape`` is the mean's), which is what scikit-learn's scorers read from a regressor's
+    ``predict(X)``: ``cross_val_score(gp, X, y, scoring="neg_mean_squared_error")`` scores the
+    posterior mean. Before, they took the pair for a 2-row array and failed ("inconsistent numbers of
+    samples")."""
+
+    __slots__ = ()
+
+    def __new__(cls, mean: np.ndarray, std: np.ndarray):
+        return super().__new__(cls, (mean, std))
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self[0]
+
+    @property
+    def std(self) -> np.ndarray:
+        return self[1]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return np.shape(self[0])
+
+    def __array__(self, dtype=None, copy=None):
+        mean = np.asarray(self[0], dtype=dtype)
+        return mean.copy() if copy else mean
+
 
 _OBJECTIVES = ("ml2", "loo", "loo-mse")
 _LOG_2PI = float(np.log(2 * np.pi))
@@ -671,7 +702,8 @@ class GP(ModelBase):
         mean : ndarray (m,)
         std : ndarray (m,), or cov : ndarray (m, m)
             On the user's output scale. Never NaN: tiny negative variances from round-off are
-            clipped to 0.
+            clipped to 0. ``(mean, std)`` is a :class:`Prediction`, which reads as the mean where an
+            array is expected (scikit-learn's scorers); ``(mean, cov)`` a plain tuple.
 
         Notes
         -----
@@ -686,7 +718,7 @@ class GP(ModelBase):
             C, V = screen
             mean = V.T @ self._v * self.y_std_ + self.y_mean_
             var = self.kernel_.diag(C) - np.einsum("ij,ij->j", V, V)
-            return mean, self._user_sd(var)
+            return Prediction(mean, self._user_sd(var))
         X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
         kernel = self.kernel_
         scale2 = self._scale2()
@@ -694,7 +726,7 @@ class GP(ModelBase):
             mean = np.full(X.shape[0], self.y_mean_)
             if return_cov:
                 return mean, kernel.evaluate(X, X) * scale2
-            return mean, self._user_sd(kernel.diag(X))
+            return Prediction(mean, self._user_sd(kernel.diag(X)))
         Ks = self._cross(X)
         mean = Ks.T @ self.alpha_ * self.y_std_ + self.y_mean_
         V = solve_lower(self.L_, Ks)
@@ -704,7 +736,7 @@ class GP(ModelBase):
             np.fill_diagonal(cov, np.maximum(np.diag(cov), 0.0))
             return mean, cov * scale2
         var = kernel.diag(X) - np.einsum("ij,ij->j", V, V)
-        return mean, self._user_sd(var)
+        return Prediction(mean, self._user_sd(var))
 
     def _scale2(self) -> float:
         """``y_std^2`` (inf for values beyond ~1e154, whose variances a float cannot hold)."""
@@ -884,8 +916,8 @@ class GP(ModelBase):
     def score(self, X, y, sample_weight=None) -> float:
         """Coefficient of determination R^2 of the posterior mean at X against y, as scikit-learn's
         regressors score: what ``cross_val_score`` and ``GridSearchCV`` maximise when given no
-        ``scoring``. (A scoring name such as ``"neg_mean_squared_error"`` does not work: it calls
-        ``predict(X)`` for an array, and :meth:`predict` returns ``(mean, std)``.)"""
+        ``scoring``. A named scoring (``"r2"``, ``"neg_mean_squared_error"``) scores the posterior
+        mean too: the :class:`Prediction` that :meth:`predict` returns reads as the mean."""
         from sklearn.metrics import r2_score
 
         return float(r2_score(y, self.predict(X)[0], sample_weight=sample_weight))
