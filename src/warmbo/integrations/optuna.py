@@ -707,17 +707,14 @@ def _is_location(item) -> bool:
 
 
 def _check_location(item) -> None:
-    """A CSV file or a warmbo study file that does not exist is refused (a PostgreSQL study is read,
-    and checked, at the first proposal); a password in a URL is never shown."""
+    """A CSV file or a warmbo study (file or PostgreSQL study) that does not exist is refused; a
+    password in a URL is never shown."""
     from ..prior import names_a_study
-    from ..storage import parse_url, redacted
+    from ..storage import redacted, study_exists
 
     text = os.fspath(item)
     if names_a_study(text):
-        if text.lower().startswith(("postgresql:", "postgres:")):
-            return
-        path = parse_url(text)
-        if path != ":memory:" and not os.path.isfile(path):
+        if not study_exists(text):
             raise DataError(f"prior: no such warmbo study {redacted(text)!r}")
         return
     if not os.path.isfile(text):
