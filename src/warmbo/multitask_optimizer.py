@@ -42,6 +42,10 @@ Conventions (say them to users, they matter):
 - Each trial stores its vector (``Trial.values``) and, as ``value``, its expected scalarised utility
   ``E_lambda s_lambda(y)`` under the study's weights and ``ref`` (signed units), so ``best``,
   ``warmbo status`` and reports rank trials by the utility the optimizer maximises.
+
+Why this file is long: a study stores every setting of the model and the acquisition, and a reopened
+study must ask as it was created, so the checks and restoring of those settings take about a third
+of the file; they belong with the optimizer whose settings they are.
 """
 
 from __future__ import annotations
