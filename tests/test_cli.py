@@ -869,6 +869,24 @@ def test_a_resumed_multitask_study_keeps_its_tasks_and_directions(workdir):
     assert flag.exit_code == 1 and "give --directions per task" in flag.output
 
 
+def test_transfer_options_on_a_multitask_study_are_refused_not_ignored(workdir):
+    # before, --transfer, --method, --task and --prior-rename were accepted and silently ignored by a
+    # multi-task optimize (and --transfer by suggest): the run went on without the transfer asked for
+    (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
+    new = ("optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--budget", 2)
+    refused = invoke(*new, "--storage", "new.db", "--transfer", "rgpe")
+    assert refused.exit_code == 1 and "--transfer rgpe is for single-objective studies" in refused.output
+    assert not (workdir / "new.db").exists()
+    first = invoke(*new, "--storage", "mt.db", "--seed", 0)
+    assert first.exit_code == 0, first.output
+    for extra in (("--method", "rgpe"), ("--task", "lab"), ("--prior-rename", "a=x")):
+        again = invoke("optimize", "twomod:f", "--budget", 3, "--storage", "mt.db", *extra)
+        assert again.exit_code == 1 and f"{extra[0]}" in again.output and "not multi-task" in again.output
+    asked = invoke("suggest", "--storage", "mt.db", "--transfer", "rgpe")
+    assert asked.exit_code == 1 and "--transfer rgpe applies to single-objective studies" in asked.output
+    assert [t.state for t in wb.Study("mt.db").trials()] == ["complete", "complete"]  # nothing stored
+
+
 def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
     (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
     first = invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "acc,lat", "--directions",

@@ -16,6 +16,7 @@ import optuna
 import pytest
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 
+import warmbo as wb
 from warmbo.integrations.optuna import CHECKED_KEY, PARAMS_KEY, SpaceMap, WarmboSampler, trial_params
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -175,6 +176,45 @@ def test_prior_in_optuna_units_with_steps():
     with pytest.raises(ValueError, match="grid"):
         bad = optuna.create_study(sampler=WarmboSampler(seed=0, prior=([{"u": 75, "v": 0.35}], [1.0])))
         bad.optimize(objective, n_trials=2)
+
+
+def _warmbo_source(storage, maximize=False):
+    """A finished warmbo study of shifted(x, y) around (2.1, 1.0), negated when maximised."""
+    space = wb.Space([wb.Float("x", -5.0, 5.0), wb.Float("y", -5.0, 5.0)])
+    sign = -1.0 if maximize else 1.0
+    opt = wb.Optimizer(space, storage=storage, seed=0, maximize=maximize)
+    rng = np.random.default_rng(3)
+    for _ in range(15):
+        p = {"x": float(rng.uniform(-5, 5)), "y": float(rng.uniform(-5, 5))}
+        opt.tell(p, sign * ((p["x"] - 2.1) ** 2 + (p["y"] - 1.0) ** 2))
+    best = opt.best.params
+    opt.study.close()
+    return best
+
+
+def test_a_warmbo_study_file_or_url_is_a_prior_and_warm_starts_the_first_proposal(tmp_path, postgres_server):
+    # before, a warmbo study file was read as a CSV file: the first proposal failed with a
+    # UnicodeDecodeError quoting the whole SQLite file, and a PostgreSQL URL was "no such file",
+    # its password shown
+    path = str(tmp_path / "old.db")
+    best = _warmbo_source(path, maximize=True)  # read in the new study's direction
+    url = postgres_server.url().replace("@", ":s3cret@", 1)  # (trust auth: the password is unused)
+    assert _warmbo_source(url) == best
+    for prior in (path, [path], [url], [path, url]):
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior))
+        study.optimize(lambda t: shifted(t, (2.1, 1.0)), n_trials=2)
+        # trial 0 fixes the search space; trial 1 is the warm design's first point: the best source row
+        assert study.trials[1].params == pytest.approx(best), prior
+        assert study.sampler.optimizer.study.count("complete") == 2  # the sources are not trials
+        study.sampler.optimizer.study.close()
+    with pytest.raises(ValueError, match="no such warmbo study 'missing.db'"):
+        WarmboSampler(prior="missing.db")
+    with pytest.raises(ValueError, match="cannot be mixed") as refused:
+        WarmboSampler(prior=[optuna.create_study(), url])
+    assert "s3cret" not in str(refused.value)
+    with pytest.raises(ValueError, match="no such warmbo study") as missing:  # before any trial is spent
+        WarmboSampler(seed=0, prior=[path, url.replace("study=", "study=no")])
+    assert "s3cret" not in str(missing.value) and "***" in str(missing.value)
 
 
 def test_running_trials_are_pending_points():

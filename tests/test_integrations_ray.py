@@ -128,6 +128,16 @@ def test_failed_trials_and_missing_metrics_are_failed_points():
     assert math.isfinite(search.optimizer.best.value)
 
 
+def test_a_misspelt_optimizer_option_is_refused_when_the_searcher_is_made():
+    # before, it was a TypeError at the first suggest, inside the Tune run
+    with pytest.raises(ValueError, match="Optimizer has no argument \\['acqusition'\\]"):
+        WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), optimizer_options={"acqusition": wb.UCB()})
+    search = WarmboSearch(
+        wb.Space([wb.Float("x", 0.0, 1.0)]), "loss", "min", optimizer_options={"acquisition": wb.UCB()}
+    )
+    assert isinstance(search.suggest("t0"), dict) and isinstance(search.optimizer.acquisition, wb.UCB)
+
+
 def test_a_finite_space_with_every_point_running_or_failed_waits_then_finishes():
     # tune.choice(["a", "b"]) with max_concurrent_trials=3: the third suggest found both points
     # pending and raised SpaceExhaustedError out of Tuner.fit; Tune's answer for "not now" is None

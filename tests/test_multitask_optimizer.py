@@ -456,3 +456,31 @@ def test_history_dataframe_names_the_task_columns_by_task(space):
     assert list(frame.columns[-3:]) == ["acc", "value_x", "x"]
     assert (frame["acc"][0], frame["value_x"][0], frame["x"][0]) == (1.0, 2.0, 0.2)
     assert list(mt.history.complete().to_dataframe().columns) == list(frame.columns)
+
+
+@pytest.mark.parametrize("reclaim", ["retry", "fail"])
+def test_a_dead_workers_trial_is_reclaimed_on_postgresql(space, postgres_url, reclaim):
+    # before, MultiTaskOptimizer took no heartbeat_grace (TypeError): a machine that died left its
+    # trial pending for good on a study shared by several machines
+    import time
+
+    settings = dict(task_names=["acc", "lat"], directions=["maximize", "minimize"], seed=0)
+    lost_by = wb.MultiTaskOptimizer(
+        space, storage=postgres_url, worker="machine-a", heartbeat_grace=1.0, reclaim=reclaim, **settings
+    )
+    lost = lost_by.ask()  # ... machine-a dies here, without telling its values
+    time.sleep(1.2)
+    survivor = wb.MultiTaskOptimizer.load(
+        postgres_url, worker="machine-b", heartbeat_grace=1.0, reclaim=reclaim
+    )
+    again = survivor.ask()
+    if reclaim == "retry":  # machine-a's trial, handed over: same id, same point
+        assert again.trial_id == lost.trial_id and dict(again) == dict(lost)
+    else:
+        assert again.trial_id != lost.trial_id
+        assert survivor.study.trial(lost.trial_id).state == "failed"
+    survivor.tell(again, {"acc": 0.9, "lat": 3.0})
+    done = survivor.study.trial(again.trial_id)
+    assert done.state == "complete" and list(done.values) == [0.9, 3.0] and done.worker == "machine-b"
+    lost_by.study.close()
+    survivor.study.close()

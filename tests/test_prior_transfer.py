@@ -404,7 +404,7 @@ def test_prior_forms_that_are_easy_to_get_wrong_are_clear_errors(tmp_path):
     records = [{"x": a, "y": b} for a, b in X]
     with pytest.raises(DataError, match="holds no objective values"):
         wb.Optimizer(SPACE, prior=records)  # the values are missing
-    with pytest.raises(DataError, match=r"prior study .*missing\.db.*no study"):
+    with pytest.raises(DataError, match=r"prior study .*missing\.db.* does not exist"):
         wb.Optimizer(SPACE, prior=[str(tmp_path / "missing.db")])
     for name in ("a.db", "b.db"):
         old = wb.Optimizer(SPACE, seed=1, storage=str(tmp_path / name))
@@ -493,6 +493,18 @@ def test_a_prior_study_without_a_complete_trial_is_named(tmp_path):
     good.study.close()
     with pytest.raises(DataError, match=r"failed.db' holds no complete trial \(2 failed, 0 pending\)"):
         wb.Optimizer(space, prior=[str(tmp_path / "good.db"), str(tmp_path / "failed.db")], seed=0)
+
+
+def test_a_prior_study_that_does_not_exist_is_named_as_missing(tmp_path, postgres_server):
+    # before: "prior study 'missing.db': no study at ...: create one with a search space, `warmbo
+    # suggest --space ...`", advice to create an empty study where a finished one was meant
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    (tmp_path / "empty.db").touch()
+    missing = postgres_server.url().replace("@", ":s3cret@", 1)
+    for prior in (str(tmp_path / "missing.db"), str(tmp_path / "empty.db"), missing):
+        with pytest.raises(DataError, match="does not exist: give the file or URL of a finished study") as e:
+            wb.Optimizer(space, prior=[prior], seed=0)
+        assert "create one" not in str(e.value) and "s3cret" not in str(e.value)
 
 
 def test_a_rename_reaches_the_studies_of_a_list_that_holds_csv_files_too(tmp_path):

@@ -430,6 +430,10 @@ def load_optimizer(
             raise ValueError("--max-trials applies to single-objective studies; this one is multi-task")
         if max_prior is not None:
             raise ValueError("--max-prior applies to single-objective studies; this one is multi-task")
+        if transfer not in (None, "none"):  # (a multi-task study has no transfer sources)
+            raise ValueError(
+                f"--transfer {transfer} applies to single-objective studies; this one is multi-task"
+            )
         return MultiTaskOptimizer.load(url)
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -742,6 +746,18 @@ def optimize(
             raise ValueError("--max-trials is for single-objective studies")
         if max_prior is not None:
             raise ValueError("--max-prior is for single-objective studies (a multi-task study has no prior)")
+        given = [
+            flag
+            for flag, value in (
+                (f"--transfer {transfer}", transfer),
+                (f"--method {method}", method),
+                ("--task", task),
+                ("--prior-rename", prior_rename),
+            )
+            if value not in (None, "none", "gp", [])
+        ]
+        if given:  # (they would be silently ignored: a multi-task study starts from its trials)
+            raise ValueError(f"{given[0]} is for single-objective studies with --prior, not multi-task ones")
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
         )

@@ -42,6 +42,10 @@ Conventions (say them to users, they matter):
 - Each trial stores its vector (``Trial.values``) and, as ``value``, its expected scalarised utility
   ``E_lambda s_lambda(y)`` under the study's weights and ``ref`` (signed units), so ``best``,
   ``warmbo status`` and reports rank trials by the utility the optimizer maximises.
+
+Why this file is long: a study stores every setting of the model and the acquisition, and a reopened
+study must ask as it was created, so the checks and restoring of those settings take about a third
+of the file; they belong with the optimizer whose settings they are.
 """
 
 from __future__ import annotations
@@ -136,8 +140,10 @@ class MultiTaskOptimizer(Optimizer):
         Weights in the sample average of the expectation.
     horizon : int, default 1000
         T in MT-BKB's q (001 Thm 3).
-    n_initial, seed, storage, worker
-        As for :class:`~warmbo.Optimizer`.
+    n_initial, seed, storage, worker, heartbeat_grace, reclaim
+        As for :class:`~warmbo.Optimizer`: with ``heartbeat_grace`` (seconds), the trial of a worker
+        silent that long (a machine lost) is taken over by the next ask of another worker (same trial
+        id and point; ``reclaim="fail"`` marks it failed), so several machines can share a study.
     prior : (X, Y), optional
         Earlier evaluations of these same tasks in your own units, told once as trials of the
         study (see :meth:`add_prior`).
@@ -176,6 +182,8 @@ class MultiTaskOptimizer(Optimizer):
         storage=None,
         worker: str | None = None,
         prior=None,
+        heartbeat_grace: float | None = None,
+        reclaim: str = "retry",
     ):
         if kernel is not None and not isinstance(kernel, MultiTaskKernel | Kernel):
             raise ValueError(f"kernel must be a multi-task or scalar warmbo kernel, got {kernel!r}")
@@ -316,6 +324,8 @@ class MultiTaskOptimizer(Optimizer):
             seed=seed,
             storage=storage,
             worker=worker,
+            heartbeat_grace=heartbeat_grace,
+            reclaim=reclaim,
         )
         self.model = self.model.clone(seed=self.seed)  # the stored seed when none was given
         self.acquisition = self._acquisition(1.0, 1.0)

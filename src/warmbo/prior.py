@@ -81,7 +81,7 @@ POOLED_PRIOR_ROWS = 256
 
 
 def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=None) -> TaskData:
-    from .storage import StorageError, Study, study_identity
+    from .storage import StorageError, Study, study_exists, study_identity
     from .trial import COMPLETE
 
     params, values, labels = [], [], []
@@ -105,6 +105,11 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
         if identity is not None:
             seen[identity] = item
         try:
+            if not isinstance(item, Study) and not study_exists(item):
+                # (the storage's own error advises creating a study there: no use for a source)
+                raise DataError(
+                    f"prior study {_shown(item)!r} does not exist: give the file or URL of a finished study"
+                )
             # read-only: a source is never changed (an old study's schema is not migrated), and may
             # be an archived study in a folder the user cannot write
             study = item if isinstance(item, Study) else Study(item, readonly=True)

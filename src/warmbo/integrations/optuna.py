@@ -31,7 +31,9 @@ unpickling or when the search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
-sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path), or a list of earlier Optuna studies
+sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path; a finished warmbo study, its file or
+URL, or a list of warmbo studies and CSV paths, read by :func:`warmbo.prior.as_prior`, one source task
+each), or a list of earlier Optuna studies
 (``optuna.Study`` objects), whose completed trials inside the current search space are the source
 data, one source task per study, signed by each study's direction. ``transfer=`` chooses how they
 are used (default ``"auto"``: a warm design from the sources, then the guarded portfolio;
@@ -330,8 +332,10 @@ class WarmboSampler(BaseSampler):
     prior : optional
         Earlier evaluations: an ``(X, y)`` pair in the units of the Optuna parameters (X parameter
         dicts, or rows in the search space's order, sorted by name), a :class:`~warmbo.data.TaskData`,
-        a CSV path (one column per parameter and ``y``, optionally ``task``), or a list of
-        ``optuna.Study`` objects whose completed trials (inside the current search space) are the
+        a CSV path (one column per parameter and ``y``, optionally ``task``), a finished warmbo study
+        (file or URL) or a list of warmbo studies and CSV paths (one source task each, as
+        ``Optimizer(prior=...)`` reads them), or a list of ``optuna.Study`` objects whose
+        completed trials (inside the current search space) are the
         data, one source task per study, signed by each study's direction.
     transfer : str, optional
         How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
@@ -647,7 +651,7 @@ class WarmboSampler(BaseSampler):
                 return None
             task = labels if self.transfer != "none" else None
             return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")
-        data = _user_data(prior, space_map.user_space)
+        data = _user_data(prior, space_map.user_space, maximize)
         rows = []
         for i, params in enumerate(data.params):
             try:
@@ -669,37 +673,71 @@ def _check_prior(prior) -> None:
                 raise ValueError(f"prior study {source.study_name!r} has several objectives")
         return
     if isinstance(prior, str | os.PathLike):
-        if not os.path.isfile(prior):
-            raise DataError(f"prior: no such file {os.fspath(prior)!r}")
+        _check_location(prior)
         return
-    if isinstance(prior, tuple) and len(prior) == 2:
+    if isinstance(prior, tuple) and len(prior) == 2 and not all(map(_is_location, prior)):
         X, y = prior
         if len(X) != len(y):
             raise DataError(f"prior (X, y): X has {len(X)} rows and y {len(y)} values")
         return
-    raise DataError(
-        "prior must be an (X, y) pair, a TaskData, a CSV path or a list of optuna studies; "
-        f"got {type(prior).__name__}"
-    )
+    if isinstance(prior, list | tuple) and prior and all(map(_is_location, prior)):
+        for item in prior:
+            if isinstance(item, str | os.PathLike):
+                _check_location(item)
+        return
+    if isinstance(prior, list | tuple) and any(isinstance(s, optuna.Study) for s in prior):
+        raise DataError(
+            "prior: a list of optuna studies cannot be mixed with other sources; give the optuna "
+            "studies alone, or warmbo studies and CSV files alone"
+        )
+    raise DataError(f"{_FORMS}; got {type(prior).__name__}")
 
 
-def _user_data(prior, user_space: Space) -> TaskData:
-    """Prior data in the units of the Optuna parameters, read against ``user_space``."""
+_FORMS = (
+    "prior must be an (X, y) pair, a TaskData, a CSV path, a warmbo study (file or URL), a list of "
+    "warmbo studies and CSV paths, or a list of optuna studies"
+)
+
+
+def _is_location(item) -> bool:
+    """A warmbo study (path, URL or Study object) or a CSV path, as ``Optimizer(prior=[...])`` takes."""
+    from ..storage import Study
+
+    return isinstance(item, str | os.PathLike | Study)
+
+
+def _check_location(item) -> None:
+    """A CSV file or a warmbo study (file or PostgreSQL study) that does not exist is refused; a
+    password in a URL is never shown."""
+    from ..prior import names_a_study
+    from ..storage import redacted, study_exists
+
+    text = os.fspath(item)
+    if names_a_study(text):
+        if not study_exists(text):
+            raise DataError(f"prior: no such warmbo study {redacted(text)!r}")
+        return
+    if not os.path.isfile(text):
+        raise DataError(f"prior: no such file {redacted(text)!r}")
+
+
+def _user_data(prior, user_space: Space, maximize: bool) -> TaskData:
+    """Prior data in the units of the Optuna parameters, read against ``user_space`` (a warmbo
+    study's values signed by its direction, as ``Optimizer(prior=...)`` reads it)."""
+    from ..prior import as_prior
+
     if isinstance(prior, TaskData):
         records = [{n: p[n] for n in user_space.names if n in p} for p in prior.params]
         return TaskData.from_records(records, prior.y, user_space, task=prior.task, source=prior.source)
-    if isinstance(prior, str | os.PathLike):
-        path = os.fspath(prior)
-        with open(path, newline="") as fh:
-            header = [cell.strip() for cell in fh.readline().split(",")]
-        return TaskData.from_csv(path, user_space, task="task" if "task" in header else None)
+    if isinstance(prior, str | os.PathLike) or (
+        isinstance(prior, list | tuple) and prior and all(map(_is_location, prior))
+    ):
+        # a CSV path, a warmbo study (file or URL), or a list of them: one source task each
+        return as_prior(prior, user_space, maximize)
     if isinstance(prior, tuple) and len(prior) == 2:
         X, y = prior
         if len(X) and isinstance(X[0], Mapping):
             records = [{n: p[n] for n in user_space.names if n in p} for p in X]
             return TaskData.from_records(records, y, user_space, source="<prior (X, y)>")
         return TaskData.from_numpy(np.asarray(X), y, user_space, source="<prior (X, y)>")
-    raise DataError(
-        "prior must be an (X, y) pair, a TaskData, a CSV path or a list of optuna studies; "
-        f"got {type(prior).__name__}"
-    )
+    raise DataError(f"{_FORMS}; got {type(prior).__name__}")

@@ -30,6 +30,7 @@ completes its pending point when Tune reports it.
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import pickle
@@ -207,6 +208,15 @@ class WarmboSearch(Searcher):
             raise ValueError(
                 f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments"
             )
+        # the optimizer is built at the first suggestion, inside the Tune run: a name it does not take
+        # is refused here, before the run starts
+        takes = set(inspect.signature(Optimizer).parameters)
+        unknown = sorted(set(options) - takes)
+        if unknown:
+            left = sorted(
+                takes - {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
+            )
+            raise ValueError(f"optimizer_options: Optimizer has no argument {unknown} (it takes {left})")
         super().__init__(metric=metric, mode=mode)
         self._nested = isinstance(space, dict)
         self._steps: dict[str, _Step] = {}  # quantised Tune parameters: the space holds their index
