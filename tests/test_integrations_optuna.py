@@ -217,6 +217,24 @@ def test_a_warmbo_study_file_or_url_is_a_prior_and_warm_starts_the_first_proposa
     assert "s3cret" not in str(missing.value) and "***" in str(missing.value)
 
 
+def test_every_point_of_the_warm_design_is_proposed_after_the_startup_trial(tmp_path):
+    # before, the sampler made its optimizer with n_initial=1 (the startup trials being the cold
+    # design), which cut the warm design to its first point: the second, the source model's maximum,
+    # was never proposed and the model chose from trial 2 on, on two target points
+    path = str(tmp_path / "old.db")
+    _warmbo_source(path)
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=path))
+    study.optimize(lambda t: shifted(t, (2.1, 1.0)), n_trials=4)
+    optimizer = study.sampler.optimizer
+    warm = optimizer.warm_design().points
+    # one source: the warm design's two points (its best row, then the source model's maximum) as
+    # trials 1 and 2; the model chooses trial 3
+    proposed = np.vstack([optimizer.space.encode(t.params) for t in study.trials[1:4]])
+    np.testing.assert_allclose(proposed[:2], warm[:2], atol=1e-9)
+    assert np.min(np.abs(proposed[2] - warm).max(axis=1)) > 1e-6
+    optimizer.study.close()
+
+
 def test_running_trials_are_pending_points():
     sampler = WarmboSampler(seed=0, n_startup_trials=3)
     study = optuna.create_study(sampler=sampler)

@@ -77,6 +77,7 @@ from ..data import DataError, TaskData
 from ..optimizer import Optimizer, SpaceExhaustedError
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..transfer.registry import TRANSFER_METHODS
+from ..transfer.warm_design import design_size
 from ..trial import COMPLETE, FAILED, PENDING
 
 __all__ = ["SpaceMap", "WarmboSampler"]
@@ -581,7 +582,7 @@ class WarmboSampler(BaseSampler):
             seed=self.seed,
             prior=prior,
             transfer=self.transfer if prior is not None else None,
-            n_initial=1,  # the startup trials are the initial design
+            n_initial=self._n_initial(prior),
             worker="optuna",
             **self.optimizer_options,
         )
@@ -589,6 +590,17 @@ class WarmboSampler(BaseSampler):
             self._cache.optimizer.study.close()
         self._cache = _Cache(key, study._storage, space_map, optimizer)
         return self._cache
+
+    def _n_initial(self, prior: TaskData | None) -> int:
+        """The optimizer's design size. Without a prior the startup trials are the design (1: the
+        model chooses once two trials are complete). With one, the design counts the startup trials
+        too, so it is their number plus the warm design's own size (2 for one source, the second a
+        source model's maximum on a continuous space; 3 for several): the warm design then holds
+        that many points from the sources, proposed after the startup trials. With 1, as before,
+        the model chose right after the warm design's first point."""
+        if prior is None or self.transfer == "none":
+            return 1
+        return self.n_startup_trials + design_size(max(1, len(prior.tasks)))
 
     def _sync(self, cache: _Cache, study: optuna.Study, current: int) -> None:
         """Bring the optimizer's study up to date with the Optuna storage (see module docstring)."""
