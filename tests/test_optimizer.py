@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -247,6 +249,13 @@ def test_schedule_and_acquisition_configuration():
     assert same.acquisition.schedule == Srinivas()
     given = wb.Optimizer(SPACE, acquisition=wb.UCB(), schedule=IGPUCB(B=2.0))  # UCB() takes schedule=
     assert given.acquisition.schedule == IGPUCB(B=2.0)
+    # a pickled or copied UCB() is still one without a schedule of its own (a WarmboSearch restored
+    # from Tune's checkpoint pickles its options): it was refused as if given Srinivas()
+    for again in (pickle.loads(pickle.dumps(wb.UCB())), copy.deepcopy(wb.UCB()), copy.copy(wb.UCB())):
+        assert not again.schedule_given and again == wb.UCB()
+        given = wb.Optimizer(SPACE, acquisition=again, schedule=IGPUCB(B=2.0))
+        assert given.acquisition.schedule == IGPUCB(B=2.0)
+    assert pickle.loads(pickle.dumps(wb.UCB(Srinivas()))).schedule_given
     fixed = wb.GP(wb.kernels.RBF([0.25, 0.25]), noise=1e-6, normalize_y=True)
     opt = wb.Optimizer(SPACE, model=fixed, acquisition=wb.UCB(Constant(4.0)), seed=0)
     best = opt.run(branin_objective, budget=25, progress=False)
