@@ -1987,6 +1987,31 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
         assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
 
 
+def _slow_typo(params):
+    time.sleep(0.2)
+    return _typo(params)
+
+
+def test_a_repeated_failure_on_a_given_executor_names_only_the_trials_left_pending():
+    """On an executor given to run (a Dask client's, a pool), the stop cancels the evaluations still
+    running, stores the finished ones and withdraws this run's others; the error said all of them
+    "were still running and are left pending: run with retry_pending=True", while the study held
+    none of them pending."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings(record=True) as seen, ThreadPoolExecutor(4) as pool:
+        warnings.simplefilter("always")
+        with pytest.raises(wb.optimizer.RepeatedFailureError, match="first 3 evaluations") as raised:
+            opt.run(_slow_typo, budget=20, executor=pool, n_workers=4, progress=False)
+    pending = {t.id for t in opt.history if t.state == "pending"}
+    assert set(raised.value.pending) == pending
+    assert ("left pending" in str(raised.value)) == bool(pending)
+    stopped = [w for w in seen if issubclass(w.category, wb.optimizer.InterruptedRunWarning)]
+    assert len(stopped) == 1 and "stopped by RepeatedFailureError" in str(stopped[0].message)
+
+
 def test_a_run_goes_on_when_its_first_failures_differ_or_one_succeeds():
     space = wb.Space([wb.Float("x", 0.0, 1.0)])
     calls = []

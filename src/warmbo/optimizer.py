@@ -2330,7 +2330,17 @@ class Optimizer:
                         error = first_failures.stops(trial, unfinished)
                         if error is not None:
                             self._stop_evaluations(objective, running)
-                            raise RepeatedFailureError(error, sorted(s.trial_id for s in running.values()))
+                            left = {s.trial_id for s in running.values()}
+                            if submitter is not None:
+                                # an executor given (Dask, a process pool): its evaluations are cancelled,
+                                # finished ones stored and this run's withdrawn, as on Ctrl-C (its warning
+                                # says which); the error names only the trials that stay pending (it named
+                                # withdrawn and stored ones as "left pending")
+                                stop = f"stopped by {RepeatedFailureError.__name__}"
+                                self._stop_submitted(running, queue, created, evaluate, stop, finished)
+                                running.clear()
+                                left &= {t.id for t in self.study.trials((PENDING,))}
+                            raise RepeatedFailureError(error, sorted(left))
         except KeyboardInterrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
