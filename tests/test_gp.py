@@ -778,3 +778,18 @@ def test_extend_after_adding_points_with_another_noise_is_the_fit_it_promises(mo
     np.testing.assert_allclose(extended.noise_, np.full(n, 1e-3))
     gain = 0.5 * np.linalg.slogdet(np.eye(n) + kernel(X[:n], X[:n]) / 1e-3)[1]
     np.testing.assert_allclose(extended.info_gain(), gain, rtol=1e-8)
+
+
+def test_a_prediction_pickles_and_copies_as_the_pair_it_was():
+    """``GP.predict``'s pair was a plain tuple, which pickles (joblib caches, a process pool's
+    results) and copies; as a ``Prediction`` every pickle.loads and copy.copy failed with
+    "Prediction.__new__() missing 1 required positional argument: 'std'"."""
+    import copy
+    import pickle
+
+    X, y, _ = data(n=12, d=2, seed=1, noise=0.05)
+    prediction = GP(Matern(2.5, 0.4), noise=1e-2).fit(X, y).predict(X[:4])
+    for again in (pickle.loads(pickle.dumps(prediction)), copy.copy(prediction), copy.deepcopy(prediction)):
+        assert type(again) is type(prediction)
+        np.testing.assert_array_equal(again.mean, prediction.mean)
+        np.testing.assert_array_equal(again.std, prediction.std)

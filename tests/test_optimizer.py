@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -247,6 +249,13 @@ def test_schedule_and_acquisition_configuration():
     assert same.acquisition.schedule == Srinivas()
     given = wb.Optimizer(SPACE, acquisition=wb.UCB(), schedule=IGPUCB(B=2.0))  # UCB() takes schedule=
     assert given.acquisition.schedule == IGPUCB(B=2.0)
+    # a pickled or copied UCB() is still one without a schedule of its own (a WarmboSearch restored
+    # from Tune's checkpoint pickles its options): it was refused as if given Srinivas()
+    for again in (pickle.loads(pickle.dumps(wb.UCB())), copy.deepcopy(wb.UCB()), copy.copy(wb.UCB())):
+        assert not again.schedule_given and again == wb.UCB()
+        given = wb.Optimizer(SPACE, acquisition=again, schedule=IGPUCB(B=2.0))
+        assert given.acquisition.schedule == IGPUCB(B=2.0)
+    assert pickle.loads(pickle.dumps(wb.UCB(Srinivas()))).schedule_given
     fixed = wb.GP(wb.kernels.RBF([0.25, 0.25]), noise=1e-6, normalize_y=True)
     opt = wb.Optimizer(SPACE, model=fixed, acquisition=wb.UCB(Constant(4.0)), seed=0)
     best = opt.run(branin_objective, budget=25, progress=False)
@@ -1061,9 +1070,10 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
         np.testing.assert_allclose(model.predict(probe)[1], fresh.predict(probe)[1], rtol=1e-6, atol=1e-8)
     # the asks: one full fit to start (the fresh fits above call the unpatched fit), then each extends
     # the last ask's fit, across the order change too (the trials the order change moved came after
-    # it). A read (fit_model) extends the last ask's fit and keeps nothing for the next ask: the three
-    # before the first model ask fit in full
-    assert calls["fit"] == 1 and calls["read fit"] == 3
+    # it). A read (fit_model) extends the last read's fit since the last ask, else the ask's, and keeps
+    # nothing for the next ask: in full only the first read (the next two before the first model ask
+    # extend it) and the one after the order change (its last read held the trials in the other order)
+    assert calls["fit"] == 1 and calls["read fit"] == 2
     assert calls["extend"] >= 2 * (12 - 4)
 
 
@@ -1958,6 +1968,39 @@ def test_reading_a_study_leaves_the_next_ask_as_it_was(tmp_path, read):
     assert stored[0] == stored[1]
 
 
+def test_a_read_after_a_read_starts_from_its_fit_and_the_next_ask_is_still_untouched(tmp_path):
+    # reads stopped moving the next ask by dropping their fit, and so every read started from the
+    # ask's (or, with no ask yet, cold, with the restarts): opt.predict after each tell took three
+    # times as long on 400 trials. A read now starts from the last read's fit made since the last ask
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+    rng = np.random.default_rng(0)
+    opt = wb.Optimizer(space, seed=0)
+    for _ in range(40):
+        params = {"x": float(rng.random()), "y": float(rng.random())}
+        opt.tell(params, _bumpy(params))
+    assert opt.fit_model().n_restarts > 0  # no fit before: cold
+    opt.tell({"x": 0.5, "y": 0.5}, _bumpy({"x": 0.5, "y": 0.5}))
+    assert opt.fit_model().n_restarts == 0  # from the read just before
+    first = tmp_path / "read.db"
+    wb.Optimizer(space, seed=0, storage=f"sqlite:///{first}").run(_bumpy, budget=12, progress=False)
+    second = tmp_path / "untouched.db"
+    second.write_bytes(first.read_bytes())
+    opts = [wb.Optimizer.load(f"sqlite:///{path}") for path in (first, second)]
+    for opt in opts:
+        params = opt.ask()
+        opt.tell(params, _bumpy(params))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for x in (0.2, 0.4, 0.6):  # reads chained on reads, with a tell between
+            opts[0].predict({"x": x, "y": 0.5})
+            opts[0].audit()
+            opts[0].tell({"x": x, "y": 0.9}, _bumpy({"x": x, "y": 0.9}))
+            opts[1].tell({"x": x, "y": 0.9}, _bumpy({"x": x, "y": 0.9}))
+    asked = [opt.ask() for opt in opts]
+    assert dict(asked[0]) == dict(asked[1])
+    assert opts[0].study.get_meta("warm_start") == opts[1].study.get_meta("warm_start")
+
+
 def _typo(params):
     return mistyped * params["x"]  # noqa: F821 - the typo a user makes
 
@@ -1976,6 +2019,31 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
         finished = [t for t in opt.history if t.state != "pending"]
         assert 3 <= len(finished) < 20 and all(t.is_failed for t in finished)
         assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
+
+
+def _slow_typo(params):
+    time.sleep(0.2)
+    return _typo(params)
+
+
+def test_a_repeated_failure_on_a_given_executor_names_only_the_trials_left_pending():
+    """On an executor given to run (a Dask client's, a pool), the stop cancels the evaluations still
+    running, stores the finished ones and withdraws this run's others; the error said all of them
+    "were still running and are left pending: run with retry_pending=True", while the study held
+    none of them pending."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings(record=True) as seen, ThreadPoolExecutor(4) as pool:
+        warnings.simplefilter("always")
+        with pytest.raises(wb.optimizer.RepeatedFailureError, match="first 3 evaluations") as raised:
+            opt.run(_slow_typo, budget=20, executor=pool, n_workers=4, progress=False)
+    pending = {t.id for t in opt.history if t.state == "pending"}
+    assert set(raised.value.pending) == pending
+    assert ("left pending" in str(raised.value)) == bool(pending)
+    stopped = [w for w in seen if issubclass(w.category, wb.optimizer.InterruptedRunWarning)]
+    assert len(stopped) == 1 and "stopped by RepeatedFailureError" in str(stopped[0].message)
 
 
 def test_a_run_goes_on_when_its_first_failures_differ_or_one_succeeds():

@@ -256,6 +256,12 @@ class UCB(Acquisition):
         """Whether this UCB was given a schedule (``UCB(Srinivas())`` was; ``UCB()`` was not)."""
         return self.schedule is not _DEFAULT_SCHEDULE
 
+    def __reduce__(self):
+        # a pickled or copied UCB() is UCB() again (its schedule the shared default, not a given
+        # Srinivas()): a WarmboSearch restored from Tune's checkpoint with acquisition=UCB() and
+        # schedule= was refused, the copied default taken for a schedule of its own
+        return (type(self), () if not self.schedule_given else (self.schedule,))
+
     def beta_t(self, model, space=None) -> float:
         """``beta_t`` for the next round, ``t = model.n_observations + 1``."""
         schedule = self.schedule if space is None else self.schedule.for_space(space)

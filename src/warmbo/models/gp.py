@@ -68,6 +68,9 @@ class Prediction(tuple):
     def __new__(cls, mean: np.ndarray, std: np.ndarray):
         return super().__new__(cls, (mean, std))
 
+    def __getnewargs__(self):  # (pickle and copy: tuple's own gives one argument, the pair)
+        return tuple(self)
+
     @property
     def mean(self) -> np.ndarray:
         return self[0]
