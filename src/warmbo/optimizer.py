@@ -2330,7 +2330,25 @@ class Optimizer:
                         error = first_failures.stops(trial, unfinished)
                         if error is not None:
                             self._stop_evaluations(objective, running)
-                            raise RepeatedFailureError(error, sorted(s.trial_id for s in running.values()))
+                            stopping = [s.trial_id for s in running.values()]
+                            if submitter is not None:
+                                # on a given executor (a Dask cluster's) this run's trials still
+                                # running are withdrawn, not left pending: the error names only those
+                                # that stay pending (retried from an earlier run, or not withdrawn).
+                                # Before, it advised retry_pending=True for trials no longer there
+                                stopping += [s.trial_id for s in queue]
+                                self._stop_submitted(
+                                    running,
+                                    queue,
+                                    created,
+                                    evaluate,
+                                    "stopped by RepeatedFailureError",
+                                    finished,
+                                )
+                                running.clear()
+                                still = {t.id for t in self.study.trials((PENDING,))}
+                                stopping = [i for i in stopping if i in still]
+                            raise RepeatedFailureError(error, sorted(stopping))
         except KeyboardInterrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
