@@ -934,10 +934,13 @@ class Optimizer:
                 if "transfer" in overrides and overrides["transfer"] != stored["transfer"]:
                     del stored["max_prior"]  # another method: its own default cap, unless given
                 kwargs.update(stored)
-        elif overrides.get("prior") is not None and not {"transfer", "model"} & set(overrides):
+        elif overrides.get("prior") is not None and "model" not in overrides:
             # new sources for a study that transfers: the stored method (and its cap) as before,
-            # not the default (auto) in its place
-            kwargs.update(cls.stored_transfer(study))
+            # not the default (auto) in its place; transfer= naming the stored method keeps its cap
+            # too (before, it fell back to the method's default without a word)
+            kept = cls.stored_transfer(study)
+            if kept and overrides.get("transfer", kept["transfer"]) == kept["transfer"]:
+                kwargs.update(kept)
         kwargs.update(overrides)
         transferring = kwargs.get("prior") is not None and kwargs.get("transfer") != "none"
         if kwargs.get("n_initial") is None:  # neither given nor stored with the sources
