@@ -2464,3 +2464,28 @@ def test_suggest_creating_a_study_from_imported_rows_says_when_the_model_chooses
     said = " ".join(part.output.split())
     assert "the first 3 suggestion(s) are design points, then the model chooses" in said  # 4 - 1
     assert wb.Study("part.db").get_meta("warm_start") is None  # a design point: no model yet
+
+
+def test_new_prior_files_with_the_stored_method_named_keep_the_stored_cap(workdir):
+    # before: `--prior new.csv --transfer rgpe` on a study stored with rgpe and --max-prior 2 reset the
+    # cap to rgpe's default (1000) without a word, while the same command without --transfer, or
+    # `--transfer rgpe` without --prior, kept it
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+
+    def stored(path):
+        return json.loads(wb.Study(path).get_meta("transfer_sources"))["max_prior"]
+
+    made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
+                  "--transfer", "rgpe", "--max-prior", 2, "--json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--transfer", "rgpe", "--json")
+    assert again.exit_code == 0, again.output
+    assert stored("s.db") == 2
+    assert wb.Optimizer.load("s.db", prior="run1.csv", transfer="rgpe").max_prior == 2  # Python: the same
+    args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
+    assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
+                  "--transfer", "rgpe", "--max-prior", 2).exit_code == 0  # fmt: skip
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--transfer", "rgpe")
+    assert resumed.exit_code == 0, resumed.output
+    assert stored("o.db") == 2

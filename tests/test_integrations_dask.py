@@ -382,3 +382,44 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
     history = wb.Optimizer.load(url).history
     assert history and all(t.state == "complete" for t in history), [(t.id, t.state) for t in history]
     assert "withdrew trial(s)" in str(said[0].message)
+
+
+_fail_release = threading.Event()
+_fail_calls = itertools.count()
+
+
+def _three_fail_then_held(params):
+    if next(_fail_calls) >= 3:
+        _fail_release.wait(120)  # (released when the test ends)
+    raise NameError("name 'lr' is not defined")
+
+
+def test_a_run_stopped_by_repeated_failures_on_a_cluster_does_not_advise_retrying_withdrawn_trials(tmp_path):
+    # before: the RepeatedFailureError said the evaluations still running on the cluster were "left
+    # pending: run with retry_pending=True", while the run had withdrawn their trials from the study
+    # (nothing was left to retry)
+    from warmbo.optimizer import RepeatedFailureError
+
+    url = f"sqlite:///{tmp_path / 'failing.db'}"
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, storage=url)
+    four = {"n_workers": 1, "threads_per_worker": 4, "processes": False, "dashboard_address": None}
+    try:
+        with LocalCluster(**four) as cluster, Client(cluster) as local:
+            with pytest.raises(RepeatedFailureError) as stopped, pytest.warns(InterruptedRunWarning) as said:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", TrialFailedWarning)
+                    opt.run(
+                        _three_fail_then_held,
+                        budget=10,
+                        n_workers=4,
+                        executor=local.get_executor(),
+                        progress=False,
+                    )
+            _fail_release.set()  # (the cancelled evaluations' threads return, and the cluster closes)
+    finally:
+        _fail_release.set()
+    pending = [t.id for t in wb.Optimizer.load(url).history if t.state == "pending"]
+    assert pending == []
+    assert stopped.value.pending == ()
+    assert "retry_pending" not in str(stopped.value)
+    assert "withdrew trial(s)" in str(said[0].message)

@@ -820,7 +820,8 @@ def optimize(
         )
         _say_method(kept_transfer, method_given, prior, errors)
     elif data is not None and method != "none" and kept_transfer:
-        if method_given is None:  # (with the stored method's cap too, as Optimizer.load does)
+        if method == kept_transfer["transfer"]:  # (with the stored method's cap too, as Optimizer.load
+            # does, also when --transfer names the stored method)
             kwargs["max_prior"] = kept_transfer["max_prior"]
     if max_prior is not None:
         _say_cap(kept_transfer, kwargs.get("transfer"), max_prior, errors)

@@ -938,10 +938,13 @@ class Optimizer:
                 if "transfer" in overrides and overrides["transfer"] != stored["transfer"]:
                     del stored["max_prior"]  # another method: its own default cap, unless given
                 kwargs.update(stored)
-        elif overrides.get("prior") is not None and not {"transfer", "model"} & set(overrides):
+        elif overrides.get("prior") is not None and "model" not in overrides:
             # new sources for a study that transfers: the stored method (and its cap) as before,
-            # not the default (auto) in its place
-            kwargs.update(cls.stored_transfer(study))
+            # not the default (auto) in its place; transfer= naming the stored method keeps its cap
+            # too (before, it fell back to the method's default without a word)
+            kept = cls.stored_transfer(study)
+            if kept and overrides.get("transfer", kept["transfer"]) == kept["transfer"]:
+                kwargs.update(kept)
         kwargs.update(overrides)
         transferring = kwargs.get("prior") is not None and kwargs.get("transfer") != "none"
         if kwargs.get("n_initial") is None:  # neither given nor stored with the sources
@@ -2358,17 +2361,25 @@ class Optimizer:
                         error = first_failures.stops(trial, unfinished)
                         if error is not None:
                             self._stop_evaluations(objective, running)
-                            left = {s.trial_id for s in running.values()}
+                            stopping = [s.trial_id for s in running.values()]
                             if submitter is not None:
-                                # an executor given (Dask, a process pool): its evaluations are cancelled,
-                                # finished ones stored and this run's withdrawn, as on Ctrl-C (its warning
-                                # says which); the error names only the trials that stay pending (it named
-                                # withdrawn and stored ones as "left pending")
-                                stop = f"stopped by {RepeatedFailureError.__name__}"
-                                self._stop_submitted(running, queue, created, evaluate, stop, finished)
+                                # on a given executor (a Dask cluster's) this run's trials still
+                                # running are withdrawn, not left pending: the error names only those
+                                # that stay pending (retried from an earlier run, or not withdrawn).
+                                # Before, it advised retry_pending=True for trials no longer there
+                                stopping += [s.trial_id for s in queue]
+                                self._stop_submitted(
+                                    running,
+                                    queue,
+                                    created,
+                                    evaluate,
+                                    "stopped by RepeatedFailureError",
+                                    finished,
+                                )
                                 running.clear()
-                                left &= {t.id for t in self.study.trials((PENDING,))}
-                            raise RepeatedFailureError(error, sorted(left))
+                                still = {t.id for t in self.study.trials((PENDING,))}
+                                stopping = [i for i in stopping if i in still]
+                            raise RepeatedFailureError(error, sorted(stopping))
         except KeyboardInterrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
