@@ -2378,6 +2378,17 @@ def reproduce(
     out = out or Path("warmbo-reproduce") / experiment
     _check_reproduce_out(out, force)
     options = {k: v for k, v in given.items() if k in entry.options}
+    received: list[int] = []
+
+    def stop(signum, _frame) -> None:
+        # SIGTERM (and SIGHUP) end the run as Ctrl-C does: before, warmbo died at once and the
+        # --workers processes it had spawned were left behind, orphaned
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
+        previous = {sig: signal.signal(sig, stop) for sig in _stopping_signals() if sig != signal.SIGINT}
     try:
         with progress_display(console) as progress:
             result = entry.run(
@@ -2391,7 +2402,10 @@ def reproduce(
             "shorten it",
             highlight=False,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + received[0] if received else 130) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     for item in entry.summary(result, out):
         console.print(item)
     tables = entry.doc_tables(result)
