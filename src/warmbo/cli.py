@@ -510,6 +510,8 @@ def demo(
     if panel:
         for name in panel:
             PANELS.lookup(name)  # an unknown name fails before anything runs
+    if out.exists() and not out.is_dir():  # (the run was made, then mkdir failed: '[Errno 17] File exists')
+        raise ValueError(f"--out {str(out)!r} is a file: give a folder for the plots and results")
     with progress_display(console) as progress:
         result = run_demo(out, quick=quick, progress=progress, panels=panel or None)
     results = json.loads((out / "results.json").read_text())
