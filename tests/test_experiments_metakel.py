@@ -202,6 +202,17 @@ def test_cli_reproduce_refuses_an_out_that_is_a_file_before_running(tmp_path):
     assert taken.read_text() == "mine"
 
 
+def test_cli_reproduce_refuses_an_out_under_a_file_before_running(tmp_path):
+    """Before: the whole run was made, then mkdir failed with '[Errno 20] Not a directory'."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--out", str(taken / "sub")])
+    assert done.exit_code == 1
+    text = " ".join(done.output.split())
+    assert "a file: give a folder" in text and "calibration (Fig. 4)" not in done.output
+    assert taken.read_text() == "mine"
+
+
 def test_cli_reproduce_keeps_an_earlier_runs_results_unless_forced(tmp_path):
     """Before: a second run into the same --out replaced results.json without a word (a run of other
     --parts of envelope replaced the results of a run of an hour)."""
