@@ -316,6 +316,17 @@ def test_suggest_and_a_resumed_optimize_transfer_from_the_stored_sources(workdir
     assert late.exit_code == 0, late.output
 
 
+def test_demo_refuses_an_out_that_is_a_file_before_running(tmp_path):
+    """Before: the whole demo ran, then mkdir failed with '[Errno 17] File exists' (reproduce
+    refuses it before its run; demo shares the output folder rules, and reruns into a folder)."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = CliRunner().invoke(app, ["demo", "--quick", "--panel", "branin", "--out", str(taken)])
+    assert done.exit_code == 1
+    assert "is a file" in done.output and "runs done" not in done.output
+    assert taken.read_text() == "mine"
+
+
 def test_demo_quick_writes_the_table_plots_and_report(tmp_path):
     result = invoke("demo", "--quick", "--out", tmp_path / "demo")
     assert result.exit_code == 0, result.output

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from multiprocessing import get_context
@@ -200,6 +202,17 @@ def test_cli_reproduce_refuses_an_out_that_is_a_file_before_running(tmp_path):
     assert taken.read_text() == "mine"
 
 
+def test_cli_reproduce_refuses_an_out_under_a_file_before_running(tmp_path):
+    """Before: the whole run was made, then mkdir failed with '[Errno 20] Not a directory'."""
+    taken = tmp_path / "taken"
+    taken.write_text("mine")
+    done = CliRunner().invoke(app, ["reproduce", "metakel", "--quick", "--out", str(taken / "sub")])
+    assert done.exit_code == 1
+    text = " ".join(done.output.split())
+    assert "a file: give a folder" in text and "calibration (Fig. 4)" not in done.output
+    assert taken.read_text() == "mine"
+
+
 def test_cli_reproduce_keeps_an_earlier_runs_results_unless_forced(tmp_path):
     """Before: a second run into the same --out replaced results.json without a word (a run of other
     --parts of envelope replaced the results of a run of an hour)."""
@@ -274,3 +287,48 @@ def test_ctrl_c_says_that_the_runs_are_lost_and_leaves_earlier_results(tmp_path)
     assert run.returncode == 130, err
     assert f"interrupted: the runs made so far are lost ({out} is not written)" in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("signum", "group", "status"), [("SIGINT", True, 130), ("SIGTERM", False, 143)])
+def test_interrupt_with_workers_ends_at_once_and_leaves_no_worker(signum, group, status, tmp_path):
+    """Before: Ctrl-C with --workers 2 (SIGINT to the terminal's process group) waited, at full CPU,
+    for every queued run of the part before it said 'interrupted' (minutes, results thrown away), and
+    SIGTERM ended warmbo at once leaving its spawned workers behind, orphaned."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "repro"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "warmbo.cli", "reproduce", "metakel", "--runs", "60", "--workers", "2"]
+        + ["--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # (its own process group, as a terminal's job)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as in a terminal
+    )
+    try:
+        assert "calibration (Fig. 4)" in run.stdout.readline()
+        time.sleep(4)  # the workers are inside regret runs, more are queued
+        sig = getattr(signal, signum)
+        if group:
+            os.killpg(run.pid, sig)
+        else:
+            run.send_signal(sig)
+        _, err = run.communicate(timeout=15)
+        assert run.returncode == status, err
+        assert "interrupted: the runs made so far are lost" in " ".join(err.split())
+        deadline = time.monotonic() + 10
+        while True:  # the workers (same process group) are gone
+            try:
+                os.killpg(run.pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < deadline, "worker processes are still running"
+            time.sleep(0.2)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGKILL)
+        run.kill()

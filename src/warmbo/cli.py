@@ -510,6 +510,7 @@ def demo(
     if panel:
         for name in panel:
             PANELS.lookup(name)  # an unknown name fails before anything runs
+    _check_out_folder(out, "the plots and results")  # (before: the run was made, then mkdir failed)
     with progress_display(console) as progress:
         result = run_demo(out, quick=quick, progress=progress, panels=panel or None)
     results = json.loads((out / "results.json").read_text())
@@ -2283,12 +2284,26 @@ def _reproduce_texts() -> tuple[str, str, str]:
 _REPRODUCE_NAMES, _REPRODUCE_PARTS, _REPRODUCE_FILES = _reproduce_texts()
 
 
+def _check_out_folder(out: Path, what: str) -> None:
+    """Refuse, before any run, an --out folder that cannot be made or written: a file, a path under
+    a file, or a folder without write permission (the whole run was made, then mkdir or the first
+    write failed: '[Errno 20] Not a directory', and the results were lost)."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file: give a folder for {what}")
+    existing = out.absolute()
+    while not existing.exists():  # the folder, or the nearest ancestor that exists (mkdir makes the rest)
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ValueError(f"--out {str(out)!r} is under {str(existing)!r}, a file: give a folder for {what}")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {str(out)!r}: no permission to write in {str(existing)!r}")
+
+
 def _check_reproduce_out(out: Path, force: bool) -> None:
     """Refuse, before any run, an --out that cannot take the results: a file (mkdir failed with
     "[Errno 17] File exists" after the whole run), or a folder holding an earlier run's results.json
     without --force (it was overwritten without a word, and a run of other --parts replaced it)."""
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out {str(out)!r} is a file: give a folder for the results")
+    _check_out_folder(out, "the results")
     earlier = out / "results.json"
     if earlier.exists() and not force:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(earlier.stat().st_mtime))
@@ -2379,6 +2394,17 @@ def reproduce(
     out = out or Path("warmbo-reproduce") / experiment
     _check_reproduce_out(out, force)
     options = {k: v for k, v in given.items() if k in entry.options}
+    received: list[int] = []
+
+    def stop(signum, _frame) -> None:
+        # SIGTERM (and SIGHUP) end the run as Ctrl-C does: before, warmbo died at once and the
+        # --workers processes it had spawned were left behind, orphaned
+        received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {}
+    if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
+        previous = {sig: signal.signal(sig, stop) for sig in _stopping_signals() if sig != signal.SIGINT}
     try:
         with progress_display(console) as progress:
             result = entry.run(
@@ -2392,7 +2418,10 @@ def reproduce(
             "shorten it",
             highlight=False,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(128 + received[0] if received else 130) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     for item in entry.summary(result, out):
         console.print(item)
     tables = entry.doc_tables(result)

@@ -40,7 +40,6 @@ import json
 import time
 import traceback
 import warnings
-from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -48,7 +47,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..problems.gaussian_transfer import SYNTHETIC_CASES, _box, _Gaussian, _pdf, synthetic_source
-from ._runner import execute, process_pool
+from ._runner import close_pool, execute, process_pool
 from .envelope_report import plot_all, summary, write_envelope_report
 from .registry import ENVELOPE_PARTS
 
@@ -825,9 +824,10 @@ def run_envelope(
             ]
             tab_runs = execute(tabular_run, jobs, pool, progress, "tabular HPOBench")
             seconds["tabular"] = time.perf_counter() - t0
-    finally:
-        if isinstance(pool, Executor):
-            pool.shutdown()
+    except BaseException:  # (Ctrl-C: the queued runs are not made, the workers end now)
+        close_pool(pool, interrupted=True)
+        raise
+    close_pool(pool)
     seconds["total"] = time.perf_counter() - start
     synthetic = _summarise_synthetic(syn_runs, methods, acquisitions) if syn_runs else {}
     hpo_summary = _summarise_hpo(hpo_runs, hpo_problems, methods, hpo_acquisitions) if run_hpo else {}

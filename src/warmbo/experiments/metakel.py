@@ -70,7 +70,7 @@ from ..problems.legendre import LegendreSetup
 from ..problems.regret import cumulative_inference_regret, simple_regret
 from ..space import Space
 from ..transfer.metakel import MetaKeL, full_kernel
-from ._runner import execute, process_pool, warning_texts
+from ._runner import close_pool, execute, process_pool, warning_texts
 from .metakel_report import plot_calibration, plot_regret, plot_support, summary, write_metakel_report
 
 __all__ = [
@@ -746,9 +746,10 @@ def run_metakel(
         t0 = time.perf_counter()
         support = support_recovery(ms, ns, runs_support, seed, workers=pool, progress=progress)
         seconds["support_recovery"] = time.perf_counter() - t0
-    finally:
-        if isinstance(pool, Executor):
-            pool.shutdown()
+    except BaseException:  # (Ctrl-C: the queued runs are not made, the workers end now)
+        close_pool(pool, interrupted=True)
+        raise
+    close_pool(pool)
     seconds["total"] = time.perf_counter() - start
     result = MetaKeLReproduction(settings, cal, reg, sweep, support, seconds)
     out.mkdir(parents=True, exist_ok=True)

@@ -108,7 +108,6 @@ import os
 import time
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -126,7 +125,7 @@ from ..problems.multitask import (
 )
 from ..problems.pareto import bayes_regret, cumulative_regret
 from ..scalarization import Scalarization
-from ._runner import execute, process_pool, warning_texts
+from ._runner import close_pool, execute, process_pool, warning_texts
 from .multitask_report import plot_regret, plot_timing, sign_tests, summary
 from .registry import MULTITASK_PARTS
 
@@ -671,9 +670,10 @@ def run_multitask(
                 progress=progress,
             )
             seconds["timing"] = time.perf_counter() - t0
-    finally:
-        if isinstance(pool, Executor):
-            pool.shutdown()
+    except BaseException:  # (Ctrl-C: the queued runs are not made, the workers end now)
+        close_pool(pool, interrupted=True)
+        raise
+    close_pool(pool)
     seconds["total"] = time.perf_counter() - start
     result = MultiTaskReproduction(settings, studies, timing_result, seconds, notes)
     out.mkdir(parents=True, exist_ok=True)

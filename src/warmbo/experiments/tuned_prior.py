@@ -55,7 +55,6 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from concurrent.futures import Executor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -74,7 +73,7 @@ from ..space import Space
 from ..transfer.envelope import Envelope
 from ..transfer.mkl import fit_ard_kernel, fit_mkl_kernel
 from ..transfer.tuned_prior import TunedPrior
-from ._runner import execute, process_pool, warning_texts
+from ._runner import close_pool, execute, process_pool, warning_texts
 
 __all__ = [
     "summary",
@@ -385,9 +384,10 @@ def run_tuned_prior(
     pool = process_pool(workers) if workers > 1 else 1
     try:
         results = execute(tuned_prior_run, jobs, pool, progress, "tuned-prior runs")
-    finally:
-        if isinstance(pool, Executor):
-            pool.shutdown()
+    except BaseException:  # (Ctrl-C: the queued runs are not made, the workers end now)
+        close_pool(pool, interrupted=True)
+        raise
+    close_pool(pool)
     seconds = {"total": time.perf_counter() - start}
     arms = [f"{m}-{a}" for m in methods for a in acquisitions]
     mean, sd = _aggregate(results, functions, arms)
