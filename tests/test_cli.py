@@ -2458,6 +2458,26 @@ def test_max_prior_caps_the_prior_rows_the_model_sees_and_is_stored_with_the_sou
     assert multi.exit_code == 1 and "--max-prior is for single-objective studies" in multi.output
 
 
+def test_transfer_options_on_a_study_without_sources_name_the_shell_option(workdir):
+    # before: `suggest --transfer rgpe` on a cold study said "give them with prior=" (Python's
+    # words), and `--max-prior` was taken and did nothing
+    assert invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "cold.db", "--budget", 2,
+                  "--seed", 0).exit_code == 0  # fmt: skip
+    before = [(t.id, t.state) for t in wb.Study("cold.db").trials()]
+    for option in (("--transfer", "rgpe"), ("--max-prior", 5)):
+        out = invoke("suggest", "cold.db", *option)
+        said = " ".join(out.output.split())
+        assert out.exit_code == 1 and ("cold.db stores none" in said or "cold.db holds none" in said), said
+        assert "with --prior" in said and "prior=" not in said
+    assert [(t.id, t.state) for t in wb.Study("cold.db").trials()] == before  # nothing suggested
+    # a study whose prior rows were imported as trials (--transfer none) takes --max-prior
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    made = invoke("suggest", "--storage", "told.db", "--space", "space.json", "--prior", "run1.csv",
+                  "--transfer", "none", "--json")  # fmt: skip
+    assert made.exit_code == 0, made.output
+    assert invoke("suggest", "told.db", "--max-prior", 2, "--json").exit_code == 0
+
+
 def test_suggest_creating_a_study_from_imported_rows_says_when_the_model_chooses(workdir):
     # before: "the first 4 suggestions are a design, then the model chooses", while the imported rows
     # (trials of the study) had filled the design and the model chose the very first suggestion

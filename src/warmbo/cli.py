@@ -435,6 +435,28 @@ def load_optimizer(
                 f"--transfer {transfer} applies to single-objective studies; this one is multi-task"
             )
         return MultiTaskOptimizer.load(url)
+    if prior is None and (transfer not in (None, "none") or max_prior is not None):
+        # a study without stored sources has nothing to transfer or cap: said in the shell's words
+        # (Optimizer.load said "give them with prior=", and --max-prior was taken and did nothing)
+        # (--max-prior also caps prior rows imported as trials, --transfer none)
+        from .optimizer import PRIOR_WORKER
+
+        study = Study(url)
+        try:
+            stored = Optimizer.stored_transfer(study)
+            imported = max_prior is not None and any(t.worker == PRIOR_WORKER for t in study.snapshot())
+        finally:
+            study.close()
+        if transfer not in (None, "none") and not stored:
+            raise ValueError(
+                f"--transfer {transfer} transfers from earlier studies, and {redacted(storage)} stores "
+                "none: give them (or CSV files) with --prior"
+            )
+        if max_prior is not None and not stored and not imported:
+            raise ValueError(
+                f"--max-prior caps the prior rows the model sees, and {redacted(storage)} holds none: "
+                "give earlier studies or CSV files with --prior"
+            )
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RestoreWarning)
