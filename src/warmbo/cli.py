@@ -418,13 +418,21 @@ def load_optimizer(
     """
     from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
-    from .optimizer import Optimizer, RestoreWarning
+    from .optimizer import PRIOR_WORKER, Optimizer, RestoreWarning
     from .storage import Study, readonly_url
 
     url = readonly_url(storage) if readonly else storage
     study = Study(url)
-    multitask = study.get_meta("multitask") is not None
-    study.close()
+    try:
+        multitask = study.get_meta("multitask") is not None
+        # what --transfer and --max-prior need: stored sources, or prior rows imported as trials
+        checked = prior is None and (transfer not in (None, "none") or max_prior is not None)
+        stored = Optimizer.stored_transfer(study) if checked else {}
+        imported = (
+            checked and max_prior is not None and any(t.worker == PRIOR_WORKER for t in study.snapshot())
+        )
+    finally:
+        study.close()
     if multitask:
         if max_trials is not None:
             raise ValueError("--max-trials applies to single-objective studies; this one is multi-task")
@@ -435,18 +443,9 @@ def load_optimizer(
                 f"--transfer {transfer} applies to single-objective studies; this one is multi-task"
             )
         return MultiTaskOptimizer.load(url)
-    if prior is None and (transfer not in (None, "none") or max_prior is not None):
+    if checked:
         # a study without stored sources has nothing to transfer or cap: said in the shell's words
         # (Optimizer.load said "give them with prior=", and --max-prior was taken and did nothing)
-        # (--max-prior also caps prior rows imported as trials, --transfer none)
-        from .optimizer import PRIOR_WORKER
-
-        study = Study(url)
-        try:
-            stored = Optimizer.stored_transfer(study)
-            imported = max_prior is not None and any(t.worker == PRIOR_WORKER for t in study.snapshot())
-        finally:
-            study.close()
         if transfer not in (None, "none") and not stored:
             raise ValueError(
                 f"--transfer {transfer} transfers from earlier studies, and {redacted(storage)} stores "
