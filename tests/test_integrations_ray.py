@@ -280,3 +280,30 @@ def test_a_tune_run_over_quantised_domains():
     assert all(abs(c["dropout"] * 10 - round(c["dropout"] * 10)) < 1e-9 for c in configs), configs
     assert len({(c["batch"], round(c["dropout"], 9)) for c in configs}) == 6  # no grid point twice
     assert search.optimizer.study.count("complete") == 6
+
+
+def test_a_checkpoint_holds_the_prior_data_not_a_postgresql_password(postgres_server, tmp_path):
+    # before: get_state kept prior= as given, so a PostgreSQL URL's password was written in clear to
+    # every Tune experiment checkpoint; now a started searcher's checkpoint holds the prior's rows
+    # (read once, as the optimizer holds them) and the restored searcher needs no connection to it
+    space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
+    url = postgres_server.url()
+    secret_url = url.replace(
+        f"postgresql://{postgres_server.user}@", f"postgresql://{postgres_server.user}:s3cret@"
+    )
+    prior = wb.Optimizer(space, storage=url, seed=0)
+    rng = np.random.default_rng(0)
+    for x, y in rng.uniform(-2, 2, size=(6, 2)):
+        prior.tell({"x": float(x), "y": float(y)}, loss({"x": x, "y": y}))
+    prior.study.close()
+    search = WarmboSearch(space, metric="loss", mode="min", seed=0, prior=secret_url)
+    config = search.suggest("t0")
+    search.on_trial_complete("t0", {"loss": loss(config)})
+    path = tmp_path / "searcher.pkl"
+    search.save(str(path))
+    assert b"s3cret" not in path.read_bytes()
+    restored = WarmboSearch()
+    restored.restore(str(path))
+    assert restored.suggest("t1") == search.suggest("t1")
+    np.testing.assert_array_equal(restored.optimizer.prior.y, search.optimizer.prior.y)
+    assert [t.value for t in restored.optimizer.study.trials()][:1] == [loss(config)]

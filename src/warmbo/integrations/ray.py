@@ -400,7 +400,9 @@ class WarmboSearch(Searcher):
             "metric": self._metric,
             "mode": self._mode,
             "seed": self._optimizer.seed if self._optimizer is not None else self._seed,
-            "prior": self._prior,
+            # once started, the prior's rows as the optimizer read them, not prior= as given: a
+            # checkpoint then holds no PostgreSQL password and restores without reaching the source
+            "prior": self._optimizer.prior if self._optimizer is not None else self._prior,
             "transfer": self._transfer,
             "n_initial": self._n_initial,
             "options": self._options,
