@@ -11,20 +11,71 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_points", "as_values", "as_noise", "check_positive", "not_a_real_number"]
+__all__ = [
+    "NonNumericError",
+    "as_points",
+    "as_training_points",
+    "as_values",
+    "as_noise",
+    "check_positive",
+    "not_a_real_number",
+]
 
 
-def as_points(X, name: str = "X", dim: int | None = None) -> np.ndarray:
+class NonNumericError(ValueError, TypeError):
+    """An array argument that is not numbers (a dict, text, None inside it). A ``ValueError``, as
+    every validation error here, and a ``TypeError``, as numpy's own conversion error (and
+    scikit-learn's, which comes from it) is: code that catches either keeps working."""
+
+
+def _is_sparse(X) -> bool:
+    """A scipy.sparse matrix or array (read from its type's module: scipy is not imported here)."""
+    return type(X).__module__.startswith("scipy.sparse")
+
+
+def _is_complex(X) -> bool:
+    """An array-like whose dtype (or one of a data frame's column dtypes) is complex."""
+    dtype = getattr(X, "dtype", None)
+    if dtype is not None:
+        return getattr(dtype, "kind", "") == "c"
+    dtypes = getattr(X, "dtypes", None)  # a pandas DataFrame: one dtype per column
+    if dtypes is None:
+        return False
+    return any(getattr(d, "kind", "") == "c" for d in getattr(dtypes, "values", ()))
+
+
+def _as_float64(X, name: str) -> np.ndarray:
+    """``X`` as a float64 array, refusing what ``np.asarray`` would mangle or misread: complex values
+    (numpy drops the imaginary part with a warning) and sparse matrices (read as one object)."""
+    if type(X) is np.ndarray:
+        if X.dtype.kind == "c":
+            raise ValueError(f"{name} is complex: Complex data not supported, pass real numbers")
+    elif _is_sparse(X):
+        raise ValueError(
+            f"{name} is a sparse matrix: sparse input is not supported, pass a dense array ({name}.toarray())"
+        )
+    elif _is_complex(X):
+        raise ValueError(f"{name} is complex: Complex data not supported, pass real numbers")
+    try:
+        return np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        if "not 'complex'" in str(exc):  # a list of Python complex numbers
+            raise ValueError(f"{name} is complex: Complex data not supported, pass real numbers") from None
+        raise NonNumericError(f"{name} must be a numeric array: {exc}") from None
+
+
+def as_points(X, name: str = "X", dim: int | None = None, *, owner: str | None = None) -> np.ndarray:
     """Return ``X`` as a finite float64 array of shape (n, d).
 
     A 1-D array is read as n points of dimension 1 (convenient for 1-D problems), except when the
     expected ``dim`` is known and larger than 1: then a 1-D array of length ``dim`` is one point and
     any other length is an error rather than a guess.
+
+    ``owner``: the name of a fitted model that expects ``dim`` features; a wrong number of columns
+    is then also said in scikit-learn's words ("X has 1 features, but GP is expecting 4 features as
+    input").
     """
-    try:
-        arr = np.asarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    arr = _as_float64(X, name)
     if arr.ndim == 1:
         if dim is not None and dim != 1:
             if arr.shape[0] == dim:
@@ -36,6 +87,11 @@ def as_points(X, name: str = "X", dim: int | None = None) -> np.ndarray:
         expected = f"(n, {dim})" if dim is not None else "(n, d)"
         raise ValueError(f"{name} must have shape {expected}, got an array of shape {arr.shape}")
     if dim is not None and arr.shape[1] != dim:
+        if owner is not None:
+            raise ValueError(
+                f"{name} must have shape (n, {dim}), got {arr.shape}: {name} has {arr.shape[1]} features, "
+                f"but {owner} is expecting {dim} features as input"
+            )
         raise ValueError(f"{name} must have shape (n, {dim}), got {arr.shape}")
     if not np.isfinite(arr).all():  # the method: 1.5 us less than np.all, on every kernel call
         bad = np.argwhere(~np.isfinite(arr))[0]
@@ -45,10 +101,10 @@ def as_points(X, name: str = "X", dim: int | None = None) -> np.ndarray:
 
 def as_values(y, name: str = "y", n: int | None = None) -> np.ndarray:
     """Return ``y`` as a finite float64 vector of length n."""
-    try:
-        arr = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric array: {exc}") from None
+    if y is None:  # (np.asarray reads None as NaN; scikit-learn's words, which its checks look for)
+        which = "" if name == "y" else f"{name} is None: "
+        raise ValueError(f"{which}this model requires y to be passed, but the target y is None")
+    arr = _as_float64(y, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim == 0:
@@ -60,6 +116,21 @@ def as_values(y, name: str = "y", n: int | None = None) -> np.ndarray:
     if not np.isfinite(arr).all():
         bad = int(np.argwhere(~np.isfinite(arr))[0, 0])
         raise ValueError(f"{name} contains NaN or inf (first at index {bad})")
+    return arr
+
+
+def as_training_points(X, name: str = "X", dim: int | None = None) -> np.ndarray:
+    """:func:`as_points` for the data a model is fitted on: at least one point and one feature
+    (scikit-learn's words for the second: "0 feature(s) (shape=(12, 0)) while a minimum of 1 is
+    required")."""
+    arr = as_points(X, name, dim)
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} must contain at least one point, got shape {arr.shape}")
+    if arr.shape[1] == 0:
+        raise ValueError(
+            f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required: "
+            "a model needs at least one input coordinate"
+        )
     return arr
 
 

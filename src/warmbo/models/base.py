@@ -22,21 +22,63 @@ that catches either keeps working. It is not a subclass of scikit-learn's: impor
 ``import warmbo`` took (issue 15); scikit-learn now loads only where a model of it is trained.
 Attributes named in ``_clone_shares`` (caches of source-only fits that
 do not depend on the target) are shared with clones instead of recomputed.
+
+scikit-learn's estimator protocol without importing scikit-learn: :class:`ModelBase` answers
+``__sklearn_tags__`` (and ``_more_tags``, which scikit-learn < 1.6 reads) and
+``__sklearn_is_fitted__`` (what ``sklearn.utils.validation.check_is_fitted`` asks), importing
+scikit-learn inside them, which only scikit-learn calls; :class:`RegressorModel` adds ``score`` (R^2
+of the posterior mean, as ``RegressorMixin``'s), ``n_features_in_`` and ``feature_names_in_``. The
+:class:`NotFittedError` a model raises is also scikit-learn's ``NotFittedError`` once
+``sklearn.exceptions`` is loaded (code that catches scikit-learn's error has imported it), so
+``except sklearn.exceptions.NotFittedError`` catches it, without ``import warmbo`` loading
+scikit-learn. What holds and which of scikit-learn's checks are knowingly not met: docs/core.md,
+"scikit-learn conventions".
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 import weakref
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Model", "ModelBase", "NotFittedError"]
+from .._warnings import warn
+
+__all__ = ["Model", "ModelBase", "NotFittedError", "RegressorModel"]
 
 
 class NotFittedError(ValueError, AttributeError):
     """A model was used before :meth:`fit` (the bases of scikit-learn's error of the same name)."""
+
+
+#: (scikit-learn's NotFittedError, the class deriving from it and ours), made once it is loaded
+_SKLEARN_NOT_FITTED: tuple[type, type] | None = None
+
+
+def not_fitted_error(message: str) -> NotFittedError:
+    """A :class:`NotFittedError` with ``message``; also an instance of scikit-learn's
+    ``sklearn.exceptions.NotFittedError`` when that module is loaded (scikit-learn's checks and
+    ``except`` clauses test for its class; a program that names it has imported it)."""
+    global _SKLEARN_NOT_FITTED
+    module = sys.modules.get("sklearn.exceptions")
+    theirs = getattr(module, "NotFittedError", None)
+    if not isinstance(theirs, type) or not issubclass(theirs, BaseException):
+        return NotFittedError(message)
+    if _SKLEARN_NOT_FITTED is None or _SKLEARN_NOT_FITTED[0] is not theirs:
+        both = type(
+            "NotFittedError",
+            (NotFittedError, theirs),
+            {
+                "__module__": __name__,
+                "__doc__": NotFittedError.__doc__,
+                # pickled (a worker process's error) as the plain warmbo error, rebuilt on loading
+                "__reduce__": lambda self: (not_fitted_error, tuple(self.args[:1])),
+            },
+        )
+        _SKLEARN_NOT_FITTED = (theirs, both)
+    return _SKLEARN_NOT_FITTED[1](message)
 
 
 @runtime_checkable
@@ -126,4 +168,114 @@ class ModelBase:
         return {}
 
     def _not_fitted(self, how: str = "fit(X, y)") -> NotFittedError:
-        return NotFittedError(f"this {type(self).__name__} is not fitted yet: call {how} first")
+        return not_fitted_error(f"this {type(self).__name__} is not fitted yet: call {how} first")
+
+    # ------------------------------------------------------------------ scikit-learn's protocol
+    #: "regressor" for the models that predict y from X (scikit-learn < 1.6 reads this attribute,
+    #: later versions the tags below)
+    _estimator_type: str | None = None
+    #: the targets are a matrix Y (n, T) with a fixed number of columns T, never a vector
+    _multi_output_only = False
+
+    def __sklearn_is_fitted__(self) -> bool:
+        """Whether the model is conditioned on data (``check_is_fitted`` asks this)."""
+        return getattr(self, "n_observations", 0) > 0
+
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: a regressor's (``_estimator_type``), dense 2-d float input, y
+        required; a model with vector outputs (``_multi_output_only``) takes a matrix Y only.
+        scikit-learn is imported here, where only scikit-learn calls this."""
+        from sklearn.utils import RegressorTags, Tags, TargetTags
+
+        multi = self._multi_output_only
+        regressor = self._estimator_type == "regressor"
+        return Tags(
+            estimator_type=self._estimator_type,
+            target_tags=TargetTags(required=True, multi_output=multi, single_output=not multi),
+            regressor_tags=RegressorTags() if regressor else None,
+        )
+
+    def _more_tags(self) -> dict:
+        """:meth:`__sklearn_tags__` for scikit-learn < 1.6."""
+        if self._multi_output_only:
+            return {"multioutput": True, "multioutput_only": True, "requires_y": True}
+        return {"requires_y": True}
+
+
+class RegressorModel(ModelBase):
+    """A model that predicts y from points X, with scikit-learn's regressor conventions: ``score``
+    (R^2 of the posterior mean), ``n_features_in_`` and ``feature_names_in_`` (the columns of a data
+    frame given to :meth:`fit`), and their checks when X is given again (:meth:`_check_features`).
+
+    A subclass calls :meth:`_record_features` in ``fit`` (on the X it was given) and
+    :meth:`_check_features` where it reads new points (``predict``); it provides ``_mean(X)``, the
+    posterior mean that :meth:`score` compares with y.
+    """
+
+    _estimator_type = "regressor"
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of input coordinates d seen at :meth:`fit` (an AttributeError before)."""
+        dim = self.input_dim if self.n_observations else None
+        if dim is None:
+            raise AttributeError(f"this {type(self).__name__} is not fitted yet: it has no n_features_in_")
+        return int(dim)
+
+    def _record_features(self, X) -> None:
+        """``feature_names_in_``: the column names of a data frame X with string names, or none."""
+        names = _feature_names(X)
+        if names is not None:
+            self.feature_names_in_ = names
+        else:
+            self.__dict__.pop("feature_names_in_", None)
+
+    def _check_features(self, X) -> None:
+        """scikit-learn's rule for the column names of X against those seen at fit: an error when
+        both have names that differ, a warning when only one of them has names."""
+        if "feature_names_in_" not in self.__dict__ and (type(X) is np.ndarray or not hasattr(X, "columns")):
+            return  # (fitted on an array and given one: the common case, first and fast)
+        fitted, given = self.__dict__.get("feature_names_in_"), _feature_names(X)
+        name = type(self).__name__
+        if fitted is None and given is not None:
+            warn(f"X has feature names, but {name} was fitted without feature names")
+        elif given is None and fitted is not None:
+            warn(f"X does not have valid feature names, but {name} was fitted with feature names")
+        elif fitted is not None and (len(fitted) != len(given) or np.any(fitted != given)):
+            message = "The feature names should match those that were passed during fit.\n"
+            unseen = sorted(set(given) - set(fitted))
+            missing = sorted(set(fitted) - set(given))
+            if unseen:
+                message += "Feature names unseen at fit time:\n" + _listed(unseen)
+            if missing:
+                message += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+            if not unseen and not missing:
+                message += "Feature names must be in the same order as they were in fit.\n"
+            raise ValueError(message)
+
+    def _mean(self, X) -> np.ndarray:
+        return np.asarray(self.predict(X)[0])
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R^2 of the posterior mean at X against y, as scikit-learn's
+        regressors score: what ``cross_val_score`` and ``GridSearchCV`` maximise when given no
+        ``scoring``."""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y, self._mean(X), sample_weight=sample_weight))
+
+
+def _feature_names(X) -> np.ndarray | None:
+    """The column names of a data frame X when they are all strings (scikit-learn's rule), else None."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not hasattr(X, "iloc"):
+        return None
+    names = np.asarray(columns, dtype=object)
+    if names.ndim != 1 or names.size == 0 or not all(isinstance(v, str) for v in names):
+        return None
+    return names
+
+
+def _listed(names: list) -> str:
+    shown = "".join(f"- {name}\n" for name in names[:5])
+    return shown + ("- ...\n" if len(names) > 5 else "")

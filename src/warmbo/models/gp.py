@@ -47,10 +47,10 @@ from .._linalg import (
 )
 from .._moments import mean_std
 from .._threads import blas_limited
-from .._validation import as_noise, as_points, as_values, check_int
+from .._validation import as_noise, as_points, as_training_points, as_values, check_int
 from .._warnings import user_stacklevel
 from ..kernels.base import Kernel
-from .base import ModelBase
+from .base import RegressorModel
 
 __all__ = ["GP", "Prediction"]
 
@@ -193,7 +193,7 @@ def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
     return L
 
 
-class GP(ModelBase):
+class GP(RegressorModel):
     """Gaussian process regression / kernel ridge regression with an exact, updatable posterior.
 
     Parameters
@@ -275,6 +275,15 @@ class GP(ModelBase):
         Lower Cholesky factor of ``K + Lambda`` (plus jitter, if any was needed).
     jitter_ : float
         Largest jitter added to a diagonal block (0.0 if none).
+    n_features_in_ : int
+        Number of input coordinates seen at :meth:`fit`.
+    feature_names_in_ : ndarray of str
+        The column names of a data frame given to :meth:`fit` (only then).
+
+    Before :meth:`fit` (or :meth:`add`), ``kernel_`` is ``kernel``, ``y_mean_`` 0, ``y_std_`` 1,
+    ``jitter_`` 0 and ``noise_level_`` None: the prior that :meth:`predict` returns then. They are
+    defaults read through ``__getattr__``, not attributes the constructor sets (scikit-learn's
+    convention: it stores its arguments and nothing else).
 
     Examples
     --------
@@ -318,10 +327,21 @@ class GP(ModelBase):
         self.fit_noise = fit_noise
         self.noise_bounds = noise_bounds
         self.seed = seed
-        self._reset()
+        self._reset(public=False)
 
     # ------------------------------------------------------------------ bookkeeping
-    def _reset(self) -> None:
+    #: what the fitted attributes read as before fit (the prior): see :meth:`__getattr__`
+    _UNFITTED = {"noise_level_": None, "y_mean_": 0.0, "y_std_": 1.0, "jitter_": 0.0}
+
+    def __getattr__(self, name: str):
+        # only for names that are not attributes: the fitted ones before the first fit
+        if name == "kernel_" and "kernel" in self.__dict__:
+            return self.__dict__["kernel"]
+        if name in GP._UNFITTED and "kernel" in self.__dict__:
+            return GP._UNFITTED[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _reset(self, public: bool = True) -> None:
         self._prior_variance = None
         self._n = 0
         self._L = np.zeros((0, 0))
@@ -332,12 +352,13 @@ class GP(ModelBase):
         self._alpha = None
         self._L_inv = None  # L^{-1}, for n <= _INVERSE_FACTOR_MAX (predict_gradients' fast path)
         self._screen = None  # (C, L^{-1} k_t(C)) of the points tracked by track()
-        self.kernel_ = self.kernel
-        self.noise_level_ = None
-        self.y_mean_ = 0.0
-        self.y_std_ = 1.0
-        self.jitter_ = 0.0
         self._jitter = np.zeros(0)  # the jitter each training point's diagonal entry received
+        if public:  # (the constructor leaves them to __getattr__'s defaults)
+            self.kernel_ = self.kernel
+            self.noise_level_ = None
+            self.y_mean_ = 0.0
+            self.y_std_ = 1.0
+            self.jitter_ = 0.0
 
     def __repr__(self) -> str:
         state = f"n={self._n}" if self._n else "unfitted"
@@ -442,10 +463,9 @@ class GP(ModelBase):
         self
         """
         self._validate_settings()
-        X = as_points(X, "X", self.kernel.input_dim)
+        given = X
+        X = as_training_points(X, "X", self.kernel.input_dim)
         y = as_values(y, "y", X.shape[0])
-        if X.shape[0] == 0:
-            raise ValueError("X must contain at least one point")
         noise = as_noise(self.noise, X.shape[0], "noise")
         if not np.all(np.isfinite(self.kernel.evaluate(X[:1], X[:1]))):
             raise ValueError(f"kernel {self.kernel!r} is not finite at X")
@@ -465,6 +485,7 @@ class GP(ModelBase):
         _add_to_diagonal(A, noise)
         L, jitter = cholesky(A, name="K + noise")  # may raise: the previous posterior is still intact
         self._condition(X, ys, mean, std, kernel, noise, L, jitter, scalar_noise)
+        self._record_features(given)
         return self
 
     def _standardisation(self, y: np.ndarray) -> tuple[float, float]:
@@ -722,7 +743,11 @@ class GP(ModelBase):
             mean = V.T @ self._v * self.y_std_ + self.y_mean_
             var = self.kernel_.diag(C) - np.einsum("ij,ij->j", V, V)
             return Prediction(mean, self._user_sd(var))
-        X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
+        if self._n:
+            self._check_features(X)
+            X = as_points(X, "X", self._X.shape[1], owner=type(self).__name__)
+        else:
+            X = as_points(X, "X", self.kernel.input_dim)
         kernel = self.kernel_
         scale2 = self._scale2()
         if self._n == 0:
@@ -902,28 +927,6 @@ class GP(ModelBase):
         a = self.alpha_
         mean = (self._y - a / c) * self.y_std_ + self.y_mean_
         return mean, np.sqrt(1.0 / c) * self.y_std_
-
-    # ------------------------------------------------------------------ scikit-learn model selection
-    #: scikit-learn < 1.6 reads the estimator type from this attribute, later versions from the tags
-    _estimator_type = "regressor"
-
-    def __sklearn_tags__(self):
-        """A regressor's tags, for ``cross_val_score`` and ``GridSearchCV`` (scikit-learn >= 1.6 asks
-        every estimator for them; scikit-learn is imported here, where only it calls this)."""
-        from sklearn.utils import RegressorTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="regressor", target_tags=TargetTags(required=True), regressor_tags=RegressorTags()
-        )
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """Coefficient of determination R^2 of the posterior mean at X against y, as scikit-learn's
-        regressors score: what ``cross_val_score`` and ``GridSearchCV`` maximise when given no
-        ``scoring``. A named scoring (``"r2"``, ``"neg_mean_squared_error"``) scores the posterior
-        mean too: the :class:`Prediction` that :meth:`predict` returns reads as the mean."""
-        from sklearn.metrics import r2_score
-
-        return float(r2_score(y, self.predict(X)[0], sample_weight=sample_weight))
 
     # ------------------------------------------------------------------ hyperparameter objectives
     def objective(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, params, kind: str):

@@ -39,16 +39,17 @@ on numpy; the linear algebra is scipy/LAPACK (Cholesky, triangular solves, ``eig
 
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
 
 from .._linalg import cholesky, cholesky_append, solve_lower, solve_upper
 from .._threads import blas_limited
-from .._validation import as_points
+from .._validation import as_points, as_training_points
 from ..kernels.multitask import ICM, Independent, MultiTaskKernel
-from .base import ModelBase
-from .gp import GP
+from .base import RegressorModel
+from .gp import GP, Prediction
 
 __all__ = ["MultiTaskGP", "as_task_values"]
 
@@ -62,6 +63,9 @@ def as_task_values(Y, n_tasks: int, n_points: int | None = None, name: str = "Y"
 
     A 1-D array of length ``n_tasks`` is one observation. Errors name the row and task of a NaN.
     """
+    if Y is None:  # (np.asarray reads None as NaN; scikit-learn's words, which its checks look for)
+        which = "" if name == "y" else f"{name} is None: "
+        raise ValueError(f"{which}this model requires y to be passed, but the target y is None")
     try:
         arr = np.asarray(Y, dtype=np.float64)
     except (TypeError, ValueError):
@@ -102,8 +106,51 @@ def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
     return mean, np.einsum("ai,ni,bi->nab", U, c, U)
 
 
-class MultiTaskData(ModelBase):
-    """What every multi-task posterior exposes about its data: tasks, points, observations."""
+class MultiTaskPrediction(Prediction):
+    """``(mean, norm)``, what a multi-task model's ``predict(X)`` returns: the posterior mean (N, n)
+    and ``||Gamma_t(x, x)||`` (N,). It unpacks as the pair, and reads as the mean where an array is
+    expected (``np.asarray(prediction)``, scikit-learn's scorers), as :class:`Prediction` does."""
+
+    __slots__ = ()
+
+    @property
+    def norm(self) -> np.ndarray:
+        return self[1]
+
+    @property
+    def std(self) -> np.ndarray:
+        raise AttributeError("a multi-task prediction holds the norm of the posterior covariance: read .norm")
+
+
+def prediction_pair(predict):
+    """Wrap a multi-task ``predict(X, cov)`` so that ``cov="norm"`` returns a :class:`MultiTaskPrediction`."""
+
+    @functools.wraps(predict)
+    def wrapped(self, X, cov: str = "norm"):
+        out = predict(self, X, cov)
+        return MultiTaskPrediction(*out) if cov == "norm" else out
+
+    return wrapped
+
+
+class MultiTaskData(RegressorModel):
+    """What every multi-task posterior exposes about its data: tasks, points, observations; and
+    scikit-learn's conventions for a regressor with vector outputs (Y of shape (t, n_tasks): the
+    number of columns is the kernel's number of tasks), whose ``score`` is the R^2 of the posterior
+    mean averaged over the tasks."""
+
+    _multi_output_only = True
+
+    def _mean(self, X) -> np.ndarray:
+        return self.predict(X, cov="none")
+
+    def _points(self, X) -> np.ndarray:
+        """Points to predict at: the column names of X checked against those seen at fit, X read
+        with the fitted d (scikit-learn's message for a wrong number of columns)."""
+        if self.n_observations == 0:
+            return as_points(X, "X", self.kernel.input_dim)
+        self._check_features(X)
+        return as_points(X, "X", int(self._X.shape[1]), owner=type(self).__name__)
 
     #: the Nystrom accuracy of a budgeted posterior (MT-BKB); None: the exact posterior
     budget_eps: float | None = None
@@ -197,7 +244,7 @@ class MultiTaskGP(MultiTaskData):
         self.kernel = kernel
         self.noise = float(noise)
         self.method = method
-        self.compress = bool(compress)
+        self.compress = compress  # (as given: scikit-learn's clone compares it by identity)
         if method == "auto":
             if isinstance(kernel, ICM):
                 method = "icm"
@@ -230,12 +277,14 @@ class MultiTaskGP(MultiTaskData):
     @blas_limited
     def fit(self, X, Y) -> MultiTaskGP:
         """Condition on points X (t, d) with vector outputs Y (t, n), replacing earlier data."""
-        X, Y = self._validate(X, Y, "")
-        if X.shape[0] == 0:
-            raise ValueError("X must contain at least one point")
+        given = X
+        X = as_training_points(X, "X", self.kernel.input_dim)
+        Y = as_task_values(Y, self.n_tasks, X.shape[0], "Y")
         self._reset()
         self._X = np.zeros((0, X.shape[1]))
-        return self._append(X, Y)
+        self._append(X, Y)
+        self._record_features(given)
+        return self
 
     @blas_limited
     def add(self, X_new, Y_new) -> MultiTaskGP:
@@ -320,6 +369,7 @@ class MultiTaskGP(MultiTaskData):
         return s, Q[self._inverse] / root[self._inverse, None], self._inverse
 
     # ------------------------------------------------------------------ prediction
+    @prediction_pair
     @blas_limited
     def predict(self, X, cov: str = "norm"):
         """Posterior mean and uncertainty at X (N, d).
@@ -327,7 +377,9 @@ class MultiTaskGP(MultiTaskData):
         Parameters
         ----------
         cov : {"norm", "full", "none"}
-            ``"norm"``: return ``||Gamma_t(x, x)||`` (N,), the largest eigenvalue (what eq. 3 uses);
+            ``"norm"``: return ``||Gamma_t(x, x)||`` (N,), the largest eigenvalue (what eq. 3 uses),
+            with the mean as a :class:`MultiTaskPrediction` (it reads as the mean where an array is
+            expected);
             ``"full"``: return ``Gamma_t(x, x)`` (N, n, n); ``"none"``: the mean only.
 
         Returns
@@ -337,7 +389,7 @@ class MultiTaskGP(MultiTaskData):
         """
         if cov not in ("norm", "full", "none"):
             raise ValueError(f"cov must be 'norm', 'full' or 'none', got {cov!r}")
-        X = as_points(X, "X", self.input_dim or self.kernel.input_dim)
+        X = self._points(X)
         N, n = X.shape[0], self.n_tasks
         if self.n_observations == 0:
             mean = np.zeros((N, n))

@@ -58,10 +58,17 @@ import numpy as np
 
 from .._linalg import cholesky, solve_lower, solve_upper
 from .._threads import blas_limited
-from .._validation import as_points, check_int
+from .._validation import as_points, as_training_points, check_int
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
-from .multitask import MultiTaskData, as_task_values, block_output, finish_output, icm_output
+from .multitask import (
+    MultiTaskData,
+    as_task_values,
+    block_output,
+    finish_output,
+    icm_output,
+    prediction_pair,
+)
 
 __all__ = ["BudgetedMultiTaskGP", "bkb_q", "BKB"]
 
@@ -207,14 +214,14 @@ class BudgetedMultiTaskGP(MultiTaskData):
     @blas_limited
     def fit(self, X, Y) -> BudgetedMultiTaskGP:
         """Condition on (X, Y) one point at a time, as the algorithm would have (resets the dictionary)."""
-        X = as_points(X, "X", self.kernel.input_dim)
+        given = X
+        X = as_training_points(X, "X", self.kernel.input_dim)
         Y = as_task_values(Y, self.n_tasks, X.shape[0], "Y")
-        if X.shape[0] == 0:
-            raise ValueError("X must contain at least one point")
         self._reset()
         self._X = np.zeros((0, X.shape[1]))
         for x, y in zip(X, Y, strict=True):
             self._add_round(x[None, :], y[None, :])
+        self._record_features(given)
         return self
 
     @blas_limited
@@ -309,6 +316,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
 
     # ------------------------------------------------------------------ prediction
     @blas_limited
+    @prediction_pair
     def predict(self, X, cov: str = "norm"):
         """Approximate posterior mean ``mu~_t`` (N, n) and ``||Gamma~_t(x, x)||`` (N,) or ``Gamma~_t(x, x)``.
 
@@ -316,7 +324,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
         """
         if cov not in ("norm", "full", "none"):
             raise ValueError(f"cov must be 'norm', 'full' or 'none', got {cov!r}")
-        X = as_points(X, "X", self.input_dim)
+        X = self._points(X)
         N, n = X.shape[0], self.n_tasks
         if self._state is None:
             mean = np.zeros((N, n))

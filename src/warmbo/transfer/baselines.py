@@ -62,11 +62,11 @@ import numpy as np
 from scipy.stats import rankdata
 
 from .._threads import blas_limited
-from .._validation import as_points, as_values, check_int
+from .._validation import as_points, as_training_points, as_values, check_int
 from ..kernels.base import Kernel
-from ..models.base import ModelBase, NotFittedError
+from ..models.base import NotFittedError, RegressorModel
 from ..models.defaults import ml2_model
-from ..models.gp import GP
+from ..models.gp import GP, Prediction
 from .sources import SourceTask, as_sources
 
 #: RGPE caches its source GPs' predictions at point sets of at least this many rows: a finite space's
@@ -121,7 +121,7 @@ def _share(obj, memo: dict) -> None:
         _share(item, memo)
 
 
-class _TransferModel(ModelBase):
+class _TransferModel(RegressorModel):
     """The model protocol shared by the baselines; subclasses fill in the ``_fit_z`` family of hooks.
 
     The base class validates inputs, keeps the target data on the user's scale, maps outputs to the
@@ -258,15 +258,15 @@ class _TransferModel(ModelBase):
         """
         self._validate_settings()
         self._validate_extra()
-        X = as_points(X, "X")
+        given = X
+        X = as_training_points(X, "X")
         y = as_values(y, "y", X.shape[0])
-        if X.shape[0] == 0:
-            raise ValueError("X must contain at least one target point")
         sources = self._sources(X.shape[1]) if (self._needs_source or self.source is not None) else []
         self.sources_ = sources
         self.y_mean_, self.y_std_ = self._output_scale(y)
         self._fit_z(X, self._model_values(y), sources)
         self._X, self._y = X.copy(), y.copy()
+        self._record_features(given)
         return self
 
     @blas_limited
@@ -287,11 +287,14 @@ class _TransferModel(ModelBase):
         return self
 
     def predict(self, X):
-        """Posterior mean and standard deviation of the target at X (m, d), on the target's scale."""
+        """Posterior mean and standard deviation of the target at X (m, d), on the target's scale: a
+        :class:`~warmbo.models.gp.Prediction` (it unpacks as the pair and reads as the mean where an
+        array is expected, as scikit-learn's scorers read it)."""
         self._check_fitted()
-        X = as_points(X, "X", self._X.shape[1])
+        self._check_features(X)
+        X = as_points(X, "X", self._X.shape[1], owner=type(self).__name__)
         mean, std = self._predict_z(X)
-        return mean * self.y_std_ + self.y_mean_, std * self.y_std_
+        return Prediction(mean * self.y_std_ + self.y_mean_, std * self.y_std_)
 
     def predict_gradient(self, x) -> tuple[float, float, np.ndarray, np.ndarray]:
         """Mean, std and their gradients with respect to x at one point x (d,), on the target's scale."""

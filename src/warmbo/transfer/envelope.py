@@ -47,10 +47,10 @@ import warnings
 import numpy as np
 
 from .._threads import blas_limited
-from .._validation import as_points, as_values
+from .._validation import as_points, as_training_points, as_values
 from ..kernels import Constant, Kernel, Matern
-from ..models.base import ModelBase
-from ..models.gp import GP, SCIPY_FTOL
+from ..models.base import RegressorModel
+from ..models.gp import GP, SCIPY_FTOL, Prediction
 from .sources import as_sources, standardise
 
 __all__ = ["Envelope", "inverse_gamma_mode"]
@@ -68,7 +68,7 @@ def _default_kernel(dim: int) -> Kernel:
     return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
 
 
-class Envelope(ModelBase):
+class Envelope(RegressorModel):
     """Envelope-BO model (003): one GP over source and target points, source noise learned.
 
     Parameters
@@ -204,13 +204,15 @@ class Envelope(ModelBase):
     def fit(self, X, y) -> Envelope:
         """Condition on target data (X, y): update sigma_s^2 (eqs. 22-24) and fit the combined GP."""
         self._validate()
-        X = as_points(X, "X")
+        given = X
+        X = as_training_points(X, "X")
         y = as_values(y, "y", X.shape[0])
         self.sources_, self.source_models_ = self._fit_sources(X.shape[1])
         self._X = X
         self._y = y
         self.source_noise_history_ = [np.full(len(self.sources_), self.nu0 / (self.tau0 + 1.0))]
         self._refit(optimise=self.fit_hyperparameters)
+        self._record_features(given)
         return self
 
     @blas_limited
@@ -309,9 +311,12 @@ class Envelope(ModelBase):
         """Posterior mean and std (or covariance) of the target at X, on the target's scale."""
         if "gp_" not in self.__dict__:
             raise self._not_fitted()
+        self._check_features(X)
+        X = as_points(X, "X", self._X.shape[1], owner=type(self).__name__)
         mean, spread = self.gp_.predict(X, return_cov=return_cov)
-        scale = self.y_std_**2 if return_cov else self.y_std_
-        return mean * self.y_std_ + self.y_mean_, spread * scale
+        if return_cov:
+            return mean * self.y_std_ + self.y_mean_, spread * self.y_std_**2
+        return Prediction(mean * self.y_std_ + self.y_mean_, spread * self.y_std_)
 
     def predict_gradient(self, x):
         """Mean, std and their input gradients at one point, on the target's scale."""

@@ -38,7 +38,7 @@ from .._warnings import user_stacklevel
 from ..bounds import MetaKeLBound
 from ..kernels.base import Kernel
 from ..kernels.features import FeatureKernel
-from ..models.base import ModelBase, NotFittedError
+from ..models.base import ModelBase
 from .group_lasso import lambda_max, solve_group_lasso
 
 __all__ = ["MetaKeL", "full_kernel", "theory_lambda"]
@@ -375,7 +375,10 @@ class MetaKeL(ModelBase):
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "weights_"):
-            raise NotFittedError("this MetaKeL is not fitted yet: call fit(tasks) first")
+            raise self._not_fitted("fit(tasks)")
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "weights_" in self.__dict__
 
     def __repr__(self) -> str:
         state = f", support={self.support_.tolist()}" if hasattr(self, "support_") else ""

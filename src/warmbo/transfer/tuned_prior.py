@@ -35,7 +35,7 @@ import warnings
 import numpy as np
 
 from .._threads import blas_limited
-from .._validation import as_points, as_values, check_int
+from .._validation import as_training_points, as_values, check_int
 from .._warnings import user_stacklevel
 from ..kernels.base import Affine
 from ..kernels.free import FreeKernel, TunedKernel
@@ -184,12 +184,12 @@ class TunedPrior(ModelBase):
             raise ValueError(f"C must be a positive number or None, got {self.C!r}")
         if self.max_aux is not None:  # the learner needs two points (as the data do)
             check_int(self.max_aux, "max_aux (or None)", 2)
-        A = as_points(X_aux, "X_aux")
+        A = as_training_points(X_aux, "X_aux")
         y = as_values(y_aux, "y_aux", A.shape[0])
         if self.centre:
             A = 2.0 * A - 1.0
         if A.shape[0] < 2:
-            raise ValueError("auxiliary data need at least 2 points")
+            raise ValueError(f"auxiliary data need at least 2 points, got {A.shape[0]} sample(s)")
         full = (A, y)
         if self.max_aux is not None and A.shape[0] > self.max_aux:
             keep = _farthest_points(A, int(self.max_aux))
@@ -255,6 +255,16 @@ class TunedPrior(ModelBase):
 
     def __repr__(self) -> str:
         return f"TunedPrior({self.free_kernel!r}, C={self.C!r}, learner={self.learner!r})"
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return "kernel_" in self.__dict__
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of input coordinates of the auxiliary data (an AttributeError before :meth:`fit`)."""
+        if "X_aux_" not in self.__dict__:
+            raise AttributeError("this TunedPrior is not fitted yet: it has no n_features_in_")
+        return int(self.X_aux_.shape[1])
 
 
 def _farthest_points(X: np.ndarray, k: int) -> np.ndarray:
