@@ -1196,6 +1196,10 @@ def test_predict_includes_values_told_after_the_last_ask():
     # posterior mean at an observed point is close to the value; the old answer was 100 off)
     assert abs(after[0] - told) < 10.0
     assert opt.predict(probe)[0] == pytest.approx(after)  # repeated, same answer
+    # the models' Prediction (before, a plain tuple): .mean and .std, and the mean as an array
+    prediction = opt.predict([probe, {"x0": 3.0, "x1": 1.0}])
+    assert isinstance(prediction, wb.models.Prediction) and prediction.shape == (2,)
+    np.testing.assert_array_equal(np.asarray(prediction), prediction.mean)
 
 
 def test_a_suggestion_whose_parameters_are_not_the_trials_is_refused():

@@ -100,7 +100,7 @@ from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
 from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, sobol_screen, taken
-from .models import GP, default_model
+from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import (
     POOLED_PRIOR_ROWS,
@@ -1387,8 +1387,9 @@ class Optimizer:
         return model.clone(**overrides), True
 
     @blas_limited
-    def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and std of the objective (user's sign and units) at parameter dicts.
+    def predict(self, params: dict | Sequence[dict]) -> Prediction:
+        """Posterior mean and std of the objective (user's sign and units) at parameter dicts, as the
+        models' :class:`~warmbo.models.Prediction` (it unpacks as ``mean, std``).
 
         With ``output_transform``, the GP's normal posterior on the transformed scale is mapped back:
         the mean and sd of the objective under it (:meth:`YeoJohnson.moments`)."""
@@ -1399,7 +1400,7 @@ class Optimizer:
         transform = getattr(model, "output_transform_", None)
         if transform is not None:  # back to the objective's own scale
             mean, std = transform.moments(mean, std)
-        return self._signed(mean), std
+        return Prediction(self._signed(mean), std)
 
     @blas_limited  # the closed-form leave-one-out inverts the Gram matrix (warmbo status runs it)
     def audit(

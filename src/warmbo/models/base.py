@@ -32,7 +32,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Model", "ModelBase", "NotFittedError"]
+__all__ = ["Model", "ModelBase", "MultiTaskPrediction", "NotFittedError", "Prediction", "Regressor"]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -127,3 +127,85 @@ class ModelBase:
 
     def _not_fitted(self, how: str = "fit(X, y)") -> NotFittedError:
         return NotFittedError(f"this {type(self).__name__} is not fitted yet: call {how} first")
+
+
+class _MeanFirst(tuple):
+    """A posterior pair ``(mean, uncertainty)`` that reads as its mean where an array is expected."""
+
+    __slots__ = ()
+
+    def __new__(cls, mean: np.ndarray, uncertainty: np.ndarray):
+        return super().__new__(cls, (mean, uncertainty))
+
+    def __getnewargs__(self):  # (pickle and copy: tuple's own gives one argument, the pair)
+        return tuple(self)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self[0]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return np.shape(self[0])
+
+    def __array__(self, dtype=None, copy=None):
+        mean = np.asarray(self[0], dtype=dtype)
+        return mean.copy() if copy else mean
+
+
+class Prediction(_MeanFirst):
+    """``(mean, std)``, what the single-output models' ``predict`` returns (:class:`~warmbo.GP`,
+    :class:`~warmbo.Envelope`, RGPE and the other transfer baselines): unpack it (``mean, std =
+    gp.predict(X)``) or read ``.mean`` and ``.std``. As an array it is the mean
+    (``np.asarray(prediction)``, and its ``shape`` is the mean's), which is what scikit-learn's scorers
+    read from a regressor's ``predict(X)``: ``cross_val_score(gp, X, y,
+    scoring="neg_mean_squared_error")`` scores the posterior mean. Before, they took the pair for a
+    2-row array and failed ("inconsistent numbers of samples")."""
+
+    __slots__ = ()
+
+    @property
+    def std(self) -> np.ndarray:
+        return self[1]
+
+
+class MultiTaskPrediction(_MeanFirst):
+    """``(mean, norm)``, what a multi-task model's ``predict(X)`` returns (``cov="norm"``): the
+    posterior mean (N, n) and ``||Gamma_t(x, x)||`` (N,), the largest eigenvalue of the posterior
+    covariance of the n outputs at each point. Unpack it or read ``.mean`` and ``.norm``; as an array
+    it is the mean, as :class:`Prediction` is, so scikit-learn's scorers score the posterior mean of
+    every output."""
+
+    __slots__ = ()
+
+    @property
+    def norm(self) -> np.ndarray:
+        return self[1]
+
+
+class Regressor:
+    """A model as scikit-learn's model selection sees a regressor (``cross_val_score``,
+    ``GridSearchCV``): its type and tags, and ``score``, the R^2 of the posterior mean. Its
+    ``predict(X)`` returns a :class:`Prediction` (or :class:`MultiTaskPrediction`), which a named
+    scoring reads as the mean."""
+
+    #: scikit-learn < 1.6 reads the estimator type from this attribute, later versions from the tags
+    _estimator_type = "regressor"
+
+    def __sklearn_tags__(self):
+        """A regressor's tags, for ``cross_val_score`` and ``GridSearchCV`` (scikit-learn >= 1.6 asks
+        every estimator for them; scikit-learn is imported here, where only it calls this)."""
+        from sklearn.utils import RegressorTags, Tags, TargetTags
+
+        return Tags(
+            estimator_type="regressor", target_tags=TargetTags(required=True), regressor_tags=RegressorTags()
+        )
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Coefficient of determination R^2 of the posterior mean at X against y (averaged over the
+        outputs of a multi-task model), as scikit-learn's regressors score: what ``cross_val_score``
+        and ``GridSearchCV`` maximise when given no ``scoring``. A named scoring (``"r2"``,
+        ``"neg_mean_squared_error"``) scores the posterior mean too."""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(y, self.predict(X)[0], sample_weight=sample_weight))

@@ -50,42 +50,9 @@ from .._threads import blas_limited
 from .._validation import as_noise, as_points, as_values, check_int
 from .._warnings import user_stacklevel
 from ..kernels.base import Kernel
-from .base import ModelBase
+from .base import ModelBase, Prediction, Regressor
 
 __all__ = ["GP", "Prediction"]
-
-
-class Prediction(tuple):
-    """``(mean, std)``, what :meth:`GP.predict` returns: unpack it (``mean, std = gp.predict(X)``) or
-    read ``.mean`` and ``.std``. As an array it is the mean (``np.asarray(prediction)``, and its
-    ``shape`` is the mean's), which is what scikit-learn's scorers read from a regressor's
-    ``predict(X)``: ``cross_val_score(gp, X, y, scoring="neg_mean_squared_error")`` scores the
-    posterior mean. Before, they took the pair for a 2-row array and failed ("inconsistent numbers of
-    samples")."""
-
-    __slots__ = ()
-
-    def __new__(cls, mean: np.ndarray, std: np.ndarray):
-        return super().__new__(cls, (mean, std))
-
-    def __getnewargs__(self):  # (pickle and copy: tuple's own gives one argument, the pair)
-        return tuple(self)
-
-    @property
-    def mean(self) -> np.ndarray:
-        return self[0]
-
-    @property
-    def std(self) -> np.ndarray:
-        return self[1]
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return np.shape(self[0])
-
-    def __array__(self, dtype=None, copy=None):
-        mean = np.asarray(self[0], dtype=dtype)
-        return mean.copy() if copy else mean
 
 
 _OBJECTIVES = ("ml2", "loo", "loo-mse")
@@ -193,7 +160,7 @@ def _cholesky_in_place(A: np.ndarray) -> np.ndarray:
     return L
 
 
-class GP(ModelBase):
+class GP(Regressor, ModelBase):
     """Gaussian process regression / kernel ridge regression with an exact, updatable posterior.
 
     Parameters
@@ -902,28 +869,6 @@ class GP(ModelBase):
         a = self.alpha_
         mean = (self._y - a / c) * self.y_std_ + self.y_mean_
         return mean, np.sqrt(1.0 / c) * self.y_std_
-
-    # ------------------------------------------------------------------ scikit-learn model selection
-    #: scikit-learn < 1.6 reads the estimator type from this attribute, later versions from the tags
-    _estimator_type = "regressor"
-
-    def __sklearn_tags__(self):
-        """A regressor's tags, for ``cross_val_score`` and ``GridSearchCV`` (scikit-learn >= 1.6 asks
-        every estimator for them; scikit-learn is imported here, where only it calls this)."""
-        from sklearn.utils import RegressorTags, Tags, TargetTags
-
-        return Tags(
-            estimator_type="regressor", target_tags=TargetTags(required=True), regressor_tags=RegressorTags()
-        )
-
-    def score(self, X, y, sample_weight=None) -> float:
-        """Coefficient of determination R^2 of the posterior mean at X against y, as scikit-learn's
-        regressors score: what ``cross_val_score`` and ``GridSearchCV`` maximise when given no
-        ``scoring``. A named scoring (``"r2"``, ``"neg_mean_squared_error"``) scores the posterior
-        mean too: the :class:`Prediction` that :meth:`predict` returns reads as the mean."""
-        from sklearn.metrics import r2_score
-
-        return float(r2_score(y, self.predict(X)[0], sample_weight=sample_weight))
 
     # ------------------------------------------------------------------ hyperparameter objectives
     def objective(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, params, kind: str):

@@ -47,7 +47,7 @@ from .._linalg import cholesky, cholesky_append, solve_lower, solve_upper
 from .._threads import blas_limited
 from .._validation import as_points
 from ..kernels.multitask import ICM, Independent, MultiTaskKernel
-from .base import ModelBase
+from .base import ModelBase, MultiTaskPrediction, Regressor
 from .gp import GP
 
 __all__ = ["MultiTaskGP", "as_task_values"]
@@ -87,10 +87,17 @@ def block_output(full: np.ndarray, cov: str) -> np.ndarray:
 
 
 def finish_output(mean: np.ndarray, out: np.ndarray, cov: str):
-    """What ``predict(X, cov)`` returns: the mean alone, or with the (clipped) norms or blocks."""
+    """What ``predict(X, cov)`` returns: the mean alone, or with the (clipped) norms (a
+    :class:`~warmbo.models.MultiTaskPrediction`, which reads as the mean) or blocks."""
     if cov == "none":
         return mean
-    return mean, (np.maximum(out, 0.0) if cov == "norm" else out)
+    return MultiTaskPrediction(mean, np.maximum(out, 0.0)) if cov == "norm" else (mean, out)
+
+
+def prior_output(mean: np.ndarray, full: np.ndarray, cov: str):
+    """``predict(X, cov)`` of a posterior conditioned on nothing: the prior's blocks ``full``, or
+    their norms (``cov="none"`` is answered before they are computed)."""
+    return (mean, full) if cov == "full" else MultiTaskPrediction(mean, np.linalg.eigvalsh(full)[:, -1])
 
 
 def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
@@ -98,11 +105,11 @@ def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
     if cov == "none":
         return mean
     if cov == "norm":
-        return mean, np.max(c, axis=1)
+        return MultiTaskPrediction(mean, np.max(c, axis=1))
     return mean, np.einsum("ai,ni,bi->nab", U, c, U)
 
 
-class MultiTaskData(ModelBase):
+class MultiTaskData(Regressor, ModelBase):
     """What every multi-task posterior exposes about its data: tasks, points, observations."""
 
     #: the Nystrom accuracy of a budgeted posterior (MT-BKB); None: the exact posterior
@@ -334,6 +341,8 @@ class MultiTaskGP(MultiTaskData):
         -------
         mean : ndarray (N, n)
         norm or Gamma : ndarray (N,) or (N, n, n), unless ``cov="none"``
+            ``(mean, norm)`` is a :class:`~warmbo.models.MultiTaskPrediction`, which reads as the mean
+            where an array is expected (scikit-learn's scorers score the mean of every output).
         """
         if cov not in ("norm", "full", "none"):
             raise ValueError(f"cov must be 'norm', 'full' or 'none', got {cov!r}")
@@ -344,7 +353,7 @@ class MultiTaskGP(MultiTaskData):
             if cov == "none":
                 return mean
             full = self.kernel.diag_blocks(X)
-            return (mean, full) if cov == "full" else (mean, np.linalg.eigvalsh(full)[:, -1])
+            return prior_output(mean, full, cov)
         if self.method_ == "icm":
             return self._predict_icm(X, cov)
         if self.method_ == "independent":
@@ -396,7 +405,7 @@ class MultiTaskGP(MultiTaskData):
         if cov == "none":
             return mean
         if cov == "norm":
-            return mean, np.max(var, axis=1)
+            return MultiTaskPrediction(mean, np.max(var, axis=1))
         full = np.zeros((X.shape[0], n, n))
         full[:, np.arange(n), np.arange(n)] = var
         return mean, full

@@ -61,7 +61,7 @@ from .._threads import blas_limited
 from .._validation import as_points, check_int
 from ..kernels.base import Kernel
 from ..kernels.multitask import ICM, MultiTaskKernel
-from .multitask import MultiTaskData, as_task_values, block_output, finish_output, icm_output
+from .multitask import MultiTaskData, as_task_values, block_output, finish_output, icm_output, prior_output
 
 __all__ = ["BudgetedMultiTaskGP", "bkb_q", "BKB"]
 
@@ -323,7 +323,7 @@ class BudgetedMultiTaskGP(MultiTaskData):
             if cov == "none":
                 return mean
             full = self.kernel.diag_blocks(X)
-            return (mean, full) if cov == "full" else (mean, np.linalg.eigvalsh(full)[:, -1])
+            return prior_output(mean, full, cov)
         if self._state[0] == "icm":
             return icm_output(*self._icm_coordinates(X), self.kernel.eig[1], cov)
         _, XD, W, proj, L, beta = self._state

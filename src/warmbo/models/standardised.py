@@ -27,7 +27,7 @@ import numpy as np
 
 from .._threads import blas_limited
 from ..kernels.multitask import ICM, MultiTaskKernel, as_task_matrix
-from .base import ModelBase
+from .base import ModelBase, MultiTaskPrediction, Regressor
 from .multitask import MultiTaskGP, as_task_values
 from .nystrom import BudgetedMultiTaskGP
 from .task_structure import learn_task_kernel, shrunk_B
@@ -35,7 +35,7 @@ from .task_structure import learn_task_kernel, shrunk_B
 __all__ = ["StandardisedMultiTaskGP"]
 
 
-class StandardisedMultiTaskGP(ModelBase):
+class StandardisedMultiTaskGP(Regressor, ModelBase):
     """MT-GP on per-task standardised outputs (see the module docstring).
 
     Parameters
@@ -146,7 +146,7 @@ class StandardisedMultiTaskGP(ModelBase):
         mean, unc = out
         mean = self.mean_ + self.scale_ * mean
         if cov == "norm":
-            return mean, float(np.max(self.scale_)) ** 2 * unc
+            return MultiTaskPrediction(mean, float(np.max(self.scale_)) ** 2 * unc)
         return mean, unc * self.scale_[None, :, None] * self.scale_[None, None, :]
 
     @property

@@ -64,7 +64,7 @@ from scipy.stats import rankdata
 from .._threads import blas_limited
 from .._validation import as_points, as_values, check_int
 from ..kernels.base import Kernel
-from ..models.base import ModelBase, NotFittedError
+from ..models.base import ModelBase, NotFittedError, Prediction, Regressor
 from ..models.defaults import ml2_model
 from ..models.gp import GP
 from .sources import SourceTask, as_sources
@@ -121,7 +121,7 @@ def _share(obj, memo: dict) -> None:
         _share(item, memo)
 
 
-class _TransferModel(ModelBase):
+class _TransferModel(Regressor, ModelBase):
     """The model protocol shared by the baselines; subclasses fill in the ``_fit_z`` family of hooks.
 
     The base class validates inputs, keeps the target data on the user's scale, maps outputs to the
@@ -287,11 +287,13 @@ class _TransferModel(ModelBase):
         return self
 
     def predict(self, X):
-        """Posterior mean and standard deviation of the target at X (m, d), on the target's scale."""
+        """Posterior mean and standard deviation of the target at X (m, d), on the target's scale: a
+        :class:`~warmbo.models.Prediction`, which reads as the mean where an array is expected (so
+        scikit-learn's scorers score the mean)."""
         self._check_fitted()
         X = as_points(X, "X", self._X.shape[1])
         mean, std = self._predict_z(X)
-        return mean * self.y_std_ + self.y_mean_, std * self.y_std_
+        return Prediction(mean * self.y_std_ + self.y_mean_, std * self.y_std_)
 
     def predict_gradient(self, x) -> tuple[float, float, np.ndarray, np.ndarray]:
         """Mean, std and their gradients with respect to x at one point x (d,), on the target's scale."""

@@ -49,7 +49,7 @@ import numpy as np
 from .._threads import blas_limited
 from .._validation import as_points, as_values
 from ..kernels import Constant, Kernel, Matern
-from ..models.base import ModelBase
+from ..models.base import ModelBase, Prediction, Regressor
 from ..models.gp import GP, SCIPY_FTOL
 from .sources import as_sources, standardise
 
@@ -68,7 +68,7 @@ def _default_kernel(dim: int) -> Kernel:
     return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
 
 
-class Envelope(ModelBase):
+class Envelope(Regressor, ModelBase):
     """Envelope-BO model (003): one GP over source and target points, source noise learned.
 
     Parameters
@@ -306,12 +306,15 @@ class Envelope(ModelBase):
         return None if not hasattr(self, "_X") else self._X.shape[1]
 
     def predict(self, X, return_cov: bool = False):
-        """Posterior mean and std (or covariance) of the target at X, on the target's scale."""
+        """Posterior mean and std (or covariance) of the target at X, on the target's scale: a
+        :class:`~warmbo.models.Prediction` (which reads as the mean where an array is expected, so
+        scikit-learn's scorers score the mean), or ``(mean, cov)`` with ``return_cov``."""
         if "gp_" not in self.__dict__:
             raise self._not_fitted()
         mean, spread = self.gp_.predict(X, return_cov=return_cov)
-        scale = self.y_std_**2 if return_cov else self.y_std_
-        return mean * self.y_std_ + self.y_mean_, spread * scale
+        if return_cov:
+            return mean * self.y_std_ + self.y_mean_, spread * self.y_std_**2
+        return Prediction(mean * self.y_std_ + self.y_mean_, spread * self.y_std_)
 
     def predict_gradient(self, x):
         """Mean, std and their input gradients at one point, on the target's scale."""
