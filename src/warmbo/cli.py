@@ -2353,6 +2353,38 @@ def _check_reproduce_out(out: Path, force: bool) -> None:
         )
 
 
+def _earlier_figures(out: Path) -> dict[Path, int]:
+    """The figures of an earlier run in ``out`` with their modification times: the PNG files its
+    report.html shows (each embedded there byte for byte, as base64), so that a file of the user's
+    in the folder is never taken for one. Those a new run does not write again are of parts not rerun."""
+    import base64
+
+    report = out / "report.html"
+    if not (out / "results.json").is_file() or not report.is_file():
+        return {}
+    shown = report.read_text(encoding="utf-8", errors="replace")
+    return {
+        path: path.stat().st_mtime_ns
+        for path in sorted(out.glob("*.png"))
+        if base64.b64encode(path.read_bytes()).decode("ascii") in shown
+    }
+
+
+def _remove_stale_figures(earlier: dict[Path, int]) -> list[str]:
+    """Remove the earlier run's figures that this run did not write again (``--force`` with other
+    parts: they were left beside the new results.json and report.html, which do not show them);
+    returns their names."""
+    removed = []
+    for path, mtime in earlier.items():
+        try:
+            if path.stat().st_mtime_ns == mtime:
+                path.unlink()
+                removed.append(path.name)
+        except FileNotFoundError:
+            continue
+    return removed
+
+
 @app.command(
     help=f"Reproduce a paper's experiments: {_REPRODUCE_FILES}, and tables.md (the tables of the "
     "documentation page, where it has generated ones)."
@@ -2433,6 +2465,7 @@ def reproduce(
             )
     out = out or Path("warmbo-reproduce") / experiment
     _check_reproduce_out(out, force)
+    earlier = _earlier_figures(out)  # (with --force: the run replaces the results of an earlier one)
     options = {k: v for k, v in given.items() if k in entry.options}
     received: list[int] = []
 
@@ -2464,6 +2497,9 @@ def reproduce(
             signal.signal(sig, handler)
     for item in entry.summary(result, out):
         console.print(item)
+    stale = _remove_stale_figures(earlier)
+    if stale:
+        console.print(f"removed the earlier run's figures of parts not rerun: {', '.join(stale)}")
     tables = entry.doc_tables(result)
     if update_docs is not None and not tables:
         raise ValueError(f"'reproduce {experiment}' has no generated documentation tables yet")
