@@ -2478,6 +2478,34 @@ def test_transfer_options_on_a_study_without_sources_name_the_shell_option(workd
     assert invoke("suggest", "told.db", "--max-prior", 2, "--json").exit_code == 0
 
 
+def test_max_prior_without_prior_rows_is_refused_by_optimize_as_by_suggest(workdir):
+    # before: `optimize --max-prior N` on a resumed study without sources (and either command's
+    # --max-prior on a new study without --prior) was taken and did nothing
+    args = ("optimize", "objmod:f", "--seed", 0)
+    assert invoke(*args, "--space", "space.json", "--storage", "cold.db", "--budget", 2).exit_code == 0
+    before = study_rows("cold.db")
+    for command in ((*args, "--budget", 3), ("suggest",)):
+        out = invoke(*command, "--storage", "cold.db", "--max-prior", 5)
+        said = " ".join(out.output.split())
+        assert out.exit_code == 1, said
+        assert "--max-prior caps the prior rows the model sees, and cold.db holds none" in said
+        assert "give earlier studies or CSV files with --prior" in said, said
+        made = invoke(*command, "--space", "space.json", "--storage", "new.db", "--max-prior", 5)
+        said = " ".join(made.output.split())
+        assert made.exit_code == 1 and "a new study holds none" in said, said
+        assert not (workdir / "new.db").exists()
+    assert study_rows("cold.db") == before  # nothing evaluated
+    # with sources stored, or prior rows imported as trials (--transfer none), it caps them
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    for name, transfer in (("warm.db", "rgpe"), ("told.db", "none")):
+        made = invoke(*args, "--space", "space.json", "--storage", name, "--budget", 1, "--prior", "run1.csv",
+                      "--transfer", transfer)  # fmt: skip
+        assert made.exit_code == 0, made.output
+        resumed = invoke(*args, "--storage", name, "--budget", 2, "--max-prior", 2)
+        assert resumed.exit_code == 0, resumed.output
+    assert json.loads(wb.Study("warm.db").get_meta("transfer_sources"))["max_prior"] == 2
+
+
 def test_suggest_creating_a_study_from_imported_rows_says_when_the_model_chooses(workdir):
     # before: "the first 4 suggestions are a design, then the model chooses", while the imported rows
     # (trials of the study) had filled the design and the model chose the very first suggestion

@@ -85,6 +85,24 @@ def test_from_csv_basic_properties(tmp_path: Path) -> None:
     np.testing.assert_array_equal(d.X, SPACE.encode(list(d.params)))
 
 
+def test_from_csv_skip_incomplete_leaves_out_the_rows_of_another_branch(tmp_path: Path) -> None:
+    # a conditional search space's trials: b only in some rows (before, only an error: "empty value")
+    path = write(tmp_path, "a,b,c,y\n0.5,3,,1.0\n0.1,,7,2.0\n,,,\n-0.2,4,,3.0\n0.3,,1,\n")
+    with pytest.raises(DataError, match="row 2 \\(line 3\\), column 'b': empty value"):
+        TaskData.from_csv(path, NUMERIC)
+    d = TaskData.from_csv(path, NUMERIC, skip_incomplete=True)  # (their y cells are not read)
+    assert d.params == ({"a": 0.5, "b": 3}, {"a": -0.2, "b": 4}) and d.y.tolist() == [1.0, 3.0]
+    # a file without one of the parameters: every row is another branch's
+    other = TaskData.from_csv(path, Space((Float("a", -1.0, 1.0), Int("d", 0, 10))), skip_incomplete=True)
+    assert len(other) == 0
+    # errors still name the file's own row, counting the rows left out
+    bad = write(tmp_path, "a,b,y\n0.1,,2.0\n0.5,30,1.0\n", name="bad.csv")
+    with pytest.raises(DataError, match="row 2 \\(line 3\\), column 'b'"):
+        TaskData.from_csv(bad, NUMERIC, skip_incomplete=True)
+    with pytest.raises(DataError, match="missing column\\(s\\) 'y'"):  # y is still required
+        TaskData.from_csv(write(tmp_path, "a,b\n0.1,2\n", name="noy.csv"), NUMERIC, skip_incomplete=True)
+
+
 def test_arrays_are_read_only(mixed: TaskData) -> None:
     for arr in (mixed.y, mixed.X, mixed.task):
         assert arr is not None

@@ -329,6 +329,78 @@ def test_a_prior_study_outside_the_search_space_is_left_out_with_a_warning(caplo
     assert study.sampler.optimizer.prior is None and study.sampler.optimizer.study.count("complete") == 6
 
 
+def svm_or_forest(trial: optuna.Trial) -> float:
+    """A conditional search space: C only when the model is an SVM, depth only for a forest."""
+    if trial.suggest_categorical("model", ["svm", "rf"]) == "svm":
+        return (math.log10(trial.suggest_float("C", 1e-3, 1e3, log=True)) - 0.5) ** 2
+    return (trial.suggest_int("depth", 2, 16) - 5) ** 2 / 10
+
+
+def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_rows(tmp_path, caplog):
+    # before, every prior but a list of Optuna studies failed the first proposal whose relative search
+    # space held a parameter some prior rows lack: an (X, y) pair ("row 2: missing parameter(s)
+    # ['C']"), a CSV with empty cells ("column 'C': empty value"), and a warmbo study, with
+    # parameters more or fewer than the relative space ("has other parameters than this study")
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
+    source.optimize(svm_or_forest, n_trials=20)
+    rows = [(t.params, t.value) for t in source.trials]
+    X, y = [p for p, _ in rows], [v for _, v in rows]
+    csv_path = tmp_path / "trials.csv"  # as trials_dataframe() writes it: an empty cell per other branch
+    csv_path.write_text(
+        "model,C,depth,y\n"
+        + "".join(f"{p['model']},{p.get('C', '')},{p.get('depth', '')},{v!r}\n" for p, v in rows)
+    )
+    flat = wb.Space(
+        [wb.Categorical("model", ("svm", "rf")), wb.Float("C", 1e-3, 1e3, log=True), wb.Int("depth", 2, 16)]
+    )
+    flat_path = str(tmp_path / "flat.db")  # a warmbo study of the three parameters, all in every trial
+    opt = wb.Optimizer(flat, storage=flat_path, seed=0)
+    for p, v in rows:
+        opt.tell({"C": 1.0, "depth": 5, **p}, v)
+    opt.study.close()
+    svm_path = str(tmp_path / "svm.db")  # a warmbo study of the SVM's C alone: no row has the model
+    opt = wb.Optimizer(wb.Space([wb.Float("C", 1e-3, 1e3, log=True)]), storage=svm_path, seed=0)
+    opt.tell({"C": 3.0}, 0.0)
+    opt.study.close()
+    svm_values = sorted(v for p, v in rows if p["model"] == "svm")
+    expected = {  # the prior values the search spaces {C, model} and {model} see (None: no prior)
+        "optuna studies": (svm_values, sorted(y)),
+        "(X, y)": (svm_values, sorted(y)),
+        "CSV": (svm_values, sorted(y)),
+        "warmbo study": (sorted(y), sorted(y)),
+        "studies and CSV": (sorted(svm_values + y), sorted(y + y)),
+        "warmbo study of C": (None, None),
+    }
+    priors = {
+        "optuna studies": [source],
+        "(X, y)": (X, y),
+        "CSV": str(csv_path),
+        "warmbo study": flat_path,
+        "studies and CSV": [flat_path, svm_path, str(csv_path)],
+        "warmbo study of C": svm_path,
+    }
+    for name, prior in priors.items():
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior))
+        study.enqueue_trial({"model": "svm", "C": 1.0})  # the startup trial: the relative space {C, model}
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            study.optimize(svm_or_forest, n_trials=3)
+            seen = [study.sampler.optimizer.prior]
+            study.enqueue_trial({"model": "rf", "depth": 5})  # then {model}: C is the independent sampler's
+            study.optimize(svm_or_forest, n_trials=3)
+            seen.append(study.sampler.optimizer.prior)
+        assert [t.state.name for t in study.trials] == ["COMPLETE"] * 6, name
+        assert study.sampler.optimizer.space.names == ("model",)
+        for data, values in zip(seen, expected[name], strict=True):
+            if values is None:
+                assert data is None, name
+            else:  # exactly the rows that hold every parameter, with their own values
+                assert sorted(data.y) == pytest.approx(values), name
+        if name == "warmbo study of C":
+            assert "no row of the prior holds every parameter of the search space" in caplog.text
+        study.sampler.optimizer.study.close()
+
+
 def test_a_result_is_recorded_at_the_point_optuna_evaluated():
     def objective(trial, high=1.0):
         x = trial.suggest_float("x", 0.0, high)

@@ -126,3 +126,28 @@ def _same(a, b) -> bool:
     if isinstance(a, np.ndarray):
         return np.array_equal(a, b)
     return a == b
+
+
+@pytest.mark.parametrize("scoring", [None, "neg_mean_squared_error"])
+@pytest.mark.parametrize("name, make, param, value, vector", ALL, ids=[c[0] for c in ALL])
+def test_every_model_predicts_what_scikit_learns_scorers_read_as_the_mean(
+    name, make, param, value, vector, scoring
+):
+    # before: only GP.predict returned a Prediction; Envelope, RGPE and the other baselines and the
+    # multi-task models returned a plain (mean, uncertainty) tuple, which a named scorer read as a
+    # 2-row array ("inconsistent numbers of samples"), and they had no score for the default scoring
+    from sklearn.model_selection import KFold, cross_val_score
+
+    y = Y2 if vector else Y1
+    model = make().fit(X, y)
+    prediction = model.predict(X_TEST)
+    kind = wb.models.MultiTaskPrediction if vector else wb.models.Prediction
+    assert isinstance(prediction, kind)
+    mean, unc = prediction  # the model protocol's pair, as before
+    np.testing.assert_array_equal(np.asarray(prediction), mean)
+    assert prediction.shape == mean.shape == ((5, 2) if vector else (5,))
+    np.testing.assert_array_equal(prediction.norm if vector else prediction.std, unc)
+    scores = cross_val_score(make(), X, y, cv=KFold(3), scoring=scoring)
+    assert scores.shape == (3,) and np.all(np.isfinite(scores))
+    r2 = model.score(X_TEST, model.predict(X_TEST).mean)  # its own mean fits itself exactly
+    assert r2 == pytest.approx(1.0)

@@ -878,6 +878,40 @@ def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
         opt.run(lambda p: p["a"], budget=8, progress=False)
 
 
+def test_the_repeated_points_warning_counts_the_budget_that_tried_every_point_when_trials_failed():
+    # before: "a budget of 5 had given every point its value" on 4 points, the fifth trial a repeat
+    # that failed; 4 had tried every point (and a point whose trial failed has no value to give)
+    space = wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])])
+    calls = []
+
+    def flaky(p):  # the first repeat fails once, then the objective is deterministic
+        calls.append(p)
+        if len(calls) == 5:
+            raise RuntimeError("the cluster dropped the job")
+        return p["a"]
+
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        with pytest.warns(
+            wb.optimizer.RepeatedPointsWarning, match=r"\(1 more .* a budget of 4 had tried every point"
+        ):
+            opt.run(flaky, budget=7, progress=False)
+    assert [t.state for t in opt.history][:5] == ["complete"] * 4 + ["failed"]
+
+    # a point that failed before every point was tried counts as tried (it is not asked again)
+    def fails_on_b(p):
+        if p == {"a": 1, "c": "x"}:
+            raise RuntimeError(f"diverged at {p}")
+        return p["a"]
+
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"a budget of 4 had tried every point"):
+            opt.run(fails_on_b, budget=6, progress=False)
+
+
 def test_repeats_of_a_noisy_objective_or_of_a_run_that_only_fails_are_not_warned_about():
     # the warning fired at the start of any run whose budget exceeded a finite space: for a noisy
     # objective, whose repeats are new measurements, and for a run whose every evaluation failed,
@@ -1196,6 +1230,10 @@ def test_predict_includes_values_told_after_the_last_ask():
     # posterior mean at an observed point is close to the value; the old answer was 100 off)
     assert abs(after[0] - told) < 10.0
     assert opt.predict(probe)[0] == pytest.approx(after)  # repeated, same answer
+    # the models' Prediction (before, a plain tuple): .mean and .std, and the mean as an array
+    prediction = opt.predict([probe, {"x0": 3.0, "x1": 1.0}])
+    assert isinstance(prediction, wb.models.Prediction) and prediction.shape == (2,)
+    np.testing.assert_array_equal(np.asarray(prediction), prediction.mean)
 
 
 def test_a_suggestion_whose_parameters_are_not_the_trials_is_refused():

@@ -400,6 +400,27 @@ def _print_best(optimizer) -> None:
     )
 
 
+def _holds_prior_rows(study) -> bool:
+    """Whether ``--max-prior`` has rows to cap in ``study`` (single-objective, open): stored transfer
+    sources, or prior rows imported as trials (``--transfer none``)."""
+    from .optimizer import PRIOR_WORKER, Optimizer
+
+    return bool(Optimizer.stored_transfer(study)) or any(t.worker == PRIOR_WORKER for t in study.snapshot())
+
+
+def _check_max_prior(max_prior: int | None, prior, storage: str | None, held: bool) -> None:
+    """``--max-prior`` without ``--prior``, on a study that holds no prior rows (``held``, from
+    :func:`_holds_prior_rows`; a new study holds none) caps nothing: refused in the shell's words, by
+    optimize and suggest alike (it was taken and did nothing)."""
+    if max_prior is None or prior or held:
+        return
+    where = f"{redacted(storage)} holds none" if storage is not None else "a new study holds none"
+    raise ValueError(
+        f"--max-prior caps the prior rows the model sees, and {where}: give earlier studies or CSV "
+        "files with --prior"
+    )
+
+
 def load_optimizer(
     storage: str,
     readonly: bool = False,
@@ -418,7 +439,7 @@ def load_optimizer(
     """
     from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
-    from .optimizer import PRIOR_WORKER, Optimizer, RestoreWarning
+    from .optimizer import Optimizer, RestoreWarning
     from .storage import Study, readonly_url
 
     url = readonly_url(storage) if readonly else storage
@@ -428,9 +449,7 @@ def load_optimizer(
         # what --transfer and --max-prior need: stored sources, or prior rows imported as trials
         checked = prior is None and (transfer not in (None, "none") or max_prior is not None)
         stored = Optimizer.stored_transfer(study) if checked else {}
-        imported = (
-            checked and max_prior is not None and any(t.worker == PRIOR_WORKER for t in study.snapshot())
-        )
+        held = checked and max_prior is not None and _holds_prior_rows(study)
     finally:
         study.close()
     if multitask:
@@ -451,11 +470,7 @@ def load_optimizer(
                 f"--transfer {transfer} transfers from earlier studies, and {redacted(storage)} stores "
                 "none: give them (or CSV files) with --prior"
             )
-        if max_prior is not None and not stored and not imported:
-            raise ValueError(
-                f"--max-prior caps the prior rows the model sees, and {redacted(storage)} holds none: "
-                "give earlier studies or CSV files with --prior"
-            )
+        _check_max_prior(max_prior, prior, storage, held)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RestoreWarning)
@@ -742,6 +757,8 @@ def optimize(
     replaced = _stored_sources_or_none(stored) if task_names is None and prior else None
     # the method (and cap) stored with the sources: new --prior files are used with it too
     kept_transfer = Optimizer.stored_transfer(stored) if stored is not None and task_names is None else {}
+    # what --max-prior caps without --prior (checked below, once a multi-task study has refused it)
+    held = stored is not None and task_names is None and max_prior is not None and _holds_prior_rows(stored)
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -801,6 +818,7 @@ def optimize(
         raise ValueError(f"unknown {option} {method!r}; choose one of {', '.join(TRANSFER_METHODS)}")
     if method not in (None, "none") and not prior and not resumed_sources:
         raise ValueError(f"{option} {method} transfers from source data: give them with --prior FILE.csv")
+    _check_max_prior(max_prior, prior, storage if stored is not None else None, held)
     if method is not None and resumed_sources and method != resumed_sources["transfer"]:
         # the stored sources with another method, as Optimizer.load(url, transfer=...) and `warmbo
         # suggest --transfer` use them: that method's own default cap on rows
@@ -1428,6 +1446,7 @@ def suggest(
                 f"--transfer {transfer} transfers from source data: give them with --prior FILE.csv (a "
                 "CSV of earlier evaluations or a finished study)"
             )
+        _check_max_prior(max_prior, prior, None, held=False)
         if prior:  # read before the study is created: an error leaves nothing behind
             data, parts = _read_priors(
                 prior, space, task, bool(maximize), prior_y, prior_delimiter, storage, prior_rename
@@ -2334,6 +2353,38 @@ def _check_reproduce_out(out: Path, force: bool) -> None:
         )
 
 
+def _earlier_figures(out: Path) -> dict[Path, int]:
+    """The figures of an earlier run in ``out`` with their modification times: the PNG files its
+    report.html shows (each embedded there byte for byte, as base64), so that a file of the user's
+    in the folder is never taken for one. Those a new run does not write again are of parts not rerun."""
+    import base64
+
+    report = out / "report.html"
+    if not (out / "results.json").is_file() or not report.is_file():
+        return {}
+    shown = report.read_text(encoding="utf-8", errors="replace")
+    return {
+        path: path.stat().st_mtime_ns
+        for path in sorted(out.glob("*.png"))
+        if base64.b64encode(path.read_bytes()).decode("ascii") in shown
+    }
+
+
+def _remove_stale_figures(earlier: dict[Path, int]) -> list[str]:
+    """Remove the earlier run's figures that this run did not write again (``--force`` with other
+    parts: they were left beside the new results.json and report.html, which do not show them);
+    returns their names."""
+    removed = []
+    for path, mtime in earlier.items():
+        try:
+            if path.stat().st_mtime_ns == mtime:
+                path.unlink()
+                removed.append(path.name)
+        except FileNotFoundError:
+            continue
+    return removed
+
+
 @app.command(
     help=f"Reproduce a paper's experiments: {_REPRODUCE_FILES}, and tables.md (the tables of the "
     "documentation page, where it has generated ones)."
@@ -2414,6 +2465,7 @@ def reproduce(
             )
     out = out or Path("warmbo-reproduce") / experiment
     _check_reproduce_out(out, force)
+    earlier = _earlier_figures(out)  # (with --force: the run replaces the results of an earlier one)
     options = {k: v for k, v in given.items() if k in entry.options}
     received: list[int] = []
 
@@ -2445,6 +2497,9 @@ def reproduce(
             signal.signal(sig, handler)
     for item in entry.summary(result, out):
         console.print(item)
+    stale = _remove_stale_figures(earlier)
+    if stale:
+        console.print(f"removed the earlier run's figures of parts not rerun: {', '.join(stale)}")
     tables = entry.doc_tables(result)
     if update_docs is not None and not tables:
         raise ValueError(f"'reproduce {experiment}' has no generated documentation tables yet")

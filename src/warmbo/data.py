@@ -529,6 +529,7 @@ class TaskData:
         y: str = "y",
         task: str | None = None,
         delimiter: str = ",",
+        skip_incomplete: bool = False,
     ) -> TaskData:
         """Read observations from a CSV file with a header row.
 
@@ -547,6 +548,12 @@ class TaskData:
             Column of the task labels (stripped; read as ``str``).
         delimiter : str, default ","
             Field delimiter, e.g. ``";"``.
+        skip_incomplete : bool, default False
+            Leave out the rows without a value for every parameter (an empty cell in a parameter
+            column, or a parameter without a column), instead of refusing them: the rows of a
+            conditional search space (an Optuna study's ``trials_dataframe()``) that belong to
+            another branch than ``space``. Their ``y`` and ``task`` cells are not read. The result
+            holds no row when every row is left out.
 
         Returns
         -------
@@ -573,6 +580,7 @@ class TaskData:
         params: list[dict[str, Any]] = []
         ys: list[float] = []
         labels: list[str] = []
+        incomplete = 0  # rows left out (skip_incomplete)
         reader: csv.DictReader[str] | None = None
         try:
             with open(path, newline="", encoding="utf-8-sig") as f:
@@ -588,8 +596,9 @@ class TaskData:
                 for c in needed:
                     if names.count(c) > 1:
                         raise DataError(f"{source}: duplicate column {c!r} in the header")
+                absent = [c for c in cols if c not in names] if skip_incomplete else []
                 try:
-                    _check_missing(source, needed, names)
+                    _check_missing(source, [c for c in needed if c not in absent], names)
                 except DataError as exc:
                     hint = _delimiter_hint(names, delimiter)
                     if not hint and y not in names:
@@ -601,10 +610,15 @@ class TaskData:
                     values = [v for k, v in row.items() if k is not None and v is not None]
                     if not any(v.strip() for v in [*values, *extra]):
                         continue  # blank row such as ",,,"
-                    where = f"{source}, row {len(ys) + 1} (line {reader.line_num})"
+                    where = f"{source}, row {len(ys) + incomplete + 1} (line {reader.line_num})"
                     if any(v.strip() for v in extra):
                         nfields = len(names) + len(extra)
                         raise DataError(f"{where}: {nfields} fields but the header has {len(names)}")
+                    if skip_incomplete and (
+                        absent or any(row[c] is not None and not row[c].strip() for c in cols)
+                    ):
+                        incomplete += 1
+                        continue
                     for c in needed:
                         if row[c] is None:
                             raise DataError(f"{_at(where, c)}: missing value (fewer fields than the header)")
@@ -626,7 +640,7 @@ class TaskData:
         except csv.Error as exc:
             line = f", line {reader.line_num}" if reader is not None else ""
             raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
-        if not ys:
+        if not ys and not incomplete:
             raise DataError(f"{source}: no data rows")
         return cls(tuple(params), np.array(ys), np.array(labels) if task is not None else None, space, source)
 

@@ -100,7 +100,7 @@ from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
 from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, sobol_screen, taken
-from .models import GP, default_model
+from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import (
     POOLED_PRIOR_ROWS,
@@ -1387,8 +1387,9 @@ class Optimizer:
         return model.clone(**overrides), True
 
     @blas_limited
-    def predict(self, params: dict | Sequence[dict]) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean and std of the objective (user's sign and units) at parameter dicts.
+    def predict(self, params: dict | Sequence[dict]) -> Prediction:
+        """Posterior mean and std of the objective (user's sign and units) at parameter dicts, as the
+        models' :class:`~warmbo.models.Prediction` (it unpacks as ``mean, std``).
 
         With ``output_transform``, the GP's normal posterior on the transformed scale is mapped back:
         the mean and sd of the objective under it (:meth:`YeoJohnson.moments`)."""
@@ -1399,7 +1400,7 @@ class Optimizer:
         transform = getattr(model, "output_transform_", None)
         if transform is not None:  # back to the objective's own scale
             mean, std = transform.moments(mean, std)
-        return self._signed(mean), std
+        return Prediction(self._signed(mean), std)
 
     @blas_limited  # the closed-form leave-one-out inverts the Gram matrix (warmbo status runs it)
     def audit(
@@ -1553,7 +1554,7 @@ class Optimizer:
                 return self._encode_trials([t for t in trials if t.state in (PENDING, FAILED)])
         return busy
 
-    def _warn_repeat(self, trial: Trial, budget: int, finished: int) -> bool:
+    def _warn_repeat(self, trial: Trial, budget: int, finished: int, started: int) -> bool:
         """Say so when ``run`` has evaluated a point again and its value is the one the point had: the
         objective is deterministic, and the rest of the budget evaluates known points (a finite space,
         integers and categoricals only or a grid, every point of it tried: what ``_busy`` allows then).
@@ -1562,6 +1563,11 @@ class Optimizer:
         Before, the warning compared the budget with the space at the start of the run, and fired
         where repeats are no trouble: for a noisy objective (a repeat is a second measurement) and for
         a run whose evaluations all fail (a failed point is never asked again, so it repeats nothing).
+
+        ``finished`` counts the study's own finished trials now, ``started`` when the run began; the
+        budget the message advises is the one at which every point had been tried (not less than
+        ``started``, which a resumed run cannot undo). It was ``finished - 1``, which counted the
+        failed repeats made since as needed ("a budget of 5" on 4 points with one failed repeat).
         """
         size = self.space.cardinality
         if self.space.is_finite:
@@ -1585,15 +1591,28 @@ class Optimizer:
         what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
         shown = float(value[0]) if value.size == 1 else tuple(float(v) for v in value)
         left = max(0, budget - finished)
+        enough = max(self._budget_trying_every_point(int(size)), started)
         _warn(
             f"trial {trial.id} evaluated {dict(trial.params)} again and got the value the point already "
             f"had ({shown!r}): the objective looks deterministic. The search space has {int(size)} {what} "
             f"and every one has been tried, so the rest of this run ({left} more evaluation(s)) evaluates "
-            f"known points again. For a deterministic objective, a budget of {finished - 1} had given "
-            "every point its value; for a noisy one, repeats are second measurements (no warning then).",
+            f"known points again. For a deterministic objective, a budget of {enough} had tried every "
+            "point; for a noisy one, repeats are second measurements (no warning then).",
             RepeatedPointsWarning,
         )
         return True
+
+    def _budget_trying_every_point(self, size: int) -> int:
+        """The budget at which the study had tried every one of the ``size`` points of its finite space:
+        its own trials (complete, failed or pending, in the order they were asked) up to the one that
+        tried the last point no trial had (a failed trial tried its point too: it is never asked
+        again; imported prior rows hold points but are no budget)."""
+        trials = sorted(self.study.trials(), key=lambda t: t.id)
+        _, first = np.unique(self._encode_trials(trials), axis=0, return_index=True)
+        if first.size < size:  # (not reached: the caller checked that every point was tried)
+            return sum(t.worker != PRIOR_WORKER for t in trials)
+        last = int(np.sort(first)[size - 1])
+        return sum(t.worker != PRIOR_WORKER for t in trials[: last + 1])
 
     def _distinct_points(self, trials: Sequence[Trial]) -> int:
         """How many distinct points ``trials`` hold."""
@@ -2245,7 +2264,8 @@ class Optimizer:
         def finished() -> int:
             return self._finished(n_prior)
 
-        bar = _ProgressBar(progress, budget, finished(), self)
+        started = finished()  # (a resumed study's trials: the repeated-points warning counts from them)
+        bar = _ProgressBar(progress, budget, started, self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
         # the trials this run is evaluating, from the ask to the record: the only ones it beats, so a
@@ -2354,7 +2374,7 @@ class Optimizer:
                         evaluate(suggestion.trial_id, False)
                         bar.advance()
                         if not repeat_warned:
-                            repeat_warned = self._warn_repeat(trial, budget, finished())
+                            repeat_warned = self._warn_repeat(trial, budget, finished(), started)
                         for callback in callbacks:
                             callback(self, trial)
                         unfinished = [s.trial_id for s in running.values()] + [s.trial_id for s in queue]

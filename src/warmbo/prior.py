@@ -52,6 +52,7 @@ from .storage import _is_postgres, redacted, study_label
 __all__ = [
     "PriorOutsideSpaceWarning",
     "as_prior",
+    "subspace_prior",
     "names_a_study",
     "first_repeat",
     "join_sources",
@@ -80,7 +81,12 @@ PRIOR_ROWS = 1000
 POOLED_PRIOR_ROWS = 256
 
 
-def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=None) -> TaskData:
+def _from_studies(
+    studies: list, space: Space, maximize: bool, own=None, rename=None, partial: bool = False
+) -> TaskData:
+    """The complete trials of ``studies`` in ``space``, one task label per study. ``partial`` (see
+    :func:`subspace_prior`): a study whose parameters are more than ``space``'s is read on those of
+    ``space``, one that lacks some of them gives no row; :class:`_NoRows` when none gives any."""
     from .storage import StorageError, Study, study_exists, study_identity
     from .trial import COMPLETE
 
@@ -126,6 +132,10 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
                     f"{onto[0]!r}; a rename onto a parameter the prior study has needs that one renamed too"
                 )
             other = study.space != space or any(k != v for k, v in names.items())
+            if partial and not set(space.names) <= set(names.values()):
+                continue  # (another branch of a conditional space: none of its trials lies in this one)
+            if partial:  # (its other parameters, of another branch, are left out of its rows)
+                names = {k: v for k, v in names.items() if v in space.names}
             if other and set(names.values()) != set(space.names):
                 shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
                 if shown:
@@ -163,7 +173,7 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
             used.add(label)
             outside: list[tuple[int, str]] = []  # (trial id, why) of the trials this space leaves out
             for trial in complete:
-                trial_params = {names[k]: v for k, v in trial.params.items()}
+                trial_params = {names[k]: v for k, v in trial.params.items() if k in names}
                 if other:  # (other bounds or choices: only the trials in this study's space are read)
                     try:
                         space.validate(trial_params)
@@ -179,8 +189,17 @@ def _from_studies(studies: list, space: Space, maximize: bool, own=None, rename=
             if study is not item:
                 study.close()
     if not params:
+        if partial:
+            raise _NoRows
         raise DataError("the prior studies hold no complete trial")
     return TaskData.from_records(params, values, space, task=labels, source="<studies>")
+
+
+class _NoRows(DataError):
+    """No row of a prior holds every parameter of the space (:func:`subspace_prior`)."""
+
+    def __init__(self):
+        super().__init__("no row of the prior holds every parameter of the space")
 
 
 def _left_out(study, outside: list[tuple[int, str]], n_complete: int) -> None:
@@ -212,7 +231,35 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
     ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
     is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
     ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since."""
+    return _read(prior, space, maximize, study, rename, partial=False)
+
+
+def subspace_prior(prior, space: Space, maximize: bool) -> TaskData | None:
+    """The rows of ``prior`` that hold every parameter of ``space``, read as :func:`as_prior` reads
+    them; None when no row does.
+
+    For a sampler of a conditional search space (Optuna's), whose ``space`` is the parameters its
+    trials share so far and whose prior comes from the whole space: a record (of an ``(X, y)`` pair)
+    without one of the parameters, a CSV row with an empty cell in a parameter column (or a file
+    without the column) and a study or TaskData without one of them are another branch's, and are
+    left out; the other parameters of a study's trials, of a TaskData's rows and of the records are
+    dropped. A value that lies outside ``space`` is refused, as :func:`as_prior` refuses it."""
+    try:
+        data = _read(prior, space, maximize, None, None, partial=True)
+    except _NoRows:
+        return None
+    return data if len(data) else None
+
+
+def _read(prior, space: Space, maximize: bool, study, rename, partial: bool) -> TaskData:
+    """:func:`as_prior`, or with ``partial`` the rows of :func:`subspace_prior` (:class:`_NoRows`
+    when there are none)."""
     if isinstance(prior, TaskData):
+        if partial and prior.space != space:
+            if not set(space.names) <= set(prior.space.names):
+                raise _NoRows
+            records = [{n: p[n] for n in space.names} for p in prior.params]
+            return TaskData.from_records(records, prior.y, space, task=prior.task, source=prior.source)
         if prior.space != space:
             raise DataError(
                 "prior data were validated against a different space: " + "; ".join(prior.space.diff(space))
@@ -221,8 +268,12 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
         if names_a_study(text):
-            return _from_studies([text], space, maximize, study, rename)
-        return TaskData.from_csv(text, space, task="task" if _has_column(text, "task") else None)
+            return _from_studies([text], space, maximize, study, rename, partial)
+        task = "task" if _has_column(text, "task") else None
+        data = TaskData.from_csv(text, space, task=task, skip_incomplete=partial)
+        if not len(data):
+            raise _NoRows
+        return data
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
         return TaskData.from_dataframe(prior, space, task=task, source="<prior DataFrame>")
@@ -231,7 +282,17 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
         if _is_dataframe(X):  # parameter columns by name, in any order
             X = X.to_dict("records")
         if len(X) and isinstance(X[0], Mapping):
-            return TaskData.from_records(list(X), np.asarray(y), space, source="<prior (X, y)>")
+            X, y = list(X), np.asarray(y)
+            if partial:
+                if len(X) != len(y):
+                    raise DataError(f"<prior (X, y)>: X has {len(X)} rows and y {len(y)} values")
+                whole = [
+                    k for k, p in enumerate(X) if not isinstance(p, Mapping) or set(space.names) <= set(p)
+                ]
+                if not whole:
+                    raise _NoRows
+                X, y = [X[k] for k in whole], y[whole]
+            return TaskData.from_records(X, y, space, source="<prior (X, y)>")
         return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>")
     if isinstance(prior, list | tuple) and prior and isinstance(prior[0], Mapping):
         raise DataError(
@@ -247,7 +308,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
             for item in prior
         ]
         if not any(data):
-            return _from_studies(list(prior), space, maximize, study, rename)
+            return _from_studies(list(prior), space, maximize, study, rename, partial)
         from .storage import study_identity
 
         entries = [
@@ -267,11 +328,16 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
             raise DataError(
                 f"prior {twice[0]!r} is given twice{again}; each is one source task: give it once"
             )
-        parts = [
-            as_prior(item if is_data else [item], space, maximize, study, rename)
-            for item, is_data in zip(prior, data, strict=True)
-        ]
-        return join_sources(entries, parts, space, [not is_data for is_data in data])
+        parts, kept = [], []
+        for k, (item, is_data) in enumerate(zip(prior, data, strict=True)):
+            try:
+                parts.append(_read(item if is_data else [item], space, maximize, study, rename, partial))
+            except _NoRows:  # (partial: another branch's source)
+                continue
+            kept.append(k)
+        if not parts:
+            raise _NoRows
+        return join_sources([entries[k] for k in kept], parts, space, [not data[k] for k in kept])
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"

@@ -1377,8 +1377,11 @@ def settings_text(settings: dict) -> str:
         if isinstance(value, dict):
             return [item for k, v in value.items() for item in flat(f"{prefix}{k}.", v)] if value else []
         if isinstance(value, list | tuple):
-            value = ", ".join(str(v) for v in value) if value else "none"
-        return [f"{prefix[:-1]} = {value}"]
+            value = ", ".join(map(readable, value)) if value else "none"
+        return [f"{prefix[:-1]} = {readable(value)}"]
+
+    def readable(value) -> str:  # (a float as people write it: 0.15, not 0.1499999999999999)
+        return repr(float(f"{value:.12g}")) if isinstance(value, float) else str(value)
 
     return "; ".join(flat("", settings))
 

@@ -13,7 +13,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 
 import numpy as np
 
-__all__ = ["limited", "process_pool", "close_pool", "execute", "figure", "warning_texts"]
+__all__ = ["limited", "ProcessPool", "process_pool", "close_pool", "execute", "figure", "warning_texts"]
 
 
 def limited(fn: Callable, kwargs: dict):
@@ -24,9 +24,23 @@ def limited(fn: Callable, kwargs: dict):
         return fn(**kwargs)
 
 
-def process_pool(workers: int) -> ProcessPoolExecutor:
-    """A process pool of ``workers`` processes (spawned, so no state leaks from the parent)."""
-    return ProcessPoolExecutor(max_workers=int(workers), mp_context=multiprocessing.get_context("spawn"))
+class ProcessPool(ProcessPoolExecutor):
+    """A pool of spawned processes (no state leaks from the parent) that knows its workers: the
+    children of this process started since the pool was made (``multiprocessing.active_children()``;
+    the pool starts its workers as runs arrive). :func:`close_pool` ends them at once on Ctrl-C."""
+
+    def __init__(self, workers: int):
+        self.earlier_children = frozenset(multiprocessing.active_children())
+        super().__init__(max_workers=int(workers), mp_context=multiprocessing.get_context("spawn"))
+
+    def worker_processes(self) -> list:
+        """The pool's live worker processes (``multiprocessing.Process`` objects)."""
+        return [p for p in multiprocessing.active_children() if p not in self.earlier_children]
+
+
+def process_pool(workers: int) -> ProcessPool:
+    """A process pool of ``workers`` spawned processes (:class:`ProcessPool`)."""
+    return ProcessPool(workers)
 
 
 def close_pool(pool, interrupted: bool = False) -> None:
@@ -39,7 +53,9 @@ def close_pool(pool, interrupted: bool = False) -> None:
     if not interrupted:
         pool.shutdown()
         return
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public accessor)
+    # (ProcessPoolExecutor has no public accessor of its processes before Python 3.14's
+    # terminate_workers; this read its private _processes)
+    processes = pool.worker_processes() if isinstance(pool, ProcessPool) else []
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         if process.is_alive():

@@ -217,7 +217,8 @@ def write_envelope_report(result, out: Path, pngs: dict) -> Path:
         hpo_text = "HPO part not run. " + " ".join(result.settings.get("notes", []))
     functions_text = "\n\n".join(
         f"{case}: posterior mean RMSE to the target {v['rmse_to_target']:.4f}, to the source "
-        f"{v['rmse_to_source']:.4f}; argmax {v['posterior_argmax']}; sigma_s^2 = {v['source_noise']:.3f}"
+        f"{v['rmse_to_source']:.4f}; argmax {_point(v['posterior_argmax'])}; "
+        f"sigma_s^2 = {v['source_noise']:.3f}"
         for case, v in head["functions"].items()
     )
     tabular_text = "\n\n".join(
@@ -255,6 +256,11 @@ def write_envelope_report(result, out: Path, pngs: dict) -> Path:
             )
         )
     return write_experiment_report(out, "Envelope-BO reproduction (003 Section 4)", sections)
+
+
+def _point(values) -> str:
+    """A point for people: ``(0.15, 0.15)``, not the grid's float ``[0.1499999999999999, ...]``."""
+    return "(" + ", ".join(f"{v:.2f}" for v in values) + ")"
 
 
 def summary(result, out) -> list:
@@ -397,9 +403,8 @@ def doc_tables(result) -> dict[str, list[str]]:
             "|---|---|---|---|",
         ]
         for case, entry in result.functions.items():
-            arg = ", ".join(f"{v:.2f}" for v in entry["posterior_argmax"])
             rows.append(
-                f"| {case} | {entry['source_noise']:.3f} | ({arg}) | "
+                f"| {case} | {entry['source_noise']:.3f} | {_point(entry['posterior_argmax'])} | "
                 f"{entry['rmse_to_target']:.4f} / {entry['rmse_to_source']:.4f} |"
             )
         tables["functions"] = rows

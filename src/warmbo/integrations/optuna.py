@@ -38,7 +38,9 @@ each), or a list of earlier Optuna studies
 data, one source task per study, signed by each study's direction. ``transfer=`` chooses how they
 are used (default ``"auto"``: a warm design from the sources, then the guarded portfolio;
 ``"envelope"``, ``"rgpe"``, ... as in :mod:`warmbo.transfer.registry`; ``"none"``: as trials of this
-same objective).
+same objective). Each relative search space reads the prior rows that hold all of its parameters
+(:func:`warmbo.prior.subspace_prior`): in a conditional search space, the rows of another branch are
+left out, and other parameters dropped; a space no row lies in is optimised without the prior.
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
@@ -337,7 +339,9 @@ class WarmboSampler(BaseSampler):
         (file or URL) or a list of warmbo studies and CSV paths (one source task each, as
         ``Optimizer(prior=...)`` reads them), or a list of ``optuna.Study`` objects whose
         completed trials (inside the current search space) are the
-        data, one source task per study, signed by each study's direction.
+        data, one source task per study, signed by each study's direction. Each relative search
+        space reads the rows that hold all of its parameters (a conditional space's other branch is
+        left out).
     transfer : str, optional
         How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
         prior: a warm design from the sources, then the guarded portfolio), a transfer method such
@@ -664,6 +668,14 @@ class WarmboSampler(BaseSampler):
             task = labels if self.transfer != "none" else None
             return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")
         data = _user_data(prior, space_map.user_space, maximize)
+        if data is None:
+            # the prior of a conditional search space whose rows are all of another branch than the
+            # parameters the trials share so far (or a space with a parameter the prior never had)
+            optuna.logging.get_logger(__name__).warning(
+                f"WarmboSampler: no row of the prior holds every parameter of the search space "
+                f"{space_map.names!r}; it is optimised without the prior"
+            )
+            return None
         rows = []
         for i, params in enumerate(data.params):
             try:
@@ -733,23 +745,12 @@ def _check_location(item) -> None:
         raise DataError(f"prior: no such file {redacted(text)!r}")
 
 
-def _user_data(prior, user_space: Space, maximize: bool) -> TaskData:
-    """Prior data in the units of the Optuna parameters, read against ``user_space`` (a warmbo
-    study's values signed by its direction, as ``Optimizer(prior=...)`` reads it)."""
-    from ..prior import as_prior
+def _user_data(prior, user_space: Space, maximize: bool) -> TaskData | None:
+    """The rows of prior data that hold every parameter of ``user_space``, in the units of the Optuna
+    parameters (a warmbo study's values signed by its direction, as ``Optimizer(prior=...)`` reads
+    it); None when no row does. Rows of another branch of a conditional search space (a record
+    without one of the parameters, an empty CSV cell, a warmbo study without one of them) are left
+    out, and the parameters of other branches dropped (:func:`warmbo.prior.subspace_prior`)."""
+    from ..prior import subspace_prior
 
-    if isinstance(prior, TaskData):
-        records = [{n: p[n] for n in user_space.names if n in p} for p in prior.params]
-        return TaskData.from_records(records, prior.y, user_space, task=prior.task, source=prior.source)
-    if isinstance(prior, str | os.PathLike) or (
-        isinstance(prior, list | tuple) and prior and all(map(_is_location, prior))
-    ):
-        # a CSV path, a warmbo study (file or URL), or a list of them: one source task each
-        return as_prior(prior, user_space, maximize)
-    if isinstance(prior, tuple) and len(prior) == 2:
-        X, y = prior
-        if len(X) and isinstance(X[0], Mapping):
-            records = [{n: p[n] for n in user_space.names if n in p} for p in X]
-            return TaskData.from_records(records, y, user_space, source="<prior (X, y)>")
-        return TaskData.from_numpy(np.asarray(X), y, user_space, source="<prior (X, y)>")
-    raise DataError(f"{_FORMS}; got {type(prior).__name__}")
+    return subspace_prior(prior, user_space, maximize)

@@ -3,7 +3,16 @@
 
 from .defaults import default_model, ml2_model
 from .gp import GP, Prediction
-from .multitask import MultiTaskGP
+from .multitask import MultiTaskGP, MultiTaskPrediction
 from .nystrom import BKB, BudgetedMultiTaskGP
 
-__all__ = ["GP", "Prediction", "MultiTaskGP", "BudgetedMultiTaskGP", "BKB", "default_model", "ml2_model"]
+__all__ = [
+    "GP",
+    "Prediction",
+    "MultiTaskPrediction",
+    "MultiTaskGP",
+    "BudgetedMultiTaskGP",
+    "BKB",
+    "default_model",
+    "ml2_model",
+]

@@ -28,7 +28,7 @@ import numpy as np
 from .._threads import blas_limited
 from ..kernels.multitask import ICM, MultiTaskKernel, as_task_matrix
 from .base import ModelBase
-from .multitask import MultiTaskGP, as_task_values
+from .multitask import MultiTaskGP, MultiTaskPrediction, as_task_values
 from .nystrom import BudgetedMultiTaskGP
 from .task_structure import learn_task_kernel, shrunk_B
 
@@ -82,6 +82,18 @@ class StandardisedMultiTaskGP(ModelBase):
         self.budget_eps = budget_eps
         self.horizon = horizon
         self.seed = seed
+
+    #: scikit-learn's conventions for a regressor of vector outputs (Y of shape (t, n_tasks))
+    _estimator_type = "regressor"
+    _multi_output_only = True
+
+    def score(self, X, Y, sample_weight=None) -> float:
+        """R^2 of the posterior mean (on ``fit``'s scale) at X against Y, averaged over the tasks, as
+        scikit-learn's multi-output regressors score: what ``cross_val_score`` maximises when given
+        no ``scoring``."""
+        from sklearn.metrics import r2_score
+
+        return float(r2_score(Y, self.predict(X, cov="none"), sample_weight=sample_weight))
 
     def __getattr__(self, name):
         if name.startswith("__"):  # copy/pickle probing
@@ -146,7 +158,7 @@ class StandardisedMultiTaskGP(ModelBase):
         mean, unc = out
         mean = self.mean_ + self.scale_ * mean
         if cov == "norm":
-            return mean, float(np.max(self.scale_)) ** 2 * unc
+            return MultiTaskPrediction(mean, float(np.max(self.scale_)) ** 2 * unc)
         return mean, unc * self.scale_[None, :, None] * self.scale_[None, None, :]
 
     @property
