@@ -2608,7 +2608,10 @@ def test_a_suggestion_names_the_person_who_took_it(workdir):
     worker = wb.Study("lab.db").trial(1).worker
     assert worker.startswith(f"{getpass.getuser()}@"), worker
     status = invoke("status", "--storage", "lab.db")
-    assert f"worker {worker}: 1 pending" in status.output, status.output
+    assert f"worker {worker}: 1 pending (trial 1)" in status.output, status.output
+    invoke("suggest", "--storage", "lab.db", "-n", 2)  # (this process again: the same worker)
+    status = invoke("status", "--storage", "lab.db")
+    assert f"worker {worker}: 3 pending (trials 1, 2, 3)" in status.output, status.output
 
 
 def test_the_advised_observe_command_is_one_line(workdir):

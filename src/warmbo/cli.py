@@ -2141,14 +2141,20 @@ def _print_workers(opt) -> None:
         beats = {}
     now = _time.time()
     workers: dict[str, list[float]] = {}
+    ids: dict[str, list[int]] = {}
     for trial in opt.study.trials(("pending",)):
         workers.setdefault(trial.worker or "?", []).append(now - beats.get(trial.id, trial.created))
+        ids.setdefault(trial.worker or "?", []).append(trial.id)
     for worker, ages in sorted(workers.items()):
+        # which trials: a list of the table's pending rows was left to the reader (a status of
+        # --last 20 does not even show them all)
+        shown = ", ".join(str(i) for i in ids[worker][:10]) + (", ..." if len(ids[worker]) > 10 else "")
         console.print(
-            f"worker {worker}: {len(ages)} pending, "
+            f"worker {worker}: {len(ages)} pending (trial{'s' if len(ages) > 1 else ''} {shown}), "
             f"last heartbeat (or suggestion) {_duration(min(ages))} ago",
             markup=False,
             highlight=False,
+            soft_wrap=True,
         )
     reclaimed = opt.study.meta_items("reclaimed:")
     if reclaimed:
