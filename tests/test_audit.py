@@ -169,9 +169,12 @@ def test_a_lab_typo_is_named_by_its_trial_in_the_audit_and_status_until_it_is_co
     assert warned[0].startswith(f"outlier: trial {typo} ("), warned
     status = runner.invoke(app, ["status", "--storage", url])
     assert status.exit_code == 0 and f"warning: outlier: trial {typo} (" in status.output, status.output
+    # (the warning's "correct it (amend)" is Python's word: status gives the command, on one line)
+    assert f"to correct a trial: warmbo observe --storage {url} --trial ID --value V --amend" in status.output
     opt.amend(typo, failed=True, note="typo")
     assert not any(w.startswith("outlier") for w in opt.audit().warnings)
-    assert "outlier" not in runner.invoke(app, ["status", "--storage", url]).output
+    fixed = runner.invoke(app, ["status", "--storage", url]).output
+    assert "outlier" not in fixed and "to correct a trial" not in fixed
 
 
 def test_noise_that_grows_with_the_objective_is_reported_as_heteroscedastic():

@@ -2548,3 +2548,133 @@ def test_new_prior_files_with_the_stored_method_named_keep_the_stored_cap(workdi
     resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--transfer", "rgpe")
     assert resumed.exit_code == 0, resumed.output
     assert stored("o.db") == 2
+
+
+# ----------------------------------------------------------------- a lab sharing one study (walkthrough)
+def test_a_value_for_a_failed_trial_says_it_had_failed(workdir):
+    # before: `observe --trial 5 --value 40` on a trial a colleague had marked failed (an instrument
+    # error) printed "trial 5: value 40 stored" alone: a mistyped --trial turned a reported failure
+    # into a value without a word
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
+    failed = ("observe", "--storage", "lab.db", "--trial", 1, "--failed", "--note", "plate reader error E42")
+    assert invoke(*failed).exit_code == 0
+    later = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "40")
+    assert later.exit_code == 0, later.output
+    said = " ".join(later.output.split())
+    assert "trial 1: value 40 stored (it had been marked failed: plate reader error E42;" in said, said
+    plain = invoke("observe", "--storage", "lab.db", "--trial", 2, "--value", "41")
+    assert plain.exit_code == 0 and "marked failed" not in plain.output, plain.output
+
+
+def test_one_result_recorded_twice_with_params_is_pointed_out(workdir):
+    # before: the same `observe --params ... --value 33` run twice (the shell's history) stored two
+    # trials with the same settings and value, and said "(a new trial)" both times
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    args = ("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "33")
+    first = invoke(*args)
+    assert first.exit_code == 0 and "note:" not in first.output, first.output
+    second = invoke(*args)
+    assert second.exit_code == 0, second.output
+    said = " ".join(second.output.split())
+    assert "note: trial 2 holds the same settings and the same value 33" in said, said
+    assert "--trial 3 --amend --failed --note 'recorded twice'" in said, said
+    other = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "34")
+    assert other.exit_code == 0 and "note:" not in other.output, other.output  # a replicate
+
+
+def test_amending_a_trial_to_the_value_it_holds_changes_nothing(workdir):
+    # before: two people correcting the same typo stored a second amendment, and status then said
+    # "amended 2x, was value 55.3" of a trial holding 55.3, hiding the typo it had corrected
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "5.53").exit_code == 0
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.3", "--amend").exit_code == 0
+    again = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.30", "--amend")
+    assert again.exit_code == 0 and "trial 1 already holds value 55.3: nothing changed" in again.output
+    record = json.loads(wb.Study("lab.db").get_meta("amended:1"))
+    assert [r["value"] for r in record] == [5.53]
+    status = invoke("status", "--storage", "lab.db")
+    assert "amended, was value 5.53" in status.output, status.output
+
+
+def test_a_prior_csv_error_speaks_the_command_lines_options(workdir):
+    # before: suggest --prior with a 'yield' column said "name the column of the values with y=
+    # (warmbo optimize: --prior-y COLUMN)": Python's argument, and another command
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    (workdir / "old.csv").write_text("x,mode,yield\n0.5,a,30.1\n")
+    missing = invoke("suggest", "--storage", "lab.db", "--prior", "old.csv")
+    assert missing.exit_code == 1
+    said = " ".join(missing.output.split())
+    assert "name the column of the values with --prior-y COLUMN" in said, said
+    assert "y=" not in said and "warmbo optimize" not in said, said
+    (workdir / "eu.csv").write_text("x;mode;y\n0.5;a;30.1\n")
+    semicolons = invoke("suggest", "--storage", "lab.db", "--prior", "eu.csv")
+    said = " ".join(semicolons.output.split())
+    assert semicolons.exit_code == 1 and "give --prior-delimiter ';'" in said, said
+    assert "TaskData" not in said and "delimiter=" not in said, said
+
+
+def test_status_says_how_long_suggestions_have_been_pending_in_hours(workdir, monkeypatch):
+    # before: a suggestion taken yesterday read "last heartbeat (or suggestion) 97200 s ago"
+    from warmbo.cli import _duration
+
+    assert [_duration(s) for s in (4, 170, 3 * 3600 + 25 * 60, 27 * 3600 + 65, 3600 * 53)] == [
+        "4 s", "3 min", "3 h 25 min", "27 h 1 min", "2 d 5 h"
+    ]  # fmt: skip
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() + 27 * 3600)
+    status = invoke("status", "--storage", "lab.db")
+    assert status.exit_code == 0 and "last heartbeat (or suggestion) 27 h ago" in status.output, status.output
+
+
+def test_a_suggestion_names_the_person_who_took_it(workdir):
+    # before: the worker was host:pid ("vm:28630"), so `warmbo status` could not say which of the
+    # lab's people had taken a pending suggestion
+    import getpass
+
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    worker = wb.Study("lab.db").trial(1).worker
+    assert worker.startswith(f"{getpass.getuser()}@"), worker
+    status = invoke("status", "--storage", "lab.db")
+    assert f"worker {worker}: 1 pending (trial 1)" in status.output, status.output
+    invoke("suggest", "--storage", "lab.db", "-n", 2)  # (this process again: the same worker)
+    status = invoke("status", "--storage", "lab.db")
+    assert f"worker {worker}: 3 pending (trials 1, 2, 3)" in status.output, status.output
+
+
+def test_the_advised_observe_command_is_one_line(workdir):
+    # before: the console broke "report results with: warmbo observe --storage ... --trial ID
+    # --value V" at 80 columns, so the line pasted into a shell ran as two commands
+    long_name = "a-study-name-long-enough-to-pass-eighty-columns.db"
+    done = invoke("suggest", "--storage", long_name, "--space", "space.json", "-n", 1)
+    assert done.exit_code == 0, done.output
+    line = next(line for line in done.output.splitlines() if line.startswith("report results with:"))
+    assert line.endswith("--trial ID --value V"), done.output
+
+
+def test_prior_list_mentions_the_sources_a_study_transfers_from(workdir):
+    # before: after `suggest --prior old.csv` (transfer auto: the file is stored as a source, not
+    # imported), `warmbo prior list` showed an empty table titled "0 prior rows", as if the file
+    # had been lost
+    (workdir / "old.csv").write_text("x,mode,y\n0.5,a,30.1\n-1.0,a,2.0\n1.5,a,10.0\n")
+    made = invoke("suggest", "--storage", "lab.db", "--space", "space.json", "--prior", "old.csv")
+    assert made.exit_code == 0, made.output
+    listed = invoke("prior", "list", "lab.db")
+    said = " ".join(listed.output.split())
+    assert listed.exit_code == 0 and "transfers from 1 source task(s) of 3 rows (transfer auto)" in said, said
+    invoke("suggest", "--storage", "cold.db", "--space", "space.json")
+    assert "transfers from" not in invoke("prior", "list", "cold.db").output
+
+
+def test_a_failure_reported_twice_keeps_the_first_reason(workdir):
+    # before: a second `observe --trial N --failed --note ...` replaced the first reason in the study
+    # (two people reporting the same instrument error, one of them with other words)
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    args = ("observe", "--storage", "lab.db", "--trial", 1, "--failed")
+    assert invoke(*args, "--note", "plate reader error E42").exit_code == 0
+    again = invoke(*args)
+    assert again.exit_code == 0, again.output
+    assert "trial 1 was already marked failed: plate reader error E42; nothing changed" in again.output
+    more = invoke(*args, "--note", "lamp flickering")
+    assert more.exit_code == 0 and "plate reader error E42; lamp flickering" in more.output, more.output
+    assert wb.Study("lab.db").trial(1).error == "plate reader error E42; lamp flickering"

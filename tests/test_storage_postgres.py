@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -248,7 +249,8 @@ def test_status_shows_live_workers_and_reclaimed_trials(storage):
     c = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-c")
     c.ask()
     out = CliRunner().invoke(app, ["status", "--storage", storage]).output
-    assert "worker machine-b: 1 pending, last heartbeat" in out and "worker machine-c: 1 pending" in out
+    assert re.search(r"worker machine-b: 1 pending \(trial \d+\), last heartbeat", out), out
+    assert "worker machine-c: 1 pending" in out
     assert "reclaimed from silent workers: 1 trial(s); machine-a -> machine-b (retry" in out
 
 
@@ -910,3 +912,82 @@ def test_a_refused_prior_study_url_is_shown_without_its_password(postgres_server
     for result, said in ((twice, "is given twice"), (task, "--task splits a CSV file")):
         assert result.exit_code == 1 and said in result.output, result.output
         assert "hunter2" not in result.output and "password=***" in result.output, result.output
+
+
+# ---------------------------------------------------------------------- a lab sharing one study (walkthrough)
+def test_a_mistyped_study_name_names_the_studies_the_database_holds(postgres_server, tmp_path, monkeypatch):
+    # before: study=enzym for enzyme said "no study 'enzym' ...: create one with a search space", and
+    # `suggest --space` with the typo created a second study without a word: the lab's results went
+    # on in two studies
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    wb.Optimizer(SPACE, storage=postgres_server.url("enzyme-walk"), seed=0).ask()
+    with pytest.raises(StorageError) as caught:
+        Study(postgres_server.url("enzyme-wakl"))
+    said = str(caught.value)
+    assert said.startswith("no study 'enzyme-wakl' in postgresql://"), said
+    assert "did you mean study=enzyme-walk? (the database holds the studies enzyme-walk" in said, said
+    assert not study_exists(postgres_server.url("enzyme-wakl"))
+    (tmp_path / "space.json").write_text(json.dumps(SPACE.to_dict()))
+    runner = CliRunner()
+    status = runner.invoke(app, ["status", postgres_server.url("Enzyme-walk")])
+    assert status.exit_code == 1 and "did you mean study=enzyme-walk?" in status.output, status.output
+    created = runner.invoke(app, ["suggest", postgres_server.url("enzyme-wal"), "--space", "space.json"])
+    assert created.exit_code == 0, created.output
+    said = " ".join(created.output.split())
+    assert "note: the database also holds the study enzyme-walk; this command created the new study " in said
+    assert "give study=enzyme-walk in the URL" in said, said
+    far = runner.invoke(app, ["suggest", postgres_server.url("ph-screen-walk"), "--space", "space.json"])
+    assert far.exit_code == 0 and "note:" not in far.output, far.output
+
+
+def test_a_url_with_the_printed_stars_for_a_password_says_what_they_are(postgres_server, tmp_path):
+    # before: the advised `warmbo observe --storage 'postgresql://lab:***@host/db?study=...'`, pasted
+    # as printed, failed with the server's "password authentication failed for user", which did not
+    # say that the stars stand for the password
+    base = postgres_server.url("stars")
+    wb.Optimizer(SPACE, storage=base, seed=0).ask()
+    user = postgres_server.user
+    for url in (
+        base.replace(f"postgresql://{user}@", f"postgresql://{user}:***@"),
+        base + "&password=***",
+    ):
+        with pytest.raises(
+            StorageError, match=r"is \*\*\*, the stand-in warmbo prints in place of a password"
+        ):
+            Study(url)
+    Study(base + "&password=real").close()  # (the test server trusts its socket: any other password)
+
+
+def test_a_command_opening_the_study_while_the_server_restarts_waits_for_it(postgres_url, monkeypatch):
+    # before: a command that opened the study (again) while the server restarted failed at once with
+    # "cannot connect ...: FATAL: the database system is shutting down" (a walkthrough: `warmbo
+    # suggest` during `pg_ctl restart`), though a dropped connection waits for the server
+    import psycopg
+
+    import warmbo.storage_postgres as backend
+
+    wb.Optimizer(SPACE, storage=postgres_url, seed=0).ask()  # (this process has reached the server)
+    real = psycopg.connect
+    answers = ["FATAL:  the database system is shutting down", "Connection refused", "FATAL:  the "
+               "database system is starting up"]  # fmt: skip
+
+    def restarting(*args, **kwargs):
+        if answers:
+            raise psycopg.OperationalError(f"connection failed: {answers.pop(0)}")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(psycopg, "connect", restarting)
+    assert len(Study(postgres_url)) == 1 and not answers
+    # a server never reached (a wrong port, a server that is down) is said at once, with what to check
+    monkeypatch.setattr(backend, "_REACHED", set())
+    answers.append("connection to server on socket failed: Connection refused")
+    started = time.monotonic()
+    with pytest.raises(StorageError, match=r"Connection refused; is the server running, and are the host"):
+        Study(postgres_url)
+    assert time.monotonic() - started < 5
+    answers.append("FATAL:  the database system is starting up")  # but a restarting one is waited for
+    assert len(Study(postgres_url)) == 1 and not answers

@@ -173,7 +173,11 @@ def friendly(command):
         except (ValueError, KeyError, OSError, RuntimeError, sqlite3.Error) as exc:
             if _STATE["debug"]:
                 raise
-            _fail(str(exc) if not isinstance(exc, KeyError) else str(exc.args[0]))
+            # (a DataError may carry its message in the command line's words: --prior-y, not y=)
+            _fail(
+                getattr(exc, "shell", None)
+                or (str(exc) if not isinstance(exc, KeyError) else str(exc.args[0]))
+            )
         except MemoryError:
             if _STATE["debug"]:
                 raise
@@ -1490,6 +1494,7 @@ def suggest(
             highlight=False,
             soft_wrap=True,
         )
+        _say_similar_studies(opt.study)
     else:
         if (
             space is not None
@@ -1539,9 +1544,27 @@ def suggest(
         return
     console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space))
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
-    console.print(
-        f"report results with: warmbo observe --storage {_study_arg(storage)} --trial ID --value {hint}"
+    console.print(  # (soft-wrapped: a line broken by rich pastes as two commands)
+        f"report results with: warmbo observe --storage {_study_arg(storage)} --trial ID --value {hint}",
+        soft_wrap=True,
     )
+
+
+def _say_similar_studies(study) -> None:
+    """After ``suggest --space`` created a PostgreSQL study: the database's studies with a close name,
+    since a mistyped ``study=`` (``enzym`` for ``enzyme``) creates a new study rather than failing,
+    and the lab's results would go on in two studies."""
+    similar = study.similar_studies() if hasattr(study, "similar_studies") else []
+    if similar:
+        names = ", ".join(similar)
+        errors.print(
+            f"note: the database also holds the stud{'ies' if len(similar) > 1 else 'y'} {names}; this "
+            f"command created the new study {study.name}: if you meant "
+            + ("one of them, give its name" if len(similar) > 1 else f"it, give study={similar[0]}")
+            + " in the URL",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _ask_all_or_nothing(opt, n: int):
@@ -1712,6 +1735,15 @@ def observe(
                 f"{shlex.quote(json.dumps(stored.params))} "
                 "--value V"
             )
+        if amend and not failed and stored.is_complete:
+            same = stored.values == tuple(numbers) if multitask else stored.value == numbers[0]
+            if same:  # (a correction made twice, by two people: it stored a second "was 55.3" record)
+                console.print(
+                    f"trial {trial} already holds {_shown_result(stored, tasks)}: nothing changed"
+                    + (" (the note is kept only with a correction)" if note else ""),
+                    soft_wrap=True,
+                )
+                return
         if amend:
             t = opt.amend(
                 trial, numbers if multitask or numbers is None else numbers[0], failed=failed, note=note
@@ -1728,11 +1760,47 @@ def observe(
         matched = f" (suggested at these settings as trial {pending[0]})" if pending else " (a new trial)"
     target = trial if trial is not None else point
     if failed:
+        if trial is not None and stored.is_failed:
+            # a failure reported twice (two people, or once more with another reason): the second
+            # reason replaced the first in the study without a word
+            if note is None or note in (stored.error or ""):
+                console.print(
+                    f"trial {trial} was already marked failed: {stored.error or 'no reason given'}; "
+                    "nothing changed",
+                    markup=False,
+                    soft_wrap=True,
+                )
+                return
+            note = f"{stored.error}; {note}" if stored.error else note
         t = opt.tell_failed(target, error=note or "reported failed")
         console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""), markup=False)
         return
     t = opt.tell(target, numbers if multitask else numbers[0])
-    console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}")
+    if trial is not None and stored.is_failed:
+        # a value for a failed trial completes it (for a suggestion `clean-pending` cleared); before,
+        # a failure someone had reported (an instrument error) became a value without a word, and a
+        # mistyped --trial went unnoticed
+        matched = (
+            f" (it had been marked failed: {stored.error or 'no reason given'}; that is kept in the study, "
+            f"and `warmbo status` shows it)"
+        )
+    console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}", soft_wrap=True)
+    if trial is None:
+        # the same --params command run twice (the shell's history) stored one result as two trials
+        # without a word; a repeat that measured the very same value is rare, so it is pointed out
+        same = [
+            u.id
+            for u in opt.study.trials(("complete",))
+            if u.id != t.id and u.params == t.params and u.value == t.value and u.values == t.values
+        ]
+        if same:
+            errors.print(
+                f"note: trial {same[-1]} holds the same settings and the same {_shown_result(t, tasks)}: if "
+                f"this was one result recorded twice, withdraw the new trial with: warmbo observe --storage "
+                f"{_study_arg(storage)} --trial {t.id} --amend --failed --note 'recorded twice'",
+                highlight=False,
+                soft_wrap=True,
+            )
     _print_best(opt)
 
 
@@ -2024,6 +2092,11 @@ def _audit_line(opt, storage: str) -> str:
     if isinstance(result, dict):
         return "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
     outliers = [f"warning: {w}" for w in result.warnings if w.startswith("outlier")]  # a typo to fix
+    if outliers:  # (the warning says "amend", Python's word: the command that does it)
+        outliers.append(
+            f"to correct a trial: warmbo observe --storage {_study_arg(storage)} --trial ID --value V "
+            "--amend (or --failed --amend --note WHY)"
+        )
     return "\n".join([result.summary(), *outliers])
 
 
@@ -2060,6 +2133,22 @@ def _estimate_line(opt) -> str | None:
     return line
 
 
+def _duration(seconds: float) -> str:
+    """A time span as a person reads it: ``45 s``, ``12 min``, ``3 h 25 min``, ``2 d 4 h`` (a lab's
+    suggestion pending since yesterday read ``86412 s``)."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    if minutes < 90:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h" + (f" {minutes} min" if minutes else "")
+    days, hours = divmod(round(seconds / 3600), 24)
+    return f"{days} d" + (f" {hours} h" if hours else "")
+
+
 def _print_workers(opt) -> None:
     """Workers with pending trials and the age of their last heartbeat; trials reclaimed from
     silent workers (``heartbeat_grace``)."""
@@ -2071,19 +2160,26 @@ def _print_workers(opt) -> None:
         beats = {}
     now = _time.time()
     workers: dict[str, list[float]] = {}
+    ids: dict[str, list[int]] = {}
     for trial in opt.study.trials(("pending",)):
         workers.setdefault(trial.worker or "?", []).append(now - beats.get(trial.id, trial.created))
+        ids.setdefault(trial.worker or "?", []).append(trial.id)
     for worker, ages in sorted(workers.items()):
+        # which trials: a list of the table's pending rows was left to the reader (a status of
+        # --last 20 does not even show them all)
+        shown = ", ".join(str(i) for i in ids[worker][:10]) + (", ..." if len(ids[worker]) > 10 else "")
         console.print(
-            f"worker {worker}: {len(ages)} pending, last heartbeat (or suggestion) {min(ages):.0f} s ago",
+            f"worker {worker}: {len(ages)} pending (trial{'s' if len(ages) > 1 else ''} {shown}), "
+            f"last heartbeat (or suggestion) {_duration(min(ages))} ago",
             markup=False,
             highlight=False,
+            soft_wrap=True,
         )
     reclaimed = opt.study.meta_items("reclaimed:")
     if reclaimed:
         last = [json.loads(v) for v in reclaimed.values()][-3:]
         shown = "; ".join(
-            f"{r['from']} -> {r['to']} ({r['mode']}, silent {r['silent_s']:.0f} s)" for r in last
+            f"{r['from']} -> {r['to']} ({r['mode']}, silent {_duration(r['silent_s'])})" for r in last
         )
         console.print(
             f"reclaimed from silent workers: {len(reclaimed)} trial(s); {shown}",
@@ -2119,6 +2215,17 @@ def prior_list(study: StudyArgument = None, storage: StorageOption = None) -> No
             origin += f" ({record['skipped']} rows already imported skipped)"
         table.add_row(*_plain(tag, str(record.get("rows", "-")), ids, when, origin))
     console.print(table)
+    sources = getattr(opt, "prior", None)
+    if sources is not None and getattr(opt, "transfer", "none") != "none":
+        # (`suggest --prior old.csv` stores the file as a transfer source, not as imported rows: the
+        # table alone said "0 prior rows" of a study that transfers from it)
+        console.print(
+            f"the study also transfers from {max(1, len(sources.tasks))} source task(s) of "
+            f"{len(sources)} rows (transfer {opt.transfer}), stored with it by --prior rather than "
+            "imported as trials; `warmbo status` shows how they are weighed",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 @prior_app.command("remove")
@@ -2185,7 +2292,7 @@ def clean_pending(
         for t in stale:
             study.fail(
                 t.id,
-                error=f"cleared by warmbo clean-pending after {now - t.created:.0f} s pending "
+                error=f"cleared by warmbo clean-pending after {_duration(now - t.created)} pending "
                 "(its run was killed or its suggestion was never observed)",
             )
     kept = len(pending) - len(stale)

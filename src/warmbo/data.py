@@ -60,7 +60,13 @@ Label = str | None
 
 
 class DataError(ValueError):
-    """Invalid prior data; the message names the source, the row and the column."""
+    """Invalid prior data; the message names the source, the row and the column. ``shell``, when
+    given, is the same message in the command line's words (``--prior-y COLUMN``, not ``y=``), which
+    ``warmbo`` prints instead."""
+
+    def __init__(self, message: str = "", shell: str | None = None):
+        super().__init__(message)
+        self.shell = shell
 
 
 class MissingFileError(DataError, FileNotFoundError):
@@ -292,13 +298,16 @@ def _loose(name: Any) -> str:
     return "".join(ch for ch in str(name).lower() if ch.isalnum())
 
 
-def _delimiter_hint(names: Sequence[str], delimiter: str) -> str:
+def _delimiter_hint(names: Sequence[str], delimiter: str, shell: bool = False) -> str:
     """When a header read as one column holds another common separator (a European spreadsheet's
-    ``;``, a tab), the way to read it: the ``delimiter`` argument, ``--prior-delimiter`` in the CLI."""
+    ``;``, a tab), the way to read it: the ``delimiter`` argument, ``--prior-delimiter`` in the CLI
+    (``shell``: the CLI's words alone)."""
     if len(names) != 1:
         return ""
     for other, shown in ((";", "';'"), ("\t", "'\\t'"), (",", "','"), ("|", "'|'")):
         if other != delimiter and other in names[0]:
+            if shell:
+                return f"; the header is one column with {shown} in it: give --prior-delimiter {shown}"
             return (
                 f"; the header is one column with {shown} in it: read the file with delimiter={shown} "
                 f"(in a prior list: TaskData.from_csv(path, space, delimiter={shown}); warmbo optimize: "
@@ -600,10 +609,11 @@ class TaskData:
                 try:
                     _check_missing(source, [c for c in needed if c not in absent], names)
                 except DataError as exc:
-                    hint = _delimiter_hint(names, delimiter)
+                    hint, shell = _delimiter_hint(names, delimiter), _delimiter_hint(names, delimiter, True)
                     if not hint and y not in names:
                         hint = "; name the column of the values with y= (warmbo optimize: --prior-y COLUMN)"
-                    raise DataError(f"{exc}{hint}") from None
+                        shell = "; name the column of the values with --prior-y COLUMN"
+                    raise DataError(f"{exc}{hint}", shell=f"{exc}{shell}") from None
                 reader.fieldnames = names
                 for row in reader:
                     extra = row.get(None) or []  # type: ignore[call-overload]

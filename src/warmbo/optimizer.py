@@ -480,7 +480,7 @@ class Optimizer:
     kernel : Kernel, optional
         Kernel of the default GP (ignored when ``model`` is given).
     worker : str, optional
-        Name recorded with this optimizer's trials (default ``host:pid``).
+        Name recorded with this optimizer's trials (default ``user@host:pid``).
     prior : optional
         Earlier evaluations, in your own units: a :class:`~warmbo.data.TaskData`, a CSV path, a
         DataFrame (parameter columns, ``y``, optional ``task``), an ``(X, y)`` pair (parameter dicts,

@@ -146,17 +146,20 @@ def _from_studies(
                         f"{shown}): only in this study {only_here}, only in the prior study {only_there}"
                     )
                 renamed = set(space.names) - set(names.values()) and set(names.values()) - set(space.names)
+                only = "; ".join(line for line in space.diff(study.space) if " only in " in line)
+                only = only.replace("only in this space", "only in this study")
+                only = only.replace("only in other space", "only in the prior study")
+                differs = f"prior study {_shown(study)!r} has other parameters than this study: {only}"
                 raise DataError(
-                    f"prior study {_shown(study)!r} has other parameters than this study: "
-                    + "; ".join(line for line in space.diff(study.space) if " only in " in line)
-                    .replace("only in this space", "only in this study")
-                    .replace("only in other space", "only in the prior study")
+                    differs
                     + (
                         "; for a parameter renamed since, read it under its new name (warmbo optimize: "
                         "--prior-rename OLD=NEW)"
                         if renamed
                         else ""
-                    )
+                    ),
+                    shell=differs
+                    + ("; for a parameter renamed since, give --prior-rename OLD=NEW" if renamed else ""),
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
             complete = study.trials((COMPLETE,))

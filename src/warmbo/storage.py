@@ -87,8 +87,16 @@ class TrialNotFoundError(StorageError, KeyError):
 
 
 def default_worker() -> str:
-    """Worker name recorded with trials: ``host:pid[:thread]``."""
-    name = f"{socket.gethostname()}:{os.getpid()}"
+    """Worker name recorded with trials: ``user@host:pid[:thread]`` (``host:pid[:thread]`` where no
+    user name can be found). The user name tells a lab sharing a study who took a suggestion:
+    ``warmbo status`` lists the pending trials by worker, and ``vm:28630`` named nobody."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no such variable and no passwd entry (a bare container)
+        user = ""
+    name = f"{user + '@' if user else ''}{socket.gethostname()}:{os.getpid()}"
     thread = threading.current_thread()
     if thread is not threading.main_thread():
         name += f":{thread.name}"

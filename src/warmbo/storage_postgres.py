@@ -23,12 +23,13 @@ URL is opened, so the SQLite path stays standard-library only.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import os
 import threading
 import time
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .space import Space
 from .storage import (
@@ -102,6 +103,16 @@ def _lock_key(name: str) -> int:
 _RESENDABLE = ("SELECT", "BEGIN")
 #: seconds a dropped connection waits for the server to accept connections again (a restart)
 RECONNECT_PATIENCE = 60.0
+#: what a server in the middle of a restart answers a new connection (SQLSTATE 57P03)
+_RESTARTING = (
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is not yet accepting connections",
+    "the database system is in recovery mode",
+)
+#: the servers (conninfo) this process has connected to: one that refuses a later connection is
+#: restarting, not misnamed
+_REACHED: set[str] = set()
 
 
 class _Connection:
@@ -115,7 +126,18 @@ class _Connection:
 
     def __init__(self, study: PostgresStudy):
         self._study = study
-        self._conn = study._open_connection()
+        try:
+            self._conn = study._open_connection()
+        except StorageError as exc:
+            # a server that is restarting ("the database system is shutting down", "... starting
+            # up"), or one this process reached before (a command opens the study more than once, and
+            # the restart came between): the first connection waits for it as a dropped one does.
+            # Before, a command in flight when the server restarted failed at once. Any other server
+            # that cannot be reached (a wrong port, a server that is down) is said at once
+            if study.conninfo not in _REACHED and not any(words in str(exc) for words in _RESTARTING):
+                raise
+            self._conn = None
+            self.reconnect()
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
@@ -137,6 +159,7 @@ class _Connection:
 
     def reconnect(self) -> None:
         """Replace the dropped connection, waiting for the server for up to RECONNECT_PATIENCE s."""
+        lost = "lost the connection to the server, and could not" if self._conn is not None else "could not"
         with contextlib.suppress(Exception):  # (the dropped one's socket and client state)
             self._conn.close()
         deadline = time.monotonic() + RECONNECT_PATIENCE
@@ -148,8 +171,7 @@ class _Connection:
             except StorageError as exc:
                 if time.monotonic() > deadline:
                     raise StorageError(
-                        f"lost the connection to the server, and could not connect again within "
-                        f"{RECONNECT_PATIENCE:.0f} s: {exc}"
+                        f"{lost} connect again within {RECONNECT_PATIENCE:.0f} s: {exc}"
                     ) from None
             time.sleep(pause)
             pause = min(pause * 2, 2.0)
@@ -180,6 +202,7 @@ class PostgresStudy(Study):
         self._rollbacks = 0
         self._lock = threading.RLock()
         self._key = _lock_key(self.name)
+        self._refuse_placeholder_password()
         conn = self._connect()  # fails early, with the server's own words, if the server is unreachable
         if self.readonly:
             meta = self._meta_rows(conn)
@@ -195,17 +218,61 @@ class PostgresStudy(Study):
         return split_url(url)[1]
 
     def _no_study(self) -> str:
+        # a study name mistyped (study=enzym for enzyme) read as a missing study, and the advice to
+        # create one split a lab's results over two studies: the database's own studies come first
+        names = self.study_names()
+        similar = self.similar_studies(names)
+        held = ""
+        if names:
+            shown = similar + [n for n in names if n not in similar][: max(0, 10 - len(similar))]
+            more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+            listed = ", ".join(shown) + more
+            held = (
+                f"; did you mean study={similar[0]}? (the database holds the studies {listed})"
+                if similar
+                else f"; the database holds the studies {listed}"
+            )
         return (
-            f"no study {self.name!r} in {self._where()}: create one with a search space, "
-            "`warmbo suggest --space space.json --storage URL` with this study's URL (or "
+            f"no study {self.name!r} in {self._where()}{held}. To create a new study, give a search "
+            "space: `warmbo suggest --space space.json --storage URL` with this study's URL (or "
             "`warmbo optimize --space ...`; in Python, wb.Optimizer(space, storage=URL))"
         )
+
+    def study_names(self) -> list[str]:
+        """The names of the studies the database holds (this one too, once it exists), sorted."""
+        conn = self._connect()
+        if not conn.execute("SELECT to_regclass('warmbo_studies') IS NOT NULL").fetchone()[0]:
+            return []
+        return [row[0] for row in conn.execute("SELECT name FROM warmbo_studies ORDER BY name").fetchall()]
+
+    def similar_studies(self, names: list[str] | None = None) -> list[str]:
+        """The database's other studies whose names are close to this one's (``enzyme`` for
+        ``enzym`` or ``Enzyme``), closest first: what a mistyped ``study=`` meant."""
+        others = [n for n in (self.study_names() if names is None else names) if n != self.name]
+        folded = {n.casefold(): n for n in others}
+        close = difflib.get_close_matches(self.name.casefold(), list(folded), n=3, cutoff=0.75)
+        return [folded[n] for n in close]
 
     def _where(self) -> str:
         parts = urlsplit(self.conninfo)
         return redacted(f"postgresql://{parts.netloc}{parts.path}")
 
     # ------------------------------------------------------------------ connections
+    def _refuse_placeholder_password(self) -> None:
+        """A URL whose password is ``***`` was copied from what warmbo printed (it shows every URL
+        that way, the advised ``warmbo observe --storage ...`` line too): the server answered
+        "password authentication failed", which did not say that the stars stand for the password."""
+        parts = urlsplit(self.conninfo)
+        given = [unquote(parts.password)] if parts.password is not None else []
+        given += [v for k, v in parse_qsl(parts.query) if k == "password"]
+        if "***" in given:
+            raise StorageError(
+                f"the password in {self._where()} is ***, the stand-in warmbo prints in place of a "
+                "password: put the real password there, or leave it out of the URL "
+                "(postgresql://user@host/db?study=NAME) and set the PGPASSWORD variable or a ~/.pgpass "
+                "line"
+            )
+
     def _connect(self):
         conn = getattr(self._local, "conn", None)
         if conn is None or getattr(self._local, "pid", None) != os.getpid():
@@ -219,10 +286,18 @@ class PostgresStudy(Study):
     def _open_connection(self):
         """A new autocommit connection to the server; a StorageError with the server's words if none."""
         try:
-            return self._psycopg.connect(self.conninfo, autocommit=True)
+            conn = self._psycopg.connect(self.conninfo, autocommit=True)
         except self._psycopg.Error as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise StorageError(f"cannot connect to {self._where()}: {message}") from None
+            hint = ""
+            if "Connection refused" in message or "No such file or directory" in message:
+                hint = (
+                    "; is the server running, and are the host and port right? (when it was restarting, "
+                    "run the command again)"
+                )
+            raise StorageError(f"cannot connect to {self._where()}: {message}{hint}") from None
+        _REACHED.add(self.conninfo)
+        return conn
 
     @staticmethod
     def _in_transaction(conn) -> bool:

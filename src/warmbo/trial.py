@@ -34,7 +34,7 @@ class Trial:
     created, completed : float or None
         Unix timestamps.
     worker : str or None
-        Who asked for / told the trial (``host:pid`` by default, ``"prior"`` for imported data).
+        Who asked for / told the trial (``user@host:pid`` by default, ``"prior"`` for imported data).
     error : str or None
         Why the trial failed, if it did.
     values : tuple of float or None
