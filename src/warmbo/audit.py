@@ -86,7 +86,17 @@ from ._moments import mean_std
 from ._validation import as_points, as_values, check_int
 from .models.gp import GP
 
-__all__ = ["Audit", "TheoryAudit", "audit", "audit_tasks", "LEVELS", "MIN_HELD_OUT", "check_levels"]
+__all__ = [
+    "Audit",
+    "TheoryAudit",
+    "audit",
+    "audit_header",
+    "audit_rows",
+    "audit_tasks",
+    "LEVELS",
+    "MIN_HELD_OUT",
+    "check_levels",
+]
 
 #: default nominal levels
 LEVELS = (0.5, 0.8, 0.9, 0.95, 0.99)
@@ -260,6 +270,28 @@ class Audit:
             f"{percent(nearest)} intervals cover {percent(self.coverage[nearest])} of held-out trials "
             f"(n = {self.held_out})"
         )
+
+    def __str__(self) -> str:
+        """The table ``warmbo audit`` prints, as text: how many trials were held out, one row per level
+        (and the schedule's), the summary line and the warnings."""
+        table = [audit_header(self), *audit_rows(self)]
+        widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+        lines = [f"audit: {self.held_out} of {self.n} trials held out ({self.method})"]
+        lines += [
+            "  ".join(
+                cell.ljust(w) if i == 0 else cell.rjust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
+            for row in table
+        ]
+        lines.append(self.summary())
+        lines += [f"warning: {message}" for message in self.warnings]
+        return "\n".join(lines)
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """A notebook cell ending with an audit shows :meth:`__str__` (the dataclass's repr is one
+        line of mapping proxies)."""
+        printer.text(str(self))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready content (levels as strings, as JSON keys must be)."""
@@ -789,3 +821,41 @@ def audit_tasks(
             True,
         )
     return out
+
+
+def audit_rows(audit: Audit) -> list[tuple[str, str, str, str]]:
+    """The audit's table as text: ``(interval, held-out trials inside, 95% band, mean width)``, one row
+    per nominal level and, when the audit has one, the confidence schedule's row."""
+    from scipy import stats
+
+    rows = []
+    for level in audit.levels:
+        lo, hi = audit.band(level)
+        rows.append(
+            (
+                f"{percent(level)}: \u00b1{stats.norm.ppf(0.5 + level / 2):.3g} sd",
+                percent(audit.coverage[level]),
+                f"{percent(lo)}\u2013{percent(hi)}",
+                f"{audit.width[level]:.4g}",
+            )
+        )
+    if audit.theory is not None:
+        theory = audit.theory
+        rows.append(
+            (
+                f"schedule (beta_t {theory.beta_t:.3g}): \u00b1{math.sqrt(theory.beta_t):.3g} sd_f",
+                percent(theory.coverage),
+                "-" if theory.delta is None else f"\u2265 {percent(1 - theory.delta)} (1 - delta)",
+                f"{theory.width:.4g}",
+            )
+        )
+    return rows
+
+
+AUDIT_HEADER = ("interval", "inside", "calibrated (95%)", "mean width")
+
+
+def audit_header(audit) -> tuple[str, ...]:
+    """:data:`AUDIT_HEADER` with the scale of the widths (``Audit.scale``): on the optimizer's default
+    GP they are Yeo-Johnson values, not the objective's units."""
+    return (*AUDIT_HEADER[:-1], f"{AUDIT_HEADER[-1]} ({audit.scale})")

@@ -762,7 +762,7 @@ class Optimizer:
             else:
                 keep = prior_subset(signed, self.max_prior, self.seed)
             if keep.size < signed.size:
-                self._warn_prior_subset(keep.size, signed.size, stacklevel=4)  # (__init__ -> _build_model)
+                self._warn_prior_subset(keep.size, signed.size)
             source = self.prior.subset(keep, y=signed[keep])  # (validated rows: not again)
             model = transfer_model(self.transfer, source, seed=self.seed)
             self._source = source
@@ -842,7 +842,7 @@ class Optimizer:
             f"this study transfers from stored sources (transfer={method!r}); this optimizer was given no "
             "prior= and asks without them. Optimizer.load(url) reopens the study with its sources.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
     @staticmethod
@@ -1296,7 +1296,9 @@ class Optimizer:
         chosen = {prior[i].id for i in keep}
         return [t for t in complete if t.worker != PRIOR_WORKER or t.id in chosen]
 
-    def _warn_prior_subset(self, used: int, total: int, stacklevel: int = 3) -> None:
+    def _warn_prior_subset(self, used: int, total: int) -> None:
+        # (attributed to the user's line: from an ask it is three calls deep, and a fixed stacklevel
+        # showed a line of optimizer.py in a notebook)
         if not self._prior_warned:
             self._prior_warned = True
             warnings.warn(
@@ -1305,7 +1307,7 @@ class Optimizer:
                 f"them would take minutes per ask. max_prior= in Python (Optimizer, Optimizer.load) or "
                 f"--max-prior N on the command line (optimize, suggest) uses more.",
                 PriorSubsetWarning,
-                stacklevel=stacklevel,
+                stacklevel=user_stacklevel(),
             )
 
     def _store_warm_start(self) -> None:
@@ -2400,7 +2402,7 @@ class Optimizer:
                                 still = {t.id for t in self.study.trials((PENDING,))}
                                 stopping = [i for i in stopping if i in still]
                             raise RepeatedFailureError(error, sorted(stopping))
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
                 own_executor = False  # interrupted twice: stop waiting for the threads
@@ -2419,6 +2421,12 @@ class Optimizer:
                 self._remove_own_pending(unstarted)
             if submitter is not None:
                 self._stop_submitted(running, queue, created, evaluate, "interrupted", finished)
+            # how to go on, under the traceback's last line (where a notebook's stop button leaves
+            # the reader); the interrupt itself is what matters if the study cannot be read now
+            with contextlib.suppress(Exception):
+                mine = set(beat_ids()) | {s.trial_id for s in queue}
+                left = sorted(t.id for t in self.study.trials((PENDING,)) if t.id in mine)
+                interrupt.add_note(self._interrupted_note(finished(), budget, left))
             raise
         except BaseException as exc:
             if submitter is not None and (running or queue):
@@ -2448,6 +2456,22 @@ class Optimizer:
                 stacklevel=user_stacklevel(),
             )
         return self.best
+
+    def _interrupted_note(self, finished: int, budget: int, left: Sequence[int]) -> str:
+        """What an interrupted :meth:`run` kept and how to go on, added to its KeyboardInterrupt (the
+        last line of the traceback a notebook shows when its stop button is pressed)."""
+        where = redacted(self.study.url)
+        where = "this Optimizer's study (in memory)" if where == ":memory:" else where
+        note = (
+            f"warmbo: run interrupted at {finished} of {budget} finished trials, each stored in {where} "
+            "as it finished; run it again to go on to the budget"
+        )
+        if left:
+            note += (
+                f". Trial(s) {_ids(left)}, whose evaluation was cut short, stay pending and are not "
+                "evaluated again unless you pass retry_pending=True"
+            )
+        return note
 
     @staticmethod
     def _stop_evaluations(objective, running: dict[Future, Suggestion]) -> None:

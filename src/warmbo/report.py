@@ -51,7 +51,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, PercentFormatter
 from scipy import stats
 
-from .audit import Audit, percent
+from .audit import Audit, audit_header, audit_rows
 from .pareto import pareto_mask
 from .space import Categorical, Float, Int, Parameter, Space
 from .trial import COMPLETE, STATES, Trial, amendment_note
@@ -307,8 +307,25 @@ def _mark_without_value(ax: Axes, failed_x: Sequence[float], pending_x: Sequence
             )
 
 
+class _Figure(Figure):
+    """A :class:`~matplotlib.figure.Figure` that a notebook shows inline when a cell ends with it.
+
+    IPython shows a figure as an image only through pyplot's inline backend, which registers its
+    formatter when pyplot is set up for the notebook; a figure made without pyplot (as here, so that
+    a report never touches the caller's backend) was shown as the text ``<Figure size 700x400 with 1
+    Axes>`` and no image. ``_repr_png_`` gives IPython the PNG itself. Nothing registers the figure
+    in pyplot, so it is shown once, as the cell's result, and ``fig = opt.plot()`` shows nothing.
+    """
+
+    def _repr_png_(self) -> bytes:
+        return _figure_png(self)
+
+    def __repr__(self) -> str:  # matplotlib's, with the class users know: <Figure size 700x400 with 1 Axes>
+        return super().__repr__().replace(type(self).__name__, Figure.__name__, 1)
+
+
 def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
+    fig = _Figure(figsize=(width, height), dpi=_DPI, layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
@@ -1144,42 +1161,6 @@ def _tasks_html(space: Space, trials: Sequence[Trial], tasks: Mapping[str, str])
     ]
     parts.append(_table(header, rows) if rows else "<p>No complete trials yet.</p>")
     return "\n".join(parts)
-
-
-def audit_rows(audit: Audit) -> list[tuple[str, str, str, str]]:
-    """The audit's table as text: ``(interval, held-out trials inside, 95% band, mean width)``, one row
-    per nominal level and, when the audit has one, the confidence schedule's row."""
-    rows = []
-    for level in audit.levels:
-        lo, hi = audit.band(level)
-        rows.append(
-            (
-                f"{percent(level)}: \u00b1{stats.norm.ppf(0.5 + level / 2):.3g} sd",
-                percent(audit.coverage[level]),
-                f"{percent(lo)}\u2013{percent(hi)}",
-                f"{audit.width[level]:.4g}",
-            )
-        )
-    if audit.theory is not None:
-        theory = audit.theory
-        rows.append(
-            (
-                f"schedule (beta_t {theory.beta_t:.3g}): \u00b1{math.sqrt(theory.beta_t):.3g} sd_f",
-                percent(theory.coverage),
-                "-" if theory.delta is None else f"\u2265 {percent(1 - theory.delta)} (1 - delta)",
-                f"{theory.width:.4g}",
-            )
-        )
-    return rows
-
-
-AUDIT_HEADER = ("interval", "inside", "calibrated (95%)", "mean width")
-
-
-def audit_header(audit) -> tuple[str, ...]:
-    """:data:`AUDIT_HEADER` with the scale of the widths (``Audit.scale``): on the optimizer's default
-    GP they are Yeo-Johnson values, not the objective's units."""
-    return (*AUDIT_HEADER[:-1], f"{AUDIT_HEADER[-1]} ({audit.scale})")
 
 
 def _calibration_html(audits: Mapping[str, Audit], png: bytes | None) -> str:

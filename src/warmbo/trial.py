@@ -7,6 +7,7 @@ records: the store returns new ones after every change.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,18 @@ class Trial:
     error: str | None = field(default=None, compare=False)
     values: tuple[float, ...] | None = None
 
+    def __repr__(self) -> str:
+        """``Trial(id=12, state='complete', value=0.963, params={...})``: the fields that say what the
+        trial is (``error`` when it failed, ``values`` for a multi-task trial); the timestamps and the
+        worker are attributes (the dataclass's repr printed them all, 300 characters a trial)."""
+        fields = [f"id={self.id}", f"state={self.state!r}"]
+        fields += [
+            f"{name}={getattr(self, name)!r}"
+            for name in ("value", "values", "error")
+            if getattr(self, name) is not None
+        ]
+        return f"Trial({', '.join(fields)}, params={self.params!r})"
+
     @property
     def is_complete(self) -> bool:
         return self.state == COMPLETE
@@ -94,6 +107,24 @@ class History(list):
     def __init__(self, trials=(), task_names=None):
         super().__init__(trials)
         self.task_names = None if task_names is None else tuple(task_names)
+
+    #: trials a repr shows in full; a longer history shows its first and last HEAD // 2
+    HEAD = 10
+
+    def __repr__(self) -> str:
+        """A count of the trials by state, then one trial a line, the first and last 5 of a long
+        history (a notebook cell ending with ``opt.history`` printed every field of every trial: 3,800
+        characters at 12 trials)."""
+        counts = Counter(t.state for t in self if isinstance(t, Trial))
+        states = ", ".join(f"{counts[s]} {s}" for s in (COMPLETE, FAILED, PENDING) if counts[s])
+        head = f"History of {len(self)} trial{'' if len(self) == 1 else 's'}" + (
+            f" ({states})" if states else ""
+        )
+        shown = [repr(t) for t in self]
+        if len(shown) > self.HEAD:
+            half = self.HEAD // 2
+            shown = [*shown[:half], f"... {len(shown) - 2 * half} more ...", *shown[-half:]]
+        return "\n  ".join([head + (":" if shown else ""), *shown])
 
     def to_dataframe(self):
         """The trials as a pandas DataFrame, one row per trial (see :meth:`Trial.as_row`)."""

@@ -85,6 +85,11 @@ class TransferReport:
             lines.append(f"learned source noise sigma_s^2 (large = judged unrelated): {shown}")
         return "\n".join(lines)
 
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """A notebook cell ending with ``opt.transfer_report()`` shows :meth:`__str__`, as ``print``
+        does (the dataclass's repr is one line of every field)."""
+        printer.text(str(self))
+
 
 def transfer_report(method: str, model, n_target: int, warm=(), warm_scores=()) -> TransferReport:
     """The report of a transfer ``model`` (fitted or not) built by ``method``."""
