@@ -991,3 +991,29 @@ def test_a_command_opening_the_study_while_the_server_restarts_waits_for_it(post
     assert time.monotonic() - started < 5
     answers.append("FATAL:  the database system is starting up")  # but a restarting one is waited for
     assert len(Study(postgres_url)) == 1 and not answers
+
+
+def test_libpqs_own_message_does_not_show_the_password():
+    # review: libpq quotes the URL's text in some errors, so a password with a '%' not followed by two
+    # hex digits was printed ('invalid percent-encoded token: "se%zzcret"'); no server is reached
+    from warmbo.storage import StorageError
+    from warmbo.storage_postgres import PostgresStudy
+
+    for url in (
+        "postgresql://u:se%zzcret@127.0.0.1:1/db?study=a",
+        "postgresql://u@127.0.0.1:1/db?study=a&password=se%zzcret",
+    ):
+        with pytest.raises(StorageError) as caught:
+            PostgresStudy(url)
+        assert "zzcret" not in str(caught.value), str(caught.value)
+    assert 'token: "***"' in str(caught_first(PostgresStudy)), "libpq's quoted token is shown as ***"
+
+
+def caught_first(make) -> Exception:
+    from warmbo.storage import StorageError
+
+    try:
+        make("postgresql://u:se%zzcret@127.0.0.1:1/db?study=a")
+    except StorageError as exc:
+        return exc
+    raise AssertionError("no StorageError")

@@ -258,6 +258,18 @@ class PostgresStudy(Study):
         return redacted(f"postgresql://{parts.netloc}{parts.path}")
 
     # ------------------------------------------------------------------ connections
+    def _without_password(self, message: str) -> str:
+        """libpq's message with the URL's password (as typed and percent-decoded) replaced by ***:
+        libpq quotes the URL's text in some errors ('invalid percent-encoded token: "se%zzcret"')."""
+        parts = urlsplit(self.conninfo)
+        secrets = []
+        if parts.password:
+            secrets += [parts.password, unquote(parts.password)]
+        secrets += [v for k, v in parse_qsl(parts.query) if k == "password" and v]
+        for secret in sorted(set(secrets), key=len, reverse=True):
+            message = message.replace(secret, "***")
+        return message
+
     def _refuse_placeholder_password(self) -> None:
         """A URL whose password is ``***`` was copied from what warmbo printed (it shows every URL
         that way, the advised ``warmbo observe --storage ...`` line too): the server answered
@@ -289,6 +301,7 @@ class PostgresStudy(Study):
             conn = self._psycopg.connect(self.conninfo, autocommit=True)
         except self._psycopg.Error as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            message = self._without_password(message)
             hint = ""
             if "Connection refused" in message or "No such file or directory" in message:
                 hint = (
