@@ -313,3 +313,55 @@ def test_a_report_axis_of_a_step_parameter_has_a_tick_on_each_grid_value() -> No
     assert list(panels[0].get_xticks()) == [20, 25, 30, 35, 40]
     assert list(panels[1].get_xticks()) == [16, 32, 48, 64]
     assert [t.get_text() for t in panels[1].get_xticklabels()] == ["16", "32", "48", "64"]
+
+
+@st.composite
+def step_spaces(draw: Any) -> Space:
+    """Mixed spaces with step floats and step ints beside continuous, integer and categorical ones."""
+    params: list[Any] = []
+    for i, kind in enumerate(draw(st.lists(st.sampled_from("fsiIc"), min_size=1, max_size=5))):
+        name = f"p{i}"
+        if kind == "f":
+            params.append(Float(name, -1.0, draw(st.floats(-0.5, 100.0))))
+        elif kind == "s":
+            p, _ = draw(step_floats())
+            params.append(Float(name, p.low, p.high, step=p.step))
+        elif kind == "i":
+            params.append(Int(name, 0, draw(st.integers(1, 30))))
+        elif kind == "I":
+            step, low = draw(st.integers(2, 25)), draw(st.integers(-50, 50))
+            params.append(Int(name, low, low + step * draw(st.integers(1, 12)), step=step))
+        else:
+            params.append(Categorical(name, ["a", "b", "c"][: draw(st.integers(1, 3))]))
+    return Space(params)
+
+
+@given(step_spaces(), st.integers(1, 40), st.integers(0, 2**32 - 1))
+@SETTINGS
+def test_samples_snap_and_stored_descriptions_of_spaces_with_steps(space, n, seed) -> None:
+    pts = space.sample(n, seed=seed)
+    assert all(space.validate(pt) == pt for pt in pts)
+    U = space.sample_encoded(n, seed=seed)
+    np.testing.assert_array_equal(U, space.encode(pts))
+    np.testing.assert_array_equal(space.snap(U), U)
+    grid = [p.name for p in space.params if p._discrete]  # (continuous floats: up to round-off)
+    assert [{n: pt[n] for n in grid} for pt in space.decode(U)] == [{n: pt[n] for n in grid} for pt in pts]
+    noisy = np.random.default_rng(seed).uniform(-0.2, 1.2, size=(6, space.dim))
+    snapped = space.snap(noisy)
+    np.testing.assert_array_equal(space.snap(snapped), snapped)
+    np.testing.assert_allclose(snapped, space.encode(space.decode(noisy)), rtol=0, atol=1e-9)
+    again = Space.from_dict(json.loads(json.dumps(space.to_dict())))
+    assert again == space and space.diff(again) == [] and hash(again) == hash(space)
+    expected = math.prod(p._size() for p in space.params)
+    assert space.cardinality == expected
+
+
+def test_a_run_beyond_a_step_grid_evaluates_every_point_then_warns_that_it_repeats() -> None:
+    space = Space([Float("temp", 20, 35, step=5), Float("vol", 0.5, 1.5, step=0.5)])  # 4 x 3 points
+    opt = wb.Optimizer(space, seed=0)
+    expected = r"has 12 points \(integers, categoricals and step parameters only\)"
+    with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=expected):
+        opt.run(lambda p: p["temp"] / 10 - p["vol"], budget=14, progress=False)
+    points = [(t.params["temp"], t.params["vol"]) for t in opt.history]
+    grid = {(t, v) for t in (20, 25, 30, 35) for v in (0.5, 1, 1.5)}
+    assert len(set(points[:12])) == 12 and set(points) <= grid
