@@ -105,6 +105,8 @@ def test_float_noise_within_a_billionth_of_a_step_is_taken() -> None:
     "factory, fragments",
     [
         (lambda: Float("x", 0, 1, step=0.3), ["high 1.0 is not on the grid", "high=0.9 or high=1.2"]),
+        # half a thousandth of a step off, a million steps up: off the grid, as a value would be
+        (lambda: Float("x", 0, 1000.0000005, step=0.001), ["high=1000.0 or high=1000.001"]),
         (lambda: Int("u", 16, 130, step=16), ["high 130 is not on the grid", "high=128 or high=144"]),
         (lambda: Float("x", 1, 10, step=1, log=True), ["step and log=True cannot be combined"]),
         (lambda: Int("x", 1, 9, step=2, log=True), ["step > 1 and log=True cannot be combined"]),

@@ -25,6 +25,10 @@ Encoding conventions
 
 All errors raised for invalid input are :class:`SpaceError` (a ``ValueError``) whose message
 names the parameter and the offending value.
+
+Why this file is long: three parameter types, each with its validation, encoding, decoding and
+snapping, and ``Float``/``Int`` with and without ``step`` (a grid); they share the helpers and the
+error wording above, which needs them side by side.
 """
 
 from __future__ import annotations
@@ -183,7 +187,9 @@ def _grid_count(name: str, low: float, high: float, step: float, integer: bool) 
     if integer:
         on_grid = (high - low) % step == 0
     else:
-        on_grid = abs(ratio - k) <= STEP_RTOL * max(1.0, abs(ratio)) and k >= 1
+        # within the float noise validate() takes for a value (so the last grid value is high)
+        tol = STEP_RTOL * step + 4 * math.ulp(max(abs(low), abs(high)))
+        on_grid = k >= 1 and abs(low + k * step - high) <= tol
     if on_grid:
         return int(k)
     below = math.floor(ratio + STEP_RTOL)
