@@ -264,8 +264,9 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 def load_space(path: Path):
     """Read a search space from a JSON file: ``{"params": [...]}`` or a bare list of parameters.
 
-    Each parameter is ``{"type": "float"|"int"|"categorical", "name": ..., "low": ..., "high": ...,
-    "log": false}`` or ``{"type": "categorical", "name": ..., "choices": [...]}``.
+    Each parameter is ``{"type": "float"|"int", "name": ..., "low": ..., "high": ..., "log": false}``
+    (and ``"step": ...`` for a grid ``low + k * step``) or ``{"type": "categorical", "name": ...,
+    "choices": [...]}``.
     """
     from .space import Space
 

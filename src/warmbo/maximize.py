@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .space import Categorical, Float, Int
+from .space import Float
 
 __all__ = [
     "MaximizeResult",
@@ -123,7 +123,7 @@ def _candidates(space, n: int, seed: int | None) -> np.ndarray:
     round-off), so the cube points are drawn directly instead of through ``space.sample_encoded``,
     which decodes them to parameter dicts and encodes them back (most of the cost of an ask at small n).
     """
-    if all(type(p) is Float for p in space.params):
+    if all(type(p) is Float and p.step is None for p in space.params):
         from scipy.stats import qmc  # scipy.stats costs ~0.3 s to import: on first use
 
         sampler = qmc.Sobol(space.dim, scramble=True, seed=seed)
@@ -179,7 +179,7 @@ def _neighbours(space, anchors: np.ndarray, n: int, seed: int | None) -> np.ndar
     integer or categorical parameters (chosen uniformly) set to a random value. Gaussian perturbations
     rarely leave a one-hot block's argmax, so without these the search of a categorical space never
     looks one category away from the best observations."""
-    discrete = [i for i, p in enumerate(space.params) if isinstance(p, Int | Categorical)]
+    discrete = [i for i, p in enumerate(space.params) if p._discrete]
     rng = np.random.default_rng(None if seed is None else seed + 1)
     out = anchors[rng.integers(anchors.shape[0], size=n)].copy()
     values = space.sample_encoded(n, seed=rng)
@@ -334,7 +334,7 @@ def maximize(
     U = _candidates(space, n_candidates, seed) if screen is None else screen
     if local and screen is None:
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
-    if local and any(isinstance(p, Int | Categorical) for p in space.params):
+    if local and any(p._discrete for p in space.params):
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away

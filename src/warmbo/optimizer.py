@@ -1539,8 +1539,8 @@ class Optimizer:
         """Encoded points that must not be suggested again: pending, failed and evaluated trials.
 
         Evaluated points become available again only once every point of a finite space (a grid,
-        or integers and categoricals only) has been tried; on a continuous space an exact repeat
-        is excluded too (it adds nothing the model does not have).
+        or integers, categoricals and step parameters only) has been tried; on a continuous space an
+        exact repeat is excluded too (it adds nothing the model does not have).
         """
         busy = self._encode_trials(trials)
         if self.space.is_finite:
@@ -1559,7 +1559,8 @@ class Optimizer:
     def _warn_repeat(self, trial: Trial, budget: int, finished: int, started: int) -> bool:
         """Say so when ``run`` has evaluated a point again and its value is the one the point had: the
         objective is deterministic, and the rest of the budget evaluates known points (a finite space,
-        integers and categoricals only or a grid, every point of it tried: what ``_busy`` allows then).
+        integers, categoricals and step parameters only, or a grid, every point of it tried: what
+        ``_busy`` allows then).
         Returns whether it warned.
 
         Before, the warning compared the budget with the space at the start of the run, and fired
@@ -1590,7 +1591,11 @@ class Optimizer:
         # point had been tried before this trial)
         if self._distinct_points([t for t in self.study.trials() if t.id != trial.id]) < size:
             return False
-        what = "grid candidates" if self.space.is_finite else "points (integers and categoricals only)"
+        what = (
+            "grid candidates"
+            if self.space.is_finite
+            else "points (integers, categoricals and step parameters only)"
+        )
         shown = float(value[0]) if value.size == 1 else tuple(float(v) for v in value)
         left = max(0, budget - finished)
         enough = max(self._budget_trying_every_point(int(size)), started)
@@ -1814,8 +1819,8 @@ class Optimizer:
         raise SpaceExhaustedError("the search space has no point left that is not pending or failed")
 
     def _check_room(self, count: int) -> None:
-        """Refuse at once an ``ask(count)`` that a finite space (a grid, or integers and categoricals
-        only) cannot serve: at most its points that
+        """Refuse at once an ``ask(count)`` that a finite space (a grid, or integers, categoricals
+        and step parameters only) cannot serve: at most its points that
         are not pending or failed can be suggested (evaluated ones come back once every point has
         been tried), and finding them one by one first took a minute for a 1200-point grid."""
         cardinality = int(self.space.cardinality)

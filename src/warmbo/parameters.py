@@ -8,12 +8,15 @@ Encoding conventions
 --------------------
 ``Float``
     One column. Linear ``(v - low) / (high - low)``, or linear in ``log(v)`` when ``log=True``.
+    With ``step``, the values are the grid ``low + k * step``, ``k = 0..K``, and each grid value
+    owns an equal-width bin, as an ``Int``'s integers do: ``(k + 0.5) / (K + 1)``.
 ``Int``
     One column. Each integer owns an equal-width bin of ``[0, 1]`` and is encoded at the bin
     centre, ``(v - low + 0.5) / (high - low + 1)``. With ``log=True`` the bins are equal in log
     space: integer ``v`` owns ``[log(v - 0.5), log(v + 0.5)]`` rescaled from
     ``[log(low - 0.5), log(high + 0.5)]`` to ``[0, 1]``, and is encoded at the centre of that
-    interval. Decoding maps any ``u`` to the integer whose bin contains it.
+    interval. Decoding maps any ``u`` to the integer whose bin contains it. With ``step > 1`` the
+    values are ``low + k * step`` and the bins are over ``k``, as for a ``Float`` with ``step``.
 ``Categorical``
     One-hot, one column per choice. One-hot imposes no order on the categories and puts every
     pair of categories at the same distance, which is what a stationary kernel on the unit cube
@@ -22,15 +25,20 @@ Encoding conventions
 
 All errors raised for invalid input are :class:`SpaceError` (a ``ValueError``) whose message
 names the parameter and the offending value.
+
+Why this file is long: three parameter types, each with its validation, encoding, decoding and
+snapping, and ``Float``/``Int`` with and without ``step`` (a grid); they share the helpers and the
+error wording above, which needs them side by side.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,6 +58,9 @@ Seed = int | np.random.Generator | None
 
 #: Relative tolerance used to match a point against the candidates of a grid space.
 GRID_RTOL = 1e-9
+
+#: Tolerance, relative to ``step``, within which a value counts as on the grid of a step parameter.
+STEP_RTOL = 1e-9
 
 _SOBOL_WARNING = r"The balance properties of Sobol' points require n to be a power of 2"
 
@@ -161,6 +172,48 @@ def _check_count(n: Any) -> int:
     return int(n)
 
 
+def _decimals(x: float) -> int:
+    """Digits after the decimal point of the shortest repr of ``x`` (0.25 -> 2, 1e-05 -> 5, 300.0 -> 0)."""
+    exponent = decimal.Decimal(repr(float(x))).as_tuple().exponent
+    return max(0, -int(exponent))  # type: ignore[arg-type]
+
+
+def _grid_count(name: str, low: float, high: float, step: float, integer: bool) -> int:
+    """``K`` of the grid ``low + k * step``, ``k = 0..K``, whose last value is ``high``; a ``high``
+    off the grid is refused, naming the grid values either side of it (Optuna moves ``high`` down
+    with a warning instead: a study's stored space then said another range than the one given)."""
+    ratio = (high - low) / step
+    k = round(ratio)
+    if integer:
+        on_grid = (high - low) % step == 0
+    else:
+        # within the float noise validate() takes for a value (so the last grid value is high)
+        tol = STEP_RTOL * step + 4 * math.ulp(max(abs(low), abs(high)))
+        on_grid = k >= 1 and abs(low + k * step - high) <= tol
+    if on_grid:
+        return int(k)
+    below = math.floor(ratio + STEP_RTOL)
+    digits = max(_decimals(low), _decimals(step))
+
+    def grid(i: int) -> Any:
+        return low + i * step if integer else round(low + i * step, digits)
+
+    options = [grid(i) for i in (below, below + 1) if i >= 1]
+    hint = " or ".join(f"high={v!r}" for v in options)
+    raise SpaceError(
+        f"parameter {name!r}: high {high!r} is not on the grid low + k * step = {low!r} + k * {step!r} "
+        f"((high - low) / step = {ratio:.10g} is not a whole number); use {hint}"
+    )
+
+
+def _off_grid(name: str, value: Any, low: Any, step: Any, below: Any, above: Any) -> SpaceError:
+    near = " and ".join(repr(v) for v in dict.fromkeys((below, above)))
+    return SpaceError(
+        f"parameter {name!r}: value {value!r} is not on its grid {low!r} + k * {step!r} (step {step!r}); "
+        f"the nearest grid values are {near}"
+    )
+
+
 # ----------------------------------------------------------------------------------------------
 # parameters
 # ----------------------------------------------------------------------------------------------
@@ -237,10 +290,14 @@ class Parameter:
         return str(value)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable description; inverse of :func:`param_from_dict`."""
+        """JSON-serialisable description; inverse of :func:`param_from_dict`. A ``step`` at its
+        default (None for a ``Float``, 1 for an ``Int``) is left out."""
         d: dict[str, Any] = {"type": self.kind}
+        skip = self._defaults()
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
             v = getattr(self, f.name)
+            if f.name in skip and v == skip[f.name]:
+                continue
             d[f.name] = list(v) if isinstance(v, tuple) else v
         return d
 
@@ -269,10 +326,34 @@ class Parameter:
     def _field_equal(self, other: Parameter, name: str) -> bool:
         return getattr(self, name) == getattr(other, name)
 
+    def _size(self) -> float:
+        """Number of distinct values (``math.inf`` for a continuous parameter)."""
+        return math.inf
 
-@dataclass(frozen=True)
+    @property
+    def _discrete(self) -> bool:
+        """True for a parameter with finitely many values (an ``Int``, a ``Categorical``, a ``Float``
+        with ``step``): the acquisition search moves it by whole values (one-exchange neighbours)."""
+        return math.isfinite(self._size())
+
+    def _defaults(self) -> dict[str, Any]:
+        """Fields left out of :meth:`to_dict` and ``repr`` at these values (``step``: a study stored
+        before steps existed has the same description, and older versions read a new one)."""
+        return {}
+
+    def __repr__(self) -> str:
+        skip = self._defaults()
+        parts = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in dataclasses.fields(self)  # type: ignore[arg-type]
+            if not (f.name in skip and getattr(self, f.name) == skip[f.name])
+        ]
+        return f"{type(self).__name__}({', '.join(parts)})"
+
+
+@dataclass(frozen=True, repr=False)
 class Float(Parameter):
-    """Continuous parameter on ``[low, high]``.
+    """Continuous parameter on ``[low, high]``, or the grid ``low, low + step, ..., high``.
 
     Parameters
     ----------
@@ -282,12 +363,21 @@ class Float(Parameter):
         Finite bounds with ``low < high``.
     log : bool, default False
         Encode linearly in ``log(v)``; requires ``low > 0``.
+    step : float, optional (keyword only)
+        The values are ``low + k * step`` for ``k = 0..K`` (a temperature set in steps of 5
+        degrees, Optuna's ``suggest_float(..., step=0.1)``); ``high - low`` must be a whole number
+        of steps (``high`` off the grid is refused, naming the grid values either side of it), and
+        ``log=True`` is refused. Values are returned rounded to the decimals of ``low`` and
+        ``step`` (``0.3``, not ``0.30000000000000004``); a value off the grid by more than
+        ``1e-9 * step`` is refused (naming the nearest grid values). Encoded as an ``Int`` over
+        ``k``: a space of step parameters, integers and categoricals is finite.
     """
 
     name: str
     low: float
     high: float
     log: bool = False
+    step: float | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "float"
 
@@ -302,9 +392,39 @@ class Float(Parameter):
         log = _check_flag(name, "log", self.log)
         if log and low <= 0:
             raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
+        step = self.step
+        if step is not None:
+            step = _check_float_bound(name, "step", step)
+            if step <= 0:
+                raise SpaceError(f"parameter {name!r}: step must be > 0, got {self.step!r}")
+            if log:
+                raise SpaceError(
+                    f"parameter {name!r}: step and log=True cannot be combined (a log scale has no "
+                    "constant step); give either, or list the values with Categorical"
+                )
+            object.__setattr__(self, "_count", _grid_count(name, low, high, step, integer=False))
+            object.__setattr__(self, "_digits", max(_decimals(low), _decimals(step)))
+            object.__setattr__(self, "_tolerance", STEP_RTOL * step + 4 * math.ulp(max(abs(low), abs(high))))
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
         object.__setattr__(self, "log", log)
+        object.__setattr__(self, "step", step)
+
+    def _defaults(self) -> dict[str, Any]:
+        return {"step": None}
+
+    def _size(self) -> float:
+        return math.inf if self.step is None else float(self._count + 1)  # type: ignore[attr-defined]
+
+    def _grid_value(self, k: int) -> float:
+        """The grid value ``low + k * step``, rounded to the decimals of ``low`` and ``step``."""
+        v = round(self.low + k * self.step, self._digits)  # type: ignore[attr-defined,operator]
+        return min(max(v, self.low), self.high)
+
+    def _grid_index(self, v: float) -> int:
+        """Index ``k`` of the grid value nearest to ``v`` (in ``[low, high]``)."""
+        k = int(round((v - self.low) / self.step))  # type: ignore[operator]
+        return min(max(k, 0), self._count)  # type: ignore[attr-defined]
 
     def validate(self, value: Any) -> float:
         if not _is_real(value):
@@ -318,12 +438,27 @@ class Float(Parameter):
             raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite") from None
         if not math.isfinite(v):
             raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite")
-        if not self.low <= v <= self.high:
+        # a step value is taken within float noise of the grid (1e-9 of a step, or a few ulps of a
+        # value far from zero): 0.1 + 1.1 = 1.2000000000000002 is the grid value 1.2, the bound too
+        tol = 0.0 if self.step is None else self._tolerance  # type: ignore[attr-defined]
+        if not self.low - tol <= v <= self.high + tol:
             raise SpaceError(f"parameter {self.name!r}: value {v!r} is outside [{self.low!r}, {self.high!r}]")
-        return v
+        if self.step is None:
+            return v
+        k = self._grid_index(v)
+        g = self._grid_value(k)
+        if abs(v - g) <= tol:
+            return g
+        below = k if g < v else k - 1
+        raise _off_grid(
+            self.name, value, self.low, self.step, self._grid_value(below), self._grid_value(below + 1)
+        )
 
     def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
         v = np.asarray(values, dtype=np.float64).reshape(-1)
+        if self.step is not None:
+            k = np.clip(np.round((v - self.low) / self.step), 0, self._count)  # type: ignore[attr-defined]
+            return ((k + 0.5) / float(self._count + 1)).reshape(-1, 1)  # type: ignore[attr-defined]
         if self.log:
             lo, hi = math.log(self.low), math.log(self.high)
             u = (np.log(v) - lo) / (hi - lo)
@@ -331,7 +466,13 @@ class Float(Parameter):
             u = (v - self.low) / (self.high - self.low)
         return np.clip(u, 0.0, 1.0).reshape(-1, 1)
 
+    def _grid_k(self, U: FloatArray) -> FloatArray:
+        n = self._count + 1  # type: ignore[attr-defined]
+        return np.clip(np.floor(U[:, 0] * n), 0, n - 1)
+
     def _decode_clipped(self, U: FloatArray) -> list[float]:
+        if self.step is not None:
+            return [self._grid_value(int(k)) for k in self._grid_k(U)]
         u = U[:, 0]
         if self.log:
             v = np.exp(_lerp(math.log(self.low), math.log(self.high), u))
@@ -343,6 +484,8 @@ class Float(Parameter):
         return [float(x) for x in np.clip(v, self.low, self.high)]
 
     def _snap_clipped(self, U: FloatArray) -> FloatArray:
+        if self.step is not None:  # to the centre of the grid value's bin
+            return ((self._grid_k(U) + 0.5) / float(self._count + 1)).reshape(-1, 1)  # type: ignore[attr-defined]
         return np.array(U, dtype=np.float64)
 
     def text(self, value: Any) -> str:
@@ -351,12 +494,16 @@ class Float(Parameter):
         tells apart values about 1e-5 of the range apart, whatever the offset."""
         if not isinstance(value, float):
             return str(value)
+        if self.step is not None:  # enough digits to tell neighbouring grid values apart
+            ratio = max(abs(self.low), abs(self.high)) / self.step
+            digits = max(6, math.floor(math.log10(ratio)) + 2) if ratio >= 1 else 6
+            return f"{value:.{min(17, digits)}g}"
         ratio = max(abs(self.low), abs(self.high)) / (self.high - self.low)
         extra = math.floor(math.log10(ratio)) if ratio >= 10 else 0
         return f"{value:.{min(17, 6 + extra)}g}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Int(Parameter):
     """Integer parameter on ``[low, high]`` (inclusive).
 
@@ -375,12 +522,18 @@ class Int(Parameter):
         Integral bounds with ``low < high``.
     log : bool, default False
         Use log-spaced bins; requires ``low > 0``.
+    step : int, default 1 (keyword only)
+        The values are ``low + k * step`` for ``k = 0..K`` (Optuna's ``suggest_int(..., step=16)``),
+        each with an equal-width bin over ``k``; ``high - low`` must be a multiple of ``step``
+        (otherwise refused, naming the grid values either side of ``high``), a value off the grid is
+        refused, and ``step > 1`` with ``log=True`` is refused.
     """
 
     name: str
     low: int
     high: int
     log: bool = False
+    step: int = field(default=1, kw_only=True)
 
     kind: ClassVar[str] = "int"
 
@@ -393,13 +546,31 @@ class Int(Parameter):
         log = _check_flag(name, "log", self.log)
         if log and low <= 0:
             raise SpaceError(f"parameter {name!r}: log=True requires low > 0, got low={low!r}")
+        step = _to_int(name, "step", self.step)
+        if step < 1:
+            raise SpaceError(f"parameter {name!r}: step must be >= 1, got {self.step!r}")
+        if step > 1:
+            if log:
+                raise SpaceError(
+                    f"parameter {name!r}: step > 1 and log=True cannot be combined (a log scale has no "
+                    "constant step); give either, or list the values with Categorical"
+                )
+            _grid_count(name, low, high, step, integer=True)
         object.__setattr__(self, "low", low)
         object.__setattr__(self, "high", high)
         object.__setattr__(self, "log", log)
+        object.__setattr__(self, "step", step)
+
+    def _defaults(self) -> dict[str, Any]:
+        return {"step": 1}
 
     @property
     def _n(self) -> int:
-        return self.high - self.low + 1
+        """Number of values (``K + 1``)."""
+        return (self.high - self.low) // self.step + 1
+
+    def _size(self) -> float:
+        return float(self._n)
 
     def _log_edges(self) -> tuple[float, float]:
         return math.log(self.low - 0.5), math.log(self.high + 0.5)
@@ -408,6 +579,9 @@ class Int(Parameter):
         v = _to_int(self.name, "value", value)
         if not self.low <= v <= self.high:
             raise SpaceError(f"parameter {self.name!r}: value {value!r} is outside [{self.low}, {self.high}]")
+        if (v - self.low) % self.step:
+            below = self.low + (v - self.low) // self.step * self.step
+            raise _off_grid(self.name, value, self.low, self.step, below, below + self.step)
         return v
 
     def _encode_valid(self, values: Sequence[Any]) -> FloatArray:
@@ -416,8 +590,11 @@ class Int(Parameter):
             a, b = self._log_edges()
             centre = 0.5 * (np.log(v - 0.5) + np.log(v + 0.5))
             u = (centre - a) / (b - a)
-        else:
+        elif self.step == 1:
             k = np.asarray([float(x - self.low) for x in values], dtype=np.float64)
+            u = (k + 0.5) / float(self._n)
+        else:
+            k = np.asarray([float((x - self.low) // self.step) for x in values], dtype=np.float64)
             u = (k + 0.5) / float(self._n)
         return np.clip(u, 0.0, 1.0).reshape(-1, 1)
 
@@ -429,7 +606,7 @@ class Int(Parameter):
             v = np.clip(v, self.low, self.high)
             return [int(x) for x in v]
         k = np.clip(np.floor(u * self._n), 0, self._n - 1)
-        return [self.low + int(x) for x in k]
+        return [self.low + int(x) * self.step for x in k]
 
 
 def _choice_key(value: Any) -> tuple[str, Any] | None:
@@ -500,6 +677,9 @@ class Categorical(Parameter):
     @property
     def width(self) -> int:
         return len(self.choices)
+
+    def _size(self) -> float:
+        return float(len(self.choices))
 
     def _keys(self) -> tuple[tuple[str, Any], ...]:
         return tuple(_choice_key(c) for c in self.choices)  # type: ignore[misc]

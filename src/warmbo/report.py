@@ -428,9 +428,14 @@ def _log_subs(low: float, high: float) -> tuple[float, ...] | None:
     return None
 
 
+#: a step parameter with at most this many grid values gets a tick on each
+_MAX_GRID_TICKS = 9
+
+
 def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
     """The x-axis of a ``Float`` or ``Int`` panel: log-scaled for a log parameter, integer ticks for
-    an ``Int``. Over less than about two decades matplotlib labels a log axis's minor ticks too, in
+    an ``Int``, a tick on every grid value of a step parameter with at most :data:`_MAX_GRID_TICKS`
+    values. Over less than about two decades matplotlib labels a log axis's minor ticks too, in
     scientific notation: a log ``Int("max_leaf_nodes", 4, 64)`` got the seven labels 4x10^0 ... 6x10^1
     printed over each other. There the ticks are 1, 2 and 5 times the powers of ten (or fewer, so that
     at most five are written: :func:`_log_subs`; evenly spaced ticks where fewer than two of those
@@ -449,8 +454,17 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
                 ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=isinstance(p, Int)))
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
             ax.xaxis.set_minor_formatter(NullFormatter())
+    elif _has_step(p) and p._size() <= _MAX_GRID_TICKS:
+        # a few grid values (a temperature in steps of 5): a tick on each, and nothing between them
+        ax.set_xticks(_sweep_values(p))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     elif isinstance(p, Int):
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _has_step(p: Parameter) -> bool:
+    """A ``Float`` with ``step`` or an ``Int`` with ``step > 1``."""
+    return (isinstance(p, Float) and p.step is not None) or (isinstance(p, Int) and p.step > 1)
 
 
 def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:

@@ -19,7 +19,6 @@ names the parameter and the offending value.
 from __future__ import annotations
 
 import dataclasses
-import math
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -162,8 +161,8 @@ class Space:
     def cardinality(self) -> float:
         """Number of distinct valid points: the distinct candidates of a grid space (a duplicated
         row is one point), the product of the parameters' sizes when every parameter is an
-        :class:`Int` or a :class:`Categorical`, and ``math.inf`` as soon as one parameter is a
-        continuous :class:`Float`."""
+        :class:`Int`, a :class:`Categorical` or a :class:`Float` with ``step`` (its ``K + 1`` grid
+        values), and ``math.inf`` as soon as one parameter is a continuous :class:`Float`."""
         if self.candidate_points is not None:
             distinct = self._distinct  # type: ignore[attr-defined]
             if distinct is None:  # (an ask reads it: counted once)
@@ -172,12 +171,7 @@ class Space:
             return distinct
         size = 1.0
         for p in self.params:
-            if isinstance(p, Int):
-                size *= p.high - p.low + 1
-            elif isinstance(p, Categorical):
-                size *= p.width
-            else:
-                return math.inf
+            size *= p._size()
         return size
 
     @property
@@ -393,7 +387,8 @@ class Space:
     def snap(self, U: ArrayLike) -> FloatArray:
         """Project encoded points onto valid encodings, ``encode(decode(U))``.
 
-        Float columns are only clipped to ``[0, 1]``, int columns move to their bin centre,
+        Float columns are only clipped to ``[0, 1]``, int columns (and floats with ``step``) move to
+        their bin centre,
         categorical blocks become exactly one-hot; grid spaces snap to the nearest candidate.
         The operation is idempotent.
 
