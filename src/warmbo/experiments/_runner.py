@@ -61,7 +61,10 @@ def close_pool(pool, interrupted: bool = False) -> None:
         if process.is_alive():
             process.terminate()
     for process in processes:
-        process.join(timeout=10)
+        process.join(timeout=5)
+        if process.is_alive():  # SIGTERM caught (a handler inherited from the parent): SIGKILL is not
+            process.kill()
+            process.join(timeout=5)
 
 
 def execute(fn: Callable, jobs: list[dict], workers, progress, description: str) -> list:
