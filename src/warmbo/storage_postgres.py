@@ -261,23 +261,24 @@ class PostgresStudy(Study):
     def _without_password(self, message: str) -> str:
         """libpq's message with the URL's password (as typed and percent-decoded) replaced by ***:
         libpq quotes the URL's text in some errors ('invalid percent-encoded token: "se%zzcret"')."""
-        parts = urlsplit(self.conninfo)
-        secrets = []
-        if parts.password:
-            secrets += [parts.password, unquote(parts.password)]
-        secrets += [v for k, v in parse_qsl(parts.query) if k == "password" and v]
-        for secret in sorted(set(secrets), key=len, reverse=True):
+        for secret in sorted({p for p in self._passwords(typed=True) if p}, key=len, reverse=True):
             message = message.replace(secret, "***")
         return message
+
+    def _passwords(self, typed: bool = False) -> list[str]:
+        """The passwords the URL gives (its user part, percent-decoded, and a ``password=`` query
+        parameter); with ``typed``, the user part as typed too."""
+        parts = urlsplit(self.conninfo)
+        given = [] if parts.password is None else [unquote(parts.password)]
+        if typed and parts.password is not None:
+            given.append(parts.password)
+        return given + [v for k, v in parse_qsl(parts.query) if k == "password"]
 
     def _refuse_placeholder_password(self) -> None:
         """A URL whose password is ``***`` was copied from what warmbo printed (it shows every URL
         that way, the advised ``warmbo observe --storage ...`` line too): the server answered
         "password authentication failed", which did not say that the stars stand for the password."""
-        parts = urlsplit(self.conninfo)
-        given = [unquote(parts.password)] if parts.password is not None else []
-        given += [v for k, v in parse_qsl(parts.query) if k == "password"]
-        if "***" in given:
+        if "***" in self._passwords():
             raise StorageError(
                 f"the password in {self._where()} is ***, the stand-in warmbo prints in place of a "
                 "password: put the real password there, or leave it out of the URL "
