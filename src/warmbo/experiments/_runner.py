@@ -62,7 +62,7 @@ def close_pool(pool, interrupted: bool = False) -> None:
             process.terminate()
     for process in processes:
         process.join(timeout=5)
-        if process.is_alive():  # SIGTERM caught (a handler inherited from the parent): SIGKILL is not
+        if process.is_alive():  # still running 5 s after SIGTERM (cause not found; see the commit): SIGKILL
             process.kill()
             process.join(timeout=5)
 
