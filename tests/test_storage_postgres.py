@@ -1017,3 +1017,25 @@ def caught_first(make) -> Exception:
     except StorageError as exc:
         return exc
     raise AssertionError("no StorageError")
+
+
+def test_a_trial_of_another_study_says_which_study_it_is_in(postgres_server):
+    # before: `observe --trial 33` with the wrong study= said "no trial with id 33 in study 'enzyme'"
+    # alone, though trial ids are unique in the database and 33 was a trial of study 'enzym2'
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    here, there = postgres_server.url("plate-a-walk"), postgres_server.url("plate-b-walk")
+    wb.Optimizer(SPACE, storage=here, seed=0).ask()
+    theirs = wb.Optimizer(SPACE, storage=there, seed=0).ask().trial_id
+    done = CliRunner().invoke(app, ["observe", here, "--trial", str(theirs), "--value", "1.5"])
+    assert done.exit_code == 1, done.output
+    said = " ".join(done.output.split())
+    assert (
+        f"no trial with id {theirs} in study 'plate-a-walk' (it is a trial of study 'plate-b-walk': give "
+        in said
+    )
+    assert Study(there).trial(theirs).is_pending
+    with pytest.raises(StorageError, match=r"in study 'plate-a-walk'$"):
+        Study(here).trial(10**9)

@@ -442,7 +442,17 @@ class PostgresStudy(Study):
             .fetchone()
         )
         if row is None:
-            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self.name!r}")
+            # trial ids are unique in the database: one of another study says where it is (a result
+            # recorded with the wrong study= in the URL)
+            other = (
+                self._connect()
+                .execute("SELECT study FROM warmbo_trials WHERE id = %s", (trial_id,))
+                .fetchone()
+            )
+            where = (
+                f" (it is a trial of study {other[0]!r}: give study={other[0]} in the URL)" if other else ""
+            )
+            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self.name!r}{where}")
         return self._trial(row)
 
     def __len__(self) -> int:
