@@ -324,6 +324,7 @@ def test_ctrl_c_cancels_the_evaluations_on_the_cluster_and_withdraws_their_trial
                     _two_quick_then_held, budget=6, n_workers=2, executor=local.get_executor(), progress=False
                 )
             assert _call_tasks(cluster.scheduler) == []  # cancelled on the cluster
+            _release.set()  # (the cancelled evaluations' threads return, and the cluster closes at once)
     finally:
         _release.set()
     assert [t.state for t in wb.Optimizer.load(url).history] == ["complete", "complete"]
