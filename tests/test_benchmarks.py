@@ -185,6 +185,23 @@ def test_the_running_loop_starts_from_a_running_optimizer():
     assert 2000 in full["n"]["fixed"] and full["peer_max_n"]["fixed"] >= 2000
 
 
+def test_the_first_ask_study_is_removed_with_its_ask(tmp_path, monkeypatch):
+    # before: every `warmbo bench` run left a warmbo-first-ask-* folder with its study in the temp folder
+    import gc
+    import tempfile
+
+    from warmbo.benchmarks.methods import Warmbo
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    X, y = overhead._data(2, 6, 0)
+    ask = Warmbo().prepare_ask(X, y, "first", 0, overhead.test_function(2))
+    (folder,) = tmp_path.glob("warmbo-first-ask-*")
+    assert set(ask()) == {"x0", "x1"} and (folder / "study.db").exists()
+    del ask
+    gc.collect()
+    assert not folder.exists()
+
+
 def test_issue_15_overhead_targets_check_the_measured_values():
     def results(worst_over_median, ratio, run_sizes=(6, 1000, 1100)):
         d, n_start, n_end = run_sizes

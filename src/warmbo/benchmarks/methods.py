@@ -150,7 +150,9 @@ class Warmbo(Method):
     def _first_ask(self, X, y, seed, objective):
         """A study of n trials on disk, written by an earlier optimizer object (whose last ask fitted
         and stored its hyperparameters); the closure opens a new object on it and asks once."""
+        import shutil
         import tempfile
+        import weakref
 
         folder = tempfile.mkdtemp(prefix="warmbo-first-ask-")
         path = f"{folder}/study.db"
@@ -164,7 +166,13 @@ class Warmbo(Method):
         previous = opt.ask()
         opt.tell(previous, float(objective(np.array([previous[name] for name in names]))))
         opt.study.close()
-        return lambda: Optimizer.load(path).ask()
+
+        def first_ask():
+            return Optimizer.load(path).ask()
+
+        # the folder goes with the closure (every `warmbo bench` run left one in the temp folder)
+        weakref.finalize(first_ask, shutil.rmtree, folder, ignore_errors=True)
+        return first_ask
 
     def minimize(self, problem, budget, seed):
         space = Space.box(problem.bounds)
