@@ -960,7 +960,8 @@ def test_clean_pending_marks_pending_trials_failed(workdir):
     invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "c.db", "--seed", 0)
     invoke("suggest", "--storage", "c.db", "-n", 2)
     young = invoke("clean-pending", "c.db", "--older-than", 3600)
-    assert young.exit_code == 0 and "no pending trial cleared; 2 younger than 3600 s kept" in young.output
+    assert young.exit_code == 0 and "no pending trial cleared" in young.output
+    assert "kept pending: trial 3 (worker " in young.output and "under --older-than 3600 s" in young.output
     assert wb.Study("c.db").count("pending") == 2
     for bad in ("-1", "nan"):
         refused = invoke("clean-pending", "c.db", "--older-than", bad)
@@ -968,13 +969,30 @@ def test_clean_pending_marks_pending_trials_failed(workdir):
             refused.exit_code == 1
             and f"--older-than must be a non-negative number of seconds, got {float(bad)!r}" in refused.output
         )
-    result = invoke("clean-pending", "c.db")
+    both = invoke("clean-pending", "c.db", "--older-than", 0, "--all")
+    assert both.exit_code == 1 and "give --older-than SECONDS or --all, not both" in both.output
+    result = invoke("clean-pending", "c.db", "--all")
     assert result.exit_code == 0 and "marked 2 pending trial(s) failed: 3, 4" in result.output
     trials = wb.Study("c.db").trials()
     assert [t.state for t in trials] == ["complete", "complete", "failed", "failed"]
     assert all("cleared by warmbo clean-pending" in t.error for t in trials[2:])
     status = invoke("status", "--storage", "c.db")
     assert "2 complete, 0 pending, 2 failed" in status.output
+
+
+def test_clean_pending_without_options_spares_a_colleagues_suggestion(workdir):
+    # before: `warmbo clean-pending study.db` failed every pending trial, the experiments colleagues
+    # were running from their suggestions included; now only the trials of runs that are gone
+    opt = wb.Optimizer(wb.Space.from_dict(SPACE), seed=0, storage="lab.db")
+    killed = opt.ask()  # a run's trial whose heartbeat stopped two minutes ago: the run was killed
+    opt.study.heartbeat([killed.trial_id], now=time.time() - 120)
+    invoke("suggest", "--storage", "lab.db")  # a colleague's experiment in progress: no heartbeat
+    result = invoke("clean-pending", "lab.db")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0 and f"marked 1 pending trial(s) failed: {killed.trial_id}" in said
+    assert "kept pending: trial 2 (worker " in said and "a suggestion waiting for a result, 0 s old" in said
+    assert "give --older-than SECONDS (those older than that) or --all" in said
+    assert [t.state for t in wb.Study("lab.db").trials()] == ["failed", "pending"]
 
 
 def test_a_prior_of_100000_rows_completes_with_progress_and_can_be_removed(workdir):
@@ -1196,7 +1214,11 @@ def test_a_run_sends_heartbeats_and_clean_pending_spares_a_live_evaluation(workd
     opt = wb.Optimizer(wb.Space.from_dict(SPACE), seed=0, storage="hb.db")
     opt.run(slow, budget=1, progress=False)
     assert seen["beat after creation"] > 1.5  # beats kept coming while the trial was evaluated
-    assert "no pending trial cleared; 1 younger than 1 s kept" in seen["cleaned"]
+    assert "no pending trial cleared" in seen["cleaned"]
+    assert (
+        "kept pending: trial 1 (worker " in seen["cleaned"]
+        and "being evaluated by a live run" in seen["cleaned"]
+    )
     assert [t.state for t in opt.history] == ["complete"]
     invoke("suggest", "--storage", "hb.db")  # a suggestion sends no heartbeat: its age counts
     time.sleep(1.1)

@@ -2267,39 +2267,91 @@ def clean_pending(
         float | None,
         typer.Option(
             "--older-than",
-            help="Only trials silent for at least this many seconds (since their worker's last heartbeat, "
-            "or since they were suggested).",
+            help="Trials silent for at least this many seconds (since their worker's last heartbeat, "
+            "or since they were suggested), suggestions waiting for a person included.",
         ),
     ] = None,
+    all_: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every pending trial no live run is evaluating, suggestions waiting for a person "
+            "included however young (a colleague's experiment in progress too).",
+        ),
+    ] = False,
 ) -> None:
-    """Mark the study's pending trials failed (left by a killed run, or suggestions never observed).
+    """Mark pending trials failed: by default those of runs that are gone (killed `warmbo optimize`
+    or Python runs: their heartbeat stopped).
 
-    Meant for trials no live worker is evaluating (a running `warmbo optimize` sends a heartbeat every
-    10 s, so `--older-than 60` spares its trials); a value reported later for a cleared trial still
-    completes it (`observe` does this on purpose). To evaluate them again, use
-    `optimize --retry-pending` instead.
+    A suggestion waiting for a person (`warmbo suggest`, no heartbeat) may be a colleague's
+    experiment in progress, so it is kept unless `--older-than` or `--all` says otherwise; the
+    command lists what it keeps, whose and how old. A live run's trials (a heartbeat within the last
+    30 s) are never failed. A value reported later for a cleared trial still completes it (`observe`
+    does this on purpose). To evaluate them again, use `optimize --retry-pending` instead.
     """
     storage = _the_study(study, storage)
+    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS
     from .storage import Study
 
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
         raise ValueError(f"--older-than must be a non-negative number of seconds, got {older_than!r}")
+    if older_than is not None and all_:
+        raise ValueError("give --older-than SECONDS or --all, not both (--all clears the young ones too)")
+    live = LIVE_BEATS * HEARTBEAT_INTERVAL
     study = Study(storage)
     with study.transaction():
         now = time.time()
         pending = study.trials(("pending",))
-        beats = study.last_beats() if older_than is not None else {}  # the heartbeat, else creation
-        stale = [t for t in pending if older_than is None or now - beats.get(t.id, t.created) >= older_than]
+        beats = study.last_beats()  # the heartbeat, else creation
+        beating = study.last_beats(beating_only=True)  # trials a run looks after
+
+        def silent(t) -> float:
+            return now - beats.get(t.id, t.created)
+
+        def clears(t) -> bool:
+            if t.id in beating and silent(t) <= live:
+                return older_than is not None and silent(t) >= older_than  # a live run's trial
+            if older_than is not None:
+                return silent(t) >= older_than
+            return all_ or t.id in beating  # a run's trial whose heartbeat stopped: the run is gone
+
+        stale = [t for t in pending if clears(t)]
         for t in stale:
             study.fail(
                 t.id,
                 error=f"cleared by warmbo clean-pending after {_duration(now - t.created)} pending "
                 "(its run was killed or its suggestion was never observed)",
             )
-    kept = len(pending) - len(stale)
+    kept = [t for t in pending if t not in stale]
     ids = ", ".join(str(t.id) for t in stale)
-    cleared = f"marked {len(stale)} pending trial(s) failed: {ids}" if stale else "no pending trial cleared"
-    console.print(cleared + (f"; {kept} younger than {older_than:g} s kept pending" if kept else ""))
+    console.print(
+        f"marked {len(stale)} pending trial(s) failed: {ids}" if stale else "no pending trial cleared",
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    for t in kept:
+        if t.id in beating and silent(t) <= live:
+            why = f"being evaluated by a live run (heartbeat {_duration(silent(t))} ago)"
+        elif older_than is not None:
+            why = f"silent {_duration(silent(t))}, under --older-than {older_than:g} s"
+        else:
+            why = f"a suggestion waiting for a result, {_duration(silent(t))} old"
+        console.print(
+            f"kept pending: trial {t.id} (worker {t.worker or '?'}): {why}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    waiting = [t for t in kept if t.id not in beating and older_than is None]
+    if waiting:
+        console.print(
+            "suggestions waiting for a person may be experiments in progress: to clear them, give "
+            "--older-than SECONDS (those older than that) or --all",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def _check_report_paths(storage: str, out: Path | None) -> None:
