@@ -995,6 +995,18 @@ def test_clean_pending_without_options_spares_a_colleagues_suggestion(workdir):
     assert [t.state for t in wb.Study("lab.db").trials()] == ["failed", "pending"]
 
 
+def test_optimize_with_a_budget_the_study_already_holds_says_so_in_the_commands_words(workdir):
+    # before: `warmbo optimize --budget 3` on a study of 4 trials printed the table and nothing else
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "b.db", "--seed", 0)
+    result = invoke("optimize", "objmod:f", "--budget", 3, "--storage", "b.db")
+    said = " ".join(result.output.split())
+    assert (
+        result.exit_code == 0
+        and "already holds 4: nothing was evaluated. For 3 more, give --budget 7" in said
+    )
+    assert "budget=" not in said and wb.Study("b.db").count("complete") == 4
+
+
 def test_a_prior_of_100000_rows_completes_with_progress_and_can_be_removed(workdir):
     # before: 5,000 rows hung the first ask (> 590 s), 100,000 rows died with a MemoryError traceback
     # after the rows were committed. Now every row is stored in one transaction, the model sees at

@@ -314,6 +314,27 @@ def test_resume_continues_to_the_budget(tmp_path):
     assert reloaded.space == SPACE and len(reloaded.history) == 15 and reloaded.maximize is False
 
 
+def test_a_budget_the_study_already_holds_says_nothing_was_evaluated(monkeypatch):
+    # before: run(budget=5) on a study of 9 trials evaluated nothing and said nothing (the progress bar
+    # read "9/5 trials"): budget is the study's total, not Optuna's n_trials
+    from warmbo.optimizer import BudgetAlreadyReachedWarning
+
+    opt = wb.Optimizer(SPACE, seed=0)
+    opt.run(branin_objective, budget=9, progress=False)
+    bars = []
+    real = wb.optimizer._ProgressBar
+
+    def recorded(enabled, total, completed, optimizer):
+        bars.append((total, completed))
+        return real(enabled, total, completed, optimizer)
+
+    monkeypatch.setattr(wb.optimizer, "_ProgressBar", recorded)
+    said = r"already holds 9: nothing was evaluated\. For 5 more, give budget=14"
+    with pytest.warns(BudgetAlreadyReachedWarning, match=said):
+        opt.run(branin_objective, budget=5, progress=False)
+    assert len(opt.history) == 9 and bars == [(9, 9)]  # the bar's total is never below its count
+
+
 def test_kill_between_tells_loses_nothing(tmp_path):
     db = tmp_path / "killed.db"
     told = tell_then_kill(db, timeout=30)

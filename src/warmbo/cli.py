@@ -1194,6 +1194,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
     from .objective import CommandObjective
     from .optimizer import (
         FIRST_FAILURES,
+        BudgetAlreadyReachedWarning,
         BudgetHeldWarning,
         BudgetNotReachedWarning,
         InterruptedRunWarning,
@@ -1237,6 +1238,15 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             def show(message, category, *args, **kwargs):
                 if issubclass(category, InterruptedRunWarning):
                     _on_stderr(Text(str(message)))
+                elif issubclass(category, BudgetAlreadyReachedWarning):  # in the command's words
+                    held = opt._finished(opt._prior_rows())
+                    _on_stderr(
+                        Text(
+                            f"warning: --budget {budget} counts the study's finished trials (--prior rows "
+                            f"not counted), and it already holds {held}: nothing was evaluated. For {budget} "
+                            f"more, give --budget {held + budget}"
+                        )
+                    )
                 else:
                     shown(message, category, *args, **kwargs)
 

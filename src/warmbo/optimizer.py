@@ -234,6 +234,11 @@ class BudgetHeldWarning(UserWarning):
     interrupted still beat fresh, and so hold the remaining places."""
 
 
+class BudgetAlreadyReachedWarning(UserWarning):
+    """:meth:`Optimizer.run` had nothing to do: ``budget`` counts the study's finished trials, and the
+    study already held that many (``budget=5`` on a study of 9 trials is not "5 more")."""
+
+
 class InterruptedRunWarning(UserWarning):
     """``run`` was interrupted while evaluations were running: on its threads, it waits for them and
     stores their values; on an executor it was given (a Dask cluster's), it cancels them, withdraws
@@ -2272,7 +2277,15 @@ class Optimizer:
             return self._finished(n_prior)
 
         started = finished()  # (a resumed study's trials: the repeated-points warning counts from them)
-        bar = _ProgressBar(progress, budget, started, self)
+        if started >= budget:  # (the bar read "9/5 trials" and nothing was said)
+            warnings.warn(
+                f"budget={budget} counts the study's finished trials (imported prior rows not counted), and "
+                f"it already holds {started}: nothing was evaluated. For {budget} more, give "
+                f"budget={started + budget}",
+                BudgetAlreadyReachedWarning,
+                stacklevel=2,
+            )
+        bar = _ProgressBar(progress, max(budget, started), started, self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
         # the trials this run is evaluating, from the ask to the record: the only ones it beats, so a
