@@ -591,3 +591,43 @@ def test_a_column_named_like_a_parameter_but_for_case_or_spaces_is_named_in_the_
     assert "missing column(s) 'lr', 'layers'" in msg
     assert "rename column 'LR' to 'lr'" in msg and "rename column 'Layers' to 'layers'" in msg
     assert "act" not in msg.split("(found")[0]
+
+
+def test_an_optuna_export_with_failed_and_running_trials_reads_the_complete_ones(tmp_path):
+    # before: an Optuna study's trials_dataframe().to_csv() with a failed trial was refused ("column
+    # 'value': empty value"); its FAIL and RUNNING rows are trials without a value, left out and said
+    import optuna
+
+    from warmbo.data import UnfinishedRowsWarning
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if trial.number == 1:
+            raise ValueError("diverged")
+        return (x - 0.3) ** 2
+
+    study.optimize(objective, n_trials=4, catch=(ValueError,))
+    study.ask({"x": optuna.distributions.FloatDistribution(0.0, 1.0)})  # still running
+    path = tmp_path / "optuna.csv"
+    study.trials_dataframe().to_csv(path, index=False)
+    space = Space([Float("x", 0.0, 1.0)])
+    with pytest.warns(
+        UnfinishedRowsWarning, match=r"left out 2 row\(s\) without a value whose 'state' is not "
+    ):
+        data = TaskData.from_csv(path, space, x={"x": "params_x"}, y="value")
+    done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert [p["x"] for p in data.params] == [t.params["x"] for t in done]
+    np.testing.assert_array_equal(data.y, [t.value for t in done])
+    # an empty value in a complete row, or text, is still refused, naming row and column
+    text = path.read_text().splitlines()
+    header = text[0].split(",")
+    for cell, said in (("", "empty"), ("oops", "oops")):
+        row = text[1].split(",")
+        row[header.index("value")] = cell
+        bad = tmp_path / f"bad{len(cell)}.csv"
+        bad.write_text("\n".join([text[0], ",".join(row)]) + "\n")
+        with pytest.raises(DataError, match=rf"row 1 \(line 2\), column 'value': .*{said}"):
+            TaskData.from_csv(bad, space, x={"x": "params_x"}, y="value")

@@ -43,6 +43,7 @@ import math
 import numbers
 import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -53,10 +54,16 @@ from numpy.typing import ArrayLike, NDArray
 from .space import Categorical, Float, Int, Parameter, Space, SpaceError
 from .trial import amendment_note
 
-__all__ = ["DataError", "TaskData", "trials_to_csv"]
+__all__ = ["DataError", "TaskData", "UnfinishedRowsWarning", "trials_to_csv"]
 
 FloatArray = NDArray[np.float64]
 Label = str | None
+
+
+class UnfinishedRowsWarning(UserWarning):
+    """:meth:`TaskData.from_csv` left out rows without a value whose ``state`` column says the trial
+    did not complete (an Optuna ``trials_dataframe()`` or a ``warmbo export`` of every trial): failed
+    or unfinished trials, not observations."""
 
 
 class DataError(ValueError):
@@ -194,6 +201,16 @@ def _convert_y(value: Any) -> float:
     if not math.isfinite(v):
         raise _CellError(f"value {value!r} is not finite")
     return v
+
+
+def _unfinished_state(row: Mapping[str, Any], y: str) -> str | None:
+    """The state of a row that is a trial which did not complete: an empty ``y`` cell and a ``state``
+    column (Optuna's ``FAIL``, ``RUNNING``, ``PRUNED``; warmbo's ``failed``, ``pending``) other than
+    complete. None for any other row (an empty ``y`` without such a state stays an error)."""
+    state = str(row.get("state") or "").strip()
+    if state.lower() in ("", "complete") or str(row.get(y) or "").strip():
+        return None
+    return state
 
 
 def _unfinished_hint(row: Mapping[str, Any]) -> str:
@@ -578,6 +595,13 @@ class TaskData:
             NaN/inf ``y``, out of bounds, unknown category, ...). Messages name the file, the row
             (1-based data row and line of the file) and the column. Rows whose fields are all
             empty are skipped.
+
+        Warns
+        -----
+        UnfinishedRowsWarning
+            Rows with an empty ``y`` whose ``state`` column is not complete (Optuna's ``FAIL``,
+            ``RUNNING``; warmbo's ``failed``, ``pending``) are trials without a value, left out and
+            counted by state.
         """
         source = os.fspath(path)
         source = source.decode() if isinstance(source, bytes) else source
@@ -590,6 +614,7 @@ class TaskData:
         ys: list[float] = []
         labels: list[str] = []
         incomplete = 0  # rows left out (skip_incomplete)
+        unfinished: dict[str, int] = {}  # rows of trials that did not complete, by state
         reader: csv.DictReader[str] | None = None
         try:
             with open(path, newline="", encoding="utf-8-sig") as f:
@@ -632,6 +657,10 @@ class TaskData:
                     for c in needed:
                         if row[c] is None:
                             raise DataError(f"{_at(where, c)}: missing value (fewer fields than the header)")
+                    state = _unfinished_state(row, y)
+                    if state is not None:  # a failed or running trial: no observation to read
+                        unfinished[state] = unfinished.get(state, 0) + 1
+                        continue
                     params.append(_convert_point(space, row, cols, where))
                     try:
                         ys.append(_convert_y(row[y]))
@@ -650,8 +679,17 @@ class TaskData:
         except csv.Error as exc:
             line = f", line {reader.line_num}" if reader is not None else ""
             raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
+        if unfinished:
+            counts = ", ".join(f"{state} {n}" for state, n in unfinished.items())
+            warnings.warn(
+                f"{source}: left out {sum(unfinished.values())} row(s) without a value whose 'state' is not "
+                f"complete ({counts}): failed or unfinished trials",
+                UnfinishedRowsWarning,
+                stacklevel=2,
+            )
         if not ys and not incomplete:
-            raise DataError(f"{source}: no data rows")
+            left = " (every row is a trial that did not complete)" if unfinished else ""
+            raise DataError(f"{source}: no data rows{left}")
         return cls(tuple(params), np.array(ys), np.array(labels) if task is not None else None, space, source)
 
     @classmethod
