@@ -1039,3 +1039,34 @@ def test_a_trial_of_another_study_says_which_study_it_is_in(postgres_server):
     assert Study(there).trial(theirs).is_pending
     with pytest.raises(StorageError, match=r"in study 'plate-a-walk'$"):
         Study(here).trial(10**9)
+
+
+def test_a_connection_the_server_will_always_refuse_is_said_at_once(postgres_server):
+    # before: once this process had reached the server, a connection refused for good (a role no longer
+    # allowed to log in, a password changed meanwhile) was retried for RECONNECT_PATIENCE (60 s) as if
+    # the server were restarting, then reported
+    import psycopg
+
+    admin = postgres_server.url("refusal-admin")
+    with psycopg.connect(admin.split("&study=")[0], autocommit=True) as c:
+        c.execute("CREATE ROLE walker LOGIN SUPERUSER")
+    url = admin.replace(f"postgresql://{postgres_server.user}@", "postgresql://walker@")
+    wb.Optimizer(SPACE, storage=url, seed=0).ask()  # (this process has reached the server as walker)
+    with psycopg.connect(admin.split("&study=")[0], autocommit=True) as c:
+        c.execute("ALTER ROLE walker NOLOGIN")
+    started = time.monotonic()
+    with pytest.raises(StorageError, match=r'role "walker" is not permitted to log in'):
+        Study(url)
+    assert time.monotonic() - started < 5
+
+
+def test_connections_give_up_after_a_connect_timeout_unless_the_url_sets_one(postgres_url):
+    # before: no connect_timeout, so a host that drops packets (a firewall) hung the command for the
+    # operating system's TCP timeout (minutes)
+    from warmbo.storage_postgres import CONNECT_TIMEOUT
+
+    Study(postgres_url, space=SPACE).close()
+    assert f"connect_timeout={CONNECT_TIMEOUT}" in Study(postgres_url)._open_connection().info.dsn.split()
+    assert (
+        "connect_timeout=3" in Study(postgres_url + "&connect_timeout=3")._open_connection().info.dsn.split()
+    )

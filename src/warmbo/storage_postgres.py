@@ -110,9 +110,29 @@ _RESTARTING = (
     "the database system is not yet accepting connections",
     "the database system is in recovery mode",
 )
+#: what a server answers a connection it will refuse however long one waits (a password changed, a
+#: role dropped or not allowed to log in, a database dropped, a pg_hba.conf rule): said at once, even
+#: by a server this process reached before, instead of after RECONNECT_PATIENCE seconds
+_REFUSED = (
+    "password authentication failed",
+    "no password supplied",
+    "authentication failed",
+    "is not permitted to log in",
+    "does not exist",
+    "no pg_hba.conf entry",
+    "permission denied",
+)
+#: libpq's connect_timeout (seconds) unless the URL gives one: a host that drops packets (a firewall)
+#: is said after this long, not after the operating system's TCP timeout (minutes)
+CONNECT_TIMEOUT = 10
 #: the servers (conninfo) this process has connected to: one that refuses a later connection is
 #: restarting, not misnamed
 _REACHED: set[str] = set()
+
+
+def _refused(exc: Exception) -> bool:
+    """Whether a failed connection's error is one waiting cannot cure (:data:`_REFUSED`)."""
+    return any(words in str(exc) for words in _REFUSED)
 
 
 class _Connection:
@@ -134,7 +154,9 @@ class _Connection:
             # the restart came between): the first connection waits for it as a dropped one does.
             # Before, a command in flight when the server restarted failed at once. Any other server
             # that cannot be reached (a wrong port, a server that is down) is said at once
-            if study.conninfo not in _REACHED and not any(words in str(exc) for words in _RESTARTING):
+            if _refused(exc) or (
+                study.conninfo not in _REACHED and not any(words in str(exc) for words in _RESTARTING)
+            ):
                 raise
             self._conn = None
             self.reconnect()
@@ -169,6 +191,8 @@ class _Connection:
                 self._conn = self._study._open_connection()
                 return
             except StorageError as exc:
+                if _refused(exc):  # (no restart makes it accept this connection)
+                    raise StorageError(f"{lost} connect again: {exc}") from None
                 if time.monotonic() > deadline:
                     raise StorageError(
                         f"{lost} connect again within {RECONNECT_PATIENCE:.0f} s: {exc}"
@@ -299,7 +323,8 @@ class PostgresStudy(Study):
     def _open_connection(self):
         """A new autocommit connection to the server; a StorageError with the server's words if none."""
         try:
-            conn = self._psycopg.connect(self.conninfo, autocommit=True)
+            timeout = {} if "connect_timeout" in self.conninfo else {"connect_timeout": CONNECT_TIMEOUT}
+            conn = self._psycopg.connect(self.conninfo, autocommit=True, **timeout)
         except self._psycopg.Error as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             message = self._without_password(message)
