@@ -2538,6 +2538,18 @@ def test_max_prior_without_prior_rows_is_refused_by_optimize_as_by_suggest(workd
         resumed = invoke(*args, "--storage", name, "--budget", 2, "--max-prior", 2)
         assert resumed.exit_code == 0, resumed.output
     assert json.loads(wb.Study("warm.db").get_meta("transfer_sources"))["max_prior"] == 2
+    # before: --transfer none on the study with stored sources (not used then) and no imported rows
+    # took --max-prior and capped nothing
+    before = study_rows("warm.db")
+    for command in ((*args, "--budget", 3), ("suggest",)):
+        out = invoke(*command, "--storage", "warm.db", "--transfer", "none", "--max-prior", 2)
+        said = " ".join(out.output.split())
+        assert out.exit_code == 1, said
+        assert (
+            "warm.db holds none imported as trials (its stored sources are not used with --transfer none)"
+            in said
+        )
+    assert study_rows("warm.db") == before
 
 
 def test_suggest_creating_a_study_from_imported_rows_says_when_the_model_chooses(workdir):

@@ -405,21 +405,28 @@ def _print_best(optimizer) -> None:
     )
 
 
-def _holds_prior_rows(study) -> bool:
+def _holds_prior_rows(study, transfer: str | None = None) -> bool:
     """Whether ``--max-prior`` has rows to cap in ``study`` (single-objective, open): stored transfer
-    sources, or prior rows imported as trials (``--transfer none``)."""
+    sources, or prior rows imported as trials (``--transfer none``). With ``transfer`` ``"none"``
+    (or ``"gp"``) only the imported rows count: the stored sources are not used then, and a cap on
+    them capped nothing."""
     from .optimizer import PRIOR_WORKER, Optimizer
 
-    return bool(Optimizer.stored_transfer(study)) or any(t.worker == PRIOR_WORKER for t in study.snapshot())
+    sources = transfer not in ("none", "gp") and bool(Optimizer.stored_transfer(study))
+    return sources or any(t.worker == PRIOR_WORKER for t in study.snapshot())
 
 
-def _check_max_prior(max_prior: int | None, prior, storage: str | None, held: bool) -> None:
+def _check_max_prior(
+    max_prior: int | None, prior, storage: str | None, held: bool, transfer: str | None = None
+) -> None:
     """``--max-prior`` without ``--prior``, on a study that holds no prior rows (``held``, from
     :func:`_holds_prior_rows`; a new study holds none) caps nothing: refused in the shell's words, by
     optimize and suggest alike (it was taken and did nothing)."""
     if max_prior is None or prior or held:
         return
     where = f"{redacted(storage)} holds none" if storage is not None else "a new study holds none"
+    if storage is not None and transfer in ("none", "gp"):
+        where += " imported as trials (its stored sources are not used with --transfer none)"
     raise ValueError(
         f"--max-prior caps the prior rows the model sees, and {where}: give earlier studies or CSV "
         "files with --prior"
@@ -454,7 +461,7 @@ def load_optimizer(
         # what --transfer and --max-prior need: stored sources, or prior rows imported as trials
         checked = prior is None and (transfer not in (None, "none") or max_prior is not None)
         stored = Optimizer.stored_transfer(study) if checked else {}
-        held = checked and max_prior is not None and _holds_prior_rows(study)
+        held = checked and max_prior is not None and _holds_prior_rows(study, transfer)
     finally:
         study.close()
     if multitask:
@@ -475,7 +482,7 @@ def load_optimizer(
                 f"--transfer {transfer} transfers from earlier studies, and {redacted(storage)} stores "
                 "none: give them (or CSV files) with --prior"
             )
-        _check_max_prior(max_prior, prior, storage, held)
+        _check_max_prior(max_prior, prior, storage, held, transfer)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", RestoreWarning)
@@ -763,7 +770,12 @@ def optimize(
     # the method (and cap) stored with the sources: new --prior files are used with it too
     kept_transfer = Optimizer.stored_transfer(stored) if stored is not None and task_names is None else {}
     # what --max-prior caps without --prior (checked below, once a multi-task study has refused it)
-    held = stored is not None and task_names is None and max_prior is not None and _holds_prior_rows(stored)
+    held = (
+        stored is not None
+        and task_names is None
+        and max_prior is not None
+        and _holds_prior_rows(stored, named)
+    )
     # a resumed study keeps its design size (below: the warm one stored with its sources, or the one
     # it was created with when that design was of the kind this run uses, warm or cold)
     created_sizes = {}
@@ -823,7 +835,7 @@ def optimize(
         raise ValueError(f"unknown {option} {method!r}; choose one of {', '.join(TRANSFER_METHODS)}")
     if method not in (None, "none") and not prior and not resumed_sources:
         raise ValueError(f"{option} {method} transfers from source data: give them with --prior FILE.csv")
-    _check_max_prior(max_prior, prior, storage if stored is not None else None, held)
+    _check_max_prior(max_prior, prior, storage if stored is not None else None, held, named)
     if method is not None and resumed_sources and method != resumed_sources["transfer"]:
         # the stored sources with another method, as Optimizer.load(url, transfer=...) and `warmbo
         # suggest --transfer` use them: that method's own default cap on rows
