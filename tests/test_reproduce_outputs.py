@@ -58,20 +58,25 @@ def _sleep(seconds: float) -> None:
 
 def test_an_interrupted_pool_ends_its_workers_with_public_means():
     # before: close_pool found the workers in the pool's private _processes; where that is not what
-    # it was (here emptied, as another Python may name or keep it), the workers ran on
+    # it was (here emptied, as another Python may name or keep it), the workers ran on. Then it took
+    # every child of the process started since the pool was made, so Ctrl-C also ended a child that
+    # other code started meanwhile (here `other`); now the processes the pool's own context made
     before = set(multiprocessing.active_children())
     pool = process_pool(2)
     futures = [pool.submit(_sleep, 60) for _ in range(4)]
+    other = multiprocessing.get_context("spawn").Process(target=_sleep, args=(60,))
+    other.start()
     deadline = time.monotonic() + 60
     while not all(f.running() for f in futures[:2]):
         assert time.monotonic() < deadline, "the workers did not start"
         time.sleep(0.05)
-    workers = [p for p in multiprocessing.active_children() if p not in before]
-    assert len(workers) == 2
+    workers = [p for p in multiprocessing.active_children() if p not in before and p is not other]
+    assert len(workers) == 2 and set(pool.worker_processes()) == set(workers)
     try:
         pool._processes = {}
         close_pool(pool, interrupted=True)
         assert not any(p.is_alive() for p in workers)
+        assert other.is_alive()
     finally:
-        for p in workers:
+        for p in [*workers, other]:
             p.kill()

@@ -24,18 +24,33 @@ def limited(fn: Callable, kwargs: dict):
         return fn(**kwargs)
 
 
+class _RecordingSpawnContext(multiprocessing.context.SpawnContext):
+    """The spawn context, recording every process made through it: the pool's workers and nothing
+    else (the executor makes its workers with ``mp_context.Process``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.made: list = []
+
+    def Process(self, *args, **kwargs):  # noqa: N802 - the context's name for it
+        process = multiprocessing.context.SpawnProcess(*args, **kwargs)
+        self.made.append(process)
+        return process
+
+
 class ProcessPool(ProcessPoolExecutor):
-    """A pool of spawned processes (no state leaks from the parent) that knows its workers: the
-    children of this process started since the pool was made (``multiprocessing.active_children()``;
-    the pool starts its workers as runs arrive). :func:`close_pool` ends them at once on Ctrl-C."""
+    """A pool of spawned processes (no state leaks from the parent) that knows its workers: those
+    made through its own multiprocessing context (the pool starts them as runs arrive).
+    :func:`close_pool` ends them at once on Ctrl-C, and no other child of the process."""
 
     def __init__(self, workers: int):
-        self.earlier_children = frozenset(multiprocessing.active_children())
-        super().__init__(max_workers=int(workers), mp_context=multiprocessing.get_context("spawn"))
+        self._context = _RecordingSpawnContext()
+        super().__init__(max_workers=int(workers), mp_context=self._context)
 
     def worker_processes(self) -> list:
-        """The pool's live worker processes (``multiprocessing.Process`` objects)."""
-        return [p for p in multiprocessing.active_children() if p not in self.earlier_children]
+        """The pool's live worker processes (``multiprocessing.Process`` objects). Before, every child
+        of this process started since the pool was made, so a Ctrl-C also ended another's."""
+        return [p for p in self._context.made if p.is_alive()]
 
 
 def process_pool(workers: int) -> ProcessPool:
@@ -54,7 +69,7 @@ def close_pool(pool, interrupted: bool = False) -> None:
         pool.shutdown()
         return
     # (ProcessPoolExecutor has no public accessor of its processes before Python 3.14's
-    # terminate_workers; this read its private _processes)
+    # terminate_workers; ProcessPool records them as its context makes them)
     processes = pool.worker_processes() if isinstance(pool, ProcessPool) else []
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
