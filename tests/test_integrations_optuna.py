@@ -62,8 +62,9 @@ def test_space_map_round_trips_every_distribution():
     space_map = SpaceMap(DISTRIBUTIONS)
     kinds = {p.name: (type(p).__name__, getattr(p, "log", None)) for p in space_map.space.params}
     assert kinds["b_log"] == ("Float", True) and kinds["e_intlog"] == ("Int", True)
-    assert kinds["c_step"] == ("Int", False) and space_map.space.params[2].high == 10  # grid index
-    assert kinds["f_intstep"] == ("Int", False) and space_map.space.params[5].high == 7
+    # steps as warmbo's own step (before: an Int over the grid index k), in Optuna's units
+    assert space_map.space.params[2] == wb.Float("c_step", 0.0, 1.0, step=0.1)
+    assert space_map.space.params[5] == wb.Int("f_intstep", 8, 64, step=8)
     # every point of the encoded cube decodes to values the Optuna distributions contain ...
     encoded = np.random.default_rng(0).random((200, space_map.space.dim))
     for point in space_map.space.decode(encoded):
@@ -176,6 +177,64 @@ def test_prior_in_optuna_units_with_steps():
     with pytest.raises(ValueError, match="grid"):
         bad = optuna.create_study(sampler=WarmboSampler(seed=0, prior=([{"u": 75, "v": 0.35}], [1.0])))
         bad.optimize(objective, n_trials=2)
+
+
+def test_a_step_range_is_kept_in_its_values_with_optuna_s_high_moved_onto_the_grid():
+    # before, a step range was an Int over the grid index k (the optimizer's trials held k); Optuna
+    # moves a high off the grid down onto it (1.05 -> 1.0), which warmbo's own step would refuse
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.05, step=0.1)
+        n = trial.suggest_int("n", 2, 31, step=4)  # Optuna: 2 .. 30
+        return (x - 0.3) ** 2 + (n - 14) ** 2 / 100
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=3))
+    with pytest.warns(UserWarning, match="not divisible by `step`"):  # (Optuna's own warnings)
+        study.optimize(objective, n_trials=8)
+    optimizer = study.sampler.optimizer
+    assert list(optimizer.space.params) == [wb.Int("n", 2, 30, step=4), wb.Float("x", 0.0, 1.0, step=0.1)]
+    stored = [t.params for t in optimizer.study.trials()]
+    assert len(stored) == 8 and all(p["x"] == round(p["x"], 1) and (p["n"] - 2) % 4 == 0 for p in stored)
+    assert all(t.params == pytest.approx(p) for t, p in zip(study.trials, stored, strict=True))
+
+
+def test_a_study_begun_with_the_grid_index_encoding_goes_on(tmp_path):
+    # a study run by the sampler when steps were a grid index: its trials hold Optuna's values, and a
+    # running trial's proposal, stored as the old version wrote it (low + k * step: 0.1 + 2 * 0.1 is
+    # 0.30000000000000004), is read as the grid value 0.3, pending, by the sampler of this version
+    storage = f"sqlite:///{tmp_path / 'old.db'}"
+    x_dist, n_dist = FloatDistribution(0.1, 0.9, step=0.1), IntDistribution(16, 128, step=16)
+    old = optuna.create_study(storage=storage, study_name="s", sampler=optuna.samplers.RandomSampler(seed=0))
+    for k in range(4):
+        old.add_trial(
+            optuna.trial.create_trial(
+                params={"x": 0.1 + k * 2 * 0.1, "n": 16 + 32 * k},
+                distributions={"x": x_dist, "n": n_dist},
+                value=float(k),
+            )
+        )
+    running = old.ask()
+    proposal = {"n": 16 + 1 * 16, "x": min(0.1 + 2 * 0.1, 0.9)}
+    old._storage.set_trial_system_attr(running._trial_id, f"{PARAMS_KEY}:0", json.dumps(proposal))
+    old._storage.set_trial_system_attr(running._trial_id, CHECKED_KEY, True)
+    assert json.loads(json.dumps(proposal))["x"] == 0.30000000000000004
+
+    study = optuna.load_study(
+        study_name="s", storage=storage, sampler=WarmboSampler(seed=1, n_startup_trials=2)
+    )
+    study.optimize(
+        lambda t: (
+            (t.suggest_float("x", 0.1, 0.9, step=0.1) - 0.5) ** 2 + t.suggest_int("n", 16, 128, step=16) / 100
+        ),
+        n_trials=4,
+    )
+    optimizer = study.sampler.optimizer
+    assert list(optimizer.space.params) == [wb.Int("n", 16, 128, step=16), wb.Float("x", 0.1, 0.9, step=0.1)]
+    trials = optimizer.study.trials()
+    assert [(t.params, t.state) for t in trials if t.state == "pending"] == [({"n": 32, "x": 0.3}, "pending")]
+    new = [t.params for t in study.trials[5:]]
+    assert len(new) == 4 and {"n": 32, "x": 0.3} not in new  # (the running trial's point is left to it)
+    assert all(p["x"] == pytest.approx(round(p["x"], 1)) and p["n"] % 16 == 0 for p in new)
+    assert sum(t.state == "complete" for t in trials) == 8
 
 
 def _warmbo_source(storage, maximize=False):
