@@ -460,6 +460,81 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
         study.sampler.optimizer.study.close()
 
 
+def small_or_big(trial: optuna.Trial) -> float:
+    """A conditional search space whose branches give x two ranges: [0, 1] and [0, 10]."""
+    kind = trial.suggest_categorical("kind", ["small", "big"])
+    x = trial.suggest_float("x", 0.0, 1.0 if kind == "small" else 10.0)
+    return (x - 0.4) ** 2 + (kind == "big")
+
+
+def test_a_prior_row_outside_a_branch_s_range_is_left_out_for_every_kind_of_prior(tmp_path):
+    # before: the relative space {kind, x in [0, 1]} (the small branch's) stopped the first proposal
+    # with a DataError for a prior row of the big branch with x = 5 ("value 5.0 is outside [0.0,
+    # 1.0]") for every prior but Optuna studies, which left such trials out without a word
+    from warmbo.prior import PriorOutsideSpaceWarning
+
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=2))
+    source.optimize(small_or_big, n_trials=16)
+    X, y = [t.params for t in source.trials], [t.value for t in source.trials]
+    inside = sorted(v for p, v in zip(X, y, strict=True) if p["x"] <= 1.0)
+    n_out = len(X) - len(inside)
+    assert 0 < n_out < len(X)
+    wide = wb.Space([wb.Categorical("kind", ("small", "big")), wb.Float("x", 0.0, 10.0)])
+    csv_path = tmp_path / "trials.csv"
+    csv_path.write_text(
+        "kind,x,y\n" + "".join(f"{p['kind']},{p['x']!r},{v!r}\n" for p, v in zip(X, y, strict=True))
+    )
+    db = str(tmp_path / "old.db")
+    opt = wb.Optimizer(wide, storage=db, seed=0)
+    for p, v in zip(X, y, strict=True):
+        opt.tell(p, v)
+    opt.study.close()
+    priors = {
+        "optuna studies": ([source], 1),
+        "(X, y)": ((X, y), 1),
+        "TaskData": (wb.TaskData.from_records(X, y, wide), 1),
+        "CSV": (str(csv_path), 1),
+        "warmbo study": (db, 1),
+        "warmbo study and CSV": ([db, str(csv_path)], 2),
+    }
+    for name, (prior, copies) in priors.items():
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior, transfer="none"))
+        study.enqueue_trial({"kind": "small", "x": 0.5})  # the startup trial: the space {kind, x in [0, 1]}
+        with pytest.warns(PriorOutsideSpaceWarning) as record:
+            study.optimize(small_or_big, n_trials=2)
+        said = [str(w.message) for w in record if issubclass(w.category, PriorOutsideSpaceWarning)]
+        assert len(said) == 1, (name, said)  # once, counting them all
+        assert said[0].startswith(f"{n_out * copies} row(s) of the prior lie outside the ranges"), (
+            name,
+            said,
+        )
+        assert "is outside" in said[0] or "outside [" in said[0], said
+        assert sorted(study.sampler.optimizer.prior.y) == pytest.approx(sorted(inside * copies)), name
+        assert [t.state.name for t in study.trials] == ["COMPLETE"] * 2, name
+        study.sampler.optimizer.study.close()
+    # no row left in the range: refused, naming the problem, for any kind
+    big = [(p, v) for p, v in zip(X, y, strict=True) if p["x"] > 1.0]
+    only_big = optuna.create_study()
+    for p, v in big:
+        only_big.add_trial(
+            optuna.trial.create_trial(
+                params=p,
+                distributions={
+                    "kind": CategoricalDistribution(["small", "big"]),
+                    "x": FloatDistribution(0.0, 10.0),
+                },
+                value=v,
+            )
+        )
+    for prior in ([only_big], ([p for p, _ in big], [v for _, v in big])):
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior))
+        study.enqueue_trial({"kind": "small", "x": 0.5})
+        with pytest.raises(
+            wb.data.DataError, match="every row of the prior that holds the parameters kind, x lies outside"
+        ):
+            study.optimize(small_or_big, n_trials=2)
+
+
 def test_a_result_is_recorded_at_the_point_optuna_evaluated():
     def objective(trial, high=1.0):
         x = trial.suggest_float("x", 0.0, high)

@@ -43,7 +43,10 @@ are used (default ``"auto"``: a warm design from the sources, then the guarded p
 ``"envelope"``, ``"rgpe"``, ... as in :mod:`warmbo.transfer.registry`; ``"none"``: as trials of this
 same objective). Each relative search space reads the prior rows that hold all of its parameters
 (:func:`warmbo.prior.subspace_prior`): in a conditional search space, the rows of another branch are
-left out, and other parameters dropped; a space no row lies in is optimised without the prior.
+left out, and other parameters dropped; a space no row lies in is optimised without the prior. A
+row of any form whose value lies outside the space's range (branches that give a parameter other
+ranges) is left out too, with one :class:`~warmbo.prior.PriorOutsideSpaceWarning` counting them, and
+refused when no row is left (:func:`warmbo.prior.left_out_of_subspace`).
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
@@ -80,6 +83,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
 from ..optimizer import Optimizer, SpaceExhaustedError
+from ..prior import left_out_of_subspace, subspace_prior
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..transfer.registry import TRANSFER_METHODS
 from ..transfer.warm_design import design_size
@@ -318,7 +322,8 @@ class WarmboSampler(BaseSampler):
         completed trials (inside the current search space) are the
         data, one source task per study, signed by each study's direction. Each relative search
         space reads the rows that hold all of its parameters (a conditional space's other branch is
-        left out).
+        left out) and lie in its ranges (the others are left out with a ``PriorOutsideSpaceWarning``
+        counting them; a ``DataError`` when none is left).
     transfer : str, optional
         How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
         prior: a warm design from the sources, then the guarded portfolio), a transfer method such
@@ -621,19 +626,25 @@ class WarmboSampler(BaseSampler):
         prior = self.prior
         if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
             rows, values, labels = [], [], []
+            outside: list[str] = []  # trials of this space's parameters outside its ranges
             for source in prior:
                 if len(source.directions) > 1:
                     raise ValueError(f"prior study {source.study_name!r} has several objectives")
                 sign = 1.0 if (source.direction == StudyDirection.MAXIMIZE) == maximize else -1.0
                 for trial in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+                    if not set(space_map.names) <= set(trial.params):
+                        continue  # (another branch of a conditional space, or other parameters)
                     try:
                         point = space_map.to_warmbo(trial.params)
-                    except ValueError:  # outside the new search space: not a source row
+                    except ValueError as error:  # another range (a branch's, or changed since)
+                        outside.append(f"prior study {source.study_name!r}, trial {trial.number}: {error}")
                         continue
                     if math.isfinite(trial.value):
                         rows.append(point)
                         values.append(sign * float(trial.value))
                         labels.append(source.study_name)
+            if outside:  # (one warning counting them, or an error when no row is left, as for any prior)
+                left_out_of_subspace(outside, space_map.names, len(rows))
             if not rows:
                 # earlier studies of other parameters, or of other ranges: a search space they do not
                 # reach is optimised without them (this one is asked again when the space changes)
@@ -728,6 +739,4 @@ def _user_data(prior, user_space: Space, maximize: bool) -> TaskData | None:
     it); None when no row does. Rows of another branch of a conditional search space (a record
     without one of the parameters, an empty CSV cell, a warmbo study without one of them) are left
     out, and the parameters of other branches dropped (:func:`warmbo.prior.subspace_prior`)."""
-    from ..prior import subspace_prior
-
     return subspace_prior(prior, user_space, maximize)
