@@ -2724,3 +2724,42 @@ def test_a_failure_reported_twice_keeps_the_first_reason(workdir):
     more = invoke(*args, "--note", "lamp flickering")
     assert more.exit_code == 0 and "plate reader error E42; lamp flickering" in more.output, more.output
     assert wb.Study("lab.db").trial(1).error == "plate reader error E42; lamp flickering"
+
+
+def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(workdir):
+    # an Optuna study's trials_dataframe().to_csv() holds its FAIL trial with an empty value: before
+    # 9b24c2d, --prior refused it ("column 'value': empty value"); its row is left out and said
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+
+    def objective(trial):
+        x = trial.suggest_float("x", -2.0, 2.0)
+        mode = trial.suggest_categorical("mode", ["a", "; touch pwned"])
+        if trial.number == 2:
+            raise ValueError("diverged")
+        return (x - 0.5) ** 2 + (mode != "a")
+
+    source.optimize(objective, n_trials=6, catch=(ValueError,))
+    source.trials_dataframe().to_csv("optuna.csv", index=False)
+    assert "FAIL" in open("optuna.csv").read()
+    rename = ("--prior-rename", "params_x=x", "--prior-rename", "params_mode=mode")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 2)
+    result = invoke(*args, "--prior", "optuna.csv", "--prior-y", "value", *rename, "--transfer", "none")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, said
+    assert "optuna.csv: left out 1 row(s) without a value whose 'state' is not complete (FAIL 1)" in said
+    assert "failed or unfinished trials" in said
+    assert wb.Optimizer.load("new.db")._prior_rows() == 5
+    # a value that is not a number is still refused, naming its row and column
+    text = open("optuna.csv").read().splitlines()
+    header = text[0].split(",")
+    row = text[1].split(",")
+    row[header.index("value")] = "oops"
+    with open("bad.csv", "w") as fh:
+        fh.write("\n".join([text[0], ",".join(row)]) + "\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "bad.db", "--budget", 2)
+    bad = invoke(*args, "--prior", "bad.csv", "--prior-y", "value", *rename)
+    said = " ".join(bad.output.split())
+    assert bad.exit_code == 1 and "row 1 (line 2), column 'value': value 'oops' is not a number" in said, said

@@ -631,3 +631,41 @@ def test_an_optuna_export_with_failed_and_running_trials_reads_the_complete_ones
         bad.write_text("\n".join([text[0], ",".join(row)]) + "\n")
         with pytest.raises(DataError, match=rf"row 1 \(line 2\), column 'value': .*{said}"):
             TaskData.from_csv(bad, space, x={"x": "params_x"}, y="value")
+
+
+def test_outside_leaves_out_rows_outside_the_ranges_and_still_refuses_text(tmp_path: Path) -> None:
+    # before there was no way to read the rows of a conditional space's branch with another range
+    # (x in [0, 10] where the space has [0, 1]): the first such row was refused
+    space = Space((Float("x", 0.0, 1.0), Categorical("kind", ("a", "b")), Int("n", 0, 8, step=4)))
+    path = write(tmp_path, "x,kind,n,y\n0.5,a,4,1.0\n5.0,a,4,2.0\n0.2,c,0,3.0\n0.1,b,3,4.0\n0.3,b,8,5.0\n")
+    outside: list[str] = []
+    data = TaskData.from_csv(path, space, outside=outside)
+    assert data.params == ({"x": 0.5, "kind": "a", "n": 4}, {"x": 0.3, "kind": "b", "n": 8})
+    assert list(data.y) == [1.0, 5.0]
+    assert len(outside) == 3
+    assert outside[0].startswith(f"{path}, row 2 (line 3), column 'x': ")
+    assert "row 3 (line 4), column 'kind'" in outside[1] and "row 4 (line 5), column 'n'" in outside[2]
+    records = [{"x": 0.5, "kind": "a", "n": 4}, {"x": 2.0, "kind": "a", "n": 0}]
+    kept = TaskData.from_records(records, [1.0, 2.0], space, task=["s", "t"], outside=(left := []))
+    assert kept.params == (records[0],) and list(kept.task) == ["s"] and len(left) == 1
+    arrays = TaskData.from_numpy(
+        [[0.5], [3.0]], [1.0, 2.0], Space((Float("x", 0.0, 1.0),)), outside=(left := [])
+    )
+    assert list(arrays.y) == [1.0] and "row 2, column 'x'" in left[0]
+    for cell in ("abc", ""):  # not a value of the parameter at all: still refused, row and column named
+        bad = write(tmp_path, f"x,kind,n,y\n0.5,a,4,1.0\n{cell},a,4,2.0\n", name=f"bad{len(cell)}.csv")
+        with pytest.raises(DataError, match=r"row 2 \(line 3\), column 'x'"):
+            TaskData.from_csv(bad, space, outside=[])
+    every = write(tmp_path, "x,kind,n,y\n5.0,a,4,1.0\n", name="every.csv")
+    assert len(TaskData.from_csv(every, space, outside=(left := []))) == 0 and len(left) == 1
+
+
+def test_rows_after_an_unfinished_trial_keep_their_numbers(tmp_path: Path) -> None:
+    # before: a failed trial's row, left out, was not counted, so the next row's error named row 1
+    import warnings
+
+    path = write(tmp_path, "x,y,state\n0.1,,FAIL\n0.2,oops,COMPLETE\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match=r"row 2 \(line 3\), column 'y': value 'oops' is not a number"):
+            TaskData.from_csv(path, Space((Float("x", 0.0, 1.0),)))

@@ -62,8 +62,9 @@ def test_space_map_round_trips_every_distribution():
     space_map = SpaceMap(DISTRIBUTIONS)
     kinds = {p.name: (type(p).__name__, getattr(p, "log", None)) for p in space_map.space.params}
     assert kinds["b_log"] == ("Float", True) and kinds["e_intlog"] == ("Int", True)
-    assert kinds["c_step"] == ("Int", False) and space_map.space.params[2].high == 10  # grid index
-    assert kinds["f_intstep"] == ("Int", False) and space_map.space.params[5].high == 7
+    # steps as warmbo's own step (before: an Int over the grid index k), in Optuna's units
+    assert space_map.space.params[2] == wb.Float("c_step", 0.0, 1.0, step=0.1)
+    assert space_map.space.params[5] == wb.Int("f_intstep", 8, 64, step=8)
     # every point of the encoded cube decodes to values the Optuna distributions contain ...
     encoded = np.random.default_rng(0).random((200, space_map.space.dim))
     for point in space_map.space.decode(encoded):
@@ -176,6 +177,64 @@ def test_prior_in_optuna_units_with_steps():
     with pytest.raises(ValueError, match="grid"):
         bad = optuna.create_study(sampler=WarmboSampler(seed=0, prior=([{"u": 75, "v": 0.35}], [1.0])))
         bad.optimize(objective, n_trials=2)
+
+
+def test_a_step_range_is_kept_in_its_values_with_optuna_s_high_moved_onto_the_grid():
+    # before, a step range was an Int over the grid index k (the optimizer's trials held k); Optuna
+    # moves a high off the grid down onto it (1.05 -> 1.0), which warmbo's own step would refuse
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.05, step=0.1)
+        n = trial.suggest_int("n", 2, 31, step=4)  # Optuna: 2 .. 30
+        return (x - 0.3) ** 2 + (n - 14) ** 2 / 100
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=3))
+    with pytest.warns(UserWarning, match="not divisible by `step`"):  # (Optuna's own warnings)
+        study.optimize(objective, n_trials=8)
+    optimizer = study.sampler.optimizer
+    assert list(optimizer.space.params) == [wb.Int("n", 2, 30, step=4), wb.Float("x", 0.0, 1.0, step=0.1)]
+    stored = [t.params for t in optimizer.study.trials()]
+    assert len(stored) == 8 and all(p["x"] == round(p["x"], 1) and (p["n"] - 2) % 4 == 0 for p in stored)
+    assert all(t.params == pytest.approx(p) for t, p in zip(study.trials, stored, strict=True))
+
+
+def test_a_study_begun_with_the_grid_index_encoding_goes_on(tmp_path):
+    # a study run by the sampler when steps were a grid index: its trials hold Optuna's values, and a
+    # running trial's proposal, stored as the old version wrote it (low + k * step: 0.1 + 2 * 0.1 is
+    # 0.30000000000000004), is read as the grid value 0.3, pending, by the sampler of this version
+    storage = f"sqlite:///{tmp_path / 'old.db'}"
+    x_dist, n_dist = FloatDistribution(0.1, 0.9, step=0.1), IntDistribution(16, 128, step=16)
+    old = optuna.create_study(storage=storage, study_name="s", sampler=optuna.samplers.RandomSampler(seed=0))
+    for k in range(4):
+        old.add_trial(
+            optuna.trial.create_trial(
+                params={"x": 0.1 + k * 2 * 0.1, "n": 16 + 32 * k},
+                distributions={"x": x_dist, "n": n_dist},
+                value=float(k),
+            )
+        )
+    running = old.ask()
+    proposal = {"n": 16 + 1 * 16, "x": min(0.1 + 2 * 0.1, 0.9)}
+    old._storage.set_trial_system_attr(running._trial_id, f"{PARAMS_KEY}:0", json.dumps(proposal))
+    old._storage.set_trial_system_attr(running._trial_id, CHECKED_KEY, True)
+    assert json.loads(json.dumps(proposal))["x"] == 0.30000000000000004
+
+    study = optuna.load_study(
+        study_name="s", storage=storage, sampler=WarmboSampler(seed=1, n_startup_trials=2)
+    )
+    study.optimize(
+        lambda t: (
+            (t.suggest_float("x", 0.1, 0.9, step=0.1) - 0.5) ** 2 + t.suggest_int("n", 16, 128, step=16) / 100
+        ),
+        n_trials=4,
+    )
+    optimizer = study.sampler.optimizer
+    assert list(optimizer.space.params) == [wb.Int("n", 16, 128, step=16), wb.Float("x", 0.1, 0.9, step=0.1)]
+    trials = optimizer.study.trials()
+    assert [(t.params, t.state) for t in trials if t.state == "pending"] == [({"n": 32, "x": 0.3}, "pending")]
+    new = [t.params for t in study.trials[5:]]
+    assert len(new) == 4 and {"n": 32, "x": 0.3} not in new  # (the running trial's point is left to it)
+    assert all(p["x"] == pytest.approx(round(p["x"], 1)) and p["n"] % 16 == 0 for p in new)
+    assert sum(t.state == "complete" for t in trials) == 8
 
 
 def _warmbo_source(storage, maximize=False):
@@ -399,6 +458,81 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
         if name == "warmbo study of C":
             assert "no row of the prior holds every parameter of the search space" in caplog.text
         study.sampler.optimizer.study.close()
+
+
+def small_or_big(trial: optuna.Trial) -> float:
+    """A conditional search space whose branches give x two ranges: [0, 1] and [0, 10]."""
+    kind = trial.suggest_categorical("kind", ["small", "big"])
+    x = trial.suggest_float("x", 0.0, 1.0 if kind == "small" else 10.0)
+    return (x - 0.4) ** 2 + (kind == "big")
+
+
+def test_a_prior_row_outside_a_branch_s_range_is_left_out_for_every_kind_of_prior(tmp_path):
+    # before: the relative space {kind, x in [0, 1]} (the small branch's) stopped the first proposal
+    # with a DataError for a prior row of the big branch with x = 5 ("value 5.0 is outside [0.0,
+    # 1.0]") for every prior but Optuna studies, which left such trials out without a word
+    from warmbo.prior import PriorOutsideSpaceWarning
+
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=2))
+    source.optimize(small_or_big, n_trials=16)
+    X, y = [t.params for t in source.trials], [t.value for t in source.trials]
+    inside = sorted(v for p, v in zip(X, y, strict=True) if p["x"] <= 1.0)
+    n_out = len(X) - len(inside)
+    assert 0 < n_out < len(X)
+    wide = wb.Space([wb.Categorical("kind", ("small", "big")), wb.Float("x", 0.0, 10.0)])
+    csv_path = tmp_path / "trials.csv"
+    csv_path.write_text(
+        "kind,x,y\n" + "".join(f"{p['kind']},{p['x']!r},{v!r}\n" for p, v in zip(X, y, strict=True))
+    )
+    db = str(tmp_path / "old.db")
+    opt = wb.Optimizer(wide, storage=db, seed=0)
+    for p, v in zip(X, y, strict=True):
+        opt.tell(p, v)
+    opt.study.close()
+    priors = {
+        "optuna studies": ([source], 1),
+        "(X, y)": ((X, y), 1),
+        "TaskData": (wb.TaskData.from_records(X, y, wide), 1),
+        "CSV": (str(csv_path), 1),
+        "warmbo study": (db, 1),
+        "warmbo study and CSV": ([db, str(csv_path)], 2),
+    }
+    for name, (prior, copies) in priors.items():
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior, transfer="none"))
+        study.enqueue_trial({"kind": "small", "x": 0.5})  # the startup trial: the space {kind, x in [0, 1]}
+        with pytest.warns(PriorOutsideSpaceWarning) as record:
+            study.optimize(small_or_big, n_trials=2)
+        said = [str(w.message) for w in record if issubclass(w.category, PriorOutsideSpaceWarning)]
+        assert len(said) == 1, (name, said)  # once, counting them all
+        assert said[0].startswith(f"{n_out * copies} row(s) of the prior lie outside the ranges"), (
+            name,
+            said,
+        )
+        assert "is outside" in said[0] or "outside [" in said[0], said
+        assert sorted(study.sampler.optimizer.prior.y) == pytest.approx(sorted(inside * copies)), name
+        assert [t.state.name for t in study.trials] == ["COMPLETE"] * 2, name
+        study.sampler.optimizer.study.close()
+    # no row left in the range: refused, naming the problem, for any kind
+    big = [(p, v) for p, v in zip(X, y, strict=True) if p["x"] > 1.0]
+    only_big = optuna.create_study()
+    for p, v in big:
+        only_big.add_trial(
+            optuna.trial.create_trial(
+                params=p,
+                distributions={
+                    "kind": CategoricalDistribution(["small", "big"]),
+                    "x": FloatDistribution(0.0, 10.0),
+                },
+                value=v,
+            )
+        )
+    for prior in ([only_big], ([p for p, _ in big], [v for _, v in big])):
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior))
+        study.enqueue_trial({"kind": "small", "x": 0.5})
+        with pytest.raises(
+            wb.data.DataError, match="every row of the prior that holds the parameters kind, x lies outside"
+        ):
+            study.optimize(small_or_big, n_trials=2)
 
 
 def test_a_result_is_recorded_at_the_point_optuna_evaluated():

@@ -15,6 +15,7 @@ from ray import tune
 from ray.tune.search import Searcher
 
 import warmbo as wb
+from warmbo.data import DataError
 from warmbo.integrations.ray import WarmboSearch, space_from_tune
 from warmbo.optimizer import BudgetNotReachedWarning
 
@@ -183,7 +184,8 @@ def test_points_to_evaluate_come_first_survive_a_checkpoint_and_are_checked():
 def test_quantised_domains_are_searched_on_their_grid_and_given_to_tune_as_its_values():
     # before: tune.quniform/qloguniform/qrandint/qlograndint were refused ("cannot convert Float with
     # a Quantized sampler"); each is the multiples k q inside its bounds (both included, Tune's
-    # Quantized.sample), held as an Int over k, log scale kept
+    # Quantized.sample): then held as an Int over k; now as warmbo's own step (the study holds the
+    # values Tune runs), but on a log scale, which step does not take, still as k (log scale kept)
     config = {
         "dropout": tune.quniform(0.0, 0.5, 0.1),  # 0.0 .. 0.5: k = 0 .. 5
         "lr": tune.qloguniform(1e-4, 1e-1, 1e-4),  # k = 1 .. 1000, log-uniform
@@ -193,9 +195,9 @@ def test_quantised_domains_are_searched_on_their_grid_and_given_to_tune_as_its_v
     }
     space = space_from_tune(config)
     assert list(space.params) == [
-        wb.Int("dropout", 0, 5),
+        wb.Float("dropout", 0.0, 0.5, step=0.1),
         wb.Int("lr", 1, 1000, log=True),
-        wb.Int("batch", 1, 16),
+        wb.Int("batch", 16, 256, step=16),
         wb.Int("width", 1, 64, log=True),
         wb.Int("layers", 1, 3),
     ]
@@ -205,26 +207,28 @@ def test_quantised_domains_are_searched_on_their_grid_and_given_to_tune_as_its_v
         drawn = set(domain.sample(size=400, random_state=rng))
         step = {"dropout": 0.1, "lr": 1e-4, "batch": 16, "width": 8, "layers": 1}[name]
         p = next(q for q in space.params if q.name == name)
-        assert drawn <= {k * step for k in range(p.low, p.high + 1)} or name == "lr", name
+        low, high = (p.low, p.high) if name in ("lr", "width") else (p.low / step, p.high / step)
+        grid = {k * step for k in range(round(low), round(high) + 1)}
+        assert all(min(abs(v - g) for g in grid) < 1e-12 for v in drawn) or name == "lr", name
     # the searcher gives Tune k q; what it reads back (points_to_evaluate, add_evaluated_point, a
-    # checkpoint) is the index again
+    # checkpoint) is the value again, or the index on a log scale
     points = [{"dropout": 0.3, "lr": 0.001, "batch": 64, "width": 128, "layers": 2}]
     search = WarmboSearch(config, metric="loss", mode="min", seed=0, points_to_evaluate=points)
     first = search.suggest("t0")
     assert first == pytest.approx(points[0]) and isinstance(first["batch"], int)
     assert search.optimizer.study.trials()[0].params == {
-        "dropout": 3,
+        "dropout": 0.3,
         "lr": 10,
-        "batch": 4,
+        "batch": 64,
         "width": 16,
         "layers": 2,
     }
     search.on_trial_complete("t0", {"loss": 1.0})
     search.add_evaluated_point({"dropout": 0.5, "lr": 0.1, "batch": 256, "width": 512, "layers": 3}, 2.0)
     assert search.optimizer.study.trials()[1].params == {
-        "dropout": 5,
+        "dropout": 0.5,
         "lr": 1000,
-        "batch": 16,
+        "batch": 256,
         "width": 64,
         "layers": 3,
     }
@@ -236,15 +240,16 @@ def test_quantised_domains_are_searched_on_their_grid_and_given_to_tune_as_its_v
         assert isinstance(config_i["batch"], int) and isinstance(config_i["width"], int)
         assert config_i["batch"] % 16 == 0 and 16 <= config_i["batch"] <= 256
         assert config_i["width"] % 8 == 0 and 8 <= config_i["width"] <= 512
-        assert round(config_i["dropout"] / 0.1) * 0.1 == config_i["dropout"]
+        assert round(config_i["dropout"], 1) == config_i["dropout"]  # (0.3, not 3 * 0.1)
         assert 0.0 <= config_i["dropout"] <= 0.5 + 1e-12
         assert 1e-4 - 1e-16 <= config_i["lr"] <= 0.1 + 1e-12
         seen.add(tuple(sorted(config_i.items())))
     assert len(seen) >= 4  # (two searchers on one history: each proposes distinct points of its own)
     # values off the grid, an empty or one-point grid, and prior= with quantised domains are refused
     for bad, message in [
-        ([{**points[0], "batch": 60}], "points_to_evaluate\\[0\\]: batch: 60 is not a multiple"),
-        ([{**points[0], "dropout": 0.35}], "not a multiple of the quantisation step 0.1"),
+        ([{**points[0], "batch": 60}], "points_to_evaluate\\[0\\]: .*'batch': value 60 is not on its grid"),
+        ([{**points[0], "dropout": 0.35}], "'dropout': value 0.35 is not on its grid"),
+        ([{**points[0], "width": 100}], "width: 100 is not a multiple of the quantisation step 8"),
     ]:
         with pytest.raises(ValueError, match=message):
             WarmboSearch(config, metric="loss", mode="min", points_to_evaluate=bad)
@@ -252,8 +257,73 @@ def test_quantised_domains_are_searched_on_their_grid_and_given_to_tune_as_its_v
         space_from_tune({"a": tune.qrandint(1, 9, 10)})
     with pytest.raises(ValueError, match="one multiple"):
         space_from_tune({"a": tune.qrandint(5, 12, 10)})
-    with pytest.raises(ValueError, match="prior= with quantised Tune domains \\(batch\\)"):
-        WarmboSearch({"batch": tune.qrandint(16, 256, 16)}, metric="m", mode="min", prior=[])
+    with pytest.raises(ValueError, match="prior= with log-quantised Tune domains \\(width: "):
+        WarmboSearch({"width": tune.qlograndint(8, 512, 8)}, metric="m", mode="min", prior=[])
+
+
+def test_a_prior_in_tune_values_is_read_for_quantised_domains():
+    # before: prior= with any quantised domain was refused ("the optimizer holds their grid index"),
+    # and the study held k, not the values; now the prior's rows are read in the values Tune runs
+    config = {"batch": tune.qrandint(16, 256, 16), "dropout": tune.quniform(0.0, 0.5, 0.1)}
+    X = [{"batch": b, "dropout": d} for b, d in [(32, 0.1), (96, 0.3), (256, 0.5), (128, 0.2)]]
+    y = [(p["batch"] - 96) ** 2 / 1e4 + (p["dropout"] - 0.3) ** 2 for p in X]
+    search = WarmboSearch(config, metric="loss", mode="min", seed=0, prior=(X, y), transfer="none")
+    first = search.suggest("t0")
+    assert search.optimizer.prior.params == tuple(X)
+    assert first["batch"] % 16 == 0 and isinstance(first["batch"], int)
+    assert search.optimizer.study.trials()[-1].params == first  # the study holds what Tune runs
+    with pytest.raises(DataError, match="'batch': value 100 is not on its grid"):
+        WarmboSearch(
+            config, metric="loss", mode="min", prior=([{"batch": 100, "dropout": 0.1}], [1.0])
+        ).suggest("t0")
+
+
+def test_a_checkpoint_of_the_index_encoding_restores_and_goes_on():
+    # a checkpoint saved before quantised domains were warmbo steps holds their grid index k (the
+    # state as that version wrote it): it restores with its index space, and completes its running
+    # trial and proposes values of the grid, while a new searcher on the same domains holds the values
+    config = {"batch": tune.qrandint(16, 256, 16), "dropout": tune.quniform(0.0, 0.5, 0.1)}
+    old = {
+        "version": 1,
+        "space": wb.Space([wb.Int("batch", 1, 16), wb.Int("dropout", 0, 5)]).to_dict(),
+        "nested": True,
+        "steps": {"batch": (16, True), "dropout": (0.1, False)},
+        "metric": "loss",
+        "mode": "min",
+        "seed": 0,
+        "prior": None,
+        "transfer": None,
+        "n_initial": 2,
+        "options": {},
+        "started": True,
+        "points": [],
+        "trials": [
+            (1, {"batch": 4, "dropout": 3}, "complete", 0.5, None),
+            (2, {"batch": 8, "dropout": 1}, "pending", None, None),
+        ],
+        "live": {"t1": 2},
+    }
+    restored = WarmboSearch(config)
+    restored.set_state(old)
+    restored.on_trial_complete("t1", {"loss": 0.25})
+    assert [(t.params, t.value) for t in restored.optimizer.study.trials()] == [
+        ({"batch": 4, "dropout": 3}, 0.5),
+        ({"batch": 8, "dropout": 1}, 0.25),
+    ]
+    for i in range(3):
+        proposed = restored.suggest(f"t{i + 2}")
+        assert proposed["batch"] % 16 == 0 and isinstance(proposed["batch"], int), proposed
+        assert abs(proposed["dropout"] * 10 - round(proposed["dropout"] * 10)) < 1e-9, proposed
+        restored.on_trial_complete(f"t{i + 2}", {"loss": float(i)})
+    again = WarmboSearch()
+    again.set_state(restored.get_state())  # (and saved again, it stays the index encoding)
+    assert again.optimizer.space == restored.optimizer.space and again.optimizer.study.count("complete") == 5
+    fresh = WarmboSearch(config, metric="loss", mode="min", seed=0)
+    fresh.suggest("t0")
+    assert list(fresh.optimizer.space.params) == [
+        wb.Int("batch", 16, 256, step=16),
+        wb.Float("dropout", 0.0, 0.5, step=0.1),
+    ]
 
 
 def test_a_tune_run_over_quantised_domains():

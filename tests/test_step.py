@@ -1,8 +1,8 @@
 """Float and Int with ``step=``: a grid ``low + k * step`` as a native parameter.
 
 Before, ``Float`` and ``Int`` took no ``step``: a temperature set in steps of 5 degrees had to be an
-``Int`` over the grid index, converted by hand in the objective (the Optuna and Ray integrations do
-that internally).
+``Int`` over the grid index, converted by hand in the objective (the Optuna and Ray integrations did
+that internally; they now map a step range to ``step`` too, tests/test_integrations_*.py).
 """
 
 from __future__ import annotations

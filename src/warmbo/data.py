@@ -237,8 +237,14 @@ def _convert_label(value: Any) -> str:
     raise _CellError(f"task label {value!r} of type {type(value).__name__} is not a str or int")
 
 
-def _convert_point(space: Space, row: Mapping[Any, Any], cols: Sequence[Any], where: str) -> dict[str, Any]:
-    """Validated point from the columns ``cols`` (one per parameter, in space order) of ``row``."""
+def _convert_point(
+    space: Space, row: Mapping[Any, Any], cols: Sequence[Any], where: str, outside: list[str] | None = None
+) -> dict[str, Any] | None:
+    """Validated point from the columns ``cols`` (one per parameter, in space order) of ``row``.
+
+    With ``outside`` (a list), a row whose value lies outside its parameter's range (a number out of
+    bounds or off the grid, a choice the parameter does not have) is described in it and None is
+    returned, instead of a DataError; a cell that is not a value at all is still refused."""
     point: dict[str, Any] = {}
     for p, col in zip(space.params, cols, strict=True):
         try:
@@ -246,13 +252,29 @@ def _convert_point(space: Space, row: Mapping[Any, Any], cols: Sequence[Any], wh
         except _CellError as exc:
             raise DataError(f"{_at(where, col)}: {exc}") from None
         except SpaceError as exc:
-            raise DataError(f"{_at(where, col)}: {_strip_param_prefix(str(exc), p.name)}") from None
+            message = f"{_at(where, col)}: {_strip_param_prefix(str(exc), p.name)}"
+            if outside is None or not _a_value_of_its_kind(p, row[col]):
+                raise DataError(message) from None
+            outside.append(message)
+            return None
     if space.is_finite:  # grid spaces: the point must also be one of the candidates
         try:
             point = space.validate(point)
         except SpaceError as exc:
             raise DataError(f"{where}: {exc}") from None
     return point
+
+
+def _a_value_of_its_kind(p: Parameter, value: Any) -> bool:
+    """Whether a value the parameter refused is still a value of its kind (a finite number for a
+    ``Float`` or ``Int``, anything for a ``Categorical``), i.e. outside its range, not malformed."""
+    if isinstance(p, Categorical):
+        return True
+    try:
+        number = _parse_number(value) if isinstance(value, str) else value
+    except _CellError:
+        return False
+    return _is_real(number) and math.isfinite(number)
 
 
 def _columns(
@@ -556,6 +578,7 @@ class TaskData:
         task: str | None = None,
         delimiter: str = ",",
         skip_incomplete: bool = False,
+        outside: list[str] | None = None,
     ) -> TaskData:
         """Read observations from a CSV file with a header row.
 
@@ -580,6 +603,13 @@ class TaskData:
             conditional search space (an Optuna study's ``trials_dataframe()``) that belong to
             another branch than ``space``. Their ``y`` and ``task`` cells are not read. The result
             holds no row when every row is left out.
+        outside : list, optional
+            When given, rows with a value outside the range of its parameter (out of its bounds, off
+            its grid, not one of its choices) are left out instead of refused, and described in this
+            list (``"file, row 3 (line 4), column 'x': ..."``), for the caller to report: the rows of
+            a conditional search space whose branches give a parameter other ranges
+            (:func:`warmbo.prior.subspace_prior`). A cell that is not a number is still refused. The
+            result holds no row when every row is left out.
 
         Returns
         -------
@@ -615,6 +645,8 @@ class TaskData:
         labels: list[str] = []
         incomplete = 0  # rows left out (skip_incomplete)
         unfinished: dict[str, int] = {}  # rows of trials that did not complete, by state
+        left_out = 0  # rows outside the space's ranges (outside)
+        number = 0  # data rows read so far (blank rows are not counted)
         reader: csv.DictReader[str] | None = None
         try:
             with open(path, newline="", encoding="utf-8-sig") as f:
@@ -645,7 +677,8 @@ class TaskData:
                     values = [v for k, v in row.items() if k is not None and v is not None]
                     if not any(v.strip() for v in [*values, *extra]):
                         continue  # blank row such as ",,,"
-                    where = f"{source}, row {len(ys) + incomplete + 1} (line {reader.line_num})"
+                    number += 1
+                    where = f"{source}, row {number} (line {reader.line_num})"
                     if any(v.strip() for v in extra):
                         nfields = len(names) + len(extra)
                         raise DataError(f"{where}: {nfields} fields but the header has {len(names)}")
@@ -661,7 +694,11 @@ class TaskData:
                     if state is not None:  # a failed or running trial: no observation to read
                         unfinished[state] = unfinished.get(state, 0) + 1
                         continue
-                    params.append(_convert_point(space, row, cols, where))
+                    point = _convert_point(space, row, cols, where, outside)
+                    if point is None:  # (outside the space's ranges: described in ``outside``)
+                        left_out += 1
+                        continue
+                    params.append(point)
                     try:
                         ys.append(_convert_y(row[y]))
                     except _CellError as exc:
@@ -687,7 +724,7 @@ class TaskData:
                 UnfinishedRowsWarning,
                 stacklevel=2,
             )
-        if not ys and not incomplete:
+        if not ys and not incomplete and not left_out:
             left = " (every row is a trial that did not complete)" if unfinished else ""
             raise DataError(f"{source}: no data rows{left}")
         return cls(tuple(params), np.array(ys), np.array(labels) if task is not None else None, space, source)
@@ -737,7 +774,7 @@ class TaskData:
         params, ys, labels = [], [], []
         for i, row in enumerate(rows):
             where = f"{source}, row {i + 1}" + (f" (index {index[i]!r})" if index is not None else "")
-            params.append(_convert_point(space, row, cols, where))
+            params.append(_convert_point(space, row, cols, where))  # type: ignore[arg-type]
             try:
                 ys.append(_convert_y(row[y]))
             except _CellError as exc:
@@ -758,6 +795,7 @@ class TaskData:
         space: Space,
         task: ArrayLike | None = None,
         source: str = "<array>",
+        outside: list[str] | None = None,
     ) -> TaskData:
         """Observations from raw (not encoded) numeric arrays.
 
@@ -774,6 +812,9 @@ class TaskData:
             ``(n,)`` task labels (``str`` or ``int``).
         source : str, default "<array>"
             Name used in messages.
+        outside : list, optional
+            Rows with a value outside its parameter's range are left out and described in this
+            list, as :meth:`from_csv` does.
 
         Raises
         ------
@@ -798,10 +839,12 @@ class TaskData:
             raise DataError(f"{source}: no data rows")
         names = space.names
         params = [
-            _convert_point(space, dict(zip(names, row, strict=True)), names, f"{source}, row {i + 1}")
+            _convert_point(
+                space, dict(zip(names, row, strict=True)), names, f"{source}, row {i + 1}", outside
+            )
             for i, row in enumerate(A.tolist())
         ]
-        return cls(tuple(params), y, task, space, source)  # type: ignore[arg-type]
+        return cls._kept(params, y, task, space, source)
 
     @classmethod
     def from_records(
@@ -811,6 +854,7 @@ class TaskData:
         space: Space,
         task: ArrayLike | None = None,
         source: str = "<records>",
+        outside: list[str] | None = None,
     ) -> TaskData:
         """Observations from a list of parameter dicts (e.g. ``[t.params for t in trials]``).
 
@@ -828,6 +872,9 @@ class TaskData:
             ``(n,)`` task labels (``str`` or ``int``).
         source : str, default "<records>"
             Name used in messages.
+        outside : list, optional
+            Records with a value outside its parameter's range are left out and described in this
+            list, as :meth:`from_csv` does.
         """
         rows = _as_rows(records, "records", source)
         if not rows:
@@ -843,8 +890,25 @@ class TaskData:
             missing = [n for n in names if n not in rec]
             if missing:
                 raise DataError(f"{where}: missing parameter(s) {missing!r}")
-            params.append(_convert_point(space, rec, names, where))
-        return cls(tuple(params), y, task, space, source)  # type: ignore[arg-type]
+            params.append(_convert_point(space, rec, names, where, outside))
+        return cls._kept(params, y, task, space, source)
+
+    @classmethod
+    def _kept(
+        cls,
+        params: list[dict[str, Any] | None],
+        y: ArrayLike,
+        task: ArrayLike | None,
+        space: Space,
+        source: str,
+    ) -> TaskData:
+        """The TaskData of the rows whose point is not None (None: left out, outside the space)."""
+        if all(p is not None for p in params):
+            return cls(tuple(params), y, task, space, source)  # type: ignore[arg-type]
+        keep = [k for k, p in enumerate(params) if p is not None]
+        ys = [cls._vector(y, len(params), "y", source)[k] for k in keep]
+        labels = None if task is None else [cls._vector(task, len(params), "task", source)[k] for k in keep]
+        return cls(tuple(params[k] for k in keep), ys, labels, space, source)  # type: ignore[arg-type]
 
     # -- writing -------------------------------------------------------------------------------
     def to_csv(

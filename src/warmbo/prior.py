@@ -53,6 +53,7 @@ __all__ = [
     "PriorOutsideSpaceWarning",
     "as_prior",
     "subspace_prior",
+    "left_out_of_subspace",
     "names_a_study",
     "first_repeat",
     "join_sources",
@@ -82,11 +83,18 @@ POOLED_PRIOR_ROWS = 256
 
 
 def _from_studies(
-    studies: list, space: Space, maximize: bool, own=None, rename=None, partial: bool = False
+    studies: list,
+    space: Space,
+    maximize: bool,
+    own=None,
+    rename=None,
+    partial: bool = False,
+    outside: list[str] | None = None,
 ) -> TaskData:
     """The complete trials of ``studies`` in ``space``, one task label per study. ``partial`` (see
     :func:`subspace_prior`): a study whose parameters are more than ``space``'s is read on those of
-    ``space``, one that lacks some of them gives no row; :class:`_NoRows` when none gives any."""
+    ``space``, one that lacks some of them gives no row, and a trial outside ``space``'s ranges is
+    described in ``outside`` (not warned about here); :class:`_NoRows` when none gives any row."""
     from .storage import StorageError, Study, study_exists, study_identity
     from .trial import COMPLETE
 
@@ -174,20 +182,22 @@ def _from_studies(
                 n += 1
                 label = f"{redacted(study.url)} ({n})"
             used.add(label)
-            outside: list[tuple[int, str]] = []  # (trial id, why) of the trials this space leaves out
+            left: list[tuple[int, str]] = []  # (trial id, why) of the trials this space leaves out
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items() if k in names}
                 if other:  # (other bounds or choices: only the trials in this study's space are read)
                     try:
                         space.validate(trial_params)
                     except SpaceError as exc:
-                        outside.append((trial.id, str(exc)))
+                        left.append((trial.id, str(exc)))
                         continue
                 params.append(trial_params)
                 values.append(sign * float(trial.value))
                 labels.append(label)
-            if outside:
-                _left_out(study, outside, len(complete))
+            if left and outside is not None:  # (partial: told once for the whole prior)
+                outside.extend(f"prior study {_shown(study)!r}, trial {tid}: {why}" for tid, why in left)
+            elif left:
+                _left_out(study, left, len(complete))
         finally:
             if study is not item:
                 study.close()
@@ -234,7 +244,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
     ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
     is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
     ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since."""
-    return _read(prior, space, maximize, study, rename, partial=False)
+    return _read(prior, space, maximize, study, rename, partial=False, outside=None)
 
 
 def subspace_prior(prior, space: Space, maximize: bool) -> TaskData | None:
@@ -246,23 +256,56 @@ def subspace_prior(prior, space: Space, maximize: bool) -> TaskData | None:
     without one of the parameters, a CSV row with an empty cell in a parameter column (or a file
     without the column) and a study or TaskData without one of them are another branch's, and are
     left out; the other parameters of a study's trials, of a TaskData's rows and of the records are
-    dropped. A value that lies outside ``space`` is refused, as :func:`as_prior` refuses it."""
+    dropped. The branches may give a parameter other ranges (``x`` in ``[0, 1]`` in one, ``[0,
+    10]`` in another): a row of any kind with a value outside ``space``'s range (out of bounds, off
+    the grid, another choice) is left out too, all of them said in one
+    :class:`PriorOutsideSpaceWarning` that counts them (:func:`left_out_of_subspace`), and a
+    :class:`~warmbo.data.DataError` when no row is left. A value that is not a value of its
+    parameter at all (text for a number) is refused, as :func:`as_prior` refuses it."""
+    outside: list[str] = []
     try:
-        data = _read(prior, space, maximize, None, None, partial=True)
+        data = _read(prior, space, maximize, None, None, partial=True, outside=outside)
     except _NoRows:
-        return None
-    return data if len(data) else None
+        data = None
+    kept = 0 if data is None else len(data)
+    if outside:
+        left_out_of_subspace(outside, space.names, kept)
+    return data if kept else None
 
 
-def _read(prior, space: Space, maximize: bool, study, rename, partial: bool) -> TaskData:
+def left_out_of_subspace(outside: list[str], names, kept: int) -> None:
+    """Say that the prior rows described in ``outside`` (``"where: why"``) lie outside the ranges of
+    a sampler's search space of the parameters ``names`` and were left out: one
+    :class:`PriorOutsideSpaceWarning` counting them when ``kept`` rows are left, a
+    :class:`~warmbo.data.DataError` when none is."""
+    more = f"; {len(outside) - 1} more" if len(outside) > 1 else ""
+    if not kept:
+        raise DataError(
+            f"every row of the prior that holds the parameters {', '.join(names)} lies outside their "
+            f"ranges in this search space ({len(outside)} row(s): {outside[0]}{more}), so there is "
+            "nothing to learn from it here; give prior rows inside these ranges"
+        )
+    warnings.warn(
+        f"{len(outside)} row(s) of the prior lie outside the ranges of the search space "
+        f"{', '.join(names)} and are left out ({outside[0]}{more})",
+        PriorOutsideSpaceWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def _read(
+    prior, space: Space, maximize: bool, study, rename, partial: bool, outside: list[str] | None
+) -> TaskData:
     """:func:`as_prior`, or with ``partial`` the rows of :func:`subspace_prior` (:class:`_NoRows`
-    when there are none)."""
+    when there are none; rows outside ``space``'s ranges described in ``outside``)."""
     if isinstance(prior, TaskData):
         if partial and prior.space != space:
             if not set(space.names) <= set(prior.space.names):
                 raise _NoRows
             records = [{n: p[n] for n in space.names} for p in prior.params]
-            return TaskData.from_records(records, prior.y, space, task=prior.task, source=prior.source)
+            return TaskData.from_records(
+                records, prior.y, space, task=prior.task, source=prior.source, outside=outside
+            )
         if prior.space != space:
             raise DataError(
                 "prior data were validated against a different space: " + "; ".join(prior.space.diff(space))
@@ -271,9 +314,9 @@ def _read(prior, space: Space, maximize: bool, study, rename, partial: bool) -> 
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
         if names_a_study(text):
-            return _from_studies([text], space, maximize, study, rename, partial)
+            return _from_studies([text], space, maximize, study, rename, partial, outside)
         task = "task" if _has_column(text, "task") else None
-        data = TaskData.from_csv(text, space, task=task, skip_incomplete=partial)
+        data = TaskData.from_csv(text, space, task=task, skip_incomplete=partial, outside=outside)
         if not len(data):
             raise _NoRows
         return data
@@ -295,8 +338,8 @@ def _read(prior, space: Space, maximize: bool, study, rename, partial: bool) -> 
                 if not whole:
                     raise _NoRows
                 X, y = [X[k] for k in whole], y[whole]
-            return TaskData.from_records(X, y, space, source="<prior (X, y)>")
-        return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>")
+            return TaskData.from_records(X, y, space, source="<prior (X, y)>", outside=outside)
+        return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
     if isinstance(prior, list | tuple) and prior and isinstance(prior[0], Mapping):
         raise DataError(
             "prior: a list of parameter dicts holds no objective values; give (dicts, y) with y the values, "
@@ -311,7 +354,7 @@ def _read(prior, space: Space, maximize: bool, study, rename, partial: bool) -> 
             for item in prior
         ]
         if not any(data):
-            return _from_studies(list(prior), space, maximize, study, rename, partial)
+            return _from_studies(list(prior), space, maximize, study, rename, partial, outside)
         from .storage import study_identity
 
         entries = [
@@ -334,7 +377,9 @@ def _read(prior, space: Space, maximize: bool, study, rename, partial: bool) -> 
         parts, kept = [], []
         for k, (item, is_data) in enumerate(zip(prior, data, strict=True)):
             try:
-                parts.append(_read(item if is_data else [item], space, maximize, study, rename, partial))
+                parts.append(
+                    _read(item if is_data else [item], space, maximize, study, rename, partial, outside)
+                )
             except _NoRows:  # (partial: another branch's source)
                 continue
             kept.append(k)

@@ -6,10 +6,13 @@ owns the translation between the two libraries and nothing of the optimisation i
 
 - :class:`SpaceMap`: Optuna's distributions as a warmbo :class:`~warmbo.space.Space` and back.
   ``FloatDistribution`` becomes a :class:`~warmbo.space.Float` (``log`` kept); ``IntDistribution``
-  an :class:`~warmbo.space.Int` (``log`` kept); a ``step`` (float or int) becomes an ``Int`` over
-  the index ``k`` of the grid ``low + k * step``, so the model sees the grid exactly and no point
-  rounds onto another; ``CategoricalDistribution`` a :class:`~warmbo.space.Categorical` of the same
-  choices (or of their indices, for choices warmbo does not take, such as ``None``).
+  an :class:`~warmbo.space.Int` (``log`` kept); a ``step`` (float or int) is kept as warmbo's own
+  ``step`` (the grid ``low + k * step``, Optuna's ``high`` already moved down onto it), so the model
+  sees the grid exactly, no point rounds onto another, and the optimizer's trials hold the real
+  values (before, the grid index ``k``; nothing of that was stored in the Optuna study, so a study
+  begun with it goes on unchanged); ``CategoricalDistribution`` a
+  :class:`~warmbo.space.Categorical` of the same choices (or of their indices, for choices warmbo
+  does not take, such as ``None``).
 - :class:`WarmboSampler`: the ``optuna.samplers.BaseSampler`` contract. The relative search space is
   the intersection of the distributions of the study's completed trials, single-valued ones left
   out (as ``GPSampler`` and multivariate ``TPESampler`` do); every other parameter, and every
@@ -40,7 +43,10 @@ are used (default ``"auto"``: a warm design from the sources, then the guarded p
 ``"envelope"``, ``"rgpe"``, ... as in :mod:`warmbo.transfer.registry`; ``"none"``: as trials of this
 same objective). Each relative search space reads the prior rows that hold all of its parameters
 (:func:`warmbo.prior.subspace_prior`): in a conditional search space, the rows of another branch are
-left out, and other parameters dropped; a space no row lies in is optimised without the prior.
+left out, and other parameters dropped; a space no row lies in is optimised without the prior. A
+row of any form whose value lies outside the space's range (branches that give a parameter other
+ranges) is left out too, with one :class:`~warmbo.prior.PriorOutsideSpaceWarning` counting them, and
+refused when no row is left (:func:`warmbo.prior.left_out_of_subspace`).
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
@@ -77,6 +83,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
 from ..optimizer import Optimizer, SpaceExhaustedError
+from ..prior import left_out_of_subspace, subspace_prior
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..transfer.registry import TRANSFER_METHODS
 from ..transfer.warm_design import design_size
@@ -107,20 +114,13 @@ class _Dimension:
     def __init__(self, name: str, distribution: BaseDistribution):
         self.name = name
         self.distribution = distribution
-        self.indexed = False  # warmbo value = index of the Optuna value (steps, odd choices)
+        self.indexed = False  # warmbo value = index of the Optuna value (odd choices)
         d = distribution
         if isinstance(d, FloatDistribution):
-            if d.step is not None:
-                self.indexed = True
-                self.parameter: Parameter = Int(name, 0, int(round((d.high - d.low) / d.step)))
-            else:
-                self.parameter = Float(name, d.low, d.high, log=d.log)
+            # (Optuna has already moved a high off the step's grid down onto it, as warmbo requires)
+            self.parameter: Parameter = Float(name, d.low, d.high, log=d.log, step=d.step)
         elif isinstance(d, IntDistribution):
-            if d.step != 1:
-                self.indexed = True
-                self.parameter = Int(name, 0, (d.high - d.low) // d.step)
-            else:
-                self.parameter = Int(name, d.low, d.high, log=d.log)
+            self.parameter = Int(name, d.low, d.high, log=d.log, step=d.step)
         elif isinstance(d, CategoricalDistribution):
             try:
                 self.parameter = Categorical(name, tuple(d.choices))
@@ -145,17 +145,9 @@ class _Dimension:
         if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
             raise ValueError(f"parameter {self.name!r}: {value!r} is not a number")
         v = float(value)
-        step = getattr(d, "step", None)
         if not (math.isfinite(v) and d.low <= v <= d.high):
             raise ValueError(f"parameter {self.name!r}: {value!r} is outside [{d.low}, {d.high}]")
-        if self.indexed:
-            k = (v - d.low) / step
-            if abs(k - round(k)) > 1e-8:
-                raise ValueError(
-                    f"parameter {self.name!r}: {value!r} is not on the grid {d.low} + k * {step}"
-                )
-            return int(round(k))
-        try:
+        try:  # (a step parameter takes a value within float noise of its grid as the grid value)
             return self.parameter.validate(value)
         except SpaceError as error:  # e.g. 2.5 for an integer
             raise ValueError(str(error)) from None
@@ -166,9 +158,7 @@ class _Dimension:
         if isinstance(d, CategoricalDistribution):
             return d.choices[int(value) if self.indexed else self.parameter.index(value)]
         if isinstance(d, IntDistribution):
-            return int(d.low + int(value) * d.step) if self.indexed else int(value)
-        if self.indexed:
-            return float(min(d.low + int(value) * d.step, d.high))
+            return int(value)
         return float(min(max(float(value), d.low), d.high))
 
 
@@ -183,18 +173,19 @@ class SpaceMap:
     Attributes
     ----------
     space : Space
-        The space the optimizer works in (step parameters as their grid index).
+        The space the optimizer works in, in Optuna's own units (a ``step`` kept as warmbo's
+        ``step``): also the space in which prior data files and :class:`~warmbo.data.TaskData` are
+        read.
     user_space : Space
-        The same parameters in Optuna's own units (step parameters as plain ``Float``/``Int``): the
-        space in which prior data files and :class:`~warmbo.data.TaskData` are read.
+        The same space (kept for code written when step parameters were held as a grid index).
 
     Examples
     --------
     >>> from optuna.distributions import FloatDistribution, IntDistribution
     >>> lr, units = FloatDistribution(1e-4, 1.0, log=True), IntDistribution(16, 128, step=16)
     >>> m = SpaceMap({"lr": lr, "units": units})
-    >>> m.space
-    Space([Float(name='lr', low=0.0001, high=1.0, log=True), Int(name='units', low=0, high=7, log=False)])
+    >>> m.space.params[1]
+    Int(name='units', low=16, high=128, log=False, step=16)
     >>> m.to_optuna(m.to_warmbo({"lr": 0.01, "units": 64}))
     {'lr': 0.01, 'units': 64}
     """
@@ -205,7 +196,8 @@ class SpaceMap:
         self.distributions = dict(distributions)
         self.dimensions = [_Dimension(name, d) for name, d in self.distributions.items()]
         self.space = Space([dim.parameter for dim in self.dimensions])
-        self.user_space = Space([_user_parameter(dim) for dim in self.dimensions])
+        # (the same space: odd categorical choices are read as their index in prior rows too)
+        self.user_space = self.space
 
     @property
     def names(self) -> list[str]:
@@ -222,17 +214,6 @@ class SpaceMap:
     def to_optuna(self, point: Mapping[str, Any]) -> dict[str, Any]:
         """The Optuna parameters of a warmbo point."""
         return {dim.name: dim.to_optuna(point[dim.name]) for dim in self.dimensions}
-
-
-def _user_parameter(dim: _Dimension) -> Parameter:
-    d = dim.distribution
-    if not dim.indexed:
-        return dim.parameter
-    if isinstance(d, FloatDistribution):
-        return Float(dim.name, d.low, d.high)
-    if isinstance(d, IntDistribution):
-        return Int(dim.name, d.low, d.high)
-    return dim.parameter  # odd categorical choices: rows give the choice's index
 
 
 def _close(cache: _Cache, point: dict, encoded: np.ndarray) -> bool:
@@ -341,7 +322,8 @@ class WarmboSampler(BaseSampler):
         completed trials (inside the current search space) are the
         data, one source task per study, signed by each study's direction. Each relative search
         space reads the rows that hold all of its parameters (a conditional space's other branch is
-        left out).
+        left out) and lie in its ranges (the others are left out with a ``PriorOutsideSpaceWarning``
+        counting them; a ``DataError`` when none is left).
     transfer : str, optional
         How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
         prior: a warm design from the sources, then the guarded portfolio), a transfer method such
@@ -644,19 +626,25 @@ class WarmboSampler(BaseSampler):
         prior = self.prior
         if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
             rows, values, labels = [], [], []
+            outside: list[str] = []  # trials of this space's parameters outside its ranges
             for source in prior:
                 if len(source.directions) > 1:
                     raise ValueError(f"prior study {source.study_name!r} has several objectives")
                 sign = 1.0 if (source.direction == StudyDirection.MAXIMIZE) == maximize else -1.0
                 for trial in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
+                    if not set(space_map.names) <= set(trial.params):
+                        continue  # (another branch of a conditional space, or other parameters)
                     try:
                         point = space_map.to_warmbo(trial.params)
-                    except ValueError:  # outside the new search space: not a source row
+                    except ValueError as error:  # another range (a branch's, or changed since)
+                        outside.append(f"prior study {source.study_name!r}, trial {trial.number}: {error}")
                         continue
                     if math.isfinite(trial.value):
                         rows.append(point)
                         values.append(sign * float(trial.value))
                         labels.append(source.study_name)
+            if outside:  # (one warning counting them, or an error when no row is left, as for any prior)
+                left_out_of_subspace(outside, space_map.names, len(rows))
             if not rows:
                 # earlier studies of other parameters, or of other ranges: a search space they do not
                 # reach is optimised without them (this one is asked again when the space changes)
@@ -751,6 +739,4 @@ def _user_data(prior, user_space: Space, maximize: bool) -> TaskData | None:
     it); None when no row does. Rows of another branch of a conditional search space (a record
     without one of the parameters, an empty CSV cell, a warmbo study without one of them) are left
     out, and the parameters of other branches dropped (:func:`warmbo.prior.subspace_prior`)."""
-    from ..prior import subspace_prior
-
     return subspace_prior(prior, user_space, maximize)

@@ -15,10 +15,14 @@ exclusive, as in Tune) become :class:`~warmbo.space.Int`, ``tune.choice`` a
 :class:`~warmbo.space.Categorical`; nested dicts are flattened to ``"a/b"`` names and unflattened in
 the suggested config. A quantised domain (``tune.quniform``, ``qloguniform``, ``qrandint``,
 ``qlograndint``: the multiples ``k q`` of its ``q`` inside its bounds, as Tune samples them) becomes an
-``Int`` over the index ``k`` (log scale kept: ``k q`` is log-uniform exactly when ``k`` is), so the
-model sees the grid itself and never proposes two points that Tune would run as one; the searcher
-gives Tune ``k q`` and reads ``points_to_evaluate`` and ``add_evaluated_point`` back to ``k``
-(:func:`space_from_tune` alone returns the index space). Normal and ``sample_from`` domains and
+``Float`` or ``Int`` with ``step=q`` from its first multiple to its last, so the model sees the grid
+itself, never proposes two points that Tune would run as one, and the study holds the values Tune
+runs (a prior in those values is read as for any space). On a log scale (``qloguniform``,
+``qlograndint``), which warmbo's ``step`` does not take, it becomes an ``Int`` over the index ``k``
+(log scale kept: ``k q`` is log-uniform exactly when ``k`` is); the searcher gives Tune ``k q`` and
+reads ``points_to_evaluate`` and ``add_evaluated_point`` back to ``k`` (:func:`space_from_tune` alone
+returns the index space). Before native steps, every quantised domain was such an index: a checkpoint
+saved then restores with its index space and goes on. Normal and ``sample_from`` domains and
 ``grid_search`` are refused with the key named (give a warmbo Space instead).
 
 State. ``save``/``restore`` (which Tune calls with its experiment checkpoints) write and read a
@@ -47,6 +51,7 @@ from ray.tune.search.variant_generator import parse_spec_vars
 from ray.tune.utils.util import flatten_dict, unflatten_dict
 
 from ..optimizer import PRIOR_WORKER, BudgetNotReachedWarning, Optimizer, SpaceExhaustedError
+from ..parameters import _decimals
 from ..space import Categorical, Float, Int, Space, SpaceError
 from ..trial import COMPLETE, PENDING
 
@@ -59,7 +64,8 @@ def space_from_tune(config: dict) -> Space:
     """A warmbo Space from a Tune ``param_space`` dict (see the module docstring for the mapping).
 
     Constant entries are left out (Tune merges them into every config); nested keys become ``a/b``;
-    a quantised domain becomes an ``Int`` over the index ``k`` of its values ``k q``.
+    a quantised domain becomes a ``Float``/``Int`` with ``step=q`` (on a log scale, an ``Int`` over
+    the index ``k`` of its values ``k q``).
     """
     return _from_tune(config)[0]
 
@@ -98,8 +104,10 @@ def _from_tune(config: dict) -> tuple[Space, dict[str, _Step]]:
         name = "/".join(map(str, path))
         sampler = domain.get_sampler()
         if isinstance(sampler, Quantized) and not (isinstance(domain, TuneInteger) and sampler.q == 1):
-            params.append(_quantised(name, domain, sampler))
-            steps[name] = _Step(name, sampler.q, isinstance(domain, TuneInteger))
+            param, indexed = _quantised(name, domain, sampler)
+            if indexed:
+                steps[name] = _Step(name, sampler.q, isinstance(domain, TuneInteger))
+            params.append(param)
         else:
             params.append(_parameter(name, domain))
     if not params:
@@ -107,10 +115,13 @@ def _from_tune(config: dict) -> tuple[Space, dict[str, _Step]]:
     return Space(params), steps
 
 
-def _quantised(name: str, domain: Domain, sampler: Quantized) -> Int:
-    """The index ``k`` of a quantised domain's values ``k q``: every multiple of ``q`` inside its
-    bounds, both included, as Tune's ``Quantized.sample`` draws them (a bound within rounding of a
-    multiple counts as one)."""
+def _quantised(name: str, domain: Domain, sampler: Quantized) -> tuple[Float | Int, bool]:
+    """A quantised domain's values ``k q``: every multiple of ``q`` inside its bounds, both included,
+    as Tune's ``Quantized.sample`` draws them (a bound within rounding of a multiple counts as one).
+    A ``Float`` or ``Int`` with ``step=q`` from the first multiple to the last; on a log scale
+    (``qloguniform``, ``qlograndint``), which warmbo's ``step`` does not take, an ``Int`` over the
+    index ``k`` with ``log=True`` (``k q`` is log-uniform exactly when ``k`` is), and the second
+    value True (so is it for an integer domain with a fractional ``q``)."""
     inner, q = sampler.get_sampler(), sampler.q
     if not isinstance(domain, TuneFloat | TuneInteger) or not isinstance(inner, Uniform | LogUniform):
         raise ValueError(
@@ -130,7 +141,13 @@ def _quantised(name: str, domain: Domain, sampler: Quantized) -> Int:
             f"parameter {name!r}: there is {values} of q = {q} between {domain.lower} and "
             f"{domain.upper}: nothing to search (a constant belongs in the config as a plain value)"
         )
-    return Int(name, low, high, log=isinstance(inner, LogUniform))
+    log = isinstance(inner, LogUniform)
+    if log or (isinstance(domain, TuneInteger) and not float(q).is_integer()):
+        return Int(name, low, high, log=log), True
+    if isinstance(domain, TuneInteger):
+        return Int(name, low * int(q), high * int(q), step=int(q)), False
+    digits = _decimals(q)  # (0.30000000000000004 is 3 * 0.1: the bounds as the user writes them)
+    return Float(name, round(low * q, digits), round(high * q, digits), step=float(q)), False
 
 
 def _parameter(name: str, domain: Domain):
@@ -264,9 +281,10 @@ class WarmboSearch(Searcher):
     def _check_prior(self, prior) -> None:
         if prior is not None and self._steps:
             raise ValueError(
-                f"prior= with quantised Tune domains ({', '.join(self._steps)}) is not supported: the "
-                "optimizer holds their grid index, not the values; give a warmbo Space in the prior's "
-                "units instead (a Float or Int over each quantised parameter's range)"
+                f"prior= with log-quantised Tune domains ({', '.join(self._steps)}: qloguniform, "
+                "qlograndint) is not supported: the optimizer holds their grid index, not the values; "
+                "give a warmbo Space in the prior's units instead (a Float or Int over each such "
+                "parameter's range, log=True)"
             )
 
     def _indexed(self, params: dict) -> dict:
