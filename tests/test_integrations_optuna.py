@@ -174,8 +174,11 @@ def test_prior_in_optuna_units_with_steps():
     study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=(X, y)))
     study.optimize(objective, n_trials=6)
     assert study.best_value < 0.1, study.best_params  # the grid optimum (70, 0.35) or next to it
-    with pytest.raises(ValueError, match="grid"):
-        bad = optuna.create_study(sampler=WarmboSampler(seed=0, prior=([{"u": 75, "v": 0.35}], [1.0])))
+    # a prior row off the grid is left out, said naming the grid (the only row: searched without a prior)
+    from warmbo.prior import PriorOutsideSpaceWarning
+
+    bad = optuna.create_study(sampler=WarmboSampler(seed=0, prior=([{"u": 75, "v": 0.35}], [1.0])))
+    with pytest.warns(PriorOutsideSpaceWarning, match=r"(?s)lies outside.*grid.*searched without a prior"):
         bad.optimize(objective, n_trials=2)
 
 
@@ -512,7 +515,7 @@ def test_a_prior_row_outside_a_branch_s_range_is_left_out_for_every_kind_of_prio
         assert sorted(study.sampler.optimizer.prior.y) == pytest.approx(sorted(inside * copies)), name
         assert [t.state.name for t in study.trials] == ["COMPLETE"] * 2, name
         study.sampler.optimizer.study.close()
-    # no row left in the range: refused, naming the problem, for any kind
+    # no row left in the range: this branch is searched without a prior, said once, for any kind
     big = [(p, v) for p, v in zip(X, y, strict=True) if p["x"] > 1.0]
     only_big = optuna.create_study()
     for p, v in big:
@@ -529,10 +532,11 @@ def test_a_prior_row_outside_a_branch_s_range_is_left_out_for_every_kind_of_prio
     for prior in ([only_big], ([p for p, _ in big], [v for _, v in big])):
         study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior))
         study.enqueue_trial({"kind": "small", "x": 0.5})
-        with pytest.raises(
-            wb.data.DataError, match="every row of the prior that holds the parameters kind, x lies outside"
-        ):
+        said = "every row of the prior that holds the parameters kind, x lies outside their ranges"
+        with pytest.warns(PriorOutsideSpaceWarning, match=said):
             study.optimize(small_or_big, n_trials=2)
+        assert [t.state.name for t in study.trials] == ["COMPLETE"] * 2
+        assert study.sampler.optimizer.prior is None
 
 
 def test_a_result_is_recorded_at_the_point_optuna_evaluated():

@@ -259,9 +259,9 @@ def subspace_prior(prior, space: Space, maximize: bool) -> TaskData | None:
     dropped. The branches may give a parameter other ranges (``x`` in ``[0, 1]`` in one, ``[0,
     10]`` in another): a row of any kind with a value outside ``space``'s range (out of bounds, off
     the grid, another choice) is left out too, all of them said in one
-    :class:`PriorOutsideSpaceWarning` that counts them (:func:`left_out_of_subspace`), and a
-    :class:`~warmbo.data.DataError` when no row is left. A value that is not a value of its
-    parameter at all (text for a number) is refused, as :func:`as_prior` refuses it."""
+    :class:`PriorOutsideSpaceWarning` that counts them (:func:`left_out_of_subspace`); when no row is
+    left, the warning says so and the space is searched without a prior (None). A value that is not
+    a value of its parameter at all (text for a number) is refused, as :func:`as_prior` refuses it."""
     outside: list[str] = []
     try:
         data = _read(prior, space, maximize, None, None, partial=True, outside=outside)
@@ -276,15 +276,19 @@ def subspace_prior(prior, space: Space, maximize: bool) -> TaskData | None:
 def left_out_of_subspace(outside: list[str], names, kept: int) -> None:
     """Say that the prior rows described in ``outside`` (``"where: why"``) lie outside the ranges of
     a sampler's search space of the parameters ``names`` and were left out: one
-    :class:`PriorOutsideSpaceWarning` counting them when ``kept`` rows are left, a
-    :class:`~warmbo.data.DataError` when none is."""
+    :class:`PriorOutsideSpaceWarning` counting them, which says the space is searched without a prior
+    when no row is ``kept`` (a conditional study goes on; before this helper, an Optuna-study prior
+    went on silently and the other kinds stopped the proposal with a DataError)."""
     more = f"; {len(outside) - 1} more" if len(outside) > 1 else ""
-    if not kept:
-        raise DataError(
+    if not kept:  # (a conditional study goes on: this branch starts without a prior, as one without rows)
+        warnings.warn(
             f"every row of the prior that holds the parameters {', '.join(names)} lies outside their "
-            f"ranges in this search space ({len(outside)} row(s): {outside[0]}{more}), so there is "
-            "nothing to learn from it here; give prior rows inside these ranges"
+            f"ranges in this search space ({len(outside)} row(s): {outside[0]}{more}): it is searched "
+            "without a prior",
+            PriorOutsideSpaceWarning,
+            stacklevel=user_stacklevel(),
         )
+        return
     warnings.warn(
         f"{len(outside)} row(s) of the prior lie outside the ranges of the search space "
         f"{', '.join(names)} and are left out ({outside[0]}{more})",

@@ -45,8 +45,9 @@ same objective). Each relative search space reads the prior rows that hold all o
 (:func:`warmbo.prior.subspace_prior`): in a conditional search space, the rows of another branch are
 left out, and other parameters dropped; a space no row lies in is optimised without the prior. A
 row of any form whose value lies outside the space's range (branches that give a parameter other
-ranges) is left out too, with one :class:`~warmbo.prior.PriorOutsideSpaceWarning` counting them, and
-refused when no row is left (:func:`warmbo.prior.left_out_of_subspace`).
+ranges) is left out too, with one :class:`~warmbo.prior.PriorOutsideSpaceWarning` counting them
+(which says the space is searched without the prior when no row is left;
+:func:`warmbo.prior.left_out_of_subspace`).
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
@@ -323,7 +324,7 @@ class WarmboSampler(BaseSampler):
         data, one source task per study, signed by each study's direction. Each relative search
         space reads the rows that hold all of its parameters (a conditional space's other branch is
         left out) and lie in its ranges (the others are left out with a ``PriorOutsideSpaceWarning``
-        counting them; a ``DataError`` when none is left).
+        counting them; without a prior, said, when none is left).
     transfer : str, optional
         How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
         prior: a warm design from the sources, then the guarded portfolio), a transfer method such
@@ -643,7 +644,7 @@ class WarmboSampler(BaseSampler):
                         rows.append(point)
                         values.append(sign * float(trial.value))
                         labels.append(source.study_name)
-            if outside:  # (one warning counting them, or an error when no row is left, as for any prior)
+            if outside:  # (one warning counting them, as for any prior)
                 left_out_of_subspace(outside, space_map.names, len(rows))
             if not rows:
                 # earlier studies of other parameters, or of other ranges: a search space they do not
