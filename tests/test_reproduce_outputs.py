@@ -4,13 +4,16 @@ and other parts, the numbers of its report, and the end of an interrupted proces
 from __future__ import annotations
 
 import multiprocessing
+import os
 import re
+import signal
 import time
+from multiprocessing.connection import wait
 
 from typer.testing import CliRunner
 
 from warmbo.cli import app
-from warmbo.experiments._runner import close_pool, process_pool
+from warmbo.experiments._runner import close_pool, process_pool, running
 from warmbo.report import settings_text
 
 
@@ -56,27 +59,52 @@ def _sleep(seconds: float) -> None:
     time.sleep(seconds)
 
 
+def _ended(processes) -> bool:
+    """Whether every process has ended, read from its sentinel (see warmbo...._runner.running)."""
+    return len(wait([p.sentinel for p in processes], timeout=0)) == len(processes)
+
+
 def test_an_interrupted_pool_ends_its_workers_with_public_means():
     # before: close_pool found the workers in the pool's private _processes; where that is not what
     # it was (here emptied, as another Python may name or keep it), the workers ran on. Then it took
     # every child of the process started since the pool was made, so Ctrl-C also ended a child that
-    # other code started meanwhile (here `other`); now the processes the pool's own context made
+    # other code started meanwhile (here `other`); now the processes the pool's own context made.
+    # Ended is read from the sentinels: is_alive() said "alive" of a worker the executor's thread had
+    # just reaped (exit code -15), which failed this test about 1 time in 15.
     before = set(multiprocessing.active_children())
     pool = process_pool(2)
     futures = [pool.submit(_sleep, 60) for _ in range(4)]
     other = multiprocessing.get_context("spawn").Process(target=_sleep, args=(60,))
     other.start()
-    deadline = time.monotonic() + 60
-    while not all(f.running() for f in futures[:2]):
-        assert time.monotonic() < deadline, "the workers did not start"
-        time.sleep(0.05)
     workers = [p for p in multiprocessing.active_children() if p not in before and p is not other]
-    assert len(workers) == 2 and set(pool.worker_processes()) == set(workers)
     try:
+        listed = set(pool.worker_processes())
+        deadline = time.monotonic() + 60
+        while not all(f.running() for f in futures[:2]):
+            assert time.monotonic() < deadline, "the runs were not handed to the workers"
+            time.sleep(0.05)
         pool._processes = {}
         close_pool(pool, interrupted=True)
-        assert not any(p.is_alive() for p in workers)
-        assert other.is_alive()
+        assert _ended(workers) and pool.worker_processes() == []
+        assert not _ended([other]) and other.exitcode is None, "close_pool ended a process not the pool's"
+        assert len(workers) == 2 and listed == set(workers)
     finally:
-        for p in [*workers, other]:
+        for p in running([*workers, other]):  # (not a process id already freed)
+            p.kill()
+            p.join(timeout=5)
+
+
+def test_a_worker_reaped_by_another_thread_counts_as_ended():
+    # before: close_pool asked Process.is_alive(), which reads "running" from a process another
+    # thread has reaped (the executor's thread joins its workers once one ends): a worker ended by
+    # SIGTERM still counted as alive after close_pool, which then sent SIGKILL to its freed process id
+    process = multiprocessing.get_context("spawn").Process(target=_sleep, args=(60,))
+    process.start()
+    try:
+        assert running([process]) == [process]
+        os.kill(process.pid, signal.SIGTERM)
+        os.waitpid(process.pid, 0)  # as the executor's thread does, behind this Process object
+        assert running([process]) == []
+    finally:
+        for p in running([process]):
             p.kill()
