@@ -34,7 +34,8 @@ unpickling or when the search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
-sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path; a finished warmbo study, its file or
+sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path, where a choice warmbo does not
+take, such as ``None``, is given as its index; a finished warmbo study, its file or
 URL, or a list of warmbo studies and CSV paths, read by :func:`warmbo.prior.as_prior`, one source task
 each), or a list of earlier Optuna studies
 (``optuna.Study`` objects), whose completed trials inside the current search space are the source
@@ -665,14 +666,13 @@ class WarmboSampler(BaseSampler):
                 f"{space_map.names!r}; it is optimised without the prior"
             )
             return None
-        rows = []
-        for i, params in enumerate(data.params):
-            try:
-                rows.append(space_map.to_warmbo(params))
-            except ValueError as error:
-                raise DataError(f"{data.source}, row {i + 1}: {error}") from None
+        # (read in the optimizer's own space, ranges and grids checked: its rows are already the
+        # optimizer's points, odd categorical choices given as their index; converting them again
+        # as Optuna values refused an index that is not itself a choice)
         task = data.task if self.transfer != "none" else None
-        return TaskData.from_records(rows, data.y, space_map.space, task=task, source=data.source)
+        return TaskData.from_records(
+            list(data.params), data.y, space_map.space, task=task, source=data.source
+        )
 
 
 def _check_prior(prior) -> None:
