@@ -377,15 +377,16 @@ class WarmboSampler(BaseSampler):
         reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
         if reserved & set(options):
             raise ValueError(
-                f"optimizer_options may not set {sorted(reserved & set(options))}: the sampler sets them"
+                f"optimizer_options may not set {', '.join(sorted(reserved & set(options)))}: the sampler "
+                "sets them"
             )
         # the optimizer is built at the first proposal, after the startup trials: arguments it would
         # refuse are refused here, before any trial is spent
         unknown = set(options) - set(inspect.signature(Optimizer).parameters)
         if unknown:
             raise ValueError(
-                f"optimizer_options: Optimizer has no argument {sorted(unknown)} (it takes "
-                f"{sorted(set(inspect.signature(Optimizer).parameters) - reserved)})"
+                f"optimizer_options: Optimizer has no argument {', '.join(sorted(unknown))} (it takes "
+                f"{', '.join(sorted(set(inspect.signature(Optimizer).parameters) - reserved))})"
             )
         if transfer is not None and transfer not in TRANSFER_METHODS:
             raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
@@ -468,8 +469,8 @@ class WarmboSampler(BaseSampler):
                     # a finite space (categorical, int, step parameters) whose every point is pending
                     # or failed (e.g. pruned): warmbo proposes none again, but Optuna may repeat one
                     optuna.logging.get_logger(__name__).warning(
-                        f"WarmboSampler: every point of the search space {cache.map.names!r} is running, "
-                        f"failed or pruned; trial {trial.number} is sampled by "
+                        f"WarmboSampler: every point of the search space of {', '.join(cache.map.names)} is "
+                        f"running, failed or pruned; trial {trial.number} is sampled by "
                         f"{type(self._independent_sampler).__name__}"
                     )
                     study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
@@ -651,8 +652,8 @@ class WarmboSampler(BaseSampler):
                 # earlier studies of other parameters, or of other ranges: a search space they do not
                 # reach is optimised without them (this one is asked again when the space changes)
                 optuna.logging.get_logger(__name__).warning(
-                    f"WarmboSampler: no complete trial of the prior studies lies in the search space "
-                    f"{space_map.names!r}; it is optimised without them"
+                    f"WarmboSampler: no complete trial of the prior studies lies in the search space of "
+                    f"{', '.join(space_map.names)}; it is optimised without them"
                 )
                 return None
             task = labels if self.transfer != "none" else None
@@ -663,7 +664,7 @@ class WarmboSampler(BaseSampler):
             # parameters the trials share so far (or a space with a parameter the prior never had)
             optuna.logging.get_logger(__name__).warning(
                 f"WarmboSampler: no row of the prior holds every parameter of the search space "
-                f"{space_map.names!r}; it is optimised without the prior"
+                f"({', '.join(space_map.names)}); it is optimised without the prior"
             )
             return None
         # (read in the optimizer's own space, ranges and grids checked: its rows are already the
