@@ -2144,6 +2144,32 @@ def test_an_exported_failed_trial_in_a_prior_is_left_out_with_a_warning(workdir)
     assert wb.Optimizer.load("new.db")._prior_rows() == 1
 
 
+def test_an_optuna_export_without_its_state_column_is_a_prior_on_the_command_line(workdir):
+    # before: trials_dataframe(attrs=("params", "value")), which has no 'state' column, with a FAIL
+    # trial was refused by --prior ("column 'value': empty value"); its row is left out and said
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+
+    def objective(trial):
+        x = trial.suggest_float("x", -2.0, 2.0)
+        mode = trial.suggest_categorical("mode", ["a", "; touch pwned"])
+        if trial.number == 2:
+            raise ValueError("diverged")
+        return (x - 0.5) ** 2 + (mode != "a")
+
+    source.optimize(objective, n_trials=6, catch=(ValueError,))
+    source.trials_dataframe(attrs=("params", "value")).to_csv("optuna.csv", index=False)
+    rename = ("--prior-rename", "params_x=x", "--prior-rename", "params_mode=mode")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 2)
+    result = invoke(*args, "--prior", "optuna.csv", "--prior-y", "value", *rename, "--transfer", "none")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 0, said
+    assert "optuna.csv: left out 1 row(s) with an empty 'value' cell (no objective value)" in said
+    assert wb.Optimizer.load("new.db")._prior_rows() == 5
+
+
 def test_python_dash_m_warmbo_runs_the_command(workdir):
     # before: "No module named warmbo.__main__", so `python -m warmbo` (a venv whose scripts are not
     # on the PATH, a checkout run with PYTHONPATH=src) did not work

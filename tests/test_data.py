@@ -377,8 +377,6 @@ def test_out_of_bounds_names_the_renamed_column(tmp_path: Path) -> None:
         ("nan", "value 'nan' is not finite"),
         ("inf", "value 'inf' is not finite"),
         ("-Infinity", "value '-Infinity' is not finite"),
-        ("", "empty value"),
-        ("  ", "empty value"),
         ("1.0.0", "value '1.0.0' is not a number"),
     ],
 )
@@ -631,6 +629,56 @@ def test_an_optuna_export_with_failed_and_running_trials_reads_the_complete_ones
         bad.write_text("\n".join([text[0], ",".join(row)]) + "\n")
         with pytest.raises(DataError, match=rf"row 1 \(line 2\), column 'value': .*{said}"):
             TaskData.from_csv(bad, space, x={"x": "params_x"}, y="value")
+
+
+def test_an_optuna_export_without_its_state_column_leaves_out_the_rows_without_a_value(tmp_path):
+    # before: trials_dataframe(attrs=("number", "value", "params")) (no 'state' column) with a FAIL
+    # trial was refused ("row 2 (line 3), column 'value': empty value"); a row without an objective
+    # value is a failed or unfinished trial, left out and counted, with or without a state column
+    import optuna
+
+    from warmbo.data import UnfinishedRowsWarning
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if trial.number in (1, 3):
+            raise ValueError("diverged")
+        return (x - 0.3) ** 2
+
+    study.optimize(objective, n_trials=5, catch=(ValueError,))
+    path = tmp_path / "optuna.csv"
+    study.trials_dataframe(attrs=("number", "value", "params")).to_csv(path, index=False)
+    assert "state" not in path.read_text().splitlines()[0]
+    space = Space([Float("x", 0.0, 1.0)])
+    with pytest.warns(UnfinishedRowsWarning) as record:
+        data = TaskData.from_csv(path, space, x={"x": "params_x"}, y="value")
+    said = [str(w.message) for w in record if issubclass(w.category, UnfinishedRowsWarning)]
+    assert said == [
+        f"{path}: left out 2 row(s) with an empty 'value' cell (no objective value): failed or "
+        "unfinished trials"
+    ]
+    done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert [p["x"] for p in data.params] == [t.params["x"] for t in done]
+    np.testing.assert_array_equal(data.y, [t.value for t in done])
+    # a blank cell is empty too; text is still refused, naming row and column; no row with a value
+    # is an error that says why
+    blank = write(tmp_path, "a,b,y\n0,1,1\n0,1,  \n", "blank.csv")
+    with pytest.warns(UnfinishedRowsWarning, match="left out 1 row"):
+        assert list(TaskData.from_csv(blank, NUMERIC).y) == [1.0]
+    assert csv_error(tmp_path, "a,b,y\n0,1,\n0,1,x1\n").endswith(
+        "row 2 (line 3), column 'y': value 'x1' is not a number"
+    )
+    with pytest.warns(UnfinishedRowsWarning):
+        message = csv_error(tmp_path, "a,b,y\n0,1,\n0,2,\n")
+    assert message.endswith("no data rows (no row has an objective value: failed or unfinished trials)")
+    # with a state column, the states are counted; an empty value in a complete row is still refused
+    mixed = write(tmp_path, "a,b,y,state\n0,1,,FAIL\n0,1,,\n0,1,2,COMPLETE\n", "mixed.csv")
+    with pytest.warns(UnfinishedRowsWarning, match=r"left out 2 row\(s\) .*\(FAIL 1, no state 1\)"):
+        assert list(TaskData.from_csv(mixed, NUMERIC).y) == [2.0]
+    assert "row 1 (line 2), column 'y': empty value" in csv_error(tmp_path, "a,b,y,state\n0,1,,COMPLETE\n")
 
 
 def test_outside_leaves_out_rows_outside_the_ranges_and_still_refuses_text(tmp_path: Path) -> None:

@@ -124,14 +124,14 @@ def test_failed_trials_and_missing_metrics_are_failed_points():
     with pytest.raises(RuntimeError, match="metric and a mode"):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)])).suggest("t")
     # the searcher names its optimizer's worker: this was a TypeError at the first suggest
-    with pytest.raises(ValueError, match="may not set \\['worker'\\]"):
+    with pytest.raises(ValueError, match="may not set worker: use WarmboSearch's arguments"):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), optimizer_options={"worker": "me"})
     assert math.isfinite(search.optimizer.best.value)
 
 
 def test_a_misspelt_optimizer_option_is_refused_when_the_searcher_is_made():
     # before, it was a TypeError at the first suggest, inside the Tune run
-    with pytest.raises(ValueError, match="Optimizer has no argument \\['acqusition'\\]"):
+    with pytest.raises(ValueError, match="Optimizer has no argument acqusition \\(it takes acquisition, "):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), optimizer_options={"acqusition": wb.UCB()})
     search = WarmboSearch(
         wb.Space([wb.Float("x", 0.0, 1.0)]), "loss", "min", optimizer_options={"acquisition": wb.UCB()}
@@ -173,7 +173,7 @@ def test_points_to_evaluate_come_first_survive_a_checkpoint_and_are_checked():
     assert trials[0].params == {"opt/lr": 0.01, "layers": 2} and trials[0].value == 0.5
     # a point missing a parameter, outside the space, or not a dict is refused when it is given
     for bad, message in [
-        ([{"opt": {"lr": 0.01}}], "no value for \\['layers'\\]"),
+        ([{"opt": {"lr": 0.01}}], "gives no value for layers: each point"),
         ([{"opt": {"lr": 5.0}, "layers": 2}], "points_to_evaluate\\[0\\]"),
         ({"opt": {"lr": 0.01}, "layers": 2}, "list of configuration dicts"),
     ]:

@@ -61,9 +61,9 @@ Label = str | None
 
 
 class UnfinishedRowsWarning(UserWarning):
-    """:meth:`TaskData.from_csv` left out rows without a value whose ``state`` column says the trial
-    did not complete (an Optuna ``trials_dataframe()`` or a ``warmbo export`` of every trial): failed
-    or unfinished trials, not observations."""
+    """:meth:`TaskData.from_csv` left out rows with an empty value cell (an Optuna
+    ``trials_dataframe()``, with or without its ``state`` column, or a ``warmbo export`` of every
+    trial): failed or unfinished trials, not observations."""
 
 
 class DataError(ValueError):
@@ -204,13 +204,15 @@ def _convert_y(value: Any) -> float:
 
 
 def _unfinished_state(row: Mapping[str, Any], y: str) -> str | None:
-    """The state of a row that is a trial which did not complete: an empty ``y`` cell and a ``state``
-    column (Optuna's ``FAIL``, ``RUNNING``, ``PRUNED``; warmbo's ``failed``, ``pending``) other than
-    complete. None for any other row (an empty ``y`` without such a state stays an error)."""
-    state = str(row.get("state") or "").strip()
-    if state.lower() in ("", "complete") or str(row.get(y) or "").strip():
+    """The state of a row that is a trial without an objective value: an empty ``y`` cell, and a
+    ``state`` column other than complete (Optuna's ``FAIL``, ``RUNNING``, ``PRUNED``; warmbo's
+    ``failed``, ``pending``), or no state at all (``""``: a file without that column, such as
+    ``trials_dataframe(attrs=("params", "value"))``, or an empty cell). None for any other row: one
+    with a value to read, or an empty ``y`` in a row whose state says complete (an error)."""
+    if str(row.get(y) or "").strip():
         return None
-    return state
+    state = str(row.get("state") or "").strip()
+    return None if state.lower() == "complete" else state
 
 
 def _unfinished_hint(row: Mapping[str, Any]) -> str:
@@ -621,17 +623,18 @@ class TaskData:
         DataError
             The file does not exist or is a folder (:class:`MissingFileError`, also a
             ``FileNotFoundError``); empty file, no data rows, missing or ambiguous columns, rows
-            with more non-empty fields than the header, and any invalid cell (non-number, empty,
-            NaN/inf ``y``, out of bounds, unknown category, ...). Messages name the file, the row
-            (1-based data row and line of the file) and the column. Rows whose fields are all
-            empty are skipped.
+            with more non-empty fields than the header, and any invalid cell (non-number, empty
+            parameter cell, NaN/inf ``y``, out of bounds, unknown category, ...). Messages name the
+            file, the row (1-based data row and line of the file) and the column. Rows whose fields
+            are all empty are skipped.
 
         Warns
         -----
         UnfinishedRowsWarning
-            Rows with an empty ``y`` whose ``state`` column is not complete (Optuna's ``FAIL``,
-            ``RUNNING``; warmbo's ``failed``, ``pending``) are trials without a value, left out and
-            counted by state.
+            Rows with an empty ``y`` are trials without a value (failed or unfinished), left out and
+            counted (by state, when a ``state`` column gives it: Optuna's ``FAIL``, ``RUNNING``;
+            warmbo's ``failed``, ``pending``). An empty ``y`` in a row whose ``state`` says complete
+            is refused, as is any ``y`` that is not a number.
         """
         source = os.fspath(path)
         source = source.decode() if isinstance(source, bytes) else source
@@ -717,15 +720,17 @@ class TaskData:
             line = f", line {reader.line_num}" if reader is not None else ""
             raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
         if unfinished:
-            counts = ", ".join(f"{state} {n}" for state, n in unfinished.items())
+            total = sum(unfinished.values())
+            if any(unfinished):  # (a state column says why)
+                counts = ", ".join(f"{state or 'no state'} {n}" for state, n in unfinished.items())
+                said = f"left out {total} row(s) without a value whose 'state' is not complete ({counts})"
+            else:
+                said = f"left out {total} row(s) with an empty {y!r} cell (no objective value)"
             warnings.warn(
-                f"{source}: left out {sum(unfinished.values())} row(s) without a value whose 'state' is not "
-                f"complete ({counts}): failed or unfinished trials",
-                UnfinishedRowsWarning,
-                stacklevel=2,
+                f"{source}: {said}: failed or unfinished trials", UnfinishedRowsWarning, stacklevel=2
             )
         if not ys and not incomplete and not left_out:
-            left = " (every row is a trial that did not complete)" if unfinished else ""
+            left = " (no row has an objective value: failed or unfinished trials)" if unfinished else ""
             raise DataError(f"{source}: no data rows{left}")
         return cls(tuple(params), np.array(ys), np.array(labels) if task is not None else None, space, source)
 

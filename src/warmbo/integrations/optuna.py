@@ -34,7 +34,8 @@ unpickling or when the search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
-sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path; a finished warmbo study, its file or
+sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path, where a choice warmbo does not
+take, such as ``None``, is given as its index; a finished warmbo study, its file or
 URL, or a list of warmbo studies and CSV paths, read by :func:`warmbo.prior.as_prior`, one source task
 each), or a list of earlier Optuna studies
 (``optuna.Study`` objects), whose completed trials inside the current search space are the source
@@ -376,15 +377,16 @@ class WarmboSampler(BaseSampler):
         reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
         if reserved & set(options):
             raise ValueError(
-                f"optimizer_options may not set {sorted(reserved & set(options))}: the sampler sets them"
+                f"optimizer_options may not set {', '.join(sorted(reserved & set(options)))}: the sampler "
+                "sets them"
             )
         # the optimizer is built at the first proposal, after the startup trials: arguments it would
         # refuse are refused here, before any trial is spent
         unknown = set(options) - set(inspect.signature(Optimizer).parameters)
         if unknown:
             raise ValueError(
-                f"optimizer_options: Optimizer has no argument {sorted(unknown)} (it takes "
-                f"{sorted(set(inspect.signature(Optimizer).parameters) - reserved)})"
+                f"optimizer_options: Optimizer has no argument {', '.join(sorted(unknown))} (it takes "
+                f"{', '.join(sorted(set(inspect.signature(Optimizer).parameters) - reserved))})"
             )
         if transfer is not None and transfer not in TRANSFER_METHODS:
             raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
@@ -467,8 +469,8 @@ class WarmboSampler(BaseSampler):
                     # a finite space (categorical, int, step parameters) whose every point is pending
                     # or failed (e.g. pruned): warmbo proposes none again, but Optuna may repeat one
                     optuna.logging.get_logger(__name__).warning(
-                        f"WarmboSampler: every point of the search space {cache.map.names!r} is running, "
-                        f"failed or pruned; trial {trial.number} is sampled by "
+                        f"WarmboSampler: every point of the search space of {', '.join(cache.map.names)} is "
+                        f"running, failed or pruned; trial {trial.number} is sampled by "
                         f"{type(self._independent_sampler).__name__}"
                     )
                     study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
@@ -650,8 +652,8 @@ class WarmboSampler(BaseSampler):
                 # earlier studies of other parameters, or of other ranges: a search space they do not
                 # reach is optimised without them (this one is asked again when the space changes)
                 optuna.logging.get_logger(__name__).warning(
-                    f"WarmboSampler: no complete trial of the prior studies lies in the search space "
-                    f"{space_map.names!r}; it is optimised without them"
+                    f"WarmboSampler: no complete trial of the prior studies lies in the search space of "
+                    f"{', '.join(space_map.names)}; it is optimised without them"
                 )
                 return None
             task = labels if self.transfer != "none" else None
@@ -662,17 +664,16 @@ class WarmboSampler(BaseSampler):
             # parameters the trials share so far (or a space with a parameter the prior never had)
             optuna.logging.get_logger(__name__).warning(
                 f"WarmboSampler: no row of the prior holds every parameter of the search space "
-                f"{space_map.names!r}; it is optimised without the prior"
+                f"({', '.join(space_map.names)}); it is optimised without the prior"
             )
             return None
-        rows = []
-        for i, params in enumerate(data.params):
-            try:
-                rows.append(space_map.to_warmbo(params))
-            except ValueError as error:
-                raise DataError(f"{data.source}, row {i + 1}: {error}") from None
+        # (read in the optimizer's own space, ranges and grids checked: its rows are already the
+        # optimizer's points, odd categorical choices given as their index; converting them again
+        # as Optuna values refused an index that is not itself a choice)
         task = data.task if self.transfer != "none" else None
-        return TaskData.from_records(rows, data.y, space_map.space, task=task, source=data.source)
+        return TaskData.from_records(
+            list(data.params), data.y, space_map.space, task=task, source=data.source
+        )
 
 
 def _check_prior(prior) -> None:

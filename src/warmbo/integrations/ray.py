@@ -223,7 +223,7 @@ class WarmboSearch(Searcher):
         reserved &= set(options)
         if reserved:
             raise ValueError(
-                f"optimizer_options may not set {sorted(reserved)}: use WarmboSearch's arguments"
+                f"optimizer_options may not set {', '.join(sorted(reserved))}: use WarmboSearch's arguments"
             )
         # the optimizer is built at the first suggestion, inside the Tune run: a name it does not take
         # is refused here, before the run starts
@@ -233,7 +233,10 @@ class WarmboSearch(Searcher):
             left = sorted(
                 takes - {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
             )
-            raise ValueError(f"optimizer_options: Optimizer has no argument {unknown} (it takes {left})")
+            raise ValueError(
+                f"optimizer_options: Optimizer has no argument {', '.join(unknown)} (it takes "
+                f"{', '.join(left)})"
+            )
         super().__init__(metric=metric, mode=mode)
         self._nested = isinstance(space, dict)
         self._steps: dict[str, _Step] = {}  # quantised Tune parameters: the space holds their index
@@ -268,8 +271,8 @@ class WarmboSearch(Searcher):
         missing = [n for n in self._space.names if n not in params]
         if missing:
             raise ValueError(
-                f"points_to_evaluate[{i}] gives no value for {missing}: each point must give every "
-                "parameter of the search space"
+                f"points_to_evaluate[{i}] gives no value for {', '.join(missing)}: each point must give "
+                "every parameter of the search space"
             )
         try:
             params = self._indexed(params)
