@@ -1372,7 +1372,9 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     assert invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2).exit_code == 0
     suggested = wb.Study("lab.db").trial(2).params
     new = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "1.5")
-    assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial)" in new.output, new.output
+    said = " ".join(new.output.split())
+    assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial: no pending suggestion" in said
+    assert "pending: trial(s) 1, 2" in said
     assert wb.Study("lab.db").trial(3).params == {"x": 0.5, "mode": "a"}
     # the settings of a pending suggestion complete it
     same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
@@ -1399,6 +1401,57 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
         refused = invoke("observe", "--storage", "lab.db", *args)
         assert refused.exit_code == 1 and message in refused.output, refused.output
     assert study_rows("lab.db") == before
+
+
+def test_observe_params_typed_as_printed_completes_the_pending_suggestion(workdir):
+    # before: settings copied from what suggest/status printed (rounded to 6 digits) recorded a new
+    # trial, and the suggestion stayed pending without a word
+    study = wb.Study("lab.db", space=wb.Space.from_dict(SPACE))
+    first = study.add_trial({"x": 0.123456789, "mode": "a"}).id
+    second = study.add_trial({"x": 0.123457111, "mode": "a"}).id  # prints as 0.123457 too
+    third = study.add_trial({"x": -1.23456789, "mode": "a"}).id
+    shown = invoke("status", "--storage", "lab.db")
+    assert "-1.23457" in shown.output and "0.123457" in shown.output, shown.output
+    done = invoke(
+        "observe", "--storage", "lab.db", "--params", '{"x": -1.23457, "mode": "a"}', "--value", "4"
+    )
+    said = " ".join(done.output.split())
+    assert (
+        done.exit_code == 0
+        and f"trial {third}: value 4 stored (suggested as trial {third} at x=-1.23457" in said
+    )
+    assert wb.Study("lab.db").trial(third).params == {"x": -1.23456789, "mode": "a"}
+    # two pending suggestions that print alike: refused, naming both and the --trial form
+    before = study_rows("lab.db")
+    both = invoke(
+        "observe", "--storage", "lab.db", "--params", '{"x": 0.123457, "mode": "a"}', "--value", "4"
+    )
+    said = " ".join(both.output.split())
+    assert both.exit_code == 1 and "match 2 pending suggestions to the digits shown" in said, said
+    assert f"trial {first} at x=0.123457, mode=a; trial {second} at x=0.123457" in said
+    assert f"warmbo observe --storage lab.db --trial {first} --value V" in said
+    assert study_rows("lab.db") == before
+    # more digits tell them apart; --trial with the settings as printed is taken too
+    typed = '{"x": 0.1234568, "mode": "a"}'
+    assert invoke("observe", "--storage", "lab.db", "--params", typed, "--failed").exit_code == 0
+    assert wb.Study("lab.db").trial(first).is_failed
+    again = invoke(
+        "observe",
+        "--storage",
+        "lab.db",
+        "--trial",
+        second,
+        "--params",
+        '{"x": 0.123457, "mode": "a"}',
+        "--value",
+        5,
+    )
+    assert again.exit_code == 0 and wb.Study("lab.db").trial(second).value == 5.0, again.output
+    # a setting chosen by hand, coarser than printed, is a new trial, as typed
+    study.add_trial({"x": 0.5000123, "mode": "a"})
+    hand = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "6")
+    assert hand.exit_code == 0 and "(a new trial: no pending suggestion" in hand.output, hand.output
+    assert wb.Study("lab.db").trial(5).params == {"x": 0.5, "mode": "a"}
 
 
 def test_status_gives_the_models_estimate_beside_a_lucky_best_measurement(workdir):

@@ -1739,9 +1739,10 @@ def observe(
     tasks = list(getattr(opt, "task_names", ()))
     numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None)
     point = None if params is None else _parse_params(params, opt.space)
+    typed = None if params is None else _typed_numbers(params)
     if trial is not None:
         stored = opt.study.trial(trial)
-        if point is not None and point != stored.params:
+        if point is not None and not _matches_as_typed(stored.params, point, typed, opt.space):
             raise ValueError(
                 f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
                 "given in --params; a trial's settings cannot be changed. Record the settings actually used "
@@ -1778,10 +1779,9 @@ def observe(
             _print_best(opt)
             return
     matched = ""
-    if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
-        pending = [t.id for t in opt.study.trials(("pending",)) if t.params == point]
-        matched = f" (suggested at these settings as trial {pending[0]})" if pending else " (a new trial)"
     target = trial if trial is not None else point
+    if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
+        target, matched = _pending_match(opt, point, typed, storage)
     if failed:
         if trial is not None and stored.is_failed:
             # a failure reported twice (two people, or once more with another reason): the second
@@ -1825,6 +1825,64 @@ def observe(
                 soft_wrap=True,
             )
     _print_best(opt)
+
+
+def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | dict, str]:
+    """What ``observe --params`` completes: the pending suggestion at exactly ``point``, else the one
+    pending suggestion ``point`` matches at the digits printed or typed (settings copied from what
+    ``suggest`` or ``status`` printed, rounded: :func:`_matches_as_typed`), else ``point`` as a new
+    trial; with the words saying which. Several pending suggestions matching are refused, naming them
+    and the ``--trial`` form.
+    """
+    pending = opt.study.trials(("pending",))
+    exact = [t for t in pending if t.params == point]
+    if exact:
+        return point, f" (suggested at these settings as trial {exact[0].id})"
+    close = [t for t in pending if _matches_as_typed(t.params, point, typed, opt.space)]
+    if len(close) == 1:
+        t = close[0]
+        return t.id, (
+            f" (suggested as trial {t.id} at {_shown(t.params, opt.space)}: the settings typed, to the "
+            "digits shown; stored as suggested)"
+        )
+    if close:
+        listed = "; ".join(f"trial {t.id} at {_shown(t.params, opt.space)}" for t in close)
+        raise ValueError(
+            f"the settings in --params match {len(close)} pending suggestions to the digits shown: {listed}. "
+            f"Say which one with --trial: warmbo observe --storage {_study_arg(storage)} --trial "
+            f"{close[0].id} --value V (or type the settings with more digits)"
+        )
+    if pending:  # (a suggestion left pending beside the new trial was easy to miss)
+        ids = ", ".join(str(t.id) for t in pending)
+        return point, f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids})"
+    return point, " (a new trial)"
+
+
+def _typed_numbers(text: str) -> dict:
+    """The numbers of a ``--params`` object (valid JSON, read by :func:`_parse_params` first) as
+    :class:`~decimal.Decimal` with the digits typed: ``85.70`` keeps its last 0."""
+    from decimal import Decimal
+
+    point = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+    return {name: v for name, v in point.items() if isinstance(v, Decimal)}
+
+
+def _matches_as_typed(params: dict, point: dict, typed: dict, space) -> bool:
+    """Whether stored ``params`` read as the validated ``point`` at the digits typed (``typed``, from
+    :func:`_typed_numbers`) or printed, whichever are more: each float parameter within half a unit
+    of that last digit, every other one equal. ``85.7312`` (as tables print ``85.73124``) matches it,
+    and so does ``85.73124``; ``85.7`` does not (a setting chosen by hand is meant as typed)."""
+    from decimal import Decimal
+
+    for p in space.params:
+        stored, given = params[p.name], typed.get(p.name)
+        if p.kind == "float" and given is not None and isinstance(stored, float) and given.is_finite():
+            digit = min(given.as_tuple().exponent, Decimal(p.text(stored)).as_tuple().exponent)
+            if abs(Decimal(stored) - given) > Decimal(5).scaleb(digit - 1):
+                return False
+        elif stored != point[p.name]:
+            return False
+    return True
 
 
 def _shown_result(t, tasks) -> str:
