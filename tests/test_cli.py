@@ -1385,7 +1385,7 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     other = json.dumps({"x": 1.25, "mode": "a"})
     for args, message in [
         (("--trial", 1, "--params", other, "--value", "1"), "a trial's settings cannot be changed"),
-        (("--params", '{"x": 0.5}', "--value", "1"), "--params: missing parameter(s) ['mode']"),
+        (("--params", '{"x": 0.5}', "--value", "1"), "--params: give a value for mode too"),
         (("--params", "{x: 0.5}", "--value", "1"), "must be a JSON object"),
         (("--params", '{"x": 9, "mode": "a"}', "--value", "1"), "outside"),
         # before: the last of the two x values was stored, with no word
@@ -1401,6 +1401,146 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
         refused = invoke("observe", "--storage", "lab.db", *args)
         assert refused.exit_code == 1 and message in refused.output, refused.output
     assert study_rows("lab.db") == before
+
+
+#: Python's words that a message to a person typing JSON must not hold
+PYTHON_WORDS = re.compile(
+    r"\['|of type|NoneType|\bNone\b|\bTrue\b|\bstr\b|\bbool\b|mapping|sequence|float64|< high"
+)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ('{"x": 0.5}', "give a value for mode too (every parameter: x, mode)"),
+        (
+            '{"X": 0.5, "mode": "a"}',
+            "the study has no parameter X (did you mean x?); its parameters are x, mode",
+        ),
+        ('{"x": "0.5", "mode": "a"}', 'x must be a number, got "0.5" (written without quotes)'),
+        ('{"x": null, "mode": "a"}', "x must be a number, got null"),
+        ('{"x": true, "mode": "a"}', "x must be a number, got true"),
+        ('{"x": [0.5], "mode": "a"}', "x must be a number, got [0.5]"),
+        ('{"x": 1e999, "mode": "a"}', "x must be a finite number, got Infinity"),
+        ('{"x": 9, "mode": "a"}', "x = 9 is outside its range, -2 to 2"),
+        ('{"x": 0.5, "mode": "b"}', 'mode must be one of "a", "; touch pwned", got "b"'),
+        ('{"x": 0.5, "mode": 3}', 'mode must be one of "a", "; touch pwned", got 3'),
+    ],
+)
+def test_params_errors_are_in_the_words_typed(workdir, params, message):
+    # before: --params: missing parameter(s) ['mode'] in point {'x': 0.5}; parameter 'x': expected a real
+    # number, got '0.5' of type str; unknown category 'b'; choices are ('a', '; touch pwned')
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json")
+    refused = invoke("observe", "--storage", "lab.db", "--params", params, "--value", 1)
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and f"error: --params: {message}" in said, said
+    assert not PYTHON_WORDS.search(said), said
+
+
+def test_int_params_errors_are_in_the_words_typed(workdir):
+    space = {"params": [{"type": "int", "name": "rpm", "low": 100, "high": 1000}]}
+    Path("rpm.json").write_text(json.dumps(space))
+    invoke("suggest", "--storage", "rpm.db", "--space", "rpm.json")
+    for params, message in [
+        ('{"rpm": 200.5}', "rpm must be a whole number, got 200.5"),
+        ('{"rpm": "200"}', 'rpm must be a whole number, got "200" (written without quotes)'),
+        ('{"rpm": 2000}', "rpm = 2000 is outside its range, 100 to 1000"),
+    ]:
+        refused = invoke("observe", "--storage", "rpm.db", "--params", params, "--value", 1)
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 1 and f"error: --params: {message}" in said, said
+        assert not PYTHON_WORDS.search(said), said
+    assert invoke("observe", "--storage", "rpm.db", "--params", '{"rpm": 200.0}', "--value", 1).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "space, message",
+    [
+        (
+            [{"type": "float", "name": "a", "low": "0", "high": 1}],
+            'parameter a: low must be a number, got "0" (written',
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0, "high": None}],
+            "parameter a: high must be a number, got null",
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0, "high": 1, "log": "yes"}],
+            'log must be true or false, got "yes"',
+        ),
+        (
+            [{"type": "int", "name": "a", "low": 0.5, "high": 3}],
+            "low of an int parameter must be a whole number, got 0.5",
+        ),
+        (
+            [{"type": "floaty", "name": "a"}],
+            'parameter a: "type" must be "float", "int" or "categorical", got "floaty"',
+        ),
+        (
+            [{"name": "a", "low": 0, "high": 1}],
+            'parameter a: "type" must be "float", "int" or "categorical", got none',
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0, "high": 1, "lo": 3}],
+            "a float parameter has no key lo (did you",
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0}],
+            "parameter a: give high too (a float parameter needs name, low, high)",
+        ),
+        (
+            [{"type": "float", "low": 0, "high": 1}],
+            'parameter 1 needs a "name": a text such as "temp_C", got none',
+        ),
+        (
+            [{"type": "float", "name": 3, "low": 0, "high": 1}],
+            'parameter 1 needs a "name": a text such as "temp_C", got 3',
+        ),
+        (["a"], 'parameter 1 must be an object such as {"type": "float"'),
+        ([], "no parameter in it: list at least one"),
+        (
+            [{"type": "categorical", "name": "a", "choices": "ab"}],
+            'choices must be a list such as ["Pd", "Pt"], got "ab"',
+        ),
+        (
+            [{"type": "categorical", "name": "a", "choices": ["x", None]}],
+            "choice null is not a text, number, true or",
+        ),
+        (
+            [{"type": "categorical", "name": "a", "choices": []}],
+            "parameter a: choices must list at least one choice",
+        ),
+        ([{"type": "float", "name": "a", "low": 1, "high": 0}], "parameter a: low 1 must be below high 0"),
+        (
+            [{"type": "float", "name": "a", "low": 1, "high": 1}],
+            'or make it {"type": "categorical", "name": "a", "choices": [1]}',
+        ),
+        (
+            [{"type": "int", "name": "a", "low": 1, "high": 2}] * 2,
+            "two parameters are named a: give each its own name",
+        ),
+        (
+            {"params": [{"type": "float", "name": "a", "low": 0, "high": 1}], "extra": 1},
+            'unknown key(s) extra; a space file holds "params" (and "candidate_points")',
+        ),
+        (
+            {"params": [{"type": "float", "name": "a", "low": 0, "high": 1}], "candidate_points": [[1, 2]]},
+            "candidate_points must be a list of points, each a list of 1 number(s) (one per parameter, in",
+        ),
+    ],
+)
+def test_space_file_errors_are_in_the_words_of_the_file(workdir, space, message):
+    # before: parameter 'a': low must be a real number, got '0'; log must be a bool; missing key(s)
+    # ['high'] for type 'float'; parameter None: ...; a Space needs at least one parameter, got an
+    # empty sequence; choice None of type NoneType is not a str, ...; ... cannot be converted to float64
+    Path("bad.json").write_text(json.dumps(space))
+    refused = invoke("suggest", "--storage", "bad.db", "--space", "bad.json")
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and said.startswith("error: space file 'bad.json': ") and message in said, (
+        said
+    )
+    assert not PYTHON_WORDS.search(said), said
+    assert not Path("bad.db").exists()
 
 
 def test_observe_params_typed_as_printed_completes_the_pending_suggestion(workdir):

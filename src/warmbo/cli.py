@@ -268,6 +268,7 @@ def load_space(path: Path):
     (and ``"step": ...`` for a grid ``low + k * step``) or ``{"type": "categorical", "name": ...,
     "choices": [...]}``.
     """
+    from ._user_json import plainly, space_problem
     from .space import Space
 
     if not path.is_file():
@@ -287,11 +288,14 @@ def load_space(path: Path):
         data = {"params": data}
     if not isinstance(data, dict) or not isinstance(data.get("params"), list):
         raise ValueError(f'space file {str(path)!r} must hold a list of parameters or {{"params": [...]}}')
+    problem = space_problem(data)  # (in the file's words; the library's speak Python)
+    if problem is not None:
+        raise ValueError(f"space file {str(path)!r}: {problem}")
     data.setdefault("candidate_points", None)
     try:
         return Space.from_dict(data)
     except (ValueError, TypeError, KeyError) as exc:
-        raise ValueError(f"space file {str(path)!r}: {exc}") from None
+        raise ValueError(f"space file {str(path)!r}: {plainly(str(exc))}") from None
 
 
 def _params_table(title: str, rows, space) -> Table:
@@ -1930,6 +1934,8 @@ def _parse_values(text: str, n_tasks: int | None) -> list[float]:
 
 def _parse_params(text: str, space) -> dict:
     """``--params``: a JSON object of parameter values, validated against the study's space."""
+    from ._user_json import plainly, point_problem
+
     example = ", ".join(f'"{name}": ...' for name in space.names)
     try:
         point = json.loads(text, object_pairs_hook=_unique_keys)
@@ -1942,10 +1948,13 @@ def _parse_params(text: str, space) -> dict:
         raise ValueError(f"--params: {exc}") from None
     if not isinstance(point, dict):
         raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
+    problem = point_problem(point, space)  # (in the words typed; the library's speak Python)
+    if problem is not None:
+        raise ValueError(f"--params: {problem}")
     try:
         return space.validate(point)
     except ValueError as exc:
-        raise ValueError(f"--params: {exc}") from None
+        raise ValueError(f"--params: {plainly(str(exc))}") from None
 
 
 #: ``status`` lists every trial up to this many, else the last 50 (``--last``, ``--all``)
