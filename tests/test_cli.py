@@ -2258,13 +2258,88 @@ def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(wo
         invoke(*args, "--space", "space.json", "--seed", 0, "--budget", 3, "--prior", "run1.csv").exit_code
         == 0
     )
-    other = invoke(*args, "--budget", 4, "--prior", "run2.csv")
+    other = invoke(*args, "--budget", 4, "--prior", "run2.csv", "--prior-replace")
     assert other.exit_code == 0, other.output
     said = " ".join(other.output.split())
-    assert "replacing the study's stored sources (4 evaluations of 1 source task(s), transfer auto)" in said
+    assert (
+        "replacing the study's stored sources (4 evaluations of 1 source task(s): run1; transfer auto)"
+        in said
+    )
     assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "rep.db").output
     same = invoke(*args, "--budget", 5, "--prior", "run2.csv")
     assert same.exit_code == 0 and "replacing" not in same.output
+
+
+def test_other_prior_files_on_a_study_with_stored_sources_say_add_or_replace(workdir):
+    # before: --prior on a study with stored sources replaced them, said after the fact, and a
+    # colleague who meant to add a file lost the others
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("suggest", "--storage", "lab.db")
+    assert invoke(*args, "--space", "space.json", "--seed", 0, "--prior", "run1.csv").exit_code == 0
+
+    def stored():
+        study = wb.Study("lab.db")
+        return study_rows("lab.db"), study.get_meta("transfer_source_rows")
+
+    before = stored()
+    refused = invoke(*args, "--prior", "run2.csv")
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1, said
+    assert (
+        "lab.db already transfers from stored sources (3 evaluations of 1 source task(s): run1; transfer "
+        "auto). Give --prior-add to add run2.csv to them, or --prior-replace to use run2.csv instead "
+        "(nothing was changed)" in said
+    )
+    assert stored() == before
+    for flags, message in [
+        (
+            ("--prior", "run2.csv", "--prior-add", "--prior-replace"),
+            "give --prior-add or --prior-replace, not both",
+        ),
+        (("--prior-add",), "--prior-add says what --prior files do to a study's stored sources: give them"),
+        (("--prior", "run2.csv", "--prior-replace", "--transfer", "none"), "--prior-replace is for transfer"),
+    ]:
+        out = invoke(*args, *flags)
+        assert out.exit_code == 1 and message in " ".join(out.output.split()), out.output
+    assert stored() == before
+    # the same file again (a command run twice) is taken without a word
+    same = invoke(*args, "--prior", "run1.csv")
+    assert same.exit_code == 0 and "stored sources" not in same.output, same.output
+    added = invoke(*args, "--prior", "run2.csv", "--prior-add")
+    said = " ".join(added.output.split())
+    assert (
+        added.exit_code == 0 and "adding 1 source task(s) of run2.csv to the study's stored sources" in said
+    )
+    assert "transfer auto: 2 source task(s), 6 rows" in invoke("status", "--storage", "lab.db").output
+    twice = invoke(*args, "--prior", "run2.csv", "--prior-add")
+    said = " ".join(twice.output.split())
+    assert twice.exit_code == 0 and "run2.csv: already among the study's stored sources" in said, said
+    assert "transfer auto: 2 source task(s), 6 rows" in invoke("status", "--storage", "lab.db").output
+    replaced = invoke(*args, "--prior", "run2.csv", "--prior-replace")
+    said = " ".join(replaced.output.split())
+    assert (
+        replaced.exit_code == 0 and "replacing the study's stored sources (6 evaluations of 2 source" in said
+    )
+    assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
+
+
+def test_sources_given_after_the_design_do_not_come_back_as_suggestions(workdir):
+    # before: after --prior replaced a study's sources (or added to them), the next suggestions were
+    # the new file's own rows (its warm design), though the study's design was over: rows already
+    # given as prior suggested as if the study were new
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("suggest", "--storage", "lab.db", "--json")
+    made = invoke(*args, "--space", "space.json", "--seed", 0, "--prior", "run1.csv", "-n", 2)
+    assert made.exit_code == 0, made.output
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", 0.3).exit_code == 0
+    for flag, prior in (("--prior-replace", "run2.csv"), ("--prior-add", "run1.csv")):
+        out = invoke(*args, "--prior", prior, flag, "-n", 2)
+        assert out.exit_code == 0, out.output
+    rows = {(x, m) for x, m in ((0.6, "a"), (-2.0, "a"), (0.0, "a"), (0.5, "a"), (-1.0, "a"), (1.5, "a"))}
+    later = [(round(t.params["x"], 9), t.params["mode"]) for t in wb.Study("lab.db").trials()[2:]]
+    assert len(later) == 4 and not rows & set(later), later
 
 
 def test_one_prior_file_under_two_names_is_refused(workdir):
@@ -2316,7 +2391,7 @@ def test_the_same_prior_studies_on_a_study_labelled_by_an_older_version_do_not_r
     same = invoke(*args, "--prior", "B.db", "--budget", 2)
     assert same.exit_code == 0, same.output
     assert "replacing" not in same.output
-    fewer = invoke(*args, "--budget", 3)  # other sources still say so
+    fewer = invoke(*args, "--budget", 3, "--prior-replace")  # other sources still say so
     assert fewer.exit_code == 0 and "replacing the study's stored sources" in " ".join(fewer.output.split())
 
 
@@ -2370,10 +2445,13 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     status = " ".join(invoke("status", "--storage", "lab.db").output.split())
     assert "transfer auto: 2 source task(s), 7 rows" in status
     assert "the model weighs the sources from its first ask after the warm design" in status
-    again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe")  # on the study: replaces its sources
+    again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe", "--prior-replace")  # on the study
     assert again.exit_code == 0, again.output
     said = " ".join(again.output.split())
-    assert "replacing the study's stored sources (7 evaluations of 2 source task(s), transfer auto)" in said
+    assert (
+        "replacing the study's stored sources (7 evaluations of 2 source task(s): old, run; transfer auto)"
+        in said
+    )
     assert "transfer rgpe: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
     cold = invoke("suggest", "--storage", "cold.db", "--space", "space.json", "--transfer", "rgpe")
     assert cold.exit_code == 1 and "give them with --prior" in cold.output
@@ -2414,7 +2492,7 @@ def test_resuming_with_the_same_prior_files_in_another_order_replaces_nothing(wo
     assert made.exit_code == 0, made.output
     same = invoke(*args, "--budget", 4, "--prior", "run2.csv", "--prior", "run1.csv")
     assert same.exit_code == 0 and "replacing" not in same.output
-    fewer = invoke(*args, "--budget", 5, "--prior", "run2.csv")
+    fewer = invoke(*args, "--budget", 5, "--prior", "run2.csv", "--prior-replace")
     assert "replacing the study's stored sources (7 evaluations of 2 source task(s)" in " ".join(
         fewer.output.split()
     )
@@ -2634,7 +2712,7 @@ def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
     made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
                   "--transfer", "rgpe", "--json")  # fmt: skip
     assert made.exit_code == 0, made.output
-    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--json")
+    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--prior-replace", "--json")
     assert again.exit_code == 0, again.output
     assert stored("s.db")["transfer"] == "rgpe"
     assert "used with the study's stored method, rgpe" in " ".join(again.output.split())
@@ -2647,7 +2725,7 @@ def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
     args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
     assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
                   "--transfer", "envelope").exit_code == 0  # fmt: skip
-    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv")
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--prior-replace")
     assert resumed.exit_code == 0, resumed.output
     assert "with envelope" in resumed.output and "stored method, envelope" in " ".join(resumed.output.split())
     assert stored("o.db")["transfer"] == "envelope" and stored("o.db")["max_prior"] == 256
@@ -2777,14 +2855,16 @@ def test_new_prior_files_with_the_stored_method_named_keep_the_stored_cap(workdi
     made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
                   "--transfer", "rgpe", "--max-prior", 2, "--json")  # fmt: skip
     assert made.exit_code == 0, made.output
-    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--transfer", "rgpe", "--json")
+    again = invoke(
+        "suggest", "--storage", "s.db", "--prior", "run2.csv", "--transfer", "rgpe", "--prior-add", "--json"
+    )
     assert again.exit_code == 0, again.output
     assert stored("s.db") == 2
     assert wb.Optimizer.load("s.db", prior="run1.csv", transfer="rgpe").max_prior == 2  # Python: the same
     args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
     assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
                   "--transfer", "rgpe", "--max-prior", 2).exit_code == 0  # fmt: skip
-    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--transfer", "rgpe")
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--transfer", "rgpe", "--prior-add")
     assert resumed.exit_code == 0, resumed.output
     assert stored("o.db") == 2
 

@@ -131,6 +131,40 @@ PriorRenameOption = Annotated[
     ),
 ]
 
+PriorAddOption = Annotated[
+    bool,
+    typer.Option(
+        "--prior-add",
+        help="On a study that stores other transfer sources: add the --prior files to them (a file "
+        "whose rows a stored source holds is not added twice).",
+    ),
+]
+PriorReplaceOption = Annotated[
+    bool,
+    typer.Option(
+        "--prior-replace",
+        help="On a study that stores other transfer sources: use the --prior files instead of them.",
+    ),
+]
+
+
+def _check_prior_sources_options(prior, transfer: str | None, add: bool, replace: bool) -> None:
+    """``--prior-add`` / ``--prior-replace`` say what ``--prior`` files do to a study's stored sources:
+    refused where they would do nothing (without ``--prior``, with ``--transfer none``, both)."""
+    if not (add or replace):
+        return
+    flag = "--prior-add" if add else "--prior-replace"
+    if add and replace:
+        raise ValueError("give --prior-add or --prior-replace, not both")
+    if not prior:
+        raise ValueError(
+            f"{flag} says what --prior files do to a study's stored sources: give them with --prior"
+        )
+    if transfer in ("none", "gp"):
+        raise ValueError(
+            f"{flag} is for transfer sources; with --transfer none the --prior files are imported as trials"
+        )
+
 
 def _plain(*cells: str) -> list[Text]:
     """Table cells shown as written: rich reads a str cell as markup, so a categorical choice, a
@@ -628,7 +662,8 @@ def optimize(
         typer.Option(
             "--prior",
             help="CSV of earlier evaluations, or a finished study (file or URL), to start from "
-            "(repeatable: each is a source task).",
+            "(repeatable: each is a source task). On a study that stores other sources, say "
+            "--prior-add or --prior-replace.",
         ),
     ] = None,
     transfer: Annotated[
@@ -646,6 +681,8 @@ def optimize(
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    prior_add: PriorAddOption = False,
+    prior_replace: PriorReplaceOption = False,
     max_prior: MaxPriorOption = None,
     maximize: Annotated[
         bool | None,
@@ -854,6 +891,7 @@ def optimize(
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
         raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
+    _check_prior_sources_options(prior, method, prior_add, prior_replace)
     data = parts = None
     if prior:
         data, parts = _read_priors(
@@ -861,6 +899,8 @@ def optimize(
         )
         if method == "none":  # checked before the study is created: an error leaves nothing behind
             _check_importable(prior, parts, task)
+        else:  # (before the study is touched: a refusal changes nothing)
+            data = _with_stored_sources(replaced, data, prior, prior_add, prior_replace, storage, errors)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if (method != "none" or resumed_sources) and not transform_given:
@@ -901,7 +941,6 @@ def optimize(
         _import_priors(opt, prior, parts, storage, console)
     elif data is not None:
         names = _entries(prior)
-        _say_replaced(replaced, data, console)
         _say_method(kept_transfer, method_given, prior, console)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
@@ -956,7 +995,7 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
 
 
 def _stored_sources_or_none(stored) -> dict | None:
-    """The sources a study stores (which a ``--prior`` replaces), None without (or when damaged:
+    """The sources a study stores (which a ``--prior`` adds to or replaces), None without (or when damaged:
     they are replaced without a word about them)."""
     from .optimizer import Optimizer
 
@@ -967,26 +1006,87 @@ def _stored_sources_or_none(stored) -> dict | None:
     return None
 
 
-def _say_replaced(replaced: dict | None, data, out) -> None:
-    """The line saying that ``--prior`` replaced a study's other stored sources."""
+def _rows_by_source(data) -> dict[str, list[str]]:
+    """Each source task's rows (sorted JSON texts), by label: two sets of sources are the same when
+    their row sets are, whatever their labels (the same files in another order, a study made before
+    sources were named by path, 'A:A.db' for 'A')."""
+    labels = data.task if data.task is not None else [None] * len(data)
+    rows: dict[str, list[str]] = {}
+    for p, y, t in zip(data.params, data.y, labels, strict=True):
+        rows.setdefault(str(t), []).append(json.dumps([sorted(p.items()), float(y)], default=repr))
+    return {label: sorted(r) for label, r in rows.items()}
 
-    def sources(d) -> list:
-        # each source's rows, whatever its label: the same files in another order are the same
-        # sources, and so are those of a study made before sources were named by path ('A:A.db')
-        labels = d.task if d.task is not None else [None] * len(d)
-        rows: dict[str, list[str]] = {}
-        for p, y, t in zip(d.params, d.y, labels, strict=True):
-            rows.setdefault(str(t), []).append(json.dumps([sorted(p.items()), float(y)], default=repr))
-        return sorted(sorted(r) for r in rows.values())
 
-    if replaced is not None and sources(replaced["prior"]) != sources(data):
-        tasks = replaced["prior"].tasks
+def _source_names(data) -> str:
+    """The source tasks of stored sources, as a person reads them (a.csv's rows: 'a')."""
+    from .prior import source_label
+
+    names = data.tasks if data.task is not None else [source_label(data.source)]
+    shown = ", ".join(str(n) for n in names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _with_stored_sources(stored: dict | None, data, prior: list[str], add: bool, replace: bool, storage, out):
+    """The sources a ``--prior`` on a study gives it: on a study that stores other sources, refused
+    unless ``--prior-add`` (the stored sources and these; a file whose rows a stored source holds is
+    not added twice) or ``--prior-replace`` (these instead) says which. Before, they were replaced,
+    and a line said so after the fact. The same sources given again (a command run again) are
+    taken without a word."""
+    from .data import TaskData
+    from .prior import source_label
+
+    if stored is None:
+        return data
+    held = _rows_by_source(stored["prior"])
+    given = _rows_by_source(data)
+    if sorted(held.values()) == sorted(given.values()):
+        return data
+    old = stored["prior"]
+    what = (
+        f"{len(old)} evaluations of {max(1, len(old.tasks))} source task(s): {_source_names(old)}; "
+        f"transfer {stored['transfer']}"
+    )
+    if not (add or replace):
+        raise ValueError(
+            f"{redacted(storage)} already transfers from stored sources ({what}). Give --prior-add to add "
+            f"{_entries(prior)} to them, or --prior-replace to use {_entries(prior)} instead "
+            "(nothing was changed)"
+        )
+    if replace:
+        out.print(f"replacing the study's stored sources ({what}) with {_entries(prior)}", highlight=False)
+        return data
+    new = [label for label, rows in given.items() if rows not in held.values()]
+    if not new:
         out.print(
-            f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
-            f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
-            "--prior gives the study's whole set of sources, not sources to add",
+            f"{_entries(prior)}: already among the study's stored sources ({what}); nothing added",
             highlight=False,
         )
+        return old
+    labels_of = lambda d: list(d.task) if d.task is not None else [source_label(d.source)] * len(d)  # noqa: E731
+    old_labels, new_labels = labels_of(old), labels_of(data)
+    taken = set(map(str, old_labels))
+    renamed = {}
+    for label in dict.fromkeys(map(str, new_labels)):
+        name, k = label, 2
+        while name in taken:  # (a source of another file under the same name)
+            name, k = f"{label} ({k})", k + 1
+        renamed[label] = name
+        taken.add(name)
+    keys = [str(t) for t in data.task] if data.task is not None else ["None"] * len(data)
+    keep = [key in new for key in keys]
+    params = list(old.params) + [p for p, k in zip(data.params, keep, strict=True) if k]
+    y = list(old.y) + [v for v, k in zip(data.y, keep, strict=True) if k]
+    task = [str(t) for t in old_labels] + [
+        renamed[str(t)] for t, k in zip(new_labels, keep, strict=True) if k
+    ]
+    both = TaskData(params, y, task, old.space, source=f"{old.source}, {data.source}")
+    skipped = len(given) - len(new)
+    out.print(
+        f"adding {len(given) - skipped} source task(s) of {_entries(prior)} to the study's stored sources "
+        f"({what})" + (f"; {skipped} already among them, not added twice" if skipped else ""),
+        highlight=False,
+    )
+    return both
 
 
 def _say_method(kept: dict, given: str | None, prior, out) -> None:
@@ -1415,13 +1515,16 @@ def suggest(
         typer.Option(
             "--prior",
             help="CSV of earlier evaluations, or a finished study (file or URL), to start warm from "
-            "(repeatable: each is a source task); replaces the sources a study stores.",
+            "(repeatable: each is a source task). On a study that stores other sources, say "
+            "--prior-add or --prior-replace.",
         ),
     ] = None,
     task: TaskOption = None,
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    prior_add: PriorAddOption = False,
+    prior_replace: PriorReplaceOption = False,
     max_prior: MaxPriorOption = None,
     space_file: Annotated[
         Path | None,
@@ -1469,6 +1572,7 @@ def suggest(
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
         raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
+    _check_prior_sources_options(prior, transfer, prior_add, prior_replace)
     space = None if space_file is None else load_space(space_file)
     data = parts = None
     if space is not None and not study_exists(storage):
@@ -1548,7 +1652,15 @@ def suggest(
                     if transfer == "none":
                         _check_importable(prior, parts, task)
                     else:
-                        _say_replaced(_stored_sources_or_none(stored), data, errors)
+                        data = _with_stored_sources(
+                            _stored_sources_or_none(stored),
+                            data,
+                            prior,
+                            prior_add,
+                            prior_replace,
+                            storage,
+                            errors,
+                        )
                 _say_method(kept_transfer, transfer, prior, errors)
                 if max_prior is not None:
                     _say_cap(kept_transfer, transfer or kept_transfer.get("transfer"), max_prior, errors)
