@@ -990,6 +990,10 @@ def test_clean_pending_without_options_spares_a_colleagues_suggestion(workdir):
     result = invoke("clean-pending", "lab.db")
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and f"marked 1 pending trial(s) failed: {killed.trial_id}" in said
+    # whose and how old, for those failed too (the line gave their ids only)
+    assert re.search(
+        rf"failed: trial {killed.trial_id} \(worker \S+@\S+:\d+\): its run's heartbeat stopped 2 min", said
+    ), said
     assert "kept pending: trial 2 (worker " in said and "a suggestion waiting for a result, 0 s old" in said
     assert "give --older-than SECONDS (those older than that) or --all" in said
     assert [t.state for t in wb.Study("lab.db").trials()] == ["failed", "pending"]

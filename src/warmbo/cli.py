@@ -2531,6 +2531,17 @@ def clean_pending(
         highlight=False,
         soft_wrap=True,
     )
+    for t in stale:  # (whose and how old, as for those kept: the line gave the ids only)
+        if t.id in beating:
+            why = f"its run's heartbeat stopped {_duration(silent(t))} ago"
+        else:
+            why = f"a suggestion waiting for a result, {_duration(silent(t))} old"
+        console.print(
+            f"failed: trial {t.id} (worker {t.worker or '?'}): {why}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for t in kept:
         if t.id in beating and silent(t) <= live:
             why = f"being evaluated by a live run (heartbeat {_duration(silent(t))} ago)"
