@@ -1485,6 +1485,10 @@ def test_int_params_errors_are_in_the_words_typed(workdir):
             'parameter a: "type" must be "float", "int" or "categorical", got none',
         ),
         (
+            [{"type": ["float"], "name": "a"}],
+            'parameter a: "type" must be "float", "int" or "categorical", got ["float"]',
+        ),
+        (
             [{"type": "float", "name": "a", "low": 0, "high": 1, "lo": 3}],
             "a float parameter has no key lo (did you",
         ),

@@ -128,7 +128,7 @@ def _entry_problem(i: int, entry: Any) -> str | None:
         got = as_typed(name) if "name" in entry else "none"
         return f'parameter {i} needs a "name": a text such as "temp_C", got {got}'
     kind = entry.get("type")
-    if kind not in _KEYS:
+    if not isinstance(kind, str) or kind not in _KEYS:  # (a list is no key of _KEYS: TypeError)
         got = as_typed(kind) if "type" in entry else "none"
         return f'parameter {name}: "type" must be "float", "int" or "categorical", got {got}'
     unknown = [key for key in entry if key not in _KEYS[kind]]
