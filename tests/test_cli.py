@@ -990,6 +990,10 @@ def test_clean_pending_without_options_spares_a_colleagues_suggestion(workdir):
     result = invoke("clean-pending", "lab.db")
     said = " ".join(result.output.split())
     assert result.exit_code == 0 and f"marked 1 pending trial(s) failed: {killed.trial_id}" in said
+    # whose and how old, for those failed too (the line gave their ids only)
+    assert re.search(
+        rf"failed: trial {killed.trial_id} \(worker \S+@\S+:\d+\): its run's heartbeat stopped 2 min", said
+    ), said
     assert "kept pending: trial 2 (worker " in said and "a suggestion waiting for a result, 0 s old" in said
     assert "give --older-than SECONDS (those older than that) or --all" in said
     assert [t.state for t in wb.Study("lab.db").trials()] == ["failed", "pending"]
@@ -1372,7 +1376,9 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     assert invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2).exit_code == 0
     suggested = wb.Study("lab.db").trial(2).params
     new = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "1.5")
-    assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial)" in new.output, new.output
+    said = " ".join(new.output.split())
+    assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial: no pending suggestion" in said
+    assert "pending: trial(s) 1, 2" in said
     assert wb.Study("lab.db").trial(3).params == {"x": 0.5, "mode": "a"}
     # the settings of a pending suggestion complete it
     same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
@@ -1383,7 +1389,7 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     other = json.dumps({"x": 1.25, "mode": "a"})
     for args, message in [
         (("--trial", 1, "--params", other, "--value", "1"), "a trial's settings cannot be changed"),
-        (("--params", '{"x": 0.5}', "--value", "1"), "--params: missing parameter(s) ['mode']"),
+        (("--params", '{"x": 0.5}', "--value", "1"), "--params: give a value for mode too"),
         (("--params", "{x: 0.5}", "--value", "1"), "must be a JSON object"),
         (("--params", '{"x": 9, "mode": "a"}', "--value", "1"), "outside"),
         # before: the last of the two x values was stored, with no word
@@ -1399,6 +1405,201 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
         refused = invoke("observe", "--storage", "lab.db", *args)
         assert refused.exit_code == 1 and message in refused.output, refused.output
     assert study_rows("lab.db") == before
+
+
+#: Python's words that a message to a person typing JSON must not hold
+PYTHON_WORDS = re.compile(
+    r"\['|of type|NoneType|\bNone\b|\bTrue\b|\bstr\b|\bbool\b|mapping|sequence|float64|< high"
+)
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ('{"x": 0.5}', "give a value for mode too (every parameter: x, mode)"),
+        (
+            '{"X": 0.5, "mode": "a"}',
+            "the study has no parameter X (did you mean x?); its parameters are x, mode",
+        ),
+        ('{"x": "0.5", "mode": "a"}', 'x must be a number, got "0.5" (written without quotes)'),
+        ('{"x": null, "mode": "a"}', "x must be a number, got null"),
+        ('{"x": true, "mode": "a"}', "x must be a number, got true"),
+        ('{"x": [0.5], "mode": "a"}', "x must be a number, got [0.5]"),
+        ('{"x": 1e999, "mode": "a"}', "x must be a finite number, got Infinity"),
+        ('{"x": 9, "mode": "a"}', "x = 9 is outside its range, -2 to 2"),
+        ('{"x": 0.5, "mode": "b"}', 'mode must be one of "a", "; touch pwned", got "b"'),
+        ('{"x": 0.5, "mode": 3}', 'mode must be one of "a", "; touch pwned", got 3'),
+    ],
+)
+def test_params_errors_are_in_the_words_typed(workdir, params, message):
+    # before: --params: missing parameter(s) ['mode'] in point {'x': 0.5}; parameter 'x': expected a real
+    # number, got '0.5' of type str; unknown category 'b'; choices are ('a', '; touch pwned')
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json")
+    refused = invoke("observe", "--storage", "lab.db", "--params", params, "--value", 1)
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and f"error: --params: {message}" in said, said
+    assert not PYTHON_WORDS.search(said), said
+
+
+def test_int_params_errors_are_in_the_words_typed(workdir):
+    space = {"params": [{"type": "int", "name": "rpm", "low": 100, "high": 1000}]}
+    Path("rpm.json").write_text(json.dumps(space))
+    invoke("suggest", "--storage", "rpm.db", "--space", "rpm.json")
+    for params, message in [
+        ('{"rpm": 200.5}', "rpm must be a whole number, got 200.5"),
+        ('{"rpm": "200"}', 'rpm must be a whole number, got "200" (written without quotes)'),
+        ('{"rpm": 2000}', "rpm = 2000 is outside its range, 100 to 1000"),
+    ]:
+        refused = invoke("observe", "--storage", "rpm.db", "--params", params, "--value", 1)
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 1 and f"error: --params: {message}" in said, said
+        assert not PYTHON_WORDS.search(said), said
+    assert invoke("observe", "--storage", "rpm.db", "--params", '{"rpm": 200.0}', "--value", 1).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "space, message",
+    [
+        (
+            [{"type": "float", "name": "a", "low": "0", "high": 1}],
+            'parameter a: low must be a number, got "0" (written',
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0, "high": None}],
+            "parameter a: high must be a number, got null",
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0, "high": 1, "log": "yes"}],
+            'log must be true or false, got "yes"',
+        ),
+        (
+            [{"type": "int", "name": "a", "low": 0.5, "high": 3}],
+            "low of an int parameter must be a whole number, got 0.5",
+        ),
+        (
+            [{"type": "floaty", "name": "a"}],
+            'parameter a: "type" must be "float", "int" or "categorical", got "floaty"',
+        ),
+        (
+            [{"name": "a", "low": 0, "high": 1}],
+            'parameter a: "type" must be "float", "int" or "categorical", got none',
+        ),
+        (
+            [{"type": ["float"], "name": "a"}],
+            'parameter a: "type" must be "float", "int" or "categorical", got ["float"]',
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0, "high": 1, "lo": 3}],
+            "a float parameter has no key lo (did you",
+        ),
+        (
+            [{"type": "float", "name": "a", "low": 0}],
+            "parameter a: give high too (a float parameter needs name, low, high)",
+        ),
+        (
+            [{"type": "float", "low": 0, "high": 1}],
+            'parameter 1 needs a "name": a text such as "temp_C", got none',
+        ),
+        (
+            [{"type": "float", "name": 3, "low": 0, "high": 1}],
+            'parameter 1 needs a "name": a text such as "temp_C", got 3',
+        ),
+        (["a"], 'parameter 1 must be an object such as {"type": "float"'),
+        ([], "no parameter in it: list at least one"),
+        (
+            [{"type": "categorical", "name": "a", "choices": "ab"}],
+            'choices must be a list such as ["Pd", "Pt"], got "ab"',
+        ),
+        (
+            [{"type": "categorical", "name": "a", "choices": ["x", None]}],
+            "choice null is not a text, number, true or",
+        ),
+        (
+            [{"type": "categorical", "name": "a", "choices": []}],
+            "parameter a: choices must list at least one choice",
+        ),
+        ([{"type": "float", "name": "a", "low": 1, "high": 0}], "parameter a: low 1 must be below high 0"),
+        (
+            [{"type": "float", "name": "a", "low": 1, "high": 1}],
+            'or make it {"type": "categorical", "name": "a", "choices": [1]}',
+        ),
+        (
+            [{"type": "int", "name": "a", "low": 1, "high": 2}] * 2,
+            "two parameters are named a: give each its own name",
+        ),
+        (
+            {"params": [{"type": "float", "name": "a", "low": 0, "high": 1}], "extra": 1},
+            'unknown key(s) extra; a space file holds "params" (and "candidate_points")',
+        ),
+        (
+            {"params": [{"type": "float", "name": "a", "low": 0, "high": 1}], "candidate_points": [[1, 2]]},
+            "candidate_points must be a list of points, each a list of 1 number(s) (one per parameter, in",
+        ),
+    ],
+)
+def test_space_file_errors_are_in_the_words_of_the_file(workdir, space, message):
+    # before: parameter 'a': low must be a real number, got '0'; log must be a bool; missing key(s)
+    # ['high'] for type 'float'; parameter None: ...; a Space needs at least one parameter, got an
+    # empty sequence; choice None of type NoneType is not a str, ...; ... cannot be converted to float64
+    Path("bad.json").write_text(json.dumps(space))
+    refused = invoke("suggest", "--storage", "bad.db", "--space", "bad.json")
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1 and said.startswith("error: space file 'bad.json': ") and message in said, (
+        said
+    )
+    assert not PYTHON_WORDS.search(said), said
+    assert not Path("bad.db").exists()
+
+
+def test_observe_params_typed_as_printed_completes_the_pending_suggestion(workdir):
+    # before: settings copied from what suggest/status printed (rounded to 6 digits) recorded a new
+    # trial, and the suggestion stayed pending without a word
+    study = wb.Study("lab.db", space=wb.Space.from_dict(SPACE))
+    first = study.add_trial({"x": 0.123456789, "mode": "a"}).id
+    second = study.add_trial({"x": 0.123457111, "mode": "a"}).id  # prints as 0.123457 too
+    third = study.add_trial({"x": -1.23456789, "mode": "a"}).id
+    shown = invoke("status", "--storage", "lab.db")
+    assert "-1.23457" in shown.output and "0.123457" in shown.output, shown.output
+    done = invoke(
+        "observe", "--storage", "lab.db", "--params", '{"x": -1.23457, "mode": "a"}', "--value", "4"
+    )
+    said = " ".join(done.output.split())
+    assert (
+        done.exit_code == 0
+        and f"trial {third}: value 4 stored (suggested as trial {third} at x=-1.23457" in said
+    )
+    assert wb.Study("lab.db").trial(third).params == {"x": -1.23456789, "mode": "a"}
+    # two pending suggestions that print alike: refused, naming both and the --trial form
+    before = study_rows("lab.db")
+    both = invoke(
+        "observe", "--storage", "lab.db", "--params", '{"x": 0.123457, "mode": "a"}', "--value", "4"
+    )
+    said = " ".join(both.output.split())
+    assert both.exit_code == 1 and "match 2 pending suggestions to the digits shown" in said, said
+    assert f"trial {first} at x=0.123457, mode=a; trial {second} at x=0.123457" in said
+    assert f"warmbo observe --storage lab.db --trial {first} --value V" in said
+    assert study_rows("lab.db") == before
+    # more digits tell them apart; --trial with the settings as printed is taken too
+    typed = '{"x": 0.1234568, "mode": "a"}'
+    assert invoke("observe", "--storage", "lab.db", "--params", typed, "--failed").exit_code == 0
+    assert wb.Study("lab.db").trial(first).is_failed
+    again = invoke(
+        "observe",
+        "--storage",
+        "lab.db",
+        "--trial",
+        second,
+        "--params",
+        '{"x": 0.123457, "mode": "a"}',
+        "--value",
+        5,
+    )
+    assert again.exit_code == 0 and wb.Study("lab.db").trial(second).value == 5.0, again.output
+    # a setting chosen by hand, coarser than printed, is a new trial, as typed
+    study.add_trial({"x": 0.5000123, "mode": "a"})
+    hand = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "6")
+    assert hand.exit_code == 0 and "(a new trial: no pending suggestion" in hand.output, hand.output
+    assert wb.Study("lab.db").trial(5).params == {"x": 0.5, "mode": "a"}
 
 
 def test_status_gives_the_models_estimate_beside_a_lucky_best_measurement(workdir):
@@ -2065,13 +2266,88 @@ def test_resuming_with_other_prior_files_says_they_replace_the_stored_sources(wo
         invoke(*args, "--space", "space.json", "--seed", 0, "--budget", 3, "--prior", "run1.csv").exit_code
         == 0
     )
-    other = invoke(*args, "--budget", 4, "--prior", "run2.csv")
+    other = invoke(*args, "--budget", 4, "--prior", "run2.csv", "--prior-replace")
     assert other.exit_code == 0, other.output
     said = " ".join(other.output.split())
-    assert "replacing the study's stored sources (4 evaluations of 1 source task(s), transfer auto)" in said
+    assert (
+        "replacing the study's stored sources (4 evaluations of 1 source task(s): run1; transfer auto)"
+        in said
+    )
     assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "rep.db").output
     same = invoke(*args, "--budget", 5, "--prior", "run2.csv")
     assert same.exit_code == 0 and "replacing" not in same.output
+
+
+def test_other_prior_files_on_a_study_with_stored_sources_say_add_or_replace(workdir):
+    # before: --prior on a study with stored sources replaced them, said after the fact, and a
+    # colleague who meant to add a file lost the others
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("suggest", "--storage", "lab.db")
+    assert invoke(*args, "--space", "space.json", "--seed", 0, "--prior", "run1.csv").exit_code == 0
+
+    def stored():
+        study = wb.Study("lab.db")
+        return study_rows("lab.db"), study.get_meta("transfer_source_rows")
+
+    before = stored()
+    refused = invoke(*args, "--prior", "run2.csv")
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 1, said
+    assert (
+        "lab.db already transfers from stored sources (3 evaluations of 1 source task(s): run1; transfer "
+        "auto). Give --prior-add to add run2.csv to them, or --prior-replace to use run2.csv instead "
+        "(nothing was changed)" in said
+    )
+    assert stored() == before
+    for flags, message in [
+        (
+            ("--prior", "run2.csv", "--prior-add", "--prior-replace"),
+            "give --prior-add or --prior-replace, not both",
+        ),
+        (("--prior-add",), "--prior-add says what --prior files do to a study's stored sources: give them"),
+        (("--prior", "run2.csv", "--prior-replace", "--transfer", "none"), "--prior-replace is for transfer"),
+    ]:
+        out = invoke(*args, *flags)
+        assert out.exit_code == 1 and message in " ".join(out.output.split()), out.output
+    assert stored() == before
+    # the same file again (a command run twice) is taken without a word
+    same = invoke(*args, "--prior", "run1.csv")
+    assert same.exit_code == 0 and "stored sources" not in same.output, same.output
+    added = invoke(*args, "--prior", "run2.csv", "--prior-add")
+    said = " ".join(added.output.split())
+    assert (
+        added.exit_code == 0 and "adding 1 source task(s) of run2.csv to the study's stored sources" in said
+    )
+    assert "transfer auto: 2 source task(s), 6 rows" in invoke("status", "--storage", "lab.db").output
+    twice = invoke(*args, "--prior", "run2.csv", "--prior-add")
+    said = " ".join(twice.output.split())
+    assert twice.exit_code == 0 and "run2.csv: already among the study's stored sources" in said, said
+    assert "transfer auto: 2 source task(s), 6 rows" in invoke("status", "--storage", "lab.db").output
+    replaced = invoke(*args, "--prior", "run2.csv", "--prior-replace")
+    said = " ".join(replaced.output.split())
+    assert (
+        replaced.exit_code == 0 and "replacing the study's stored sources (6 evaluations of 2 source" in said
+    )
+    assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
+
+
+def test_sources_given_after_the_design_do_not_come_back_as_suggestions(workdir):
+    # before: after --prior replaced a study's sources (or added to them), the next suggestions were
+    # the new file's own rows (its warm design), though the study's design was over: rows already
+    # given as prior suggested as if the study were new
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n")
+    (workdir / "run2.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
+    args = ("suggest", "--storage", "lab.db", "--json")
+    made = invoke(*args, "--space", "space.json", "--seed", 0, "--prior", "run1.csv", "-n", 2)
+    assert made.exit_code == 0, made.output
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", 0.3).exit_code == 0
+    for flag, prior in (("--prior-replace", "run2.csv"), ("--prior-add", "run1.csv")):
+        out = invoke(*args, "--prior", prior, flag, "-n", 2)
+        assert out.exit_code == 0, out.output
+    rows = {(x, m) for x, m in ((0.6, "a"), (-2.0, "a"), (0.0, "a"), (0.5, "a"), (-1.0, "a"), (1.5, "a"))}
+    later = [(round(t.params["x"], 9), t.params["mode"]) for t in wb.Study("lab.db").trials()[2:]]
+    assert len(later) == 4 and not rows & set(later), later
 
 
 def test_one_prior_file_under_two_names_is_refused(workdir):
@@ -2123,7 +2399,7 @@ def test_the_same_prior_studies_on_a_study_labelled_by_an_older_version_do_not_r
     same = invoke(*args, "--prior", "B.db", "--budget", 2)
     assert same.exit_code == 0, same.output
     assert "replacing" not in same.output
-    fewer = invoke(*args, "--budget", 3)  # other sources still say so
+    fewer = invoke(*args, "--budget", 3, "--prior-replace")  # other sources still say so
     assert fewer.exit_code == 0 and "replacing the study's stored sources" in " ".join(fewer.output.split())
 
 
@@ -2203,10 +2479,13 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     status = " ".join(invoke("status", "--storage", "lab.db").output.split())
     assert "transfer auto: 2 source task(s), 7 rows" in status
     assert "the model weighs the sources from its first ask after the warm design" in status
-    again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe")  # on the study: replaces its sources
+    again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe", "--prior-replace")  # on the study
     assert again.exit_code == 0, again.output
     said = " ".join(again.output.split())
-    assert "replacing the study's stored sources (7 evaluations of 2 source task(s), transfer auto)" in said
+    assert (
+        "replacing the study's stored sources (7 evaluations of 2 source task(s): old, run; transfer auto)"
+        in said
+    )
     assert "transfer rgpe: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
     cold = invoke("suggest", "--storage", "cold.db", "--space", "space.json", "--transfer", "rgpe")
     assert cold.exit_code == 1 and "give them with --prior" in cold.output
@@ -2247,7 +2526,7 @@ def test_resuming_with_the_same_prior_files_in_another_order_replaces_nothing(wo
     assert made.exit_code == 0, made.output
     same = invoke(*args, "--budget", 4, "--prior", "run2.csv", "--prior", "run1.csv")
     assert same.exit_code == 0 and "replacing" not in same.output
-    fewer = invoke(*args, "--budget", 5, "--prior", "run2.csv")
+    fewer = invoke(*args, "--budget", 5, "--prior", "run2.csv", "--prior-replace")
     assert "replacing the study's stored sources (7 evaluations of 2 source task(s)" in " ".join(
         fewer.output.split()
     )
@@ -2467,7 +2746,7 @@ def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
     made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
                   "--transfer", "rgpe", "--json")  # fmt: skip
     assert made.exit_code == 0, made.output
-    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--json")
+    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--prior-replace", "--json")
     assert again.exit_code == 0, again.output
     assert stored("s.db")["transfer"] == "rgpe"
     assert "used with the study's stored method, rgpe" in " ".join(again.output.split())
@@ -2480,7 +2759,7 @@ def test_new_prior_files_keep_a_resumed_studys_stored_transfer_method(workdir):
     args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
     assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
                   "--transfer", "envelope").exit_code == 0  # fmt: skip
-    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv")
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--prior-replace")
     assert resumed.exit_code == 0, resumed.output
     assert "with envelope" in resumed.output and "stored method, envelope" in " ".join(resumed.output.split())
     assert stored("o.db")["transfer"] == "envelope" and stored("o.db")["max_prior"] == 256
@@ -2610,14 +2889,16 @@ def test_new_prior_files_with_the_stored_method_named_keep_the_stored_cap(workdi
     made = invoke("suggest", "--storage", "s.db", "--space", "space.json", "--prior", "run1.csv",
                   "--transfer", "rgpe", "--max-prior", 2, "--json")  # fmt: skip
     assert made.exit_code == 0, made.output
-    again = invoke("suggest", "--storage", "s.db", "--prior", "run2.csv", "--transfer", "rgpe", "--json")
+    again = invoke(
+        "suggest", "--storage", "s.db", "--prior", "run2.csv", "--transfer", "rgpe", "--prior-add", "--json"
+    )
     assert again.exit_code == 0, again.output
     assert stored("s.db") == 2
     assert wb.Optimizer.load("s.db", prior="run1.csv", transfer="rgpe").max_prior == 2  # Python: the same
     args = ("optimize", "objmod:f", "--storage", "o.db", "--seed", 0)
     assert invoke(*args, "--space", "space.json", "--budget", 1, "--prior", "run1.csv",
                   "--transfer", "rgpe", "--max-prior", 2).exit_code == 0  # fmt: skip
-    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--transfer", "rgpe")
+    resumed = invoke(*args, "--budget", 2, "--prior", "run2.csv", "--transfer", "rgpe", "--prior-add")
     assert resumed.exit_code == 0, resumed.output
     assert stored("o.db") == 2
 

@@ -457,6 +457,24 @@ def test_a_list_of_csv_files_and_studies_is_one_source_task_each(tmp_path):
         wb.Optimizer(space, prior=[files[0], files[0]], seed=0)
 
 
+def test_sources_given_after_the_design_are_not_suggested_as_its_design(tmp_path):
+    # before: a study whose design was over but with fewer than two complete trials (a lab's pending
+    # suggestions) took the new sources' warm design: their own rows came back as suggestions
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    url = str(tmp_path / "late.db")
+    X, y = source(20)
+    first = wb.Optimizer(space, prior=([{"x": a, "y": b} for a, b in X[:10]], y[:10]), seed=0, storage=url)
+    asked = first.ask(first.n_initial)
+    first.tell(asked[0], bowl(asked[0]))  # one complete, the rest pending
+    first.study.close()
+    other = ([{"x": a, "y": b} for a, b in X[10:]], y[10:])
+    late = wb.Optimizer.load(url, prior=other)
+    rows = late.space.encode(other[0])
+    for p in late.ask(2):
+        assert np.abs(rows - late.space.encode([p])).max(axis=1).min() > 1e-6, p
+    late.study.close()
+
+
 def test_sources_given_after_the_design_report_no_warm_design_the_study_never_asked(tmp_path):
     # before: the report (and `warmbo status`) listed the new sources' warm design as the study's
     # start, though the study's design was over and none of those points was ever asked

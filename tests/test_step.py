@@ -272,7 +272,7 @@ def test_the_cli_takes_a_step_in_the_space_file(tmp_path, monkeypatch) -> None:
         1,
     )
     assert off.exit_code == 1
-    assert "'temp_C': value 62 is not on its grid 60.0 + k * 5.0" in off.output
+    assert "--params: temp_C: value 62 is not on its grid 60.0 + k * 5.0" in off.output
     assert "60.0 and 65.0" in off.output
     ok = invoke(
         "observe",

@@ -131,6 +131,40 @@ PriorRenameOption = Annotated[
     ),
 ]
 
+PriorAddOption = Annotated[
+    bool,
+    typer.Option(
+        "--prior-add",
+        help="On a study that stores other transfer sources: add the --prior files to them (a file "
+        "whose rows a stored source holds is not added twice).",
+    ),
+]
+PriorReplaceOption = Annotated[
+    bool,
+    typer.Option(
+        "--prior-replace",
+        help="On a study that stores other transfer sources: use the --prior files instead of them.",
+    ),
+]
+
+
+def _check_prior_sources_options(prior, transfer: str | None, add: bool, replace: bool) -> None:
+    """``--prior-add`` / ``--prior-replace`` say what ``--prior`` files do to a study's stored sources:
+    refused where they would do nothing (without ``--prior``, with ``--transfer none``, both)."""
+    if not (add or replace):
+        return
+    flag = "--prior-add" if add else "--prior-replace"
+    if add and replace:
+        raise ValueError("give --prior-add or --prior-replace, not both")
+    if not prior:
+        raise ValueError(
+            f"{flag} says what --prior files do to a study's stored sources: give them with --prior"
+        )
+    if transfer in ("none", "gp"):
+        raise ValueError(
+            f"{flag} is for transfer sources; with --transfer none the --prior files are imported as trials"
+        )
+
 
 def _plain(*cells: str) -> list[Text]:
     """Table cells shown as written: rich reads a str cell as markup, so a categorical choice, a
@@ -268,6 +302,7 @@ def load_space(path: Path):
     (and ``"step": ...`` for a grid ``low + k * step``) or ``{"type": "categorical", "name": ...,
     "choices": [...]}``.
     """
+    from ._user_json import plainly, space_problem
     from .space import Space
 
     if not path.is_file():
@@ -287,11 +322,14 @@ def load_space(path: Path):
         data = {"params": data}
     if not isinstance(data, dict) or not isinstance(data.get("params"), list):
         raise ValueError(f'space file {str(path)!r} must hold a list of parameters or {{"params": [...]}}')
+    problem = space_problem(data)  # (in the file's words; the library's speak Python)
+    if problem is not None:
+        raise ValueError(f"space file {str(path)!r}: {problem}")
     data.setdefault("candidate_points", None)
     try:
         return Space.from_dict(data)
     except (ValueError, TypeError, KeyError) as exc:
-        raise ValueError(f"space file {str(path)!r}: {exc}") from None
+        raise ValueError(f"space file {str(path)!r}: {plainly(str(exc))}") from None
 
 
 def _params_table(title: str, rows, space) -> Table:
@@ -624,7 +662,8 @@ def optimize(
         typer.Option(
             "--prior",
             help="CSV of earlier evaluations, or a finished study (file or URL), to start from "
-            "(repeatable: each is a source task).",
+            "(repeatable: each is a source task). On a study that stores other sources, say "
+            "--prior-add or --prior-replace.",
         ),
     ] = None,
     transfer: Annotated[
@@ -642,6 +681,8 @@ def optimize(
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    prior_add: PriorAddOption = False,
+    prior_replace: PriorReplaceOption = False,
     max_prior: MaxPriorOption = None,
     maximize: Annotated[
         bool | None,
@@ -850,6 +891,7 @@ def optimize(
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
         raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
+    _check_prior_sources_options(prior, method, prior_add, prior_replace)
     data = parts = None
     if prior:
         data, parts = _read_priors(
@@ -857,6 +899,8 @@ def optimize(
         )
         if method == "none":  # checked before the study is created: an error leaves nothing behind
             _check_importable(prior, parts, task)
+        else:  # (before the study is touched: a refusal changes nothing)
+            data = _with_stored_sources(replaced, data, prior, prior_add, prior_replace, storage, errors)
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if (method != "none" or resumed_sources) and not transform_given:
@@ -897,7 +941,6 @@ def optimize(
         _import_priors(opt, prior, parts, storage, console)
     elif data is not None:
         names = _entries(prior)
-        _say_replaced(replaced, data, console)
         _say_method(kept_transfer, method_given, prior, console)
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
@@ -952,7 +995,7 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
 
 
 def _stored_sources_or_none(stored) -> dict | None:
-    """The sources a study stores (which a ``--prior`` replaces), None without (or when damaged:
+    """The sources a study stores (which a ``--prior`` adds to or replaces), None without (or when damaged:
     they are replaced without a word about them)."""
     from .optimizer import Optimizer
 
@@ -963,26 +1006,87 @@ def _stored_sources_or_none(stored) -> dict | None:
     return None
 
 
-def _say_replaced(replaced: dict | None, data, out) -> None:
-    """The line saying that ``--prior`` replaced a study's other stored sources."""
+def _rows_by_source(data) -> dict[str, list[str]]:
+    """Each source task's rows (sorted JSON texts), by label: two sets of sources are the same when
+    their row sets are, whatever their labels (the same files in another order, a study made before
+    sources were named by path, 'A:A.db' for 'A')."""
+    labels = data.task if data.task is not None else [None] * len(data)
+    rows: dict[str, list[str]] = {}
+    for p, y, t in zip(data.params, data.y, labels, strict=True):
+        rows.setdefault(str(t), []).append(json.dumps([sorted(p.items()), float(y)], default=repr))
+    return {label: sorted(r) for label, r in rows.items()}
 
-    def sources(d) -> list:
-        # each source's rows, whatever its label: the same files in another order are the same
-        # sources, and so are those of a study made before sources were named by path ('A:A.db')
-        labels = d.task if d.task is not None else [None] * len(d)
-        rows: dict[str, list[str]] = {}
-        for p, y, t in zip(d.params, d.y, labels, strict=True):
-            rows.setdefault(str(t), []).append(json.dumps([sorted(p.items()), float(y)], default=repr))
-        return sorted(sorted(r) for r in rows.values())
 
-    if replaced is not None and sources(replaced["prior"]) != sources(data):
-        tasks = replaced["prior"].tasks
+def _source_names(data) -> str:
+    """The source tasks of stored sources, as a person reads them (a.csv's rows: 'a')."""
+    from .prior import source_label
+
+    names = data.tasks if data.task is not None else [source_label(data.source)]
+    shown = ", ".join(str(n) for n in names[:5])
+    return shown + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+
+
+def _with_stored_sources(stored: dict | None, data, prior: list[str], add: bool, replace: bool, storage, out):
+    """The sources a ``--prior`` on a study gives it: on a study that stores other sources, refused
+    unless ``--prior-add`` (the stored sources and these; a file whose rows a stored source holds is
+    not added twice) or ``--prior-replace`` (these instead) says which. Before, they were replaced,
+    and a line said so after the fact. The same sources given again (a command run again) are
+    taken without a word."""
+    from .data import TaskData
+    from .prior import source_label
+
+    if stored is None:
+        return data
+    held = _rows_by_source(stored["prior"])
+    given = _rows_by_source(data)
+    if sorted(held.values()) == sorted(given.values()):
+        return data
+    old = stored["prior"]
+    what = (
+        f"{len(old)} evaluations of {max(1, len(old.tasks))} source task(s): {_source_names(old)}; "
+        f"transfer {stored['transfer']}"
+    )
+    if not (add or replace):
+        raise ValueError(
+            f"{redacted(storage)} already transfers from stored sources ({what}). Give --prior-add to add "
+            f"{_entries(prior)} to them, or --prior-replace to use {_entries(prior)} instead "
+            "(nothing was changed)"
+        )
+    if replace:
+        out.print(f"replacing the study's stored sources ({what}) with {_entries(prior)}", highlight=False)
+        return data
+    new = [label for label, rows in given.items() if rows not in held.values()]
+    if not new:
         out.print(
-            f"replacing the study's stored sources ({len(replaced['prior'])} evaluations of "
-            f"{max(1, len(tasks))} source task(s), transfer {replaced['transfer']}) with these: "
-            "--prior gives the study's whole set of sources, not sources to add",
+            f"{_entries(prior)}: already among the study's stored sources ({what}); nothing added",
             highlight=False,
         )
+        return old
+    labels_of = lambda d: list(d.task) if d.task is not None else [source_label(d.source)] * len(d)  # noqa: E731
+    old_labels, new_labels = labels_of(old), labels_of(data)
+    taken = set(map(str, old_labels))
+    renamed = {}
+    for label in dict.fromkeys(map(str, new_labels)):
+        name, k = label, 2
+        while name in taken:  # (a source of another file under the same name)
+            name, k = f"{label} ({k})", k + 1
+        renamed[label] = name
+        taken.add(name)
+    keys = [str(t) for t in data.task] if data.task is not None else ["None"] * len(data)
+    keep = [key in new for key in keys]
+    params = list(old.params) + [p for p, k in zip(data.params, keep, strict=True) if k]
+    y = list(old.y) + [v for v, k in zip(data.y, keep, strict=True) if k]
+    task = [str(t) for t in old_labels] + [
+        renamed[str(t)] for t, k in zip(new_labels, keep, strict=True) if k
+    ]
+    both = TaskData(params, y, task, old.space, source=f"{old.source}, {data.source}")
+    skipped = len(given) - len(new)
+    out.print(
+        f"adding {len(given) - skipped} source task(s) of {_entries(prior)} to the study's stored sources "
+        f"({what})" + (f"; {skipped} already among them, not added twice" if skipped else ""),
+        highlight=False,
+    )
+    return both
 
 
 def _say_method(kept: dict, given: str | None, prior, out) -> None:
@@ -1411,13 +1515,16 @@ def suggest(
         typer.Option(
             "--prior",
             help="CSV of earlier evaluations, or a finished study (file or URL), to start warm from "
-            "(repeatable: each is a source task); replaces the sources a study stores.",
+            "(repeatable: each is a source task). On a study that stores other sources, say "
+            "--prior-add or --prior-replace.",
         ),
     ] = None,
     task: TaskOption = None,
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
     prior_rename: PriorRenameOption = None,
+    prior_add: PriorAddOption = False,
+    prior_replace: PriorReplaceOption = False,
     max_prior: MaxPriorOption = None,
     space_file: Annotated[
         Path | None,
@@ -1465,6 +1572,7 @@ def suggest(
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)
         raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
+    _check_prior_sources_options(prior, transfer, prior_add, prior_replace)
     space = None if space_file is None else load_space(space_file)
     data = parts = None
     if space is not None and not study_exists(storage):
@@ -1544,7 +1652,15 @@ def suggest(
                     if transfer == "none":
                         _check_importable(prior, parts, task)
                     else:
-                        _say_replaced(_stored_sources_or_none(stored), data, errors)
+                        data = _with_stored_sources(
+                            _stored_sources_or_none(stored),
+                            data,
+                            prior,
+                            prior_add,
+                            prior_replace,
+                            storage,
+                            errors,
+                        )
                 _say_method(kept_transfer, transfer, prior, errors)
                 if max_prior is not None:
                     _say_cap(kept_transfer, transfer or kept_transfer.get("transfer"), max_prior, errors)
@@ -1739,9 +1855,10 @@ def observe(
     tasks = list(getattr(opt, "task_names", ()))
     numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None)
     point = None if params is None else _parse_params(params, opt.space)
+    typed = None if params is None else _typed_numbers(params)
     if trial is not None:
         stored = opt.study.trial(trial)
-        if point is not None and point != stored.params:
+        if point is not None and not _matches_as_typed(stored.params, point, typed, opt.space):
             raise ValueError(
                 f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
                 "given in --params; a trial's settings cannot be changed. Record the settings actually used "
@@ -1778,10 +1895,9 @@ def observe(
             _print_best(opt)
             return
     matched = ""
-    if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
-        pending = [t.id for t in opt.study.trials(("pending",)) if t.params == point]
-        matched = f" (suggested at these settings as trial {pending[0]})" if pending else " (a new trial)"
     target = trial if trial is not None else point
+    if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
+        target, matched = _pending_match(opt, point, typed, storage)
     if failed:
         if trial is not None and stored.is_failed:
             # a failure reported twice (two people, or once more with another reason): the second
@@ -1825,6 +1941,64 @@ def observe(
                 soft_wrap=True,
             )
     _print_best(opt)
+
+
+def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | dict, str]:
+    """What ``observe --params`` completes: the pending suggestion at exactly ``point``, else the one
+    pending suggestion ``point`` matches at the digits printed or typed (settings copied from what
+    ``suggest`` or ``status`` printed, rounded: :func:`_matches_as_typed`), else ``point`` as a new
+    trial; with the words saying which. Several pending suggestions matching are refused, naming them
+    and the ``--trial`` form.
+    """
+    pending = opt.study.trials(("pending",))
+    exact = [t for t in pending if t.params == point]
+    if exact:
+        return point, f" (suggested at these settings as trial {exact[0].id})"
+    close = [t for t in pending if _matches_as_typed(t.params, point, typed, opt.space)]
+    if len(close) == 1:
+        t = close[0]
+        return t.id, (
+            f" (suggested as trial {t.id} at {_shown(t.params, opt.space)}: the settings typed, to the "
+            "digits shown; stored as suggested)"
+        )
+    if close:
+        listed = "; ".join(f"trial {t.id} at {_shown(t.params, opt.space)}" for t in close)
+        raise ValueError(
+            f"the settings in --params match {len(close)} pending suggestions to the digits shown: {listed}. "
+            f"Say which one with --trial: warmbo observe --storage {_study_arg(storage)} --trial "
+            f"{close[0].id} --value V (or type the settings with more digits)"
+        )
+    if pending:  # (a suggestion left pending beside the new trial was easy to miss)
+        ids = ", ".join(str(t.id) for t in pending)
+        return point, f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids})"
+    return point, " (a new trial)"
+
+
+def _typed_numbers(text: str) -> dict:
+    """The numbers of a ``--params`` object (valid JSON, read by :func:`_parse_params` first) as
+    :class:`~decimal.Decimal` with the digits typed: ``85.70`` keeps its last 0."""
+    from decimal import Decimal
+
+    point = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+    return {name: v for name, v in point.items() if isinstance(v, Decimal)}
+
+
+def _matches_as_typed(params: dict, point: dict, typed: dict, space) -> bool:
+    """Whether stored ``params`` read as the validated ``point`` at the digits typed (``typed``, from
+    :func:`_typed_numbers`) or printed, whichever are more: each float parameter within half a unit
+    of that last digit, every other one equal. ``85.7312`` (as tables print ``85.73124``) matches it,
+    and so does ``85.73124``; ``85.7`` does not (a setting chosen by hand is meant as typed)."""
+    from decimal import Decimal
+
+    for p in space.params:
+        stored, given = params[p.name], typed.get(p.name)
+        if p.kind == "float" and given is not None and isinstance(stored, float) and given.is_finite():
+            digit = min(given.as_tuple().exponent, Decimal(p.text(stored)).as_tuple().exponent)
+            if abs(Decimal(stored) - given) > Decimal(5).scaleb(digit - 1):
+                return False
+        elif stored != point[p.name]:
+            return False
+    return True
 
 
 def _shown_result(t, tasks) -> str:
@@ -1872,6 +2046,8 @@ def _parse_values(text: str, n_tasks: int | None) -> list[float]:
 
 def _parse_params(text: str, space) -> dict:
     """``--params``: a JSON object of parameter values, validated against the study's space."""
+    from ._user_json import plainly, point_problem
+
     example = ", ".join(f'"{name}": ...' for name in space.names)
     try:
         point = json.loads(text, object_pairs_hook=_unique_keys)
@@ -1884,10 +2060,13 @@ def _parse_params(text: str, space) -> dict:
         raise ValueError(f"--params: {exc}") from None
     if not isinstance(point, dict):
         raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
+    problem = point_problem(point, space)  # (in the words typed; the library's speak Python)
+    if problem is not None:
+        raise ValueError(f"--params: {problem}")
     try:
         return space.validate(point)
     except ValueError as exc:
-        raise ValueError(f"--params: {exc}") from None
+        raise ValueError(f"--params: {plainly(str(exc))}") from None
 
 
 #: ``status`` lists every trial up to this many, else the last 50 (``--last``, ``--all``)
@@ -2352,6 +2531,17 @@ def clean_pending(
         highlight=False,
         soft_wrap=True,
     )
+    for t in stale:  # (whose and how old, as for those kept: the line gave the ids only)
+        if t.id in beating:
+            why = f"its run's heartbeat stopped {_duration(silent(t))} ago"
+        else:
+            why = f"a suggestion waiting for a result, {_duration(silent(t))} old"
+        console.print(
+            f"failed: trial {t.id} (worker {t.worker or '?'}): {why}",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     for t in kept:
         if t.id in beating and silent(t) <= live:
             why = f"being evaluated by a live run (heartbeat {_duration(silent(t))} ago)"

@@ -1795,9 +1795,12 @@ class Optimizer:
         With transfer sources, the first points are the warm design's (best first, those already
         taken skipped); then, as without sources: continuous spaces take the scrambled Sobol sequence
         of the study's seed, finite spaces a seeded random order of the candidates (Sobol over a
-        finite set would repeat points).
+        finite set would repeat points). Past the first ``n_initial`` points (a design kept on while
+        fewer than two trials are complete) no warm point is taken: sources given to a study whose
+        design was over (replaced or added by ``prior=``, ``--prior-replace``, ``--prior-add``) would
+        have their own rows suggested as if the study were new.
         """
-        warm = self.warm_design()
+        warm = self.warm_design() if index < self.n_initial else None
         if warm is not None and len(warm):
             # the design phase takes the warm points first, whatever was told before (an Optuna
             # trial, a point evaluated outside the optimizer); Sobol once they are all taken

@@ -57,6 +57,7 @@ __all__ = [
     "names_a_study",
     "first_repeat",
     "join_sources",
+    "source_label",
     "digest",
     "prior_subset",
     "prior_subset_by_source",
@@ -424,7 +425,7 @@ def join_sources(
         return parts[0]
     studies = [names_a_study(entry) for entry in entries] if studies is None else studies
     # (a PostgreSQL study by its study name, not the database's; no entry shows a password)
-    stems = [study_label(e) if _is_postgres(e) else Path(e.split("?")[0]).stem for e in entries]
+    stems = [source_label(e) for e in entries]
     names = [stem if stems.count(stem) == 1 else redacted(e) for e, stem in zip(entries, stems, strict=True)]
     for k, name in enumerate(names):  # (only entries that are not files can still share a name)
         if names[:k].count(name):
@@ -438,6 +439,12 @@ def join_sources(
         else:
             labels += [f"{name}:{t}" for t in part.task]
     return TaskData(params, values, labels, space, source=", ".join(redacted(e) for e in entries))
+
+
+def source_label(entry: str) -> str:
+    """The task label of a prior given as text: a file's name without folder and suffix, a
+    PostgreSQL study's study name (never the URL, which may hold a password)."""
+    return study_label(entry) if _is_postgres(entry) else Path(entry.split("?")[0]).stem
 
 
 def names_a_study(text: str) -> bool:
