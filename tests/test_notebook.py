@@ -72,9 +72,24 @@ def test_a_run_in_a_notebook_shows_one_output_updated_in_place_and_no_warning(no
     assert len(display.outputs) == 1
     assert re.fullmatch(rf"best: {opt.best.value:.6g} \u2501{{40}} 5/5 trials 0:00:\d\d", display.text())
     assert out.getvalue() == ""
-    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=7)  # a resumed run starts from the trials done
-    assert display.outputs[1][0]["text/plain"].split()[-3] == "5/7"
-    assert display.text().split()[-3] == "7/7"
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=7)  # a resumed run counts its own 2 trials
+    assert display.outputs[1][0]["text/plain"].endswith("0/2 trials (5 in the study) 0:00:00")
+    assert " 2/2 trials (7 in the study) " in display.text()
+
+
+def test_a_resumed_run_counts_its_own_trials_against_its_share_of_the_budget(notebook):
+    """A run to budget=14 on a study already holding 9 trials read "9/14 trials" at its start and
+    "14/14" at its end: the bar mixed the study's trials with the run's. It now counts the run's 5
+    against the 5 left, and says the study's total beside them."""
+    display, _ = notebook
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=3)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=9, progress=False)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=14)
+    first, *_, last = (update["text/plain"] for update in display.outputs[0])
+    assert " 0/5 trials (9 in the study) " in first
+    assert re.fullmatch(
+        rf"best: {opt.best.value:.6g} \u2501{{40}} 5/5 trials \(14 in the study\) 0:00:\d\d", last
+    )
 
 
 def test_the_notebook_output_is_updated_at_most_every_interval_and_at_the_end():

@@ -2227,7 +2227,9 @@ class Optimizer:
         callbacks : iterable of callables
             Each called as ``callback(optimizer, trial)`` after every finished trial.
         progress : bool
-            Show a rich progress bar with the best value so far.
+            Show a progress bar: this run's finished trials against what is left of the budget, the
+            study's total beside them when it holds more (``5/5 trials (14 in the study)``), and the
+            best value so far.
         retry_pending : bool
             First evaluate every trial left pending by an earlier run (a killed run's trial beats
             fresh for 30 s, so no beat tells it from a live one at once: use it when no other worker
@@ -2285,7 +2287,9 @@ class Optimizer:
                 BudgetAlreadyReachedWarning,
                 stacklevel=2,
             )
-        bar = _ProgressBar(progress, max(budget, started), started, self)
+        # the bar counts this run's trials against what is left of the budget ("5/5 trials"), the study's
+        # total beside it ("(14 in the study)"); before, it counted the study's ("9/14", then "14/14")
+        bar = _ProgressBar(progress, max(budget - started, 0), started, self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
         # the trials this run is evaluating, from the ask to the record: the only ones it beats, so a
@@ -2392,7 +2396,7 @@ class Optimizer:
                         del running[future]  # (after the record: an interrupt during it leaves it to
                         # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
-                        bar.advance()
+                        bar.advance(finished())
                         if not repeat_warned:
                             repeat_warned = self._warn_repeat(trial, budget, finished(), started)
                         for callback in callbacks:
@@ -2821,17 +2825,28 @@ def _warn_one_at_a_time(executor: Executor) -> None:
 
 
 class _ProgressBar:
-    """Finished trials and the best value so far: a rich bar, plain lines when piped, or nothing."""
+    """This run's finished trials against its share of the budget, the study's total and the best
+    value so far: a rich bar, plain lines when piped, or nothing.
 
-    def __init__(self, enabled: bool, total: int, completed: int, optimizer: Optimizer):
+    ``total`` is what the run has left to do (the budget less the study's finished trials when it
+    started); the count starts at 0. When the study holds more than this run's trials (a resumed study,
+    another run on it), the unit says how many: ``"5/5 trials (14 in the study)"``.
+    """
+
+    def __init__(self, enabled: bool, total: int, in_study: int, optimizer: Optimizer):
         self.enabled = enabled
         self.optimizer = optimizer
-        self.total, self.completed = total, completed
+        self.total, self.in_study, self.completed = total, in_study, 0
         self.progress = None
 
     def _description(self) -> str:
         best = self.optimizer.best
         return "best: -" if best is None else f"best: {best.value:.6g}"
+
+    def _unit(self) -> str:
+        if self.in_study == self.completed:
+            return "trials"
+        return f"trials ({self.in_study} in the study)"
 
     def __enter__(self):
         if self.enabled:  # a bar on a terminal, plain lines when piped (warmbo._progress)
@@ -2842,13 +2857,16 @@ class _ProgressBar:
             self.progress = progress(get_console(), transient=False)
             self.progress.__enter__()
             self.task = self.progress.add_task(
-                self._description(), total=self.total, completed=self.completed, unit="trials"
+                self._description(), total=self.total, completed=0, unit=self._unit()
             )
         return self
 
-    def advance(self) -> None:
+    def advance(self, in_study: int) -> None:
+        """One more trial of this run finished; the study now holds ``in_study`` finished trials."""
+        self.completed += 1
+        self.in_study = in_study
         if self.progress is not None:
-            self.progress.update(self.task, advance=1, description=self._description())
+            self.progress.update(self.task, advance=1, description=self._description(), unit=self._unit())
 
     def __exit__(self, *exc):
         if self.progress is not None:
