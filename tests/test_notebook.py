@@ -155,6 +155,41 @@ def test_plot_shows_inline_once_without_pyplot():
     assert plt.get_fignums() == before  # nothing for the inline backend to show a second time
 
 
+def test_every_report_plot_returns_a_figure_shown_inline_once():
+    """plot_importance, plot_calibration, plot_pareto and plot_best_so_far returned matplotlib Axes,
+    which a cell ending with one showed as the text ``<Axes: title={...}>`` and no image, while
+    plot_observed, plot_task_values, plot_posterior_slices and opt.plot() returned a figure. Each
+    now returns the figure, which gives IPython its PNG and is not registered in pyplot."""
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from warmbo import report
+    from warmbo.audit import audit
+
+    before = plt.get_fignums()
+    opt = _study()
+    trials = list(opt.history)
+    X = opt.space.encode([t.params for t in trials])
+    y = np.array([t.value for t in trials])
+    two_tasks = [
+        wb.Trial(i, {"x0": 0.1 * i}, "complete", float(i), values=(float(i), float(-i))) for i in range(4)
+    ]
+    figures = {
+        "plot_best_so_far": report.plot_best_so_far(trials, maximize=False),
+        "plot_importance": report.plot_importance({"x0": 0.7, "x1": 0.3}),
+        "plot_calibration": report.plot_calibration(audit(wb.GP(wb.kernels.RBF(0.3), noise=0.01), X, y)),
+        "plot_pareto": report.plot_pareto(two_tasks, {"a": "maximize", "b": "minimize"}),
+    }
+    for name, fig in figures.items():
+        assert isinstance(fig, Figure), name
+        assert fig._repr_png_().startswith(PNG), name
+    assert plt.get_fignums() == before
+    # drawn into an axes of yours: the figure holding it
+    mine = Figure()
+    ax = mine.subplots()
+    assert report.plot_importance({"x0": 1.0}, ax=ax) is mine and ax.get_title().startswith("Parameter")
+
+
 def test_an_interrupted_run_says_what_it_kept_and_how_to_go_on(tmp_path):
     """The stop button (KeyboardInterrupt) during an evaluation ended the cell with a bare
     'KeyboardInterrupt' under a traceback into the objective, and the trial being evaluated was left

@@ -1490,7 +1490,7 @@ class Optimizer:
         from .report import plot_best_so_far
 
         name = "utility" if getattr(self, "task_names", None) else "objective"
-        return plot_best_so_far(list(self.history), self.maximize, name=name).figure
+        return plot_best_so_far(list(self.history), self.maximize, name=name)
 
     def report(self, out="warmbo-report", title: str | None = None):
         """Write the study's report into the folder ``out``, as ``warmbo report`` does: a
