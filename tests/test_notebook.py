@@ -311,3 +311,66 @@ def test_warnings_from_an_ask_or_a_run_point_at_the_users_line(tmp_path):
         with pytest.warns(UserWarning, match="transfers from stored sources") as record:
             act(wb.Optimizer(space, seed=0, storage=url))
         assert {w.filename for w in record if "stored sources" in str(w.message)} == {__file__}
+
+
+def test_a_second_ask_without_a_tell_says_once_that_the_first_trial_is_still_pending():
+    """Running a cell with ``opt.ask()`` twice left the first suggestion pending without a word: the
+    optimizer treats it as running (points are suggested away from it) until it is told. The second
+    ask now says so once, at the user's line, with how to ask for a batch and how to close the trial."""
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    first = opt.ask()
+    with pytest.warns(UserWarning) as record:
+        opt.ask()
+    from warmbo.optimizer import UnansweredAskWarning
+
+    (said,) = record
+    assert said.category is UnansweredAskWarning
+    message = str(said.message)
+    assert said.filename == __file__
+    assert f"trial {first.trial_id}, which the last ask() suggested, is still pending" in message
+    assert "ask(n)" in message and f"opt.tell({first.trial_id}, value)" in message
+    assert f"opt.tell_failed({first.trial_id})" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnansweredAskWarning)
+        opt.ask()  # once per optimizer
+        # what does not warn: an ask after a tell, batches, runs, a fresh optimizer's first ask
+        fresh = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+        fresh.tell(fresh.ask(), 1.0)
+        fresh.tell_failed(fresh.ask())
+        fresh.ask()
+        fresh.tell({"x0": 0.5}, 0.5)  # any tell counts, a point measured outside the optimizer too
+        fresh.ask()
+        batched = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+        batched.ask(2)
+        batched.ask(2)
+        batched.run(lambda p: p["x0"], budget=5, progress=False)
+        batched.run(lambda p: p["x0"], budget=8, n_workers=2, progress=False)
+
+
+def test_asks_in_a_worker_thread_or_after_the_trial_was_closed_elsewhere_do_not_warn():
+    import threading
+
+    from warmbo.optimizer import UnansweredAskWarning
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    errors = []
+
+    def worker():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", UnansweredAskWarning)
+                opt.ask()
+                opt.ask()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert errors == []
+    closed = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    suggestion = closed.ask()
+    closed.study.complete(suggestion.trial_id, 1.0)  # told through the study, not this optimizer
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnansweredAskWarning)
+        closed.ask()

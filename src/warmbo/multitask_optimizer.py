@@ -493,6 +493,7 @@ class MultiTaskOptimizer(Optimizer):
         """Record the vector of task values (a sequence in task order, or a dict by task name)."""
         arr = self._as_values(values)
         utility = self.utility(arr)
+        self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:

@@ -92,7 +92,7 @@ from ._linalg import NotPositiveDefiniteError
 from ._remote import Submitter, executor_slots
 from ._threads import blas_limited
 from ._validation import check_int
-from ._warnings import user_stacklevel
+from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
 from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
@@ -142,6 +142,7 @@ __all__ = [
     "InterruptedRunWarning",
     "RepeatedPointsWarning",
     "RepeatedFailureError",
+    "UnansweredAskWarning",
     "default_n_initial",
 ]
 
@@ -717,6 +718,13 @@ class Optimizer:
         self._check_stored_sources = (
             self._source is None and prior is None and transfer is None and model is None
         )
+        # ask() by hand on the main thread: (trial id, tells so far) of its last suggestion, to say once
+        # when ask() is called again with that trial still pending and nothing told since (a notebook
+        # cell run twice piled up pending trials silently); the integrations turn it off
+        self._asks_by_hand = True
+        self._last_ask: tuple[int, int] | None = None
+        self._tells = 0
+        self._unanswered_warned = False
         self.model_: Any = None  # the last fitted model (its class follows model=), None before one
         # (id, value) of the complete trials model_ was fitted to (a value can be amended)
         self._model_basis: tuple[tuple[int, float], ...] = ()
@@ -1857,8 +1865,18 @@ class Optimizer:
         -------
         Suggestion or list of Suggestion
             Parameter dicts with a ``trial_id`` attribute.
+
+        Warns
+        -----
+        UnansweredAskWarning
+            Once per optimizer: ``ask()`` called again (on the main thread) while the trial it
+            suggested last is still pending and nothing was told since. That trial stays pending and
+            counts as running; ``ask(n)`` asks for a batch, ``tell`` or ``tell_failed`` closes it.
         """
         count = 1 if n is None else check_int(n, "n", 1)
+        by_hand = n is None and self._asks_by_hand and threading.current_thread() is threading.main_thread()
+        if by_hand:
+            self._warn_unanswered_ask()
         # (with heartbeat_grace, an ask may reclaim silent pending trials, which the bound counts as held)
         if count > 1 and math.isfinite(self.space.cardinality) and self.heartbeat_grace is None:
             self._check_room(count)
@@ -1887,7 +1905,32 @@ class Optimizer:
             if suggestions:
                 exc.add_note(f"ask({count}) found {len(suggestions)} point(s) before this; none was stored")
             raise
+        if by_hand:
+            self._last_ask = (suggestions[0].trial_id, self._tells)
         return suggestions[0] if n is None else suggestions
+
+    def _warn_unanswered_ask(self) -> None:
+        """Say (once) that the trial the last ``ask()`` suggested is still pending, nothing told since."""
+        if self._unanswered_warned or self._last_ask is None:
+            return
+        trial_id, tells = self._last_ask
+        if tells != self._tells:
+            return
+        try:
+            if self.study.trial(trial_id).state != PENDING:
+                return
+        except TrialNotFoundError:
+            return
+        self._unanswered_warned = True
+        _warn(
+            f"ask() again while trial {trial_id}, which the last ask() suggested, is still pending and "
+            f"nothing was told since: it stays pending, and the optimizer treats it as running (it "
+            f"suggests points away from it, and `warmbo status` lists it). To evaluate several points "
+            f"at once, ask for a batch with ask(n). To close trial {trial_id}, tell its result with "
+            f"opt.tell({trial_id}, value), or mark it failed with opt.tell_failed({trial_id}). "
+            f"(Said once per optimizer.)",
+            UnansweredAskWarning,
+        )
 
     def _remove_own_pending(self, stored: list[tuple[int, dict]]) -> None:
         """Delete, in one transaction, the trials ``stored`` lists that are still this call's: pending,
@@ -2039,6 +2082,7 @@ class Optimizer:
         complete trial (a point evaluated outside the optimizer). The value is committed to the
         store before this returns.
         """
+        self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:
@@ -2058,6 +2102,7 @@ class Optimizer:
 
     def tell_failed(self, trial_or_params, error: str | None = None) -> Trial:
         """Mark a trial failed; it is kept (and not proposed again) but has no value."""
+        self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:
