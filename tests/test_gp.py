@@ -216,6 +216,36 @@ def test_prior_prediction_before_fit():
     np.testing.assert_allclose(std, 2.0)
 
 
+def test_gp_without_a_kernel_fits_and_predicts_with_the_default_kernel():
+    # before: GP() raised TypeError (kernel was required), while scikit-learn's
+    # GaussianProcessRegressor() has a default kernel
+    from sklearn.base import clone
+
+    from warmbo.models import default_model
+
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 3))
+    y = np.sin(4 * X[:, 0]) + X[:, 1]
+    gp = GP()
+    assert gp.kernel is None and clone(gp).kernel is None
+    prior_mean, prior_std = gp.predict(X[:2])  # before fit: the default kernel's prior
+    np.testing.assert_allclose(prior_mean, 0.0)
+    np.testing.assert_allclose(prior_std, 1.0)
+    mean, std = gp.fit(X, y).predict(X)
+    assert gp.kernel is None  # (scikit-learn's convention: the argument is kept as given)
+    assert repr(gp.kernel_) == repr(default_model(3).kernel)  # Constant * Matern-5/2, 3 lengthscales
+    np.testing.assert_allclose(gp.kernel_.theta, default_model(3).kernel.theta)
+    np.testing.assert_allclose(mean, y, atol=1e-3)
+    assert std.shape == (12,) and np.all(np.isfinite(std))
+    np.testing.assert_allclose(mean, GP(default_model(3).kernel).fit(X, y).predict(X).mean)
+    fitted = GP(optimizer="ml2", normalize_y=True, n_restarts=1, seed=0).fit(X, y)  # fits its hyperparameters
+    assert not np.allclose(fitted.kernel_.theta, gp.kernel_.theta)
+    with pytest.raises(
+        ValueError, match="kernel must be a warmbo Kernel \\(or None for the default kernel\\)"
+    ):
+        GP("rbf").fit(X, y)
+
+
 def test_duplicate_points_without_noise_warn_with_jitter_and_stay_finite():
     X = np.array([[0.1], [0.1], [0.5], [0.5]])
     y = np.array([1.0, 1.0, 0.0, 0.0])

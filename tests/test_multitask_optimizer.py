@@ -70,6 +70,28 @@ def test_ask_batch_distinct_and_dict_tell_with_directions(space):
     assert abs(mean[0, 1] - (3 + np.cos(1.8))) < 0.5  # latency on the user's scale and sign
 
 
+def test_predict_returns_a_multitask_prediction_that_still_unpacks(space):
+    # before: MultiTaskOptimizer.predict returned a plain tuple, while Optimizer.predict and every
+    # model's predict return a Prediction (.mean, and the mean where an array is expected)
+    mt = wb.MultiTaskOptimizer(
+        space, task_names=["acc", "latency"], directions=["maximize", "minimize"], seed=0
+    )
+    for _ in range(5):
+        s = mt.ask()
+        mt.tell(s, {"acc": np.sin(6 * s["x"]), "latency": 3 + np.cos(6 * s["x"])})
+    points = [{"x": 0.3}, {"x": 0.7}]
+    prediction = mt.predict(points)
+    assert isinstance(prediction, wb.models.MultiTaskPrediction)
+    mean, cov = prediction
+    assert prediction.mean is mean and prediction.cov is cov and np.asarray(prediction).shape == (2, 2)
+    assert cov.shape == (2, 2, 2) and prediction.shape == (2, 2)
+    # .norm: the largest eigenvalue of each covariance (the signs of the tasks do not change it)
+    _, full = mt.fit_model().predict(space.encode(points), cov="full")
+    np.testing.assert_allclose(prediction.norm, np.linalg.eigvalsh(full)[:, -1], rtol=1e-10)
+    with pytest.raises(AttributeError, match="read .norm or .cov"):
+        _ = prediction.std
+
+
 def test_mtkb_with_given_icm_kernel_on_a_finite_space():
     grid = wb.Space([wb.Int("i", 0, 40)])
     x = np.linspace(0, 1, 41)

@@ -72,9 +72,24 @@ def test_a_run_in_a_notebook_shows_one_output_updated_in_place_and_no_warning(no
     assert len(display.outputs) == 1
     assert re.fullmatch(rf"best: {opt.best.value:.6g} \u2501{{40}} 5/5 trials 0:00:\d\d", display.text())
     assert out.getvalue() == ""
-    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=7)  # a resumed run starts from the trials done
-    assert display.outputs[1][0]["text/plain"].split()[-3] == "5/7"
-    assert display.text().split()[-3] == "7/7"
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=7)  # a resumed run counts its own 2 trials
+    assert display.outputs[1][0]["text/plain"].endswith("0/2 trials (5 in the study) 0:00:00")
+    assert " 2/2 trials (7 in the study) " in display.text()
+
+
+def test_a_resumed_run_counts_its_own_trials_against_its_share_of_the_budget(notebook):
+    """A run to budget=14 on a study already holding 9 trials read "9/14 trials" at its start and
+    "14/14" at its end: the bar mixed the study's trials with the run's. It now counts the run's 5
+    against the 5 left, and says the study's total beside them."""
+    display, _ = notebook
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=3)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=9, progress=False)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=14)
+    first, *_, last = (update["text/plain"] for update in display.outputs[0])
+    assert " 0/5 trials (9 in the study) " in first
+    assert re.fullmatch(
+        rf"best: {opt.best.value:.6g} \u2501{{40}} 5/5 trials \(14 in the study\) 0:00:\d\d", last
+    )
 
 
 def test_the_notebook_output_is_updated_at_most_every_interval_and_at_the_end():
@@ -138,6 +153,41 @@ def test_plot_shows_inline_once_without_pyplot():
     assert repr(fig) == "<Figure size 700x400 with 1 Axes>"  # (the text beside the image)
     assert plot_observed(list(opt.history), opt.space, maximize=False)._repr_png_().startswith(PNG)
     assert plt.get_fignums() == before  # nothing for the inline backend to show a second time
+
+
+def test_every_report_plot_returns_a_figure_shown_inline_once():
+    """plot_importance, plot_calibration, plot_pareto and plot_best_so_far returned matplotlib Axes,
+    which a cell ending with one showed as the text ``<Axes: title={...}>`` and no image, while
+    plot_observed, plot_task_values, plot_posterior_slices and opt.plot() returned a figure. Each
+    now returns the figure, which gives IPython its PNG and is not registered in pyplot."""
+    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
+
+    from warmbo import report
+    from warmbo.audit import audit
+
+    before = plt.get_fignums()
+    opt = _study()
+    trials = list(opt.history)
+    X = opt.space.encode([t.params for t in trials])
+    y = np.array([t.value for t in trials])
+    two_tasks = [
+        wb.Trial(i, {"x0": 0.1 * i}, "complete", float(i), values=(float(i), float(-i))) for i in range(4)
+    ]
+    figures = {
+        "plot_best_so_far": report.plot_best_so_far(trials, maximize=False),
+        "plot_importance": report.plot_importance({"x0": 0.7, "x1": 0.3}),
+        "plot_calibration": report.plot_calibration(audit(wb.GP(wb.kernels.RBF(0.3), noise=0.01), X, y)),
+        "plot_pareto": report.plot_pareto(two_tasks, {"a": "maximize", "b": "minimize"}),
+    }
+    for name, fig in figures.items():
+        assert isinstance(fig, Figure), name
+        assert fig._repr_png_().startswith(PNG), name
+    assert plt.get_fignums() == before
+    # drawn into an axes of yours: the figure holding it
+    mine = Figure()
+    ax = mine.subplots()
+    assert report.plot_importance({"x0": 1.0}, ax=ax) is mine and ax.get_title().startswith("Parameter")
 
 
 def test_an_interrupted_run_says_what_it_kept_and_how_to_go_on(tmp_path):
@@ -261,3 +311,66 @@ def test_warnings_from_an_ask_or_a_run_point_at_the_users_line(tmp_path):
         with pytest.warns(UserWarning, match="transfers from stored sources") as record:
             act(wb.Optimizer(space, seed=0, storage=url))
         assert {w.filename for w in record if "stored sources" in str(w.message)} == {__file__}
+
+
+def test_a_second_ask_without_a_tell_says_once_that_the_first_trial_is_still_pending():
+    """Running a cell with ``opt.ask()`` twice left the first suggestion pending without a word: the
+    optimizer treats it as running (points are suggested away from it) until it is told. The second
+    ask now says so once, at the user's line, with how to ask for a batch and how to close the trial."""
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    first = opt.ask()
+    with pytest.warns(UserWarning) as record:
+        opt.ask()
+    from warmbo.optimizer import UnansweredAskWarning
+
+    (said,) = record
+    assert said.category is UnansweredAskWarning
+    message = str(said.message)
+    assert said.filename == __file__
+    assert f"trial {first.trial_id}, which the last ask() suggested, is still pending" in message
+    assert "ask(n)" in message and f"opt.tell({first.trial_id}, value)" in message
+    assert f"opt.tell_failed({first.trial_id})" in message
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnansweredAskWarning)
+        opt.ask()  # once per optimizer
+        # what does not warn: an ask after a tell, batches, runs, a fresh optimizer's first ask
+        fresh = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+        fresh.tell(fresh.ask(), 1.0)
+        fresh.tell_failed(fresh.ask())
+        fresh.ask()
+        fresh.tell({"x0": 0.5}, 0.5)  # any tell counts, a point measured outside the optimizer too
+        fresh.ask()
+        batched = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+        batched.ask(2)
+        batched.ask(2)
+        batched.run(lambda p: p["x0"], budget=5, progress=False)
+        batched.run(lambda p: p["x0"], budget=8, n_workers=2, progress=False)
+
+
+def test_asks_in_a_worker_thread_or_after_the_trial_was_closed_elsewhere_do_not_warn():
+    import threading
+
+    from warmbo.optimizer import UnansweredAskWarning
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    errors = []
+
+    def worker():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", UnansweredAskWarning)
+                opt.ask()
+                opt.ask()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join()
+    assert errors == []
+    closed = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    suggestion = closed.ask()
+    closed.study.complete(suggestion.trial_id, 1.0)  # told through the study, not this optimizer
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnansweredAskWarning)
+        closed.ask()

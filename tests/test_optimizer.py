@@ -324,15 +324,15 @@ def test_a_budget_the_study_already_holds_says_nothing_was_evaluated(monkeypatch
     bars = []
     real = wb.optimizer._ProgressBar
 
-    def recorded(enabled, total, completed, optimizer):
-        bars.append((total, completed))
-        return real(enabled, total, completed, optimizer)
+    def recorded(enabled, total, in_study, optimizer):
+        bars.append((total, in_study))
+        return real(enabled, total, in_study, optimizer)
 
     monkeypatch.setattr(wb.optimizer, "_ProgressBar", recorded)
     said = r"already holds 9: nothing was evaluated\. For 5 more, give budget=14"
     with pytest.warns(BudgetAlreadyReachedWarning, match=said):
         opt.run(branin_objective, budget=5, progress=False)
-    assert len(opt.history) == 9 and bars == [(9, 9)]  # the bar's total is never below its count
+    assert len(opt.history) == 9 and bars == [(0, 9)]  # nothing left for this run, 9 in the study
 
 
 def test_kill_between_tells_loses_nothing(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 
+import rich
 from rich.console import Console
 from rich.progress import Progress
 
@@ -74,3 +75,20 @@ def test_optimizer_run_prints_plain_lines_when_stdout_is_piped(capsys):
     assert re.fullmatch(rf"best: {best:.6g} - 5/5 trials done in [\d.]+ s, [\d.]+ s elapsed\n", out)
     opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=6, progress=False)
     assert capsys.readouterr().out == ""
+
+
+def test_a_resumed_run_counts_its_own_trials_on_the_terminal_and_when_piped(capsys, monkeypatch):
+    # before: a run to budget=14 on a study of 9 trials ended on "14/14 trials" (it started at 9/14):
+    # the bar counted the study's trials, not the run's; now "5/5 trials (14 in the study)"
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=3)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=9, progress=False)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=14)
+    out = capsys.readouterr().out
+    assert re.fullmatch(
+        r"best: \S+ - 5/5 trials \(14 in the study\) done in [\d.]+ s, [\d.]+ s elapsed\n", out
+    )
+    terminal = io.StringIO()
+    monkeypatch.setattr(rich, "_console", Console(file=terminal, force_terminal=True, width=120))
+    opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=16)
+    final = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", terminal.getvalue()).splitlines()[-1]
+    assert re.search(r" 2/2 trials \(16 in the study\) 0:00:\d\d", final), final

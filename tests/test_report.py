@@ -163,7 +163,7 @@ def test_best_so_far_is_monotone_and_is_the_running_extreme(maximize):
     expected = [extreme.reduce(values[ok][: i + 1]) for i in range(ok.sum())]
     np.testing.assert_array_equal(series.best, expected)
 
-    ax = plot_best_so_far(trials, maximize)
+    ax = plot_best_so_far(trials, maximize).axes[0]
     (line,) = [ln for ln in ax.lines if ln.get_label() == "best so far"]
     np.testing.assert_array_equal(line.get_ydata(), series.best)
     (failed,) = [ln for ln in ax.lines if ln.get_label() == "failed"]
@@ -186,7 +186,7 @@ def test_failed_and_pending_trials_are_marked_where_they_are_in_both_plots():
     series = best_so_far_series(trials, maximize=True)
     assert list(series.pending_ids) == [13, 14, 15] and list(series.failed_ids) == [4, 9]
 
-    ax = plot_best_so_far(trials, maximize=True)
+    ax = plot_best_so_far(trials, maximize=True).axes[0]
     marks = {ln.get_label(): ln for ln in ax.lines}
     assert list(marks["pending"].get_xdata()) == [13, 14, 15]
     assert list(marks["failed"].get_xdata()) == [4, 9]
@@ -217,7 +217,7 @@ def test_a_study_of_two_thousand_trials_stays_readable():
     def overlaps(a, b) -> bool:
         return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
 
-    ax = plot_best_so_far(trials, maximize=False)
+    ax = plot_best_so_far(trials, maximize=False).axes[0]
     fig = ax.figure
     fig.canvas.draw()
     (dots,) = [ln for ln in ax.lines if ln.get_label() == "observed"]
@@ -241,7 +241,7 @@ def test_a_study_of_two_thousand_trials_stays_readable():
 def test_a_single_trial_gets_integer_trial_ids_and_axes_spanning_the_bounds():
     space = Space((Float("x", 0.0, 1.0), Float("lr", 1e-6, 1e-1, log=True), Int("n", 1, 8)))
     trials = [Trial(1, {"x": 0.85, "lr": 1e-3, "n": 5}, COMPLETE, 0.85)]
-    ax = plot_best_so_far(trials, maximize=False)
+    ax = plot_best_so_far(trials, maximize=False).axes[0]
     lo, hi = ax.get_xlim()
     ticks = [t for t in ax.get_xticks() if lo <= t <= hi]
     assert ticks and all(float(t).is_integer() for t in ticks)  # not 0.945, 0.960, ... around trial 1
@@ -257,13 +257,13 @@ def test_a_single_trial_gets_integer_trial_ids_and_axes_spanning_the_bounds():
 def test_values_spanning_decades_get_a_log_axis_that_says_so_and_tasks_mark_failed_trials():
     space = Space((Float("C", 1e-6, 1e6, log=True),))
     trials = [Trial(i, {"C": 10.0 ** (i - 6)}, COMPLETE, 10.0 ** (4 - i / 2)) for i in range(12)]
-    ax = plot_best_so_far(trials, maximize=False)
+    ax = plot_best_so_far(trials, maximize=False).axes[0]
     assert ax.get_yscale() == "log" and ax.get_ylabel() == "objective (lower is better, log scale)"
     (panel,) = [a for a in plot_observed(trials, space, maximize=False).axes if a.get_visible()]
     assert panel.get_yscale() == "log" and panel.get_ylabel().endswith("log scale)")
     assert panel.get_xlabel() == "C (log scale)"
     flat = [Trial(i, {"C": 1.0}, COMPLETE, 1.0 + i) for i in range(5)]
-    assert plot_best_so_far(flat, maximize=False).get_ylabel() == "objective (lower is better)"
+    assert plot_best_so_far(flat, maximize=False).axes[0].get_ylabel() == "objective (lower is better)"
 
     tasks = {"acc": "maximize", "cost": "minimize"}
     mt = [Trial(i, {"C": 1.0}, COMPLETE, 0.0, values=(float(i), 10.0 - i)) for i in range(4)]
@@ -376,7 +376,7 @@ def test_importance_ranks_the_parameter_the_objective_depends_on():
     assert importance["used"] > 0.9
     assert importance["used"] > 20 * max(importance["ignored"], importance["k"])
 
-    ax = plot_importance(importance)
+    ax = plot_importance(importance).axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()][-1] == "used"  # most important on top
 
 
@@ -519,7 +519,7 @@ def test_write_report_without_predict_skips_model_figures(tmp_path):
 
 
 def test_write_experiment_report_embeds_images_and_escapes_text(tmp_path):
-    ax = plot_best_so_far([Trial(0, {}, COMPLETE, 1.0), Trial(1, {}, COMPLETE, 0.5)], maximize=False)
+    ax = plot_best_so_far([Trial(0, {}, COMPLETE, 1.0), Trial(1, {}, COMPLETE, 0.5)], maximize=False).axes[0]
     png = tmp_path / "curve.png"
     ax.figure.savefig(png)
     path = write_experiment_report(
@@ -542,7 +542,7 @@ def test_write_experiment_report_embeds_images_and_escapes_text(tmp_path):
 
 def test_experiment_report_figures_say_what_they_plot(tmp_path):
     """Before: every figure was captioned with its file name only ('regret.png')."""
-    ax = plot_best_so_far([Trial(0, {}, COMPLETE, 1.0), Trial(1, {}, COMPLETE, 0.5)], maximize=False)
+    ax = plot_best_so_far([Trial(0, {}, COMPLETE, 1.0), Trial(1, {}, COMPLETE, 0.5)], maximize=False).axes[0]
     png = tmp_path / "regret.png"
     ax.figure.savefig(png)
     caption = "Simple regret r_t, mean over 5 runs, band +/- 1 sd"
@@ -668,13 +668,13 @@ def test_pareto_plot_highlights_the_front_in_each_tasks_direction():
 
     opt = multitask_study()
     trials = list(opt.history)
-    ax = plot_pareto(trials, {"accuracy": "maximize", LATENCY: "minimize"})
+    ax = plot_pareto(trials, {"accuracy": "maximize", LATENCY: "minimize"}).axes[0]
     by_label = {c.get_label(): c for c in ax.collections}
     front = {tuple(p) for p in by_label["Pareto front"].get_offsets().tolist()}
     assert front == {MT_VALUES[i] for i in (0, 1, 3, 5)}
     assert {tuple(p) for p in by_label["dominated"].get_offsets().tolist()} == {MT_VALUES[2], MT_VALUES[4]}
     assert "lower is better" in ax.get_ylabel() and "higher is better" in ax.get_xlabel()
-    both_max = plot_pareto(trials, {"accuracy": "maximize", LATENCY: "maximize"})
+    both_max = plot_pareto(trials, {"accuracy": "maximize", LATENCY: "maximize"}).axes[0]
     front = [c for c in both_max.collections if c.get_label() == "Pareto front"][0]
     assert front.get_offsets().tolist() == [list(MT_VALUES[3])]
     # rendered: the PNG holds the front's red, and the front's points are drawn in it
@@ -746,7 +746,7 @@ def test_calibration_plot_draws_the_diagonal_the_band_and_one_line_per_audit():
     X = rng.uniform(0, 1, (20, 1))
     y = np.sin(5 * X[:, 0]) + 0.1 * rng.standard_normal(20)
     a = audit(GP(RBF(0.3), noise=0.01), X, y)
-    ax = plot_calibration({"f0": a, "f1": a})
+    ax = plot_calibration({"f0": a, "f1": a}).axes[0]
     lines = [line for line in ax.get_lines() if line.get_label() in ("f0", "f1")]
     assert len(lines) == 2
     np.testing.assert_allclose(lines[0].get_ydata(), [a.coverage[v] for v in a.levels])

@@ -122,6 +122,12 @@ CASES = [
         {**COMMON, "check_estimators_unfitted": PRIOR, "check_dict_unchanged": ALPHA_CACHE},
     ),
     (
+        # GP() with no kernel, as GaussianProcessRegressor(): the default kernel, built at fit
+        "GP-default",
+        lambda: wb.GP(),
+        {**COMMON, "check_estimators_unfitted": PRIOR, "check_dict_unchanged": ALPHA_CACHE},
+    ),
+    (
         "GP-ml2",
         lambda: wb.GP(RBF(0.3), noise=1e-3, optimizer="ml2", n_restarts=1, normalize_y=True, seed=0),
         {**COMMON, "check_estimators_unfitted": PRIOR, "check_dict_unchanged": ALPHA_CACHE},

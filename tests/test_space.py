@@ -445,7 +445,54 @@ def test_space_properties() -> None:
     assert not s.is_finite and s.candidates is None
     assert s.slice_of("act") == slice(4, 7)
     r = repr(s)
-    assert r.startswith("Space([") and "Float(name='lr'" in r and "Categorical(name='act'" in r
+    assert r.startswith("wb.Space([") and "wb.Float('lr'" in r and "wb.Categorical('act'" in r
+
+
+def test_the_repr_shows_only_arguments_not_at_their_defaults_and_rebuilds_the_space() -> None:
+    # before: Space([Float(name='x', low=0.0, high=1.0, log=False), ...]): every field of every
+    # parameter, a 10-parameter space a wall of log=False
+    import warmbo as wb
+
+    s = Space(
+        [
+            Float("x", 0.0, 1.0),
+            Float("lr", 1e-5, 0.1, log=True),
+            Float("temp", 20, 40, step=5),
+            Int("n", 1, 10),
+            Int("units", 16, 128, step=16),
+            Int("batch", 8, 512, log=True),
+            Categorical("act", ["relu", "gelu", 3, True]),
+        ]
+    )
+    r = repr(s)
+    assert r == (
+        "wb.Space([wb.Float('x', 0.0, 1.0), wb.Float('lr', 1e-05, 0.1, log=True), "
+        "wb.Float('temp', 20.0, 40.0, step=5.0), wb.Int('n', 1, 10), wb.Int('units', 16, 128, step=16), "
+        "wb.Int('batch', 8, 512, log=True), wb.Categorical('act', ['relu', 'gelu', 3, True])])"
+    )
+    again = eval(r, {"wb": wb})  # valid Python that rebuilds the same space
+    assert again == s and repr(again) == r
+    assert all(eval(repr(p), {"wb": wb}) == p for p in s)
+    # a notebook cell ending with the space: one parameter a line when they do not fit on one
+    printer = _Printer()
+    s._repr_pretty_(printer, False)
+    lines = printer.shown.splitlines()
+    assert lines[:2] == ["wb.Space([", "    wb.Float('x', 0.0, 1.0),"] and len(lines) == len(s) + 2
+    assert eval(printer.shown, {"wb": wb}) == s
+    short = Space([Float("x", 0.0, 1.0)])
+    printer = _Printer()
+    short._repr_pretty_(printer, False)
+    assert printer.shown == repr(short) == "wb.Space([wb.Float('x', 0.0, 1.0)])"
+
+
+class _Printer:
+    """IPython's pretty printer, as ``_repr_pretty_`` sees it."""
+
+    def __init__(self):
+        self.shown = ""
+
+    def text(self, text):
+        self.shown += text
 
 
 def test_encode_single_point_and_decode_single_row() -> None:

@@ -190,8 +190,8 @@ def test_stored_descriptions_keep_the_step_and_old_ones_load() -> None:
     assert Float("t", 20, 95).to_dict() == old_float and Int("u", 16, 128).to_dict() == old_int
     assert param_from_dict(old_float) == Float("t", 20, 95) and param_from_dict(old_float).step is None
     assert param_from_dict(old_int).step == 1
-    assert repr(Float("t", 20, 95)) == "Float(name='t', low=20.0, high=95.0, log=False)"
-    assert repr(f) == "Float(name='t', low=20.0, high=95.0, log=False, step=5.0)"
+    assert repr(Float("t", 20, 95)) == "wb.Float('t', 20.0, 95.0)"
+    assert repr(f) == "wb.Float('t', 20.0, 95.0, step=5.0)"
     assert f != Float("t", 20, 95) and f != Float("t", 20, 95, step=2.5)
 
 

@@ -21,9 +21,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
-__all__ = ["LineProgress", "NotebookProgress", "live", "progress"]
+__all__ = ["LineProgress", "NotebookProgress", "UnitColumn", "live", "progress"]
 
 
 def live(console: Console) -> bool:
@@ -39,9 +48,23 @@ def progress(
     if console.is_jupyter:
         return NotebookProgress()
     if live(console):
-        columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            UnitColumn(),
+            TimeElapsedColumn(),
+        )
         return Progress(*columns, console=console, transient=transient)
     return LineProgress(console, every=every)
+
+
+class UnitColumn(ProgressColumn):
+    """The task's ``unit`` field after its count (``"5/5 trials (14 in the study)"``), as the plain
+    lines and the notebook output show it; nothing for a task without one."""
+
+    def render(self, task: Task) -> Text:
+        return Text(str(task.fields.get("unit", "")))
 
 
 @dataclass

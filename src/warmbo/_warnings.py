@@ -15,9 +15,16 @@ import os
 import sys
 import warnings
 
-__all__ = ["warn", "user_stacklevel"]
+__all__ = ["UnansweredAskWarning", "warn", "user_stacklevel"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+class UnansweredAskWarning(UserWarning):
+    """``Optimizer.ask()`` called again while the trial it suggested last is still pending and
+    nothing was told since (a notebook cell with ``opt.ask()`` run twice): that trial stays pending,
+    and the optimizer treats it as running. Said once per optimizer, only for ``ask()`` called by hand
+    on the main thread (never by ``run``, ``ask(n)``, worker threads, the integrations or the CLI)."""
 
 
 def user_stacklevel() -> int:

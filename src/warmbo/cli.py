@@ -2231,7 +2231,7 @@ def audit_command(
             else result.to_dict()
         )
         (out / "audit.json").write_text(json.dumps(content, indent=2))
-        figure = plot_calibration(result).figure
+        figure = plot_calibration(result)
         figure.savefig(out / "calibration.png", dpi=100)
         console.print(f"wrote {out / 'audit.json'} and {out / 'calibration.png'}")
 

@@ -67,7 +67,7 @@ from .bounds import MultiTaskBound
 from .data import TaskData
 from .kernels import RBF, Kernel
 from .kernels.multitask import MultiTaskKernel
-from .models.multitask import as_task_values
+from .models.multitask import MultiTaskPrediction, as_task_values
 from .models.standardised import StandardisedMultiTaskGP
 from .optimizer import PRIOR_WORKER, Optimizer, check_kernel_dim
 from .pareto import pareto_mask
@@ -493,6 +493,7 @@ class MultiTaskOptimizer(Optimizer):
         """Record the vector of task values (a sequence in task order, or a dict by task name)."""
         arr = self._as_values(values)
         utility = self.utility(arr)
+        self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:
@@ -631,13 +632,21 @@ class MultiTaskOptimizer(Optimizer):
         )
 
     @blas_limited
-    def predict(self, params) -> tuple[np.ndarray, np.ndarray]:
-        """Posterior mean (N, n) of the task values (user's signs) and ``Gamma_t(x, x)`` (N, n, n)."""
+    def predict(self, params) -> MultiTaskPrediction:
+        """Posterior mean (N, n) of the task values (user's signs) and ``Gamma_t(x, x)`` (N, n, n).
+
+        Returns
+        -------
+        MultiTaskPrediction
+            Unpacks as ``mean, cov = mt.predict(params)``; ``.mean``, ``.cov``, and ``.norm`` (the
+            largest eigenvalue of each ``Gamma_t(x, x)``). Before, a plain tuple.
+        """
         model = self._current_model()
         if model is None:
             raise ValueError("predict needs at least two complete trials")
         mean, cov = model.predict(self.space.encode(params), cov="full")
-        return mean * self.signs, cov * self.signs[None, :, None] * self.signs[None, None, :]
+        signed = cov * self.signs[None, :, None] * self.signs[None, None, :]
+        return MultiTaskPrediction(mean * self.signs, signed)
 
     def _busy(self, trials: Sequence[Trial]) -> np.ndarray:
         """Pending and failed points; MT-KB may repeat an evaluated point (observations are noisy)."""

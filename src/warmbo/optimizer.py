@@ -92,7 +92,7 @@ from ._linalg import NotPositiveDefiniteError
 from ._remote import Submitter, executor_slots
 from ._threads import blas_limited
 from ._validation import check_int
-from ._warnings import user_stacklevel
+from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
 from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
@@ -142,6 +142,7 @@ __all__ = [
     "InterruptedRunWarning",
     "RepeatedPointsWarning",
     "RepeatedFailureError",
+    "UnansweredAskWarning",
     "default_n_initial",
 ]
 
@@ -717,6 +718,13 @@ class Optimizer:
         self._check_stored_sources = (
             self._source is None and prior is None and transfer is None and model is None
         )
+        # ask() by hand on the main thread: (trial id, tells so far) of its last suggestion, to say once
+        # when ask() is called again with that trial still pending and nothing told since (a notebook
+        # cell run twice piled up pending trials silently); the integrations turn it off
+        self._asks_by_hand = True
+        self._last_ask: tuple[int, int] | None = None
+        self._tells = 0
+        self._unanswered_warned = False
         self.model_: Any = None  # the last fitted model (its class follows model=), None before one
         # (id, value) of the complete trials model_ was fitted to (a value can be amended)
         self._model_basis: tuple[tuple[int, float], ...] = ()
@@ -1490,7 +1498,7 @@ class Optimizer:
         from .report import plot_best_so_far
 
         name = "utility" if getattr(self, "task_names", None) else "objective"
-        return plot_best_so_far(list(self.history), self.maximize, name=name).figure
+        return plot_best_so_far(list(self.history), self.maximize, name=name)
 
     def report(self, out="warmbo-report", title: str | None = None):
         """Write the study's report into the folder ``out``, as ``warmbo report`` does: a
@@ -1860,8 +1868,18 @@ class Optimizer:
         -------
         Suggestion or list of Suggestion
             Parameter dicts with a ``trial_id`` attribute.
+
+        Warns
+        -----
+        UnansweredAskWarning
+            Once per optimizer: ``ask()`` called again (on the main thread) while the trial it
+            suggested last is still pending and nothing was told since. That trial stays pending and
+            counts as running; ``ask(n)`` asks for a batch, ``tell`` or ``tell_failed`` closes it.
         """
         count = 1 if n is None else check_int(n, "n", 1)
+        by_hand = n is None and self._asks_by_hand and threading.current_thread() is threading.main_thread()
+        if by_hand:
+            self._warn_unanswered_ask()
         # (with heartbeat_grace, an ask may reclaim silent pending trials, which the bound counts as held)
         if count > 1 and math.isfinite(self.space.cardinality) and self.heartbeat_grace is None:
             self._check_room(count)
@@ -1890,7 +1908,32 @@ class Optimizer:
             if suggestions:
                 exc.add_note(f"ask({count}) found {len(suggestions)} point(s) before this; none was stored")
             raise
+        if by_hand:
+            self._last_ask = (suggestions[0].trial_id, self._tells)
         return suggestions[0] if n is None else suggestions
+
+    def _warn_unanswered_ask(self) -> None:
+        """Say (once) that the trial the last ``ask()`` suggested is still pending, nothing told since."""
+        if self._unanswered_warned or self._last_ask is None:
+            return
+        trial_id, tells = self._last_ask
+        if tells != self._tells:
+            return
+        try:
+            if self.study.trial(trial_id).state != PENDING:
+                return
+        except TrialNotFoundError:
+            return
+        self._unanswered_warned = True
+        _warn(
+            f"ask() again while trial {trial_id}, which the last ask() suggested, is still pending and "
+            f"nothing was told since: it stays pending, and the optimizer treats it as running (it "
+            f"suggests points away from it, and `warmbo status` lists it). To evaluate several points "
+            f"at once, ask for a batch with ask(n). To close trial {trial_id}, tell its result with "
+            f"opt.tell({trial_id}, value), or mark it failed with opt.tell_failed({trial_id}). "
+            f"(Said once per optimizer.)",
+            UnansweredAskWarning,
+        )
 
     def _remove_own_pending(self, stored: list[tuple[int, dict]]) -> None:
         """Delete, in one transaction, the trials ``stored`` lists that are still this call's: pending,
@@ -2042,6 +2085,7 @@ class Optimizer:
         complete trial (a point evaluated outside the optimizer). The value is committed to the
         store before this returns.
         """
+        self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:
@@ -2061,6 +2105,7 @@ class Optimizer:
 
     def tell_failed(self, trial_or_params, error: str | None = None) -> Trial:
         """Mark a trial failed; it is kept (and not proposed again) but has no value."""
+        self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:
@@ -2230,7 +2275,9 @@ class Optimizer:
         callbacks : iterable of callables
             Each called as ``callback(optimizer, trial)`` after every finished trial.
         progress : bool
-            Show a rich progress bar with the best value so far.
+            Show a progress bar: this run's finished trials against what is left of the budget, the
+            study's total beside them when it holds more (``5/5 trials (14 in the study)``), and the
+            best value so far.
         retry_pending : bool
             First evaluate every trial left pending by an earlier run (a killed run's trial beats
             fresh for 30 s, so no beat tells it from a live one at once: use it when no other worker
@@ -2288,7 +2335,9 @@ class Optimizer:
                 BudgetAlreadyReachedWarning,
                 stacklevel=2,
             )
-        bar = _ProgressBar(progress, max(budget, started), started, self)
+        # the bar counts this run's trials against what is left of the budget ("5/5 trials"), the study's
+        # total beside it ("(14 in the study)"); before, it counted the study's ("9/14", then "14/14")
+        bar = _ProgressBar(progress, max(budget - started, 0), started, self)
         # heartbeats always (`warmbo status` and `clean-pending --older-than` tell a live evaluation
         # from a dead one by them); reclaiming silent trials only with heartbeat_grace
         # the trials this run is evaluating, from the ask to the record: the only ones it beats, so a
@@ -2395,7 +2444,7 @@ class Optimizer:
                         del running[future]  # (after the record: an interrupt during it leaves it to
                         # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
-                        bar.advance()
+                        bar.advance(finished())
                         if not repeat_warned:
                             repeat_warned = self._warn_repeat(trial, budget, finished(), started)
                         for callback in callbacks:
@@ -2824,17 +2873,28 @@ def _warn_one_at_a_time(executor: Executor) -> None:
 
 
 class _ProgressBar:
-    """Finished trials and the best value so far: a rich bar, plain lines when piped, or nothing."""
+    """This run's finished trials against its share of the budget, the study's total and the best
+    value so far: a rich bar, plain lines when piped, or nothing.
 
-    def __init__(self, enabled: bool, total: int, completed: int, optimizer: Optimizer):
+    ``total`` is what the run has left to do (the budget less the study's finished trials when it
+    started); the count starts at 0. When the study holds more than this run's trials (a resumed study,
+    another run on it), the unit says how many: ``"5/5 trials (14 in the study)"``.
+    """
+
+    def __init__(self, enabled: bool, total: int, in_study: int, optimizer: Optimizer):
         self.enabled = enabled
         self.optimizer = optimizer
-        self.total, self.completed = total, completed
+        self.total, self.in_study, self.completed = total, in_study, 0
         self.progress = None
 
     def _description(self) -> str:
         best = self.optimizer.best
         return "best: -" if best is None else f"best: {best.value:.6g}"
+
+    def _unit(self) -> str:
+        if self.in_study == self.completed:
+            return "trials"
+        return f"trials ({self.in_study} in the study)"
 
     def __enter__(self):
         if self.enabled:  # a bar on a terminal, plain lines when piped (warmbo._progress)
@@ -2845,13 +2905,16 @@ class _ProgressBar:
             self.progress = progress(get_console(), transient=False)
             self.progress.__enter__()
             self.task = self.progress.add_task(
-                self._description(), total=self.total, completed=self.completed, unit="trials"
+                self._description(), total=self.total, completed=0, unit=self._unit()
             )
         return self
 
-    def advance(self) -> None:
+    def advance(self, in_study: int) -> None:
+        """One more trial of this run finished; the study now holds ``in_study`` finished trials."""
+        self.completed += 1
+        self.in_study = in_study
         if self.progress is not None:
-            self.progress.update(self.task, advance=1, description=self._description())
+            self.progress.update(self.task, advance=1, description=self._description(), unit=self._unit())
 
     def __exit__(self, *exc):
         if self.progress is not None:

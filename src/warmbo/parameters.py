@@ -342,13 +342,23 @@ class Parameter:
         return {}
 
     def __repr__(self) -> str:
+        """The call that builds this parameter, with only the arguments not at their defaults:
+        ``wb.Float('x', 0.0, 1.0)``, ``wb.Float('lr', 1e-05, 0.1, log=True)``, ``wb.Int('units', 16,
+        128, step=16)``, ``wb.Categorical('act', ['relu', 'gelu'])``: Python that rebuilds it with
+        ``import warmbo as wb``. (Before, every field: ``Float(name='x', low=0.0, high=1.0,
+        log=False)``.)"""
         skip = self._defaults()
-        parts = [
-            f"{f.name}={getattr(self, f.name)!r}"
-            for f in dataclasses.fields(self)  # type: ignore[arg-type]
-            if not (f.name in skip and getattr(self, f.name) == skip[f.name])
-        ]
-        return f"{type(self).__name__}({', '.join(parts)})"
+        parts = []
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if f.name in skip and value == skip[f.name]:
+                continue
+            if f.default is not dataclasses.MISSING and value == f.default and type(value) is type(f.default):
+                continue
+            text = repr(list(value)) if isinstance(value, tuple) else repr(value)
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            parts.append(text if required and not f.kw_only else f"{f.name}={text}")
+        return f"wb.{type(self).__name__}({', '.join(parts)})"
 
 
 @dataclass(frozen=True, repr=False)
@@ -620,7 +630,7 @@ def _choice_key(value: Any) -> tuple[str, Any] | None:
     return None
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Categorical(Parameter):
     """Unordered parameter taking one of ``choices``, encoded one-hot.
 

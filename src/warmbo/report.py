@@ -17,8 +17,8 @@ This module owns how a study is *shown* to a person, never how it is run:
 
 Figures are drawn on :class:`matplotlib.figure.Figure` objects attached to the Agg canvas, without
 pyplot: making a report never changes the caller's matplotlib backend, opens no window and leaves
-no figure registered in pyplot. The plotting functions also accept a pyplot ``Axes`` where they
-take ``ax``.
+no figure registered in pyplot. Every ``plot_*`` function returns the figure (a cell ending with one
+shows it once); those that take ``ax`` also accept a pyplot ``Axes`` and then return its figure.
 
 Models are reached only through a ``predict`` callable, ``predict(U) -> (mean, std)`` with ``U`` of
 shape ``(n, space.dim)`` in the unit cube (the :meth:`warmbo.space.Space.encode` convention) and
@@ -488,7 +488,7 @@ def _set_categorical_ticks(ax: Axes, p: Categorical) -> None:
 
 def plot_best_so_far(
     trials: Sequence[Trial], maximize: bool, ax: Axes | None = None, name: str = "objective"
-) -> Axes:
+) -> Figure:
     """Best value so far against trial id, with the observed values as dots.
 
     Parameters
@@ -504,10 +504,10 @@ def plot_best_so_far(
 
     Returns
     -------
-    matplotlib.axes.Axes
-        The axes drawn on (``ax.figure`` is the figure). The step line carries the label
-        ``"best so far"``; failed trials are red crosses on the x-axis (label ``"failed"``), pending
-        ones hollow grey circles (``"pending"``).
+    matplotlib.figure.Figure
+        The figure drawn on (``ax.figure`` when ``ax`` is given; ``fig.axes[0]`` the axes). The step
+        line carries the label ``"best so far"``; failed trials are red crosses on the x-axis (label
+        ``"failed"``), pending ones hollow grey circles (``"pending"``).
     """
     if ax is None:
         ax = _new_figure(7.0, 4.0).subplots()
@@ -533,7 +533,7 @@ def plot_best_so_far(
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         _legend_beside(ax)
-    return ax
+    return ax.figure
 
 
 def _param_x(p: Parameter, trial: Trial) -> float | None:
@@ -727,7 +727,7 @@ def plot_task_values(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figur
     return fig
 
 
-def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Axes:
+def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Figure:
     """Scatter of the first two tasks' values with the Pareto front (:func:`pareto_trials`) in red.
 
     The front is non-dominated over *all* tasks, each in its own direction; with more than two tasks
@@ -736,8 +736,9 @@ def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Axes:
 
     Returns
     -------
-    matplotlib.axes.Axes
-        The axes; the front is the collection labelled ``"Pareto front"``, the others ``"dominated"``.
+    matplotlib.figure.Figure
+        The figure (``fig.axes[0]`` the axes); the front is the collection labelled
+        ``"Pareto front"``, the others ``"dominated"``.
     """
     maximize = _check_tasks(tasks)
     if len(maximize) < 2:
@@ -770,7 +771,7 @@ def plot_pareto(trials: Sequence[Trial], tasks: Mapping[str, str]) -> Axes:
     x_dir, y_dir = ("max" if up else "min" for up in (x_up, y_up))
     ax.set_title(f"Pareto front: {_label(x_name, 20)} ({x_dir}) vs {_label(y_name, 20)} ({y_dir}){more}")
     ax.grid(True, alpha=0.3)
-    return ax
+    return ax.figure
 
 
 # ----------------------------------------------------------------------------------------------
@@ -936,7 +937,7 @@ def parameter_importance(space: Space, best_params: Mapping[str, Any], predict: 
     return {s.param.name: float(v) for s, v in zip(slices, shares, strict=True)}
 
 
-def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> Axes:
+def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> Figure:
     """Horizontal bar chart of :func:`parameter_importance`, most important on top.
 
     Parameters
@@ -948,7 +949,9 @@ def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> 
 
     Returns
     -------
-    matplotlib.axes.Axes
+    matplotlib.figure.Figure
+        The figure drawn on (``ax.figure`` when ``ax`` is given; ``fig.axes[0]`` the axes). Before,
+        the axes, which a notebook cell showed as text.
     """
     items = sorted(importance.items(), key=lambda kv: kv[1])  # barh draws bottom-up
     if ax is None:
@@ -964,16 +967,17 @@ def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> 
     ax.set_xlabel("share of the posterior-mean range along its slice")
     ax.set_title("Parameter importance (local, one at a time)")
     ax.grid(True, axis="x", alpha=0.3)
-    return ax
+    return ax.figure
 
 
-def plot_calibration(audits: Audit | Mapping[str, Audit], ax: Axes | None = None) -> Axes:
+def plot_calibration(audits: Audit | Mapping[str, Audit], ax: Axes | None = None) -> Figure:
     """Observed against nominal coverage of a confidence audit (:mod:`warmbo.audit`).
 
     The diagonal is perfect calibration; the grey band is the central 95% range of a calibrated
     model's coverage with the audit's number of held-out points, ``Binomial(m, level) / m``, drawn
     over a fine grid of levels. ``audits`` is one :class:`~warmbo.audit.Audit` or a mapping of
-    labelled audits (one line each, e.g. per task, drawn with the band of the first).
+    labelled audits (one line each, e.g. per task, drawn with the band of the first). Returns the
+    figure drawn on (``ax.figure`` when ``ax`` is given; ``fig.axes[0]`` the axes).
     """
     items = {"observed": audits} if isinstance(audits, Audit) else dict(audits)
     if not items:
@@ -998,7 +1002,7 @@ def plot_calibration(audits: Audit | Mapping[str, Audit], ax: Axes | None = None
     ax.set_ylabel("held-out trials inside")
     ax.set_title("Calibration (leave-one-out)")
     ax.legend(loc="upper left", fontsize="small")
-    return ax
+    return ax.figure
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1319,16 +1323,16 @@ def write_report(
 
     figures: dict[str, Figure] = {}
     if best is not None:
-        figures["best_so_far.png"] = plot_best_so_far(trials, maximize, name=name).figure  # type: ignore[assignment]
+        figures["best_so_far.png"] = plot_best_so_far(trials, maximize, name=name)
         figures["observed.png"] = plot_observed(trials, space, maximize, name=name)
         if tasks:
             figures["tasks.png"] = plot_task_values(trials, tasks)
             if len(tasks) >= 2:
-                figures["pareto.png"] = plot_pareto(trials, tasks).figure  # type: ignore[assignment]
+                figures["pareto.png"] = plot_pareto(trials, tasks)
         if predict is not None:
             figures["slices.png"] = plot_posterior_slices(space, best.params, predict, maximize)
             importance = parameter_importance(space, best.params, predict)
-            figures["importance.png"] = plot_importance(importance).figure  # type: ignore[assignment]
+            figures["importance.png"] = plot_importance(importance)
 
     blocks = [_summary_html(space, trials, maximize, best, tasks)]
     if tasks:
@@ -1350,7 +1354,7 @@ def write_report(
     calibration = out / "calibration.png"
     if audit is not None:
         audits = {"observed": audit} if isinstance(audit, Audit) else dict(audit)
-        png = _figure_png(plot_calibration(audits).figure)  # type: ignore[arg-type]
+        png = _figure_png(plot_calibration(audits))
         calibration.write_bytes(png)
         blocks.append(_calibration_html(audits, png))
     else:

@@ -194,12 +194,29 @@ class Space:
         return iter(self.params)
 
     def __repr__(self) -> str:
+        """``wb.Space([wb.Float('x', 0.0, 1.0), wb.Float('lr', 1e-05, 0.1, log=True)])``: each
+        parameter with only its arguments not at their defaults, Python that rebuilds the space with
+        ``import warmbo as wb`` (a grid space's candidate points are summarised, not written out)."""
         inner = ", ".join(repr(p) for p in self.params)
         extra = ""
         if self.candidate_points is not None:
             n, d = self.candidate_points.shape
             extra = f", candidate_points=<{n} x {d} array>"
-        return f"Space([{inner}]{extra})"
+        return f"wb.Space([{inner}]{extra})"
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        """IPython's display of a cell ending with a space: the repr, or one parameter a line when
+        it is longer than 100 characters (still Python that rebuilds the space)."""
+        text = repr(self)
+        if len(text) > 100:
+            lines = [f"    {param!r}," for param in self.params]
+            if self.candidate_points is not None:
+                n, d = self.candidate_points.shape
+                lines.append(f"], candidate_points=<{n} x {d} array>)")
+            else:
+                lines.append("])")
+            text = "\n".join(["wb.Space([", *lines])
+        printer.text(text)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Space):

@@ -575,6 +575,7 @@ class WarmboSampler(BaseSampler):
             worker="optuna",
             **self.optimizer_options,
         )
+        optimizer._asks_by_hand = False  # (trials in flight are Optuna's: no UnansweredAskWarning)
         if self._cache is not None:
             self._cache.optimizer.study.close()
         self._cache = _Cache(key, study._storage, space_map, optimizer)

@@ -333,7 +333,7 @@ class WarmboSearch(Searcher):
                 f"WarmboSearch needs a metric and a mode (got metric={self._metric!r}, "
                 f"mode={self._mode!r}): pass them to WarmboSearch or to tune.TuneConfig"
             )
-        return Optimizer(
+        optimizer = Optimizer(
             self._space,
             maximize=self._mode == "max",
             seed=self._seed,
@@ -343,6 +343,8 @@ class WarmboSearch(Searcher):
             worker="ray-tune",
             **self._options,
         )
+        optimizer._asks_by_hand = False  # (trials in flight are Tune's: no UnansweredAskWarning)
+        return optimizer
 
     def suggest(self, trial_id: str) -> dict | str | None:
         if self._optimizer is None:

@@ -10,17 +10,11 @@ a fitted constant prior mean (``fit_mean=True``). Crossing warmbo's and BoTorch'
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..kernels import Constant, Kernel, Matern
-from .gp import _FIT_FTOL, GP, SCIPY_FTOL
+from ..kernels import Kernel
+from .gp import _FIT_FTOL, GP, SCIPY_FTOL, default_kernel
 from .hyperprior import DIMENSION_SCALED
 
 __all__ = ["default_model", "ml2_model"]
-
-
-def _default_kernel(dim: int) -> Kernel:
-    return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
 
 
 def default_model(dim: int, seed: int | None = None, kernel: Kernel | None = None) -> GP:
@@ -41,7 +35,7 @@ def ml2_model(dim: int, seed: int | None = None, kernel: Kernel | None = None) -
     one start and the target on a few points, where the looser default of ``GP`` cost them quality
     (``GP``'s ``fit_tolerance``)."""
     return GP(
-        _default_kernel(dim) if kernel is None else kernel,
+        default_kernel(dim) if kernel is None else kernel,
         noise=1e-4,
         optimizer="ml2",
         normalize_y=True,

@@ -49,10 +49,11 @@ from .._moments import mean_std
 from .._threads import blas_limited
 from .._validation import as_noise, as_points, as_training_points, as_values, check_int
 from .._warnings import user_stacklevel
+from ..kernels import Constant, Matern
 from ..kernels.base import Kernel
 from .base import RegressorModel
 
-__all__ = ["GP", "Prediction"]
+__all__ = ["GP", "Prediction", "default_kernel"]
 
 
 class Prediction(tuple):
@@ -102,6 +103,13 @@ _INVERSE_FACTOR_MAX = 512
 
 
 _BLOCK = 64
+
+
+def default_kernel(dim: int) -> Kernel:
+    """The library's default kernel on ``dim`` coordinates: ``Constant(1.0) * Matern(2.5, [0.3] * dim)``,
+    one lengthscale per coordinate (ARD), amplitude and lengthscales bounded to 1e-2..1e2. What
+    :func:`~warmbo.models.default_model` fits, and what ``GP()`` without a kernel uses."""
+    return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
 
 
 def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray:
@@ -198,8 +206,16 @@ class GP(RegressorModel):
 
     Parameters
     ----------
-    kernel : Kernel
-        Prior covariance (in the units of the standardised outputs when ``normalize_y``).
+    kernel : Kernel, optional
+        Prior covariance (in the units of the standardised outputs when ``normalize_y``). None
+        (default): the library's default kernel, ``Constant(1.0) * Matern(2.5, [0.3] * d)`` with one
+        lengthscale per input coordinate (ARD; bounds 1e-2..1e2 for the amplitude and each
+        lengthscale), the one :func:`~warmbo.models.default_model` uses, built by :meth:`fit` once
+        the number of coordinates d is known (``kernel_``; ``kernel`` stays None, as scikit-learn
+        keeps its arguments). Its hyperparameters are fitted only with an ``optimizer``
+        (``GP(optimizer="ml2", normalize_y=True)``); :func:`~warmbo.models.default_model` is the
+        optimizer's whole default model. As scikit-learn's ``GaussianProcessRegressor()``,
+        ``GP()`` fits and predicts as it is.
     noise : float or array of shape (n,)
         Noise variance added to the Gram diagonal (the KRR regulariser lam); a scalar or one value
         per training point. Expressed in the units the model works in (standardised outputs when
@@ -299,7 +315,7 @@ class GP(RegressorModel):
 
     def __init__(
         self,
-        kernel: Kernel,
+        kernel: Kernel | None = None,
         noise=1e-6,
         *,
         optimizer: str | None = None,
@@ -378,9 +394,20 @@ class GP(RegressorModel):
             out["noise"] = self.noise_level_
         return out
 
+    @property
+    def _kernel_dim(self) -> int | None:
+        """The number of coordinates the given kernel takes (None: any, or no kernel given)."""
+        return None if self.kernel is None else self.kernel.input_dim
+
+    def _kernel_for(self, dim: int) -> Kernel:
+        """The given kernel, or the default one on ``dim`` coordinates (:func:`default_kernel`)."""
+        return default_kernel(dim) if self.kernel is None else self.kernel
+
     def _validate_settings(self) -> None:
-        if not isinstance(self.kernel, Kernel):
-            raise ValueError(f"kernel must be a warmbo Kernel, got {self.kernel!r}")
+        if self.kernel is not None and not isinstance(self.kernel, Kernel):
+            raise ValueError(
+                f"kernel must be a warmbo Kernel (or None for the default kernel), got {self.kernel!r}"
+            )
         if self.optimizer not in (None, *_OBJECTIVES):
             raise ValueError(f"optimizer must be None or one of {_OBJECTIVES}, got {self.optimizer!r}")
         if (
@@ -464,17 +491,17 @@ class GP(RegressorModel):
         """
         self._validate_settings()
         given = X
-        X = as_training_points(X, "X", self.kernel.input_dim)
+        X = as_training_points(X, "X", self._kernel_dim)
         y = as_values(y, "y", X.shape[0])
         noise = as_noise(self.noise, X.shape[0], "noise")
-        if not np.all(np.isfinite(self.kernel.evaluate(X[:1], X[:1]))):
-            raise ValueError(f"kernel {self.kernel!r} is not finite at X")
+        kernel = self._kernel_for(X.shape[1])
+        if not np.all(np.isfinite(kernel.evaluate(X[:1], X[:1]))):
+            raise ValueError(f"kernel {kernel!r} is not finite at X")
         scalar_noise = np.ndim(self.noise) == 0
 
         mean, std = self._standardisation(y)
         ys = (y - mean) / std
 
-        kernel = self.kernel
         if self.optimizer is not None:
             fit_noise = scalar_noise if self.fit_noise is None else bool(self.fit_noise)
             if fit_noise and not scalar_noise:
@@ -528,7 +555,7 @@ class GP(RegressorModel):
         """
         if self.optimizer is not None:
             raise ValueError("extend() keeps the hyperparameters: it needs a GP with optimizer=None")
-        X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
+        X = as_points(X, "X", self.input_dim if self._n else self._kernel_dim)
         y = as_values(y, "y", X.shape[0])
         n = self._n
         if np.ndim(self.noise) != 0 and np.size(self.noise) != X.shape[0]:
@@ -605,7 +632,7 @@ class GP(RegressorModel):
         never changes and local candidates that change only with the anchors they surround. Tracking
         points equal to ``screen_`` does nothing. Returns self.
         """
-        C = as_points(C, "C", self.input_dim if self._n else self.kernel.input_dim)
+        C = as_points(C, "C", self.input_dim if self._n else self._kernel_dim)
         old = self._screen
         if old is not None and (C is old[0] or np.array_equal(C, old[0])):
             return self
@@ -747,8 +774,8 @@ class GP(RegressorModel):
             self._check_features(X)
             X = as_points(X, "X", self._X.shape[1], owner=type(self).__name__)
         else:
-            X = as_points(X, "X", self.kernel.input_dim)
-        kernel = self.kernel_
+            X = as_points(X, "X", self._kernel_dim)
+        kernel = self.kernel_ if self._n else self._kernel_for(X.shape[1])
         scale2 = self._scale2()
         if self._n == 0:
             mean = np.full(X.shape[0], self.y_mean_)
@@ -790,12 +817,12 @@ class GP(RegressorModel):
         """
         given = np.shape(x)
         x = np.asarray(x, dtype=np.float64).reshape(-1)
-        d = self._X.shape[1] if self._n else self.kernel.input_dim
+        d = self._X.shape[1] if self._n else self._kernel_dim
         if d is not None and x.shape[0] != d:
             raise ValueError(f"x must be one point of shape ({d},), got an array of shape {given}")
         if not np.isfinite(x).all():
             raise ValueError(f"x contains NaN or inf (first at coordinate {int(np.argmin(np.isfinite(x)))})")
-        kernel = self.kernel_
+        kernel = self.kernel_ if self._n else self._kernel_for(x.shape[0])
         if not kernel.has_gradient_x:
             raise NotImplementedError(f"{kernel!r} does not supply input gradients")
         x2 = x[None, :]
@@ -839,8 +866,8 @@ class GP(RegressorModel):
 
         Returns mean (m,), std (m,), and their gradients (m, d). Needs a kernel with input gradients.
         """
-        X = as_points(X, "X", self.input_dim if self._n else self.kernel.input_dim)
-        kernel = self.kernel_
+        X = as_points(X, "X", self.input_dim if self._n else self._kernel_dim)
+        kernel = self.kernel_ if self._n else self._kernel_for(X.shape[1])
         if not kernel.has_gradient_x:
             raise NotImplementedError(f"{kernel!r} does not supply input gradients")
         if self._n == 0:

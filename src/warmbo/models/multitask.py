@@ -109,17 +109,37 @@ def icm_output(mean: np.ndarray, c: np.ndarray, U: np.ndarray, cov: str):
 class MultiTaskPrediction(Prediction):
     """``(mean, norm)``, what a multi-task model's ``predict(X)`` returns: the posterior mean (N, n)
     and ``||Gamma_t(x, x)||`` (N,). It unpacks as the pair, and reads as the mean where an array is
-    expected (``np.asarray(prediction)``, scikit-learn's scorers), as :class:`Prediction` does."""
+    expected (``np.asarray(prediction)``, scikit-learn's scorers), as :class:`Prediction` does.
+
+    :meth:`warmbo.MultiTaskOptimizer.predict` gives the full posterior covariance instead,
+    ``(mean, Gamma_t(x, x))`` with ``Gamma`` of shape (N, n, n): read it as ``.cov``; ``.norm`` is then
+    its largest eigenvalue (the spectral norm of a covariance). ``.cov`` of a ``(mean, norm)``
+    prediction raises AttributeError.
+    """
 
     __slots__ = ()
 
     @property
     def norm(self) -> np.ndarray:
+        second = np.asarray(self[1])
+        if second.ndim == 3:
+            return np.linalg.eigvalsh(second)[:, -1]
+        return self[1]
+
+    @property
+    def cov(self) -> np.ndarray:
+        if np.ndim(self[1]) != 3:
+            raise AttributeError(
+                "this multi-task prediction holds the norm of the posterior covariance, not the covariance: "
+                "read .norm, or call predict(X, cov='full')"
+            )
         return self[1]
 
     @property
     def std(self) -> np.ndarray:
-        raise AttributeError("a multi-task prediction holds the norm of the posterior covariance: read .norm")
+        raise AttributeError(
+            "a multi-task prediction holds the posterior covariance or its norm: read .norm or .cov"
+        )
 
 
 def prediction_pair(predict):
