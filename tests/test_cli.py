@@ -2420,32 +2420,6 @@ def test_an_exported_failed_trial_in_a_prior_is_left_out_with_a_warning(workdir)
     assert wb.Optimizer.load("new.db")._prior_rows() == 1
 
 
-def test_an_optuna_export_without_its_state_column_is_a_prior_on_the_command_line(workdir):
-    # before: trials_dataframe(attrs=("params", "value")), which has no 'state' column, with a FAIL
-    # trial was refused by --prior ("column 'value': empty value"); its row is left out and said
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
-
-    def objective(trial):
-        x = trial.suggest_float("x", -2.0, 2.0)
-        mode = trial.suggest_categorical("mode", ["a", "; touch pwned"])
-        if trial.number == 2:
-            raise ValueError("diverged")
-        return (x - 0.5) ** 2 + (mode != "a")
-
-    source.optimize(objective, n_trials=6, catch=(ValueError,))
-    source.trials_dataframe(attrs=("params", "value")).to_csv("optuna.csv", index=False)
-    rename = ("--prior-rename", "params_x=x", "--prior-rename", "params_mode=mode")
-    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 2)
-    result = invoke(*args, "--prior", "optuna.csv", "--prior-y", "value", *rename, "--transfer", "none")
-    said = " ".join(result.output.split())
-    assert result.exit_code == 0, said
-    assert "optuna.csv: left out 1 row(s) with an empty 'value' cell (no objective value)" in said
-    assert wb.Optimizer.load("new.db")._prior_rows() == 5
-
-
 def test_python_dash_m_warmbo_runs_the_command(workdir):
     # before: "No module named warmbo.__main__", so `python -m warmbo` (a venv whose scripts are not
     # on the PATH, a checkout run with PYTHONPATH=src) did not work
@@ -3033,9 +3007,17 @@ def test_a_failure_reported_twice_keeps_the_first_reason(workdir):
     assert wb.Study("lab.db").trial(1).error == "plate reader error E42; lamp flickering"
 
 
-def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(workdir):
-    # an Optuna study's trials_dataframe().to_csv() holds its FAIL trial with an empty value: before
-    # 9b24c2d, --prior refused it ("column 'value': empty value"); its row is left out and said
+@pytest.mark.parametrize(
+    "attrs, said",
+    [
+        (None, "left out 1 row(s) without a value whose 'state' is not complete (FAIL 1)"),
+        (("params", "value"), "left out 1 row(s) with an empty 'value' cell (no objective value)"),
+    ],
+)
+def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(workdir, attrs, said):
+    # an Optuna study's trials_dataframe().to_csv() holds its FAIL trial with an empty value (with a
+    # 'state' column, or without one for attrs=("params", "value")): before 9b24c2d and 663429b,
+    # --prior refused it ("column 'value': empty value"); its row is left out and said
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -3049,15 +3031,14 @@ def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(wor
         return (x - 0.5) ** 2 + (mode != "a")
 
     source.optimize(objective, n_trials=6, catch=(ValueError,))
-    source.trials_dataframe().to_csv("optuna.csv", index=False)
-    assert "FAIL" in open("optuna.csv").read()
+    frame = source.trials_dataframe() if attrs is None else source.trials_dataframe(attrs=attrs)
+    frame.to_csv("optuna.csv", index=False)
     rename = ("--prior-rename", "params_x=x", "--prior-rename", "params_mode=mode")
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "new.db", "--budget", 2)
     result = invoke(*args, "--prior", "optuna.csv", "--prior-y", "value", *rename, "--transfer", "none")
-    said = " ".join(result.output.split())
-    assert result.exit_code == 0, said
-    assert "optuna.csv: left out 1 row(s) without a value whose 'state' is not complete (FAIL 1)" in said
-    assert "failed or unfinished trials" in said
+    told = " ".join(result.output.split())
+    assert result.exit_code == 0, told
+    assert f"optuna.csv: {said}" in told and "failed or unfinished trials" in told
     assert wb.Optimizer.load("new.db")._prior_rows() == 5
     # a value that is not a number is still refused, naming its row and column
     text = open("optuna.csv").read().splitlines()
