@@ -1355,7 +1355,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
                 if issubclass(category, InterruptedRunWarning):
                     _on_stderr(Text(str(message)))
                 elif issubclass(category, BudgetAlreadyReachedWarning):  # in the command's words
-                    held = opt._finished(opt._prior_rows())
+                    held = message.held
                     _on_stderr(
                         Text(
                             f"warning: --budget {budget} counts the study's finished trials (--prior rows "

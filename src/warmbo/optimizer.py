@@ -237,7 +237,14 @@ class BudgetHeldWarning(UserWarning):
 
 class BudgetAlreadyReachedWarning(UserWarning):
     """:meth:`Optimizer.run` had nothing to do: ``budget`` counts the study's finished trials, and the
-    study already held that many (``budget=5`` on a study of 9 trials is not "5 more")."""
+    study already held that many (``held``; ``budget=5`` on a study of 9 trials is not "5 more")."""
+
+    def __init__(self, budget: int, held: int):
+        self.budget, self.held = budget, held
+        super().__init__(
+            f"budget={budget} counts the study's finished trials (imported prior rows not counted), and it "
+            f"already holds {held}: nothing was evaluated. For {budget} more, give budget={held + budget}"
+        )
 
 
 class InterruptedRunWarning(UserWarning):
@@ -2328,13 +2335,7 @@ class Optimizer:
 
         started = finished()  # (a resumed study's trials: the repeated-points warning counts from them)
         if started >= budget:  # (the bar read "9/5 trials" and nothing was said)
-            warnings.warn(
-                f"budget={budget} counts the study's finished trials (imported prior rows not counted), and "
-                f"it already holds {started}: nothing was evaluated. For {budget} more, give "
-                f"budget={started + budget}",
-                BudgetAlreadyReachedWarning,
-                stacklevel=2,
-            )
+            warnings.warn(BudgetAlreadyReachedWarning(budget, started), stacklevel=user_stacklevel())
         # the bar counts this run's trials against what is left of the budget ("5/5 trials"), the study's
         # total beside it ("(14 in the study)"); before, it counted the study's ("9/14", then "14/14")
         bar = _ProgressBar(progress, max(budget - started, 0), started, self)
@@ -2444,9 +2445,10 @@ class Optimizer:
                         del running[future]  # (after the record: an interrupt during it leaves it to
                         # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
-                        bar.advance(finished())
+                        done = finished()  # (one read of the study for both)
+                        bar.advance(done)
                         if not repeat_warned:
-                            repeat_warned = self._warn_repeat(trial, budget, finished(), started)
+                            repeat_warned = self._warn_repeat(trial, budget, done, started)
                         for callback in callbacks:
                             callback(self, trial)
                         unfinished = [s.trial_id for s in running.values()] + [s.trial_id for s in queue]

@@ -216,7 +216,10 @@ def suggest(
         warnings.simplefilter("ignore", RuntimeWarning)
         model = reference
         if pending.shape[0] or failed.shape[0]:
-            values = [reference.predict(pending)[0]] if pending.shape[0] else []
+            # a model whose add() reaches only part of its posterior (RGPE: the target GP, not the
+            # source GPs) is told the believer at the pending points by add_believer, every part of it
+            believed = pending.shape[0] > 0 and callable(getattr(reference, "add_believer", None))
+            values = [reference.predict(pending)[0]] if pending.shape[0] and not believed else []
             if failed.shape[0]:
                 # the worst value observed; per task for a multi-task model (y_train_ (t, n)), whose
                 # tasks are all maximised, so the liar is the worst outcome of every task at once
@@ -234,18 +237,13 @@ def suggest(
                     [np.full(pending.shape[0], believer), np.full(failed.shape[0], float(level))]
                 )
             model = copy.deepcopy(reference)
-            believe = getattr(model, "add_believer", None)
-            if callable(believe) and pending.shape[0]:
-                # a model whose add() reaches only part of its posterior (RGPE: the target GP, not
-                # the source GPs) conditions every part on the believer itself
-                believe(pending, noise=FANTASY_NOISE)
-                k = pending.shape[0]
-                model = fantasise(
-                    model, failed, np.concatenate(values[1:]) if failed.shape[0] else np.empty(0),
-                    None if noise is None else noise[k:],
-                )  # fmt: skip
-            else:
-                model = fantasise(model, np.vstack([pending, failed]), np.concatenate(values), noise)
+            told = np.vstack([pending, failed])
+            if believed:
+                model.add_believer(pending, noise=FANTASY_NOISE)
+                told = failed
+                noise = None if noise is None else noise[pending.shape[0] :]
+            if told.shape[0]:
+                model = fantasise(model, told, np.concatenate(values), noise)
         bound = acquisition.bind(model, space=space, reference=reference)
         x = maximize(
             bound,

@@ -127,7 +127,9 @@ def _believed(gp: GP, X: np.ndarray, noise: float | None) -> GP:
     ``noise`` capped by its noise level (None: that level). A copy: a source GP is shared by clones
     and deep copies of the model (the cache of source-only fits) and must stay as fitted."""
     level = gp.noise_level_
-    variance = level if noise is None else noise if level is None else min(float(noise), level)
+    variance = level if noise is None else float(noise)
+    if noise is not None and level is not None:
+        variance = min(variance, level)
     out = copy.deepcopy(gp)
     return out.add(X, gp.predict(X)[0], noise=variance)
 
