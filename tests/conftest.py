@@ -94,11 +94,16 @@ def likelihood_rows(monkeypatch) -> list[int]:
     import warmbo.models.gp as gp_module
 
     rows: list[int] = []
-    objective = gp_module.GP.objective
+    objective_function = gp_module.GP._objective_function
 
     def counted(self, X, *args, **kwargs):
-        rows.append(X.shape[0])
-        return objective(self, X, *args, **kwargs)
+        function = objective_function(self, X, *args, **kwargs)
 
-    monkeypatch.setattr(gp_module.GP, "objective", counted)
+        def evaluate(params):
+            rows.append(X.shape[0])
+            return function(params)
+
+        return evaluate
+
+    monkeypatch.setattr(gp_module.GP, "_objective_function", counted)
     return rows

@@ -122,13 +122,18 @@ def test_max_evaluations_bounds_the_search_from_the_first_start(monkeypatch):
     X = rng.random((40, 3))
     y = np.sin(5 * X[:, 0]) + X[:, 1] ** 2 - X[:, 2]
     calls = []
-    original = GP.data_objective
+    original = GP._data_objective_function
 
     def counting(self, *args, **kwargs):
-        calls.append(1)
-        return original(self, *args, **kwargs)
+        function = original(self, *args, **kwargs)
 
-    monkeypatch.setattr(GP, "data_objective", counting)
+        def counted(params):
+            calls.append(1)
+            return function(params)
+
+        return counted
+
+    monkeypatch.setattr(GP, "_data_objective_function", counting)
     prototype = GP(Constant(1.0) * Matern(2.5, [1.0] * 3), optimizer="ml2", n_restarts=0, normalize_y=True)
     start = prototype.clone(optimizer=None).fit(X, y).log_marginal_likelihood()
     full = prototype.fit(X, y)
@@ -155,13 +160,18 @@ def test_after_subset_restarts_the_full_data_search_gets_half_the_evaluations(mo
     X = rng.random((60, 3))
     y = np.sin(5 * X[:, 0]) + X[:, 1] ** 2 - X[:, 2]
     rows = []
-    original = GP.data_objective
+    original = GP._data_objective_function
 
     def counting(self, X_, *args, **kwargs):
-        rows.append(X_.shape[0])
-        return original(self, X_, *args, **kwargs)
+        function = original(self, X_, *args, **kwargs)
 
-    monkeypatch.setattr(GP, "data_objective", counting)
+        def counted(params):
+            rows.append(X_.shape[0])
+            return function(params)
+
+        return counted
+
+    monkeypatch.setattr(GP, "_data_objective_function", counting)
     prototype = GP(
         Constant(1.0) * Matern(2.5, [1.0] * 3),
         optimizer="ml2",
@@ -477,3 +487,107 @@ def test_predict_gradients_with_the_stored_inverse_factor_equals_the_solves_and_
     for got, want in [*zip(fast, solved, strict=True), *zip(fast_after_add, solved_after_add, strict=True)]:
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12)
     assert not np.allclose(fast[1], fast_after_add[1])  # the added points changed the posterior
+
+
+GRAM_AT_KERNELS = [
+    *KERNELS,
+    Matern(1.5, 0.4),
+    Matern(2.5, [0.3, 0.5, 0.7]) * Constant(0.7),  # the constant second: its entry last
+    Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, [0.3, 0.5, 0.7], bounds=(1e-2, 1e2)),  # the default's
+    Matern(2.5, [0.3, 0.5, 0.7]) * RBF(0.6),  # a product of two kernels: the default path
+]
+
+
+@pytest.mark.parametrize("prepared_max", [None, 0], ids=["differences kept", "per-step distances"])
+@pytest.mark.parametrize("kernel", GRAM_AT_KERNELS, ids=repr)
+def test_gram_at_matches_the_kernel_built_at_theta(kernel, prepared_max, monkeypatch):
+    """Kernel.gram_at(X)(theta) (what every step of the hyperparameter search evaluates) gives the Gram
+    matrix and the contractions of with_theta(theta).gram_with_gradient_dot(X), to rounding; above
+    _PREPARED_MAX the differences are not kept and the per-step path runs."""
+    import warmbo.kernels.stationary as stationary
+
+    if prepared_max is not None:
+        monkeypatch.setattr(stationary, "_PREPARED_MAX", prepared_max)
+    rng = np.random.default_rng(3)
+    X = rng.random((17, 3))
+    X[5] = X[2]  # a repeated point: r = 0 off the diagonal (Matern-1/2's kink)
+    W = rng.standard_normal((17, 17))
+    W = W + W.T
+    at = kernel.gram_at(X)
+    for _ in range(3):
+        theta = kernel.theta + 0.3 * rng.standard_normal(kernel.n_theta)
+        # (each contraction function is for one call: both sides are built again for each W)
+        for order in ("F", "C"):  # W in Fortran order, as the GP hands it over, and in C order
+            K_expected, dot_expected = kernel.with_theta(theta).gram_with_gradient_dot(X)
+            K, dot = at(theta)
+            np.testing.assert_allclose(K, K_expected, rtol=1e-12, atol=1e-14)
+            expected = dot_expected(W.copy())
+            np.testing.assert_allclose(dot(np.array(W, order=order)), expected, rtol=1e-11, atol=1e-12)
+    with pytest.raises(ValueError, match="theta must have shape"):
+        at(np.zeros(kernel.n_theta + 1))
+
+
+def test_ml2_objective_on_prepared_data_matches_the_dense_formula():
+    """The objective a fit evaluates (prepared once per fit) against the textbook formula with dense
+    matrices: -log p(y) = y^T A^-1 y / 2 + log|A| / 2 + n/2 log 2 pi with the GLS mean profiled out,
+    A = c K + s I, and the gradient -1/2 tr((alpha alpha^T - A^-1) dA/dtheta_k) from the kernel's
+    derivative tensor; plus the prior's penalty."""
+    from warmbo.models.defaults import default_model
+
+    rng = np.random.default_rng(4)
+    X = rng.random((23, 3))
+    y = np.sin(5 * X[:, 0]) + X[:, 1] - X[:, 2] ** 2
+    ys = (y - y.mean()) / y.std()
+    gp = default_model(3, seed=0)
+    kernel = gp.kernel
+    params = np.append(kernel.theta + 0.2 * rng.standard_normal(kernel.n_theta), np.log(3e-3))
+    value, grad = gp.objective(X, ys, kernel, np.full(23, 1.0), True, params, "ml2")
+    kern = kernel.with_theta(params[:-1])
+    K, dK = kern.gram_gradient(X)
+    s = np.exp(params[-1])
+    A = K + s * np.eye(23)
+    Ainv = np.linalg.inv(A)
+    one = np.ones(23)
+    r = ys - (one @ Ainv @ ys) / (one @ Ainv @ one)
+    alpha = Ainv @ r
+    expected = 0.5 * r @ alpha + 0.5 * np.linalg.slogdet(A)[1] + 11.5 * np.log(2 * np.pi)
+    Wd = np.outer(alpha, alpha) - Ainv
+    expected_grad = -0.5 * np.append(np.einsum("ij,ijk->k", Wd, dK), np.trace(Wd) * s)
+    penalty, penalty_grad = gp.hyperprior.penalty(kernel.theta_names, params, True, 3)
+    np.testing.assert_allclose(value, expected + penalty, rtol=1e-11)
+    np.testing.assert_allclose(grad, expected_grad + penalty_grad, rtol=1e-9, atol=1e-11)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"ftol": 1e-6}, {"maxfun": 7}, {"maxiter": 3}, {"ftol": 1e-12, "gtol": 1e-9}],
+    ids=["defaults", "ftol", "maxfun", "maxiter", "tight"],
+)
+def test_lbfgsb_driver_gives_scipy_minimizes_result_bit_for_bit(options, monkeypatch):
+    """warmbo._lbfgsb.minimize_lbfgsb runs scipy's compiled routine in scipy's own loop: the same
+    point, value, evaluations and iterations as scipy.optimize.minimize(method="L-BFGS-B"), also with
+    one-sided and infinite bounds and a start outside them; on a scipy it was not tested with, it
+    calls minimize itself (forced here), with the same result."""
+    from scipy import optimize
+
+    import warmbo._lbfgsb as driver
+
+    def rosen(x):
+        return optimize.rosen(x), optimize.rosen_der(x)
+
+    rng = np.random.default_rng(5)
+    for d, bounds in [
+        (2, [(-1.5, 1.8)] * 2),
+        (5, [(-1.5, 1.8)] * 5),
+        (3, [(-np.inf, 0.5), (0.2, np.inf), (-np.inf, np.inf)]),
+    ]:
+        x0 = rng.uniform(-2.0, 2.0, d)
+        expected = optimize.minimize(rosen, x0, jac=True, method="L-BFGS-B", bounds=bounds, options=options)
+        for routine in (None, False):  # the driver, then the fallback
+            monkeypatch.setattr(driver, "_ROUTINE", routine)
+            result = driver.minimize_lbfgsb(rosen, x0, bounds, **options)
+            assert np.array_equal(result.x, expected.x)
+            assert result.fun == expected.fun
+            assert (result.nfev, result.nit) == (expected.nfev, expected.nit)
+    with pytest.raises(ValueError, match="lower bounds is greater"):
+        driver.minimize_lbfgsb(rosen, np.zeros(2), [(1.0, 0.0), (0.0, 1.0)])

@@ -51,6 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._lbfgsb import minimize_lbfgsb
 from .space import Float
 
 __all__ = [
@@ -236,11 +237,8 @@ def _joint_lbfgsb(
             return 1e30, np.zeros(k * d)
         return offset - float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
-    from scipy import optimize  # imported where used: `import warmbo` stays light
-
-    result = optimize.minimize(
-        fun, active.reshape(-1), jac=True, method="L-BFGS-B", bounds=[(0.0, 1.0)] * (k * d), options=options
-    )
+    bounds = np.tile(np.array([0.0, 1.0]), (k * d, 1))
+    result = minimize_lbfgsb(fun, active.reshape(-1), bounds, **options)
     refined = starts.copy()
     refined[keep] = np.clip(result.x.reshape(k, d), 0.0, 1.0)
     return refined, n_evals + int(result.nfev) * k

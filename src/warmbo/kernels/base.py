@@ -193,6 +193,20 @@ class Kernel(ABC):
         X = as_points(X, "X", self.input_dim)
         return self.evaluate(X, X), lambda W: self.gram_gradient_dot(X, W)
 
+    def gram_at(self, X) -> Callable[[np.ndarray], tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]]:
+        """For fixed inputs X, the function ``theta -> self.with_theta(theta).gram_with_gradient_dot(X)``.
+
+        What the hyperparameter search evaluates at each of its steps on the same data. This default
+        builds the kernel and calls :meth:`gram_with_gradient_dot`; kernels override it to do once what
+        does not depend on ``theta`` (:class:`~warmbo.kernels.Stationary`: the coordinate differences;
+        ``Constant * k``: the scaling) and to skip building a kernel object at every step."""
+        X = as_points(X, "X", self.input_dim)
+
+        def at(theta):
+            return self.with_theta(theta).gram_with_gradient_dot(X)
+
+        return at
+
     # ------------------------------------------------------------------ input gradients
     @property
     def stationary(self) -> bool:
@@ -453,6 +467,31 @@ class Product(_Binary):
         K1, dot1 = self.k1.gram_with_gradient_dot(X)
         K2, dot2 = self.k2.gram_with_gradient_dot(X)
         return K1 * K2, lambda W: np.concatenate([dot1(W * K2), dot2(W * K1)])
+
+    def gram_at(self, X):
+        scaled = self._scaled()
+        if scaled is None:
+            return super().gram_at(X)
+        # c k with theta = [log c, theta_k] (or [theta_k, log c]): k's prepared function, scaled
+        X = as_points(X, "X", self.input_dim)
+        inner, first, p = scaled[1].gram_at(X), scaled[1] is self.k2, scaled[1].n_theta
+
+        def at(theta):
+            theta = np.asarray(theta, dtype=np.float64)
+            if theta.shape != (p + 1,):
+                raise ValueError(f"theta must have shape ({p + 1},), got {theta.shape}")
+            c = float(np.exp(theta[0] if first else theta[p]))
+            if not 0.0 < c < np.inf:
+                raise ValueError(f"value must be positive and finite, got {c!r}")
+            K, dot = inner(theta[1:] if first else theta[:p])
+
+            def scaled_dot(W):  # d(c K)/d log c = c K; the rest is linear in W, so k's scaled by c
+                parts = [np.array([c * float(np.einsum("ij,ij->", W, K))]), c * dot(W)]
+                return np.concatenate(parts if first else parts[::-1])
+
+            return K * c, scaled_dot
+
+        return at
 
     def diag_gradients_x(self, Xq):
         d1, d2 = self.k1.diag(Xq)[:, None], self.k2.diag(Xq)[:, None]

@@ -28,6 +28,8 @@ __all__ = ["Stationary", "RBF", "Matern"]
 
 _SQRT3 = np.sqrt(3.0)
 _SQRT5 = np.sqrt(5.0)
+#: Stationary.gram_at forms the squared coordinate differences (n^2 d doubles) up to this many
+_PREPARED_MAX = 2**18
 
 
 class Stationary(Kernel):
@@ -153,6 +155,54 @@ class Stationary(Kernel):
             return -2.0 * pair_sums
 
         return K, dot
+
+    def gram_at(self, X):
+        """``theta -> (K, W -> g)`` as :meth:`gram_with_gradient_dot` gives them, with the squared
+        coordinate differences ``D2[(i, j), d] = (x_id - x_jd)^2`` formed once for all steps of the
+        search: ``r^2 = D2 exp(-2 theta)`` is one matrix-vector product and the contraction
+        ``g_d = -2 ell_d^-2 sum_ij M_ij D2[(i, j), d]`` another (``M = W * dk/d(r^2)``). This saves
+        the kernel object, the scaling of X and the distance call at every step, which dominate at
+        the sizes of a BO study (n of a few tens); the differences take n^2 d doubles, so larger data
+        (over :data:`_PREPARED_MAX` of them) take the per-step path."""
+        X = as_points(X, "X", self.input_dim)
+        n, dim = X.shape
+        if n * n * dim > _PREPARED_MAX:
+            return super().gram_at(X)
+        D2 = X[:, None, :] - X[None, :, :]
+        np.square(D2, out=D2)
+        D2 = D2.reshape(n * n, dim)
+        ard, q = self.ard, self.n_theta
+        if not ard:
+            D2 = D2.sum(axis=1)
+
+        def at(theta):
+            theta = np.asarray(theta, dtype=np.float64)
+            if theta.shape != (q,):
+                raise ValueError(f"theta must have shape ({q},), got {theta.shape}")
+            inverse_ell2 = np.exp(-2.0 * theta)
+            if not np.isfinite(inverse_ell2).all() or not inverse_ell2.all():
+                raise ValueError(f"lengthscale must be positive and finite, got exp({theta!r})")
+            r2 = (D2 @ inverse_ell2 if ard else D2 * inverse_ell2[0]).reshape(n, n)
+            if not ard:
+                K, g = self._kappa_dkappa(r2)
+                g *= r2
+
+                def dot(W):
+                    return np.array([-2.0 * float(np.einsum("ij,ij->", W, g))])
+
+                return K, dot
+            K, g = self._kappa_dkappa(r2, overwrite=True)
+
+            def dot(W):
+                M = np.multiply(W, g, out=g)  # g is not needed again: the function is called once
+                out = M.reshape(-1) @ D2
+                out *= inverse_ell2
+                out *= -2.0
+                return out
+
+            return K, dot
+
+        return at
 
     # ---------------------------------------------------------------- input gradients
     @property

@@ -37,6 +37,7 @@ import warnings
 
 import numpy as np
 
+from .._lbfgsb import minimize_lbfgsb
 from .._linalg import (
     JitterWarning,
     NotPositiveDefiniteError,
@@ -128,6 +129,10 @@ def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray
     if info != 0:
         raise np.linalg.LinAlgError(f"potri failed (info={info})")
     n = inverse.shape[0]
+    if n <= _BLOCK:  # one block: above the diagonal is zero, so A + A^T is exact, with 2 x the diagonal
+        inverse += inverse.T
+        _diagonal(inverse)[...] *= 0.5
+        return inverse
     for i in range(0, n, _BLOCK):
         block = inverse[i : i + _BLOCK, i : i + _BLOCK]
         block += np.tril(block, -1).T
@@ -142,6 +147,16 @@ def _add_to_diagonal(A: np.ndarray, values) -> None:
     hyperparameter objective."""
     diagonal = np.einsum("ii->i", A)
     diagonal += values
+
+
+def _diagonal(A: np.ndarray) -> np.ndarray:
+    """A writable view of the diagonal of the square matrix A: a strided view of its flat memory when
+    A is contiguous in either order (the diagonal's stride is n + 1 in both), else ``np.einsum``'s
+    view; a few microseconds less than either ``np.diagonal`` plus a write flag or fancy indexing, on
+    every evaluation of the hyperparameter objective."""
+    if A.flags.c_contiguous or A.flags.f_contiguous:
+        return A.ravel(order="K")[:: A.shape[0] + 1]
+    return np.einsum("ii->i", A)
 
 
 def _profiled_mean(L: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, float]:
@@ -960,11 +975,24 @@ class GP(RegressorModel):
         """Objective to minimise and its gradient, for hyperparameters ``params`` (log space): the data
         term of :meth:`data_objective`, plus minus the log prior when ``hyperprior`` is set and
         ``kind == "ml2"`` (MAP)."""
-        value, grad = self.data_objective(X, ys, kernel, noise, fit_noise, params, kind)
-        if self.hyperprior is not None and kind == "ml2":
-            extra, extra_grad = self.hyperprior.penalty(kernel.theta_names, params, fit_noise, X.shape[1])
-            value, grad = value + extra, grad + extra_grad
-        return value, grad
+        return self._objective_function(X, ys, kernel, noise, fit_noise, kind)(params)
+
+    def _objective_function(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, kind: str):
+        """``params -> (value, gradient)`` of :meth:`objective` on this data: what does not depend on
+        ``params`` (the kernel's :meth:`~warmbo.kernels.Kernel.gram_at`, the prior's constants) is
+        prepared once for all steps of a search."""
+        data = self._data_objective_function(X, ys, kernel, noise, fit_noise, kind)
+        if self.hyperprior is None or kind != "ml2":
+            return data
+        penalty = self.hyperprior.penalty_function(kernel.theta_names, fit_noise, X.shape[1])
+
+        def fun(params):
+            value, grad = data(params)
+            extra, extra_grad = penalty(params)
+            grad += extra_grad
+            return value + extra, grad
+
+        return fun
 
     def log_hyperprior(self) -> float:
         """``log p(theta)`` (up to a constant) at the fitted hyperparameters; 0 without a hyperprior."""
@@ -988,28 +1016,38 @@ class GP(RegressorModel):
         ``(value, gradient)`` with value = -log marginal likelihood ("ml2"), -LOO log predictive
         probability ("loo", R&W eq. 5.11) or the mean LOO squared error ("loo-mse").
         """
-        p = kernel.n_theta
-        kern = kernel.with_theta(params[:p])
-        if fit_noise:
-            noise = np.full(X.shape[0], np.exp(params[p]))
-        n = X.shape[0]
-        if kind == "ml2":
-            from scipy.linalg import blas
+        return self._data_objective_function(X, ys, kernel, noise, fit_noise, kind)(params)
 
+    def _data_objective_function(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, kind: str):
+        """``params -> (value, gradient)`` of :meth:`data_objective` on this data."""
+        if kind != "ml2":
+            return lambda params: self._loo_objective(X, ys, kernel, noise, fit_noise, params, kind)
+        from scipy.linalg import blas
+
+        p = kernel.n_theta
+        n = X.shape[0]
+        gram_at = kernel.gram_at(X)
+        fit_mean = self.fit_mean
+        constant = 0.5 * n * _LOG_2PI
+        noise = np.asarray(noise, dtype=np.float64)
+
+        def fun(params):
             # the gradient needs only the contractions sum_ij W_ij dK_ij / dtheta_k, which the kernel
-            # computes without forming the (n, n, n_theta) derivative tensor (Kernel.gram_gradient_dot)
-            # (one distance matrix and one exponential serve both: Kernel.gram_with_gradient_dot)
+            # computes without forming the (n, n, n_theta) derivative tensor (Kernel.gram_with_gradient_dot,
+            # prepared for this X by Kernel.gram_at: one distance matrix and one exponential serve both)
             # Every n x n step works in one buffer: K + noise, its factor, the inverse, then W.
-            A, gradient_dot = kern.gram_with_gradient_dot(X)
-            _add_to_diagonal(A, noise)
+            A, gradient_dot = gram_at(params[:p])
+            level = float(np.exp(params[p])) if fit_noise else None
+            _diagonal(A)[...] += noise if level is None else level
             L = _cholesky_in_place(A)
-            half_log_det = float(np.sum(np.log(np.diag(L))))
+            half_log_det = float(np.log(_diagonal(L)).sum())
             W = _inverse_from_cholesky(L, overwrite=True)
-            if self.fit_mean:  # profile the constant mean out (GLS estimate; see the class docstring)
+            y = ys
+            if fit_mean:  # profile the constant mean out (GLS estimate; see the class docstring)
                 w1 = W.sum(axis=0)
-                ys = ys - float(w1 @ ys) / float(w1.sum())
-            alpha = W @ ys
-            value = 0.5 * ys @ alpha + half_log_det + 0.5 * n * _LOG_2PI
+                y = ys - float(w1 @ ys) / float(w1.sum())
+            alpha = W @ y
+            value = 0.5 * float(y @ alpha) + half_log_det + constant
             W *= -1.0  # W = alpha alpha^T - (K + noise)^{-1}, in place (a rank-one BLAS update)
             # (W is symmetric: hand BLAS whichever of W, W^T is Fortran-ordered, so it updates in place)
             target = W if W.flags.f_contiguous else W.T
@@ -1017,9 +1055,19 @@ class GP(RegressorModel):
             if not np.shares_memory(updated, W):
                 W = updated
             grad = gradient_dot(W)
-            if fit_noise:
-                grad = np.append(grad, np.diag(W) @ noise)
-            return float(value), -0.5 * grad
+            if fit_noise:  # d(K + s I)/d log s = s I
+                grad = np.append(grad, float(_diagonal(W).sum()) * level)
+            grad *= -0.5
+            return value, grad
+
+        return fun
+
+    def _loo_objective(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, params, kind: str):
+        """:meth:`data_objective` for the leave-one-out kinds ("loo", "loo-mse")."""
+        p = kernel.n_theta
+        kern = kernel.with_theta(params[:p])
+        if fit_noise:
+            noise = np.full(X.shape[0], np.exp(params[p]))
         K, dK = kern.gram_gradient(X)
         if fit_noise:
             dK = np.concatenate([dK, np.diag(noise)[..., None]], axis=2)
@@ -1050,9 +1098,11 @@ class GP(RegressorModel):
         non-finite evaluation (a non-PSD Gram matrix, an overflow) reported as a very bad value so
         L-BFGS-B steps back instead of stopping."""
 
+        objective = self._objective_function(X, ys, kernel, noise, fit_noise, kind)
+
         def fun(params):
             try:
-                value, grad = self.objective(X, ys, kernel, noise, fit_noise, params, kind)
+                value, grad = objective(params)
             except (NotPositiveDefiniteError, np.linalg.LinAlgError, FloatingPointError):
                 return 1e25, np.zeros_like(params)
             if not np.isfinite(value) or not np.isfinite(grad).all():
@@ -1065,8 +1115,6 @@ class GP(RegressorModel):
         """The one start of the full-data search: the best, on all the data, of the current
         hyperparameters and the optima of the random restarts run on a seeded subset of ``cap`` rows
         (see ``restart_points``)."""
-        from scipy import optimize
-
         rows = np.random.default_rng([0 if self.seed is None else self.seed, X.shape[0]]).choice(
             X.shape[0], int(cap), replace=False
         )
@@ -1079,14 +1127,7 @@ class GP(RegressorModel):
             warnings.simplefilter("ignore", JitterWarning)
             with np.errstate(all="ignore"):
                 for start in starts[1:]:
-                    result = optimize.minimize(
-                        fun_subset,
-                        start,
-                        jac=True,
-                        method="L-BFGS-B",
-                        bounds=bounds,
-                        options={"ftol": float(self.fit_tolerance)},
-                    )
+                    result = minimize_lbfgsb(fun_subset, start, bounds, ftol=float(self.fit_tolerance))
                     if np.isfinite(result.fun) and result.fun < 1e25:
                         candidates.append(result.x)
                 scores = [
@@ -1126,8 +1167,6 @@ class GP(RegressorModel):
         if x0.size == 0:
             return kernel, noise
 
-        from scipy import optimize
-
         fun = self._guarded_objective(X, ys, kernel, noise, fit_noise, kind)
 
         rng = np.random.default_rng(self.seed)
@@ -1146,9 +1185,7 @@ class GP(RegressorModel):
                     options = {"ftol": float(self.fit_tolerance)}
                     if i == 0 and budget is not None:
                         options["maxfun"] = budget
-                    result = optimize.minimize(
-                        fun, start, jac=True, method="L-BFGS-B", bounds=bounds, options=options
-                    )
+                    result = minimize_lbfgsb(fun, start, bounds, **options)
                     if np.isfinite(result.fun) and result.fun < best_value:
                         best_x, best_value = result.x, float(result.fun)
         if not np.isfinite(best_value) or best_value >= 1e25:

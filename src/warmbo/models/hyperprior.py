@@ -62,23 +62,36 @@ class LogNormalHyperprior:
         """Minus the log prior density (up to a constant) of ``params`` = [theta, log noise] and its
         gradient. ``names`` are the kernel's theta names; entries named ``...lengthscale...`` get the
         lengthscale prior, the last entry the noise prior when ``fit_noise``."""
-        params = np.asarray(params, dtype=np.float64)
-        grad = np.zeros_like(params)
-        value = 0.0
+        return self.penalty_function(names, fit_noise, dim)(np.asarray(params, dtype=np.float64))
+
+    def penalty_function(self, names, fit_noise: bool, dim: int):
+        """:meth:`penalty` as a function of ``params`` alone, its constants worked out once (the
+        hyperparameter search evaluates it at every step): with ``loc``, ``w = 1 / s^2`` (0 for
+        entries without a prior) and ``j`` (1 for entries with a prior under ``"value"``),
+        ``penalty = sum_k w_k (params_k - loc_k)^2 / 2 + j_k params_k``, gradient
+        ``w_k (params_k - loc_k) + j_k``."""
+        names = list(names)
+        size = len(names) + bool(fit_noise)
+        loc, weight = np.zeros(size), np.zeros(size)
         mu = self.lengthscale_loc + self.lengthscale_log_d * math.log(max(int(dim), 1))
-        s2 = self.lengthscale_scale**2
-        jacobian = 1.0 if self.density_of == "value" else 0.0  # -log p(ell) has +log ell = +theta
         for j, name in enumerate(names):
             if "lengthscale" in name:
-                r = params[j] - mu
-                value += 0.5 * r * r / s2 + jacobian * params[j]
-                grad[j] = r / s2 + jacobian
+                loc[j], weight[j] = mu, 1.0 / self.lengthscale_scale**2
         if fit_noise:
-            t = params[len(names)]
-            r = t - self.noise_loc
-            value += 0.5 * r * r / self.noise_scale**2 + jacobian * t
-            grad[len(names)] = r / self.noise_scale**2 + jacobian
-        return float(value), grad
+            loc[-1], weight[-1] = self.noise_loc, 1.0 / self.noise_scale**2
+        # -log p(ell) has +log ell = +theta under "value" (see the module docstring)
+        jacobian = (weight > 0) * (1.0 if self.density_of == "value" else 0.0)
+
+        def penalty(params: np.ndarray) -> tuple[float, np.ndarray]:
+            if params.shape != (size,):
+                raise ValueError(f"params must have shape ({size},), got {params.shape}")
+            r = params - loc
+            grad = r * weight
+            value = 0.5 * float(r @ grad) + float(jacobian @ params)
+            grad += jacobian
+            return value, grad
+
+        return penalty
 
     def lengthscale_mode(self, dim: int) -> float:
         """Where the penalty is least for a lengthscale: ``exp(mu - s^2)`` (``"value"``) or
