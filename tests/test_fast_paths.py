@@ -580,6 +580,7 @@ def test_lbfgsb_driver_gives_scipy_minimizes_result_bit_for_bit(options, monkeyp
         (2, [(-1.5, 1.8)] * 2),
         (5, [(-1.5, 1.8)] * 5),
         (3, [(-np.inf, 0.5), (0.2, np.inf), (-np.inf, np.inf)]),
+        (3, [(None, 0.5), (0.2, None), (None, None)]),  # None: an open side, as scipy reads it
     ]:
         x0 = rng.uniform(-2.0, 2.0, d)
         expected = optimize.minimize(rosen, x0, jac=True, method="L-BFGS-B", bounds=bounds, options=options)
@@ -591,3 +592,79 @@ def test_lbfgsb_driver_gives_scipy_minimizes_result_bit_for_bit(options, monkeyp
             assert (result.nfev, result.nit) == (expected.nfev, expected.nit)
     with pytest.raises(ValueError, match="lower bounds is greater"):
         driver.minimize_lbfgsb(rosen, np.zeros(2), [(1.0, 0.0), (0.0, 1.0)])
+    with pytest.raises(ValueError, match="2 \\(low, high\\) pairs"):
+        driver.minimize_lbfgsb(rosen, np.zeros(2), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="maxls and maxcor must be positive"):
+        driver.minimize_lbfgsb(rosen, np.zeros(2), [(0.0, 1.0)] * 2, maxls=0)
+
+
+def test_a_stationary_kernel_that_builds_its_gram_matrix_otherwise_is_fitted_through_its_own_code():
+    """Kernel.gram_at keeps Stationary's coordinate differences only for kernels that build the Gram
+    matrix as Stationary does: a subclass with its own distances (here twice the scaled ones) gets
+    the objective of its own gram_with_gradient_dot, not Stationary's."""
+    from warmbo.kernels.stationary import Stationary
+
+    class Doubled(Matern):
+        def _scaled_sqdist(self, X, Y):
+            return 2.0 * Stationary._scaled_sqdist(self, X, Y)
+
+    kernel = Constant(1.5) * Doubled(2.5, [0.3, 0.5, 0.7])
+    X = np.random.default_rng(6).random((12, 3))
+    K, _ = kernel.gram_at(X)(kernel.theta)
+    np.testing.assert_allclose(K, kernel.gram(X), rtol=1e-12)
+    assert not np.allclose(K, (Constant(1.5) * Matern(2.5, [0.3, 0.5, 0.7])).gram(X))
+
+
+def test_a_hyperprior_with_only_a_penalty_method_is_still_used():
+    """GP accepts any hyperprior with penalty(names, params, fit_noise, dim) (a user's own prior, or
+    the optuna-prior arm of bench/model_variants.py); the prepared objective adds it as the
+    per-evaluation one did."""
+    from warmbo.models.hyperprior import DIMENSION_SCALED
+
+    class OwnPrior:
+        def penalty(self, names, params, fit_noise, dim):
+            return DIMENSION_SCALED.penalty(names, params, fit_noise, dim)
+
+        def log_density(self, kernel, noise_level, dim):
+            return DIMENSION_SCALED.log_density(kernel, noise_level, dim)
+
+    rng = np.random.default_rng(7)
+    X = rng.random((15, 2))
+    y = np.sin(6 * X[:, 0]) + X[:, 1]
+    base = GP(Constant(1.0) * Matern(2.5, [0.3, 0.3]), optimizer="ml2", normalize_y=True, seed=0)
+    own = base.clone(hyperprior=OwnPrior()).fit(X, y)
+    builtin = base.clone(hyperprior=DIMENSION_SCALED).fit(X, y)
+    np.testing.assert_allclose(own.kernel_.theta, builtin.kernel_.theta, rtol=1e-10)
+
+
+def test_lbfgsb_driver_falls_back_to_minimize_when_the_routine_fails_its_check(monkeypatch):
+    """The private routine is checked once on a one-variable problem against minimize; a routine that
+    fails there (a changed interface: other integer widths, other arguments) is not used again, and
+    every search goes through scipy.optimize.minimize with the same result."""
+    from scipy import optimize
+
+    import warmbo._lbfgsb as driver
+
+    def broken(*args, **kwargs):
+        raise TypeError("setulb() takes 16 positional arguments but 17 were given")
+
+    monkeypatch.setattr(driver, "_ROUTINE", None)
+    original = driver._drive
+    monkeypatch.setattr(driver, "_drive", broken)
+
+    def rosen(x):
+        return optimize.rosen(x), optimize.rosen_der(x)
+
+    x0, bounds = np.array([-1.2, 1.0]), [(-2.0, 2.0)] * 2
+    result = driver.minimize_lbfgsb(rosen, x0, bounds)
+    assert driver._ROUTINE is False
+    expected = optimize.minimize(rosen, x0, jac=True, method="L-BFGS-B", bounds=bounds)
+    assert np.array_equal(result.x, expected.x) and result.nfev == expected.nfev
+    monkeypatch.setattr(driver, "_drive", original)
+    monkeypatch.setattr(driver, "_ROUTINE", None)
+    driver.minimize_lbfgsb(rosen, x0, bounds)
+    import scipy
+
+    version = tuple(int(part) for part in scipy.__version__.split(".")[:2])
+    tested = driver._TESTED[0] <= version < driver._TESTED[1]
+    assert (driver._ROUTINE is not False) == tested  # the real routine passes its check where tested

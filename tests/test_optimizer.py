@@ -20,6 +20,7 @@ from helpers.killed import tell_then_kill
 
 import warmbo as wb
 from warmbo.bounds import IGPUCB, Constant, Srinivas
+from warmbo.optimizer import UnansweredAskWarning
 from warmbo.storage import StorageError, TrialNotFoundError
 
 WORKER = Path(__file__).parent / "helpers" / "worker.py"
@@ -567,7 +568,8 @@ def test_fantasies_set_the_ei_incumbent_but_not_the_round():
     opt.acquisition = wb.UCB(wb.IGPUCB(B=1.0))
     wb.UCB.bind = spy_ucb
     try:
-        opt.ask()
+        with pytest.warns(UnansweredAskWarning, match="still pending"):  # (the pending points are meant)
+            opt.ask()
     finally:
         wb.UCB.bind = original_ucb
     model = opt.fit_model()
@@ -624,8 +626,9 @@ def test_seed_none_draws_and_stores_one_seed(tmp_path):
     opt = wb.Optimizer(SPACE, storage=url, n_initial=4)
     assert isinstance(opt.seed, int)
     design = SPACE.sample(4, seed=opt.seed)
-    for expected in design:
-        assert opt.ask() == pytest.approx(expected)
+    with pytest.warns(UnansweredAskWarning, match="still pending"):  # asked without telling
+        for expected in design:
+            assert opt.ask() == pytest.approx(expected)
     assert wb.Optimizer(SPACE, storage=url).seed == opt.seed
     assert wb.Optimizer.load(url).seed == opt.seed
 
@@ -681,7 +684,8 @@ def test_ask_does_not_hold_the_lock_while_fitting(tmp_path):
             return super().fit(X, y)
 
     opt.model = Probe()
-    opt.ask()
+    with pytest.warns(UnansweredAskWarning, match="still pending"):  # (the pending trial is meant)
+        opt.ask()
     assert seen["told"] == "complete"
 
 
@@ -1110,7 +1114,8 @@ def test_a_fixed_hyperparameter_model_is_extended_between_asks_not_refactorised(
     for i in range(12):
         params = opt.ask()
         if i == 8:  # two pending trials told in reverse order: the complete trials' order changes
-            second = opt.ask()
+            with pytest.warns(UnansweredAskWarning, match="still pending"):
+                second = opt.ask()
             opt.tell(second, branin_objective(second))
             read()
         opt.tell(params, branin_objective(params))
@@ -1161,7 +1166,8 @@ def test_a_fixed_hyperparameter_model_keeps_its_candidates_posterior_between_ask
         params = opt.ask()
         if i == 6:  # a pending trial: the next ask fantasises it on a copy of the model
             pending = params
-            params = opt.ask()
+            with pytest.warns(UnansweredAskWarning, match="still pending"):
+                params = opt.ask()
         opt.tell(params, branin_objective(params))
         model = opt.model_
         if model is None or i < 5:
@@ -1300,7 +1306,8 @@ def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp
     second.run(counted, budget=5, progress=False)
     assert len(calls) == 1 and second.study.count("complete") == 5
 
-    in_flight = first.ask()
+    with pytest.warns(UnansweredAskWarning, match="still pending"):  # (`waiting` is meant to wait)
+        in_flight = first.ask()
     first.study.heartbeat([in_flight.trial_id])  # evaluated elsewhere, alive
     with warnings.catch_warnings():
         warnings.simplefilter("error", wb.optimizer.BudgetHeldWarning)  # another worker's: how runs end

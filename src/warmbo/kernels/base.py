@@ -470,7 +470,8 @@ class Product(_Binary):
 
     def gram_at(self, X):
         scaled = self._scaled()
-        if scaled is None:
+        own = type(self)
+        if scaled is None or own.gram_with_gradient_dot is not Product.gram_with_gradient_dot:
             return super().gram_at(X)
         # c k with theta = [log c, theta_k] (or [theta_k, log c]): k's prepared function, scaled
         X = as_points(X, "X", self.input_dim)

@@ -167,7 +167,11 @@ class Stationary(Kernel):
         (over :data:`_PREPARED_MAX` of them) take the per-step path."""
         X = as_points(X, "X", self.input_dim)
         n, dim = X.shape
-        if n * n * dim > _PREPARED_MAX:
+        own = type(self)
+        if n * n * dim > _PREPARED_MAX or any(
+            getattr(own, name) is not getattr(Stationary, name)
+            for name in ("gram_with_gradient_dot", "_scaled_sqdist", "with_theta", "_rebuild")
+        ):  # (a subclass that changes how the Gram matrix is built is fitted through its own code)
             return super().gram_at(X)
         D2 = X[:, None, :] - X[None, :, :]
         np.square(D2, out=D2)
@@ -180,9 +184,10 @@ class Stationary(Kernel):
             theta = np.asarray(theta, dtype=np.float64)
             if theta.shape != (q,):
                 raise ValueError(f"theta must have shape ({q},), got {theta.shape}")
+            ell = np.exp(theta)
+            if not (0.0 < ell.min() and ell.max() < np.inf):  # as with_theta checks it
+                raise ValueError(f"lengthscale must be positive and finite, got exp({theta!r}) = {ell!r}")
             inverse_ell2 = np.exp(-2.0 * theta)
-            if not np.isfinite(inverse_ell2).all() or not inverse_ell2.all():
-                raise ValueError(f"lengthscale must be positive and finite, got exp({theta!r})")
             r2 = (D2 @ inverse_ell2 if ard else D2 * inverse_ell2[0]).reshape(n, n)
             if not ard:
                 K, g = self._kappa_dkappa(r2)

@@ -974,7 +974,8 @@ class GP(RegressorModel):
     def objective(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, params, kind: str):
         """Objective to minimise and its gradient, for hyperparameters ``params`` (log space): the data
         term of :meth:`data_objective`, plus minus the log prior when ``hyperprior`` is set and
-        ``kind == "ml2"`` (MAP)."""
+        ``kind == "ml2"`` (MAP). (A fit evaluates the function :meth:`_objective_function` prepares
+        once for its data, not this method: a subclass changes the objective there.)"""
         return self._objective_function(X, ys, kernel, noise, fit_noise, kind)(params)
 
     def _objective_function(self, X, ys, kernel: Kernel, noise: np.ndarray, fit_noise: bool, kind: str):
@@ -984,13 +985,19 @@ class GP(RegressorModel):
         data = self._data_objective_function(X, ys, kernel, noise, fit_noise, kind)
         if self.hyperprior is None or kind != "ml2":
             return data
-        penalty = self.hyperprior.penalty_function(kernel.theta_names, fit_noise, X.shape[1])
+        names, dim, prior = kernel.theta_names, X.shape[1], self.hyperprior
+        penalty_function = getattr(prior, "penalty_function", None)
+        if callable(penalty_function):
+            penalty = penalty_function(names, fit_noise, dim)
+        else:  # a prior of the user's with only penalty() (what GP checks for)
+
+            def penalty(params):
+                return prior.penalty(names, params, fit_noise, dim)
 
         def fun(params):
             value, grad = data(params)
             extra, extra_grad = penalty(params)
-            grad += extra_grad
-            return value + extra, grad
+            return value + extra, grad + extra_grad
 
         return fun
 
@@ -1057,8 +1064,7 @@ class GP(RegressorModel):
             grad = gradient_dot(W)
             if fit_noise:  # d(K + s I)/d log s = s I
                 grad = np.append(grad, float(_diagonal(W).sum()) * level)
-            grad *= -0.5
-            return value, grad
+            return value, -0.5 * np.asarray(grad, dtype=np.float64)
 
         return fun
 

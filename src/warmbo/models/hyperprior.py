@@ -72,15 +72,15 @@ class LogNormalHyperprior:
         ``w_k (params_k - loc_k) + j_k``."""
         names = list(names)
         size = len(names) + bool(fit_noise)
-        loc, weight = np.zeros(size), np.zeros(size)
+        loc, weight, has_prior = np.zeros(size), np.zeros(size), np.zeros(size, dtype=bool)
         mu = self.lengthscale_loc + self.lengthscale_log_d * math.log(max(int(dim), 1))
         for j, name in enumerate(names):
             if "lengthscale" in name:
-                loc[j], weight[j] = mu, 1.0 / self.lengthscale_scale**2
+                loc[j], weight[j], has_prior[j] = mu, 1.0 / self.lengthscale_scale**2, True
         if fit_noise:
-            loc[-1], weight[-1] = self.noise_loc, 1.0 / self.noise_scale**2
+            loc[-1], weight[-1], has_prior[-1] = self.noise_loc, 1.0 / self.noise_scale**2, True
         # -log p(ell) has +log ell = +theta under "value" (see the module docstring)
-        jacobian = (weight > 0) * (1.0 if self.density_of == "value" else 0.0)
+        jacobian = has_prior * (1.0 if self.density_of == "value" else 0.0)
 
         def penalty(params: np.ndarray) -> tuple[float, np.ndarray]:
             if params.shape != (size,):
