@@ -140,13 +140,7 @@ class Stationary(Kernel):
         X = as_points(X, "X", self.input_dim)
         r2 = self._scaled_sqdist(X, X)
         if not self.ard:
-            K, g = self._kappa_dkappa(r2)
-            g *= r2
-
-            def dot(W):
-                return np.array([-2.0 * float(np.einsum("ij,ij->", W, g))])
-
-            return K, dot
+            return self._isotropic_gram_with_gradient_dot(r2)
         K, g = self._kappa_dkappa(r2, overwrite=True)
         Xc = (X - X.mean(axis=0)) / self.lengthscale
 
@@ -154,6 +148,16 @@ class Stationary(Kernel):
             M = np.multiply(W, g, out=g)  # g is not needed again: the function is called once
             pair_sums = 2.0 * (M.sum(axis=1) @ Xc**2) - 2.0 * np.einsum("id,id->d", Xc, M @ Xc)
             return -2.0 * pair_sums
+
+        return K, dot
+
+    def _isotropic_gram_with_gradient_dot(self, r2):
+        """K and ``W -> [-2 sum_ij W_ij r2_ij dk/d(r^2)_ij]`` (d/dlog ell of one lengthscale) from r2."""
+        K, g = self._kappa_dkappa(r2)
+        g *= r2
+
+        def dot(W):
+            return np.array([-2.0 * float(np.einsum("ij,ij->", W, g))])
 
         return K, dot
 
@@ -190,13 +194,7 @@ class Stationary(Kernel):
             inverse_ell2 = np.exp(-2.0 * theta)
             r2 = (D2 @ inverse_ell2 if ard else D2 * inverse_ell2[0]).reshape(n, n)
             if not ard:
-                K, g = self._kappa_dkappa(r2)
-                g *= r2
-
-                def dot(W):
-                    return np.array([-2.0 * float(np.einsum("ij,ij->", W, g))])
-
-                return K, dot
+                return self._isotropic_gram_with_gradient_dot(r2)
             K, g = self._kappa_dkappa(r2, overwrite=True)
 
             def dot(W):
