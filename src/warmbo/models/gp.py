@@ -142,11 +142,8 @@ def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray
 
 
 def _add_to_diagonal(A: np.ndarray, values) -> None:
-    """``A[i, i] += values[i]`` in place, through the diagonal's view (``np.einsum("ii->i")``):
-    1 us against 8-14 us for fancy indexing with ``np.diag_indices_from``, on every evaluation of the
-    hyperparameter objective."""
-    diagonal = np.einsum("ii->i", A)
-    diagonal += values
+    """``A[i, i] += values[i]`` in place, through the diagonal's view (:func:`_diagonal`)."""
+    _diagonal(A)[...] += values
 
 
 def _diagonal(A: np.ndarray) -> np.ndarray:
@@ -1045,7 +1042,7 @@ class GP(RegressorModel):
             # Every n x n step works in one buffer: K + noise, its factor, the inverse, then W.
             A, gradient_dot = gram_at(params[:p])
             level = float(np.exp(params[p])) if fit_noise else None
-            _diagonal(A)[...] += noise if level is None else level
+            _add_to_diagonal(A, noise if level is None else level)
             L = _cholesky_in_place(A)
             half_log_det = float(np.log(_diagonal(L)).sum())
             W = _inverse_from_cholesky(L, overwrite=True)
