@@ -151,7 +151,7 @@ def _drive(routine, fun, x0, bounds, ftol, gtol, maxfun, maxiter, maxcor, maxls)
         g = g.astype(np.float64)
         routine(m, x, low, high, nbd, f, g, factr, gtol, wa, iwa, task, lsave, isave, dsave, maxls, ln_task)
         if task[0] == 3:  # evaluate f and g at x
-            if not np.all(x == last_x):
+            if not (x == last_x).all():
                 last_x = x.copy()
                 last = evaluate(last_x)
                 nfev += 1

@@ -244,6 +244,21 @@ class Kernel(ABC):
         gradient share work (the distances, the exponential) override it."""
         return self.evaluate(Xq, X), self.gradients_x(Xq, X)
 
+    def cross_gradients_at(self, X: np.ndarray) -> Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]:
+        """For fixed inputs X (n, d), the function ``Xq -> self.evaluate_and_gradients_x(Xq, X)``.
+
+        What a posterior's gradients evaluate at every step of the acquisition's local search, on the
+        same training inputs. This default calls :meth:`evaluate_and_gradients_x`; kernels override it
+        to do once what depends on X alone (:class:`~warmbo.kernels.Stationary`: the scaled inputs;
+        ``Constant * k``: finding the scale), with the same numbers to the bit. ``Xq`` is taken as
+        given: a float64 array (m, d) of finite values, checked by the caller."""
+        X = np.asarray(X, dtype=np.float64)
+
+        def cross(Xq):
+            return self.evaluate_and_gradients_x(Xq, X)
+
+        return cross
+
     # ------------------------------------------------------------------ algebra
     def _scalar(self, c, operation: str) -> Constant:
         """``Constant(c)`` for ``c * k`` or ``k + c``, with an error that names the expression (the
@@ -493,6 +508,20 @@ class Product(_Binary):
             return K * c, scaled_dot
 
         return at
+
+    def cross_gradients_at(self, X):
+        scaled = self._scaled()
+        if scaled is None or type(self).evaluate_and_gradients_x is not Product.evaluate_and_gradients_x:
+            return super().cross_gradients_at(X)
+        c, inner = scaled[0], scaled[1].cross_gradients_at(X)
+
+        def cross(Xq):  # as evaluate_and_gradients_x: k's value and gradients, scaled in place
+            K, G = inner(Xq)
+            K *= c
+            G *= c
+            return K, G
+
+        return cross
 
     def diag_gradients_x(self, Xq):
         d1, d2 = self.k1.diag(Xq)[:, None], self.k2.diag(Xq)[:, None]

@@ -248,6 +248,30 @@ class Stationary(Kernel):
         D /= ell
         return K, D
 
+    def cross_gradients_at(self, X):
+        """:meth:`evaluate_and_gradients_x` against fixed X, with ``X / ell`` formed once (the same
+        division, so the same numbers to the bit); subclasses that compute it otherwise keep theirs."""
+        own = type(self)
+        if any(
+            getattr(own, name) is not getattr(Stationary, name)
+            for name in ("evaluate_and_gradients_x", "_scaled_sqdist")
+        ):
+            return super().cross_gradients_at(X)
+        ell = np.asarray(self.lengthscale, dtype=np.float64)
+        scaled = np.asarray(X, dtype=np.float64)[None, :, :] / ell
+        kappa_dkappa = self._kappa_dkappa
+
+        def cross(Xq):
+            D = Xq[:, None, :] / ell - scaled
+            r2 = np.einsum("mnd,mnd->mn", D, D)
+            K, g = kappa_dkappa(r2, overwrite=True)
+            g *= 2.0
+            D *= g[..., None]
+            D /= ell
+            return K, D
+
+        return cross
+
     def _kappa_dkappa(self, r2: np.ndarray, overwrite: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``kappa(r2)`` and ``dkappa/d(r2)``; subclasses share the exponential between the two and,
         with ``overwrite``, reuse r2's memory."""
