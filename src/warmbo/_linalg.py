@@ -50,9 +50,22 @@ class NotPositiveDefiniteError(np.linalg.LinAlgError):  # LinAlgError is a Value
     """A matrix is not positive definite even after the largest allowed jitter."""
 
 
-def _try_cholesky(A: np.ndarray) -> np.ndarray | None:
-    from scipy import linalg  # imported where used: `import warmbo` stays light (issue 15)
+_SCIPY_LINALG = None
 
+
+def scipy_linalg():
+    """``scipy.linalg``, imported on first use (``import warmbo`` stays light, issue 15) and then kept:
+    an import statement in a function that a search calls at every step costs 3-5 us per call."""
+    global _SCIPY_LINALG
+    if _SCIPY_LINALG is None:
+        from scipy import linalg
+
+        _SCIPY_LINALG = linalg
+    return _SCIPY_LINALG
+
+
+def _try_cholesky(A: np.ndarray) -> np.ndarray | None:
+    linalg = scipy_linalg()
     try:
         return linalg.cholesky(A, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -156,15 +169,11 @@ def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Solve ``L X = B`` for lower-triangular L."""
     if L.shape[0] == 0:
         return np.zeros_like(B, dtype=np.float64)
-    from scipy import linalg
-
-    return linalg.solve_triangular(L, B, lower=True, check_finite=False)
+    return scipy_linalg().solve_triangular(L, B, lower=True, check_finite=False)
 
 
 def solve_upper(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Solve ``L^T X = B`` for lower-triangular L."""
     if L.shape[0] == 0:
         return np.zeros_like(B, dtype=np.float64)
-    from scipy import linalg
-
-    return linalg.solve_triangular(L, B, lower=True, trans="T", check_finite=False)
+    return scipy_linalg().solve_triangular(L, B, lower=True, trans="T", check_finite=False)

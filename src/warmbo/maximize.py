@@ -235,7 +235,7 @@ def _joint_lbfgsb(
         values, grads = evaluate(flat.reshape(k, d))
         if not np.isfinite(values).all() or not np.isfinite(grads).all():
             return 1e30, np.zeros(k * d)
-        return offset - float(np.sum(values)), -np.asarray(grads, dtype=np.float64).reshape(-1)
+        return offset - float(np.asarray(values).sum()), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
     bounds = np.tile(np.array([0.0, 1.0]), (k * d, 1))
     result = minimize_lbfgsb(fun, active.reshape(-1), bounds, **options)

@@ -502,8 +502,15 @@ class Product(_Binary):
             K, dot = inner(theta[1:] if first else theta[:p])
 
             def scaled_dot(W):  # d(c K)/d log c = c K; the rest is linear in W, so k's scaled by c
-                parts = [np.array([c * float(np.einsum("ij,ij->", W, K))]), c * dot(W)]
-                return np.concatenate(parts if first else parts[::-1])
+                out = np.empty(p + 1)
+                const = c * float(np.einsum("ij,ij->", W, K))
+                if first:
+                    out[0], out[1:] = const, dot(W)
+                else:
+                    out[p], out[:p] = const, dot(W)
+                rest = out[1:] if first else out[:p]
+                rest *= c
+                return out
 
             return K * c, scaled_dot
 

@@ -189,7 +189,8 @@ class Stationary(Kernel):
             if theta.shape != (q,):
                 raise ValueError(f"theta must have shape ({q},), got {theta.shape}")
             ell = np.exp(theta)
-            if not (0.0 < ell.min() and ell.max() < np.inf):  # as with_theta checks it
+            # as with_theta checks it (over a list: two array reductions cost ~8 us per step; NaN fails)
+            if not all(0.0 < value < np.inf for value in ell.tolist()):
                 raise ValueError(f"lengthscale must be positive and finite, got exp({theta!r}) = {ell!r}")
             inverse_ell2 = np.exp(-2.0 * theta)
             r2 = (D2 @ inverse_ell2 if ard else D2 * inverse_ell2[0]).reshape(n, n)
