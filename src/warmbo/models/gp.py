@@ -613,8 +613,9 @@ class GP(RegressorModel):
         C = self.kernel_.evaluate(X_new, X_new)
         _add_to_diagonal(C, noise_new)
         S_T, M, jitter = cholesky_append(self._L, B, C, name="K + noise (new block)")
-        L = np.zeros((n + k, n + k))
+        L = np.empty((n + k, n + k))  # (every block written: no zero pass over (n + k)^2 doubles first)
         L[:n, :n] = self._L
+        L[:n, n:] = 0.0
         L[n:, :n] = S_T
         L[n:, n:] = M
         return L, S_T, M, jitter
