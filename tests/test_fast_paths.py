@@ -770,3 +770,29 @@ def test_log_ei_of_positive_sigmas_equals_the_masked_computation_to_the_bit():
     assert np.array_equal(values, masked_values[:6]) and np.array_equal(grads, masked_grads[:6])
     assert np.array_equal(bound.log_values(np.zeros((6, 3))), values)
     assert masked_values[6] == -np.inf  # sigma = 0 and no improvement
+
+
+def test_a_gp_with_prepared_cross_gradients_pickles_and_copies():
+    """The prepared cross gradients are a closure, which pickle refuses: a GP that has predicted
+    gradients pickles and deep-copies without it, and the copy prepares them again on first use (the
+    same numbers); a GP pickled before they existed (no such attribute) predicts too."""
+    import copy
+    import pickle
+
+    from warmbo.models import default_model
+
+    rng = np.random.default_rng(12)
+    X = rng.random((15, 2))
+    gp = default_model(2).fit(X, np.sin(5 * X).sum(axis=1))
+    U = rng.random((4, 2))
+    want = gp.predict_gradients(U)
+    assert gp._cross_gradients is not None
+    for other in (pickle.loads(pickle.dumps(gp)), copy.deepcopy(gp)):
+        assert other._cross_gradients is None
+        for got, expected in zip(other.predict_gradients(U), want, strict=True):
+            assert np.array_equal(got, expected)
+    state = gp.__getstate__()
+    del state["_cross_gradients"]
+    old = GP.__new__(GP)
+    old.__setstate__(state)
+    assert np.array_equal(old.predict_gradients(U)[1], want[1])

@@ -684,11 +684,20 @@ class GP(RegressorModel):
         self._screen = (C, np.take(kept, index, axis=1))  # one gather (a loop of column copies: 4x slower)
         return self
 
+    def __getstate__(self) -> dict:
+        # the kernel's prepared cross gradients are a closure (not picklable) over what the GP keeps
+        # anyway: a copy or an unpickled GP prepares them again on first use
+        state = self.__dict__.copy()
+        state["_cross_gradients"] = None
+        return state
+
     def __setstate__(self, state: dict) -> None:
         # copies (deepcopy, as fantasies make) and unpickled GPs keep their tracked points read-only:
         # predict() recognises them by identity, so they must not change under it
         self.__dict__.update(state)
         self.__dict__.setdefault("_screen", None)  # a GP pickled before track() existed
+        self.__dict__.setdefault("_cross_gradients", None)  # ... or before session 26
+        self.__dict__.setdefault("_L_inv", None)
         if "_jitter" not in state:  # pickled before the jitter was kept per point: its largest for all
             self._jitter = np.full(state.get("_n", 0), state.get("jitter_", 0.0))
         screen = state.get("_screen")
