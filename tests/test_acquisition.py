@@ -170,6 +170,7 @@ def test_log_h_of_an_array_is_log_h_of_each_element_in_every_mix_of_regimes():
         "all below": [-1.0, -3.0, -1001.0],
         "all below, none beyond -1e3": [-1.0, -3.0, -40.0, -999.0],
         "above and beyond -1e3 only": [0.5, -1e4, -np.inf],
+        "a NaN beside the far tail": [-1e5, np.nan, -1e8, -2.0],
         "mixed": [2.0, -1.0, -0.3, -40.0, -1e5, 0.7],
     }
     for z in regimes.values():

@@ -105,11 +105,11 @@ def log_h(z) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     low = ~high
     zl = z[low]
     mills = _SQRT_HALF_PI * erfcx(-zl / _SQRT_2)
-    if zl.min() < -1e3:  # (rare: the series, and z^2 may overflow)
+    far = zl < -1e3  # (False for NaN: a NaN beside them leaves the others their series)
+    if far.any():  # (rare: the series, and z^2 may overflow)
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             square = zl * zl
             q = 1.0 + zl * mills
-            far = zl < -1e3
             inv2 = 1.0 / square[far]
             q[far] = inv2 * (1.0 - 3.0 * inv2 + 15.0 * inv2 * inv2)
             value[low] = -0.5 * square - _LOG_SQRT_2PI + np.log(q)
