@@ -13,6 +13,13 @@ exposed in log space as ``theta`` with ``theta_bounds`` and ``with_theta(theta)`
 ``gram_gradient(X)`` returns ``dK/dtheta`` for ML-II and leave-one-out fitting (see
 :mod:`warmbo.models.gp`). ``gradient_x(x, X)`` returns ``d k(x, X_j) / dx`` where the kernel supplies
 it; the acquisition maximiser uses it.
+
+Why this file is long: it is the whole kernel protocol (values, the Gram matrix, hyperparameter
+gradients and their contractions, input gradients, and the prepared evaluations the two searches of
+an ask repeat on the same data, ``gram_at`` and ``cross_gradients_at``) together with the algebra
+that must implement each of them (``Sum``, ``Product``, ``Constant``): ``Product``'s prepared paths
+for ``Constant * k`` give the base methods' numbers to the bit only because they sit beside them, and
+a split by class would put every protocol method in one file and its overrides in another.
 """
 
 from __future__ import annotations
