@@ -668,3 +668,131 @@ def test_lbfgsb_driver_falls_back_to_minimize_when_the_routine_fails_its_check(m
     version = tuple(int(part) for part in scipy.__version__.split(".")[:2])
     tested = driver._TESTED[0] <= version < driver._TESTED[1]
     assert (driver._ROUTINE is not False) == tested  # the real routine passes its check where tested
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [*FUSED_KERNELS, RBF(0.4) + Matern(2.5, 0.6), Constant(2.0) * (RBF(0.4) + Matern(1.5, 0.6))],
+    ids=repr,
+)
+def test_cross_gradients_at_equals_evaluate_and_gradients_x_to_the_bit(kernel):
+    """Kernel.cross_gradients_at(X) (what every step of the acquisition's local search evaluates, X
+    the training inputs) prepares X / ell once: the same operations, so the same numbers exactly."""
+    rng = np.random.default_rng(8)
+    X = rng.random((13, 3))
+    cross = kernel.cross_gradients_at(X)
+    for Xq in (rng.random((5, 3)), np.vstack([X[:2], rng.random((1, 3))])):  # r = 0 at training points
+        K, G = cross(Xq)
+        K_want, G_want = kernel.evaluate_and_gradients_x(Xq, X)
+        assert np.array_equal(K, K_want) and np.array_equal(G, G_want)
+
+
+def test_a_stationary_kernel_with_its_own_distances_keeps_its_input_gradients():
+    """cross_gradients_at keeps Stationary's prepared inputs only for kernels that compute distances as
+    Stationary does: a subclass with its own (here twice the scaled ones) gets its own evaluation."""
+    from warmbo.kernels.stationary import Stationary
+
+    class Doubled(Matern):
+        def _scaled_sqdist(self, X, Y):
+            return 2.0 * Stationary._scaled_sqdist(self, X, Y)
+
+        def evaluate_and_gradients_x(self, Xq, X):
+            return self.evaluate(Xq, X), self.gradients_x(Xq, X)
+
+    kernel = Constant(1.5) * Doubled(2.5, [0.3, 0.5, 0.7])
+    rng = np.random.default_rng(9)
+    X, Xq = rng.random((10, 3)), rng.random((4, 3))
+    K, G = kernel.cross_gradients_at(X)(Xq)
+    np.testing.assert_allclose(K, kernel.evaluate(Xq, X), rtol=1e-12)
+    plain = Constant(1.5) * Matern(2.5, [0.3, 0.5, 0.7])
+    assert not np.allclose(K, plain.evaluate(Xq, X))
+
+
+def test_the_inverse_factor_follows_extend_and_add_without_a_new_solve(monkeypatch):
+    """extend() and add() append the new rows to a kept L^{-1} ([[L^-1, 0], [-M^-1 S^T L^-1, M^-1]],
+    O(k n^2)) instead of dropping it: it equals the inverse of the extended factor, and the posterior's
+    gradients equal a fresh fit's; over _INVERSE_FACTOR_MAX none is kept."""
+    import warmbo.models.gp as gp_module
+    from warmbo._linalg import solve_lower
+
+    rng = np.random.default_rng(10)
+    f = lambda Z: np.sin(4 * Z).sum(axis=1) + Z[:, 0] ** 2  # noqa: E731
+    X = rng.random((30, 3))
+    kernel = Constant(1.3) * Matern(2.5, [0.3, 0.5, 0.7])
+    gp = GP(kernel, noise=1e-3, optimizer=None).fit(X[:20], f(X[:20]))
+    U = rng.random((6, 3))
+    gp.predict_gradients(U)  # computes and keeps L^{-1}
+    extended = gp.extend(X[:26], f(X[:26]))
+    assert extended._L_inv is not None and extended._L_inv.shape == (26, 26)
+    extended.add(X[26:], f(X[26:]))
+    assert extended._L_inv is not None and extended._L_inv.shape == (30, 30)
+    identity = solve_lower(extended.L_, np.eye(30))
+    np.testing.assert_allclose(extended._L_inv, identity, rtol=1e-10, atol=1e-10 * np.abs(identity).max())
+    fresh = GP(kernel, noise=1e-3, optimizer=None).fit(X, f(X))
+    fresh.y_mean_, fresh.y_std_ = extended.y_mean_, extended.y_std_  # add() keeps the first standardisation
+    for got, want in zip(extended.predict_gradients(U), fresh.predict_gradients(U), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-10)
+    monkeypatch.setattr(gp_module, "_INVERSE_FACTOR_MAX", 28)
+    other = GP(kernel, noise=1e-3, optimizer=None).fit(X[:20], f(X[:20]))
+    other.predict_gradients(U)
+    assert other.extend(X, f(X))._L_inv is None
+
+
+def test_log_ei_of_positive_sigmas_equals_the_masked_computation_to_the_bit():
+    """With every sigma > 0 (the search's points) log EI and its gradient skip the masks that sigma = 0
+    needs: the same numbers as the masked computation, which a zero sigma in the batch forces."""
+    from warmbo.acquisition import _BoundEI
+
+    rng = np.random.default_rng(11)
+    mean, std = rng.normal(size=6), rng.uniform(0.05, 2.0, size=6)
+    dmean, dstd = rng.normal(size=(6, 3)), rng.normal(size=(6, 3))
+
+    class Moments:  # a model that returns given posterior moments
+        def __init__(self, *moments):
+            self.moments = moments
+            self.kernel_ = Matern(2.5, 0.3)
+
+        def predict_gradients(self, U):
+            return self.moments
+
+        def predict_gradient(self, x):  # (what Bound.has_gradient looks for)
+            raise AssertionError("the batched moments are used")
+
+        def predict(self, U):
+            return self.moments[:2]
+
+    bound = _BoundEI(Moments(mean, std, dmean, dstd), incumbent=0.4, xi=0.0)
+    values, grads = bound.log_values_and_gradients(np.zeros((6, 3)))
+    one = np.ones((1, 3))
+    moments = np.append(mean, 0.1), np.append(std, 0.0), np.vstack([dmean, one]), np.vstack([dstd, one])
+    with_zero = Moments(*moments)
+    masked_values, masked_grads = _BoundEI(with_zero, 0.4, 0.0).log_values_and_gradients(np.zeros((7, 3)))
+    assert np.array_equal(values, masked_values[:6]) and np.array_equal(grads, masked_grads[:6])
+    assert np.array_equal(bound.log_values(np.zeros((6, 3))), values)
+    assert masked_values[6] == -np.inf  # sigma = 0 and no improvement
+
+
+def test_a_gp_with_prepared_cross_gradients_pickles_and_copies():
+    """The prepared cross gradients are a closure, which pickle refuses: a GP that has predicted
+    gradients pickles and deep-copies without it, and the copy prepares them again on first use (the
+    same numbers); a GP pickled before they existed (no such attribute) predicts too."""
+    import copy
+    import pickle
+
+    from warmbo.models import default_model
+
+    rng = np.random.default_rng(12)
+    X = rng.random((15, 2))
+    gp = default_model(2).fit(X, np.sin(5 * X).sum(axis=1))
+    U = rng.random((4, 2))
+    want = gp.predict_gradients(U)
+    assert gp._cross_gradients is not None
+    for other in (pickle.loads(pickle.dumps(gp)), copy.deepcopy(gp)):
+        assert other._cross_gradients is None
+        for got, expected in zip(other.predict_gradients(U), want, strict=True):
+            assert np.array_equal(got, expected)
+    state = gp.__getstate__()
+    del state["_cross_gradients"]
+    old = GP.__new__(GP)
+    old.__setstate__(state)
+    assert np.array_equal(old.predict_gradients(U)[1], want[1])
