@@ -280,11 +280,14 @@ def _two_quick_then_held(params):
 
 def _interrupt_when(condition, settle: float = 0.3) -> threading.Thread:
     """Sends this process SIGINT (Ctrl-C) ``settle`` seconds after ``condition()`` holds: the driver
-    is then waiting for its evaluations."""
+    is then waiting for its evaluations. Nothing is sent when the condition does not hold within 120 s
+    (the test then fails on its own; a late Ctrl-C would land in whichever test runs next)."""
 
     def watch():
         deadline = time.monotonic() + 120
-        while not condition() and time.monotonic() < deadline:
+        while not condition():
+            if time.monotonic() > deadline:
+                return
             time.sleep(0.05)
         time.sleep(settle)
         os.kill(os.getpid(), signal.SIGINT)
@@ -292,6 +295,16 @@ def _interrupt_when(condition, settle: float = 0.3) -> threading.Thread:
     thread = threading.Thread(target=watch, daemon=True)
     thread.start()
     return thread
+
+
+@pytest.fixture(autouse=True)
+def python_sigint():
+    """Python's own SIGINT handler (KeyboardInterrupt) for each test: the interrupted-run tests send
+    SIGINT, and a library used earlier in the same process may have left its own handler installed
+    (Ray Tune does), which would swallow it and leave the run waiting."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def _call_tasks(scheduler) -> list[str]:
@@ -337,14 +350,16 @@ def test_ctrl_c_cancels_the_evaluations_on_the_cluster_and_withdraws_their_trial
 def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupted(tmp_path):
     # client.restart() cancels the evaluations in flight and the run requeues their trials; a Ctrl-C
     # while they were being evaluated again left them pending in the study for good
-    marker, release = tmp_path / "restarted", tmp_path / "release"
+    marker, release, held = tmp_path / "restarted", tmp_path / "release", tmp_path / "held"
 
     def objective(params):  # (nested: sent by value to the worker processes)
         import pathlib
         import time
 
-        if pathlib.Path(marker).exists():  # after the restart: held until the test ends
-            while not pathlib.Path(release).exists():
+        if pathlib.Path(marker).exists():  # after the restart: held until the test has interrupted
+            pathlib.Path(held).touch()  # (the driver now waits for this evaluation)
+            deadline = time.monotonic() + 60  # (bounded: a test that fails must not hang)
+            while not pathlib.Path(release).exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
         else:
             time.sleep(0.5)  # long enough that the other worker's evaluation is running at the restart
@@ -365,8 +380,9 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
                     restarted.restart()
                     back.set()
 
-            # Ctrl-C a moment after the restart: the requeued trials are being evaluated again
-            _interrupt_when(back.is_set, settle=1.0)
+            # Ctrl-C once a requeued trial is being evaluated again (its evaluation says so; a fixed
+            # delay after the restart could, under load, land before the run was back to waiting)
+            _interrupt_when(lambda: back.is_set() and held.exists(), settle=0.5)
             with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
                 opt.run(
                     objective,
@@ -377,6 +393,7 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
                     progress=False,
                 )
             assert _call_tasks(cluster.scheduler) == []
+            release.touch()  # (the held evaluations return, and the cluster closes at once)
     finally:
         release.touch()
     assert in_flight  # an evaluation was in flight at the restart, cancelled and requeued
