@@ -103,12 +103,15 @@ def test_refits_are_warm_started_with_restarts_at_powers_of_two(monkeypatch):
         opt.tell(params, float((params["x0"] - 0.3) ** 2 + params["x1"]))
     cold_kernel = wb.optimizer.default_model(2, seed=0).kernel
     assert [f[0] for f in fits[4]] == [2]  # n a power of two: the configured random restarts
-    # in between: a local refit from the previous optimum and one from the prototype's start
-    (warm, cold) = fits[5]
-    assert warm[0] == 0 and warm[1] == fits[4][0][2]
+    # in between: a local refit from the previous optimum, and at every second ask
+    # (optimizer._COLD_REFIT_EVERY) one from the prototype's start too
+    assert wb.optimizer._COLD_REFIT_EVERY == 2
+    ((warm5, *_),) = fits[5]  # five trials: the warm refit alone
+    assert warm5 == 0 and fits[5][0][1] == fits[4][0][2]
+    kept = opt.fit_model()  # six trials: warm and cold, the better kept by the likelihood
+    (warm, cold) = fits[6]
+    assert warm[0] == 0 and warm[1] == fits[5][0][2]
     assert cold[0] == 0 and cold[1] == cold_kernel
-    kept = opt.fit_model()  # six trials: warm and cold fits again, the better kept by the likelihood
-    assert len(fits[6]) == 2
     best = max(fits[6], key=lambda f: f[3].log_marginal_likelihood())[3]
     assert kept.log_marginal_likelihood() == pytest.approx(best.log_marginal_likelihood(), rel=1e-6, abs=1e-6)
     assert fits[3][0][1] == cold_kernel  # the first fit starts cold

@@ -330,8 +330,13 @@ class Best(NamedTuple):
 _N_ANCHORS = 5
 # below this many complete trials a warm-started refit is paired with a cold one (see fit_model)
 _COLD_REFIT_BELOW = 64
-# below _COLD_REFIT_BELOW, the cold fit runs when the number of complete trials is a multiple of this
-_COLD_REFIT_EVERY = 1
+# below _COLD_REFIT_BELOW, the cold fit runs when the number of complete trials is a multiple of this:
+# at every second ask, 9% less CPU per 50-evaluation run with no measurable change in regret (final
+# regret lower / higher than at every ask in 21 / 20 of 120 paired runs in session 15, 53 / 63 before
+# the cold fit's cap; a warm fit that settles in a poor optimum is still checked an ask later).
+# Adopted in session 27, to take the per-run cost below a third of Optuna's GPSampler's
+# (docs/optimizer.md)
+_COLD_REFIT_EVERY = 2
 # most likelihood evaluations of that cold fit (None: to convergence; see the module docstring)
 _COLD_MAX_EVALUATIONS: int | None = 10
 # from this many complete trials, a refit at a power of two keeps the previous optimum among its starts;
@@ -339,8 +344,11 @@ _COLD_MAX_EVALUATIONS: int | None = 10
 # section's regret after 25 evaluations worse in 17 runs of 120 and better in 7 (sign test p = 0.06)
 _WARM_FULL_REFIT_FROM = 256
 # from _WARM_FULL_REFIT_FROM trials on, a warm refit's search from the previous optimum stops after
-# this many likelihood evaluations (GP(max_evaluations=...)); the next ask goes on from there
-_WARM_MAX_EVALUATIONS = 12
+# this many likelihood evaluations (GP(max_evaluations=...)); the next ask goes on from there. A
+# settled ask takes 6-7; after the refit at a power of two moved the hyperparameters, the asks that
+# follow hit the cap: at 12 the dearest ask of a 1000 -> 1100 loop (d = 6) was 2.0-2.1x its median,
+# at 9 1.6x, the search spread over a few more asks (``python bench/loop_cap.py 12 9``, session 27)
+_WARM_MAX_EVALUATIONS = 9
 # from _WARM_FULL_REFIT_FROM trials on, that search also stops once an iteration improves the log
 # posterior by less than this fraction (a looser tolerance never tightens): with >= 256 points it is
 # a sum of >= 256 terms, so 1e-5 is ~0.01 nats at n = 1000. From the previous optimum, L-BFGS-B
