@@ -7,7 +7,9 @@ the paired comparison with the default after 50 evaluations (wins / losses / tie
 relative, two-sided sign test). The arms rotate within each seed.
 
 - ``cold-every-2``: the cold refit that accompanies a warm refit below 64 trials
-  (``optimizer._COLD_REFIT_EVERY``) runs at every second ask instead of every ask;
+  (``optimizer._COLD_REFIT_EVERY``) runs at every second ask instead of every ask (the default
+  since session 27, so this arm is the default now);
+- ``cold-every-1``: that cold refit at every ask (the default until session 27);
 - ``maxiter-50`` (or any ``maxiter-K``): the acquisition's local search stops after 50 (K) L-BFGS-B
   iterations instead of 200 (``maximize._MAXITER``);
 - ``starts-3``: 3 local searches instead of 5 (``maximize``'s ``n_starts``);
@@ -43,6 +45,7 @@ CHECKPOINTS = (10, 25, 50)
 ARMS = (
     "default",
     "cold-every-2",
+    "cold-every-1",
     "maxiter-50",
     "starts-3",
     "cold-capped-10",
@@ -78,6 +81,8 @@ def variant(arm: str):
             optimizer.Optimizer._warm_started = warm_started
         if arm.startswith("cold-every-2"):
             optimizer._COLD_REFIT_EVERY = 2
+        elif arm == "cold-every-1":
+            optimizer._COLD_REFIT_EVERY = 1
         elif arm.startswith("maxiter-"):
             maximize_mod._MAXITER = int(arm.removeprefix("maxiter-"))
         elif arm == "cold-capped-10":

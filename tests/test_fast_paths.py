@@ -117,6 +117,41 @@ def test_refits_are_warm_started_with_restarts_at_powers_of_two(monkeypatch):
     assert fits[3][0][1] == cold_kernel  # the first fit starts cold
 
 
+def test_no_two_warm_refits_in_a_row_go_without_a_cold_check(monkeypatch, tmp_path):
+    """The cold fit runs at every second number of trials, and also whenever the last check is two
+    trials back: with asks of 2 points from an odd design (n = 3, 5, 7, ...: d = 1's default design
+    of 3), checking by the parity of n alone never ran it; a new object's first warm refit is
+    checked too. (The prototype's start marks the cold fit: no restarts, the prototype's kernel.)"""
+    space = Space.box([(0.0, 1.0)])
+    cold_kernel = wb.optimizer.default_model(1, seed=0).kernel
+    fits = []
+    original = GP.fit
+
+    def spy(self, X, y):
+        fits.append((X.shape[0], self.n_restarts == 0 and self.kernel == cold_kernel))
+        return original(self, X, y)
+
+    monkeypatch.setattr(GP, "fit", spy)
+    url = tmp_path / "q2.db"
+    opt = wb.Optimizer(space, seed=0, n_initial=3, output_transform="none", storage=url)
+    for params in opt.ask(3):
+        opt.tell(params, float(np.sin(6 * params["x0"])))
+    for _ in range(3):  # asks at 3, 5 and 7 complete trials
+        fits.clear()
+        for params in opt.ask(2):
+            opt.tell(params, float(np.sin(6 * params["x0"])))
+        n = fits[0][0]
+        if n > 3:  # (3: the first fit, the prototype's own multi-start fit: nothing to check)
+            # the ask's refit: warm, then cold (the batch's second point refits on the same trials)
+            assert [cold for m, cold in fits if m == n][:2] == [False, True], (n, fits)
+    assert n == 7
+    # a new object on the stored study (9 trials): its first refit is warm, from the stored
+    # hyperparameters, and checked although 9 is odd
+    fits.clear()
+    wb.Optimizer(space, seed=0, n_initial=3, output_transform="none", storage=url).ask()
+    assert [cold for m, cold in fits if m == 9] == [False, True], fits
+
+
 def test_max_evaluations_bounds_the_search_from_the_first_start(monkeypatch):
     """GP(max_evaluations=k): L-BFGS-B stops after k likelihood evaluations of its first search (it
     checks after each iteration, so a line search may add a few), at hyperparameters no less likely

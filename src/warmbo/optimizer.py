@@ -36,20 +36,20 @@ power of two (2, 4, 8, ...), so an ask costs one local refit in between (the ref
 cost O(log n) multi-start fits instead of n). From 256 trials on, the multi-start fit keeps the
 previous optimum as its first start, so it costs one local refit plus the restarts (which run on a
 subset of 256 points, ``GP(restart_points=...)``) unless a restart finds better hyperparameters, and
-every refit's search on all the data stops after 12 likelihood evaluations
+every refit's search on all the data stops after 9 likelihood evaluations
 (``GP(max_evaluations=...)``): hyperparameters that are still moving move on at the next ask, so no
 ask of a long study pays for a long search.
 Below 64 trials, while the hyperparameters still move with every point, a second local fit from the
-prototype's own starting point runs beside the warm start and the better is kept (a warm start alone
-got stuck on the tuned-prior demo panel: median regret 0.22 instead of 0.007). That second fit stops
-after 10 likelihood evaluations, and wins only if it is already the more likely: a third of the
-fitting work of a 50-evaluation run, 11% of its CPU, and on the quality suite's 12 problems x 10
-seeds it ended better than the uncapped fit in 63 runs and worse in 53 (``bench/cost_variants.py``;
-fitting it at every second ask instead saved 14% but ended worse in 63 runs and better in 53). The
-last fit's
-hyperparameters are stored with the study, so the first fit of a new optimizer object on an existing
-study (``warmbo suggest``, a resumed run, another worker) warm-starts from them too; only a new
-study's first fit is a full multi-start fit.
+prototype's own starting point runs beside the warm start at every second ask (an even number of
+complete trials) and the better is kept (a warm start alone got stuck on the tuned-prior demo panel:
+median regret 0.22 instead of 0.007). That second fit stops after 10 likelihood evaluations, and
+wins only if it is already the more likely: on the quality suite's 12 problems x 10 seeds the cap
+ended better than the uncapped fit in 63 runs and worse in 53 (``bench/cost_variants.py``), and
+running it at every second ask instead of every ask saves 9% of a 50-evaluation run's CPU and
+ended better in 21 runs and worse in 20 (79 the same; docs/optimizer.md, "What one ask costs").
+The last fit's hyperparameters are stored with the study, so the first fit of a new optimizer
+object on an existing study (``warmbo suggest``, a resumed run, another worker) warm-starts from
+them too; only a new study's first fit is a full multi-start fit.
 EI is the default rather than
 GP-UCB because it has no exploration weight to tune: with the Srinivas beta_t, GP-UCB explores far
 too much at realistic budgets (on Branin 1 seed in 10 reached regret 0.05 in 40 evaluations, against
@@ -346,14 +346,14 @@ _WARM_FULL_REFIT_FROM = 256
 # from _WARM_FULL_REFIT_FROM trials on, a warm refit's search from the previous optimum stops after
 # this many likelihood evaluations (GP(max_evaluations=...)); the next ask goes on from there. A
 # settled ask takes 6-7; after the refit at a power of two moved the hyperparameters, the asks that
-# follow hit the cap: at 12 the dearest ask of a 1000 -> 1100 loop (d = 6) was 2.0-2.1x its median,
+# follow hit the cap: at 12 the dearest ask of a 1000 -> 1100 loop (d = 6) was 1.9-2.1x its median,
 # at 9 1.6x, the search spread over a few more asks (``python bench/loop_cap.py 12 9``, session 27)
 _WARM_MAX_EVALUATIONS = 9
 # from _WARM_FULL_REFIT_FROM trials on, that search also stops once an iteration improves the log
 # posterior by less than this fraction (a looser tolerance never tightens): with >= 256 points it is
 # a sum of >= 256 terms, so 1e-5 is ~0.01 nats at n = 1000. From the previous optimum, L-BFGS-B
 # rebuilds its curvature estimate at every ask and at 1e-6 spent 9 evaluations per ask settling
-# steps of ~1e-3 nats (13, the cap, on a new object's first ask at n = 1000); at 1e-5, 6-7
+# steps of ~1e-3 nats (13, the cap of 12 then, on a new object's first ask at n = 1000); at 1e-5, 6-7
 # (``python bench/profile_ask.py --mode first --n 1000``; ``bench/fit_tolerance.py`` shows the
 # objective each tolerance reaches). Below 256 trials the fits are unchanged.
 _WARM_FIT_TOLERANCE = 1e-5
@@ -750,6 +750,9 @@ class Optimizer:
         self._anchor_blocks: dict[tuple[int, bytes], np.ndarray] = {}  # the last ask's, by anchor
         self._grid_groups: int | None = None  # _grid_points, counted at the first need
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
+        # the number of complete trials at the last fit that a cold fit checked (or that was cold
+        # itself): below _COLD_REFIT_BELOW, no two warm fits in a row go unchecked (see fit_model)
+        self._cold_checked_at: int | None = None
         # output_transform="auto": the chosen scale (stored with the study), its evidences, and the
         # (warm start, fixed fit) of each scale's last fit
         choice = self.study.get_meta("output_transform_choice")
@@ -1056,6 +1059,7 @@ class Optimizer:
             kept = (
                 self._warm_start,
                 self._fixed_fit,
+                self._cold_checked_at,
                 self._transform_choice,
                 dict(self._scale_states),
                 self._transform_evidence,
@@ -1067,6 +1071,7 @@ class Optimizer:
                 (
                     self._warm_start,
                     self._fixed_fit,
+                    self._cold_checked_at,
                     self._transform_choice,
                     self._scale_states,
                     self._transform_evidence,
@@ -1079,6 +1084,7 @@ class Optimizer:
                     (
                         self._warm_start,
                         self._fixed_fit,
+                        self._cold_checked_at,
                         self._transform_choice,
                         dict(self._scale_states),
                         self._transform_evidence,
@@ -1089,6 +1095,7 @@ class Optimizer:
                 (
                     self._warm_start,
                     self._fixed_fit,
+                    self._cold_checked_at,
                     self._transform_choice,
                     self._scale_states,
                     self._transform_evidence,
@@ -1130,11 +1137,20 @@ class Optimizer:
                 # with its restarts, as a first ask would (and raise if that fails too)
                 model, warm = _new_model(self.model), False
                 model.fit(X, y)
-            if warm and len(y) < _COLD_REFIT_BELOW and len(y) % _COLD_REFIT_EVERY == 0:
+            n = len(y)
+            checked = self._cold_checked_at
+            if not warm:
+                self._cold_checked_at = n  # the prototype's own fit: nothing to check
+            elif n < _COLD_REFIT_BELOW and (
+                n % _COLD_REFIT_EVERY == 0 or checked is None or n - checked >= _COLD_REFIT_EVERY
+            ):
                 # a warm start alone can stay in a poor local optimum while the hyperparameters still
                 # move with every point (the tuned-prior demo panel, n <= 20, went from 0.007 to 0.22
                 # median regret): also fit from the prototype's own starting point, without random
-                # restarts, and keep the better of the two
+                # restarts, and keep the better of the two. At every second number of trials, and
+                # whenever the last check is that many trials back (asks of q points at a time, a
+                # new object's first warm fit), so no two warm fits in a row go unchecked
+                self._cold_checked_at = n
                 cold = _new_model(self.model).clone(n_restarts=0)
                 if _COLD_MAX_EVALUATIONS is not None and hasattr(cold, "max_evaluations"):
                     cold = cold.clone(max_evaluations=_COLD_MAX_EVALUATIONS)
@@ -1208,13 +1224,13 @@ class Optimizer:
         n = len(y)
         chosen = self._transform_choice
         kinds = ("none", "yeo-johnson") if chosen is None or _decides_scale(n) else (chosen,)
-        initial = (self._warm_start, self._fixed_fit)
+        initial = (self._warm_start, self._fixed_fit, self._cold_checked_at)
         fits = {}
         for kind in kinds:
-            self._warm_start, self._fixed_fit = self._scale_states.get(kind, initial)
+            self._warm_start, self._fixed_fit, self._cold_checked_at = self._scale_states.get(kind, initial)
             transform = YeoJohnson.fit(y) if kind == "yeo-johnson" else None
             fits[kind] = self._fit_scaled(X, y, transform)
-            self._scale_states[kind] = (self._warm_start, self._fixed_fit)
+            self._scale_states[kind] = (self._warm_start, self._fixed_fit, self._cold_checked_at)
         if len(fits) > 1:
             evidence = {kind: log_evidence(model, y, model.output_transform_) for kind, model in fits.items()}
             # the transform fits one more parameter (lambda): Schwarz's BIC penalty, 1/2 log n, so a
@@ -1223,7 +1239,7 @@ class Optimizer:
             chosen = "yeo-johnson" if evidence["yeo-johnson"] > evidence["none"] else "none"
             self._transform_evidence = evidence
         self._transform_choice = chosen
-        self._warm_start, self._fixed_fit = self._scale_states[chosen]
+        self._warm_start, self._fixed_fit, self._cold_checked_at = self._scale_states[chosen]
         model = fits[chosen]
         model.output_evidence_ = dict(self._transform_evidence)
         return model
