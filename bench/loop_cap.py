@@ -5,7 +5,9 @@ the median") with other caps on the warm refit's likelihood evaluations
     python bench/loop_cap.py 12 9 12 9
 
 Prints each loop's median and worst ask and the four dearest asks (n: s), and writes every ask's
-time to ``bench/results/loop_cap.json`` with the load average. Session 27 chose the cap of 9 from it.
+time to ``bench/results/loop_cap.json`` with the load average and the machine (git commit included).
+Session 27 chose the cap of 9 from it (that file: the run at git d5695ed, before the machine was
+recorded). The likelihood evaluations of each ask: ``python bench/profile_ask.py --mode run``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 import warmbo.optimizer as optimizer
+from warmbo.benchmarks._common import machine_info
 from warmbo.benchmarks.methods import Warmbo
 from warmbo.benchmarks.overhead import _run_loop
 
@@ -43,7 +46,7 @@ def main(caps: list[int]) -> None:
     finally:
         optimizer._WARM_MAX_EVALUATIONS = default
     out = Path(__file__).parent / "results" / "loop_cap.json"
-    out.write_text(json.dumps({"default_cap": default, "loops": loops}, indent=1))
+    out.write_text(json.dumps({"machine": machine_info(), "default_cap": default, "loops": loops}, indent=1))
 
 
 if __name__ == "__main__":

@@ -278,23 +278,24 @@ def _two_quick_then_held(params):
     return params["x"]
 
 
-def _interrupt_when(condition, settle: float = 0.3) -> threading.Thread:
+def _interrupt_when(condition, settle: float = 0.3) -> threading.Event:
     """Sends this process SIGINT (Ctrl-C) ``settle`` seconds after ``condition()`` holds: the driver
     is then waiting for its evaluations. Nothing is sent when the condition does not hold within 120 s
-    (the test then fails on its own; a late Ctrl-C would land in whichever test runs next)."""
+    or once the returned event is set (set it when the test ends: a late Ctrl-C would land in whichever
+    test runs next)."""
+    stop = threading.Event()
 
     def watch():
         deadline = time.monotonic() + 120
         while not condition():
-            if time.monotonic() > deadline:
+            if stop.is_set() or time.monotonic() > deadline:
                 return
             time.sleep(0.05)
-        time.sleep(settle)
-        os.kill(os.getpid(), signal.SIGINT)
+        if not stop.wait(settle):
+            os.kill(os.getpid(), signal.SIGINT)
 
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=watch, daemon=True).start()
+    return stop
 
 
 @pytest.fixture(autouse=True)
@@ -304,7 +305,8 @@ def python_sigint():
     (Ray Tune does), which would swallow it and leave the run waiting."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
-    signal.signal(signal.SIGINT, previous)
+    if previous is not None:  # (None: a handler installed from C, which Python cannot reinstall)
+        signal.signal(signal.SIGINT, previous)
 
 
 def _call_tasks(scheduler) -> list[str]:
@@ -331,13 +333,20 @@ def test_ctrl_c_cancels_the_evaluations_on_the_cluster_and_withdraws_their_trial
 
     try:
         with LocalCluster(**two) as cluster, Client(cluster) as local:
-            _interrupt_when(lambda: states() == ["complete", "complete", "pending", "pending"])
-            with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
-                opt.run(
-                    _two_quick_then_held, budget=6, n_workers=2, executor=local.get_executor(), progress=False
-                )
-            assert _call_tasks(cluster.scheduler) == []  # cancelled on the cluster
-            _release.set()  # (the cancelled evaluations' threads return, and the cluster closes at once)
+            stop = _interrupt_when(lambda: states() == ["complete", "complete", "pending", "pending"])
+            try:
+                with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
+                    opt.run(
+                        _two_quick_then_held,
+                        budget=6,
+                        n_workers=2,
+                        executor=local.get_executor(),
+                        progress=False,
+                    )
+                assert _call_tasks(cluster.scheduler) == []  # cancelled on the cluster
+            finally:
+                stop.set()
+                _release.set()  # (the cancelled evaluations' threads return, and the cluster closes at once)
     finally:
         _release.set()
     assert [t.state for t in wb.Optimizer.load(url).history] == ["complete", "complete"]
@@ -350,14 +359,16 @@ def test_ctrl_c_cancels_the_evaluations_on_the_cluster_and_withdraws_their_trial
 def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupted(tmp_path):
     # client.restart() cancels the evaluations in flight and the run requeues their trials; a Ctrl-C
     # while they were being evaluated again left them pending in the study for good
-    marker, release, held = tmp_path / "restarted", tmp_path / "release", tmp_path / "held"
+    marker, release = tmp_path / "restarted", tmp_path / "release"
+    held = tmp_path / "held"  # (a folder: one file per evaluation held after the restart, by x)
+    held.mkdir()
 
     def objective(params):  # (nested: sent by value to the worker processes)
         import pathlib
         import time
 
         if pathlib.Path(marker).exists():  # after the restart: held until the test has interrupted
-            pathlib.Path(held).touch()  # (the driver now waits for this evaluation)
+            (pathlib.Path(held) / repr(params["x"])).touch()  # (the driver now waits for it)
             deadline = time.monotonic() + 60  # (bounded: a test that fails must not hang)
             while not pathlib.Path(release).exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
@@ -367,7 +378,7 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
 
     url = f"sqlite:///{tmp_path / 'restart.db'}"
     opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 3)]), seed=0, storage=url)
-    in_flight = []
+    in_flight, requeued = [], []  # trial ids, and the points of those trials
     back = threading.Event()
     two = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "dashboard_address": None}
     try:
@@ -375,25 +386,33 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
 
             def restart_once(optimizer, trial):
                 if trial.id == 3:
-                    in_flight.extend(t.id for t in optimizer.study.trials(("pending",)))
+                    pending = optimizer.study.trials(("pending",))
+                    in_flight.extend(t.id for t in pending)
+                    requeued.extend(repr(t.params["x"]) for t in pending)
                     marker.touch()
                     restarted.restart()
                     back.set()
 
             # Ctrl-C once a requeued trial is being evaluated again (its evaluation says so; a fixed
             # delay after the restart could, under load, land before the run was back to waiting)
-            _interrupt_when(lambda: back.is_set() and held.exists(), settle=0.5)
-            with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
-                opt.run(
-                    objective,
-                    budget=8,
-                    n_workers=2,
-                    executor=restarted.get_executor(),
-                    callbacks=[restart_once],
-                    progress=False,
-                )
-            assert _call_tasks(cluster.scheduler) == []
-            release.touch()  # (the held evaluations return, and the cluster closes at once)
+            def evaluated_again():
+                return back.is_set() and any((held / x).exists() for x in requeued)
+
+            stop = _interrupt_when(evaluated_again, settle=0.5)
+            try:
+                with pytest.raises(KeyboardInterrupt), pytest.warns(InterruptedRunWarning) as said:
+                    opt.run(
+                        objective,
+                        budget=8,
+                        n_workers=2,
+                        executor=restarted.get_executor(),
+                        callbacks=[restart_once],
+                        progress=False,
+                    )
+                assert _call_tasks(cluster.scheduler) == []
+            finally:
+                stop.set()
+                release.touch()  # (the held evaluations return, and the cluster closes at once)
     finally:
         release.touch()
     assert in_flight  # an evaluation was in flight at the restart, cancelled and requeued

@@ -550,7 +550,7 @@ def test_fantasies_set_the_ei_incumbent_but_not_the_round():
 
     def spy_ucb(self, model, space=None, reference=None):
         captured["beta"] = self.beta_t(reference, space)
-        captured["reference"] = reference
+        captured.update(reference=reference, fantasised=model)
         return original_ucb(self, model, space, reference)
 
     opt.acquisition = wb.EI()
@@ -578,6 +578,10 @@ def test_fantasies_set_the_ei_incumbent_but_not_the_round():
     model = captured["reference"]
     assert model.n_observations == 5
     assert captured["beta"] == pytest.approx(wb.IGPUCB(B=1.0).beta_t(6, model))
+    # (not the fantasised model's: its information gain counts the pending points too, the 3 asked
+    # above and the EI ask's)
+    assert captured["fantasised"].n_observations == 9
+    assert captured["beta"] != pytest.approx(wb.IGPUCB(B=1.0).beta_t(6, captured["fantasised"]))
     assert len(pending) == 3
 
 
