@@ -41,15 +41,15 @@ every refit's search on all the data stops after 9 likelihood evaluations
 ask of a long study pays for a long search.
 Below 64 trials, while the hyperparameters still move with every point, a second local fit from the
 prototype's own starting point runs beside the warm start at every second ask (an even number of
-complete trials) and the better is kept (a warm start alone got stuck on the tuned-prior demo panel:
-median regret 0.22 instead of 0.007). That second fit stops after 10 likelihood evaluations, and
-wins only if it is already the more likely: on the quality suite's 12 problems x 10 seeds the cap
-ended better than the uncapped fit in 63 runs and worse in 53 (``bench/cost_variants.py``), and
-running it at every second ask instead of every ask saves 9% of a 50-evaluation run's CPU and
-ended better in 21 runs and worse in 20 (79 the same; docs/optimizer.md, "What one ask costs").
-The last fit's hyperparameters are stored with the study, so the first fit of a new optimizer
-object on an existing study (``warmbo suggest``, a resumed run, another worker) warm-starts from
-them too; only a new study's first fit is a full multi-start fit.
+complete trials, or two since the last check) and the better is kept (a warm start alone got stuck
+on the tuned-prior demo panel: median regret 0.22 instead of 0.007). That second fit stops after 10
+likelihood evaluations, and wins only if it is already the more likely: on the quality suite's 12
+problems x 10 seeds the cap ended better than the uncapped fit in 63 runs and worse in 53
+(``bench/cost_variants.py``), and running it at every second ask instead of every ask saves 9% of a
+50-evaluation run's CPU and ended better in 21 runs and worse in 20 (79 the same; docs/optimizer.md,
+"What one ask costs"). The last fit's hyperparameters are stored with the study, so the first fit of
+a new optimizer object on an existing study (``warmbo suggest``, a resumed run, another worker)
+warm-starts from them too; only a new study's first fit is a full multi-start fit.
 EI is the default rather than
 GP-UCB because it has no exploration weight to tune: with the Srinivas beta_t, GP-UCB explores far
 too much at realistic budgets (on Branin 1 seed in 10 reached regret 0.05 in 40 evaluations, against
