@@ -8,11 +8,17 @@ trap rates differ by less than ~0.4. This script measures the trap rate itself o
 the fraction of runs whose regret after ``budget`` evaluations is above ``threshold`` (0.05, between
 the two basins), with its Wilson 95% interval, and the median regret with a bootstrap interval.
 
-Arms: ``warmbo`` (the default Optimizer), ``warmbo-none`` / ``warmbo-yj`` / ``warmbo-auto``
-(``output_transform``),
+Arms: ``warmbo`` (the default Optimizer, its Sobol design of ``min(max(3, 2 d), 20)`` points),
+``warmbo-design1`` / ``-design3`` / ``-design7`` (the default with a Sobol design of 1, 3 or 7 points),
+``warmbo-none`` / ``warmbo-yj`` / ``warmbo-auto`` (``output_transform``),
 ``warmbo-random10`` (the default model and search after Optuna's design: 10 uniform random points),
 and the peers by their benchmark names (``botorch-logei``, ``optuna-gp``; the ``peers`` extra),
 each with its own design as in the quality section.
+
+Until session 28 every warmbo arm here ran with ``n_initial=1`` (the Optimizer was built with
+``n_initial=max(random_design, 1)``): the rows of ``trap_rate.json`` named ``warmbo``, ``warmbo@a8cf026``
+and ``warmbo-none`` of sessions 23-25 are the 1-point design, not the default; session 28 renamed
+them ``warmbo-design1@<git>`` in the results file and measured the default again.
 
     python bench/trap_rate.py --arm warmbo --arm optuna-gp --seeds 30 [--problem hartmann6]
 
@@ -41,7 +47,9 @@ from warmbo.benchmarks.quality import problem
 def _warmbo(fn, budget: int, seed: int, **options) -> np.ndarray:
     space = wb.Space.box([tuple(b) for b in fn.bounds])
     random_design = options.pop("random_design", 0)
-    opt = wb.Optimizer(space, seed=seed, n_initial=max(random_design, 1), **options)
+    if random_design:  # the random points are the design: the model asks from the first ask on
+        options["n_initial"] = random_design
+    opt = wb.Optimizer(space, seed=seed, **options)
     values = []
     if random_design:  # Optuna's start: uniform random points, told before the first model ask
         rng = np.random.default_rng(seed)
@@ -60,6 +68,9 @@ def _warmbo(fn, budget: int, seed: int, **options) -> np.ndarray:
 
 WARMBO_ARMS = {
     "warmbo": {},
+    "warmbo-design1": {"n_initial": 1},
+    "warmbo-design3": {"n_initial": 3},
+    "warmbo-design7": {"n_initial": 7},
     "warmbo-none": {"output_transform": "none"},
     "warmbo-yj": {"output_transform": "yeo-johnson"},
     "warmbo-auto": {"output_transform": "auto"},
