@@ -38,6 +38,8 @@ ARMS = {
     "d+1 capped at 10": lambda d: min(max(3, d + 1), 10),
     "2d capped at 10": lambda d: min(max(3, 2 * d), 10),
     "2d capped at 20": lambda d: min(max(3, 2 * d), 20),  # the default since session 15
+    "3": lambda d: 3,
+    "5": lambda d: 5,
 }
 CHECKPOINTS = (10, 25, 50, 100)
 
