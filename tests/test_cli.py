@@ -1198,6 +1198,9 @@ def test_a_closed_terminal_stops_the_run_and_kills_its_commands(workdir):
             with pytest.raises(ProcessLookupError):  # killed with its process group, not orphaned
                 os.kill(int(pid_file.read_text()), 0)
     finally:
+        if run.poll() is None:  # (a failed check must not leave the run starting more commands)
+            run.kill()
+            run.wait()
         for pid_file in workdir.glob("child-*.pid"):
             try:
                 os.killpg(int(pid_file.read_text()), signal.SIGKILL)  # (what the old code left)
