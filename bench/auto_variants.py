@@ -24,7 +24,8 @@ gives the figures and why neither the guard nor the hedge is in ``auto``.
 
 ``avg-rank`` is the model-free baseline of the transfer section (the sources' configurations in
 order of their mean normalised regret); issue 14 asks ``auto`` to be better than it after 5 and 10
-evaluations, and ``--seeds 5`` measures that comparison with more than the section's 2 seeds.
+evaluations; ``--seeds 5`` measured that comparison in session 28, when the section still ran 2
+seeds per target (``bench/results/auto_variants_seeds5.json``; the section runs 5 since).
 
 Results: bench/results/auto_variants.json (or ``--out``) and a table on stdout.
 """
@@ -68,7 +69,7 @@ def main() -> None:
     parser.add_argument("--suite", action="append", choices=["hpobench", "svm"])
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--tasks", type=int, default=None, help="only the first N targets of each suite")
-    parser.add_argument("--seeds", type=int, default=None, help="seeds per target (default: the section's 2)")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds per target (default: the section's)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "auto_variants.json"))
     args = parser.parse_args()
     warnings.simplefilter("ignore")

@@ -18,6 +18,15 @@ levy-20 --out bench/results/initial_design_cap.json
     python bench/initial_design.py --arms "2d,2d capped at 20" --budget 100 \
 --problems levy-20,griewank-20,styblinski_tang-16,rosenbrock-20 \
 --out bench/results/initial_design_cap_100.json
+
+Session 28's check of smaller designs under the default model of then (the suite, then 12 problems
+outside it; docs/optimizer.md, "Smaller designs again"):
+
+    python bench/initial_design.py --arms "2d capped at 20,d+1 capped at 10,3" \
+--out bench/results/initial_design_s28_suite.json
+    python bench/initial_design.py --arms "2d capped at 20,d+1 capped at 10,3" --problems levy13,\
+eggholder,ackley-5,rosenbrock-4,styblinski_tang-5,griewank-6,rastrigin-12,levy-12,ackley-14,\
+styblinski_tang-16,griewank-20,levy-20 --out bench/results/initial_design_s28_held_out.json
 """
 
 from __future__ import annotations
@@ -39,7 +48,6 @@ ARMS = {
     "2d capped at 10": lambda d: min(max(3, 2 * d), 10),
     "2d capped at 20": lambda d: min(max(3, 2 * d), 20),  # the default since session 15
     "3": lambda d: 3,
-    "5": lambda d: 5,
 }
 CHECKPOINTS = (10, 25, 50, 100)
 

@@ -18,7 +18,8 @@ each with its own design as in the quality section.
 Until session 28 every warmbo arm here ran with ``n_initial=1`` (the Optimizer was built with
 ``n_initial=max(random_design, 1)``): the rows of ``trap_rate.json`` named ``warmbo``, ``warmbo@a8cf026``
 and ``warmbo-none`` of sessions 23-25 are the 1-point design, not the default; session 28 renamed
-them ``warmbo-design1@<git>`` in the results file and measured the default again.
+them ``warmbo-design1@<git>`` (``warmbo-design1-none@<git>`` for the plain scale) in the results file
+and measured the default again.
 
     python bench/trap_rate.py --arm warmbo --arm optuna-gp --seeds 30 [--problem hartmann6]
 
