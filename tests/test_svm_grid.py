@@ -132,3 +132,59 @@ def test_transfer_section_runs_leave_one_task_out_on_both_tables(fake_grid, tmp_
     assert len(counts) == 3 and sum(counts) == 3, after5["measured"]
     assert any("every ask of every transfer method under 1 s" in n for n in names)
     assert "**svm**: 3 targets" in written["readme"].read_text()
+
+
+def test_a_transfer_run_cut_off_resumes_from_its_checkpoint(fake_grid, tmp_path, monkeypatch):
+    # The full section takes about an hour; a session's end used to lose all of it. Cut twice (in the
+    # SVM table's first method, then in the scale part), it resumes and ends with the whole run's
+    # regret figures. Smaller than "tiny" (two methods, two scale methods) to keep the test short.
+    from warmbo.benchmarks import transfer
+
+    sizes = {**transfer.SIZES["tiny"], "methods": ("none", "avg-rank"), "scale": (3, 20, 2)}
+    monkeypatch.setitem(transfer.SIZES, "tiny", sizes)
+    monkeypatch.setattr(transfer, "TRANSFER", ("auto", "rgpe"))
+    whole = run_suite(tmp_path / "whole", None, ["transfer"], preset="tiny", log=lambda m: None)
+    run_one, time_method, calls = transfer.run_one, transfer.time_method, []
+
+    def counted_run_one(method, *args):
+        calls.append(method)
+        if len(calls) == 7:  # 3 HPOBench targets x 2 methods done, the SVM table's first run
+            raise KeyboardInterrupt
+        return run_one(method, *args)
+
+    def dies_on_rgpe(method, *args):
+        if method == "rgpe":
+            raise KeyboardInterrupt
+        return time_method(method, *args)
+
+    monkeypatch.setattr(transfer, "run_one", counted_run_one)
+    out = tmp_path / "cut"
+    with pytest.raises(KeyboardInterrupt):
+        run_suite(out, None, ["transfer"], preset="tiny", log=lambda m: None)
+    checkpoint = out / "transfer.partial.json"
+    saved = json.loads(checkpoint.read_text())["done"]
+    assert set(saved["hpobench"]) == {"none", "avg-rank"} and not saved.get("svm")
+
+    calls.clear()
+    monkeypatch.setattr(transfer, "time_method", dies_on_rgpe)
+    messages: list[str] = []
+    with pytest.raises(KeyboardInterrupt):
+        run_suite(out, None, ["transfer"], preset="tiny", log=messages.append)
+    assert any("transfer: resuming from" in m for m in messages)
+    assert sum("from the checkpoint" in m for m in messages) == 2  # HPOBench's two methods
+    assert calls == ["none"] * 3 + ["avg-rank"] * 3  # the SVM table only
+    assert set(json.loads(checkpoint.read_text())["done"]["scale"]) == {"auto"}
+
+    calls.clear()
+    monkeypatch.setattr(transfer, "time_method", time_method)
+    resumed = run_suite(out, None, ["transfer"], preset="tiny", log=lambda m: None)
+    assert calls == [] and not checkpoint.exists()
+    first, second = (json.loads(p["transfer"].read_text())["results"] for p in (whole, resumed))
+    for suite in ("hpobench", "svm"):
+        for method in ("none", "avg-rank"):
+            assert (
+                first["suites"][suite]["methods"][method]["regret"]
+                == (second["suites"][suite]["methods"][method]["regret"])
+            )
+    assert set(second["scale"]["methods"]) == {"auto", "rgpe"}
+    assert second["git_commits"] == first["git_commits"]

@@ -3,8 +3,8 @@
 Everything that more than one section needs lives here once: the wall-clock timer (``perf_counter``
 with the garbage collector paused), the summary of repeated measurements (median, min, max, the
 samples), the peak-memory probes (``tracemalloc`` for the Python and NumPy heap, a polling thread
-for the resident set size, which also sees torch's allocations), and the machine / version record
-every results file carries.
+for the resident set size, which also sees torch's allocations), the machine / version record
+every results file carries, and the checkpoint file of the long sections (quality, transfer).
 """
 
 from __future__ import annotations
@@ -252,3 +252,43 @@ def write_results(path: str | Path, results: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1))
     print(f"wrote {path}")
+
+
+def git_commit() -> str | None:
+    """The checkout's git commit (short hash), or None outside a git checkout."""
+    return machine_info().get("git_commit")
+
+
+def load_checkpoint(
+    path: Path | None, key: dict, section: str, log: Callable[[str], None]
+) -> tuple[dict, list]:
+    """The finished work a long section saved in ``path`` and the git commits that made it.
+
+    Returns ``({}, [])`` when there is no checkpoint, when it cannot be read, or when it was written
+    with settings other than ``key`` (said in the log: such work is never mixed in).
+    """
+    import json
+
+    if path is None or not path.exists():
+        return {}, []
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        log(f"{section}: ignoring the unreadable checkpoint {path} ({error})")
+        return {}, []
+    if saved.get("key") != key:
+        log(f"{section}: ignoring the checkpoint {path}: it was written with other settings")
+        return {}, []
+    return saved.get("done", {}), list(saved.get("git_commits", []))
+
+
+def save_checkpoint(path: Path | None, key: dict, done: dict, commits: list) -> None:
+    """Write a long section's finished work to ``path`` atomically (a run killed while writing leaves
+    the previous checkpoint); nothing when ``path`` is None."""
+    import json
+
+    if path is None:
+        return
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"key": key, "git_commits": commits, "done": done}))
+    tmp.replace(path)

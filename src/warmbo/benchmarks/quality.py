@@ -24,13 +24,12 @@ says so in the log.
 
 from __future__ import annotations
 
-import json
 import time
 
 import numpy as np
 
 from ..problems import functions as F
-from ._common import bootstrap_median_ci, summarize
+from ._common import bootstrap_median_ci, git_commit, load_checkpoint, save_checkpoint, summarize
 
 __all__ = ["PRESETS", "PROBLEMS", "run", "targets"]
 
@@ -85,7 +84,7 @@ def run(ctx) -> dict:
         "seed": ctx.seed,
     }
     done, commits = _resume(ctx, key)
-    commit = _git_commit()
+    commit = git_commit()
     if commits and commit not in commits:
         ctx.log(f"quality: resuming runs of git {', '.join(map(str, commits))} at git {commit}")
     problems = {}
@@ -111,7 +110,7 @@ def run(ctx) -> dict:
                 }
             finished[str(seed)] = runs
             commits = list(dict.fromkeys([*commits, commit]))
-            _save(ctx, key, done, commits)
+            save_checkpoint(ctx.checkpoint, key, done, commits)
         regrets = {
             m.name: [finished[str(s)][m.name]["regret"] for s in range(preset["runs"])] for m in ctx.methods
         }
@@ -144,39 +143,13 @@ def run(ctx) -> dict:
     }
 
 
-def _git_commit() -> str | None:
-    from ._common import machine_info
-
-    return machine_info().get("git_commit")
-
-
 def _resume(ctx, key: dict) -> tuple[dict, list]:
-    """The finished runs in ``ctx.checkpoint`` if it was written with the same settings, else none."""
-    path = ctx.checkpoint
-    if path is None or not path.exists():
-        return {}, []
-    try:
-        saved = json.loads(path.read_text())
-    except (OSError, ValueError) as error:
-        ctx.log(f"quality: ignoring the unreadable checkpoint {path} ({error})")
-        return {}, []
-    if saved.get("key") != key:
-        ctx.log(f"quality: ignoring the checkpoint {path}: it was written with other settings")
-        return {}, []
-    done = saved.get("done", {})
-    ctx.log(
-        f"quality: resuming from {path} ({sum(len(v) for v in done.values())} finished (problem, seed) runs)"
-    )
-    return done, list(saved.get("git_commits", []))
-
-
-def _save(ctx, key: dict, done: dict, commits: list) -> None:
-    path = ctx.checkpoint
-    if path is None:
-        return
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"key": key, "git_commits": commits, "done": done}))
-    tmp.replace(path)  # atomic: a run killed while writing leaves the previous checkpoint
+    """The finished (problem, seed) runs in ``ctx.checkpoint`` if written with the same settings."""
+    done, commits = load_checkpoint(ctx.checkpoint, key, "quality", ctx.log)
+    if done:
+        count = sum(len(v) for v in done.values())
+        ctx.log(f"quality: resuming from {ctx.checkpoint} ({count} finished (problem, seed) runs)")
+    return done, commits
 
 
 def _regret_stats(regrets: np.ndarray, budgets: tuple[int, ...], seed: int) -> dict:

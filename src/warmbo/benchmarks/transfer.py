@@ -27,16 +27,22 @@ percentile-bootstrap interval (resampling targets).
 
 A third part, ``scale``, times every transfer method with 50 sources of 300 rows (d = 4, synthetic
 bowls: the real tables have fewer sources): the first, median and worst ask of a fresh optimizer.
+
+The full preset takes about an hour on 2 cores, so every finished (meta-data set, method) and every
+timed scale method is kept in ``ctx.checkpoint``; a rerun with the same settings (preset, sizes,
+seed) continues from there, and the results name every git commit whose runs they hold
+(``git_commits``), as the quality section does.
 """
 
 from __future__ import annotations
 
+import json
 import time
 import warnings
 
 import numpy as np
 
-from ._common import bootstrap_median_ci, sign_test
+from ._common import bootstrap_median_ci, git_commit, load_checkpoint, save_checkpoint, sign_test
 
 __all__ = ["run", "targets", "markdown", "SIZES", "METHODS", "scale_meta_data", "time_method"]
 
@@ -153,7 +159,28 @@ def _summary(per_target: np.ndarray, seed: int) -> dict:
     }
 
 
-def _suite_results(suite: _Suite, sizes: dict, methods, ctx) -> dict:
+def _suite_runs(suite: _Suite, sizes: dict, method: str, tasks, seeds: int, ctx) -> dict:
+    """One method's runs on every (target, seed): normalised regret traces, evaluations to the top 1%,
+    seconds of every ask (plain lists: they go to the checkpoint as they are)."""
+    T, rows = sizes["T"], sizes["source_rows"]
+    regret = np.empty((len(tasks), seeds, T))
+    hits = np.empty((len(tasks), seeds))
+    seconds: list[float] = []
+    for a, task in enumerate(tasks):
+        for s in range(seeds):
+            f = suite.objective(task, ctx.seed + s)
+            top, bottom = suite.truth_range(f)
+            truths, secs = run_one(method, f, suite.sources(task, ctx.seed + s, rows), ctx.seed + s, T)
+            regret[a, s] = (top - np.maximum.accumulate(truths)) / (top - bottom)
+            reached = np.flatnonzero(regret[a, s] <= 0.01)
+            hits[a, s] = reached[0] + 1 if reached.size else T + 1
+            seconds += secs
+    return {"regret": regret.tolist(), "hits": hits.tolist(), "seconds": seconds}
+
+
+def _suite_results(suite: _Suite, sizes: dict, methods, ctx, done: dict, save) -> dict:
+    """The summaries of one meta-data set; ``done`` holds the finished methods' runs (from the
+    checkpoint) and gains each method as it finishes, after which ``save()`` writes the checkpoint."""
     T, rows = sizes["T"], sizes["source_rows"]
     seeds = sizes["hpobench_seeds"] if suite.name == "hpobench" else sizes["svm_seeds"]
     limit = sizes["hpobench_tasks"] if suite.name == "hpobench" else sizes["svm_tasks"]
@@ -167,18 +194,13 @@ def _suite_results(suite: _Suite, sizes: dict, methods, ctx) -> dict:
         "methods": {},
     }
     for method in methods:
-        regret = np.empty((len(tasks), seeds, T))
-        hits = np.empty((len(tasks), seeds))
-        seconds: list[float] = []
-        for a, task in enumerate(tasks):
-            for s in range(seeds):
-                f = suite.objective(task, ctx.seed + s)
-                top, bottom = suite.truth_range(f)
-                truths, secs = run_one(method, f, suite.sources(task, ctx.seed + s, rows), ctx.seed + s, T)
-                regret[a, s] = (top - np.maximum.accumulate(truths)) / (top - bottom)
-                reached = np.flatnonzero(regret[a, s] <= 0.01)
-                hits[a, s] = reached[0] + 1 if reached.size else T + 1
-                seconds += secs
+        if method in done:
+            ctx.log(f"  {suite.name:8s} {method:13s} from the checkpoint")
+        else:
+            done[method] = _suite_runs(suite, sizes, method, tasks, seeds, ctx)
+            save()
+        runs = done[method]
+        regret, hits, seconds = np.asarray(runs["regret"]), np.asarray(runs["hits"]), runs["seconds"]
         per_target = regret.mean(axis=1)  # (tasks, T): mean over seeds
         entry = {
             "regret": {str(c): _summary(per_target[:, c - 1], ctx.seed) for c in CHECKPOINTS if c <= T},
@@ -250,6 +272,18 @@ def time_method(method: str, space, data, target, asks: int, give_up: float = 60
 def run(ctx) -> dict:
     sizes = SIZES[ctx.preset]
     methods = sizes["methods"]
+    # as it reads back from the checkpoint (tuples become lists), so that equal settings compare equal
+    key = json.loads(json.dumps({"preset": ctx.preset, "sizes": sizes, "seed": ctx.seed}))
+    done, commits = load_checkpoint(ctx.checkpoint, key, "transfer", ctx.log)
+    commit = git_commit()
+    if done:
+        ctx.log(f"transfer: resuming from {ctx.checkpoint} (runs of git {', '.join(map(str, commits))})")
+
+    def save() -> None:
+        nonlocal commits
+        commits = list(dict.fromkeys([*commits, commit]))
+        save_checkpoint(ctx.checkpoint, key, done, commits)
+
     results: dict = {
         "checkpoints": list(CHECKPOINTS),
         "interval": "95% percentile bootstrap of the median over targets, 4000 resamples",
@@ -264,14 +298,20 @@ def run(ctx) -> dict:
                 ctx.log(f"  {name}: skipped ({exc})")
                 results["suites"][name] = {"skipped": str(exc)}
                 continue
-            results["suites"][name] = _suite_results(suite, sizes, methods, ctx)
+            finished = done.setdefault(name, {})
+            results["suites"][name] = _suite_results(suite, sizes, methods, ctx, finished, save)
         S, n, asks = sizes["scale"]
         space, data, target = scale_meta_data(S, n)
         scale = {"sources": S, "rows_per_source": n, "dim": 4, "asks": asks, "methods": {}}
+        timed = done.setdefault("scale", {})
         for method in TRANSFER:
-            scale["methods"][method] = time_method(method, space, data, target, asks)
-            ctx.log(f"  scale {S}x{n} {method:13s} worst ask {scale['methods'][method]['worst_ask_s']:.2f} s")
+            if method not in timed:
+                timed[method] = time_method(method, space, data, target, asks)
+                save()
+            scale["methods"][method] = timed[method]
+            ctx.log(f"  scale {S}x{n} {method:13s} worst ask {timed[method]['worst_ask_s']:.2f} s")
         results["scale"] = scale
+    results["git_commits"] = commits or [commit]
     return results
 
 
