@@ -48,7 +48,7 @@ bench-peers: $(STAMP)
 	$(BIN)/python bench/suite.py --peers
 
 # Leave-one-task-out transfer on HPOBench's MLP grids and the project's SVM grids (bench/metadata/),
-# and seconds per ask with 50 sources (bench/results/transfer.json; 30 to 60 minutes, not in `make bench`).
+# and seconds per ask with 50 sources (bench/results/transfer.json; about 2 hours, resumable, not in `make bench`).
 bench-transfer: $(STAMP)
 	$(BIN)/python bench/suite.py --section transfer
 

@@ -125,7 +125,7 @@ register(
         transfer.run,
         transfer.targets,
         transfer.markdown,
-        default=False,  # about an hour at full size: `make bench-transfer`
+        default=False,  # about two hours at full size: `make bench-transfer`
     )
 )
 

@@ -196,8 +196,8 @@ def write_readme(out_dir: Path, readme: Path, sections: dict, pending: dict[str,
         "Results: `<section>.json` (warmbo alone) and `<section>-peers.json` (with peers) in "
         f"`{rel(out_dir)}`, each with the machine, the package versions, the settings of every method, "
         "and the median, min and max over the repeats. Fixed seeds: every run does the same work. "
-        "With the peers the quality section takes about an hour on 2 cores, and so does the transfer "
-        "section alone; each keeps its finished runs in `<section>[-peers].partial.json`, and the "
+        "With the peers the quality section takes about an hour on 2 cores, the transfer section "
+        "about two hours alone; each keeps its finished runs in `<section>[-peers].partial.json`, and the "
         "same command, run again, continues from there (the results name every git commit whose runs "
         "they hold).",
         "",

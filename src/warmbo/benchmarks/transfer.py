@@ -28,10 +28,10 @@ percentile-bootstrap interval (resampling targets).
 A third part, ``scale``, times every transfer method with 50 sources of 300 rows (d = 4, synthetic
 bowls: the real tables have fewer sources): the first, median and worst ask of a fresh optimizer.
 
-The full preset takes about an hour on 2 cores, so every finished (meta-data set, method) and every
-timed scale method is kept in ``ctx.checkpoint``; a rerun with the same settings (preset, sizes,
-seed) continues from there, and the results name every git commit whose runs they hold
-(``git_commits``), as the quality section does.
+The full preset takes about two hours on 2 cores (5 seeds per target), so every finished
+(meta-data set, method) and every timed scale method is kept in ``ctx.checkpoint``; a rerun with
+the same settings (preset, sizes, seed) continues from there, and the results name every git
+commit whose runs they hold (``git_commits``), as the quality section does.
 """
 
 from __future__ import annotations
