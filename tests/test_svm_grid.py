@@ -135,7 +135,7 @@ def test_transfer_section_runs_leave_one_task_out_on_both_tables(fake_grid, tmp_
 
 
 def test_a_transfer_run_cut_off_resumes_from_its_checkpoint(fake_grid, tmp_path, monkeypatch):
-    # The full section takes about an hour; a session's end used to lose all of it. Cut twice (in the
+    # The full section takes about two hours; a session's end used to lose all of it. Cut twice (in the
     # SVM table's first method, then in the scale part), it resumes and ends with the whole run's
     # regret figures. Smaller than "tiny" (two methods, two scale methods) to keep the test short.
     from warmbo.benchmarks import transfer
@@ -181,10 +181,8 @@ def test_a_transfer_run_cut_off_resumes_from_its_checkpoint(fake_grid, tmp_path,
     assert calls == [] and not checkpoint.exists()
     first, second = (json.loads(p["transfer"].read_text())["results"] for p in (whole, resumed))
     for suite in ("hpobench", "svm"):
+        whole_run, resumed_run = first["suites"][suite]["methods"], second["suites"][suite]["methods"]
         for method in ("none", "avg-rank"):
-            assert (
-                first["suites"][suite]["methods"][method]["regret"]
-                == (second["suites"][suite]["methods"][method]["regret"])
-            )
+            assert whole_run[method]["regret"] == resumed_run[method]["regret"], (suite, method)
     assert set(second["scale"]["methods"]) == {"auto", "rgpe"}
     assert second["git_commits"] == first["git_commits"]
