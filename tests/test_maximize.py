@@ -193,3 +193,37 @@ def test_an_acquisition_not_bound_to_a_model_is_refused_with_what_to_do(finite):
         maximize(EI(), space, seed=0)
     gp = GP(RBF(0.3), noise=1e-4).fit(space.sample_encoded(4, seed=0), np.arange(4.0))
     assert np.isfinite(maximize(EI().bind(gp, space=space), space, seed=0).value)  # the fix works
+
+
+def _groups_by_kdtree(P: np.ndarray, radius: float) -> int:
+    """The oracle: connected components of every pair within ``radius`` (max norm) over all points."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    from scipy.spatial import cKDTree
+
+    pairs = cKDTree(P).query_pairs(radius, p=np.inf, output_type="ndarray")
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(len(P), len(P)))
+    return int(connected_components(graph, directed=False)[0])
+
+
+def test_chained_groups_counts_what_the_kdtree_over_all_points_counts():
+    from warmbo.maximize import DUPLICATE_TOLERANCE, chained_groups
+
+    r = DUPLICATE_TOLERANCE * (1 + 1e-9)
+    # A and B share a box (each coordinate's 1-D chain 0, 0.9r, 1.8r runs through C's x and D's y)
+    # but lie 1.8r apart: two groups in one box, which only the k-d tree stage can tell apart
+    tricky = np.array([[0.0, 0.0], [1.8e-6, 1.8e-6], [0.9e-6, 0.5], [0.5, 0.9e-6]])
+    assert chained_groups(tricky, 1e-6) == _groups_by_kdtree(tricky, 1e-6) == 4
+    chain = np.array([[0.0, 0.0], [0.9e-6, 0.0], [1.8e-6, 0.0], [1.0, 1.0]])  # 0 and 1.8e-6: via the middle
+    assert chained_groups(chain, 1e-6) == _groups_by_kdtree(chain, 1e-6) == 2
+    rng = np.random.default_rng(0)
+    for trial in range(40):
+        d = int(rng.integers(1, 5))
+        levels = rng.choice([3, 10, 50])
+        P = rng.integers(0, levels, size=(int(rng.integers(2, 400)), d)) / (levels - 1)  # a grid's points
+        near = rng.random(P.shape[0]) < rng.choice([0.0, 0.05, 0.5])  # some moved within a few r
+        P[near] += rng.uniform(-2.5, 2.5, size=(int(near.sum()), d)) * r
+        P = np.vstack([P, P[: int(rng.integers(0, 3))]])  # exact duplicates too
+        assert chained_groups(P, r) == _groups_by_kdtree(P, r), trial
+    grid = Space.grid([[0.0], [1e-7], [1.0], [0.5]]).candidates  # 0 and 1e-7: one point to the search
+    assert chained_groups(grid) == 3 and chained_groups(grid[:1]) == 1 and chained_groups(grid[:0]) == 0

@@ -59,6 +59,7 @@ __all__ = [
     "maximize",
     "DUPLICATE_TOLERANCE",
     "taken",
+    "chained_groups",
     "sobol_screen",
     "anchored_candidates",
 ]
@@ -115,6 +116,45 @@ def taken(points: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
     tree = cKDTree(np.asarray(exclude, dtype=np.float64).reshape(-1, points.shape[1]))
     distance, _ = tree.query(points, p=np.inf, distance_upper_bound=DUPLICATE_TOLERANCE * (1 + 1e-9))
     return np.isfinite(distance)
+
+
+def chained_groups(points: np.ndarray, radius: float = DUPLICATE_TOLERANCE * (1 + 1e-9)) -> int:
+    """How many groups ``points`` (n, d) form when two points within ``radius`` of each other (max
+    norm) are one group, chains included: the connected components of the graph linking them.
+
+    Exact, and cheap where no point has a neighbour: two linked points lie within ``radius`` in every
+    coordinate, so they share every coordinate's 1-D chain (its sorted values split at gaps larger
+    than ``radius``); a point alone in its box of 1-D chains is a group of its own, and only the
+    points of boxes holding several go to scipy's k-d tree (``query_pairs``) and
+    ``connected_components``. Every group lies inside one box, so the count is the k-d tree's over all
+    points. On HPOBench's 30,000-point grid (no two points within tolerance) the k-d tree over all
+    points took 0.24 s, the first ask of every study on it; the boxes take a few milliseconds.
+    """
+    P = np.asarray(points, dtype=np.float64)
+    n = P.shape[0]
+    if n <= 1:
+        return int(n)
+    boxes = np.empty(P.shape, dtype=np.int64)
+    for j in range(P.shape[1]):
+        order = np.argsort(P[:, j], kind="stable")
+        boxes[order, j] = np.concatenate(([0], np.cumsum(np.diff(P[order, j]) > radius)))
+    order = np.lexsort(boxes.T)  # equal boxes side by side (np.unique(axis=0) took 8x as long)
+    sorted_boxes = boxes[order]
+    run = np.concatenate(([0], np.cumsum(np.any(sorted_boxes[1:] != sorted_boxes[:-1], axis=1))))
+    shared = np.empty(n, dtype=bool)
+    shared[order] = np.bincount(run)[run] > 1
+    alone = int(n - np.count_nonzero(shared))
+    if alone == n:
+        return alone
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+    from scipy.spatial import cKDTree
+
+    Q = P[shared]
+    m = Q.shape[0]
+    pairs = cKDTree(Q).query_pairs(radius, p=np.inf, output_type="ndarray")
+    graph = coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(m, m))
+    return alone + int(connected_components(graph, directed=False)[0])
 
 
 def _candidates(space, n: int, seed: int | None) -> np.ndarray:
