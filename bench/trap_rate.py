@@ -12,6 +12,7 @@ Arms: ``warmbo`` (the default Optimizer, its Sobol design of ``min(max(3, 2 d), 
 ``warmbo-design1`` / ``-design3`` / ``-design7`` (the default with a Sobol design of 1, 3 or 7 points),
 ``warmbo-none`` / ``warmbo-yj`` / ``warmbo-auto`` (``output_transform``),
 ``warmbo-random10`` (the default model and search after Optuna's design: 10 uniform random points),
+``warmbo-ucb2`` (GP-UCB with a constant beta = 2, BoTorch-UCB's, in place of EI),
 and the peers by their benchmark names (``botorch-logei``, ``optuna-gp``; the ``peers`` extra),
 each with its own design as in the quality section.
 
@@ -43,6 +44,7 @@ import warmbo as wb
 from warmbo.benchmarks._common import bootstrap_median_ci
 from warmbo.benchmarks.methods import resolve_peers
 from warmbo.benchmarks.quality import problem
+from warmbo.bounds import Constant
 
 
 def _warmbo(fn, budget: int, seed: int, **options) -> np.ndarray:
@@ -76,6 +78,8 @@ WARMBO_ARMS = {
     "warmbo-yj": {"output_transform": "yeo-johnson"},
     "warmbo-auto": {"output_transform": "auto"},
     "warmbo-random10": {"random_design": 10},
+    # GP-UCB with BoTorch-UCB's constant beta = 2 (mu + sqrt(2) sigma) in place of EI (session 30)
+    "warmbo-ucb2": {"acquisition": wb.UCB(Constant(2.0))},
 }
 
 
