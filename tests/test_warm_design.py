@@ -5,7 +5,13 @@ import pytest
 
 import warmbo as wb
 from warmbo.optimizer import UnansweredAskWarning
-from warmbo.transfer.warm_design import design_size, normalised_regrets, source_model_maxima, warm_design
+from warmbo.transfer.warm_design import (
+    design_size,
+    normalised_regrets,
+    source_model_maxima,
+    source_pool,
+    warm_design,
+)
 
 SPACE = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
 
@@ -66,6 +72,29 @@ def test_the_default_average_rule_is_the_average_regret_order_of_the_sources_poi
     assert all(1.0 >= a >= b >= 0.0 for a, b in zip(design.scores, design.scores[1:], strict=False))
     with pytest.raises(ValueError, match="rule must be one of"):
         warm_design(X, y, task, rule="greedy")
+
+
+def test_above_the_cap_the_candidates_are_each_sources_best_points_and_below_it_all_of_them():
+    # five sources of 40 points, 200 in all (one shared by two sources: 199 unique)
+    A, B = np.array([0.2, 0.2]), np.array([0.85, 0.8])
+    X, y, task = meta_data([A, A, A, A, B])
+    X[41] = X[1]  # a configuration two sources evaluated
+    sources = [(X[task == t], y[task == t]) for t in dict.fromkeys(task)]
+    np.testing.assert_array_equal(source_pool(sources, 199), np.unique(X, axis=0))
+    capped = source_pool(sources, 50)  # 50 // 5 = 10 per source, by each source's own values
+    oracle = [Xs[np.argsort(-ys, kind="stable")[:10]] for Xs, ys in sources]
+    np.testing.assert_array_equal(capped, np.unique(np.vstack(oracle), axis=0))
+    kept = {tuple(row) for row in capped}
+    assert capped.shape[0] <= 50 and all(tuple(best) in kept for best in X[::40])  # row 0: each optimum
+    with pytest.raises(ValueError, match="max_source_points"):
+        warm_design(X, y, task, max_source_points=0)
+    # the design under the cap: the same rule on the capped pool (the oracle of the test above)
+    design = warm_design(X, y, task, size=3, max_source_points=50)
+    R = normalised_regrets(sources, capped)
+    np.testing.assert_array_equal(design.points, capped[np.argsort(R.mean(axis=0), kind="stable")[:3]])
+    assert design.n_candidates == capped.shape[0]
+    # the consensus optimum A is every A source's best point, so the cap keeps it first
+    np.testing.assert_array_equal(design.points[0], warm_design(X, y, task, size=3).points[0])
 
 
 def test_the_average_rule_on_a_finite_space_takes_only_configurations_a_source_evaluated():

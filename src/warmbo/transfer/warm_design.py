@@ -33,10 +33,12 @@ Candidates ``C``: with ``rule="average"``, the sources' own configurations (a co
 evaluated has only an interpolated regret, and on HPOBench's 30,000-point grid the interpolated
 candidates made the design worse: 22.75 evaluations to the top 1%). With ``rule="portfolio"``: on a
 finite space, its candidates (at most ``max_candidates``, the sources' points always included); on a
-continuous space, the sources' own points. A source's regret at a candidate it has not evaluated is the
-inverse-distance-weighted mean of its ``k`` nearest evaluations in the encoded space (k = 3): a cheap,
-bounded stand-in for a per-source model (0.1 s for 50 sources of 300 points, where 50 ML-II GP fits
-take seconds); where sources share configurations, as tabular meta-data do, it is their measured value.
+continuous space, the sources' own points. The sources' own points are capped at
+``max_source_points`` (4096; above it, each source's best: :func:`source_pool`). A source's regret at a
+candidate it has not evaluated is the inverse-distance-weighted mean of its ``k`` nearest evaluations
+in the encoded space (k = 3): a cheap, bounded stand-in for a per-source model (one k-d tree query per
+source and candidate, where 50 ML-II GP fits take seconds); where sources share configurations, as
+tabular meta-data do, it is their measured value.
 
 On a continuous space the optimizer then makes the second point the maximum of the first point's
 source model (:func:`source_model_maxima`): the first point is a source's sample, rarely its optimum.
@@ -54,9 +56,20 @@ import numpy as np
 from .._threads import blas_threads
 from .._validation import check_int
 
-__all__ = ["WarmDesign", "warm_design", "source_model_maxima", "normalised_regrets", "design_size", "RULES"]
+__all__ = [
+    "WarmDesign",
+    "warm_design",
+    "source_model_maxima",
+    "normalised_regrets",
+    "source_pool",
+    "design_size",
+    "RULES",
+    "MAX_SOURCE_POINTS",
+]
 
 _NEIGHBOURS = 3
+#: the sources' own points used as candidates when there are more (:func:`source_pool`)
+MAX_SOURCE_POINTS = 4096
 #: rows of its source around a design point on which :func:`source_model_maxima` fits the local GP
 _LOCAL_ROWS = 64
 #: a source-model maximum closer than this to the design's first point (max norm, unit cube) is not
@@ -96,6 +109,32 @@ def _sources(X: np.ndarray, y: np.ndarray, task) -> list[tuple[np.ndarray, np.nd
     return [(X[task == t], y[task == t]) for t in dict.fromkeys(task.tolist())]
 
 
+def source_pool(sources: list[tuple[np.ndarray, np.ndarray]], limit: int = MAX_SOURCE_POINTS) -> np.ndarray:
+    """The sources' own configurations as candidates, unique rows in ``np.unique`` order: all of them
+    when there are at most ``limit``, else each source's best ``max(1, limit // S)`` by its own
+    normalised regret (ties by row order), so the pool holds at most ``limit`` rows when ``S <= limit``.
+
+    Why a cap: every candidate's regret is read off every source's k-d tree, S x (S n) queries, so the
+    cost grew with the square of the meta-data's size: 1.15 s at 50 sources x 300 rows, 16.8 s at
+    100 x 1000, paid by the first ask of a warm study. Capped, it is S x ``limit`` queries. A
+    configuration far from its own source's best can still have the best mean regret, so above the
+    cap the design is an approximation (measured in docs/transfer.md); every meta-data set of the
+    transfer benchmark is below it (2,055 unique rows at most), so its designs are exact. Taking each
+    source's best follows Feurer, Springenberg & Hutter (2015), who start from the best
+    configurations of the most similar earlier tasks.
+    """
+    X = np.vstack([Xs for Xs, _ in sources])
+    pool = np.unique(X, axis=0)
+    if pool.shape[0] <= limit:
+        return pool
+    per_source = max(1, limit // len(sources))
+    best = []
+    for Xs, ys in sources:
+        ys = np.asarray(ys, dtype=np.float64)
+        best.append(Xs[np.argsort(-ys, kind="stable")[:per_source]])
+    return np.unique(np.vstack(best), axis=0)
+
+
 def normalised_regrets(sources: list[tuple[np.ndarray, np.ndarray]], candidates: np.ndarray) -> np.ndarray:
     """``R[s, c]``: source s's normalised regret at candidate c (see the module docstring), (S, C)."""
     from scipy.spatial import cKDTree  # scipy.spatial costs ~0.2 s to import: only when needed
@@ -128,6 +167,7 @@ def warm_design(
     candidates: np.ndarray | None = None,
     exclude: np.ndarray | None = None,
     max_candidates: int = 20_000,
+    max_source_points: int = MAX_SOURCE_POINTS,
     seed: int | None = 0,
     rule: str = "average",
 ) -> WarmDesign:
@@ -147,6 +187,9 @@ def warm_design(
         Points that must not be chosen again (the study's evaluated or pending points).
     max_candidates : int
         Larger candidate sets are subsampled (seeded) to this size, the sources' points kept.
+    max_source_points : int
+        The sources' own points taken as candidates (:func:`source_pool`): all of them up to this
+        many, else each source's best ``max_source_points // S``.
     rule : {"average", "portfolio"}
         How points after the first are chosen (module docstring).
     """
@@ -162,7 +205,7 @@ def warm_design(
         raise ValueError("source data hold NaN or infinite values")
     sources = _sources(X, y, task)
     size = design_size(len(sources)) if size is None else check_int(size, "size", 1)
-    pool = np.unique(X, axis=0)
+    pool = source_pool(sources, check_int(max_source_points, "max_source_points", 1))
     if candidates is not None and rule == "portfolio":
         candidates = np.asarray(candidates, dtype=np.float64)
         if candidates.shape[0] > max_candidates:
