@@ -97,6 +97,33 @@ def test_above_the_cap_the_candidates_are_each_sources_best_points_and_below_it_
     np.testing.assert_array_equal(design.points[0], warm_design(X, y, task, size=3).points[0])
 
 
+def test_the_cap_leaves_out_excluded_points_and_repeats_before_it_counts_and_shares_what_is_left():
+    # two sources of four configurations each (values: higher is better); three points excluded
+    X = np.array(
+        [[0, 0], [0.1, 0.1], [0.5, 0.5], [0.9, 0.9], [0, 0], [0.2, 0.2], [0.6, 0.6], [0.8, 0.8]], float
+    )
+    y = np.array([4.0, 3, 2, 1, 4, 3, 2, 1])
+    task = np.repeat([0, 1], 4)
+    excluded = X[[0, 1, 5]]
+    # the cap (4) counts only what may be chosen: each source's best two that are not excluded
+    pool = source_pool([(X[:4], y[:4]), (X[4:], y[4:])], 4, excluded)
+    np.testing.assert_array_equal(pool, np.array([[0.5, 0.5], [0.6, 0.6], [0.8, 0.8], [0.9, 0.9]]))
+    design = warm_design(X, y, task, exclude=excluded, size=3, max_source_points=4)
+    assert len(design) == 3 and not any(np.all(design.points == e, axis=1).any() for e in excluded)
+    # a configuration a source evaluated twice takes one place; a small source's share goes to the big one
+    rng = np.random.default_rng(1)
+    big, small = rng.random((30, 2)), rng.random((2, 2))
+    big[0] = big[1] = [0.3, 0.3]  # the big source's best configuration, evaluated twice
+    big_y = -np.sum((big - 0.3) ** 2, axis=1)
+    pool = source_pool([(big, big_y), (small, np.array([1.0, 0.0]))], 10)
+    # k = 8: the big source's best 8 distinct configurations (9 rows) and both small ones, 10 in all
+    # (shared equally, 10 // 2 = 5 each, it would hold 7)
+    top = big[np.argsort(-big_y, kind="stable")][:9]
+    assert pool.shape[0] == 10 and np.unique(top, axis=0).shape[0] == 8
+    assert {tuple(r) for r in top} <= {tuple(r) for r in pool}
+    assert {tuple(r) for r in small} <= {tuple(r) for r in pool}
+
+
 def test_the_average_rule_on_a_finite_space_takes_only_configurations_a_source_evaluated():
     grid = np.array([[a, b] for a in range(10) for b in range(10)], dtype=np.float64)
     cands = wb.Space.grid(grid, names=["a", "b"]).candidates

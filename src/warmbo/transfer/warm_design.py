@@ -32,7 +32,7 @@ under either rule.
 Candidates ``C``: with ``rule="average"``, the sources' own configurations (a configuration no source
 evaluated has only an interpolated regret, and on HPOBench's 30,000-point grid the interpolated
 candidates made the design worse: 22.75 evaluations to the top 1%). With ``rule="portfolio"``: on a
-finite space, its candidates (at most ``max_candidates``, the sources' points always included); on a
+finite space, its candidates (subsampled to ``max_candidates``, the sources' points added); on a
 continuous space, the sources' own points. The sources' own points are capped at
 ``max_source_points`` (4096; above it, each source's best: :func:`source_pool`). A source's regret at a
 candidate it has not evaluated is the inverse-distance-weighted mean of its ``k`` nearest evaluations
@@ -109,30 +109,48 @@ def _sources(X: np.ndarray, y: np.ndarray, task) -> list[tuple[np.ndarray, np.nd
     return [(X[task == t], y[task == t]) for t in dict.fromkeys(task.tolist())]
 
 
-def source_pool(sources: list[tuple[np.ndarray, np.ndarray]], limit: int = MAX_SOURCE_POINTS) -> np.ndarray:
-    """The sources' own configurations as candidates, unique rows in ``np.unique`` order: all of them
-    when there are at most ``limit``, else each source's best ``max(1, limit // S)`` by its own
-    normalised regret (ties by row order), so the pool holds at most ``limit`` rows when ``S <= limit``.
+def source_pool(
+    sources: list[tuple[np.ndarray, np.ndarray]],
+    limit: int = MAX_SOURCE_POINTS,
+    exclude: np.ndarray | None = None,
+) -> np.ndarray:
+    """The sources' own configurations as candidates, unique rows in ``np.unique`` order, those within
+    tolerance of an ``exclude`` row left out: all of them when there are at most ``limit``; else each
+    source's best k configurations by its own values (repeats counted once, ties by row order), with k
+    the largest that keeps the pool at ``limit`` rows or fewer (at least 1, so more than ``limit`` rows
+    only when there are more than ``limit`` sources). A small source's unused share goes to the others.
 
     Why a cap: every candidate's regret is read off every source's k-d tree, S x (S n) queries, so the
-    cost grew with the square of the meta-data's size: 1.15 s at 50 sources x 300 rows, 16.8 s at
-    100 x 1000, paid by the first ask of a warm study. Capped, it is S x ``limit`` queries. A
-    configuration far from its own source's best can still have the best mean regret, so above the
-    cap the design is an approximation (measured in docs/transfer.md); every meta-data set of the
-    transfer benchmark is below it (2,055 unique rows at most), so its designs are exact. Taking each
-    source's best follows Feurer, Springenberg & Hutter (2015), who start from the best
-    configurations of the most similar earlier tasks.
+    cost grew with the square of the meta-data's size: the design took 0.89 s at 50 sources x 300 rows
+    and 16.5 s at 100 x 1000 (``bench/results/warm_design_cap.json``), paid by the first ask of a warm
+    study. Capped, it is at most S x ``limit`` queries. A configuration far down its own source's
+    ranking can still have the best mean regret, so above the cap the design is an approximation
+    (measured in docs/transfer.md); every meta-data set of the transfer benchmark is below it (2,055
+    unique rows at most), so its designs are exact. Taking each source's best follows Feurer,
+    Springenberg & Hutter (2015), who start from the best configurations of earlier tasks.
     """
-    X = np.vstack([Xs for Xs, _ in sources])
-    pool = np.unique(X, axis=0)
-    if pool.shape[0] <= limit:
-        return pool
-    per_source = max(1, limit // len(sources))
-    best = []
-    for Xs, ys in sources:
-        ys = np.asarray(ys, dtype=np.float64)
-        best.append(Xs[np.argsort(-ys, kind="stable")[:per_source]])
-    return np.unique(np.vstack(best), axis=0)
+    from ..maximize import taken
+
+    exclude = None if exclude is None or not len(exclude) else np.asarray(exclude, dtype=np.float64)
+    if sum(Xs.shape[0] for Xs, _ in sources) <= limit:
+        pool = np.unique(np.vstack([Xs for Xs, _ in sources]), axis=0)
+        return pool if exclude is None else pool[~taken(pool, exclude)]
+    rows, ranks = [], []
+    for Xs, ys in sources:  # each source's configurations, best first, excluded ones and repeats out
+        ranked = Xs[np.argsort(-np.asarray(ys, dtype=np.float64), kind="stable")]
+        if exclude is not None:
+            ranked = ranked[~taken(ranked, exclude)]
+        _, first = np.unique(ranked, axis=0, return_index=True)
+        rows.append(ranked[np.sort(first)])
+        ranks.append(np.arange(first.size))
+    unique, inverse = np.unique(np.vstack(rows), axis=0, return_inverse=True)
+    if unique.shape[0] <= limit:  # every configuration that may be chosen
+        return unique
+    best_rank = np.full(unique.shape[0], np.iinfo(np.int64).max)
+    np.minimum.at(best_rank, inverse.reshape(-1), np.concatenate(ranks))  # its best place in any source
+    # the pool of k: the rows some source ranks among its best k; the largest k with <= limit of them
+    k = max(1, int(np.sort(best_rank)[limit]))
+    return unique[best_rank < k]
 
 
 def normalised_regrets(sources: list[tuple[np.ndarray, np.ndarray]], candidates: np.ndarray) -> np.ndarray:
@@ -186,10 +204,11 @@ def warm_design(
     exclude : ndarray (k, d), optional
         Points that must not be chosen again (the study's evaluated or pending points).
     max_candidates : int
-        Larger candidate sets are subsampled (seeded) to this size, the sources' points kept.
+        Larger candidate sets are subsampled (seeded) to this size, and the sources' points taken as
+        candidates (``max_source_points``) are added to them.
     max_source_points : int
         The sources' own points taken as candidates (:func:`source_pool`): all of them up to this
-        many, else each source's best ``max_source_points // S``.
+        many, else each source's best k, k the largest that keeps them within this number.
     rule : {"average", "portfolio"}
         How points after the first are chosen (module docstring).
     """
@@ -205,7 +224,7 @@ def warm_design(
         raise ValueError("source data hold NaN or infinite values")
     sources = _sources(X, y, task)
     size = design_size(len(sources)) if size is None else check_int(size, "size", 1)
-    pool = source_pool(sources, check_int(max_source_points, "max_source_points", 1))
+    pool = source_pool(sources, check_int(max_source_points, "max_source_points", 1), exclude)
     if candidates is not None and rule == "portfolio":
         candidates = np.asarray(candidates, dtype=np.float64)
         if candidates.shape[0] > max_candidates:
