@@ -128,7 +128,7 @@ def chained_groups(points: np.ndarray, radius: float = DUPLICATE_TOLERANCE * (1 
     points of boxes holding several go to scipy's k-d tree (``query_pairs``) and
     ``connected_components``. Every group lies inside one box, so the count is the k-d tree's over all
     points. On HPOBench's 30,000-point grid (no two points within tolerance) the k-d tree over all
-    points took 0.27 s, the first ask of every study on it; the boxes take 0.005 s
+    points took 0.22-0.27 s, the first ask of every study on it; the boxes take 0.005-0.008 s
     (``bench/grid_first_ask.py``).
     """
     P = np.asarray(points, dtype=np.float64)
