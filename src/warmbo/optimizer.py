@@ -99,7 +99,7 @@ from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .kernels import Kernel
-from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken
+from .maximize import anchored_candidates, chained_groups, sobol_screen, taken
 from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .prior import (
@@ -1678,7 +1678,7 @@ class Optimizer:
         candidates chained within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE` of each other (a trial
         of a grid is one of its candidates, so it takes candidates of one group only). Counted once."""
         if self._grid_groups is None:
-            self._grid_groups = chained_groups(self.space.candidates, DUPLICATE_TOLERANCE * (1 + 1e-9))
+            self._grid_groups = chained_groups(self.space.candidates)  # radius: taken()'s, the default
         return self._grid_groups
 
     def _encode_trials(self, trials: Sequence[Trial]) -> np.ndarray:

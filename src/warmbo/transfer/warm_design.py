@@ -231,10 +231,10 @@ def warm_design(
             keep = np.random.default_rng(seed).choice(candidates.shape[0], size=max_candidates, replace=False)
             candidates = np.unique(np.vstack([candidates[keep], pool]), axis=0)
         pool = candidates
-    if exclude is not None and len(exclude):
-        from ..maximize import taken
+        if exclude is not None and len(exclude):  # (source_pool has left them out of its own points)
+            from ..maximize import taken
 
-        pool = pool[~taken(pool, np.asarray(exclude, dtype=np.float64))]
+            pool = pool[~taken(pool, np.asarray(exclude, dtype=np.float64))]
     if pool.shape[0] == 0:
         return WarmDesign(np.empty((0, X.shape[1])), (), len(sources), 0)
     R = normalised_regrets(sources, pool)
