@@ -227,3 +227,14 @@ def test_chained_groups_counts_what_the_kdtree_over_all_points_counts():
         assert chained_groups(P, r) == _groups_by_kdtree(P, r), trial
     grid = Space.grid([[0.0], [1e-7], [1.0], [0.5]]).candidates  # 0 and 1e-7: one point to the search
     assert chained_groups(grid) == 3 and chained_groups(grid[:1]) == 1 and chained_groups(grid[:0]) == 0
+
+
+def test_chained_groups_refuses_what_has_no_groups():
+    from warmbo.maximize import chained_groups
+
+    with pytest.raises(ValueError, match="2-D array"):
+        chained_groups(np.array([0.0, 0.5, 1.0]))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        chained_groups(np.array([[0.0, 0.0], [np.nan, 0.5], [1.0, 1.0]]))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        chained_groups(np.array([[0.0, np.inf]]))

@@ -132,6 +132,10 @@ def chained_groups(points: np.ndarray, radius: float = DUPLICATE_TOLERANCE * (1 
     (``bench/grid_first_ask.py``).
     """
     P = np.asarray(points, dtype=np.float64)
+    if P.ndim != 2:
+        raise ValueError(f"points must be a 2-D array (n, d), got shape {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ValueError("points contain NaN or inf values: their groups are undefined")
     n = P.shape[0]
     if n <= 1:
         return int(n)
