@@ -653,3 +653,39 @@ def test_a_transfer_model_believes_a_pending_point_and_leaves_the_shared_gps_alo
     again = model.predict(grid)  # the source GPs the copy shares with the model are as they were
     np.testing.assert_array_equal(again[0], before[0])
     np.testing.assert_array_equal(again[1], before[1])
+
+
+def test_a_batch_asked_before_any_result_takes_the_sources_next_points_up_to_the_cold_designs_size():
+    # before: ask(6) with sources gave the warm design's 2-3 points, then the cold Sobol design's
+    # points 4-6 (which the sources rate poorly), as if there were no sources
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("n", 1, 5), wb.Categorical("c", ["a", "b"])])
+    rows = space.sample(12, seed=1)
+    y = [r["x"] + r["n"] + (0.5 if r["c"] == "b" else 0.0) for r in rows]
+    cold_size = wb.optimizer.default_n_initial(3)  # 6
+    batch_opt = wb.Optimizer(space, prior=(rows, y), seed=0)
+    batch = batch_opt.ask(cold_size + 3)
+    encoded = space.encode(batch)
+    warm = batch_opt.warm_design().points  # the stored design (2 points: one source), unchanged, first
+    assert len(warm) == batch_opt.n_initial == 2 and np.array_equal(encoded[:2], warm)
+    source_rows = space.encode(rows)
+    from_sources = [np.abs(source_rows - e).max(axis=1).min() < 1e-9 for e in encoded]
+    # the second point is the first one's source-model maximum (a climb), the others source rows
+    assert from_sources[0] and all(from_sources[2:cold_size]) and not any(from_sources[cold_size:])
+    # the next ones in the rule's order: by the sources' mean regret, here the value itself
+    nearest = [int(np.abs(source_rows - e).max(axis=1).argmin()) for e in encoded]
+    later = [y[i] for i in nearest[batch_opt.n_initial : cold_size]]
+    assert later == sorted(later)
+    assert len({tuple(e) for e in encoded}) == len(batch)  # distinct
+    # past the cold design's size: the cold Sobol design's own points, as without sources
+    cold = wb.Optimizer(space, seed=0).ask(cold_size + 3)
+    assert np.array_equal(encoded[cold_size:], space.encode(cold)[cold_size:])
+
+
+def test_a_batch_start_with_fewer_source_configurations_than_the_design_goes_on_with_sobol():
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+    rows = [{"x": 0.1, "z": 0.2}, {"x": 0.3, "z": 0.9}]
+    opt = wb.Optimizer(space, prior=(rows, [1.0, 2.0]), seed=0)
+    batch = space.encode(opt.ask(4))
+    assert len({tuple(e) for e in batch}) == 4
+    near = [np.abs(space.encode(rows) - e).max(axis=1).min() < 1e-9 for e in batch]
+    assert near[0] and sum(near) == 2  # both source rows (one maybe as its model's climb), then Sobol

@@ -701,6 +701,7 @@ class Optimizer:
         self._source: TaskData | None = None  # the transfer sources, signed and encoded
         self._design_rows: tuple | None = None  # (X, y, task) of every source row, for the design
         self._warm: WarmDesign | None = None
+        self._warm_extended: np.ndarray | None = None  # the design's next points for a batch start
         self.model = self._build_model(model, kernel, n_initial_given)
         self.acquisition = acquisition if acquisition is not None else EI()
         self.worker = worker or default_worker()
@@ -1723,7 +1724,7 @@ class Optimizer:
         busy_X = self._busy(trials)
         if index < self.n_initial or n_complete < 2:
             started = time.perf_counter()
-            x = self._design_point(index, busy_X)
+            x = self._design_point(index, busy_X, before_results=n_complete < 2)
             prepare = getattr(self.model, "prepare", None)
             if self._source is not None and callable(prepare):
                 # fit the transfer model's source GPs while the user evaluates design points, so the
@@ -1820,22 +1821,22 @@ class Optimizer:
         except (ValueError, KeyError, TypeError):
             return None  # a record of another version: computed again
 
-    def _design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
+    def _design_point(self, index: int, busy_X: np.ndarray, before_results: bool = False) -> np.ndarray:
         """Point ``index`` of the initial design, skipping points that must not be repeated.
 
         With transfer sources, the first points are the warm design's (best first, those already
         taken skipped); then, as without sources: continuous spaces take the scrambled Sobol sequence
         of the study's seed, finite spaces a seeded random order of the candidates (Sobol over a
-        finite set would repeat points). Past the first ``n_initial`` points (a design kept on while
-        fewer than two trials are complete) no warm point is taken: sources given to a study whose
-        design was over (replaced or added by ``prior=``, ``--prior-replace``, ``--prior-add``) would
-        have their own rows suggested as if the study were new.
+        finite set would repeat points). Past the first ``n_initial`` points, a design kept on while
+        fewer than two trials are complete (``before_results``: a batch ``ask(k)`` or parallel
+        workers asking before results come in) continues with the warm design's next points, up to
+        the cold design's size (:meth:`_warm_points`), and Sobol after them.
         """
-        warm = self.warm_design() if index < self.n_initial else None
-        if warm is not None and len(warm):
+        warm = self._warm_points(index, busy_X, before_results)
+        if warm is not None and warm.shape[0]:
             # the design phase takes the warm points first, whatever was told before (an Optuna
             # trial, a point evaluated outside the optimizer); Sobol once they are all taken
-            free = warm.points[~taken(warm.points, busy_X)]
+            free = warm[~taken(warm, busy_X)]
             if free.shape[0]:
                 return free[0].copy()
         if self.space.is_finite:
@@ -1856,6 +1857,48 @@ class Optimizer:
                 return free[0]
             n *= 2
         raise SpaceExhaustedError("the search space has no point left that is not pending or failed")
+
+    def _warm_points(self, index: int, busy_X: np.ndarray, before_results: bool) -> np.ndarray | None:
+        """The warm design points open to design point ``index`` (encoded, best first; None without
+        sources).
+
+        Within the first ``n_initial`` points: the warm design (:meth:`warm_design`). Past them, while
+        fewer than two trials are complete (``before_results``) and the study began with this warm
+        design (its points are all in ``busy_X``), the same design extended to
+        ``max(n_initial, default_n_initial(d))`` points (the rule's next points: both rules choose
+        one point at a time, so the design's first points are unchanged). A batch asked before any
+        result, or parallel workers starting together, thus spend the points a cold study spends on
+        Sobol on the sources' next-best configurations instead (before, points 4 to k of a warm
+        ``ask(k)`` were the cold Sobol design's), and never more than a cold design has: the sources
+        may mislead, and the model that weighs them needs results first. Sources given to a study
+        whose design was over (``prior=`` on a reopened study, ``--prior-add``) are not suggested as
+        its design: its first points were not theirs.
+        """
+        if self._source is None:
+            return None
+        if index < self.n_initial:
+            warm = self.warm_design()
+            return None if warm is None else warm.points
+        if not before_results:
+            return None
+        size = max(self.n_initial, default_n_initial(len(self.space.params)))
+        warm = self.warm_design()
+        if index >= size or warm is None or not taken(warm.points, busy_X).all():
+            return None
+        if self._warm_extended is None:
+            if len(warm) < self.n_initial:  # the sources have no more configurations
+                self._warm_extended = warm.points
+            else:
+                X, y, task = self._design_rows
+                finite = self.space.is_finite
+                candidates = self.space.candidates if finite else None
+                more = warm_design(X, y, task, size=size, candidates=candidates, seed=self.seed)
+                if not finite:
+                    more = source_model_maxima(more, X, y, task, snap=self.space.snap, seed=self.seed)
+                # the stored design first (one stored by another version may differ), then the rest
+                extra = more.points[~taken(more.points, warm.points)]
+                self._warm_extended = np.vstack([warm.points, extra])[:size]
+        return self._warm_extended
 
     def _check_room(self, count: int) -> None:
         """Refuse at once an ``ask(count)`` that a finite space (a grid, or integers, categoricals
@@ -2071,7 +2114,8 @@ class Optimizer:
                 return insert(x)
         with self.study.transaction():  # contended: a design point, chosen under the lock
             current = list(self.study.trials())
-            return insert(self._design_point(len(current), self._busy(current)))
+            early = sum(t.state == COMPLETE for t in current) < 2
+            return insert(self._design_point(len(current), self._busy(current), before_results=early))
 
     def _resolve(self, trial_or_params) -> int | None:
         if isinstance(trial_or_params, Suggestion | Trial):
