@@ -3,6 +3,7 @@ and concurrency guarantees both back ends share (parametrised over SQLite and Po
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -67,8 +68,14 @@ def test_four_processes_share_one_study(storage):
 def test_another_space_or_direction_is_refused_and_nothing_is_lost(storage):
     opt = wb.Optimizer(SPACE, storage=storage, seed=0)
     opt.tell(opt.ask(), 1.0)
-    with pytest.raises(StorageError, match="different space.*x1"):
-        wb.Optimizer(wb.Space.box([(-5.0, 10.0), (0.0, 20.0)]), storage=storage)
+    wider = wb.Space.box([(-5.0, 10.0), (0.0, 20.0)])
+    with pytest.raises(StorageError, match="different space.*x1") as refused:
+        wb.Optimizer(wider, storage=storage)
+    # its advice works as written (it named a PostgreSQL study 'db?study=NAME', no prior can read)
+    advice = re.search(r"prior=\[('[^']+')\], transfer='none'", str(refused.value))
+    assert advice is not None, refused.value
+    moved = wb.Optimizer(wider, prior=[ast.literal_eval(advice.group(1))], transfer="none", seed=0)
+    assert [t.value for t in moved.history] == [1.0]
     with pytest.raises(StorageError, match="minimize"):
         wb.Optimizer(SPACE, storage=storage, maximize=True)
     assert len(wb.Optimizer(SPACE, storage=storage).history) == 1

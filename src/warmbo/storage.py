@@ -375,6 +375,12 @@ class Study:
             return super().__new__(_backend("postgresql"))
         return super().__new__(cls)
 
+    @property
+    def reference(self) -> str:
+        """What names this study as ``prior=[...]`` or ``--prior`` in a message: the file's path for
+        SQLite; the URL with ``study=`` (password hidden) for PostgreSQL."""
+        return self.path
+
     def __init__(
         self, storage=None, space: Space | None = None, settings: dict | None = None, readonly: bool = False
     ):
@@ -668,8 +674,9 @@ class Study:
             raise StorageError(
                 f"study {self.path!r} was created with a different space (the space given first, the "
                 f"study's second): {differences}. A study's space cannot change; to search the new space "
-                f"with this study's trials, start a new study with prior=[{self.path!r}], transfer='none' "
-                "(warmbo optimize: --prior STUDY --transfer none); trials outside the new space are left out"
+                f"with this study's trials, start a new study with prior=[{self.reference!r}], "
+                "transfer='none' (warmbo optimize: --prior STUDY --transfer none); trials outside the new "
+                "space are left out"
             )
         stored_direction = self.settings.get("direction")
         new_direction = settings.get("direction")

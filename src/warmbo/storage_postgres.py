@@ -277,6 +277,10 @@ class PostgresStudy(Study):
         close = difflib.get_close_matches(self.name.casefold(), list(folded), n=3, cutoff=0.75)
         return [folded[n] for n in close]
 
+    @property
+    def reference(self) -> str:
+        return redacted(self.url.strip())
+
     def _where(self) -> str:
         parts = urlsplit(self.conninfo)
         return redacted(f"postgresql://{parts.netloc}{parts.path}")
