@@ -689,3 +689,17 @@ def test_a_batch_start_with_fewer_source_configurations_than_the_design_goes_on_
     assert len({tuple(e) for e in batch}) == 4
     near = [np.abs(space.encode(rows) - e).max(axis=1).min() < 1e-9 for e in batch]
     assert near[0] and sum(near) == 2  # both source rows (one maybe as its model's climb), then Sobol
+
+
+def test_a_model_or_kernel_given_with_prior_alone_is_refused_not_dropped():
+    # before: prior= without transfer= built transfer="auto"'s model and dropped model=/kernel= silently
+    from warmbo.kernels import RBF
+
+    space = wb.Space.box([(0.0, 1.0)])
+    X = [{"x0": v} for v in np.linspace(0, 1, 8)]
+    y = [float(np.sin(6 * d["x0"])) for d in X]
+    for given in ({"model": wb.GP(RBF(0.05), noise=1e-3)}, {"kernel": RBF(0.05)}):
+        with pytest.raises(ValueError, match=f"{next(iter(given))}= would be ignored: give transfer='none'"):
+            wb.Optimizer(space, prior=(X, y), seed=0, **given)
+        opt = wb.Optimizer(space, prior=(X, y), transfer="none", seed=0, **given)  # what it advises
+        assert len(opt.history) == 8 and opt.transfer == "none"

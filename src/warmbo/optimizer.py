@@ -636,6 +636,16 @@ class Optimizer:
             raise ValueError(
                 "give either model= (a transfer model you built) or transfer= (one warmbo builds)"
             )
+        if transfer is None and prior is not None and (model is not None or kernel is not None):
+            # prior= alone means transfer="auto", whose model is built from the sources: the model or
+            # kernel given was dropped without a word
+            given = "model=" if model is not None else "kernel="
+            raise ValueError(
+                f"prior= without transfer= transfers with transfer='auto', which builds its own model "
+                f"from the sources, so {given} would be ignored: give transfer='none' to import the "
+                f"prior rows as trials of this objective for your {given[:-1]}, or leave {given} out "
+                "(a transfer model you built yourself goes in model= without prior=)"
+            )
         self.space = space
         self.maximize = maximize
         self.n_initial = int(n_initial)
