@@ -506,3 +506,19 @@ def test_a_dead_workers_trial_is_reclaimed_on_postgresql(space, postgres_url, re
     assert done.state == "complete" and list(done.values) == [0.9, 3.0] and done.worker == "machine-b"
     lost_by.study.close()
     survivor.study.close()
+
+
+def test_a_multi_task_study_given_as_prior_is_refused_not_read_as_one_objective(tmp_path):
+    # before: its scalarised utilities became the new study's trial values (transfer="none") or a
+    # source's values, and opt.best reported a value never measured
+    from warmbo.data import DataError
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("n", 1, 5)])
+    url = str(tmp_path / "mt.db")
+    mt = wb.MultiTaskOptimizer(space, task_names=["a", "b"], seed=0, storage=url)
+    mt.run(lambda p: [p["x"], p["n"]], budget=4, progress=False)
+    mt.study.close()
+    for transfer in ("none", "auto"):
+        with pytest.raises(DataError, match=r"multi-task study \(tasks \['a', 'b'\]\)"):
+            wb.Optimizer(space, prior=[url], transfer=transfer, seed=0)
+    assert len(wb.MultiTaskOptimizer.load(url).history) == 4  # the study is intact

@@ -131,6 +131,15 @@ def _from_studies(
         except StorageError as exc:
             raise DataError(f"prior study {_shown(item)!r}: {exc}") from None
         try:
+            multitask = study.get_meta("multitask")
+            if multitask is not None:  # (before: read as one objective, its utilities taken as values)
+                tasks = json.loads(multitask).get("task_names")
+                raise DataError(
+                    f"prior study {_shown(study)!r} is a multi-task study (tasks {tasks}): its trials' "
+                    "values are utilities of the task vectors, not values of one objective; give one "
+                    "task's values as prior=(X, y) (history.to_dataframe() has a column per task) or "
+                    "as a CSV file"
+                )
             # a parameter renamed since (``rename``: {name in the prior study: name here})
             names = {n: (rename or {}).get(n, n) for n in study.space.names}
             onto = [v for v in dict.fromkeys(names.values()) if list(names.values()).count(v) > 1]
