@@ -2095,6 +2095,27 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
         assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
 
 
+def test_a_run_stops_when_every_value_returned_is_of_a_wrong_type_and_takes_a_one_number_array():
+    # before: warmbo's own "value must be a number, got {'loss': 0.31} (dict)" quoted the value, so it
+    # differed at every trial, never counted as the same error, and all 20 trials failed; so did an
+    # objective returning model.predict(x)'s shape-(1,) array, which is now taken as its number
+    space = wb.Space([wb.Float("lr", 1e-4, 1e-1, log=True), wb.Int("batch", 16, 256)])
+    opt = wb.Optimizer(space, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        with pytest.raises(
+            wb.optimizer.RepeatedFailureError, match="the same for the other values"
+        ) as raised:
+            opt.run(lambda p: {"loss": p["lr"]}, budget=20, progress=False)
+    assert "(dict)" in raised.value.error and len(opt.history) == 3
+    opt = wb.Optimizer(space, seed=0)
+    opt.run(lambda p: np.array([np.log10(p["lr"]) ** 2]), budget=5, progress=False)
+    assert [t.state for t in opt.history] == ["complete"] * 5
+    assert all(t.value == pytest.approx(np.log10(t.params["lr"]) ** 2) for t in opt.history)
+    with pytest.raises(ValueError, match="one number per evaluation, not 2"):
+        opt.tell(opt.ask(), np.array([1.0, 2.0]))  # two numbers stay refused
+
+
 def _slow_typo(params):
     time.sleep(0.2)
     return _typo(params)

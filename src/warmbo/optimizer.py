@@ -68,6 +68,7 @@ import contextlib
 import copy
 import json
 import math
+import re
 import shlex
 import sqlite3
 import threading
@@ -261,7 +262,8 @@ class RepeatedPointsWarning(UserWarning):
 
 class RepeatedFailureError(RuntimeError):
     """:meth:`Optimizer.run` stopped because the first :data:`FIRST_FAILURES` evaluations of the run
-    all failed with the same error. ``error`` is that error (as the trials store it), ``pending`` the
+    all failed with the same error (warmbo's refusal of a returned value: of the same type).
+    ``error`` is the first one (as the trials store it), ``pending`` the
     ids of this run's trials still being evaluated then, left pending."""
 
     def __init__(self, error: str, pending: Sequence[int] = ()):
@@ -300,8 +302,26 @@ class _FirstFailures:
         if len(first) < FIRST_FAILURES or any(i not in self.outcomes for i in first):
             return None
         self.deciding = False
-        errors = {self.outcomes[i] for i in first}
-        return None if None in errors or len(errors) != 1 else self.outcomes[first[0]]
+        errors = {_error_kind(self.outcomes[i]) for i in first}
+        if None in errors or len(errors) != 1:
+            return None
+        error = self.outcomes[first[0]]
+        if len({self.outcomes[i] for i in first}) > 1:
+            error += " (and the same for the other values returned)"
+        return error
+
+
+# warmbo's own refusal of what an objective returned: "value must be a number, got {value!r} (type)"
+_OWN_VALUE_ERROR = re.compile(r"value must be a number, got .*? \((?P<type>[\w.]+)\)")
+
+
+def _error_kind(error: str | None) -> str | None:
+    """What :class:`_FirstFailures` compares: the error as stored, except that warmbo's own refusal of
+    a returned value names the value's type, not the value ("got {'loss': 0.31} (dict)" differs at
+    every trial, so an objective returning a dict spent its whole budget on failures). The user's own
+    messages are compared whole: a message that differs between trials ("diverged at step 37") may
+    depend on the configuration, and the run goes on."""
+    return None if error is None else _OWN_VALUE_ERROR.sub(r"value must be a number, got a \g<type>", error)
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):

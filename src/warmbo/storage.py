@@ -43,6 +43,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ._validation import not_a_real_number
 from .space import Space
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
@@ -320,6 +322,8 @@ def _not_a_number(value: Any) -> ValueError:
 
 
 def _finite_value(value: Any) -> float:
+    if isinstance(value, np.ndarray) and value.size == 1 and value.ndim > 0 and value.dtype.kind in "iuf":
+        value = value.reshape(())  # one number in a shape-(1,) array: what model.predict(x) returns
     if not_a_real_number(value):
         # float("1.5") would pass: an objective that returns text has most likely printed the wrong thing
         raise _not_a_number(value)
