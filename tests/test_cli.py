@@ -3064,3 +3064,17 @@ def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(wor
     bad = invoke(*args, "--prior", "bad.csv", "--prior-y", "value", *rename)
     said = " ".join(bad.output.split())
     assert bad.exit_code == 1 and "row 1 (line 2), column 'value': value 'oops' is not a number" in said, said
+
+
+def test_export_with_force_never_writes_over_the_study_itself(workdir):
+    # before: `export lab.db --out lab.db --force` wrote the CSV over the study: every trial was lost
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2, "--seed", 0)
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.5")
+    before = study_rows("lab.db")
+    for out in ("lab.db", "./lab.db", str(workdir / "lab.db")):
+        for study in ("lab.db", "sqlite:///lab.db"):
+            result = invoke("export", study, "--out", out, "--force")
+            assert result.exit_code == 1 and "is the study's own file" in result.output, result.output
+    assert study_rows("lab.db") == before
+    assert invoke("export", "lab.db", "--out", "other.csv", "--force").exit_code == 0  # --force still works
+    assert invoke("export", "lab.db", "--out", "other.csv", "--force").exit_code == 0

@@ -2137,6 +2137,16 @@ def export(
     if not to_stdout and out.exists() and not force:
         raise ValueError(f"{out} exists: give --force to replace it, or another --out")
     opt = load_optimizer(storage, readonly=True, transfer="none")
+    if not to_stdout and out.exists():
+        # --force replaces an existing file, never the study itself (or its journal): `--out lab.db`
+        # for `--out lab.csv`, recalled with --force, wrote the CSV over every trial of the study
+        path = getattr(opt.study, "path", None)
+        db = Path(path) if path and path != ":memory:" and Path(path).exists() else None
+        if db is not None and any(
+            Path(f"{db}{suffix}").exists() and os.path.samefile(out, f"{db}{suffix}")
+            for suffix in ("", "-wal", "-shm", "-journal")
+        ):
+            raise ValueError(f"--out {out} is the study's own file: give another --out (a .csv file)")
     trials = [t for t in opt.history if t.is_complete or not complete]
     value = trials_to_csv(
         sys.stdout if to_stdout else out,
