@@ -522,3 +522,25 @@ def test_a_multi_task_study_given_as_prior_is_refused_not_read_as_one_objective(
         with pytest.raises(DataError, match=r"multi-task study \(tasks \['a', 'b'\]\)"):
             wb.Optimizer(space, prior=[url], transfer=transfer, seed=0)
     assert len(wb.MultiTaskOptimizer.load(url).history) == 4  # the study is intact
+
+
+def test_a_value_on_the_wrong_side_of_the_reference_point_is_warned_about_once():
+    # before: with the default reference point (0), a minimised latency of 1 made the utility follow
+    # latency alone, accuracies of 0.99 and 0.01 scoring alike, without a word
+    from warmbo.multitask_optimizer import ReferencePointWarning
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    tasks = {"task_names": ["acc", "lat"], "directions": ["maximize", "minimize"], "seed": 0}
+    mt = wb.MultiTaskOptimizer(space, **tasks)
+    said_what = r"task 'lat' \(minimized\) has the value 1, above"
+    with pytest.warns(ReferencePointWarning, match=said_what) as said:
+        mt.tell({"x": 0.1}, [0.99, 1.0])
+        mt.tell({"x": 0.2}, [0.01, 1.0])
+    assert len(said) == 1 and "default reference point, 0 in every task" in str(said[0].message)
+    assert mt.history[0].value == mt.history[1].value  # what the warning is about
+    good = wb.MultiTaskOptimizer(space, scalarization=wb.Chebyshev(ref=(0.0, 2.0)), **tasks)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReferencePointWarning)
+        good.tell({"x": 0.1}, [0.99, 1.0])
+        good.tell({"x": 0.2}, [0.01, 1.0])
+    assert good.history[0].value > good.history[1].value

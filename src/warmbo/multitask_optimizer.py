@@ -60,6 +60,7 @@ import numpy as np
 
 from ._threads import blas_limited
 from ._validation import check_int, not_a_real_number
+from ._warnings import warn as _warn
 from .acquisition import ScalarizedUCB
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit_tasks
 from .bounds import Constant as ConstantSchedule
@@ -76,7 +77,13 @@ from .space import Space
 from .storage import StorageError, Study, study_exists
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
-__all__ = ["MultiTaskOptimizer"]
+__all__ = ["MultiTaskOptimizer", "ReferencePointWarning"]
+
+
+class ReferencePointWarning(UserWarning):
+    """A task's value lies on the wrong side of the Chebyshev reference point, so the utility ignores
+    the other tasks (:meth:`MultiTaskOptimizer.tell`)."""
+
 
 _DIRECTIONS = ("maximize", "minimize")
 
@@ -259,6 +266,7 @@ class MultiTaskOptimizer(Optimizer):
         if bad:
             raise ValueError(f"directions must be 'maximize' or 'minimize', got {bad[0]!r}")
         self.signs = np.array([1.0 if d == "maximize" else -1.0 for d in self.directions])
+        self._reference_warned = False
         if scalarization is None:
             stored_scalarization = None if stored is None else stored.get("scalarization")
             scalarization = (  # stored in signed units, like self.scalarization
@@ -489,9 +497,34 @@ class MultiTaskOptimizer(Optimizer):
         y = self._as_values(values) * self.signs
         return float(self.scalarization.expected(y[None, :], self._weights())[0])
 
+    def _check_reference(self, arr: np.ndarray) -> None:
+        """Warn (once per optimizer) when a task's value lies on the wrong side of the Chebyshev
+        reference point: ``min_i lambda_i (y_i - z_i)`` then takes that task's negative term whatever
+        the others are (with the default reference at 0, a minimised latency of 1 made accuracies of
+        0.99 and 0.01 score alike), so the other tasks are not optimised at all."""
+        if self._reference_warned or not isinstance(self.scalarization, Chebyshev):
+            return
+        ref = np.zeros(self.n_tasks) if self.scalarization.ref is None else np.asarray(self.scalarization.ref)
+        below = np.flatnonzero(arr * self.signs < ref)
+        if not below.size:
+            return
+        self._reference_warned = True
+        i = int(below[0])
+        worse = "above" if self.directions[i] == "minimize" else "below"
+        default = " (the default reference point, 0 in every task)" if self.scalarization.ref is None else ""
+        _warn(
+            f"task {self.task_names[i]!r} ({self.directions[i]}d) has the value {arr[i]:g}, {worse} the "
+            f"Chebyshev reference point's {ref[i] * self.signs[i] + 0.0:g}{default}: the utility "
+            f"min_i lambda_i (y_i - z_i) then follows this task alone and ignores the others. Give as "
+            "reference point the worst value you would accept in each task, worse than every value of "
+            "interest (ref=(...) in your units; warmbo optimize: --ref). (Said once per optimizer.)",
+            ReferencePointWarning,
+        )
+
     def tell(self, trial_or_params, values) -> Trial:
         """Record the vector of task values (a sequence in task order, or a dict by task name)."""
         arr = self._as_values(values)
+        self._check_reference(arr)
         utility = self.utility(arr)
         self._tells += 1
         with self.study.transaction():
@@ -511,6 +544,7 @@ class MultiTaskOptimizer(Optimizer):
         if values is None:
             raise ValueError("amend needs either the new task values or failed=True")
         arr = self._as_values(values)
+        self._check_reference(arr)
         return self.study.amend(trial_id, self.utility(arr), values=arr.tolist(), note=note)
 
     def add_prior(self, data, tag: str | None = None) -> int:
