@@ -3078,3 +3078,41 @@ def test_export_with_force_never_writes_over_the_study_itself(workdir):
     assert study_rows("lab.db") == before
     assert invoke("export", "lab.db", "--out", "other.csv", "--force").exit_code == 0  # --force still works
     assert invoke("export", "lab.db", "--out", "other.csv", "--force").exit_code == 0
+
+
+def test_clean_pending_clears_at_once_the_trials_of_a_run_whose_process_ended(workdir):
+    # before: for 30 s after Ctrl-C (or SIGTERM, or kill -9) a run's trial kept a fresh heartbeat,
+    # and clean-pending, which the interrupted run itself recommends, kept it as "a live run"'s
+    wb.Optimizer(wb.Space.from_dict(SPACE), seed=0, storage="end.db").study.close()
+    script = (
+        "import warmbo as wb\n"
+        "opt = wb.Optimizer.load('end.db')\n"
+        "s = opt.ask()\n"
+        "opt.heartbeat(s.trial_id)\n"  # what a run does while it evaluates; then the process ends
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    mine = wb.Optimizer.load("end.db")  # this process's own evaluation, beating: a live run
+    live = mine.ask()
+    mine.heartbeat(live.trial_id)
+    mine.study.close()
+    shown = invoke("clean-pending", "end.db").output
+    assert "marked 1 pending trial(s) failed: 1" in shown and "has ended" in shown, shown
+    assert f"kept pending: trial {live.trial_id} " in shown and "being evaluated by a live run" in shown
+    assert [t.state for t in wb.Study("end.db").trials()] == ["failed", "pending"]
+
+
+def test_worker_ended_judges_only_this_machines_default_names():
+    import socket
+
+    from warmbo.storage import default_worker, worker_ended
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    gone = int(done.stdout)
+    host = socket.gethostname()
+    assert worker_ended(f"me@{host}:{gone}") and worker_ended(f"{host}:{gone}:worker-2")
+    assert not worker_ended(default_worker())  # this very process
+    assert not worker_ended(f"me@{host}:{os.getppid()}")  # a process that exists
+    assert not worker_ended(f"me@another-{host}:{gone}")  # another machine: cannot tell
+    assert not worker_ended("machine-a") and not worker_ended(None) and not worker_ended("ray-tune")

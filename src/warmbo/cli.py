@@ -2492,17 +2492,18 @@ def clean_pending(
     ] = False,
 ) -> None:
     """Mark pending trials failed: by default those of runs that are gone (killed `warmbo optimize`
-    or Python runs: their heartbeat stopped).
+    or Python runs: their heartbeat stopped, or their process on this machine has ended).
 
     A suggestion waiting for a person (`warmbo suggest`, no heartbeat) may be a colleague's
     experiment in progress, so it is kept unless `--older-than` or `--all` says otherwise; the
     command lists what it keeps, whose and how old. A live run's trials (a heartbeat within the last
-    30 s) are never failed. A value reported later for a cleared trial still completes it (`observe`
-    does this on purpose). To evaluate them again, use `optimize --retry-pending` instead.
+    30 s, from a process that still exists if it ran on this machine) are never failed. A value
+    reported later for a cleared trial still completes it (`observe` does this on purpose). To
+    evaluate them again, use `optimize --retry-pending` instead.
     """
     storage = _the_study(study, storage)
     from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS
-    from .storage import Study
+    from .storage import Study, worker_ended
 
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
         raise ValueError(f"--older-than must be a non-negative number of seconds, got {older_than!r}")
@@ -2519,8 +2520,11 @@ def clean_pending(
         def silent(t) -> float:
             return now - beats.get(t.id, t.created)
 
+        def live_run(t) -> bool:  # (a run that ended on this machine is not live, whatever its heartbeat)
+            return t.id in beating and silent(t) <= live and not worker_ended(t.worker)
+
         def clears(t) -> bool:
-            if t.id in beating and silent(t) <= live:
+            if live_run(t):
                 return older_than is not None and silent(t) >= older_than  # a live run's trial
             if older_than is not None:
                 return silent(t) >= older_than
@@ -2542,7 +2546,9 @@ def clean_pending(
         soft_wrap=True,
     )
     for t in stale:  # (whose and how old, as for those kept: the line gave the ids only)
-        if t.id in beating:
+        if t.id in beating and silent(t) <= live:
+            why = f"its run (process {t.worker}) has ended"
+        elif t.id in beating:
             why = f"its run's heartbeat stopped {_duration(silent(t))} ago"
         else:
             why = f"a suggestion waiting for a result, {_duration(silent(t))} old"
@@ -2553,7 +2559,7 @@ def clean_pending(
             soft_wrap=True,
         )
     for t in kept:
-        if t.id in beating and silent(t) <= live:
+        if live_run(t):
             why = f"being evaluated by a live run (heartbeat {_duration(silent(t))} ago)"
         elif older_than is not None:
             why = f"silent {_duration(silent(t))}, under --older-than {older_than:g} s"
