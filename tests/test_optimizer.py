@@ -2164,3 +2164,19 @@ def test_a_run_goes_on_when_its_first_failures_differ_or_one_succeeds():
             opt = wb.Optimizer(space, seed=0)
             opt.run(objective, budget=6, progress=False)
             assert len(opt.history) == 6
+
+
+def test_a_model_without_the_protocol_is_refused_before_any_evaluation():
+    # before: a scikit-learn regressor passed the fit/predict check, then failed with "no attribute
+    # 'n_observations'" deep in the acquisition, after the design's evaluations were paid for
+    from sklearn.ensemble import RandomForestRegressor
+    from sklearn.gaussian_process import GaussianProcessRegressor
+
+    space = wb.Space.box([(0.0, 1.0), (0.0, 1.0)])
+    for model in (GaussianProcessRegressor(), RandomForestRegressor()):
+        with pytest.raises(ValueError, match=r"model protocol .* has no clone\(\), n_observations; a scikit"):
+            wb.Optimizer(space, model=model, seed=0)
+    wb.Optimizer(space, model=wb.GP(), seed=0)  # warmbo's own models follow it
+    wb.Optimizer(
+        space, model=wb.Envelope(source=(np.random.default_rng(0).random((3, 2)), np.arange(3.0))), seed=0
+    )
