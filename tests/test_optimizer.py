@@ -2180,3 +2180,19 @@ def test_a_model_without_the_protocol_is_refused_before_any_evaluation():
     wb.Optimizer(
         space, model=wb.Envelope(source=(np.random.default_rng(0).random((3, 2)), np.arange(3.0))), seed=0
     )
+
+
+def test_a_dict_with_a_suggestions_settings_rounded_completes_that_suggestion():
+    # before: the rounded dict became a new trial and the suggestion stayed pending for good (counted
+    # as running, listed by `warmbo status`), without a word
+    space = wb.Space([wb.Float("lr", 1e-4, 1e-1, log=True), wb.Int("n", 1, 5), wb.Float("x", 0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0)
+    first, second = opt.ask(2)
+    typed = {"lr": float(f"{first['lr']:.6g}"), "n": first["n"], "x": float(f"{first['x']:.6g}")}
+    assert typed != dict(first)
+    done = opt.tell(typed, 1.0)
+    assert done.id == first.trial_id and done.params == dict(first)  # stored as suggested
+    assert [t.state for t in opt.history] == ["complete", "pending"]
+    far = {"lr": first["lr"] * 1.01, "n": first["n"], "x": first["x"]}  # a point of its own
+    assert opt.tell(far, 2.0).id not in (first.trial_id, second.trial_id)
+    assert len(opt.history) == 3 and opt.history[1].state == "pending"

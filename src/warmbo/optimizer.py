@@ -2177,9 +2177,18 @@ class Optimizer:
             return int(trial_or_params)
         if isinstance(trial_or_params, dict):
             params = self.space.validate(trial_or_params)
-            for trial in self.study.trials((PENDING,)):
+            pending = self.study.trials((PENDING,))
+            for trial in pending:
                 if trial.params == params:
                     return trial.id
+            if pending:
+                # the settings of a pending suggestion as copied or rounded ("0.00123457" for
+                # 0.001234567891): the one pending trial the search itself counts as the same point
+                # (within DUPLICATE_TOLERANCE on the encoded cube) is completed, stored as suggested;
+                # telling it as a new trial left the suggestion pending for good, counted as running
+                near = taken(self.space.encode([t.params for t in pending]), self.space.encode([params]))
+                if int(near.sum()) == 1:
+                    return pending[int(np.flatnonzero(near)[0])].id
             return None
         raise ValueError(
             f"tell needs a Suggestion, Trial, trial id or parameter dict, got {trial_or_params!r}"
