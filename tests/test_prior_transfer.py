@@ -703,3 +703,22 @@ def test_a_model_or_kernel_given_with_prior_alone_is_refused_not_dropped():
             wb.Optimizer(space, prior=(X, y), seed=0, **given)
         opt = wb.Optimizer(space, prior=(X, y), transfer="none", seed=0, **given)  # what it advises
         assert len(opt.history) == 8 and opt.transfer == "none"
+
+
+def test_a_new_object_given_prior_without_transfer_says_it_replaces_the_studys_method(tmp_path):
+    # before: Optimizer(space, storage=url, prior=...) switched a study made with transfer="rgpe" to
+    # "auto" and stored that, without a word (Optimizer.load(url, prior=...) keeps the method)
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    url = str(tmp_path / "m.db")
+    X, y = source(20)
+    rows = [{"x": a, "y": b} for a, b in X]
+    made = wb.Optimizer(space, prior=(rows, y), transfer="rgpe", seed=0, storage=url)
+    made.tell(made.ask(), 1.0)
+    made.study.close()
+    with pytest.warns(
+        UserWarning, match="transfers with transfer='rgpe'; this Optimizer, given prior= without"
+    ):
+        wb.Optimizer(space, storage=url, prior=(rows[:10], y[:10]), seed=0).study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the method named again, or the same one: nothing to say
+        wb.Optimizer(space, storage=url, prior=(rows[:10], y[:10]), transfer="rgpe", seed=0).study.close()

@@ -767,6 +767,16 @@ class Optimizer:
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=self._prior_digest)
         self._source_fits_stored = False
+        if self._source is not None and transfer is None:
+            kept = self.stored_transfer(self.study).get("transfer")
+            if kept is not None and kept != self.transfer:  # (it was replaced without a word)
+                _warn(
+                    f"study {redacted(self.study.url)!r} transfers with transfer={kept!r}; this Optimizer, "
+                    f"given prior= without transfer=, uses {self.transfer!r} and stores it with the "
+                    f"study: pass transfer={kept!r} to keep the study's method (Optimizer.load(url, "
+                    "prior=...) keeps it too)",
+                    UserWarning,
+                )
         if self._source is not None and not self.study.readonly:
             self._store_sources()
         if self._source is not None:
