@@ -124,7 +124,7 @@ def test_failed_trials_and_missing_metrics_are_failed_points():
     with pytest.raises(RuntimeError, match="metric and a mode"):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)])).suggest("t")
     # the searcher names its optimizer's worker: this was a TypeError at the first suggest
-    with pytest.raises(ValueError, match="may not set worker: use WarmboSearch's arguments"):
+    with pytest.raises(ValueError, match="may not set worker \\(the searcher names its trials' worker"):
         WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), optimizer_options={"worker": "me"})
     assert math.isfinite(search.optimizer.best.value)
 
@@ -137,6 +137,41 @@ def test_a_misspelt_optimizer_option_is_refused_when_the_searcher_is_made():
         wb.Space([wb.Float("x", 0.0, 1.0)]), "loss", "min", optimizer_options={"acquisition": wb.UCB()}
     )
     assert isinstance(search.suggest("t0"), dict) and isinstance(search.optimizer.acquisition, wb.UCB)
+
+
+def test_reserved_optimizer_options_are_refused_with_what_to_do_instead(tmp_path):
+    # before: "use WarmboSearch's arguments" for all of them, though WarmboSearch has no storage= (nor
+    # maximize=, nor worker=), and docs/scale.md said storage= was kept
+    space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("z", -2.0, 2.0)])
+    url = f"sqlite:///{tmp_path / 'run.db'}"
+    with pytest.raises(ValueError) as caught:
+        WarmboSearch(space, "loss", "min", optimizer_options={"storage": url})
+    said = str(caught.value)
+    assert said.startswith("optimizer_options may not set storage (")
+    assert "a restore re-adds every checkpointed trial" in said and "each trial twice" in said
+    assert "search.optimizer.history.complete()" in said and "prior=[url]" in said
+    with pytest.raises(
+        ValueError, match=r"may not set maximize \(give WarmboSearch's mode='max' or mode='min'"
+    ):
+        WarmboSearch(space, optimizer_options={"maximize": True})
+    with pytest.raises(ValueError, match=r"n_initial \(give WarmboSearch's n_initial=\); seed \(give"):
+        WarmboSearch(space, optimizer_options={"seed": 1, "n_initial": 3})
+    assert not (tmp_path / "run.db").exists()
+
+    # the advice works: the run's trials told to a study after the run are a later run's prior
+    search = WarmboSearch(space, "loss", "min", seed=0, n_initial=3)
+    for i in range(4):
+        config = search.suggest(f"t{i}")
+        search.on_trial_complete(f"t{i}", {"loss": loss({"x": config["x"], "y": config["z"]})})
+    keep = wb.Optimizer(search.optimizer.space, storage=url, maximize=False)
+    for t in search.optimizer.history.complete():
+        keep.tell(t.params, t.value)
+    keep.study.close()
+    later = WarmboSearch(space, "loss", "min", seed=1, prior=[url])
+    assert set(later.suggest("u0")) == {"x", "z"}
+    np.testing.assert_allclose(
+        np.sort(later.optimizer.prior.y), np.sort([t.value for t in search.optimizer.history])
+    )
 
 
 def test_a_finite_space_with_every_point_running_or_failed_waits_then_finishes():

@@ -390,6 +390,47 @@ def test_importance_of_a_flat_posterior_is_equal_shares():
     assert importance == pytest.approx({"a": 0.5, "c": 0.5})
 
 
+@pytest.mark.parametrize("level", [1.0, -3e4, 1e6, 1e-6])
+def test_importance_of_a_posterior_flat_up_to_round_off_is_equal_shares(level):
+    """A flat posterior mean comes back as its level give or take an ulp or two, not exactly: the
+    check was ``total > 0``, which ranked round-off (57 % / 43 % for a constant objective)."""
+    space = Space((Float("a", 0.0, 1.0), Float("b", 1e-6, 1e3, log=True), Categorical("c", ("x", "y"))))
+    ulp = np.spacing(abs(level))
+
+    def wobbly(U):  # ranges of 2, 1 and 3 ulps of the level along a, b and c (one-hot in U[:, 2:])
+        return level + ulp * ((U[:, :2] > 0.5) @ [2.0, 1.0] + 3.0 * U[:, 3]), np.ones(len(U))
+
+    importance = parameter_importance(space, {"a": 0.5, "b": 1.0, "c": "x"}, wobbly)
+    assert importance == pytest.approx({"a": 1 / 3, "b": 1 / 3, "c": 1 / 3})
+
+
+def test_importance_of_a_constant_objective_is_equal_shares_and_the_report_says_flat(tmp_path):
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0, 1), wb.Float("y", 1e-6, 1e3, log=True)]), seed=0)
+    for _ in range(12):
+        opt.tell(opt.ask(), 1.0)
+    model = opt.fit_model()
+    best = opt.best.params
+    assert parameter_importance(opt.space, best, opt._report_predictor(model)) == {"x": 0.5, "y": 0.5}
+
+    page = opt.report(tmp_path / "r").read_text(encoding="utf-8")
+    assert "posterior mean is flat along every slice" in page
+    assert (tmp_path / "r" / "importance.png").exists()
+
+
+def test_importance_of_a_small_real_effect_is_its_share_of_the_ranges():
+    """Not flat: the shares are the ranges over their sum, as before, even when the effect is a
+    relative 1e-12 of a large mean (thousands of ulps, far above round-off)."""
+    space = Space((Float("a", 0.0, 1.0), Float("b", 0.0, 1.0), Int("k", 0, 4)))
+
+    def tilted(U):
+        return 1e6 + 1e-6 * (3.0 * U[:, 0] + 1.0 * U[:, 1]), np.ones(len(U))
+
+    importance = parameter_importance(space, {"a": 0.5, "b": 0.5, "k": 2}, tilted)
+    ranges = {"a": 3e-6, "b": 1e-6, "k": 0.0}
+    expected = {name: r / sum(ranges.values()) for name, r in ranges.items()}
+    assert importance == pytest.approx(expected, rel=1e-6, abs=1e-12)
+
+
 def test_slices_sweep_decoded_values_and_hold_the_rest_at_the_best_point():
     space = Space((Float("lr", 1e-4, 1e-1, log=True), Int("n", 1, 5), Categorical("c", ("a", "b", "c"))))
     best = {"lr": 1e-2, "n": 3, "c": "b"}

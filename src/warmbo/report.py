@@ -113,6 +113,22 @@ TRANSFER_SLICES_NOTE = (
     "in the Transfer section."
 )
 
+#: added to the importance caption when the posterior mean is flat along every slice (a constant
+#: objective, say): the shares are then equal by convention and rank nothing
+FLAT_IMPORTANCE_NOTE = (
+    "The posterior mean is flat along every slice (its ranges are round-off), so no parameter is more "
+    "important than another: the shares are equal by convention and rank nothing."
+)
+
+#: A slice whose posterior-mean range is at most this many machine epsilons times the largest
+#: magnitude of the mean over all slices counts as flat. A constant objective's posterior mean comes
+#: back as the constant give or take an ulp or two (ranges of 0 to 2 eps times the constant, seen for
+#: 12 to 200 trials and constants from 1e-6 to 3e8): the standardisation and the GP's sums round at
+#: the mean's own magnitude, so the floor scales with it, not with an absolute number. 64 leaves wide
+#: room over that, and a real effect that small (a relative 1.4e-14 of the mean) is below what any
+#: observation resolves: treating it as flat loses nothing.
+_FLAT_ULPS = 64
+
 #: caption of the calibration figure (in its own section, with the audit's table)
 CALIBRATION_CAPTION = (
     "Leave-one-out coverage of the model's intervals for an observation against their nominal level; "
@@ -928,13 +944,24 @@ def parameter_importance(space: Space, best_params: Mapping[str, Any], predict: 
     -------
     dict
         Parameter name to importance in ``[0, 1]``, in the order of ``space.names``; the values sum
-        to 1 (equal shares when the posterior mean is flat along every slice).
+        to 1 (equal shares when the posterior mean is flat along every slice: every range at most
+        64 machine epsilons times the mean's largest magnitude, i.e. round-off, as for a constant
+        objective).
     """
+    return _importance(space, best_params, predict)[0]
+
+
+def _importance(
+    space: Space, best_params: Mapping[str, Any], predict: Predict
+) -> tuple[dict[str, float], bool]:
+    """:func:`parameter_importance` and whether the posterior mean is flat along every slice."""
     slices = _posterior_slices(space, best_params, predict)
     ranges = np.array([float(np.ptp(s.mean)) for s in slices])
-    total = float(ranges.sum())
-    shares = ranges / total if total > 0 else np.full(ranges.size, 1.0 / ranges.size)
-    return {s.param.name: float(v) for s, v in zip(slices, shares, strict=True)}
+    scale = max(float(np.max(np.abs(s.mean))) for s in slices)
+    # round-off of a flat mean is an ulp or two of its magnitude, not 0 (see _FLAT_ULPS)
+    flat = bool(np.all(ranges <= _FLAT_ULPS * np.finfo(np.float64).eps * scale))
+    shares = np.full(ranges.size, 1.0 / ranges.size) if flat else ranges / float(ranges.sum())
+    return {s.param.name: float(v) for s, v in zip(slices, shares, strict=True)}, flat
 
 
 def plot_importance(importance: Mapping[str, float], ax: Axes | None = None) -> Figure:
@@ -1322,6 +1349,7 @@ def write_report(
     name = "utility" if tasks else "objective"
 
     figures: dict[str, Figure] = {}
+    flat_importance = False
     if best is not None:
         figures["best_so_far.png"] = plot_best_so_far(trials, maximize, name=name)
         figures["observed.png"] = plot_observed(trials, space, maximize, name=name)
@@ -1331,8 +1359,10 @@ def write_report(
                 figures["pareto.png"] = plot_pareto(trials, tasks)
         if predict is not None:
             figures["slices.png"] = plot_posterior_slices(space, best.params, predict, maximize)
-            importance = parameter_importance(space, best.params, predict)
-            figures["importance.png"] = plot_importance(importance)
+            importance, flat_importance = _importance(space, best.params, predict)
+            figures["importance.png"] = fig = plot_importance(importance)
+            if flat_importance:  # the PNG alone must not read as a ranking either
+                fig.axes[0].set_xlabel("posterior mean flat along every slice: equal shares")
 
     blocks = [_summary_html(space, trials, maximize, best, tasks)]
     if tasks:
@@ -1350,6 +1380,8 @@ def write_report(
         path.write_bytes(png)
         if transfer is not None and name == "slices.png":
             caption += " " + TRANSFER_SLICES_NOTE
+        if name == "importance.png" and flat_importance:
+            caption += " " + FLAT_IMPORTANCE_NOTE
         blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
     calibration = out / "calibration.png"
     if audit is not None:

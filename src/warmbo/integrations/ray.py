@@ -59,6 +59,27 @@ __all__ = ["WarmboSearch", "space_from_tune"]
 
 _STATE_VERSION = 1
 
+#: Optimizer arguments that ``optimizer_options`` may not set, with what to do instead: the searcher
+#: sets each itself (from its own arguments where it has one)
+_RESERVED = {
+    "space": "give it as WarmboSearch's space= (or Tune's param_space)",
+    "maximize": "give WarmboSearch's mode='max' or mode='min' (or TuneConfig(mode=...))",
+    "seed": "give WarmboSearch's seed=",
+    "prior": "give WarmboSearch's prior=",
+    "transfer": "give WarmboSearch's transfer=",
+    "n_initial": "give WarmboSearch's n_initial=",
+    "worker": "the searcher names its trials' worker 'ray-tune' itself",
+    # the searcher's state is its checkpoints, and set_state re-adds every checkpointed trial
+    # (study.add_trial): a persistent study that already holds them would get each one twice
+    "storage": (
+        "the searcher keeps its trials in memory and in Tune's experiment checkpoints, and a restore "
+        "re-adds every checkpointed trial, so a persistent study would hold each trial twice; to keep "
+        "the run as a study, tell the trials of search.optimizer.history.complete() to a "
+        "wb.Optimizer(space, storage=..., maximize=...) after tuner.fit(), and give that study's URL "
+        "to a later run as prior=[url]"
+    ),
+}
+
 
 def space_from_tune(config: dict) -> Space:
     """A warmbo Space from a Tune ``param_space`` dict (see the module docstring for the mapping).
@@ -188,7 +209,10 @@ class WarmboSearch(Searcher):
         Size of the Sobol initial design (Optimizer's default if None).
     optimizer_options : dict, optional
         More keyword arguments of :class:`~warmbo.optimizer.Optimizer` (``acquisition``,
-        ``kernel``, ``model``, ...).
+        ``kernel``, ``model``, ...); not those the searcher sets itself (``space``, ``maximize``,
+        ``seed``, ``prior``, ``transfer``, ``n_initial``: its own arguments; ``worker``; ``storage``:
+        its trials live in Tune's checkpoints, whose restore would add them to a persistent study
+        again).
     points_to_evaluate : list of dict, optional
         Configurations to run first, in order (known good defaults, say), as other Tune searchers
         take them: each gives every parameter of the space (nested dicts for a nested Tune space).
@@ -219,20 +243,18 @@ class WarmboSearch(Searcher):
         if metric is not None and not isinstance(metric, str):
             raise ValueError(f"WarmboSearch optimises one metric (a str), got {metric!r}")
         options = dict(optimizer_options or {})
-        reserved = {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
-        reserved &= set(options)
+        reserved = sorted(set(_RESERVED) & set(options))
         if reserved:
             raise ValueError(
-                f"optimizer_options may not set {', '.join(sorted(reserved))}: use WarmboSearch's arguments"
+                "optimizer_options may not set "
+                + "; ".join(f"{name} ({_RESERVED[name]})" for name in reserved)
             )
         # the optimizer is built at the first suggestion, inside the Tune run: a name it does not take
         # is refused here, before the run starts
         takes = set(inspect.signature(Optimizer).parameters)
         unknown = sorted(set(options) - takes)
         if unknown:
-            left = sorted(
-                takes - {"space", "maximize", "seed", "prior", "transfer", "storage", "n_initial", "worker"}
-            )
+            left = sorted(takes - set(_RESERVED))
             raise ValueError(
                 f"optimizer_options: Optimizer has no argument {', '.join(unknown)} (it takes "
                 f"{', '.join(left)})"
