@@ -1092,3 +1092,152 @@ def test_connections_give_up_after_a_connect_timeout_unless_the_url_sets_one(pos
     assert (
         "connect_timeout=3" in Study(postgres_url + "&connect_timeout=3")._open_connection().info.dsn.split()
     )
+
+
+class _Drops:
+    """Drops a study's connection (``pg_terminate_backend`` through a second connection, waiting until
+    the backend is gone) at one moment of an ask's insert transaction, at the chosen occurrences:
+    ``admit`` (run's budget check, the first read inside the transaction), ``insert`` (the INSERT of
+    the pending trial), ``commit-lost`` (just before the COMMIT: it never reaches the server) and
+    ``commit-stored`` (just after the COMMIT reached the server, before the client reads its answer:
+    the trial is stored, the client sees the connection lost). The COMMIT is that of a transaction
+    that ran a statement starting with ``of`` (an ask's INSERT unless told)."""
+
+    def __init__(
+        self, study, monkeypatch, moment: str, when=lambda n: True, of: str = "INSERT INTO warmbo_trials"
+    ):
+        import psycopg
+
+        from warmbo import storage_postgres
+        from warmbo.storage_postgres import split_url
+
+        self.admin = psycopg.connect(split_url(study.url)[0], autocommit=True)
+        self.moment, self.when, self.seen, self.dropped = moment, when, 0, 0
+        self.inserted = False  # (this transaction ran a statement starting with `of`: an ask's INSERT)
+        real = storage_postgres._Connection.execute
+        drops = self
+
+        def execute(conn, query, params=None):
+            if conn._study is not study or not study._in_transaction(conn._conn):
+                return real(conn, query, params)
+            if query.startswith(of):
+                drops.inserted = True
+            trigger = {
+                "admit": query.startswith("SELECT COUNT(*)"),
+                "insert": query.startswith("INSERT INTO warmbo_trials"),
+            }.get(drops.moment.split("-")[0], query == "COMMIT" and drops.inserted)
+            if query in ("COMMIT", "ROLLBACK"):
+                drops.inserted = False
+            if not trigger:
+                return real(conn, query, params)
+            drops.seen += 1
+            if not drops.when(drops.seen):
+                return real(conn, query, params)
+            if drops.moment == "commit-stored":
+                real(conn, query, params)  # the COMMIT reaches the server and is done
+                drops.terminate(conn)
+                # psycopg's own error for the dropped connection (on the psycopg connection itself:
+                # the study's would send this read again on a new one)
+                return conn._conn.execute("SELECT 1")
+            drops.terminate(conn)
+            return real(conn, query, params)
+
+        monkeypatch.setattr(storage_postgres._Connection, "execute", execute)
+
+    def terminate(self, conn) -> None:
+        pid = conn._conn.info.backend_pid
+        assert self.admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone() == (True,)
+        self.dropped += 1
+
+
+@pytest.mark.parametrize("moment", ["admit", "insert", "commit-lost", "commit-stored"])
+def test_a_run_goes_on_when_the_server_drops_the_connection_of_an_asks_insert(
+    postgres_url, monkeypatch, moment
+):
+    # before: a run stopped with psycopg's "consuming input failed: server closed the connection
+    # unexpectedly" (a drop during the insert transaction of an ask) or AdminShutdown (at its
+    # COMMIT), and a drop after the COMMIT reached the server left the trial pending for good. Now
+    # the ask is made again on a new connection, and a trial the lost COMMIT did store is this ask's
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0, n_initial=3)
+    drops = _Drops(opt.study, monkeypatch, moment, when=lambda n: n in (2, 3, 5))
+    opt.run(branin, budget=6, progress=False)
+    drops.admin.close()
+    assert drops.dropped == 3
+    trials = Study(postgres_url).trials()
+    assert [t.state for t in trials] == ["complete"] * 6
+    assert len({tuple(t.params.values()) for t in trials}) == 6
+
+
+@pytest.mark.parametrize("moment", ["insert", "commit-lost"])
+def test_a_run_whose_asks_always_lose_the_connection_stops_with_a_storage_error(
+    postgres_url, monkeypatch, moment
+):
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0, n_initial=3)
+    drops = _Drops(opt.study, monkeypatch, moment, when=lambda n: n > 2)
+    with pytest.raises(StorageError) as caught:
+        opt.run(branin, budget=6, progress=False)
+    drops.admin.close()
+    message = str(caught.value)
+    assert type(caught.value).__module__.startswith("warmbo")
+    assert "connection" in message and "no trial of this ask was stored" in message, message
+    assert "run" in message and "again" in message, message
+    trials = Study(postgres_url).trials()
+    assert [t.state for t in trials] == ["complete"] * 2  # (nothing pending)
+
+
+def test_a_batch_ask_whose_commit_was_stored_before_the_drop_keeps_that_trial(postgres_url, monkeypatch):
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0, n_initial=4)
+    drops = _Drops(opt.study, monkeypatch, "commit-stored", when=lambda n: n == 2)
+    batch = opt.ask(3)
+    drops.admin.close()
+    assert drops.dropped == 1
+    pending = Study(postgres_url).trials()
+    assert [t.state for t in pending] == ["pending"] * 3
+    assert [s.trial_id for s in batch] == [t.id for t in pending]
+    assert [dict(s) for s in batch] == [t.params for t in pending]
+    assert len({tuple(t.params.values()) for t in pending}) == 3
+
+
+def test_the_store_says_a_transaction_cut_by_a_dropped_connection_in_warmbos_words(postgres_url, monkeypatch):
+    from warmbo.storage import ConnectionLostError
+
+    study = Study(postgres_url, SPACE, {"direction": "minimize"})
+    drops = _Drops(study, monkeypatch, "insert")
+    with pytest.raises(ConnectionLostError, match="nothing of it was stored") as caught:
+        study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=1.0)
+    assert caught.value.__cause__ is None and caught.value.__suppress_context__
+    monkeypatch.undo()
+    drops.admin.close()
+    assert study.add_trial({"x0": 2.0, "x1": 2.0}, "complete", value=2.0).value == 2.0  # (reconnected)
+    assert [t.value for t in Study(postgres_url).trials()] == [2.0]
+
+
+def test_a_value_whose_commit_reached_the_server_before_the_drop_is_kept_quietly(postgres_url, monkeypatch):
+    # a run's record of a value whose COMMIT was stored just before the server dropped the connection:
+    # the value is the study's, the run goes on without a warning that another worker recorded it
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0, n_initial=3)
+    drops = _Drops(
+        opt.study, monkeypatch, "commit-stored", when=lambda n: n == 2, of="UPDATE warmbo_trials SET state"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.run(branin, budget=4, progress=False)
+    drops.admin.close()
+    assert drops.dropped == 1
+    trials = Study(postgres_url).trials()
+    assert [t.state for t in trials] == ["complete"] * 4
+    assert [t.value for t in trials] == [branin(t.params) for t in trials]
+
+
+def test_a_trial_taken_over_by_a_commit_stored_before_the_drop_is_the_asks(postgres_url, monkeypatch):
+    lost = wb.Optimizer(SPACE, storage=postgres_url, seed=0, worker="machine-a", heartbeat_grace=0.5).ask()
+    time.sleep(0.7)
+    survivor = wb.Optimizer(SPACE, storage=postgres_url, seed=0, worker="machine-b", heartbeat_grace=0.5)
+    drops = _Drops(survivor.study, monkeypatch, "commit-stored", of="UPDATE warmbo_trials SET worker")
+    again = survivor.ask()
+    drops.admin.close()
+    assert drops.dropped == 1
+    assert again.trial_id == lost.trial_id and dict(again) == dict(lost)
+    assert [(t.id, t.state, t.worker) for t in Study(postgres_url).trials()] == [
+        (lost.trial_id, "pending", "machine-b")
+    ]

@@ -115,6 +115,7 @@ from .prior import (
 )
 from .space import Space
 from .storage import (
+    ConnectionLostError,
     StorageError,
     Study,
     TrialNotFoundError,
@@ -152,6 +153,11 @@ __all__ = [
 #: --cmd that is not found: every further evaluation would fail too, and fill the study with failed
 #: trials). ``Optimizer.run`` and ``warmbo optimize`` share it.
 FIRST_FAILURES = 3
+
+#: times one ask makes its write transaction again after the server dropped the connection in it (a
+#: restart, a failover, ``pg_terminate_backend``, an idle timeout; PostgreSQL): one more drop stops the
+#: ask with a :class:`~warmbo.storage.StorageError` saying that nothing of it was stored
+LOST_CONNECTION_RETRIES = 3
 
 #: the cold Sobol design has at most this many points (:func:`default_n_initial`)
 MAX_COLD_DESIGN = 20
@@ -2077,9 +2083,10 @@ class Optimizer:
         mine = [t.id for t in self.study.trials((PENDING,)) if t.worker == self.worker]
         return self.study.heartbeat(mine)
 
-    def _reclaim(self) -> Suggestion | None:
+    def _reclaim(self, claimed: list[tuple[int, dict]] | None = None) -> Suggestion | None:
         """Reclaim the pending trials whose worker has been silent longer than ``heartbeat_grace``:
-        mark them failed, or (``reclaim="retry"``) take the oldest over as this ask's suggestion."""
+        mark them failed, or (``reclaim="retry"``) take the oldest over as this ask's suggestion (its
+        id appended to ``claimed`` inside the transaction, as ``_ask_one`` records an insert)."""
         if self.heartbeat_grace is None:
             return None
         now = time.time()
@@ -2109,6 +2116,8 @@ class Optimizer:
                 elif taken_over is None:
                     self.study.reassign(trial_id, self.worker, now)
                     taken_over = Suggestion(trial.params, trial.id)
+                    if claimed is not None:
+                        claimed.append((trial.id, trial.params))
                 else:
                     continue  # one re-queued trial per ask; the next asks take the others
                 self.study.set_meta(f"reclaimed:{trial_id}", json.dumps(record))
@@ -2129,8 +2138,30 @@ class Optimizer:
         exception at any moment (a signal turned into one) leaves no added trial out of ``stored``.
         ``admit`` (``run``'s budget) is asked inside that transaction, before the insert: False raises
         :class:`_BudgetReached`; an admitted trial gets its first heartbeat in the same transaction, so
-        other runs count it from the moment it exists."""
+        other runs count it from the moment it exists.
+
+        A write transaction the server cuts by dropping the connection (PostgreSQL: a restart, a
+        failover, ``pg_terminate_backend``, an idle timeout) is made again on a new connection, on the
+        same snapshot and point (the transaction re-checks them), up to
+        :data:`LOST_CONNECTION_RETRIES` times in all; when the drop came at the COMMIT, which may have
+        reached the server, the trial it inserted (or took over) is this ask's if it is stored."""
         stored = [] if stored is None else stored
+        lost: list[ConnectionLostError] = []
+
+        def written(step: Callable[..., Suggestion | None], recorded: list[tuple[int, dict]], *args):
+            """``step(*args)`` (which makes one write transaction, recording in ``recorded`` the trial
+            it adds or takes over), made again while the server drops its connection."""
+            while True:
+                mark = len(recorded)
+                try:
+                    return step(*args)
+                except ConnectionLostError as exc:
+                    found = self._lost_write_outcome(exc, recorded, mark)
+                    if found is not None:
+                        return found
+                    lost.append(exc)
+                    if len(lost) > LOST_CONNECTION_RETRIES:
+                        raise StorageError(self._lost_ask_message(lost)) from None
 
         def insert(x) -> Suggestion:
             if admit is not None and not admit():
@@ -2141,13 +2172,8 @@ class Optimizer:
                 self.study.heartbeat([trial.id])
             return Suggestion(trial.params, trial.id)
 
-        reclaimed = self._reclaim()
-        if reclaimed is not None:
-            return reclaimed
-        for _ in range(attempts):
-            version = self.study.version()  # before the snapshot: a write in between counts as a change
-            snapshot = list(self.study.snapshot())
-            x = self._next_point(snapshot, len(snapshot))
+        def checked(x, snapshot: list[Trial], version) -> Suggestion | None:
+            """Insert ``x`` unless another worker took it since ``snapshot`` (then None)."""
             with self.study.transaction():
                 # nothing written since the snapshot (the usual case): no need to read every trial again
                 current = snapshot if self.study.version() == version else list(self.study.snapshot())
@@ -2160,12 +2186,66 @@ class Optimizer:
                     if fresh:
                         taken = np.vstack([taken, self.space.encode(fresh)])
                     if self._collides(x, taken):
-                        continue
+                        return None
                 return insert(x)
-        with self.study.transaction():  # contended: a design point, chosen under the lock
-            current = list(self.study.trials())
-            early = sum(t.state == COMPLETE for t in current) < 2
-            return insert(self._design_point(len(current), self._busy(current), before_results=early))
+
+        def contended() -> Suggestion:
+            with self.study.transaction():  # contended: a design point, chosen under the lock
+                current = list(self.study.trials())
+                early = sum(t.state == COMPLETE for t in current) < 2
+                return insert(self._design_point(len(current), self._busy(current), before_results=early))
+
+        claimed: list[tuple[int, dict]] = []  # (a trial taken over, recorded as an insert is)
+        reclaimed = written(self._reclaim, claimed, claimed)
+        if reclaimed is not None:
+            return reclaimed
+        for _ in range(attempts):
+            version = self.study.version()  # before the snapshot: a write in between counts as a change
+            snapshot = list(self.study.snapshot())
+            x = self._next_point(snapshot, len(snapshot))
+            suggestion = written(checked, stored, x, snapshot, version)
+            if suggestion is not None:
+                return suggestion
+        return written(contended, stored)
+
+    def _lost_write_outcome(
+        self, exc: ConnectionLostError, recorded: list[tuple[int, dict]], mark: int
+    ) -> Suggestion | None:
+        """After an ask's write transaction was cut by a dropped connection: the trial it added or took
+        over (``recorded[mark:]``) when the transaction is stored after all (the drop came after the
+        COMMIT reached the server: the trial is there, pending, this worker's, at the recorded point;
+        one transaction, so its heartbeat and the budget's check are stored with it), else None. The
+        records of a transaction that is not stored are dropped: nothing of it is in the study. Read on
+        a new connection (made as the reads make it, waiting for the server)."""
+        cut = recorded[mark:]
+        del recorded[mark:]
+        if not exc.at_commit:
+            return None  # (the server rolls back a transaction whose connection it drops)
+        for trial_id, params in cut:
+            try:
+                trial = self.study.trial(trial_id)
+            except TrialNotFoundError:
+                continue
+            except StorageError as error:  # the server is not back: whether it was stored is unknown
+                raise StorageError(
+                    f"{error}; trial {trial_id}, which this ask was storing when the server dropped the "
+                    "connection at its COMMIT, may have been stored: if it was, it stays pending, and "
+                    f"`warmbo clean-pending --storage {shlex.quote(redacted(self.study.url))} --all` marks "
+                    "it failed"
+                ) from None
+            if trial.state == PENDING and trial.worker == self.worker and trial.params == params:
+                recorded.append((trial_id, params))
+                return Suggestion(trial.params, trial.id)
+        return None
+
+    def _lost_ask_message(self, lost: list[ConnectionLostError]) -> str:
+        """Why an ask stopped after the server dropped its connection more often than it retries."""
+        return (
+            f"the server of {redacted(self.study.url)} dropped the connection {len(lost)} times while "
+            f"this ask stored its trial (last: {lost[-1].reason}); no trial of this ask was stored and "
+            "no value was lost: every finished trial stays in the study. Once the server keeps its "
+            "connections, ask again, or run again (a run goes on to its budget)"
+        )
 
     def _resolve(self, trial_or_params) -> int | None:
         if isinstance(trial_or_params, Suggestion | Trial):
@@ -2851,6 +2931,8 @@ class Optimizer:
                     stored = self.study.trial(suggestion.trial_id)
                 except Exception:  # noqa: BLE001 - the study cannot be read either: said below
                     stored = None
+                if stored is not None and self._recorded_before_drop(error, stored, exc, future):
+                    return stored  # (its COMMIT reached the server before the connection dropped)
                 if stored is not None and stored.state != PENDING:
                     warnings.warn(
                         f"trial {suggestion.trial_id} was recorded by another worker meanwhile ({error}); "
@@ -2869,6 +2951,20 @@ class Optimizer:
             else:
                 message = _unstored_message(self.study.url, suggestion.trial_id, future.result(), error)
             raise StorageError(message) from error
+
+    @staticmethod
+    def _recorded_before_drop(error: Exception, stored: Trial, exc, future: Future) -> bool:
+        """Whether ``stored`` holds this evaluation's own outcome, written by a record whose COMMIT
+        reached the server just before it dropped the connection (``error``): the value (a single
+        objective's) or the failure, as told."""
+        if not (isinstance(error, ConnectionLostError) and error.at_commit):
+            return False
+        if exc is not None:
+            return stored.state == FAILED and stored.error == repr(exc)
+        try:
+            return stored.state == COMPLETE and stored.value == float(future.result())
+        except (TypeError, ValueError):
+            return False  # (a multi-task value: said as another worker's record, as before)
 
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"

@@ -35,6 +35,7 @@ from .space import Space
 from .storage import (
     _OPENING_KEYS,
     _SCHEMA_VERSION,
+    ConnectionLostError,
     StorageError,
     Study,
     TrialNotFoundError,
@@ -141,8 +142,9 @@ class _Connection:
     a transaction, that finds the connection dropped is sent again on a new one, made as soon as the
     server accepts it (for up to :data:`RECONNECT_PATIENCE` seconds); so is a transaction dropped
     before it wrote anything (:meth:`PostgresStudy._begin`). A statement inside a transaction is
-    not: the transaction is lost with the connection, and its error stands (a run then says which
-    value it could not store). Everything else is the psycopg connection's."""
+    not: the transaction is lost with the connection, which the study says as a
+    :class:`~warmbo.storage.ConnectionLostError` (an ask then asks again on a new connection; a run
+    says which value it could not store). Everything else is the psycopg connection's."""
 
     def __init__(self, study: PostgresStudy):
         self._study = study
@@ -321,6 +323,13 @@ class PostgresStudy(Study):
             self._local.conn = conn
             self._local.pid = os.getpid()
         elif conn.closed:
+            if getattr(self._local, "depth", 0):
+                # dropped inside this thread's write transaction, whose error was caught on the way:
+                # the rest of it must not run on a new connection (in autocommit, half of it stored)
+                raise ConnectionLostError(
+                    f"the server dropped the connection to {self._where()} during a write transaction: "
+                    "nothing of it was stored; the next call connects again"
+                )
             conn.reconnect()  # (dropped by the server in a transaction: the next one waits for it)
         return conn
 
@@ -347,6 +356,26 @@ class PostgresStudy(Study):
         from psycopg.pq import TransactionStatus
 
         return conn.info.transaction_status != TransactionStatus.IDLE
+
+    def _lost_connection(self, exc: BaseException, conn, committing: bool) -> ConnectionLostError | None:
+        """psycopg's error for a connection the server dropped during a write transaction (a restart,
+        a failover, ``pg_terminate_backend``, an idle timeout: "server closed the connection
+        unexpectedly", "terminating connection due to administrator command"), in warmbo's words. The
+        server rolls back a transaction whose connection it drops, unless the drop came at the COMMIT
+        (``committing``), which may have reached the server: then it may be stored (``at_commit``)."""
+        if not isinstance(exc, self._psycopg.OperationalError) or not (conn.closed or conn.broken):
+            return None  # (a statement the server refused, a query cancelled: the connection lives)
+        said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        said = self._without_password(said)
+        if committing:
+            what = f"at the COMMIT of a write transaction ({said}): it may or may not have been stored"
+        else:
+            what = f"during a write transaction ({said}): nothing of it was stored"
+        return ConnectionLostError(
+            f"the server dropped the connection to {self._where()} {what}; the next call connects again",
+            at_commit=committing,
+            reason=said,
+        )
 
     def _begin(self, conn) -> None:
         """BEGIN, then the study's advisory lock (released at COMMIT/ROLLBACK) and its write counter.
