@@ -722,3 +722,13 @@ def test_a_new_object_given_prior_without_transfer_says_it_replaces_the_studys_m
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the method named again, or the same one: nothing to say
         wb.Optimizer(space, storage=url, prior=(rows[:10], y[:10]), transfer="rgpe", seed=0).study.close()
+
+
+def test_the_prior_subset_warning_names_a_cap_the_user_gave_instead_of_blaming_speed():
+    # before: 9 of 14 rows under the user's own max_prior=5 (per source) "would take minutes per ask"
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
+    X, y = source(14)
+    rows = [{"x": a, "y": b} for a, b in X]
+    with pytest.warns(wb.optimizer.PriorSubsetWarning, match="max_prior=5 was given") as said:
+        wb.Optimizer(space, prior=(rows, y), max_prior=5, seed=0)
+    assert "minutes" not in str(said[0].message)

@@ -688,10 +688,11 @@ class Optimizer:
         self.seed = None if seed is None else int(seed)
         # prior data without a named method: the guarded portfolio (transfer="auto")
         self.transfer = ("auto" if prior is not None else "none") if transfer is None else transfer
-        if max_prior is None:
-            pooled = self.transfer != "none" and not separate_sources(self.transfer)
-            max_prior = POOLED_PRIOR_ROWS if pooled else PRIOR_ROWS
-        self.max_prior = check_int(max_prior, "max_prior", 1)
+        pooled = self.transfer != "none" and not separate_sources(self.transfer)
+        default_max_prior = POOLED_PRIOR_ROWS if pooled else PRIOR_ROWS
+        self.max_prior = check_int(default_max_prior if max_prior is None else max_prior, "max_prior", 1)
+        # (a cap below the default is the user's choice: the subset warning must not blame speed)
+        self._max_prior_given = self.max_prior < default_max_prior
         self.max_trials = None if max_trials is None else check_int(max_trials, "max_trials", 2)
         self._large_warned = False
         if heartbeat_grace is not None and not (
@@ -1404,11 +1405,16 @@ class Optimizer:
         # showed a line of optimizer.py in a notebook)
         if not self._prior_warned:
             self._prior_warned = True
+            why = (
+                f"max_prior={self.max_prior} was given"
+                if self._max_prior_given
+                else "an exact GP on all of them would take minutes per ask"
+            )
             warnings.warn(
                 f"the model uses {used} of the {total} prior rows (the best quarter of the budget, per "
-                f"source for transfer, and the rest at random; all are stored): an exact GP on all of "
-                f"them would take minutes per ask. max_prior= in Python (Optimizer, Optimizer.load) or "
-                f"--max-prior N on the command line (optimize, suggest) uses more.",
+                f"source for transfer, and the rest at random; all are stored): {why}. max_prior= in "
+                f"Python (Optimizer, Optimizer.load) or --max-prior N on the command line (optimize, "
+                f"suggest) uses more.",
                 PriorSubsetWarning,
                 stacklevel=user_stacklevel(),
             )
