@@ -3116,3 +3116,13 @@ def test_worker_ended_judges_only_this_machines_default_names():
     assert not worker_ended(f"me@{host}:{os.getppid()}")  # a process that exists
     assert not worker_ended(f"me@another-{host}:{gone}")  # another machine: cannot tell
     assert not worker_ended("machine-a") and not worker_ended(None) and not worker_ended("ray-tune")
+
+
+def test_optimizes_final_table_says_it_shows_the_last_ten_trials(workdir):
+    # before: titled "12 trials" over the last 10 rows, with no word that two were left out
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "ten.db", "--seed", 0, "--budget")
+    shown = invoke(*args, 12).output
+    assert "12 trials (minimize)" in shown and "(the last 10 of 12 trials; warmbo status --all" in shown
+    small = invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "few.db", "--budget", 4)
+    small = small.output
+    assert "4 trials (minimize)" in small and "the last 10 of" not in small

@@ -1416,6 +1416,10 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     _print_table(_trials_table(opt, limit=10))
+    if len(opt.study) > 10:  # (the title counts every trial: say the rows are the last ten)
+        console.print(
+            f"(the last 10 of {len(opt.study)} trials; warmbo status --all shows every one)", highlight=False
+        )
     _print_best(opt)
     _print_in_flight(opt, budget)
 
