@@ -732,3 +732,35 @@ def test_the_prior_subset_warning_names_a_cap_the_user_gave_instead_of_blaming_s
     with pytest.warns(wb.optimizer.PriorSubsetWarning, match="max_prior=5 was given") as said:
         wb.Optimizer(space, prior=(rows, y), max_prior=5, seed=0)
     assert "minutes" not in str(said[0].message)
+
+
+def test_predict_of_a_transfer_ensemble_warns_once_and_target_only_is_in_the_users_units():
+    # before: opt.predict under transfer="auto" returned the ensemble's mean (sources on their own
+    # standardised scales) as "your units": -0.18 +/- 0.001 where 0.0000 was measured, without a word
+    from warmbo.optimizer import TransferPredictionWarning
+
+    space = wb.Space([wb.Float("lr", 1e-4, 1e-1, log=True), wb.Float("dropout", 0.0, 0.5)])
+
+    def loss(p):
+        return (np.log10(p["lr"]) + 2.5) ** 2 + (p["dropout"] - 0.2) ** 2
+
+    rng = np.random.default_rng(0)
+    X = [{"lr": 10 ** rng.uniform(-4, -1), "dropout": rng.uniform(0, 0.5)} for _ in range(20)]
+    opt = wb.Optimizer(space, prior=(X, [loss(p) + 0.1 for p in X]), seed=0)
+    opt.run(loss, budget=12, progress=False)
+    assert np.any(opt.model_.weights_[:-1] > 0)  # a source weighted: the case in question
+    done = [t for t in opt.history if t.state == "complete"]
+    observed = np.array([t.value for t in done])
+    with pytest.warns(TransferPredictionWarning, match="target_only=True") as said:
+        opt.predict([t.params for t in done])
+        opt.predict([t.params for t in done])
+    assert len(said) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TransferPredictionWarning)
+        mean, sd = opt.predict([t.params for t in done], target_only=True)
+    # the target GP interpolates its own trials (fitted noise): within 1e-3 of a range of ~5
+    assert np.max(np.abs(mean - observed)) < 1e-3 and np.all(sd < 0.01)
+    plain = wb.Optimizer(space, seed=0)  # no transfer: target_only changes nothing, no warning
+    plain.run(loss, budget=6, progress=False)
+    points = [t.params for t in plain.history]
+    assert np.array_equal(plain.predict(points, target_only=True)[0], plain.predict(points)[0])

@@ -2329,7 +2329,11 @@ def _estimate_line(opt) -> str | None:
     if not 2 <= len(complete) <= STATUS_AUDIT_MAX["single"]:
         return None
     try:
-        mean, sd = opt.predict([t.params for t in complete])
+        from .optimizer import TransferPredictionWarning
+
+        with warnings.catch_warnings():  # (the line says it itself, below)
+            warnings.simplefilter("ignore", TransferPredictionWarning)
+            mean, sd = opt.predict([t.params for t in complete])
     except (ValueError, ArithmeticError):
         return None
     here = next(i for i, t in enumerate(complete) if t.params == best.params and t.value == best.value)

@@ -136,6 +136,7 @@ __all__ = [
     "Best",
     "TrialFailedWarning",
     "PriorSubsetWarning",
+    "TransferPredictionWarning",
     "LargeStudyWarning",
     "RestoreWarning",
     "SpaceExhaustedError",
@@ -328,6 +329,11 @@ def _error_kind(error: str | None) -> str | None:
     messages are compared whole: a message that differs between trials ("diverged at step 37") may
     depend on the configuration, and the run goes on."""
     return None if error is None else _OWN_VALUE_ERROR.sub(r"value must be a number, got a \g<type>", error)
+
+
+class TransferPredictionWarning(UserWarning):
+    """:meth:`Optimizer.predict` of a transfer ensemble (``transfer="auto"``/``"rgpe"`` with a source
+    weighted): its mean ranks settings but need not be on the scale of the user's values."""
 
 
 class BudgetNotReachedWarning(TrialFailedWarning):
@@ -732,6 +738,7 @@ class Optimizer:
         self.heartbeat_grace = None if heartbeat_grace is None else float(heartbeat_grace)
         self.reclaim = reclaim
         self._prior_warned = False
+        self._ensemble_warned = False
         seed_given = self.seed is not None
         if not seed_given:
             # the study's stored seed when it exists, else one drawn now and stored with the study: the
@@ -1498,16 +1505,41 @@ class Optimizer:
         return model.clone(**overrides), True
 
     @blas_limited
-    def predict(self, params: dict | Sequence[dict]) -> Prediction:
+    def predict(self, params: dict | Sequence[dict], *, target_only: bool = False) -> Prediction:
         """Posterior mean and std of the objective (user's sign and units) at parameter dicts, as the
         models' :class:`~warmbo.models.Prediction` (it unpacks as ``mean, std``).
 
         With ``output_transform``, the GP's normal posterior on the transformed scale is mapped back:
-        the mean and sd of the objective under it (:meth:`YeoJohnson.moments`)."""
+        the mean and sd of the objective under it (:meth:`YeoJohnson.moments`).
+
+        With ``transfer="auto"`` or ``"rgpe"`` the model is an ensemble, ``sum_i w_i mu_i`` over the
+        sources' GPs and the target's (RGPE): each source on its own standardised scale, so its mean
+        ranks settings (what the acquisition needs) but need not be on the scale of your values, and
+        its sd is no error bar for them. While a source has weight, ``predict`` says so once
+        (:class:`TransferPredictionWarning`); ``target_only=True`` gives the target GP's posterior alone
+        (fitted to this study's own trials, in your units), the estimate of what a setting will measure.
+        """
         model = self._current_model()
         if model is None:
             raise ValueError("predict needs at least two complete trials")
-        mean, std = model.predict(self.space.encode(params))
+        encoded = self.space.encode(params)
+        target = getattr(model, "target_model_", None)
+        weights = getattr(model, "weights_", None)
+        if target_only and target is not None:
+            mean, std = target.predict(encoded)  # on the target's standardised scale: to the user's
+            return Prediction(self._signed(mean * model.y_std_ + model.y_mean_), std * model.y_std_)
+        if target is not None and weights is not None and np.any(np.asarray(weights)[:-1] != 0):
+            if not self._ensemble_warned:
+                self._ensemble_warned = True
+                _warn(
+                    f"predict: the transfer model (transfer={self.transfer!r}) is an ensemble of the "
+                    "sources' GPs and the target's, each source on its own standardised scale: its mean "
+                    "ranks settings but need not be on the scale of your values, and its sd is no error "
+                    "bar for them. predict(params, target_only=True) gives the target GP's posterior "
+                    "alone, in your units. (Said once per optimizer.)",
+                    TransferPredictionWarning,
+                )
+        mean, std = model.predict(encoded)
         transform = getattr(model, "output_transform_", None)
         if transform is not None:  # back to the objective's own scale
             mean, std = transform.moments(mean, std)
