@@ -741,8 +741,9 @@ EXTERNAL_MAX_POINTS = 2000
 #: model would (the fitted noise leans low, and the largest is the one left out): in 300 draws from a
 #: GP prior (n 15-50, noise 1e-4 to 0.1, d 1-2, the optimizer's default model) the refitted residual
 #: passed the threshold in 9% of the draws, 1.5 times it in 2.7%, twice it once (2.5 times), three
-#: times it never, while the typos it is for (495, 4950, 1e6 among values near 50) stand 370 to
-#: 900,000 times above it
+#: times it never, while the typos it is for (495, 4950, -495, 1e6 among yields near 50) stand 1,100
+#: to 2,600,000 times above it on the values as they are, 370 and more through the optimizer's
+#: Yeo-Johnson transform (``python bench/audit_external.py``, ``bench/results/audit_external.json``)
 EXTERNAL_FACTOR = 3.0
 
 
