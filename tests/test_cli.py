@@ -1165,6 +1165,9 @@ def test_sigterm_stops_the_run_and_kills_its_commands(workdir, workers):
     run.send_signal(signal.SIGTERM)
     _, err = run.communicate(timeout=60)
     assert run.returncode == 143 and "stopped by SIGTERM" in err and "--retry-pending" in err
+    # one line, not wrapped at 80 columns on a pipe (before: three lines)
+    stopped = next(line for line in err.splitlines() if line.startswith("stopped by SIGTERM"))
+    assert "--retry-pending" in stopped and "clean-pending` to drop them)" in stopped, err
     for pid_file in workdir.glob("child-*.pid"):
         pid = int(pid_file.read_text())
         with pytest.raises(ProcessLookupError):  # killed with its process group, not orphaned

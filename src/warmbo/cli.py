@@ -47,7 +47,7 @@ app = typer.Typer(
 # markup off by default: printed paths, messages and cells hold user text ("runs[old].csv",
 # "pip install 'warmbo[hpobench]'"), which rich would read as markup; styled lines say markup=True
 console = Console(markup=False)
-errors = Console(stderr=True, markup=False)
+errors = Console(stderr=True, markup=False, soft_wrap=True)  # one line per message: never wrapped at 80
 _STATE = {"debug": False}
 
 # Every command on one study takes it either way: `warmbo status study.db` or `warmbo status -s
@@ -978,19 +978,24 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
         if not fresh:
             out.print(f"{redacted(entry)} already imported (tag {tag})")
             continue
-        out.print(f"imported {added} prior evaluations from {redacted(entry)} in {seconds:.1f} s (tag {tag})")
+        out.print(
+            f"imported {added} prior evaluations from {redacted(entry)} in {seconds:.1f} s (tag {tag})",
+            soft_wrap=True,
+        )
         record = opt.priors().get(tag, {})
         if record.get("skipped"):
             out.print(
                 f"  skipped {record['skipped']} row(s) that an earlier version of {redacted(entry)} already "
-                "imported (same parameters and value)"
+                "imported (same parameters and value)",
+                soft_wrap=True,
             )
         if record.get("gone"):
             out.print(
                 f"  {record['gone']} row(s) imported from an earlier version of {redacted(entry)} are "
                 "no longer "
                 f"in it and stay in the study; to keep only the file's rows: 'warmbo prior remove "
-                f"{_study_arg(storage)} --file {shlex.quote(entry)}', then import it again"
+                f"{_study_arg(storage)} --file {shlex.quote(entry)}', then import it again",
+                soft_wrap=True,
             )
 
 
