@@ -448,8 +448,9 @@ def test_value_regex_takes_the_last_match_over_the_whole_output():
         parse_values("loss 0.25\n", (), re.compile(r"val_loss=(\S+)"))
     with pytest.raises(ObjectiveError, match="'1,234.5' is not a number"):
         parse_values("loss 1,234.5\n", (), re.compile(r"loss ([\d,.]+)"))
-    with pytest.raises(ValueError, match="has 1 capture group"):
+    with pytest.raises(ValueError, match="has 1 capture group") as raised:
         CommandObjective("echo {x}", ("x",), tasks=("a", "b"), value_regex=r"v=(\S+)")
+    assert "--value-regex 'v=(\\S+)' has" in str(raised.value)  # as typed in a shell (repr doubled \)
     with pytest.raises(ValueError, match="--value-regex '\\(' is not a regular expression"):
         CommandObjective("echo {x}", ("x",), value_regex="(")
 

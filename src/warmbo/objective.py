@@ -92,11 +92,11 @@ def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | N
     if regex is not None:
         matches = list(regex.finditer(stdout))
         if not matches:
-            raise ObjectiveError(f"--value-regex {regex.pattern!r} matched nothing in the output")
+            raise ObjectiveError(f"--value-regex {shlex.quote(regex.pattern)} matched nothing in the output")
         groups = matches[-1].groups()[:n]
         if any(g is None for g in groups):
             raise ObjectiveError(
-                f"--value-regex {regex.pattern!r}: a capture group took no part in the last match"
+                f"--value-regex {shlex.quote(regex.pattern)}: a capture group took no part in the last match"
             )
         values = [_number(g.strip(), "--value-regex captured") for g in groups]
         return values if tasks else values[0]
@@ -251,7 +251,7 @@ class CommandObjective:
             n = max(len(self.tasks), 1)
             if pattern.groups < n:
                 raise ValueError(
-                    f"--value-regex {self.value_regex!r} has {pattern.groups} capture group(s); "
+                    f"--value-regex {shlex.quote(self.value_regex)} has {pattern.groups} capture group(s); "
                     f"it needs {n} (one per value), e.g. 'loss[:= ]+(\\S+)'"
                 )
 
@@ -260,7 +260,7 @@ class CommandObjective:
             return re.compile(self.value_regex)
         except re.error as exc:
             raise ValueError(
-                f"--value-regex {self.value_regex!r} is not a regular expression: {exc}"
+                f"--value-regex {shlex.quote(self.value_regex)} is not a regular expression: {exc}"
             ) from None
 
     def argv(self, params: dict) -> list[str]:
