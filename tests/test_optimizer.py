@@ -979,6 +979,11 @@ def test_cardinality_of_spaces():
     assert wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("i", 1, 3)]).cardinality == float("inf")
     assert wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality == 6
     assert wb.Space.grid([[0.0], [0.5], [1.0]]).cardinality == 3
+    # a count, printed as one (before: 6.0, and core.md's example printed 2560.0 for "2560 points")
+    assert type(wb.Space([wb.Int("i", 1, 3), wb.Categorical("c", [True, False])]).cardinality) is int
+    assert type(wb.Space.grid([[0.0], [0.5], [1.0]]).cardinality) is int
+    big = wb.Space([wb.Int(f"i{k}", 0, 999) for k in range(7)]).cardinality
+    assert big == 1000**7 and type(big) is int  # exact beyond 2**53
 
 
 def test_a_grid_with_duplicated_rows_is_exhausted_by_its_distinct_points():

@@ -19,6 +19,7 @@ names the parameter and the offending value.
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -158,20 +159,23 @@ class Space:
         return self.candidate_points is not None
 
     @property
-    def cardinality(self) -> float:
-        """Number of distinct valid points: the distinct candidates of a grid space (a duplicated
-        row is one point), the product of the parameters' sizes when every parameter is an
+    def cardinality(self) -> int | float:
+        """Number of distinct valid points (an int): the distinct candidates of a grid space (a
+        duplicated row is one point), the product of the parameters' sizes when every parameter is an
         :class:`Int`, a :class:`Categorical` or a :class:`Float` with ``step`` (its ``K + 1`` grid
-        values), and ``math.inf`` as soon as one parameter is a continuous :class:`Float`."""
+        values); ``math.inf`` as soon as one parameter is a continuous :class:`Float`."""
         if self.candidate_points is not None:
             distinct = self._distinct  # type: ignore[attr-defined]
             if distinct is None:  # (an ask reads it: counted once)
-                distinct = float(np.unique(self.candidate_points, axis=0).shape[0])
+                distinct = int(np.unique(self.candidate_points, axis=0).shape[0])
                 object.__setattr__(self, "_distinct", distinct)
             return distinct
-        size = 1.0
-        for p in self.params:
-            size *= p._size()
+        sizes = [p._size() for p in self.params]
+        if any(math.isinf(v) for v in sizes):
+            return math.inf
+        size = 1  # (an int: 5 points, not 5.0, and exact beyond 2**53)
+        for v in sizes:
+            size *= int(v)
         return size
 
     @property
