@@ -100,6 +100,8 @@ def test_bad_output_transform_arguments():
     wb.Optimizer(SPACE, prior=prior, transfer="none", output_transform="yeo-johnson")  # prior told as trials
 
     class NoLikelihood:  # the model protocol without a marginal likelihood
+        n_observations = 0
+
         def fit(self, X, y):
             return self
 

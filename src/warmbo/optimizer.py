@@ -657,14 +657,15 @@ class Optimizer:
             name = model.__name__
             raise ValueError(f"model must be a model object, got the class {name}: pass {name}(...)")
         if model is not None:
-            # the whole protocol, checked here: a scikit-learn regressor passed fit and predict, then
-            # failed with "no attribute 'n_observations'" after the design's evaluations were paid for
-            missing = [f"{m}()" for m in ("fit", "predict", "clone") if not callable(getattr(model, m, None))]
+            # what the protocol needs before a fit, checked here (clone and add are optional): a
+            # scikit-learn regressor passed fit and predict, then failed with "no attribute
+            # 'n_observations'" after the design's evaluations were paid for
+            missing = [f"{m}()" for m in ("fit", "predict") if not callable(getattr(model, m, None))]
             if not any(hasattr(owner, "n_observations") for owner in (type(model), model)):
                 missing.append("n_observations")
             if missing:
                 raise ValueError(
-                    f"model must follow warmbo's model protocol (fit, predict -> (mean, std), clone, "
+                    f"model must follow warmbo's model protocol (fit, predict -> (mean, std), "
                     f"n_observations, X_train_, y_train_: docs/optimizer.md, 'Your own model'), but "
                     f"{type(model).__name__} has no {', '.join(missing)}; a scikit-learn regressor needs a "
                     "wrapper (a subclass of warmbo.models.base.RegressorModel), or use kernel= with "

@@ -18,6 +18,12 @@ studies of the database: increasing within a study, not necessarily consecutive.
 
 The driver is psycopg 3 (``pip install 'warmbo[postgres]'``); it is imported only when a PostgreSQL
 URL is opened, so the SQLite path stays standard-library only.
+
+Why this file is long: one class implements the whole study interface in SQL (trials, meta,
+heartbeats, amendments, snapshots), and the connection handling a server needs and a file does not
+(reconnecting after a dropped connection, saying a transaction cut by it in warmbo's words, keeping
+passwords out of messages) lives beside it; splitting them would spread one connection's state over
+two modules.
 """
 
 from __future__ import annotations
