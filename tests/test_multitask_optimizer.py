@@ -544,3 +544,12 @@ def test_a_value_on_the_wrong_side_of_the_reference_point_is_warned_about_once()
         good.tell({"x": 0.1}, [0.99, 1.0])
         good.tell({"x": 0.2}, [0.01, 1.0])
     assert good.history[0].value > good.history[1].value
+
+
+def test_a_task_value_that_is_not_finite_is_named_in_plain_words():
+    # before: "value of task 'b' is np.float64(nan)"
+    mt = wb.MultiTaskOptimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), task_names=["a", "b"], seed=0)
+    with pytest.raises(ValueError, match=r"value of task 'b' is nan; values must be finite"):
+        mt.tell({"x": 0.5}, [1.0, float("nan")])
+    with pytest.raises(ValueError, match=r"value of task 'a' is -inf; values must be finite"):
+        mt.tell({"x": 0.5}, [float("-inf"), 1.0])

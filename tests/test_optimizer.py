@@ -2201,3 +2201,11 @@ def test_a_dict_with_a_suggestions_settings_rounded_completes_that_suggestion():
     far = {"lr": first["lr"] * 1.01, "n": first["n"], "x": first["x"]}  # a point of its own
     assert opt.tell(far, 2.0).id not in (first.trial_id, second.trial_id)
     assert len(opt.history) == 3 and opt.history[1].state == "pending"
+
+
+def test_budget_zero_says_it_asks_for_nothing():
+    # before: "... it already holds 0: nothing was evaluated. For 0 more, give budget=0"
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    with pytest.warns(wb.optimizer.BudgetAlreadyReachedWarning, match=r"^budget=0 asks for no evaluation"):
+        assert opt.run(lambda p: p["x0"], budget=0, progress=False) is None
+    assert len(opt.history) == 0

@@ -485,7 +485,7 @@ class MultiTaskOptimizer(Optimizer):
         bad = np.flatnonzero(~np.isfinite(arr))
         if bad.size:
             raise ValueError(
-                f"value of task {self.task_names[bad[0]]!r} is {arr[bad[0]]!r}; values must be finite"
+                f"value of task {self.task_names[bad[0]]!r} is {arr[bad[0]]:g}; values must be finite"
             )
         return arr
 

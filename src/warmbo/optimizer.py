@@ -250,8 +250,11 @@ class BudgetAlreadyReachedWarning(UserWarning):
     def __init__(self, budget: int, held: int):
         self.budget, self.held = budget, held
         super().__init__(
-            f"budget={budget} counts the study's finished trials (imported prior rows not counted), and it "
-            f"already holds {held}: nothing was evaluated. For {budget} more, give budget={held + budget}"
+            "budget=0 asks for no evaluation: nothing was evaluated"
+            if budget == 0
+            else f"budget={budget} counts the study's finished trials (imported prior rows not counted), "
+            f"and it already holds {held}: nothing was evaluated. For {budget} more, give "
+            f"budget={held + budget}"
         )
 
 
