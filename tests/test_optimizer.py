@@ -2209,3 +2209,14 @@ def test_budget_zero_says_it_asks_for_nothing():
     with pytest.warns(wb.optimizer.BudgetAlreadyReachedWarning, match=r"^budget=0 asks for no evaluation"):
         assert opt.run(lambda p: p["x0"], budget=0, progress=False) is None
     assert len(opt.history) == 0
+
+
+def test_a_report_into_a_file_path_is_refused_in_plain_words(tmp_path):
+    # before: a bare FileExistsError "[Errno 17] File exists: 'afile'"
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    opt.run(lambda p: p["x0"], budget=3, progress=False)
+    taken = tmp_path / "afile"
+    taken.write_text("mine")
+    with pytest.raises(ValueError, match="is a file: give a folder for report.html"):
+        opt.report(taken)
+    assert taken.read_text() == "mine"

@@ -1339,6 +1339,8 @@ def write_report(
         Path of ``report.html``.
     """
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():  # (mkdir said a bare "[Errno 17] File exists")
+        raise ValueError(f"{str(out)!r} is a file: give a folder for report.html and the PNGs")
     out.mkdir(parents=True, exist_ok=True)
     trials = list(trials)
     best = _best_trial(trials, maximize)
