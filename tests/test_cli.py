@@ -794,6 +794,14 @@ def test_status_last_must_be_positive(workdir, last):
     )
 
 
+def test_status_refuses_last_with_all(workdir):
+    # before: --all --last 3 showed 3 rows, the --all dropped without a word
+    invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
+    result = invoke("status", "h.db", "--all", "--last", 3)
+    assert result.exit_code == 1 and "give --last 3 or --all, not both" in result.output, result.output
+    assert invoke("status", "h.db", "--all").exit_code == 0
+
+
 # ------------------------------------------------------------------ resuming: direction, pending trials
 def test_a_resumed_study_keeps_its_stored_direction(workdir):
     args = ("optimize", "objmod:f", "--budget")

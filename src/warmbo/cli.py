@@ -2105,6 +2105,8 @@ def status(
     storage = _the_study(study, storage)
     if last is not None and last < 1:
         raise ValueError(f"--last must be a positive number of trials, got {last}")
+    if last is not None and all_rows:  # (--last won without a word)
+        raise ValueError(f"give --last {last} or --all, not both")
     opt = load_optimizer(storage, readonly=True)
     total = len(opt.study)
     if last is None and not all_rows and total > STATUS_ROWS:
