@@ -3138,3 +3138,14 @@ def test_optimizes_final_table_says_it_shows_the_last_ten_trials(workdir):
     small = invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "few.db", "--budget", 4)
     small = small.output
     assert "4 trials (minimize)" in small and "the last 10 of" not in small
+
+
+def test_status_renames_its_own_columns_when_a_parameter_has_their_name(workdir):
+    # before: the header read "trial | state | value | y | state | value | worker"
+    space = {"params": [{"type": "float", "name": n, "low": 0, "high": 1} for n in ("y", "state", "value")]}
+    (workdir / "clash.json").write_text(json.dumps(space))
+    invoke("suggest", "--storage", "c.db", "--space", "clash.json", "--seed", 0)
+    shown = invoke("status", "c.db").output
+    header = next(line for line in shown.splitlines() if "warmbo_state" in line)
+    cells = [c.strip() for c in header.replace("\u2503", "|").replace("\u2502", "|").split("|") if c.strip()]
+    assert cells == ["trial", "warmbo_state", "warmbo_value", "y", "state", "value", "worker"], header

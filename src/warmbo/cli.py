@@ -360,9 +360,17 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
     table = Table(title=title)
     shown = trials if limit is None else trials[-limit:]
     notes = _trial_notes(optimizer.study, shown, tasks)
-    columns = ("trial", "state", "value", *tasks, *names, "worker", *(("note",) if notes else ()))
-    for column in columns:
-        table.add_column(column, justify="right" if column in ("trial", "value", *tasks) else "left")
+    fixed = ("trial", "state", "value", "worker", "note")
+    # a parameter or task named like a fixed column (state, value): the fixed one is renamed, as export
+    # renames its columns (the header read "state | value | y | state | value")
+    own = {c: f"warmbo_{c}" if c in (*names, *tasks) else c for c in fixed}
+    columns = (
+        own["trial"], own["state"], own["value"], *tasks, *names, own["worker"],
+        *((own["note"],) if notes else ()),
+    )  # fmt: skip
+    numbers = {0, 2, *range(3, 3 + len(tasks))}  # trial, value and the task values: right-aligned
+    for k, column in enumerate(columns):
+        table.add_column(column, justify="right" if k in numbers else "left")
     styles = {"complete": "", "pending": "yellow", "failed": "red"}
     for t in shown:
         value = "" if t.value is None else f"{t.value:.6g}"
