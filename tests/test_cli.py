@@ -3149,3 +3149,18 @@ def test_status_renames_its_own_columns_when_a_parameter_has_their_name(workdir)
     header = next(line for line in shown.splitlines() if "warmbo_state" in line)
     cells = [c.strip() for c in header.replace("\u2503", "|").replace("\u2502", "|").split("|") if c.strip()]
     assert cells == ["trial", "warmbo_state", "warmbo_value", "y", "state", "value", "worker"], header
+
+
+def test_optimize_refuses_another_seed_or_transform_on_a_resumed_study(workdir):
+    # before: taken without a word and not applied (suggest refused the same --seed)
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "k.db", "--budget")
+    assert invoke(*args, 3, "--seed", 0).exit_code == 0
+    other = invoke(*args, 4, "--seed", 5)
+    assert other.exit_code == 1 and "--seed 5: study k.db keeps the seed it was created with (0)" in (
+        other.output
+    )
+    flat = invoke(*args, 4, "--output-transform", "none")
+    assert flat.exit_code == 1 and "keeps the transform it was created with (yeo-johnson)" in flat.output
+    assert len(wb.Study("k.db").trials()) == 3  # nothing evaluated under the refused settings
+    again = invoke(*args, 4, "--seed", 0, "--output-transform", "yeo-johnson")  # the same: taken
+    assert again.exit_code == 0 and len(wb.Study("k.db").trials()) == 4

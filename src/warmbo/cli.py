@@ -700,7 +700,12 @@ def optimize(
             show_default=False,
         ),
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed.")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Random seed of a new study (an existing one keeps its own: another is refused)."
+        ),
+    ] = None,
     n_initial: Annotated[
         int | None,
         typer.Option(
@@ -718,7 +723,8 @@ def optimize(
             "--output-transform",
             help="Scale of the GP: yeo-johnson (default without --prior: a power transform fitted "
             "to the values at every ask), none (the values as they are), or auto (whichever of the "
-            "two gives the data the higher likelihood). A resumed study keeps its own.",
+            "two gives the data the higher likelihood). A resumed study keeps its own (another is "
+            "refused).",
             show_default=False,
         ),
     ] = None,
@@ -796,6 +802,22 @@ def optimize(
             "--maximize/--minimize apply to single-objective studies; give --directions per task"
         )
     transform_given = output_transform is not None
+    if stored is not None:
+        # settings a resumed study keeps: another value given is refused, as `suggest` refuses it
+        # (before, --seed 5 and --output-transform none were taken without a word and not applied)
+        kept_seed = stored.settings.get("seed")
+        if seed is not None and kept_seed is not None and int(kept_seed) != seed:
+            raise ValueError(
+                f"--seed {seed}: study {redacted(storage)} keeps the seed it was created with ({kept_seed}); "
+                "leave --seed out to go on with it, or start a new study"
+            )
+        kept_transform = stored.settings.get("output_transform")
+        if transform_given and kept_transform is not None and output_transform != kept_transform:
+            raise ValueError(
+                f"--output-transform {output_transform}: study {redacted(storage)} keeps the transform "
+                f"it was created with ({kept_transform}); leave --output-transform out to go on with it, "
+                "or start a new study"
+            )
     if stored is not None and task_names is None:
         if output_transform is None:  # a resumed study keeps its stored transform
             output_transform = stored.settings.get("output_transform")
