@@ -811,8 +811,15 @@ def optimize(
                 f"--seed {seed}: study {redacted(storage)} keeps the seed it was created with ({kept_seed}); "
                 "leave --seed out to go on with it, or start a new study"
             )
+        from .optimizer import OUTPUT_TRANSFORMS
+
         kept_transform = stored.settings.get("output_transform")
-        if transform_given and kept_transform is not None and output_transform != kept_transform:
+        if (
+            transform_given
+            and output_transform in OUTPUT_TRANSFORMS  # (an unknown name: the optimizer says so)
+            and kept_transform is not None
+            and output_transform != kept_transform
+        ):
             raise ValueError(
                 f"--output-transform {output_transform}: study {redacted(storage)} keeps the transform "
                 f"it was created with ({kept_transform}); leave --output-transform out to go on with it, "
