@@ -103,6 +103,7 @@ from .kernels import Kernel
 from .maximize import anchored_candidates, chained_groups, sobol_screen, taken
 from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
+from .parameters import Float
 from .prior import (
     POOLED_PRIOR_ROWS,
     PRIOR_ROWS,
@@ -2313,18 +2314,28 @@ class Optimizer:
             for trial in pending:
                 if trial.params == params:
                     return trial.id
-            if pending:
-                # the settings of a pending suggestion as copied or rounded ("0.00123457" for
-                # 0.001234567891): the one pending trial the search itself counts as the same point
-                # (within DUPLICATE_TOLERANCE on the encoded cube) is completed, stored as suggested;
-                # telling it as a new trial left the suggestion pending for good, counted as running
-                near = taken(self.space.encode([t.params for t in pending]), self.space.encode([params]))
-                if int(near.sum()) == 1:
-                    return pending[int(np.flatnonzero(near)[0])].id
-            return None
+            # the settings of a pending suggestion as copied or rounded ("0.00123457" for
+            # 0.001234567891): the one pending trial equal in every parameter but a continuous float,
+            # and in those to 6 significant digits, is completed, stored as suggested (telling it as a
+            # new trial left the suggestion pending for good, counted as running)
+            close = [t for t in pending if self._rounded_copy(t.params, params)]
+            return close[0].id if len(close) == 1 else None
         raise ValueError(
             f"tell needs a Suggestion, Trial, trial id or parameter dict, got {trial_or_params!r}"
         )
+
+    def _rounded_copy(self, suggested: dict, told: dict) -> bool:
+        """Whether ``told`` is ``suggested`` with its continuous floats rounded to 6 significant digits
+        or more: within 5e-6 of their value (half a unit of the 6th digit is at most that; and 1e-12
+        of the range, for values near 0); every integer, categorical and grid parameter equal."""
+        for p in self.space.params:
+            a, b = suggested[p.name], told[p.name]
+            if type(p) is Float and p.step is None:
+                if abs(a - b) > 5e-6 * max(abs(a), abs(b)) + 1e-12 * (p.high - p.low):
+                    return False
+            elif a != b:
+                return False
+        return True
 
     def tell(self, trial_or_params, value) -> Trial:
         """Record the objective value of a suggestion, trial, trial id, or of any parameter dict.

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -176,7 +177,8 @@ class Space:
         size = 1  # (an int: 5 points, not 5.0, and exact beyond 2**53)
         for v in sizes:
             size *= int(v)
-        return size
+        # beyond a float's range, inf as the float product gave (math.isfinite of such an int raises)
+        return size if size <= sys.float_info.max else math.inf
 
     @property
     def candidates(self) -> FloatArray | None:
