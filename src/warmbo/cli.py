@@ -2544,18 +2544,18 @@ def clean_pending(
     ] = False,
 ) -> None:
     """Mark pending trials failed: by default those of runs that are gone (killed `warmbo optimize`
-    or Python runs: their heartbeat stopped, or their process on this machine has ended).
+    or Python runs: their heartbeat stopped, or the run said it stopped: Ctrl-C, SIGTERM, an error).
 
     A suggestion waiting for a person (`warmbo suggest`, no heartbeat) may be a colleague's
     experiment in progress, so it is kept unless `--older-than` or `--all` says otherwise; the
     command lists what it keeps, whose and how old. A live run's trials (a heartbeat within the last
-    30 s, from a process that still exists if it ran on this machine) are never failed. A value
+    30 s, from a run that has not said it stopped) are never failed by default. A value
     reported later for a cleared trial still completes it (`observe` does this on purpose). To
     evaluate them again, use `optimize --retry-pending` instead.
     """
     storage = _the_study(study, storage)
-    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS
-    from .storage import Study, worker_ended
+    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS, RUN_ENDED_PREFIX
+    from .storage import Study
 
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
         raise ValueError(f"--older-than must be a non-negative number of seconds, got {older_than!r}")
@@ -2572,8 +2572,16 @@ def clean_pending(
         def silent(t) -> float:
             return now - beats.get(t.id, t.created)
 
-        def live_run(t) -> bool:  # (a run that ended on this machine is not live, whatever its heartbeat)
-            return t.id in beating and silent(t) <= live and not worker_ended(t.worker)
+        ended = {}  # worker -> when its run stopped (Ctrl-C, SIGTERM, an error: Optimizer.run says so)
+        for key, value in study.meta_items(RUN_ENDED_PREFIX).items():
+            with contextlib.suppress(ValueError):
+                ended[key[len(RUN_ENDED_PREFIX) :]] = float(value)
+
+        def run_ended(t) -> bool:  # its run stopped after the trial's last heartbeat
+            return t.worker in ended and ended[t.worker] >= beats.get(t.id, t.created)
+
+        def live_run(t) -> bool:  # (a stopped run is not live, whatever its heartbeat)
+            return t.id in beating and silent(t) <= live and not run_ended(t)
 
         def clears(t) -> bool:
             if live_run(t):
@@ -2598,8 +2606,10 @@ def clean_pending(
         soft_wrap=True,
     )
     for t in stale:  # (whose and how old, as for those kept: the line gave the ids only)
-        if t.id in beating and silent(t) <= live:
-            why = f"its run (process {t.worker}) has ended"
+        if t.id in beating and run_ended(t):
+            why = "its run has stopped (interrupted, or stopped by an error)"
+        elif t.id in beating and silent(t) <= live:
+            why = f"silent {_duration(silent(t))}, --older-than {older_than:g} s"
         elif t.id in beating:
             why = f"its run's heartbeat stopped {_duration(silent(t))} ago"
         else:

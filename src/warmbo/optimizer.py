@@ -161,6 +161,9 @@ FIRST_FAILURES = 3
 #: ask with a :class:`~warmbo.storage.StorageError` saying that nothing of it was stored
 LOST_CONNECTION_RETRIES = 3
 
+#: meta key prefix of the time a worker's run stopped by an exception (Ctrl-C, SIGTERM, an error)
+RUN_ENDED_PREFIX = "run_ended:"
+
 #: the cold Sobol design has at most this many points (:func:`default_n_initial`)
 MAX_COLD_DESIGN = 20
 
@@ -2745,6 +2748,7 @@ class Optimizer:
                 self._remove_own_pending(unstarted)
             if submitter is not None:
                 self._stop_submitted(running, queue, created, evaluate, "interrupted", finished)
+            self._record_run_ended()
             # how to go on, under the traceback's last line (where a notebook's stop button leaves
             # the reader); the interrupt itself is what matters if the study cannot be read now
             with contextlib.suppress(Exception):
@@ -2759,6 +2763,7 @@ class Optimizer:
                 self._stop_submitted(
                     running, queue, created, evaluate, f"stopped by {type(exc).__name__}", finished
                 )
+            self._record_run_ended()
             raise
         finally:
             if beating is not None:
@@ -2780,6 +2785,16 @@ class Optimizer:
                 stacklevel=user_stacklevel(),
             )
         return self.best
+
+    def _record_run_ended(self) -> None:
+        """Store that this worker's run has stopped (``run_ended:<worker>``: the time): the pending
+        trials it leaves still carry a fresh heartbeat for up to 30 s, and ``warmbo clean-pending``
+        reads this to clear them at once instead of keeping them as a live run's. A store that fails
+        now records nothing (the heartbeat then decides, as after ``kill -9``)."""
+        if self.study.readonly:
+            return
+        with contextlib.suppress(Exception):
+            self.study.set_meta(f"{RUN_ENDED_PREFIX}{self.worker}", repr(time.time()))
 
     def _interrupted_note(self, finished: int, budget: int, left: Sequence[int]) -> str:
         """What an interrupted :meth:`run` kept and how to go on, added to its KeyboardInterrupt (the

@@ -109,29 +109,6 @@ class TrialNotFoundError(StorageError, KeyError):
         return str(self.args[0])
 
 
-def worker_ended(worker: str | None) -> bool:
-    """Whether a worker named by :func:`default_worker` (``user@host:pid[:thread]``) ran on this
-    machine in a process that no longer exists: a run stopped by Ctrl-C, SIGTERM or ``kill -9``
-    still has a fresh heartbeat for up to 30 s, but its trials are nobody's. False whenever it cannot
-    tell (another host, a name the user chose, a process that exists or may be another's): a trial
-    is then judged by its heartbeat alone."""
-    import re
-
-    match = re.fullmatch(r"(?:[^@]*@)?(?P<host>[^:@]+):(?P<pid>\d+)(?::.*)?", worker or "")
-    if match is None or match["host"] != socket.gethostname():
-        return False
-    pid = int(match["pid"])
-    if pid <= 0 or pid == os.getpid():
-        return False
-    try:
-        os.kill(pid, 0)  # signal 0: only whether the process exists
-    except ProcessLookupError:
-        return True
-    except (PermissionError, OSError):
-        return False
-    return False
-
-
 def default_worker() -> str:
     """Worker name recorded with trials: ``user@host:pid[:thread]`` (``host:pid[:thread]`` where no
     user name can be found). The user name tells a lab sharing a study who took a suggestion:
