@@ -2224,3 +2224,32 @@ def test_a_report_into_a_file_path_is_refused_in_plain_words(tmp_path):
     with pytest.raises(ValueError, match="is a file: give a folder for report.html"):
         opt.report(taken)
     assert taken.read_text() == "mine"
+
+
+def test_a_model_of_your_own_may_set_n_observations_when_it_fits():
+    # the check when the Optimizer is made refuses scikit-learn's estimators only; a model that sets
+    # n_observations in fit worked before it and works now, and one that never has it is named once fitted
+    class SetsItInFit:  # n_observations, X_train_ and y_train_ appear in fit only
+        def fit(self, X, y):
+            self.gp = wb.GP(wb.kernels.Matern(2.5, 0.3), noise=1e-4, normalize_y=True).fit(X, y)
+            self.n_observations, self.X_train_, self.y_train_ = len(X), np.asarray(X), np.asarray(y)
+            return self
+
+        def predict(self, X):
+            return self.gp.predict(X)
+
+    class Bare:
+        def fit(self, X, y):
+            self.gp = wb.GP(wb.kernels.Matern(2.5, 0.3), noise=1e-4).fit(X, y)
+            return self
+
+        def predict(self, X):
+            return self.gp.predict(X)
+
+    space = wb.Space.box([(0.0, 1.0), (0.0, 1.0)])
+    opt = wb.Optimizer(space, model=SetsItInFit(), seed=0, n_initial=3)
+    opt.run(lambda p: (p["x0"] - 0.3) ** 2 + p["x1"], budget=5, progress=False)
+    assert [t.state for t in opt.history] == ["complete"] * 5
+    bare = wb.Optimizer(space, model=Bare(), seed=0, n_initial=3)
+    with pytest.raises(ValueError, match=r"the model Bare, fitted, has no n_observations, X_train_, y_tr"):
+        bare.run(lambda p: p["x0"], budget=5, progress=False)

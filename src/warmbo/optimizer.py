@@ -495,6 +495,17 @@ def _refuse_multitask(storage) -> None:
         )
 
 
+def _check_fitted_protocol(model) -> None:
+    """A fitted model without what the acquisition reads (``n_observations``, ``X_train_``,
+    ``y_train_``) is refused in words naming them (before: an AttributeError deep in the acquisition)."""
+    missing = [name for name in ("n_observations", "X_train_", "y_train_") if not hasattr(model, name)]
+    if missing:
+        raise ValueError(
+            f"the model {type(model).__name__}, fitted, has no {', '.join(missing)}: warmbo's model "
+            "protocol needs them (docs/optimizer.md, 'Your own model')"
+        )
+
+
 def _basis(trials) -> tuple[tuple[int, float], ...]:
     """What a fit depends on: the complete trials' ids and values (an amended value changes it)."""
     return tuple((t.id, t.value) for t in trials if t.state == COMPLETE)
@@ -668,7 +679,9 @@ class Optimizer:
             # scikit-learn regressor passed fit and predict, then failed with "no attribute
             # 'n_observations'" after the design's evaluations were paid for
             missing = [f"{m}()" for m in ("fit", "predict") if not callable(getattr(model, m, None))]
-            if not any(hasattr(owner, "n_observations") for owner in (type(model), model)):
+            foreign = type(model).__module__.split(".")[0] == "sklearn"  # (a model of the user's own
+            # may set n_observations in fit: checked after its first fit, _check_fitted_protocol)
+            if foreign and not any(hasattr(owner, "n_observations") for owner in (type(model), model)):
                 missing.append("n_observations")
             if missing:
                 raise ValueError(
@@ -1834,6 +1847,7 @@ class Optimizer:
                 prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
             return x
         reference = self._ask_fit(trials)
+        _check_fitted_protocol(reference)
         self.model_ = reference
         self._model_basis = _basis(trials)
         self._store_warm_start()
