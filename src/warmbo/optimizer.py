@@ -326,7 +326,7 @@ class _FirstFailures:
 
 
 # warmbo's own refusal of what an objective returned: "value must be a number, got {value!r} (type)"
-_OWN_VALUE_ERROR = re.compile(r"value must be a number, got .*? \((?P<type>[\w.]+)\)")
+_OWN_VALUE_ERROR = re.compile(r"value must be a number, got .* \((?P<type>[\w.]+)\)")  # (greedy: the last)
 
 
 def _error_kind(error: str | None) -> str | None:
