@@ -2120,7 +2120,7 @@ def test_a_run_stops_when_every_value_returned_is_of_a_wrong_type_and_takes_a_on
     opt = wb.Optimizer(space, seed=0)  # a "(word)" inside the value itself: the type still decides
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
-        with pytest.raises(stopped, match="the same for the other values"):
+        with pytest.raises(wb.optimizer.RepeatedFailureError, match="the same for the other values"):
             opt.run(lambda p: {"status": "ok (cached)", "loss": p["lr"]}, budget=20, progress=False)
     opt = wb.Optimizer(space, seed=0)
     opt.run(lambda p: np.array([np.log10(p["lr"]) ** 2]), budget=5, progress=False)
