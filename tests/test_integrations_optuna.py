@@ -685,3 +685,15 @@ def test_one_sampler_serves_several_studies_one_after_the_other(tmp_path):
         study = optuna.create_study(study_name=name, storage=url, sampler=sampler)
         study.optimize(two, n_trials=6)
         assert sum(CHECKED_KEY in t.system_attrs for t in study.trials) == 2
+
+
+def test_a_kernel_that_the_transfer_would_drop_is_refused_when_the_sampler_is_made():
+    # before: refused only at the first warmbo proposal, after the startup trials were spent
+    from warmbo.kernels import RBF
+
+    prior = ([{"x": 0.1}, {"x": 0.5}], [1.0, 2.0])
+    with pytest.raises(ValueError, match="so kernel= would be ignored: give transfer='none'"):
+        WarmboSampler(prior=prior, optimizer_options={"kernel": RBF(0.2)})
+    with pytest.raises(ValueError, match="transfer='rgpe' builds its own model from the sources, so kernel="):
+        WarmboSampler(prior=prior, transfer="rgpe", optimizer_options={"kernel": RBF(0.2)})
+    WarmboSampler(prior=prior, transfer="none", optimizer_options={"kernel": RBF(0.2)})

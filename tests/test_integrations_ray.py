@@ -412,3 +412,16 @@ def test_a_checkpoint_holds_the_prior_data_not_a_postgresql_password(postgres_se
     assert restored.suggest("t1") == search.suggest("t1")
     np.testing.assert_array_equal(restored.optimizer.prior.y, search.optimizer.prior.y)
     assert [t.value for t in restored.optimizer.study.trials()][:1] == [loss(config)]
+
+
+def test_a_kernel_that_the_transfer_would_drop_is_refused_when_the_searcher_is_made():
+    # before: refused only when the optimizer was built, inside the Tune run, after trials were spent
+    from warmbo.kernels import RBF
+
+    prior = ([{"x": 0.1}, {"x": 0.5}], [1.0, 2.0])
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    with pytest.raises(ValueError, match="so kernel= would be ignored: give transfer='none'"):
+        WarmboSearch(space, metric="loss", mode="min", prior=prior, optimizer_options={"kernel": RBF(0.2)})
+    WarmboSearch(
+        space, metric="loss", mode="min", prior=prior, transfer="none", optimizer_options={"kernel": RBF(0.2)}
+    )

@@ -495,6 +495,29 @@ def _refuse_multitask(storage) -> None:
         )
 
 
+def refuse_dropped_model(
+    prior_given: bool, transfer: str | None, model_given: bool, kernel_given: bool
+) -> None:
+    """Refuse a model or kernel that a transfer would drop: ``prior=`` without ``transfer=`` means
+    ``transfer="auto"``, and every transfer method builds its own model from the sources, so the
+    ``model=`` or ``kernel=`` given was ignored without a word (``model=`` with a named method is
+    refused in :class:`Optimizer` already). Also called by the Optuna and Ray integrations when they
+    are made, before any trial is spent."""
+    if not prior_given or transfer == "none" or not (kernel_given or (model_given and transfer is None)):
+        return
+    given = "model=" if model_given else "kernel="
+    method = (
+        "prior= without transfer= transfers with transfer='auto', which"
+        if transfer is None
+        else (f"transfer={transfer!r}")
+    )
+    raise ValueError(
+        f"{method} builds its own model from the sources, so {given} would be ignored: give "
+        f"transfer='none' to import the prior rows as trials of this objective for your {given[:-1]}, or "
+        f"leave {given} out (a transfer model you built yourself goes in model= without prior=)"
+    )
+
+
 def _check_fitted_protocol(model) -> None:
     """A fitted model without what the acquisition reads (``n_observations``, ``X_train_``,
     ``y_train_``) is refused in words naming them (before: an AttributeError deep in the acquisition)."""
@@ -699,16 +722,7 @@ class Optimizer:
             raise ValueError(
                 "give either model= (a transfer model you built) or transfer= (one warmbo builds)"
             )
-        if transfer is None and prior is not None and (model is not None or kernel is not None):
-            # prior= alone means transfer="auto", whose model is built from the sources: the model or
-            # kernel given was dropped without a word
-            given = "model=" if model is not None else "kernel="
-            raise ValueError(
-                f"prior= without transfer= transfers with transfer='auto', which builds its own model "
-                f"from the sources, so {given} would be ignored: give transfer='none' to import the "
-                f"prior rows as trials of this objective for your {given[:-1]}, or leave {given} out "
-                "(a transfer model you built yourself goes in model= without prior=)"
-            )
+        refuse_dropped_model(prior is not None, transfer, model is not None, kernel is not None)
         self.space = space
         self.maximize = maximize
         self.n_initial = int(n_initial)

@@ -84,7 +84,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
-from ..optimizer import Optimizer, SpaceExhaustedError
+from ..optimizer import Optimizer, SpaceExhaustedError, refuse_dropped_model
 from ..prior import left_out_of_subspace, subspace_prior
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..transfer.registry import TRANSFER_METHODS
@@ -391,6 +391,7 @@ class WarmboSampler(BaseSampler):
         if transfer is not None and transfer not in TRANSFER_METHODS:
             raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
         _check_prior(prior)
+        refuse_dropped_model(prior is not None, transfer, "model" in options, "kernel" in options)
         self.seed = seed
         self.prior = prior
         self.transfer = transfer

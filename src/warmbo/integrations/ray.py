@@ -50,7 +50,13 @@ from ray.tune.search.sample import Integer as TuneInteger
 from ray.tune.search.variant_generator import parse_spec_vars
 from ray.tune.utils.util import flatten_dict, unflatten_dict
 
-from ..optimizer import PRIOR_WORKER, BudgetNotReachedWarning, Optimizer, SpaceExhaustedError
+from ..optimizer import (
+    PRIOR_WORKER,
+    BudgetNotReachedWarning,
+    Optimizer,
+    SpaceExhaustedError,
+    refuse_dropped_model,
+)
 from ..parameters import _decimals
 from ..space import Categorical, Float, Int, Space, SpaceError
 from ..trial import COMPLETE, PENDING
@@ -259,6 +265,7 @@ class WarmboSearch(Searcher):
                 f"optimizer_options: Optimizer has no argument {', '.join(unknown)} (it takes "
                 f"{', '.join(left)})"
             )
+        refuse_dropped_model(prior is not None, transfer, "model" in options, "kernel" in options)
         super().__init__(metric=metric, mode=mode)
         self._nested = isinstance(space, dict)
         self._steps: dict[str, _Step] = {}  # quantised Tune parameters: the space holds their index
