@@ -553,3 +553,17 @@ def test_a_task_value_that_is_not_finite_is_named_in_plain_words():
         mt.tell({"x": 0.5}, [1.0, float("nan")])
     with pytest.raises(ValueError, match=r"value of task 'a' is -inf; values must be finite"):
         mt.tell({"x": 0.5}, [float("-inf"), 1.0])
+
+
+def test_a_multi_task_study_opened_with_another_space_advises_add_prior_not_prior(tmp_path):
+    # before: it advised prior=[study], transfer='none', which prior= refuses for a multi-task study
+    url = str(tmp_path / "mt.db")
+    tasks = {"task_names": ["a", "b"], "seed": 0}
+    mt = wb.MultiTaskOptimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=url, **tasks)
+    mt.tell({"x": 0.5}, [1.0, 2.0])
+    mt.study.close()
+    with pytest.raises(
+        wb.storage.StorageError, match="different space.*MultiTaskOptimizer.add_prior"
+    ) as refused:
+        wb.MultiTaskOptimizer(wb.Space([wb.Float("x", 0.0, 2.0)]), storage=url, **tasks)
+    assert "prior=[" not in str(refused.value)

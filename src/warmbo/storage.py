@@ -144,7 +144,7 @@ def _backend(scheme: str) -> type:
 
 #: the metadata a study's opening reads: not the rest (a transfer study's sources are ~1 MB, read
 #: only by the optimizer that uses them)
-_OPENING_KEYS = ("schema_version", "space", "settings", "created")
+_OPENING_KEYS = ("schema_version", "space", "settings", "created", "multitask")
 _OPENING_META = f"SELECT key, value FROM meta WHERE key IN ({', '.join(repr(k) for k in _OPENING_KEYS)})"
 
 
@@ -706,12 +706,18 @@ class Study:
             ) from None
         if space is not None and space != stored_space:
             differences = "; ".join(space.diff(stored_space)) or "different structure"
+            advice = (
+                # (prior= refuses a multi-task study: its values are utilities of task vectors)
+                "start a new multi-task study and give it this study's task values with "
+                "MultiTaskOptimizer.add_prior (history.to_dataframe() has a column per task)"
+                if meta.get("multitask")
+                else f"start a new study with prior=[{self.reference!r}], transfer='none' (warmbo "
+                "optimize: --prior STUDY --transfer none); trials outside the new space are left out"
+            )
             raise StorageError(
                 f"study {self.path!r} was created with a different space (the space given first, the "
                 f"study's second): {differences}. A study's space cannot change; to search the new space "
-                f"with this study's trials, start a new study with prior=[{self.reference!r}], "
-                "transfer='none' (warmbo optimize: --prior STUDY --transfer none); trials outside the new "
-                "space are left out"
+                f"with this study's trials, {advice}"
             )
         stored_direction = self.settings.get("direction")
         new_direction = settings.get("direction")
