@@ -1732,7 +1732,7 @@ def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(wo
     again = invoke("export", "--storage", "lab.db", "--out", "trials.csv")
     assert again.exit_code == 1 and "--force" in again.output  # an existing file is not replaced
     done = invoke("export", "--storage", "lab.db", "--out", "trials.csv", "--complete", "--force")
-    assert done.exit_code == 0 and "wrote 1 trials" in done.output
+    assert done.exit_code == 0 and "wrote 1 trial to" in done.output  # (before: "wrote 1 trials")
     # the complete rows are prior data for a new study, read back exactly
     args = ("--space", "space.json", "--storage", "new.db", "--prior", "trials.csv", "--transfer", "none")
     assert invoke("optimize", "objmod:f", *args, "--budget", 0).exit_code == 0
@@ -3159,3 +3159,12 @@ def test_optimize_refuses_another_seed_or_transform_on_a_resumed_study(workdir):
     assert len(wb.Study("k.db").trials()) == 3  # nothing evaluated under the refused settings
     again = invoke(*args, 4, "--seed", 0, "--output-transform", "yeo-johnson")  # the same: taken
     assert again.exit_code == 0 and len(wb.Study("k.db").trials()) == 4
+
+
+def test_a_log_parameter_from_zero_is_refused_in_the_files_words(workdir):
+    # before: 'parameter a: log=True requires low > 0, got low=0.0' (Python's keyword, not the JSON)
+    space = {"params": [{"type": "float", "name": "a", "low": 0, "high": 1, "log": True}]}
+    (workdir / "logsp.json").write_text(json.dumps(space))
+    result = invoke("suggest", "--storage", "lg.db", "--space", "logsp.json")
+    assert result.exit_code == 1 and 'parameter a: "log": true needs a "low" above 0, got 0' in result.output
+    assert "log=True" not in result.output

@@ -99,7 +99,11 @@ def value_problem(p: Parameter, value: Any) -> str | None:
 
 
 def plainly(message: str) -> str:
-    """A library message with its parameter names as typed (``parameter 'a'`` reads ``parameter a``)."""
+    """A library message with its parameter names as typed (``parameter 'a'`` reads ``parameter a``),
+    and the Python keyword ``log=True`` in the file's words."""
+    message = re.sub(
+        r"log=True requires low > 0, got low=(\S+)", r'"log": true needs a "low" above 0, got \1', message
+    )
     return re.sub(r"parameter '([^'\n]*)'", r"parameter \1", message)
 
 

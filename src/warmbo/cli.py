@@ -342,6 +342,11 @@ def _params_table(title: str, rows, space) -> Table:
     return table
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 trial``, ``14 trials``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _texts(space, params) -> list[str]:
     """The parameters' values as tables show them, in the space's order (:meth:`Parameter.text`: a
     float has the digits that tell its parameter's values apart)."""
@@ -1205,7 +1210,7 @@ def _read_priors(
     parts = [_read_prior(entry, space, task, maximize, csv_options, storage, rename) for entry in prior]
     data = join_sources(prior, parts, space)
     seconds = time.perf_counter() - started
-    errors.print(f"read and validated {len(data)} rows in {seconds:.1f} s", highlight=False)
+    errors.print(f"read and validated {_count(len(data), 'row')} in {seconds:.1f} s", highlight=False)
     return data, parts
 
 
@@ -2205,7 +2210,9 @@ def export(
     )
     said = errors if to_stdout else console  # stdout holds only the CSV
     said.print(
-        f"wrote {len(trials)} trials to {'stdout' if to_stdout else out}", markup=False, highlight=False
+        f"wrote {_count(len(trials), 'trial')} to {'stdout' if to_stdout else out}",
+        markup=False,
+        highlight=False,
     )
     if value != "y":  # a parameter or task is named y
         said.print(
