@@ -3168,3 +3168,13 @@ def test_a_log_parameter_from_zero_is_refused_in_the_files_words(workdir):
     result = invoke("suggest", "--storage", "lg.db", "--space", "logsp.json")
     assert result.exit_code == 1 and 'parameter a: "log": true needs a "low" above 0, got 0' in result.output
     assert "log=True" not in result.output
+
+
+def test_a_json_value_that_is_not_a_number_is_shown_as_the_json_wrote_it():
+    # before: "the JSON value of 'value' is None, not a number" for {"value": null}
+    with pytest.raises(ObjectiveError, match='the JSON value of "value" is null, not a number'):
+        parse_values('{"value": null}\n', (), None)
+    with pytest.raises(ObjectiveError, match='the JSON value of "acc" is true, not a number'):
+        parse_values('{"acc": true, "lat": 3}\n', ("acc", "lat"), None)
+    with pytest.raises(ObjectiveError, match=r'has no key\(s\) \["lat"\]; it has \["acc"\]'):
+        parse_values('{"acc": 0.5}\n', ("acc", "lat"), None)

@@ -117,12 +117,14 @@ def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | N
         missing = [k for k in keys if k not in record]
         if missing:
             raise ObjectiveError(
-                f"the JSON object on the last line has no key(s) {missing}; it has {list(record)}"
+                f"the JSON object on the last line has no key(s) {json.dumps(missing)}; it has "
+                f"{json.dumps(list(record))}"
             )
         values = []
         for key in keys:
             if isinstance(record[key], bool) or not isinstance(record[key], int | float):
-                raise ObjectiveError(f"the JSON value of {key!r} is {record[key]!r}, not a number")
+                shown = json.dumps(record[key])[:80]  # (as the JSON wrote it: null, true, "0.5")
+                raise ObjectiveError(f"the JSON value of {json.dumps(key)} is {shown}, not a number")
             values.append(float(record[key]))
         return values if tasks else values[0]
     tokens = [t for t in _SEPARATORS.split(last) if t]
