@@ -425,9 +425,9 @@ def test_output_contract_reads_the_last_line(stdout, tasks, expected):
         ("", (), "printed nothing"),
         ("0.9\n", ("acc", "lat"), "must be 2 numbers (one per task: acc, lat)"),
         ("0.9 fast\n", ("acc", "lat"), "got '0.9 fast'"),
-        ('{"loss": 0.25}', (), "no key(s) ['value']"),
+        ('{"loss": 0.25}', (), 'no key(s) ["value"]'),
         ('{"value": "0.25"}', (), "not a number"),
-        ('{"acc": 0.9}', ("acc", "lat"), "no key(s) ['lat']"),
+        ('{"acc": 0.9}', ("acc", "lat"), 'no key(s) ["lat"]'),
         ("{value: 1}", (), "not valid JSON"),
     ],
 )
