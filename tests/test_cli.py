@@ -3178,3 +3178,17 @@ def test_a_json_value_that_is_not_a_number_is_shown_as_the_json_wrote_it():
         parse_values('{"acc": true, "lat": 3}\n', ("acc", "lat"), None)
     with pytest.raises(ObjectiveError, match=r'has no key\(s\) \["lat"\]; it has \["acc"\]'):
         parse_values('{"acc": 0.5}\n', ("acc", "lat"), None)
+
+
+def test_observe_says_which_suggestion_a_value_completes_when_tell_matches_it(workdir):
+    # settings typed with more digits than printed, the last ones off: the CLI's typed-digits match
+    # said "a new trial" while tell completed the suggestion (its 6-significant-digit match)
+    space = {"params": [{"type": "float", "name": "x", "low": 0, "high": 1}]}
+    (workdir / "ob.json").write_text(json.dumps(space))
+    invoke("suggest", "--storage", "ob.db", "--space", "ob.json", "--seed", 0)
+    (pending,) = wb.Study("ob.db").trials()
+    typed = json.dumps({"x": pending.params["x"] * (1 + 1e-9)})
+    shown = invoke("observe", "ob.db", "--params", typed, "--value", 1.0).output
+    assert f"trial {pending.id}: value 1 stored (suggested as trial {pending.id} at" in shown, shown
+    assert "a new trial" not in shown
+    assert [(t.id, t.state) for t in wb.Study("ob.db").trials()] == [(pending.id, "complete")]

@@ -2019,6 +2019,13 @@ def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | d
             f"Say which one with --trial: warmbo observe --storage {_study_arg(storage)} --trial "
             f"{close[0].id} --value V (or type the settings with more digits)"
         )
+    resolved = opt._resolve(point)  # (what tell itself completes: a suggestion's settings rounded)
+    if resolved is not None:
+        shown = _shown(opt.study.trial(resolved).params, opt.space)
+        return resolved, (
+            f" (suggested as trial {resolved} at {shown}: the settings given, to 6 significant digits; "
+            "stored as suggested)"
+        )
     if pending:  # (a suggestion left pending beside the new trial was easy to miss)
         ids = ", ".join(str(t.id) for t in pending)
         return point, f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids})"
