@@ -68,7 +68,6 @@ import contextlib
 import copy
 import json
 import math
-import re
 import shlex
 import sqlite3
 import threading
@@ -124,6 +123,7 @@ from .storage import (
     readonly_url,
     redacted,
     study_exists,
+    value_refusal_kind,
 )
 from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
@@ -325,17 +325,14 @@ class _FirstFailures:
         return error
 
 
-# warmbo's own refusal of what an objective returned: "value must be a number, got {value!r} (type)"
-_OWN_VALUE_ERROR = re.compile(r"value must be a number, got .* \((?P<type>[\w.]+)\)")  # (greedy: the last)
-
-
 def _error_kind(error: str | None) -> str | None:
     """What :class:`_FirstFailures` compares: the error as stored, except that warmbo's own refusal of
     a returned value names the value's type, not the value ("got {'loss': 0.31} (dict)" differs at
-    every trial, so an objective returning a dict spent its whole budget on failures). The user's own
-    messages are compared whole: a message that differs between trials ("diverged at step 37") may
-    depend on the configuration, and the run goes on."""
-    return None if error is None else _OWN_VALUE_ERROR.sub(r"value must be a number, got a \g<type>", error)
+    every trial, so an objective returning a dict spent its whole budget on failures;
+    :func:`~warmbo.storage.value_refusal_kind`). The user's own messages are compared whole: a message
+    that differs between trials ("diverged at step 37") may depend on the configuration, and the run
+    goes on."""
+    return None if error is None else value_refusal_kind(error)
 
 
 class TransferPredictionWarning(UserWarning):

@@ -34,6 +34,7 @@ import bisect
 import json
 import math
 import os
+import re
 import socket
 import sqlite3
 import threading
@@ -340,6 +341,17 @@ def _not_a_number(value: Any) -> ValueError:
             "score per fold: return scores.mean())"
         )
     return ValueError(message)
+
+
+#: what :func:`_not_a_number` says, read back by :func:`value_refusal_kind` (greedy: the last "(type)")
+_REFUSAL = re.compile(r"value must be a number, got .* \((?P<type>[\w.]+)\)")
+
+
+def value_refusal_kind(message: str) -> str:
+    """``message`` with the refused value of :func:`_not_a_number`'s words replaced by its type
+    ("got {'loss': 0.31} (dict)" -> "got a dict"): one refusal whatever the value; any other message
+    unchanged."""
+    return _REFUSAL.sub(r"value must be a number, got a \g<type>", message)
 
 
 def _finite_value(value: Any) -> float:
