@@ -377,8 +377,12 @@ def test_a_reopened_study_keeps_its_settings_and_refuses_conflicting_ones(space,
         ({"task_similarity": "estimate"}, "task_similarity='uniform', not 'estimate'"),
         ({"kernel": RBF(0.5)}, "kernel='RBF(lengthscale=0.2)', not 'RBF(lengthscale=0.5)'"),
     ]:  # fmt: skip
-        with pytest.raises(StorageError, match=re.escape(message)):
+        with pytest.raises(StorageError, match=re.escape(message)) as refused:
             wb.MultiTaskOptimizer(space, storage=path, **given)
+        # the setting and both values ride on the error, for a front end to word (the command line)
+        ((key, value),) = given.items()
+        assert isinstance(refused.value, wb.storage.SettingConflictError) and refused.value.key == key
+        assert refused.value.given == (value if key != "kernel" else repr(value))
     assert len(wb.MultiTaskOptimizer.load(path).history) == 1
 
 

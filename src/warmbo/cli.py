@@ -210,7 +210,7 @@ def friendly(command):
             # (a DataError may carry its message in the command line's words: --prior-y, not y=)
             _fail(
                 getattr(exc, "shell", None)
-                or (str(exc) if not isinstance(exc, KeyError) else str(exc.args[0]))
+                or (str(exc.args[0]) if isinstance(exc, KeyError) else _error_words(exc))
             )
         except MemoryError:
             if _STATE["debug"]:
@@ -230,6 +230,19 @@ def friendly(command):
             _fail(f"the PostgreSQL server: {said}" + (" (run the command again)" if transient else ""))
 
     return wrapper
+
+
+def _error_words(exc: BaseException) -> str:
+    """An exception's message; the operating system's errors without Python's ``[Errno 13]`` prefix:
+    ``cannot write 'out/report.html': permission denied``."""
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        reason = exc.strerror[:1].lower() + exc.strerror[1:]
+        if exc.filename2 is not None:
+            return f"{os.fsdecode(exc.filename)!r} -> {os.fsdecode(exc.filename2)!r}: {reason}"
+        return f"{os.fsdecode(exc.filename)!r}: {reason}"
+    if isinstance(exc, OSError) and exc.strerror and not exc.filename:
+        return exc.strerror[:1].lower() + exc.strerror[1:]
+    return str(exc)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -1492,6 +1505,7 @@ def _multitask_optimizer(
 ):
     from .multitask_optimizer import MultiTaskOptimizer
     from .scalarization import Chebyshev, Linear
+    from .storage import SettingConflictError
 
     words = _split(directions, "--directions")
     mapping = {"max": "maximize", "maximize": "maximize", "min": "minimize", "minimize": "minimize"}
@@ -1518,16 +1532,45 @@ def _multitask_optimizer(
         s = Linear()
     elif ref is not None or (scalarization == "chebyshev" and _stored_kind(storage) != "chebyshev"):
         s = Chebyshev(ref=reference)
-    return MultiTaskOptimizer(
-        space,
-        task_names=task_names,
-        directions=None if words is None else [mapping[w] for w in words],
-        scalarization=s,
-        budget_eps=budget_eps,
-        seed=seed,
-        n_initial=n_initial,
-        storage=storage,
-    )
+    if budget_eps is not None and not 0.0 < budget_eps < 1.0:
+        raise ValueError(f"--budget-eps must be between 0 and 1 (exclusive), got {budget_eps:g}")
+    try:
+        return MultiTaskOptimizer(
+            space,
+            task_names=task_names,
+            directions=None if words is None else [mapping[w] for w in words],
+            scalarization=s,
+            budget_eps=budget_eps,
+            seed=seed,
+            n_initial=n_initial,
+            storage=storage,
+        )
+    except SettingConflictError as exc:
+        if exc.key not in ("scalarization", "budget_eps"):
+            raise
+        if exc.key == "budget_eps":
+            created, given = (
+                f"--budget-eps {v:g}" if v is not None else "no --budget-eps"
+                for v in (exc.created, exc.given)
+            )
+            leave = "--budget-eps"
+        else:
+            created, given = (_scalarization_words(v) for v in (exc.created, exc.given))
+            leave = "--scalarization and --ref"
+        raise ValueError(
+            f"study {redacted(storage)} was created with {created}, not {given}; leave {leave} out to go "
+            "on with the study's, or start a new study"
+        ) from None
+
+
+def _scalarization_words(scalarization) -> str:
+    """A scalarisation as the options that make it (``--scalarization chebyshev --ref 1,2``)."""
+    ref = getattr(scalarization, "ref", None)
+    if type(scalarization).__name__ == "Linear":
+        return "--scalarization linear"
+    if ref is None:
+        return "--scalarization chebyshev (reference point 0, no --ref)"
+    return "--scalarization chebyshev --ref " + ",".join(f"{v:g}" for v in ref)
 
 
 def _stored_kind(storage) -> str | None:
@@ -2707,7 +2750,14 @@ def report(
     _large_study_note(opt, "the slices and the calibration")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", RuntimeWarning)
-        path = opt.report(out, title=f"warmbo study {redacted(storage)}")  # (a page to share)
+        try:
+            path = opt.report(out, title=f"warmbo study {redacted(storage)}")  # (a page to share)
+        except OSError as exc:
+            if _STATE["debug"] or not exc.strerror:
+                raise
+            said = _error_words(exc)
+            said = said.split(": ", 1)[-1] if exc.filename in (out, str(out)) else said
+            raise OSError(f"cannot write the report into {str(out)!r}: {said}") from None
     for warning in caught:  # the audit could not run: said on stderr; other warnings as usual
         if issubclass(warning.category, LargeStudyWarning):
             continue

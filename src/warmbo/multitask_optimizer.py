@@ -74,7 +74,7 @@ from .optimizer import PRIOR_WORKER, Optimizer, check_kernel_dim
 from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
-from .storage import StorageError, Study, study_exists
+from .storage import SettingConflictError, StorageError, Study, study_exists
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["MultiTaskOptimizer", "ReferencePointWarning"]
@@ -417,9 +417,12 @@ class MultiTaskOptimizer(Optimizer):
                 given, created = mine[key], theirs[key]
                 if key == "scalarization":  # both in the user's units, as given
                     given, created = (self._user_units(Scalarization.from_dict(v)) for v in (given, created))
-                raise StorageError(
+                raise SettingConflictError(
                     f"study {self.study.path!r} was created with {key}={created!r}, not {given!r}; "
-                    f"leave {key} out to use the stored value, or start a new study"
+                    f"leave {key} out to use the stored value, or start a new study",
+                    key,
+                    created,
+                    given,
                 )
             if key == "kernel":  # not given: a repr cannot rebuild it (inspecting the study is fine)
                 warnings.warn(

@@ -103,6 +103,18 @@ class ConnectionLostError(StorageError):
         self.reason = reason or message
 
 
+class SettingConflictError(StorageError):
+    """A setting given to an optimizer differs from the one its existing study was created with.
+    ``key`` names the setting (the constructor's argument), ``created`` and ``given`` are the two
+    values, so a front end (the command line) can say it in its own words."""
+
+    def __init__(self, message: str, key: str, created: object, given: object):
+        super().__init__(message)
+        self.key = key
+        self.created = created
+        self.given = given
+
+
 class TrialNotFoundError(StorageError, KeyError):
     """No trial with the given id exists in the study."""
 
