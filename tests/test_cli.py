@@ -380,6 +380,11 @@ def test_cmd_substitutes_parameter_names_with_dashes_and_dots(workdir):
     failed = wb.Study("e.db").trials()
     assert all(t.is_failed and "must be a single number" in t.error for t in failed)
     assert all(f"'{t.params['learning-rate']} 0.5'" in t.error for t in failed)
+    # warmbo's own words, stored as said (not ObjectiveError("...")'s repr, which doubles backslashes)
+    regex = invoke("optimize", "--cmd", "echo {learning-rate}", "--value-regex", r"loss=(\S+)", "--space",
+                   "dotted.json", "--budget", 1, "--storage", "r.db")  # fmt: skip
+    assert regex.exit_code == 0, regex.output
+    assert wb.Study("r.db").trial(1).error == r"--value-regex 'loss=(\S+)' matched nothing in the output"
 
 
 @pytest.mark.parametrize(

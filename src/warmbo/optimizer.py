@@ -2996,10 +2996,11 @@ class Optimizer:
         )
         try:
             if exc is not None:
+                error_text = failure_text(exc)
                 warnings.warn(
-                    f"trial {suggestion.trial_id} failed: {exc!r}", TrialFailedWarning, stacklevel=3
+                    f"trial {suggestion.trial_id} failed: {error_text}", TrialFailedWarning, stacklevel=3
                 )
-                return self.tell_failed(suggestion.trial_id, error=repr(exc))
+                return self.tell_failed(suggestion.trial_id, error=error_text)
             value = future.result()
             try:
                 return self.tell(suggestion.trial_id, value)
@@ -3053,7 +3054,7 @@ class Optimizer:
         if not (isinstance(error, ConnectionLostError) and error.at_commit):
             return False
         if exc is not None:
-            return stored.state == FAILED and stored.error == repr(exc)
+            return stored.state == FAILED and stored.error == failure_text(exc)
         try:
             return stored.state == COMPLETE and stored.value == float(future.result())
         except (TypeError, ValueError):
@@ -3062,6 +3063,19 @@ class Optimizer:
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
+
+
+def failure_text(exc: BaseException) -> str:
+    """How a failed evaluation's exception is stored (``Trial.error``) and shown: as the last line of
+    Python's traceback, ``ValueError: diverged at step 37`` (not its repr, whose quotes and doubled
+    backslashes a status table would show); a command's failure (``--cmd``) in warmbo's own words
+    alone: ``command exited with status 1: ...``."""
+    from .objective import ObjectiveError
+
+    said = str(exc)
+    if isinstance(exc, ObjectiveError) and said:
+        return said
+    return f"{type(exc).__name__}: {said}" if said else type(exc).__name__
 
 
 def _observed(trial: Trial) -> np.ndarray:
