@@ -764,3 +764,23 @@ def test_predict_of_a_transfer_ensemble_warns_once_and_target_only_is_in_the_use
     plain.run(loss, budget=6, progress=False)
     points = [t.params for t in plain.history]
     assert np.array_equal(plain.predict(points, target_only=True)[0], plain.predict(points)[0])
+
+
+def test_a_warm_design_suggests_the_sources_configurations_as_they_were_written(tmp_path):
+    # before: lr = 0.00098 of a source came back as 0.0009800000000000002 (log and exp's round-off),
+    # printed so by `warmbo suggest` and kept so in the study
+    space = wb.Space([wb.Float("lr", 1e-5, 1e-1, log=True), wb.Float("m", 0.5, 0.99), wb.Int("n", 1, 8)])
+    rng = np.random.default_rng(0)
+    rows = [
+        {"lr": float(f"{10**lr:.2g}"), "m": round(float(m), 3), "n": n}
+        for lr, m, n in zip(
+            rng.uniform(-5, -1, 30), rng.uniform(0.5, 0.99, 30), rng.integers(1, 9, 30).tolist(), strict=True
+        )
+    ]
+    y = [abs(np.log10(r["lr"]) + 3) + abs(r["m"] - 0.9) for r in rows]
+    path = str(tmp_path / "w.db")
+    opt = wb.Optimizer(space, prior=(rows, y), seed=0, storage=path)
+    batch = opt.ask(6)  # the warm design and its extension before results: source rows but the climb
+    written = [dict(s) for s in batch if dict(s) in rows]
+    assert len(written) >= 4 and all(space.decode(space.encode([p]))[0] != p for p in written[:1])
+    assert [t.params for t in wb.Study(path).trials()] == [dict(s) for s in batch]  # stored as suggested

@@ -1388,7 +1388,9 @@ class Optimizer:
         warm = self.warm_design()
         if warm is not None and len(warm) and not self._warm_design_used(warm):
             warm = None  # sources given after the study's own design: their design was never asked
-        points = () if warm is None or not len(warm) else tuple(self.space.decode(warm.points))
+        points = (
+            () if warm is None or not len(warm) else tuple(self.space.decode(warm.points, as_written=True))
+        )
         report = transfer_report(self.transfer, model, n_target, points, () if warm is None else warm.scores)
         if not report.sources:  # not fitted yet: the sources as given
             rows = [
@@ -2027,6 +2029,15 @@ class Optimizer:
                 self._warm_extended = np.vstack([warm.points, extra])[:size]
         return self._warm_extended
 
+    def _from_sources(self, x: np.ndarray) -> bool:
+        """Whether encoded point ``x`` is one of the warm design's (a source's configuration, bit for
+        bit): decoded as written (``Space.decode(as_written=True)``), so that a source's ``lr = 0.001``
+        is suggested as 0.001, not as ``0.0010000000000000002``."""
+        return any(
+            points is not None and bool((points == x).all(axis=1).any())
+            for points in (None if self._warm is None else self._warm.points, self._warm_extended)
+        )
+
     def _check_room(self, count: int) -> None:
         """Refuse at once an ``ask(count)`` that a finite space (a grid, or integers, categoricals
         and step parameters only) cannot serve: at most its points that
@@ -2237,7 +2248,10 @@ class Optimizer:
         def insert(x) -> Suggestion:
             if admit is not None and not admit():
                 raise _BudgetReached
-            trial = self.study.add_trial(self.space.decode(x)[0], PENDING, worker=self.worker)
+            written = self._from_sources(x)
+            trial = self.study.add_trial(
+                self.space.decode(x, as_written=written)[0], PENDING, worker=self.worker
+            )
             stored.append((trial.id, trial.params))
             if admit is not None:
                 self.study.heartbeat([trial.id])

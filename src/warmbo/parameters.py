@@ -154,6 +154,11 @@ def _as_unit_matrix(
     return np.clip(A, 0.0, 1.0)
 
 
+#: Significant digits of the values :meth:`Space.decode` tries with ``as_written=True``: as many as a
+#: value typed by a person or printed by a ``%g``-like format has.
+WRITTEN_DIGITS = 10
+
+
 def _lerp(a: float, b: float, u: FloatArray) -> FloatArray:
     """``a + u * (b - a)``, exact at both ends (``u = 0 -> a``, ``u = 1 -> b``)."""
     span = b - a
@@ -492,6 +497,23 @@ class Float(Parameter):
         else:
             v = _lerp(self.low, self.high, u)
         return [float(x) for x in np.clip(v, self.low, self.high)]
+
+    def _decode_written(self, U: FloatArray) -> list[float]:
+        """:meth:`_decode_clipped`, each value replaced by its rounding to :data:`WRITTEN_DIGITS`
+        significant digits where that rounding encodes to the same coordinate bit for bit: the value
+        a point was encoded from comes back as written (``lr = 0.001``, not the
+        ``0.0010000000000000002`` that ``log`` and ``exp`` leave)."""
+        decoded = self._decode_clipped(U)
+        if self.step is not None:
+            return decoded  # (grid values are rounded already)
+        v = np.asarray(decoded, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            exponent = np.floor(np.log10(np.abs(v)))
+            k = WRITTEN_DIGITS - 1 - np.where(np.isfinite(exponent), exponent, 0.0)  # decimals kept
+            up, down = 10.0 ** np.maximum(k, 0.0), 10.0 ** np.maximum(-k, 0.0)
+            short = np.clip(np.round(v * up / down) * down / up, self.low, self.high)
+            same = (self._encode_valid(short)[:, 0] == U[:, 0]) & np.isfinite(short)
+        return [float(x) for x in np.where(same, short, v)]
 
     def _snap_clipped(self, U: FloatArray) -> FloatArray:
         if self.step is not None:  # to the centre of the grid value's bin

@@ -384,13 +384,21 @@ class Space:
             A = A.reshape(1, -1)
         return _as_unit_matrix(A, self.dim, "Space", self._col_names), single  # type: ignore[attr-defined]
 
-    def decode(self, U: ArrayLike) -> list[dict[str, Any]]:
+    def decode(self, U: ArrayLike, *, as_written: bool = False) -> list[dict[str, Any]]:
         """Decode encoded points.
 
         Parameters
         ----------
         U : array_like
             ``(dim,)`` or ``(n, dim)``; clipped to ``[0, 1]`` first, NaN is an error.
+        as_written : bool, default False
+            Points encoded from values someone wrote (a transfer source's configurations): a
+            continuous float comes back as its rounding to 10 significant digits
+            (``parameters.WRITTEN_DIGITS``) where that rounding encodes to the same coordinate bit for
+            bit, so ``decode(encode(p), as_written=True) == p`` for values of up to 10 digits
+            (``0.001``, not the ``0.0010000000000000002`` that ``log`` and ``exp`` leave). Off by
+            default: the decoded value of any other coordinate (an acquisition maximum) is kept as
+            computed.
 
         Returns
         -------
@@ -404,7 +412,10 @@ class Space:
         A, _ = self._as_batch(U)
         if self.candidate_points is not None:
             return [self._grid_point(int(i)) for i in self._nearest(A)]
-        columns = [p._decode_clipped(A[:, sl]) for p, sl in zip(self.params, self._slices, strict=True)]  # type: ignore[attr-defined]
+        columns = [
+            (p._decode_written if as_written and isinstance(p, Float) else p._decode_clipped)(A[:, sl])  # type: ignore[attr-defined]
+            for p, sl in zip(self.params, self._slices, strict=True)
+        ]
         return [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
 
     def snap(self, U: ArrayLike) -> FloatArray:
