@@ -133,7 +133,7 @@ def main() -> None:
                 apply, undo = _map_models(sources_too=arm == "auto-map-all")
                 apply()
             try:
-                entry = _suite_results(suite, sizes, (method,), ctx)
+                entry = _suite_results(suite, sizes, (method,), ctx, {}, lambda: None)
             finally:
                 if patch is not None:
                     optimizer_module.Optimizer._acquisition_for = patch[0]
