@@ -43,6 +43,9 @@ def test_igpucb_uses_information_gain_of_the_observed_points():
     assert schedule.beta_t(11, gp) == pytest.approx(expected, rel=1e-14)
     assert schedule.beta_t(1) == pytest.approx((3.0 + 0.1 * math.sqrt(2 * (1 + math.log(10)))) ** 2)
     assert schedule.beta_t(11, gp) > schedule.beta_t(1)
+    # later rounds without the model: refused (before, gamma_10 was taken as 0, the round-1 width)
+    with pytest.raises(ValueError, match=r"beta_t\(11\) needs the model holding the t - 1 = 10 points"):
+        schedule.beta_t(11)
 
 
 def test_constant_and_immutability():

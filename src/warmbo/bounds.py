@@ -187,7 +187,14 @@ class IGPUCB(Schedule):
         _check_delta(self.delta)
 
     def beta_t(self, t: int, model=None) -> float:
-        _check_round(t)
+        t = _check_round(t)
+        if model is None and t > 1:
+            # (gamma_{t-1} = 0 would be the round-1 width at every round: intervals too narrow)
+            raise ValueError(
+                f"IGPUCB.beta_t({t}) needs the model holding the t - 1 = {t - 1} points: beta_t grows with "
+                "their information gain gamma_{t-1} (model.info_gain()); pass model=, or use t = 1 "
+                "before any point"
+            )
         gamma = 0.0 if model is None or model.n_observations == 0 else float(model.info_gain())
         root = self.B + self.R * math.sqrt(2.0 * (gamma + 1.0 + math.log(1.0 / self.delta)))
         return root**2
