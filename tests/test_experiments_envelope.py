@@ -372,6 +372,21 @@ def test_cli_reproduce_envelope_parts(tmp_path):
         ],
     )
     assert missing.exit_code == 1 and "usps.npz" in missing.output
+    # a page that is not there is said before the run, not after it (and nothing is written)
+    page = runner.invoke(
+        app,
+        [
+            "reproduce",
+            "envelope",
+            "--quick",
+            "--out",
+            str(tmp_path / "p"),
+            "--update-docs",
+            str(tmp_path / "no.md"),
+        ],
+    )
+    assert page.exit_code == 1 and "--update-docs" in page.output and "does not exist" in page.output
+    assert not (tmp_path / "p").exists()
     other = runner.invoke(app, ["reproduce", "metakel", "--quick", "--part", "mlp"])
     assert (
         other.exit_code == 1

@@ -2979,6 +2979,9 @@ def reproduce(
             )
     out = out or Path("warmbo-reproduce") / experiment
     _check_reproduce_out(out, force)
+    if update_docs is not None and not update_docs.is_file():  # (before the run, not after it)
+        missing = "is a folder" if update_docs.is_dir() else "does not exist"
+        raise ValueError(f"--update-docs {str(update_docs)!r} {missing}: give the Markdown page to update")
     earlier = _earlier_figures(out)  # (with --force: the run replaces the results of an earlier one)
     options = {k: v for k, v in given.items() if k in entry.options}
     received: list[int] = []
