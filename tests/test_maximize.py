@@ -193,6 +193,10 @@ def test_an_acquisition_not_bound_to_a_model_is_refused_with_what_to_do(finite):
         maximize(EI(), space, seed=0)
     gp = GP(RBF(0.3), noise=1e-4).fit(space.sample_encoded(4, seed=0), np.arange(4.0))
     assert np.isfinite(maximize(EI().bind(gp, space=space), space, seed=0).value)  # the fix works
+    # a model of another dimension: said as such (before: "X must have shape (n, 2), got (2048, 3)")
+    wider = Space.box([(0.0, 1.0)] * 3)
+    with pytest.raises(ValueError, match="fitted on 2-dimensional points, but the space encodes points in 3"):
+        maximize(EI().bind(gp), wider, seed=0)
 
 
 def _groups_by_kdtree(P: np.ndarray, radius: float) -> int:

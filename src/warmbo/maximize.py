@@ -349,6 +349,13 @@ def maximize(
             f"{acq!r}: pass {type(acq).__name__}(...).bind(model, space=space)"
         )
     d = space.dim
+    fitted_dim = getattr(getattr(acq, "model", None), "input_dim", None)
+    if isinstance(fitted_dim, int) and fitted_dim != d:
+        raise ValueError(
+            f"the acquisition's model was fitted on {fitted_dim}-dimensional points, but the space encodes "
+            f"points in {d} dimensions ({space.names}): bind it to a model fitted on space.encode(...) of "
+            "this space's points"
+        )
     if space.is_finite:
         candidates = np.asarray(space.candidates, dtype=np.float64)
         values = _evaluate(acq, candidates)
