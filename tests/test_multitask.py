@@ -316,6 +316,10 @@ def test_weight_samplers_follow_paria():
     assert np.allclose(cheb, a / a.sum(axis=1, keepdims=True))
     for W in (lin, cheb):
         assert np.all(W > 0) and np.allclose(W.sum(axis=1), 1.0)
+    # weights for another number of tasks than the reference point has: refused (they were drawn)
+    assert Chebyshev(ref=(0.0,) * n).sample_weights(n, 5, seed=8) == pytest.approx(cheb)
+    with pytest.raises(ValueError, match=r"n_tasks=3, but the reference point \(0.0, 0.0, 0.0, 0.0\) has 4"):
+        Chebyshev(ref=(0.0,) * n).sample_weights(3, 5, seed=8)
 
 
 def test_scalarization_lipschitz_holds_empirically():

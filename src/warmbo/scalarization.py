@@ -82,6 +82,11 @@ class Scalarization(ABC):
         """Draw ``size`` weight vectors from P_lambda (Paria et al.'s sampler, 001 Section 5)."""
         check_int(n_tasks, "n_tasks", 1)
         check_int(size, "size", 1)
+        ref = getattr(self, "ref", None)
+        if ref is not None and len(ref) != n_tasks:
+            raise ValueError(
+                f"n_tasks={n_tasks}, but the reference point {tuple(ref)} has {len(ref)} entries"
+            )
         u = 1.0 - _as_rng(seed).random((int(size), int(n_tasks)))  # in (0, 1]: 1/u_i is finite
         return self._weights_from_uniform(u)
 
