@@ -310,6 +310,21 @@ def test_a_single_pair_for_tasks_is_named():
     MetaKeL([Legendre(1)], lam=0.01).fit([(X, y)])  # one task, written as a list of one pair
 
 
+def test_inputs_outside_the_legendre_domain_are_warned_about_once_and_inside_are_not():
+    rng = np.random.default_rng(0)
+    wide = [(rng.uniform(-5, 5, 20), rng.standard_normal(20)) for _ in range(4)]
+    with pytest.warns(
+        UserWarning, match=r"tasks\[0\]: input 0 spans \[-.*outside the domain \(-1, 1\)"
+    ) as caught:
+        MetaKeL([Legendre(1), Legendre(2)], lam=0.01).fit(wide)
+    assert sum("outside the domain" in str(w.message) for w in caught) == 1
+    # (0, 1) inputs are inside Legendre(j, domain=(0, 1)) and inside its end points: no warning
+    unit = [(np.linspace(0, 1, 20), rng.standard_normal(20)) for _ in range(4)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        MetaKeL([Legendre(1, domain=(0, 1)), Legendre(2, domain=(0, 1))], lam=0.01).fit(unit)
+
+
 @pytest.mark.parametrize("T", [0, -3, None, 2.5])
 def test_metakel_bound_needs_a_horizon(T):
     """T is required (sbar = 1 + 2/T): the message must not offer None."""

@@ -75,6 +75,32 @@ def _check_base(base) -> list[FeatureKernel]:
     return list(base)
 
 
+def _warn_outside_domains(base, tasks) -> None:
+    """Warn once when the tasks' inputs leave a base kernel's ``domain`` (Legendre features): there
+    the features are no longer orthonormal and grow like ``|x|^j``, so the group lasso's groups are
+    on wildly different scales (on x in [-5, 5] with the default (-1, 1) every kernel was selected,
+    with only the solver's tolerance warning)."""
+    for kernel in base:
+        domain, v = getattr(kernel, "domain", None), getattr(kernel, "variable", 0)
+        if domain is None:
+            continue
+        a, b = domain
+        slack = 1e-9 * (b - a)
+        for s, task in enumerate(tasks):
+            column = np.asarray(task[0], dtype=np.float64).reshape(len(task[0]), -1)[:, v]
+            low, high = float(column.min()), float(column.max())
+            if low < a - slack or high > b + slack:
+                warnings.warn(
+                    f"tasks[{s}]: input {v} spans [{low:.4g}, {high:.4g}], outside the domain ({a:g}, {b:g}) "
+                    f"of {kernel!r}; its features are orthonormal only there and grow fast outside it: "
+                    f"rescale the inputs into ({a:g}, {b:g}) or give the kernels "
+                    f"domain=({low:.4g}, {high:.4g})",
+                    UserWarning,
+                    stacklevel=5,  # (fit, through its BLAS-threads wrapper, then _prepare)
+                )
+                return
+
+
 class MetaKeL(ModelBase):
     """Meta-learn a sparse combination of base kernels from m offline tasks (000).
 
@@ -188,6 +214,7 @@ class MetaKeL(ModelBase):
                 blocks.append(F)
             features.append(np.hstack(blocks))
             ys.append(y)
+        _warn_outside_domains(base, tasks)
         widths = [int(kernel.dim) for kernel in base]
         edges = np.concatenate([[0], np.cumsum(widths)])
         groups = [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
