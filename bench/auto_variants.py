@@ -44,42 +44,44 @@ import numpy as np
 import warmbo.optimizer as optimizer_module
 from warmbo.benchmarks.transfer import SIZES, _Suite, _suite_results
 
-ARMS = ("none", "avg-rank", "rgpe", "auto", "auto-mean6", "auto-mean11", "auto-map", "auto-map-all")
+ARMS = (
+    "none",
+    "avg-rank",
+    "rgpe",
+    "auto",
+    "auto-mean6",
+    "auto-mean11",
+    "auto-old",
+    "auto-nofallback",
+    "auto-map-all",
+)
 
 
-def _map_models(sources_too: bool):
-    """``auto`` whose target GP (and, with ``sources_too``, every source GP) is the optimizer's
-    default model (MAP under the dimension-scaled priors, a fitted constant mean:
-    :func:`warmbo.models.default_model`) instead of plain ML-II (:func:`warmbo.models.ml2_model`),
-    standardised by the ensemble as before. Session 32: with an uninformative source (every earlier
-    value equal) ``auto`` stopped at a boundary in 6 of 8 seeds of docs/transfer.md's example, the
-    target's ML-II lengthscale of the second parameter at its bound."""
-    from warmbo.models.defaults import default_model
+def _variant(arm: str):
+    """``(apply, undo)`` for the session-32 arms: ``auto-old`` is ``auto`` before session 32 (its
+    target GP plain ML-II, :func:`warmbo.models.ml2_model`, and no cold fallback); ``auto-nofallback``
+    is ``auto`` without :meth:`warmbo.Optimizer._sources_lost`'s rule (the cold design's next point
+    while the sources have no weight); ``auto-map-all`` is ``auto`` with every source GP as the
+    default model too. The run stored in bench/results/auto_variants_map.json (git 8b37932) had the
+    arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
+    (then without the fallback)."""
     from warmbo.transfer import baselines
 
-    original_fit, original_gp = baselines.RGPE._fit_z, baselines.RGPE._gp
+    target_gp, gp, fallback = baselines.RGPE._target_gp, baselines.RGPE._gp, optimizer_module.COLD_FALLBACK
 
-    def map_gp(self, dim):
-        gp = default_model(dim, self.seed, self.kernel).clone(normalize_y=False)
-        if not self.fit_hyperparameters:
-            gp = gp.clone(optimizer=None)
-        return gp if self.noise is None else gp.clone(noise=float(self.noise), fit_noise=False)
-
-    def fit_z(self, X, z, sources):
-        self.source_models_ = self._source_models(sources, X.shape[1])
-        self.target_model_ = map_gp(self, X.shape[1]).fit(X, z)
-        self.ranking_losses_ = self._ranking_losses(X, z)
-        self.weights_ = self._weights(self.ranking_losses_, X.shape[0])
-
-    def patch():
-        baselines.RGPE._fit_z = fit_z
-        if sources_too:
-            baselines.RGPE._gp = map_gp
+    def apply():
+        if arm == "auto-old":
+            baselines.RGPE._target_gp = lambda self, dim: self._gp(dim)
+        if arm in ("auto-old", "auto-nofallback"):
+            optimizer_module.COLD_FALLBACK = False
+        if arm == "auto-map-all":
+            baselines.RGPE._gp = lambda self, dim: target_gp(self, dim)
 
     def undo():
-        baselines.RGPE._fit_z, baselines.RGPE._gp = original_fit, original_gp
+        baselines.RGPE._target_gp, baselines.RGPE._gp = target_gp, gp
+        optimizer_module.COLD_FALLBACK = fallback
 
-    return patch, undo
+    return apply, undo
 
 
 def _mean_until(k: int):
@@ -128,9 +130,9 @@ def main() -> None:
             if arm.startswith("auto-mean"):
                 method, patch = "auto", _mean_until(int(arm[len("auto-mean") :]))
                 optimizer_module.Optimizer._acquisition_for = patch[1]
-            elif arm.startswith("auto-map"):
+            elif arm in ("auto-old", "auto-nofallback", "auto-map-all"):
                 method = "auto"
-                apply, undo = _map_models(sources_too=arm == "auto-map-all")
+                apply, undo = _variant(arm)
                 apply()
             try:
                 entry = _suite_results(suite, sizes, (method,), ctx, {}, lambda: None)

@@ -7,12 +7,14 @@ script measures that on four standard problems, for three kinds of useless sourc
 of ``--rows`` rows at Sobol points of the space): ``constant`` (every value 1.0), ``noise`` (values
 uniform on the target's range, independent of the point) and ``negated`` (the target's own values
 negated: its best points are the target's worst). Arms: ``cold`` (no prior), ``auto`` (as shipped at
-the time of the run) and ``auto-map`` (the ensemble's target GP as the optimizer's default MAP model;
-bench/auto_variants.py's patch). Reported per problem and source: the median final simple regret over
+the time of the run), and bench/auto_variants.py's ``auto-old`` (before session 32: the ensemble's
+target GP plain ML-II, no cold fallback), ``auto-nofallback`` and ``auto-map-all``. The first stored
+run (git f0fe357) had the arms ``auto`` (= ``auto-old``) and ``auto-map`` (= ``auto-nofallback``).
+Reported per problem and source: the median final simple regret over
 the seeds, and in how many seeds the arm ends more than 10x (and more than 1e-3) behind the cold
 run of the same seed.
 
-    python bench/useless_sources.py [--seeds 5] [--budget 30] [--rows 50] [--arms cold,auto,auto-map]
+    python bench/useless_sources.py [--seeds 5] [--budget 30] [--rows 50] [--arms cold,auto,auto-old]
 
 Results: bench/results/useless_sources.json and a table on stdout.
 """
@@ -34,7 +36,7 @@ from warmbo.benchmarks._common import git_commit
 from warmbo.benchmarks.quality import problem
 
 sys.path.insert(0, str(Path(__file__).parent))
-import auto_variants  # noqa: E402 - the auto-map patch
+import auto_variants  # noqa: E402 - the arms' patches
 
 PROBLEMS = ("branin", "hartmann3", "hartmann6", "levy-6")
 SOURCES = ("constant", "noise", "negated")
@@ -68,7 +70,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--rows", type=int, default=50)
-    parser.add_argument("--arms", default="cold,auto,auto-map")
+    parser.add_argument("--arms", default="cold,auto,auto-old,auto-nofallback")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "useless_sources.json"))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -90,8 +92,8 @@ def main() -> None:
                 if arm == "cold":
                     continue
                 undo = None
-                if arm == "auto-map":
-                    apply, undo = auto_variants._map_models(sources_too=False)
+                if arm != "auto":
+                    apply, undo = auto_variants._variant(arm)
                     apply()
                 try:
                     regret = [

@@ -66,7 +66,7 @@ from .._threads import blas_limited
 from .._validation import as_points, as_training_points, as_values, check_int
 from ..kernels.base import Kernel
 from ..models.base import NotFittedError, RegressorModel
-from ..models.defaults import ml2_model
+from ..models.defaults import default_model, ml2_model
 from ..models.gp import GP, Prediction
 from .sources import SourceTask, as_sources
 
@@ -798,17 +798,32 @@ class RGPE(_TransferModel):
     source_fit_points : int or None
         Rows of each source used to fit its hyperparameters (100; the GP then conditions on all its
         rows); None uses every row (exact, O(n^3) per likelihood evaluation).
+    map_target : bool
+        Fit the target GP as the optimizer's default model does (MAP under the dimension-scaled
+        priors, a fitted constant mean: :func:`~warmbo.models.default_model`) instead of ML-II
+        (False, RGPE as published; True in ``transfer="auto"``). When the sources lose their
+        weight the ensemble is the target GP alone, and ML-II on a few clustered points ran
+        lengthscales to their bounds (bench/useless_sources.py, docs/transfer.md).
 
     Attributes
     ----------
     weights_ : ndarray (n_sources + 1,)
         Ensemble weights, the target model last; they sum to 1.
+    sources_weight_ : float
+        The sources' share of the ensemble, ``sum(weights_[:-1])``: 0 when the target GP alone ranks
+        the target's observations best in every draw.
     ranking_losses_ : ndarray (n_sources + 1, n_samples)
     source_models_ : tuple of GP
     target_model_ : GP
     """
 
-    _param_names = (*_TransferModel._param_names, "n_samples", "prevent_dilution", "source_fit_points")
+    _param_names = (
+        *_TransferModel._param_names,
+        "n_samples",
+        "prevent_dilution",
+        "source_fit_points",
+        "map_target",
+    )
     #: sources are modelled one GP each, so the optimizer caps prior rows per source, not in total
     separate_sources = True
 
@@ -822,11 +837,13 @@ class RGPE(_TransferModel):
         n_samples: int = 256,
         prevent_dilution: bool = True,
         source_fit_points: int | None = 100,
+        map_target: bool = False,
     ):
         super().__init__(source, kernel, noise, seed, fit_hyperparameters)
         self.n_samples = n_samples
         self.prevent_dilution = prevent_dilution
         self.source_fit_points = source_fit_points
+        self.map_target = map_target
 
     def _validate_extra(self) -> None:
         if (
@@ -837,6 +854,8 @@ class RGPE(_TransferModel):
             raise ValueError(f"n_samples must be a positive integer, got {self.n_samples!r}")
         if not isinstance(self.prevent_dilution, bool | np.bool_):
             raise ValueError(f"prevent_dilution must be True or False, got {self.prevent_dilution!r}")
+        if not isinstance(self.map_target, bool | np.bool_):
+            raise ValueError(f"map_target must be True or False, got {self.map_target!r}")
         if self.source_fit_points is not None:
             check_int(self.source_fit_points, "source_fit_points (or None)", 10)
 
@@ -924,9 +943,26 @@ class RGPE(_TransferModel):
             fixed = fixed.clone(noise=fitted.noise_level_, fit_noise=False)
         return fixed.fit(task.X, task.z)
 
+    def _target_gp(self, dim: int) -> GP:
+        """The unfitted target GP: :meth:`_gp`, or with ``map_target`` the optimizer's default model
+        (on the z-scores standardised here, with the same fixed-noise and no-fit settings)."""
+        if not self.map_target:
+            return self._gp(dim)
+        gp = default_model(dim, self.seed, self.kernel).clone(normalize_y=False)
+        if not self.fit_hyperparameters:
+            gp = gp.clone(optimizer=None)
+        return gp if self.noise is None else gp.clone(noise=float(self.noise), fit_noise=False)
+
+    @property
+    def sources_weight_(self) -> float:
+        """The sources' share of the ensemble (``sum(weights_[:-1])``)."""
+        if getattr(self, "weights_", None) is None:
+            raise self._not_fitted()
+        return float(np.sum(self.weights_[:-1]))
+
     def _fit_z(self, X, z, sources) -> None:
         self.source_models_ = self._source_models(sources, X.shape[1])
-        self.target_model_ = self._gp(X.shape[1]).fit(X, z)
+        self.target_model_ = self._target_gp(X.shape[1]).fit(X, z)
         self.ranking_losses_ = self._ranking_losses(X, z)
         self.weights_ = self._weights(self.ranking_losses_, X.shape[0])
 

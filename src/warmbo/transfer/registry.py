@@ -45,8 +45,9 @@ def _factory(module: str, name: str, **settings):
 #: ``transfer=`` names -> model builders (``none``: the prior data are trials of this same objective)
 TRANSFER_METHODS: Registry = Registry("transfer")
 TRANSFER_METHODS.register("none", None)
-# auto: RGPE without the dilution guard; measured in docs/transfer.md (bench/auto_variants.py)
-TRANSFER_METHODS.register("auto", _factory("baselines", "RGPE", prevent_dilution=False))
+# auto: RGPE without the dilution guard, its target GP the optimizer's default model; measured in
+# docs/transfer.md (bench/auto_variants.py, bench/useless_sources.py)
+TRANSFER_METHODS.register("auto", _factory("baselines", "RGPE", prevent_dilution=False, map_target=True))
 TRANSFER_METHODS.register("envelope", _factory("envelope", "Envelope"))
 for _name, _cls in (
     ("rgpe", "RGPE"),
