@@ -784,3 +784,21 @@ def test_a_warm_design_suggests_the_sources_configurations_as_they_were_written(
     written = [dict(s) for s in batch if dict(s) in rows]
     assert len(written) >= 4 and all(space.decode(space.encode([p]))[0] != p for p in written[:1])
     assert [t.params for t in wb.Study(path).trials()] == [dict(s) for s in batch]  # stored as suggested
+
+
+def test_a_source_whose_values_are_all_equal_is_left_out_with_a_warning():
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+    rows = space.sample(20, seed=3)
+    # alone: the study starts as a cold one (its design and first asks are the cold optimizer's)
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning, match=r"\(20 rows\): every value is 1, so it"):
+        alone = wb.Optimizer(space, prior=(rows, [1.0] * 20), seed=0)
+    assert alone.warm_design() is None and alone.n_initial == wb.optimizer.default_n_initial(2)
+    cold = wb.Optimizer(space, seed=0)
+    assert [dict(s) for s in alone.ask(3)] == [dict(s) for s in cold.ask(3)]
+    # beside an informative source: only the constant one is left out
+    varied = [r["x"] + r["z"] for r in rows]
+    both = wb.TaskData.from_records(rows * 2, [1.0] * 20 + varied, space, task=["flat"] * 20 + ["good"] * 20)
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning, match="'flat'"):
+        opt = wb.Optimizer(space, prior=both, seed=0)
+    assert opt.model.source.tasks == ["good"] and len(opt.model.source) == 20
+    assert opt.warm_design() is not None and len(opt.prior) == 40  # every row stays with the study
