@@ -54,6 +54,7 @@ ARMS = (
     "auto-old",
     "auto-nofallback",
     "auto-map-all",
+    "auto-fallback2m",
 )
 
 
@@ -62,14 +63,38 @@ def _variant(arm: str):
     target GP plain ML-II, :func:`warmbo.models.ml2_model`, and no cold fallback); ``auto-nofallback``
     is ``auto`` without :meth:`warmbo.Optimizer._sources_lost`'s rule (the cold design's next point
     while the sources have no weight); ``auto-map-all`` is ``auto`` with every source GP as the
-    default model too. The run stored in bench/results/auto_variants_map.json (git 8b37932) had the
+    default model too; ``auto-fallback2m`` is ``auto`` whose fallback runs until the study holds the cold
+    design's m points (within its first 2m trials), not until it holds m trials of any kind. The run
+    stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
     from warmbo.transfer import baselines
 
     target_gp, gp, fallback = baselines.RGPE._target_gp, baselines.RGPE._gp, optimizer_module.COLD_FALLBACK
 
+    sources_lost = optimizer_module.Optimizer._sources_lost
+
+    def sources_lost_2m(self, reference, n_complete):
+        """``auto-fallback2m``: while the sources have no weight, the cold design's points until the
+        study holds m of them (m = the cold design's size), within the first 2m trials, instead of
+        until it holds m trials of any kind."""
+        import math
+
+        from warmbo.maximize import taken
+
+        if self._source is None:
+            return False
+        weight = getattr(reference, "sources_weight_", None)
+        m = optimizer_module.default_n_initial(len(self.space.params))
+        if weight is None or weight != 0 or n_complete >= 2 * m:
+            return False
+        complete = [t for t in self.study.trials() if t.state == "complete"]
+        sobol = self.space.sample_encoded(int(2 ** math.ceil(math.log2(4 * m))), self.seed)
+        return int(taken(self._encode_trials(complete), sobol).sum()) < m
+
     def apply():
+        if arm == "auto-fallback2m":
+            optimizer_module.Optimizer._sources_lost = sources_lost_2m
         if arm == "auto-old":
             baselines.RGPE._target_gp = lambda self, dim: self._gp(dim)
         if arm in ("auto-old", "auto-nofallback"):
@@ -78,6 +103,7 @@ def _variant(arm: str):
             baselines.RGPE._gp = lambda self, dim: target_gp(self, dim)
 
     def undo():
+        optimizer_module.Optimizer._sources_lost = sources_lost
         baselines.RGPE._target_gp, baselines.RGPE._gp = target_gp, gp
         optimizer_module.COLD_FALLBACK = fallback
 
@@ -130,7 +156,7 @@ def main() -> None:
             if arm.startswith("auto-mean"):
                 method, patch = "auto", _mean_until(int(arm[len("auto-mean") :]))
                 optimizer_module.Optimizer._acquisition_for = patch[1]
-            elif arm in ("auto-old", "auto-nofallback", "auto-map-all"):
+            elif arm in ("auto-old", "auto-nofallback", "auto-map-all", "auto-fallback2m"):
                 method = "auto"
                 apply, undo = _variant(arm)
                 apply()
