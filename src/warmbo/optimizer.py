@@ -782,6 +782,7 @@ class Optimizer:
         if reclaim not in ("retry", "fail"):
             raise ValueError(f"reclaim must be 'retry' or 'fail', got {reclaim!r}")
         resolved = ("auto" if prior is not None else "none") if transfer is None else transfer
+        self._transform_default = output_transform is None and model is None
         if output_transform is None:  # the transform for the optimizer's own GP; a model you pass as is
             output_transform = "yeo-johnson" if model is None and resolved == "none" else "none"
         if output_transform not in OUTPUT_TRANSFORMS:
@@ -908,6 +909,8 @@ class Optimizer:
         subset with ``self.seed``; sets ``_source`` and ``_design_rows``, and the warm design's size
         unless ``n_initial`` was given), or the default GP."""
         prior = None if self.prior is None or self.transfer == "none" else _informative(self.prior)
+        if prior is None and self.prior is not None and self.transfer != "none" and self._transform_default:
+            self.output_transform = "yeo-johnson"  # every source left out: the cold optimizer's own GP
         if prior is not None:
             # sources are encoded and signed exactly as this optimizer's own trials are
             signed = self._signed(np.asarray(prior.y, dtype=np.float64))
