@@ -2468,6 +2468,24 @@ def test_python_dash_m_warmbo_runs_the_command(workdir):
     assert "No module named" not in done.stderr
 
 
+def test_suggest_and_optimize_say_a_cold_design_when_every_source_is_left_out(workdir):
+    # a source whose values are all equal is left out; the creation line promised "a warm design
+    # from 3 source evaluations" while the suggestions were the cold design's
+    (workdir / "flat.csv").write_text("x,mode,y\n0.6,a,1\n-2.0,a,1\n0.0,a,1\n")
+    made = invoke(
+        "suggest", "--storage", "lab.db", "--space", "space.json", "--seed", 0, "--prior", "flat.csv"
+    )
+    assert made.exit_code == 0, made.output
+    said = " ".join(made.output.split())
+    assert "every value is 1" in said and "the first 4 suggestions are a design, then" in said
+    assert "a warm design from" not in said
+    ran = invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "run.db",
+                 "--prior", "flat.csv")  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    said = " ".join(ran.output.split())
+    assert "starting as a study without them" in said and "transferring from" not in said
+
+
 def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     # before: suggest had no --prior, and its advice, `warmbo optimize --prior`, needs an objective a
     # lab does not have: a study run by hand could not start warm

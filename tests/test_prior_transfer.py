@@ -807,3 +807,31 @@ def test_a_source_whose_values_are_all_equal_is_left_out_with_a_warning():
         opt = wb.Optimizer(space, prior=both, seed=0)
     assert opt.model.source.tasks == ["good"] and len(opt.model.source) == 20
     assert opt.warm_design() is not None and len(opt.prior) == 40  # every row stays with the study
+
+
+def test_sources_all_left_out_are_stored_and_replace_the_studys_and_a_reopened_study_stays_cold(tmp_path):
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+    rows = space.sample(20, seed=3)
+    path = str(tmp_path / "s.db")
+    informative = wb.Optimizer(space, prior=(rows, [r["x"] + r["z"] for r in rows]), seed=0, storage=path)
+    for _ in range(4):
+        s = informative.ask()
+        informative.tell(s, s["x"])
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning):
+        flat = wb.Optimizer.load(path, prior=(rows, [1.0] * 20))
+    assert flat.warm_design() is None and flat.stored_transfer_report() is None  # not the old report
+    # the constant rows replaced the informative ones in the store (before: the old ones came back)
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning):
+        again = wb.Optimizer.load(path)
+    assert list(again.prior.y) == [1.0] * 20 and again.warm_design() is None
+    assert again.output_transform == "yeo-johnson"  # the cold optimizer's GP, reopened too
+    # a new study of constant sources alone keeps them stored and reopens as the cold optimizer
+    other = str(tmp_path / "c.db")
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning):
+        wb.Optimizer(space, prior=(rows, [2.0] * 20), seed=0, storage=other)
+    assert len(wb.Optimizer.stored_sources(wb.Study(other))) > 0
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning):
+        reopened = wb.Optimizer.load(other)
+    cold = wb.Optimizer(space, seed=0)
+    assert reopened.output_transform == "yeo-johnson" and reopened.n_initial == cold.n_initial
+    assert [dict(s) for s in reopened.ask(3)] == [dict(s) for s in cold.ask(3)]

@@ -473,3 +473,15 @@ def test_sources_without_weight_hand_the_asks_to_the_cold_design_until_it_would_
         cold_asks += from_cold
         opt.tell(suggestion, f(suggestion))
     assert lost >= 3 and 1 <= cold_asks <= wb.optimizer.default_n_initial(3)
+    # pending trials count towards the cold design's size, as in a cold study: a batch asked once
+    # the sources have lost their weight takes cold points only up to it (before: all ten)
+    batch_opt = wb.Optimizer(space, prior=(rows, [-f(r) for r in rows]), seed=2)
+    while True:
+        s = batch_opt.ask()
+        if batch_opt.model_ is not None and batch_opt.model_.sources_weight_ == 0:
+            break
+        batch_opt.tell(s, f(s))
+    held = len(batch_opt.history)
+    batch = space.encode(batch_opt.ask(10))
+    from_cold = [bool(np.any(np.all(np.abs(cold - x) < 1e-12, axis=1))) for x in batch]
+    assert sum(from_cold) <= max(0, wb.optimizer.default_n_initial(3) - held)

@@ -994,6 +994,8 @@ def optimize(
     )
     if data is not None and method == "none":
         _import_priors(opt, prior, parts, storage, console)
+    elif data is not None and opt.warm_design() is None:  # every source left out (it says why)
+        console.print("no source says which configurations are better: starting as a study without them")
     elif data is not None:
         names = _entries(prior)
         _say_method(kept_transfer, method_given, prior, console)
@@ -1698,7 +1700,7 @@ def suggest(
             _import_priors(opt, prior, parts, storage, errors)
         direction = "maximise" if opt.maximize else "minimise"
         design = "a design"
-        if opt.transfer != "none":
+        if opt.transfer != "none" and opt.warm_design() is not None:  # (None: every source left out)
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         plan = f"the first {opt.n_initial} suggestions are {design}, then the model chooses"

@@ -861,8 +861,8 @@ class Optimizer:
                     "prior=...) keeps it too)",
                     UserWarning,
                 )
-        if self._source is not None and not self.study.readonly:
-            self._store_sources()
+        if self.prior is not None and self.transfer != "none" and not self.study.readonly:
+            self._store_sources()  # (also sources all left out as uninformative: they replace the stored)
         if self._source is not None:
             self._restore_source_fits()
         # given no sources on a study that stores some, the first ask says it asks without them
@@ -1122,8 +1122,9 @@ class Optimizer:
             kwargs["n_initial"] = cls._created_n_initial(study, transferring)
         if transferring and "output_transform" not in overrides:
             # the stored transform is the plain GP's (a study made without sources stores
-            # "yeo-johnson"); a transfer model puts the values on one scale itself
-            kwargs["output_transform"] = "none"
+            # "yeo-johnson"); a transfer model puts the values on one scale itself: the constructor's
+            # default ("none" for a transfer model; the plain GP's when every source is left out)
+            kwargs["output_transform"] = None
         study.close()
         return cls(study.space, storage=storage, **kwargs)
 
@@ -1415,8 +1416,8 @@ class Optimizer:
         sources as given and the warm design, without weights. None for a study without sources."""
         text = self.study.get_meta("transfer_report")
         stored = TransferReport.from_dict(json.loads(text)) if text else None
-        if self._source is None:
-            return stored
+        if self._source is None:  # (sources given but all left out as uninformative: none is used)
+            return None if self.prior is not None and self.transfer != "none" else stored
         given = self._transfer_report(self.model, self.study.count(COMPLETE))
         if stored is not None and (stored.method, [s.name for s in stored.sources]) == (
             given.method,
@@ -1909,7 +1910,7 @@ class Optimizer:
             report = self._transfer_report(reference, n_complete)
             self.study.set_meta("transfer_report", json.dumps(report.to_dict(), default=str))
             self._store_source_fits(reference)
-        if self._sources_lost(reference, n_complete):
+        if self._sources_lost(reference, len(trials)):
             # the sources have no weight: the cold optimizer, so its space-filling design first
             return self._cold_design_point(0, busy_X)
         failed = [t for t in trials if t.state == FAILED] if self._fantasise_failed else []
@@ -1925,11 +1926,12 @@ class Optimizer:
         )
         return self._design_point(index, busy_X) if x is None else x
 
-    def _sources_lost(self, reference, n_complete: int) -> bool:
+    def _sources_lost(self, reference, n_trials: int) -> bool:
         """Whether this ask takes the cold design's next point instead of the model's: the transfer
         model gives its sources no weight at all (``sources_weight_ == 0``: the target's own GP ranks
-        its observations best in every draw) while the study holds fewer complete trials than the
-        cold design has points (:func:`default_n_initial`). A study whose sources proved useless
+        its observations best in every draw) while the study holds fewer trials (pending and failed
+        ones too, as the cold design counts them) than the cold design has points
+        (:func:`default_n_initial`). A study whose sources proved useless
         then has the cold optimizer's space-filling start, less the points already spent, instead of
         a GP of a few points clustered where the sources pointed (on Levy-6 with a constant, a
         pure-noise or a negated source: median regret after 30 evaluations 7.4, 3.4 and 2.5 with it,
@@ -1939,7 +1941,7 @@ class Optimizer:
         if self._source is None or not COLD_FALLBACK:
             return False
         weight = getattr(reference, "sources_weight_", None)
-        return weight is not None and weight == 0 and n_complete < default_n_initial(len(self.space.params))
+        return weight is not None and weight == 0 and n_trials < default_n_initial(len(self.space.params))
 
     _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
 
