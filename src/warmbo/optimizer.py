@@ -228,7 +228,7 @@ def _informative(prior: TaskData) -> TaskData | None:
                 "cannot say which configurations are better; it is left out of the warm design and the "
                 "model (its rows stay stored)",
                 UninformativeSourceWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),  # (Optimizer(...) or Optimizer.load(...): the user's line)
             )
     if keep.all():
         return prior
