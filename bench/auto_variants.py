@@ -68,6 +68,7 @@ def _variant(arm: str):
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
+    from warmbo.models.defaults import default_model
     from warmbo.transfer import baselines
 
     target_gp, gp, fallback = baselines.RGPE._target_gp, baselines.RGPE._gp, optimizer_module.COLD_FALLBACK
@@ -100,7 +101,7 @@ def _variant(arm: str):
         if arm in ("auto-old", "auto-nofallback"):
             optimizer_module.COLD_FALLBACK = False
         if arm == "auto-map-all":
-            baselines.RGPE._gp = lambda self, dim: target_gp(self, dim)
+            baselines.RGPE._gp = lambda self, dim, base=None: gp(self, dim, default_model)
 
     def undo():
         optimizer_module.Optimizer._sources_lost = sources_lost

@@ -234,15 +234,20 @@ def friendly(command):
 
 def _error_words(exc: BaseException) -> str:
     """An exception's message; the operating system's errors without Python's ``[Errno 13]`` prefix:
-    ``cannot write 'out/report.html': permission denied``."""
-    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
-        reason = exc.strerror[:1].lower() + exc.strerror[1:]
-        if exc.filename2 is not None:
-            return f"{os.fsdecode(exc.filename)!r} -> {os.fsdecode(exc.filename2)!r}: {reason}"
-        return f"{os.fsdecode(exc.filename)!r}: {reason}"
-    if isinstance(exc, OSError) and exc.strerror and not exc.filename:
-        return exc.strerror[:1].lower() + exc.strerror[1:]
-    return str(exc)
+    ``'out/report.html': permission denied``."""
+    if not (isinstance(exc, OSError) and exc.strerror):
+        return str(exc)
+    reason = _os_reason(exc)
+    if exc.filename is None:
+        return reason
+    if exc.filename2 is not None:
+        return f"{os.fsdecode(exc.filename)!r} -> {os.fsdecode(exc.filename2)!r}: {reason}"
+    return f"{os.fsdecode(exc.filename)!r}: {reason}"
+
+
+def _os_reason(exc: OSError) -> str:
+    """The operating system's reason in a line's words (``permission denied``)."""
+    return exc.strerror[:1].lower() + exc.strerror[1:]
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -2757,8 +2762,7 @@ def report(
         except OSError as exc:
             if _STATE["debug"] or not exc.strerror:
                 raise
-            said = _error_words(exc)
-            said = said.split(": ", 1)[-1] if exc.filename in (out, str(out)) else said
+            said = _os_reason(exc) if exc.filename in (out, str(out)) else _error_words(exc)
             raise OSError(f"cannot write the report into {str(out)!r}: {said}") from None
     for warning in caught:  # the audit could not run: said on stderr; other warnings as usual
         if issubclass(warning.category, LargeStudyWarning):

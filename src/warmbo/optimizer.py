@@ -1600,11 +1600,10 @@ class Optimizer:
             raise ValueError("predict needs at least two complete trials")
         encoded = self.space.encode(params)
         target = getattr(model, "target_model_", None)
-        weights = getattr(model, "weights_", None)
         if target_only and target is not None:
             mean, std = target.predict(encoded)  # on the target's standardised scale: to the user's
             return Prediction(self._signed(mean * model.y_std_ + model.y_mean_), std * model.y_std_)
-        if target is not None and weights is not None and np.any(np.asarray(weights)[:-1] != 0):
+        if target is not None and getattr(model, "sources_weight_", 0.0) > 0:
             if not self._ensemble_warned:
                 self._ensemble_warned = True
                 _warn(
@@ -2316,9 +2315,9 @@ class Optimizer:
         def insert(x) -> Suggestion:
             if admit is not None and not admit():
                 raise _BudgetReached
-            written = self._from_sources(x)
+            as_written = self._from_sources(x)  # (a source's configuration: its values as written)
             trial = self.study.add_trial(
-                self.space.decode(x, as_written=written)[0], PENDING, worker=self.worker
+                self.space.decode(x, as_written=as_written)[0], PENDING, worker=self.worker
             )
             stored.append((trial.id, trial.params))
             if admit is not None:

@@ -203,9 +203,10 @@ class _TransferModel(RegressorModel):
             raise ValueError(f"fit_hyperparameters must be True or False, got {self.fit_hyperparameters!r}")
 
     # ------------------------------------------------------------------ building blocks
-    def _gp(self, dim: int) -> GP:
-        """An unfitted GP with the optimizer's default settings, on outputs standardised here."""
-        gp = ml2_model(dim, self.seed, self.kernel).clone(normalize_y=False)
+    def _gp(self, dim: int, base=ml2_model) -> GP:
+        """An unfitted GP with the optimizer's default settings (``base``: :func:`ml2_model`, or
+        :func:`default_model` for RGPE's ``map_target``), on outputs standardised here."""
+        gp = base(dim, self.seed, self.kernel).clone(normalize_y=False)
         if not self.fit_hyperparameters:
             gp = gp.clone(optimizer=None)
         if self.noise is None:
@@ -946,12 +947,7 @@ class RGPE(_TransferModel):
     def _target_gp(self, dim: int) -> GP:
         """The unfitted target GP: :meth:`_gp`, or with ``map_target`` the optimizer's default model
         (on the z-scores standardised here, with the same fixed-noise and no-fit settings)."""
-        if not self.map_target:
-            return self._gp(dim)
-        gp = default_model(dim, self.seed, self.kernel).clone(normalize_y=False)
-        if not self.fit_hyperparameters:
-            gp = gp.clone(optimizer=None)
-        return gp if self.noise is None else gp.clone(noise=float(self.noise), fit_noise=False)
+        return self._gp(dim, default_model if self.map_target else ml2_model)
 
     @property
     def sources_weight_(self) -> float:

@@ -75,7 +75,7 @@ def _check_base(base) -> list[FeatureKernel]:
     return list(base)
 
 
-def _warn_outside_domains(base, tasks) -> None:
+def _warn_outside_domains(base, points: list[np.ndarray]) -> None:
     """Warn once when the tasks' inputs leave a base kernel's ``domain`` (Legendre features): there
     the features are no longer orthonormal and grow like ``|x|^j``, so the group lasso's groups are
     on wildly different scales (on x in [-5, 5] with the default (-1, 1) every kernel was selected,
@@ -86,9 +86,8 @@ def _warn_outside_domains(base, tasks) -> None:
             continue
         a, b = domain
         slack = 1e-9 * (b - a)
-        for s, task in enumerate(tasks):
-            column = np.asarray(task[0], dtype=np.float64).reshape(len(task[0]), -1)[:, v]
-            low, high = float(column.min()), float(column.max())
+        for s, X in enumerate(points):  # (each task's inputs as validated, (n, d))
+            low, high = float(X[:, v].min()), float(X[:, v].max())
             if low < a - slack or high > b + slack:
                 warnings.warn(
                     f"tasks[{s}]: input {v} spans [{low:.4g}, {high:.4g}], outside the domain ({a:g}, {b:g}) "
@@ -96,7 +95,7 @@ def _warn_outside_domains(base, tasks) -> None:
                     f"rescale the inputs into ({a:g}, {b:g}) or give the kernels "
                     f"domain=({low:.4g}, {high:.4g})",
                     UserWarning,
-                    stacklevel=5,  # (fit, through its BLAS-threads wrapper, then _prepare)
+                    stacklevel=user_stacklevel(),
                 )
                 return
 
@@ -193,7 +192,7 @@ class MetaKeL(ModelBase):
                 "(for one task: [(X, y)])"
             )
         dim = None
-        features, ys = [], []
+        features, ys, points = [], [], []
         for s, task in enumerate(tasks):
             if not _is_pair(task):
                 raise ValueError(f"tasks[{s}] must be an (X, y) pair")
@@ -213,8 +212,9 @@ class MetaKeL(ModelBase):
                     raise ValueError(f"base[{j}] ({kernel!r}) returned non-finite features on tasks[{s}]")
                 blocks.append(F)
             features.append(np.hstack(blocks))
+            points.append(X)
             ys.append(y)
-        _warn_outside_domains(base, tasks)
+        _warn_outside_domains(base, points)
         widths = [int(kernel.dim) for kernel in base]
         edges = np.concatenate([[0], np.cumsum(widths)])
         groups = [slice(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
