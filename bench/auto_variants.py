@@ -55,6 +55,7 @@ ARMS = (
     "auto-nofallback",
     "auto-map-all",
     "auto-fallback2m",
+    "auto-noprobe",
 )
 
 
@@ -64,7 +65,10 @@ def _variant(arm: str):
     is ``auto`` without :meth:`warmbo.Optimizer._sources_lost`'s rule (the cold design's next point
     while the sources have no weight); ``auto-map-all`` is ``auto`` with every source GP as the
     default model too; ``auto-fallback2m`` is ``auto`` whose fallback runs until the study holds the cold
-    design's m points (within its first 2m trials), not until it holds m trials of any kind. The run
+    design's m points (within its first 2m trials), not until it holds m trials of any kind;
+    ``auto-noprobe`` is ``auto`` without :meth:`warmbo.Optimizer._probe_due`'s probe (the cold
+    design's first point after the warm design and 3 model asks; session 33), which ``auto-old``
+    (before session 32) did not have either; the other arms keep it. The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
@@ -72,6 +76,7 @@ def _variant(arm: str):
     from warmbo.transfer import baselines
 
     target_gp, gp, fallback = baselines.RGPE._target_gp, baselines.RGPE._gp, optimizer_module.COLD_FALLBACK
+    probe = optimizer_module.COLD_PROBE
 
     sources_lost = optimizer_module.Optimizer._sources_lost
 
@@ -96,6 +101,8 @@ def _variant(arm: str):
     def apply():
         if arm == "auto-fallback2m":
             optimizer_module.Optimizer._sources_lost = sources_lost_2m
+        if arm in ("auto-old", "auto-noprobe"):
+            optimizer_module.COLD_PROBE = False
         if arm == "auto-old":
             baselines.RGPE._target_gp = lambda self, dim: self._gp(dim)
         if arm in ("auto-old", "auto-nofallback"):
@@ -107,6 +114,7 @@ def _variant(arm: str):
         optimizer_module.Optimizer._sources_lost = sources_lost
         baselines.RGPE._target_gp, baselines.RGPE._gp = target_gp, gp
         optimizer_module.COLD_FALLBACK = fallback
+        optimizer_module.COLD_PROBE = probe
 
     return apply, undo
 
@@ -157,7 +165,7 @@ def main() -> None:
             if arm.startswith("auto-mean"):
                 method, patch = "auto", _mean_until(int(arm[len("auto-mean") :]))
                 optimizer_module.Optimizer._acquisition_for = patch[1]
-            elif arm in ("auto-old", "auto-nofallback", "auto-map-all", "auto-fallback2m"):
+            elif arm in ("auto-old", "auto-nofallback", "auto-map-all", "auto-fallback2m", "auto-noprobe"):
                 method = "auto"
                 apply, undo = _variant(arm)
                 apply()

@@ -8,13 +8,15 @@ of ``--rows`` rows at Sobol points of the space): ``constant`` (every value 1.0)
 uniform on the target's range, independent of the point) and ``negated`` (the target's own values
 negated: its best points are the target's worst). Arms: ``cold`` (no prior), ``auto`` (as shipped at
 the time of the run), and bench/auto_variants.py's ``auto-old`` (before session 32: the ensemble's
-target GP plain ML-II, no cold fallback), ``auto-nofallback`` and ``auto-map-all``. The first stored
+target GP plain ML-II, no cold fallback), ``auto-nofallback``, ``auto-map-all`` and (session 33)
+``auto-noprobe`` (``auto`` without the probe, the cold design's first point after the warm design
+and 3 model asks). The first stored
 run (git f0fe357) had the arms ``auto`` (= ``auto-old``) and ``auto-map`` (= ``auto-nofallback``).
-Reported per problem and source: the median final simple regret over
+Reported per problem and source: the median and the mean final simple regret over
 the seeds, and in how many seeds the arm ends more than 10x (and more than 1e-3) behind the cold
 run of the same seed.
 
-    python bench/useless_sources.py [--seeds 5] [--budget 30] [--rows 50] [--arms cold,auto,auto-old]
+    python bench/useless_sources.py [--seeds 20] [--budget 30] [--rows 50] [--arms cold,auto,auto-noprobe]
 
 Results: bench/results/useless_sources.json and a table on stdout.
 """
@@ -67,10 +69,10 @@ def _source(kind: str, fn, space, rows: int, seed: int):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--rows", type=int, default=50)
-    parser.add_argument("--arms", default="cold,auto,auto-old,auto-nofallback")
+    parser.add_argument("--arms", default="cold,auto,auto-noprobe")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "useless_sources.json"))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -106,11 +108,12 @@ def main() -> None:
                 behind = sum(r > 10 * c and r > 1e-3 for r, c in zip(regret, cold, strict=True))
                 entry[f"{kind}/{arm}"] = {"regret": regret, "behind_cold": behind}
         out["problems"][name] = entry
-        print(f"\n{name} (cold median {np.median(cold):.3g})")
+        print(f"\n{name} (cold median {np.median(cold):.3g}, mean {np.mean(cold):.3g})")
         for key, value in entry.items():
             if key != "cold":
-                median = np.median(value["regret"])
-                print(f"  {key:22s} median {median:9.3g}   >10x behind cold: {value['behind_cold']}")
+                median, mean = np.median(value["regret"]), np.mean(value["regret"])
+                behind = value["behind_cold"]
+                print(f"  {key:22s} median {median:9.3g}  mean {mean:9.3g}   >10x behind cold: {behind}")
     out["load_after"] = os.getloadavg()
     out["runtime_s"] = round(time.time() - started, 1)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")

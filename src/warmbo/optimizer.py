@@ -184,6 +184,11 @@ PRIOR_WORKER = "prior"
 #: turns it off to measure it).
 COLD_FALLBACK = True
 
+#: :meth:`Optimizer._probe_due`'s rule on (bench/auto_variants.py's ``auto-noprobe`` arm turns it off
+#: to measure it), and how many model asks follow the warm design before the probe.
+COLD_PROBE = True
+PROBE_AFTER = 3
+
 
 def default_n_initial(n_params: int) -> int:
     """The size of the cold Sobol design for ``n_params`` parameters: ``min(max(3, 2 d), 20)``.
@@ -1891,9 +1896,13 @@ class Optimizer:
         """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
         n_complete = sum(t.state == COMPLETE for t in trials)
         busy_X = self._busy(trials)
-        if index < self.n_initial or n_complete < 2:
+        probe = index >= self.n_initial and n_complete >= 2 and self._probe_due(trials)
+        if index < self.n_initial or n_complete < 2 or probe:
             started = time.perf_counter()
-            x = self._design_point(index, busy_X, before_results=n_complete < 2)
+            if probe:
+                x = self._cold_design_point(0, busy_X)
+            else:
+                x = self._design_point(index, busy_X, before_results=n_complete < 2)
             prepare = getattr(self.model, "prepare", None)
             if self._source is not None and callable(prepare):
                 # fit the transfer model's source GPs while the user evaluates design points, so the
@@ -1924,6 +1933,37 @@ class Optimizer:
             n_anchors=self._n_anchors,
         )
         return self._design_point(index, busy_X) if x is None else x
+
+    def _probe_due(self, trials: Sequence[Trial]) -> bool:
+        """Whether this ask is ``transfer="auto"``'s probe: the cold design's first point (its
+        next one not yet taken), asked once, when the study holds the warm design and
+        :data:`PROBE_AFTER` model asks (``len(trials) == n_initial + PROBE_AFTER``).
+
+        RGPE's weights rank each source by how well it orders the target's own observations (the
+        ranking loss, 003 eq. 6); when every observation was chosen by the sources, the loss judges
+        them only where they pointed. A misleading source (the target negated: its best points the
+        target's worst) sends the design to a region where the target is flat, orders those points
+        no worse than the target's own GP does, and keeps its weight: on Hartmann-6 it kept weight
+        for 12 asks and the run ended at regret 2.57 where the cold run ended at 0.16 (seed 2,
+        bench/useless_sources.py). One point that no source chose shows the ranking the target
+        outside the sources' region; it costs a model ask where the sources are right.
+        Measured (bench/useless_sources.py, 20 seeds; bench/auto_variants.py, 5 seeds; figures in
+        docs/transfer.md) against the probe right after the warm design and 2 asks later: after 3
+        asks the related meta-data's regret after 5 evaluations is untouched.
+
+        Only a model ask is replaced (a batch asked before any result takes the sources' next
+        points, as before), and only in a study that began with the warm design (sources given to
+        a study whose own design was over judge the ranking on the study's earlier points).
+        """
+        if not (
+            COLD_PROBE
+            and self._source is not None
+            and self.transfer == "auto"
+            and len(trials) == self.n_initial + PROBE_AFTER
+        ):
+            return False
+        warm = self.warm_design()
+        return warm is not None and bool(taken(warm.points, self._encode_trials(trials)).any())
 
     def _sources_lost(self, reference, n_trials: int) -> bool:
         """Whether this ask takes the cold design's next point instead of the model's: the transfer
