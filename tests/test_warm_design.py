@@ -541,3 +541,43 @@ def test_the_probe_keeps_a_misleading_source_from_holding_the_search_in_its_regi
     monkeypatch.setattr(wb.optimizer, "COLD_PROBE", False)
     without = np.mean([regret(s) for s in range(5)])
     assert with_probe < 0.75 * without, (with_probe, without)
+
+
+def _cold_head(space, seed=0):
+    """The cold design's first points, as a study without sources asks them (encoded)."""
+    m = wb.optimizer.default_n_initial(len(space.params))
+    return space.encode(wb.Optimizer(space, seed=seed).ask(m))
+
+
+def _n_probes(space, points, seed=0):
+    head = _cold_head(space, seed)
+    return sum(bool((np.abs(head - e).max(axis=1) < 1e-12).any()) for e in space.encode(points))
+
+
+def test_the_probe_comes_once_with_parallel_workers_an_outside_point_or_a_new_design_size(tmp_path):
+    # (review of cbbe514) the probe was due at one trial count only: with 5 or more workers the
+    # ask at that count had fewer than 2 results and the probe never came; a point told from
+    # outside skipped the count; a design size changed on reopening asked it twice
+    X, y = sparse_source()
+    prior = wb.TaskData.from_numpy(X, -y, SPACE)
+    f = lambda p: -float(bowl((0.3, 0.7))(np.array([[p["x"], p["y"]]]))[0])  # noqa: E731
+    for workers in (1, 5, 6):
+        opt = wb.Optimizer(SPACE, prior=prior, seed=0)
+        pending = opt.ask(workers)
+        asked = list(pending)
+        while len(asked) < 16:  # tell the oldest, ask one: as run(n_workers=...) does
+            p = pending.pop(0)
+            opt.tell(p, f(p))
+            pending.append(opt.ask())
+            asked.append(pending[-1])
+        assert _n_probes(SPACE, asked) == 1, workers
+    opt = wb.Optimizer(SPACE, prior=prior, seed=0)
+    asked = _ask_tell(opt, f, opt.n_initial + 2)
+    opt.tell({"x": 0.9, "y": 0.1}, f({"x": 0.9, "y": 0.1}))  # evaluated outside: the count jumps
+    assert _n_probes(SPACE, asked + _ask_tell(opt, f, 8)) == 1
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, prior=prior, seed=0, storage=url)
+    asked = _ask_tell(opt, f, 8)  # the probe at trial 6
+    opt.study.close()
+    again = wb.Optimizer.load(url, n_initial=5)  # probe count 8 under the new size: not again
+    assert _n_probes(SPACE, asked + _ask_tell(again, f, 4)) == 1

@@ -1663,7 +1663,7 @@ def suggest(
     with --prior it starts warm from earlier studies or CSV files.
     """
     storage = _the_study(study, storage)
-    from .optimizer import Optimizer
+    from .optimizer import PROBE_AFTER, Optimizer
     from .storage import Study, study_exists
     from .transfer.registry import TRANSFER_METHODS
 
@@ -1709,6 +1709,9 @@ def suggest(
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         plan = f"the first {opt.n_initial} suggestions are {design}, then the model chooses"
+        if opt.transfer == "auto" and opt.warm_design() is not None:
+            probe = opt.n_initial + PROBE_AFTER + 1
+            plan += f" (suggestion {probe}: a cold design point that tests the sources)"
         imported = opt.study.count("complete") if importing else 0  # (a new study: the imported rows)
         if imported:
             # the imported rows are trials of the study: they count towards its (cold) design, and

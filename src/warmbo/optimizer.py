@@ -7,7 +7,9 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
 
 - The model sees outputs in the maximisation convention (``y`` or ``-y`` when minimising).
 - The first ``n_initial`` trials (default :func:`default_n_initial`: ``min(max(3, 2 d), 20)`` for d
-  parameters) follow a scrambled Sobol design; after that every point maximises the acquisition.
+  parameters) follow a scrambled Sobol design; after that every point maximises the acquisition
+  (with transfer sources the design is the warm design, and ``transfer="auto"`` replaces one model
+  ask by a cold design point, the probe: :meth:`Optimizer._probe_due`).
   No point is suggested twice while the space has points left: pending, failed and evaluated
   points are excluded on every space (see ``_busy``), until a finite space
   (``space.cardinality``) has been exhausted. Design points are
@@ -22,8 +24,8 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
   fail. Models with an ``add`` method (``GP``) are updated; others are refitted. Incumbents, the
   round t and the information gain come from the model of the real observations (``reference`` in
   ``bind``).
-- Prior knowledge enters only through ``model=`` (a transfer model) or ``kernel=``; the optimizer
-  never branches on which method is in use.
+- Prior knowledge enters through ``model=`` (a transfer model) or ``kernel=``; the optimizer
+  branches on the method in one place, ``transfer="auto"``'s probe (``rgpe`` stays as published).
 
 Defaults: a GP with ``Constant * Matern-5/2`` ARD kernel, MAP hyperparameters (noise included) under
 dimension-scaled priors and a fitted constant mean (:func:`warmbo.models.default_model`), on a
@@ -1896,7 +1898,7 @@ class Optimizer:
         """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
         n_complete = sum(t.state == COMPLETE for t in trials)
         busy_X = self._busy(trials)
-        probe = index >= self.n_initial and n_complete >= 2 and self._probe_due(trials)
+        probe = index >= self.n_initial and self._probe_due(trials)
         if index < self.n_initial or n_complete < 2 or probe:
             started = time.perf_counter()
             if probe:
@@ -1935,9 +1937,9 @@ class Optimizer:
         return self._design_point(index, busy_X) if x is None else x
 
     def _probe_due(self, trials: Sequence[Trial]) -> bool:
-        """Whether this ask is ``transfer="auto"``'s probe: the cold design's first point (its
-        next one not yet taken), asked once, when the study holds the warm design and
-        :data:`PROBE_AFTER` model asks (``len(trials) == n_initial + PROBE_AFTER``).
+        """Whether this ask is ``transfer="auto"``'s probe: the cold design's first point (its next
+        one not yet taken), once the study holds the warm design and :data:`PROBE_AFTER` more
+        trials, unless a point of the cold design is among its trials already.
 
         RGPE's weights rank each source by how well it orders the target's own observations (the
         ranking loss, 003 eq. 6); when every observation was chosen by the sources, the loss judges
@@ -1946,24 +1948,41 @@ class Optimizer:
         no worse than the target's own GP does, and keeps its weight: on Hartmann-6 it kept weight
         for 12 asks and the run ended at regret 2.57 where the cold run ended at 0.16 (seed 2,
         bench/useless_sources.py). One point that no source chose shows the ranking the target
-        outside the sources' region; it costs a model ask where the sources are right.
-        Measured (bench/useless_sources.py, 20 seeds; bench/auto_variants.py, 5 seeds; figures in
-        docs/transfer.md) against the probe right after the warm design and 2 asks later: after 3
-        asks the related meta-data's regret after 5 evaluations is untouched.
+        outside the sources' region; it costs a model ask where the sources are right. Placed after
+        3 model asks so that the regret after 5 evaluations on related sources is untouched (a
+        probe right after the warm design cost HPOBench and SVM there; docs/transfer.md, "The
+        probe").
 
-        Only a model ask is replaced (a batch asked before any result takes the sources' next
-        points, as before), and only in a study that began with the warm design (sources given to
-        a study whose own design was over judge the ranking on the study's earlier points).
+        Decided from the study's state, not from one trial count, so that parallel workers (whose
+        asks may skip a count), a point told from outside, or a design size changed on reopening
+        neither skip the probe nor repeat it: due while the study holds from ``n_initial +
+        PROBE_AFTER`` to ``n_initial + PROBE_AFTER + default_n_initial(d)`` trials (of its own, any
+        state), at least two complete, began with the warm design (a warm point among its trials:
+        sources given to a study whose own design was over are not probed), and holds none of the
+        cold design's first ``default_n_initial(d)`` points (a probe, or the cold fallback's points,
+        already showed the ranking the target elsewhere; a failed probe is not asked again). A
+        batch asked before any result takes the sources' next points, as before.
         """
-        if not (
-            COLD_PROBE
-            and self._source is not None
-            and self.transfer == "auto"
-            and len(trials) == self.n_initial + PROBE_AFTER
-        ):
+        if not (COLD_PROBE and self._source is not None and self.transfer == "auto"):
+            return False
+        own = [t for t in trials if t.worker != PRIOR_WORKER]
+        first = self.n_initial + PROBE_AFTER
+        m = default_n_initial(len(self.space.params))
+        if not first <= len(own) < first + m or sum(t.state == COMPLETE for t in own) < 2:
             return False
         warm = self.warm_design()
-        return warm is not None and bool(taken(warm.points, self._encode_trials(trials)).any())
+        X = self._encode_trials(own)
+        if warm is None or not taken(warm.points, X).any():
+            return False
+        return not taken(self._cold_design_head(m), X).any()
+
+    def _cold_design_head(self, k: int) -> np.ndarray:
+        """The first ``k`` points of the cold design (:meth:`_cold_design_point`'s sequence, encoded,
+        before any point is skipped as taken)."""
+        if self.space.is_finite:
+            order = np.random.default_rng(self.seed).permutation(self.space.candidates.shape[0])
+            return self.space.candidates[order[:k]]
+        return self.space.sample_encoded(int(2 ** math.ceil(math.log2(max(k, 1)))), self.seed)[:k]
 
     def _sources_lost(self, reference, n_trials: int) -> bool:
         """Whether this ask takes the cold design's next point instead of the model's: the transfer
@@ -1974,9 +1993,10 @@ class Optimizer:
         then has the cold optimizer's space-filling start, less the points already spent, instead of
         a GP of a few points clustered where the sources pointed (on Levy-6 with a constant, a
         pure-noise or a negated source: median regret after 30 evaluations 7.4, 3.4 and 2.5 with it,
-        against 12.6, 14.1 and 12.6 without and 5.4 cold; bench/useless_sources.py). Sources with any
-        weight are never overruled, and a study past the cold design's size is never sent back to it.
-        """
+        against 12.6, 14.1 and 12.6 without and 5.4 cold; bench/useless_sources.py). This rule
+        never overrules sources with any weight, and never sends a study past the cold design's
+        size back to it (``auto``'s probe, :meth:`_probe_due`, is one such ask whatever the
+        weights)."""
         if self._source is None or not COLD_FALLBACK:
             return False
         weight = getattr(reference, "sources_weight_", None)
