@@ -42,6 +42,7 @@ from types import SimpleNamespace
 import numpy as np
 
 import warmbo.optimizer as optimizer_module
+from warmbo.benchmarks._common import git_commit
 from warmbo.benchmarks.transfer import SIZES, _Suite, _suite_results
 
 ARMS = (
@@ -155,7 +156,7 @@ def main() -> None:
     sizes = dict(SIZES["full"], hpobench_tasks=args.tasks, svm_tasks=args.tasks)
     if args.seeds is not None:
         sizes.update(hpobench_seeds=args.seeds, svm_seeds=args.seeds)
-    out: dict = {"arms": arms, "sizes": sizes, "suites": {}}
+    out: dict = {"git_commit": git_commit(), "arms": arms, "sizes": sizes, "suites": {}}
     started = time.time()
     for name in args.suite or ["hpobench", "svm"]:
         suite = _Suite(name)

@@ -2501,6 +2501,8 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     assert made.exit_code == 0, made.output
     said = " ".join(made.output.split())
     assert "a warm design from 7 source evaluations in old.db, run.csv (transfer auto)" in said
+    # two sources: a design of 3, then 3 model asks, then the probe (Optimizer._probe_due)
+    assert "then the model chooses (suggestion 7: a cold design point that tests the sources)" in said
     first = json.loads(next(line for line in made.output.splitlines() if line.startswith("{")))
     # a source's best configuration first (old.db read the wrong way round would offer x = -1.5)
     assert round(first["params"]["x"], 6) in (0.45, 0.6)
