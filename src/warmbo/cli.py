@@ -1705,11 +1705,12 @@ def suggest(
             _import_priors(opt, prior, parts, storage, errors)
         direction = "maximise" if opt.maximize else "minimise"
         design = "a design"
-        if opt.transfer != "none" and opt.warm_design() is not None:  # (None: every source left out)
+        warm = opt.warm_design() if opt.transfer != "none" else None  # (None: every source left out)
+        if warm is not None:
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         plan = f"the first {opt.n_initial} suggestions are {design}, then the model chooses"
-        if opt.transfer == "auto" and opt.warm_design() is not None:
+        if opt.transfer == "auto" and warm is not None:
             probe = opt.n_initial + PROBE_AFTER + 1
             plan += f" (suggestion {probe}: a cold design point that tests the sources)"
         imported = opt.study.count("complete") if importing else 0  # (a new study: the imported rows)

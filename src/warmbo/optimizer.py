@@ -911,6 +911,7 @@ class Optimizer:
         # id -> (params, encoding, types, the study's own params dict or None): see _encode_trials
         self._encoded: dict[int, tuple[dict, np.ndarray, tuple, dict | None]] = {}
         self._cold_heads: dict[int, np.ndarray] = {}  # see _cold_design_head
+        self._cold_permutation: np.ndarray | None = None  # see _cold_order
 
     def _build_model(self, model, kernel: Kernel | None, n_initial_given: bool):
         """The model prototype: ``model`` as given, the transfer model built from the prior (its rows
@@ -1984,12 +1985,18 @@ class Optimizer:
         head = self._cold_heads.get(k)
         if head is None:
             if self.space.is_finite:
-                order = np.random.default_rng(self.seed).permutation(self.space.candidates.shape[0])
-                head = self.space.candidates[order[:k]]
+                head = self.space.candidates[self._cold_order()[:k]]
             else:
                 head = self.space.sample_encoded(int(2 ** math.ceil(math.log2(max(k, 1)))), self.seed)[:k]
             self._cold_heads[k] = head
         return head
+
+    def _cold_order(self) -> np.ndarray:
+        """A finite space's cold design: the seeded random order of its candidates (drawn once)."""
+        if self._cold_permutation is None:
+            size = self.space.candidates.shape[0]
+            self._cold_permutation = np.random.default_rng(self.seed).permutation(size)
+        return self._cold_permutation
 
     def _sources_lost(self, reference, n_trials: int) -> bool:
         """Whether this ask takes the cold design's next point instead of the model's: the transfer
@@ -2104,7 +2111,7 @@ class Optimizer:
         random order of the candidates."""
         if self.space.is_finite:
             candidates = self.space.candidates
-            order = np.random.default_rng(self.seed).permutation(candidates.shape[0])
+            order = self._cold_order()
             rotated = np.concatenate([order[index % order.size :], order[: index % order.size]])
             free = rotated[~taken(candidates[rotated], busy_X)]
             if free.size:
