@@ -717,3 +717,43 @@ def test_rows_after_an_unfinished_trial_keep_their_numbers(tmp_path: Path) -> No
         warnings.simplefilter("ignore")
         with pytest.raises(DataError, match=r"row 2 \(line 3\), column 'y': value 'oops' is not a number"):
             TaskData.from_csv(path, Space((Float("x", 0.0, 1.0),)))
+
+
+def test_the_readers_points_are_validated_once_and_equal_the_constructors(tmp_path: Path, mixed) -> None:
+    # The readers make every point canonical as they read it and hand it on without validating it a
+    # second time (1.7 s of 3.2 s for 100,000 CSV rows); the result must be the validating
+    # constructor's: the same points (type-aware), values, labels and encoding.
+    grid = Space(
+        (Float("lr", 0.0, 1.0, step=0.25), Int("layers", 1, 8, step=1), Categorical("act", ("relu", 1)))
+    )
+    rows = [{"lr": 0.5, "layers": 3.0, "act": "relu"}, {"lr": 0.25000000000000006, "layers": 8, "act": 1.0}]
+    for space, params, values, labels in (
+        (SPACE, [dict(p) for p in mixed.params], list(mixed.y), list(mixed.task)),
+        (grid, rows, [1.0, 2.0], None),
+    ):
+        read = TaskData.from_records(params, values, space, task=labels)
+        built = TaskData(tuple(params), values, labels, space)
+        assert read == built
+        assert [[type(v) for v in p.values()] for p in read.params] == [
+            [type(v) for v in p.values()] for p in built.params
+        ]
+        np.testing.assert_array_equal(read.X, built.X)
+        np.testing.assert_array_equal(read.X, space.encode(list(built.params)))
+    assert TaskData.from_records(rows, [1.0, 2.0], grid).params[1] == {"lr": 0.25, "layers": 8, "act": 1}
+    path = write(tmp_path, "lr,layers,act,y\n0.01,3,relu,1.5\n0.5,3.0,tanh,-2\n")
+    assert TaskData.from_csv(path, SPACE) == TaskData(
+        ({"lr": 0.01, "layers": 3, "act": "relu"}, {"lr": 0.5, "layers": 3, "act": "tanh"}),
+        [1.5, -2.0],
+        None,
+        SPACE,
+    )
+    # a float array of values is checked at once, and its first bad value is named as before
+    points = ({"lr": 0.1, "layers": 2, "act": "relu"},) * 3
+    with pytest.raises(DataError, match=r"<data>, row 2, y: value nan is not finite"):
+        TaskData(points, np.array([1.0, np.nan, np.inf]), None, SPACE)
+    with pytest.raises(DataError, match=r"y has 2 values for 3 points"):
+        TaskData(points, np.array([1.0, 2.0]), None, SPACE)
+    y = np.array([1.0, 2.0, 3.0])
+    data = TaskData(points, y, None, SPACE)
+    y[0] = 9.0  # the values are copied
+    assert data.y[0] == 1.0 and not data.y.flags.writeable

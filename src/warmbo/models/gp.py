@@ -102,9 +102,29 @@ _FIT_FTOL = 1e-6
 SCIPY_FTOL = 1e7 * float(np.finfo(float).eps)
 #: up to this many training points predict_gradients multiplies by a stored L^{-1} (see _inverse_factor)
 _INVERSE_FACTOR_MAX = 512
+#: a factor of this many rows or more is kept in the order LAPACK returns it (column-major) instead
+#: of being copied to row-major: the solves read either order without a copy, and the transposing
+#: copy of a 1000-row factor cost 8-28 ms, more than the factorisation itself (RGPE conditions one
+#: GP per source: 100 sources of 1000 rows paid 0.8-3 s for it at the first ask of every `warmbo
+#: suggest`). Smaller factors are still copied (under 1 ms at 512 rows), so that their results stay
+#: bit for bit those of earlier versions: a vector solve takes another LAPACK path in the other
+#: order (equal up to round-off).
+_FACTOR_ORDER_KEPT_FROM = 512
 
 
 _BLOCK = 64
+
+
+def _column_major(A: np.ndarray) -> bool:
+    return bool(A.flags.f_contiguous and not A.flags.c_contiguous)
+
+
+def _as_factor(L: np.ndarray) -> np.ndarray:
+    """The Cholesky factor as a GP keeps it: contiguous, row-major under
+    :data:`_FACTOR_ORDER_KEPT_FROM` rows, in either order from there on."""
+    if L.shape[0] >= _FACTOR_ORDER_KEPT_FROM and (L.flags.f_contiguous or L.flags.c_contiguous):
+        return L
+    return np.ascontiguousarray(L)
 
 
 def default_kernel(dim: int) -> Kernel:
@@ -613,7 +633,9 @@ class GP(RegressorModel):
         C = self.kernel_.evaluate(X_new, X_new)
         _add_to_diagonal(C, noise_new)
         S_T, M, jitter = cholesky_append(self._L, B, C, name="K + noise (new block)")
-        L = np.empty((n + k, n + k))  # (every block written: no zero pass over (n + k)^2 doubles first)
+        # (every block written: no zero pass over (n + k)^2 doubles first; in the old factor's order,
+        # so that the copy of it is not a transposing one: see _FACTOR_ORDER_KEPT_FROM)
+        L = np.empty((n + k, n + k), order="F" if _column_major(self._L) else "C")
         L[:n, :n] = self._L
         L[:n, n:] = 0.0
         L[n:, :n] = S_T
@@ -710,7 +732,7 @@ class GP(RegressorModel):
         return None if self._screen is None else self._screen[0]
 
     def _store(self, X, ys, noise, L, v=None) -> None:
-        self._L = np.ascontiguousarray(L)
+        self._L = _as_factor(L)
         self._X = X.copy()
         self._y = ys.copy()
         self._noise = noise.copy()
