@@ -255,7 +255,12 @@ def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
     result = invoke(*args, "--budget", 5, "--prior", "run1.csv", "--prior", "run2.csv")
     assert result.exit_code == 0, result.output
     assert "transferring from 7 source evaluations" in result.output and "with auto" in result.output
-    assert "warm design: the first 3 point(s) come from the sources" in result.output
+    said = " ".join(result.output.split())
+    # the probe is named as `warmbo suggest` names it (a user test: optimize did not say it)
+    assert (
+        "warm design: the first 3 point(s) come from the sources; evaluation 7 is a cold design point "
+        "that tests them" in said
+    ), said
     trials = wb.Study("auto.db").trials()
     assert len(trials) == 5 and all(t.worker != "prior" for t in trials)
     assert trials[0].params["x"] == pytest.approx(0.5)  # the sources' best configuration, first
@@ -2361,11 +2366,19 @@ def test_other_prior_files_on_a_study_with_stored_sources_say_add_or_replace(wor
     said = " ".join(twice.output.split())
     assert twice.exit_code == 0 and "run2.csv: already among the study's stored sources" in said, said
     assert "transfer auto: 2 source task(s), 6 rows" in invoke("status", "--storage", "lab.db").output
+    # a part of a stored source (2 of run1's 3 rows) is not added as a second source of the same
+    # evaluations (a user test: 29 of 30 stored rows became a source of their own)
+    (workdir / "part.csv").write_text("x,mode,y\n0.5,a,0.0\n1.5,a,1.0\n")
+    part = invoke(*args, "--prior", "part.csv", "--prior-add")
+    said = " ".join(part.output.split())
+    assert part.exit_code == 0 and "part.csv: already among the study's stored sources" in said, said
+    assert "transfer auto: 2 source task(s), 6 rows" in invoke("status", "--storage", "lab.db").output
     replaced = invoke(*args, "--prior", "run2.csv", "--prior-replace")
     said = " ".join(replaced.output.split())
     assert (
         replaced.exit_code == 0 and "replacing the study's stored sources (6 evaluations of 2 source" in said
     )
+    assert "replaced them" not in said and "replaced them" not in " ".join(added.output.split())  # (Python's)
     assert "transfer auto: 1 source task(s), 3 rows" in invoke("status", "--storage", "lab.db").output
 
 

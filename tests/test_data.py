@@ -378,11 +378,18 @@ def test_out_of_bounds_names_the_renamed_column(tmp_path: Path) -> None:
         ("inf", "value 'inf' is not finite"),
         ("-Infinity", "value '-Infinity' is not finite"),
         ("1.0.0", "value '1.0.0' is not a number"),
+        # float() reads these as 42, 12 and 1e50 (a user test: a prior's '4_2' was stored as 42)
+        ("4_2", "value '4_2' is not a number: write it without underscores (4_2 is not read as 42)"),
+        ("\u0661\u0662", "value '\u0661\u0662' is not a number: write it with the digits 0-9"),
+        ("1e5_0", "value '1e5_0' is not a number: write it without underscores (1e5_0 is not read as 1e50)"),
     ],
 )
 def test_bad_y(tmp_path: Path, cell: str, expected: str) -> None:
     msg = csv_error(tmp_path, f"a,b,y\n0,1,1\n0,1,{cell}\n")
     assert msg.endswith(f"prior.csv, row 2 (line 3), column 'y': {expected}")
+    if "_" in cell or not cell.isascii():  # a parameter's cell is read by the same rule
+        msg = csv_error(tmp_path, f"a,b,y\n0,1,1\n0,{cell},1\n")
+        assert msg.endswith(f"prior.csv, row 2 (line 3), column 'b': {expected}"), msg
 
 
 def test_nan_or_empty_parameter(tmp_path: Path) -> None:

@@ -872,3 +872,58 @@ def test_stored_sources_are_read_without_validating_them_again_only_when_their_d
         sources_from_text(rewritten(other_depth), MIXED)
     with pytest.raises(DataError, match="outside"):
         sources_from_text(rewritten(outside), MIXED)
+
+
+def test_sources_are_stored_whole_or_not_at_all_and_a_half_stored_study_does_not_reopen_cold_silently(
+    tmp_path,
+):
+    # A user test killed `warmbo optimize --prior` (kill -9) while it created the study: the source rows
+    # were stored but not the small record naming them, and the study then reopened cold without a word.
+    import sqlite3
+
+    data = mixed_sources()
+    url = str(tmp_path / "t.db")
+    first = wb.Optimizer(MIXED, prior=data, transfer="rgpe", seed=0, storage=url)
+    warm = first.warm_design()
+    # the two records are written in one transaction: a failure while writing the second keeps neither
+    with pytest.raises(sqlite3.Error):
+        first.study.set_metas({"a": "1", "b": {"not": "a string"}})
+    assert first.study.get_meta("a") is None
+    first.study.close()
+
+    # rows without their record (what the two-step writes of earlier versions could leave): used
+    study = wb.Study(url)
+    study.delete_meta("transfer_sources")
+    study.close()
+    again = wb.Optimizer.load(url)
+    assert again.prior == data and again.transfer == "rgpe"
+    np.testing.assert_allclose(MIXED.encode([dict(again.ask())])[0], warm.points[0])
+    again.study.close()
+
+    # a study created to transfer whose sources were never stored (stopped before): said, cold
+    study = wb.Study(url)
+    study.delete_meta("transfer_source_rows")
+    study.delete_meta("transfer_sources")
+    study.close()
+    with pytest.warns(UserWarning, match="created to transfer from sources, but they were not stored"):
+        cold = wb.Optimizer.load(url)
+    assert cold.transfer == "none" and cold.prior is None
+
+
+def test_other_sources_given_in_python_replace_the_stored_ones_with_a_warning(tmp_path):
+    # A user test reopened a study with prior= meaning "these too": its stored rows were replaced
+    # without a word (documented: in Python the sources given are the study's whole set).
+    from warmbo.optimizer import SourcesReplacedWarning
+
+    data = mixed_sources()
+    url = str(tmp_path / "t.db")
+    wb.Optimizer(MIXED, prior=data, seed=0, storage=url).study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the same sources again: nothing to say
+        wb.Optimizer.load(url, prior=data).study.close()
+    part = data.subset(np.arange(10))
+    with pytest.warns(
+        SourcesReplacedWarning, match="stored other transfer sources; prior= replaced them with these 10"
+    ):
+        wb.Optimizer.load(url, prior=part).study.close()
+    assert wb.Optimizer.stored_sources(wb.Study(url))["prior"] == part

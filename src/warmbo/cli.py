@@ -18,7 +18,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shlex
 import signal
 import sqlite3
@@ -520,7 +519,7 @@ def load_optimizer(
     """
     from .data import DataError
     from .multitask_optimizer import MultiTaskOptimizer
-    from .optimizer import Optimizer, RestoreWarning
+    from .optimizer import Optimizer, RestoreWarning, SourcesReplacedWarning
     from .storage import Study, readonly_url
 
     url = readonly_url(storage) if readonly else storage
@@ -572,6 +571,8 @@ def load_optimizer(
     for warning in caught:
         if issubclass(warning.category, RestoreWarning):  # its advice (load(model=...)) is Python's
             errors.print(_restore_note(storage, warning.message.lost), highlight=False)
+        elif issubclass(warning.category, SourcesReplacedWarning):
+            continue  # (--prior-add / --prior-replace asked for it, and a line said so)
         else:
             warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     return opt
@@ -799,7 +800,7 @@ def optimize(
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
     from .objective import CommandObjective, load_callable
-    from .optimizer import Optimizer
+    from .optimizer import Optimizer, SourcesReplacedWarning
     from .storage import Study, study_exists
 
     if (objective is None) == (cmd is None):
@@ -987,16 +988,19 @@ def optimize(
     if max_prior is not None:
         _say_cap(kept_transfer, kwargs.get("transfer"), max_prior, errors)
         kwargs["max_prior"] = max_prior
-    opt = Optimizer(
-        space,
-        maximize=maximize,
-        seed=seed,
-        n_initial=n_initial,
-        storage=storage,
-        output_transform=output_transform,
-        max_trials=max_trials,
-        **kwargs,
-    )
+    with warnings.catch_warnings():
+        # (--prior-add / --prior-replace asked for the stored sources to change, and a line said so)
+        warnings.simplefilter("ignore", SourcesReplacedWarning)
+        opt = Optimizer(
+            space,
+            maximize=maximize,
+            seed=seed,
+            n_initial=n_initial,
+            storage=storage,
+            output_transform=output_transform,
+            max_trials=max_trials,
+            **kwargs,
+        )
     if data is not None and method == "none":
         _import_priors(opt, prior, parts, storage, console)
     elif data is not None and opt.warm_design() is None:  # every source left out (it says why)
@@ -1007,7 +1011,14 @@ def optimize(
         console.print(f"transferring from {len(data)} source evaluations in {names} with {method}")
         warm = opt.warm_design()
         if warm is not None and len(warm) and opt.study.count("complete") == 0:
-            console.print(f"warm design: the first {len(warm)} point(s) come from the sources")
+            probe = ""
+            if opt.transfer == "auto":  # (as `warmbo suggest` says it when it creates the study)
+                from .optimizer import PROBE_AFTER
+
+                probe = (
+                    f"; evaluation {opt.n_initial + PROBE_AFTER + 1} is a cold design point that tests them"
+                )
+            console.print(f"warm design: the first {len(warm)} point(s) come from the sources{probe}")
 
     _run(opt, fn, budget, workers, retry_pending)
 
@@ -1122,7 +1133,10 @@ def _with_stored_sources(stored: dict | None, data, prior: list[str], add: bool,
     if replace:
         out.print(f"replacing the study's stored sources ({what}) with {_entries(prior)}", highlight=False)
         return data
-    new = [label for label, rows in given.items() if rows not in held.values()]
+    # a given source whose every row a stored source holds (the same file again, or a part of it:
+    # a user test added 29 of a stored source's 30 rows as a second source) is not added again
+    held_sets = [set(rows) for rows in held.values()]
+    new = [label for label, rows in given.items() if not any(set(rows) <= h for h in held_sets)]
     if not new:
         out.print(
             f"{_entries(prior)}: already among the study's stored sources ({what}); nothing added",
@@ -1150,7 +1164,7 @@ def _with_stored_sources(stored: dict | None, data, prior: list[str], add: bool,
     skipped = len(given) - len(new)
     out.print(
         f"adding {len(given) - skipped} source task(s) of {_entries(prior)} to the study's stored sources "
-        f"({what})" + (f"; {skipped} already among them, not added twice" if skipped else ""),
+        f"({what})" + (f"; {skipped} whose rows are already among them, not added twice" if skipped else ""),
         highlight=False,
     )
     return both
@@ -2124,13 +2138,10 @@ def _shown(params: dict, space) -> str:
     return ", ".join(f"{name}={text}" for name, text in zip(space.names, _texts(space, params), strict=True))
 
 
-#: a plain decimal numeral: what a person types, and all that --value takes (float() also reads
-#: "4_2" as 42, "٤٢" as 42 and "1e5_0"; a typo there must not become a stored value)
-_NUMERAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
-
-
 def _parse_values(text: str, n_tasks: int | None) -> list[float]:
     """``--value``: one plain number, or (``n_tasks``) that many separated by commas."""
+    from .data import NUMERAL  # a plain decimal numeral (float() also reads "4_2" as 42)
+
     items = [text] if n_tasks is None else _split(text, "--value")
     if n_tasks is not None and len(items) != n_tasks:
         raise ValueError(f"--value must be {n_tasks} numbers separated by commas, got {text!r}")
@@ -2141,7 +2152,7 @@ def _parse_values(text: str, n_tasks: int | None) -> list[float]:
             raise ValueError(
                 f"--value must hold finite numbers, got {text!r}; report a failed experiment with --failed"
             )
-        if not _NUMERAL.fullmatch(word):
+        if not NUMERAL.fullmatch(word):  # (warmbo.data's: a prior's cells are read alike)
             if "_" in word:
                 hint = "write it without underscores (4_2 is not read as 42)"
             elif n_tasks is None and "," in word:

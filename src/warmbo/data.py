@@ -101,11 +101,19 @@ def _strip_param_prefix(message: str, name: str) -> str:
     return message[len(prefix) :] if message.startswith(prefix) else message
 
 
+#: a plain decimal numeral, all a cell (and the CLI's --value) is read as: Python's int() and float()
+#: also read "4_2" as 42 and "٤٢" (Arabic-Indic digits) as 42, so a typo became a stored value
+NUMERAL = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?")
+_NOT_FINITE_WORDS = ("nan", "inf", "infinity")  # read, and then refused as not finite by the caller
+
+
 def _parse_number(text: str) -> int | float:
     """``int`` if ``text`` is an integer literal, else ``float``; raise _CellError otherwise."""
     s = text.strip()
     if not s:
         raise _CellError("empty value")
+    if not NUMERAL.fullmatch(s) and s.lower().lstrip("+-") not in _NOT_FINITE_WORDS:
+        raise _CellError(_not_a_number(text))
     try:
         return int(s)
     except ValueError:
@@ -131,6 +139,11 @@ def _not_a_number(text: str) -> str:
             f"value {text!r} is not a number: it has a decimal comma; write it with a decimal point "
             f"({point}), e.g. set the spreadsheet's number format to use points"
         )
+    if "_" in s:
+        plain = s.replace("_", "")
+        return f"value {text!r} is not a number: write it without underscores ({s} is not read as {plain})"
+    if any(c.isdigit() and c not in "0123456789" for c in s):
+        return f"value {text!r} is not a number: write it with the digits 0-9"
     return f"value {text!r} is not a number"
 
 
@@ -180,10 +193,7 @@ def _convert_y(value: Any) -> float:
     if isinstance(value, str):
         if not value.strip():
             raise _CellError("empty value")
-        try:
-            v = float(value.strip())
-        except ValueError:
-            raise _CellError(_not_a_number(value)) from None
+        v = float(_parse_number(value))
     elif _is_real(value):
         try:
             v = float(value)

@@ -210,6 +210,12 @@ class PriorSubsetWarning(UserWarning):
     """The model sees only part of a large prior (``max_prior``); every row stays stored."""
 
 
+class SourcesReplacedWarning(UserWarning):
+    """``prior=`` given on a study that stores other transfer sources: the given ones replace them
+    (in Python the sources given are the study's whole set; the command line asks for
+    ``--prior-add`` or ``--prior-replace`` instead)."""
+
+
 class UninformativeSourceWarning(UserWarning):
     """A transfer source whose values are all equal is left out of the warm design and the model: it
     ranks no configuration above another (every row stays stored with the study)."""
@@ -963,10 +969,27 @@ class Optimizer:
         # which is a cold design's when the sources came later)
         settings = {"transfer": self.transfer, "max_prior": self.max_prior, "n_initial": self.n_initial}
         summary = json.dumps({"digest": self._prior_digest, **settings}, sort_keys=True)
-        if self.study.get_meta(_SOURCES_KEY) == summary:
+        existing = self.study.get_meta(_SOURCES_KEY)
+        if existing == summary:
             return
-        self.study.set_meta(_SOURCE_ROWS_KEY, sources_text(self.prior, settings, self._prior_digest))
-        self.study.set_meta(_SOURCES_KEY, summary)
+        try:
+            previous = json.loads(existing)["digest"] if existing is not None else None
+        except (ValueError, KeyError, TypeError):
+            previous = None
+        if previous is not None and previous != self._prior_digest:
+            # (a user test reopened a study with a second file, meaning "these too", and its 30
+            # stored rows were replaced without a word)
+            url = redacted(self.study.url)
+            _warn(
+                f"study {url!r} stored other transfer sources; prior= replaced them with these "
+                f"{len(self.prior)} evaluations (in Python the sources given are the study's whole set): "
+                "to transfer from both, give the earlier sources together with the new ones",
+                SourcesReplacedWarning,
+            )
+        # one transaction: a process killed while storing them left the rows without the summary,
+        # and the study then reopened cold without a word (a user test, kill -9 at creation)
+        rows = sources_text(self.prior, settings, self._prior_digest)
+        self.study.set_metas({_SOURCE_ROWS_KEY: rows, _SOURCES_KEY: summary})
 
     def _source_fits_key(self) -> str:
         """What the source GPs' stored hyperparameters depend on: the sources, the method, the cap on
@@ -1030,9 +1053,11 @@ class Optimizer:
         """The transfer arguments a study stores (``{"prior": TaskData, "transfer": ..., "max_prior":
         ...}``), empty for a study that does not transfer; :class:`~warmbo.data.DataError` when the
         stored sources are unreadable."""
-        if study.get_meta(_SOURCES_KEY) is None:
-            return {}
         text = study.get_meta(_SOURCE_ROWS_KEY)
+        if study.get_meta(_SOURCES_KEY) is None and text is None:
+            return {}
+        # (rows without their summary: written by a version that stored them in two steps and was
+        # stopped between the two; the rows' record holds the settings, so they are used)
         try:
             if text is None:
                 raise DataError("the study names transfer sources but holds none")
@@ -1118,6 +1143,15 @@ class Optimizer:
                 if "transfer" in overrides and overrides["transfer"] != stored["transfer"]:
                     del stored["max_prior"]  # another method: its own default cap, unless given
                 kwargs.update(stored)
+            elif settings.get("warm_design"):
+                # created to transfer, but the sources were never stored: its creator was stopped
+                # between creating the study and storing them (a user test, kill -9 at creation)
+                _warn(
+                    f"study {redacted(study.url)!r} was created to transfer from sources, but they were "
+                    "not stored (the process that created it stopped first): it is reopened without "
+                    "them, as a cold start; give them again with prior= (warmbo optimize/suggest: --prior)",
+                    UserWarning,
+                )
         elif overrides.get("prior") is not None and "model" not in overrides:
             # new sources for a study that transfers: the stored method (and its cap) as before,
             # not the default (auto) in its place; transfer= naming the stored method keeps its cap

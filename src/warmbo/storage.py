@@ -1261,8 +1261,15 @@ class Study:
 
     def set_meta(self, key: str, value: str) -> None:
         """Store a small string under ``key`` (e.g. which prior files were imported)."""
+        self.set_metas({key: value})
+
+    def set_metas(self, items: dict[str, str]) -> None:
+        """Store several entries in one transaction: a process stopped while writing them (a kill,
+        a power cut) leaves all or none of them, never a record without the entry that names it."""
         with self.transaction() as conn:
-            self._wrote(conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)))
+            for key, value in items.items():
+                cursor = conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+                self._wrote(cursor)
 
     def get_meta(self, key: str) -> str | None:
         row = self._connect().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -665,12 +665,16 @@ class PostgresStudy(Study):
             conn.execute("DELETE FROM warmbo_meta WHERE study = %s AND key = %s", (self.name, key))
 
     def set_meta(self, key: str, value: str) -> None:
+        self.set_metas({key: value})
+
+    def set_metas(self, items: dict[str, str]) -> None:
         with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO warmbo_meta (study, key, value) VALUES (%s, %s, %s) "
-                "ON CONFLICT (study, key) DO UPDATE SET value = EXCLUDED.value",
-                (self.name, key, value),
-            )
+            for key, value in items.items():
+                conn.execute(
+                    "INSERT INTO warmbo_meta (study, key, value) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (study, key) DO UPDATE SET value = EXCLUDED.value",
+                    (self.name, key, value),
+                )
 
     def get_meta(self, key: str) -> str | None:
         row = (
