@@ -2492,6 +2492,12 @@ def test_suggest_and_optimize_say_a_cold_design_when_every_source_is_left_out(wo
     said = " ".join(made.output.split())
     assert "every value is 1" in said and "the first 4 suggestions are a design, then" in said
     assert "a warm design from" not in said
+    (workdir / "one.csv").write_text("x,mode,y\n0.6,a,1.5\n")  # (before: "(1 rows): every value is")
+    single = invoke("suggest", "--storage", "one.db", "--space", "space.json", "--prior", "one.csv")
+    said = " ".join(single.output.split())
+    assert (
+        single.exit_code == 0 and "transfer source 'one.csv' has one evaluation (1.5), so it cannot" in said
+    ), said
     ran = invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "run.db",
                  "--prior", "flat.csv")  # fmt: skip
     assert ran.exit_code == 0, ran.output

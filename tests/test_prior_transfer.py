@@ -927,3 +927,37 @@ def test_other_sources_given_in_python_replace_the_stored_ones_with_a_warning(tm
     ):
         wb.Optimizer.load(url, prior=part).study.close()
     assert wb.Optimizer.stored_sources(wb.Study(url))["prior"] == part
+
+
+def test_records_with_their_values_and_a_list_of_sources_given_in_memory_are_priors():
+    # A user test: records with their value under 'y' (DataFrame.to_dict("records")) were refused as
+    # holding "no objective values", a list of (X, y) pairs was read as study URLs (a StorageError
+    # that printed the rows), a tuple of three likewise, and ([], []) spoke of categorical parameters.
+    space = wb.Space([wb.Float("a", -3.0, 3.0), wb.Categorical("mode", ["p", "q"])])
+    rng = np.random.default_rng(0)
+    X1 = [{"a": float(v), "mode": "p"} for v in rng.uniform(-3, 3, 6)]
+    X2 = [{"a": float(v), "mode": "q"} for v in rng.uniform(-3, 3, 5)]
+    y1, y2 = [p["a"] ** 2 for p in X1], [(p["a"] - 1) ** 2 for p in X2]
+
+    records = [dict(p, y=v) for p, v in zip(X1, y1, strict=True)]
+    assert (
+        wb.Optimizer(space, prior=records, seed=0).prior == wb.Optimizer(space, prior=(X1, y1), seed=0).prior
+    )
+    labelled = [dict(p, y=v, task="run 1") for p, v in zip(X1, y1, strict=True)]
+    labelled += [dict(p, y=v, task="run 2") for p, v in zip(X2, y2, strict=True)]
+    opt = wb.Optimizer(space, prior=labelled, transfer="rgpe", seed=0)
+    assert opt.prior.tasks == ["run 1", "run 2"] and list(opt.prior.y) == pytest.approx(y1 + y2)
+
+    pairs = wb.Optimizer(space, prior=[(X1, y1), (X2, y2)], transfer="rgpe", seed=0)
+    assert pairs.prior.tasks == ["<prior (X, y) 1>", "<prior (X, y) 2>"]
+    assert list(pairs.prior.y) == pytest.approx(y1 + y2) and pairs.prior.params == opt.prior.params
+
+    for prior, message in [
+        (([], []), r"<prior \(X, y\)>: no data rows \(X is empty\)"),
+        ((X1, y1, y1), r"prior is a tuple of 3 items: an \(X, y\) pair is a tuple of two"),
+        ([(X1, y1), {"a": 1.0}], r"prior item 2 is a dict: a list prior holds one source each"),
+        (X1, r"without objective values \(6 of 6 have no 'y'\)"),
+        ({"X": X1, "y": y1}, r"a list of parameter dicts with their value under 'y'.*got dict"),
+    ]:
+        with pytest.raises(DataError, match=message):
+            wb.Optimizer(space, prior=prior)

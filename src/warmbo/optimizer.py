@@ -236,10 +236,15 @@ def _informative(prior: TaskData) -> TaskData | None:
         if y[rows].size and np.ptp(y[rows]) == 0:
             keep &= ~rows
             name = prior.source if prior.task is None else f"{label!s}"
+            count = int(rows.sum())
+            what = (
+                f"has one evaluation ({y[rows][0]:.6g})"
+                if count == 1
+                else f"({count} rows): every value is {y[rows][0]:.6g}"
+            )
             warnings.warn(
-                f"transfer source {name!r} ({int(rows.sum())} rows): every value is {y[rows][0]:.6g}, so it "
-                "cannot say which configurations are better; it is left out of the warm design and the "
-                "model (its rows stay stored)",
+                f"transfer source {name!r} {what}, so it cannot say which configurations are better; "
+                "it is left out of the warm design and the model (its rows stay stored)",
                 UninformativeSourceWarning,
                 stacklevel=user_stacklevel(),  # (Optimizer(...) or Optimizer.load(...): the user's line)
             )

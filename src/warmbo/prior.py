@@ -11,11 +11,14 @@ Accepted forms:
 - an ``(X, y)`` pair in the user's own units: X a list of parameter dicts, a DataFrame of parameter
   columns or a 2-D array of raw parameter values (columns in the space's order), y the objective
   values as the user measures them;
+- a list of parameter dicts, each with its objective value under ``"y"`` (and its source task under
+  ``"task"`` when every dict has one), as ``DataFrame.to_dict("records")`` gives them;
 - a list (or tuple) of finished studies (URLs or :class:`~warmbo.storage.Study` objects): their
   complete trials, one source task per study; CSV paths may be among them, one source task each
-  (:func:`join_sources` names them as ``warmbo optimize --prior`` does), and TaskData, each one
-  source task: a CSV file read with its own options (``TaskData.from_csv("runs.csv", space,
-  delimiter=";")``, named by its file as a path is), or rows from anywhere else. A study's space may differ
+  (:func:`join_sources` names them as ``warmbo optimize --prior`` does), and TaskData, DataFrames
+  and ``(X, y)`` pairs, each one source task: a CSV file read with its own options
+  (``TaskData.from_csv("runs.csv", space, delimiter=";")``, named by its file as a path is), or rows
+  from anywhere else. A study's space may differ
   from the new one in bounds and choices (a range widened after a first study), not in its
   parameters' names; its trials outside the new space (a range narrowed since) are left out with a
   :class:`PriorOutsideSpaceWarning`. A study stores its direction; a
@@ -337,50 +340,84 @@ def _read(
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
         return TaskData.from_dataframe(prior, space, task=task, source="<prior DataFrame>")
-    if isinstance(prior, tuple) and len(prior) == 2 and not all(map(_is_location, prior)):
+    if _is_pair(prior):
         X, y = prior
         if _is_dataframe(X):  # parameter columns by name, in any order
             X = X.to_dict("records")
-        if len(X) and isinstance(X[0], Mapping):
-            X, y = list(X), np.asarray(y)
-            if partial:
-                if len(X) != len(y):
-                    raise DataError(f"<prior (X, y)>: X has {len(X)} rows and y {len(y)} values")
-                whole = [
-                    k for k, p in enumerate(X) if not isinstance(p, Mapping) or set(space.names) <= set(p)
-                ]
-                if not whole:
-                    raise _NoRows
-                X, y = [X[k] for k in whole], y[whole]
-            return TaskData.from_records(X, y, space, source="<prior (X, y)>", outside=outside)
+        try:
+            empty = len(X) == 0
+        except TypeError:
+            raise DataError(
+                f"<prior (X, y)>: X must be a list of parameter dicts, a DataFrame or a 2-D array, got "
+                f"{type(X).__name__}"
+            ) from None
+        if empty:  # (before: from_numpy's message about categorical parameters)
+            raise DataError("<prior (X, y)>: no data rows (X is empty)")
+        if isinstance(X[0], Mapping):
+            return _records(list(X), y, None, space, partial, outside, "<prior (X, y)>")
         return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
-    if isinstance(prior, list | tuple) and prior and isinstance(prior[0], Mapping):
-        raise DataError(
-            "prior: a list of parameter dicts holds no objective values; give (dicts, y) with y the values, "
-            "or a DataFrame with one column per parameter and a 'y' column"
-        )
+    if isinstance(prior, list | tuple) and prior and all(isinstance(item, Mapping) for item in prior):
+        missing = sum("y" not in item for item in prior)
+        if "y" in space.names:  # (then 'y' is a parameter, not the value)
+            raise DataError(
+                "prior: a list of parameter dicts holds no objective values ('y' is a parameter of this "
+                "space); give (dicts, values), or a DataFrame with one column per parameter and a column "
+                "of values read with TaskData.from_dataframe(df, space, y=...)"
+            )
+        if missing:
+            raise DataError(
+                f"prior: a list of parameter dicts without objective values ({missing} of {len(prior)} "
+                "have no 'y'); give each dict its value under 'y' (and its source under 'task'), or "
+                "give (dicts, y), or a DataFrame with one column per parameter and a 'y' column"
+            )
+        # records with their value, as df.to_dict("records") gives them (and 'task' when every one has it)
+        labels = [item["task"] for item in prior] if all("task" in item for item in prior) else None
+        X = [{k: v for k, v in item.items() if k not in ("y", "task")} for item in prior]
+        return _records(X, [item["y"] for item in prior], labels, space, partial, outside, "<prior records>")
+    if (
+        isinstance(prior, tuple)
+        and len(prior) > 2
+        and not (_is_location(prior[0]) or _is_data_item(prior[0]))
+    ):
+        raise DataError(f"prior is a tuple of {len(prior)} items: an (X, y) pair is a tuple of two")
     if isinstance(prior, list | tuple) and prior:
-        # CSV paths and TaskData (a CSV read with its own options, TaskData.from_csv(path, space,
-        # delimiter=";")) among the studies: one source task each
-        data = [
-            isinstance(item, TaskData)
-            or (isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item)))
-            for item in prior
-        ]
+        for k, item in enumerate(prior, start=1):
+            if not (_is_location(item) or _is_data_item(item)):
+                shown = f"a {type(item).__name__}" + (
+                    f" of {len(item)} items" if isinstance(item, list | tuple) else ""
+                )
+                raise DataError(
+                    f"prior item {k} is {shown}: a list prior holds one source each, as CSV paths, "
+                    "study URLs or Study objects, TaskData, DataFrames or (X, y) pairs"
+                    + (" (an (X, y) pair is a tuple of two)" if isinstance(item, tuple) else "")
+                )
+        # CSV paths, TaskData (a CSV read with its own options, TaskData.from_csv(path, space,
+        # delimiter=";")), DataFrames and (X, y) pairs among the studies: one source task each
+        data = [_is_data_item(item) for item in prior]
         if not any(data):
             return _from_studies(list(prior), space, maximize, study, rename, partial, outside)
         from .storage import study_identity
 
-        entries = [
-            (item.source or f"<prior {k + 1}>") if isinstance(item, TaskData) else _shown(item)
-            for k, item in enumerate(prior)
-        ]
+        def entry(k: int, item) -> str:
+            if isinstance(item, TaskData):
+                return item.source or f"<prior {k + 1}>"
+            if _is_dataframe(item):
+                return f"<prior DataFrame {k + 1}>"
+            if _is_pair(item):
+                return f"<prior (X, y) {k + 1}>"
+            return _shown(item)
+
+        entries = [entry(k, item) for k, item in enumerate(prior)]
         # (in-memory Study objects, all ':memory:', are each a study of its own; a TaskData is
-        # checked by its source file, if it has one)
+        # checked by its source file, if it has one; rows given in memory are not located)
         located = [
             e
             for e, item in zip(entries, prior, strict=True)
-            if (os.path.isfile(e) if isinstance(item, TaskData) else study_identity(item))
+            if (
+                os.path.isfile(e)
+                if isinstance(item, TaskData)
+                else _is_location(item) and study_identity(item)
+            )
         ]
         twice = first_repeat(located)
         if twice is not None:
@@ -402,7 +439,8 @@ def _read(
         return join_sources([entries[k] for k in kept], parts, space, [not data[k] for k in kept])
     raise DataError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
-        f"(X, y) pair in your own units, or a list of study URLs; got {type(prior).__name__}"
+        "(X, y) pair in your own units, a list of parameter dicts with their value under 'y', or a list "
+        f"of sources (study URLs, CSV paths, TaskData, DataFrames, (X, y) pairs); got {type(prior).__name__}"
     )
 
 
@@ -467,6 +505,34 @@ def names_a_study(text: str) -> bool:
 def _is_dataframe(obj) -> bool:
     """A pandas-like DataFrame (duck-typed, as :meth:`TaskData.from_dataframe` reads it)."""
     return hasattr(obj, "columns") and callable(getattr(obj, "to_dict", None))
+
+
+def _records(X: list, y, task, space: Space, partial: bool, outside, source: str) -> TaskData:
+    """Parameter dicts ``X`` with their values (and task labels) as a TaskData; with ``partial``
+    only the dicts that hold every parameter of ``space`` (:class:`_NoRows` when none does)."""
+    y = np.asarray(y)
+    if partial:
+        if len(X) != len(y):
+            raise DataError(f"{source}: X has {len(X)} rows and y {len(y)} values")
+        whole = [k for k, p in enumerate(X) if not isinstance(p, Mapping) or set(space.names) <= set(p)]
+        if not whole:
+            raise _NoRows
+        X, y = [X[k] for k in whole], y[whole]
+        task = None if task is None else [task[k] for k in whole]
+    return TaskData.from_records(X, y, space, task=task, source=source, outside=outside)
+
+
+def _is_pair(obj) -> bool:
+    """An ``(X, y)`` pair: a tuple of two that are not both study locations."""
+    return isinstance(obj, tuple) and len(obj) == 2 and not all(map(_is_location, obj))
+
+
+def _is_data_item(item) -> bool:
+    """An item of a list prior that is rows, not a study: a TaskData, a CSV path, a DataFrame or an
+    ``(X, y)`` pair (one source task each)."""
+    if isinstance(item, TaskData) or _is_dataframe(item) or _is_pair(item):
+        return True
+    return isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item))
 
 
 def _is_location(obj) -> bool:
