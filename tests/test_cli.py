@@ -2528,6 +2528,14 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     # before a model ask (the warm design's), status showed nothing of the transfer
     status = " ".join(invoke("status", "--storage", "lab.db").output.split())
     assert "transfer auto: 2 source task(s), 7 rows" in status
+    # more suggestions than the design at once: they continue the design until results are in (a
+    # user test: -n 5 gave five source rows under "the first 2 suggestions are a warm design")
+    batch = invoke(*args, "--space", "space.json", "--prior", "run.csv", "-n", 5, "--storage", "batch.db")
+    said = " ".join(batch.output.split())
+    assert batch.exit_code == 0 and (
+        "the first 2 suggestions are a warm design from 3 source evaluations in run.csv (transfer auto), and "
+        "suggestions asked before two results are in continue the design; then the model chooses" in said
+    ), said
     assert "the model weighs the sources from its first ask after the warm design" in status
     again = invoke(*args, "--prior", "run.csv", "--transfer", "rgpe", "--prior-replace")  # on the study
     assert again.exit_code == 0, again.output

@@ -1724,6 +1724,11 @@ def suggest(
             names = _entries(prior)
             design = f"a warm design from {len(data)} source evaluations in {names} (transfer {opt.transfer})"
         plan = f"the first {opt.n_initial} suggestions are {design}, then the model chooses"
+        if n > opt.n_initial:  # (a user test: -n 5 got five source rows under a promise of two)
+            plan = (
+                f"the first {opt.n_initial} suggestions are {design}, and suggestions asked before two "
+                "results are in continue the design; then the model chooses"
+            )
         if opt.transfer == "auto" and warm is not None:
             probe = opt.n_initial + PROBE_AFTER + 1
             plan += f" (suggestion {probe}: a cold design point that tests the sources)"

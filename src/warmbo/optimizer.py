@@ -129,6 +129,7 @@ from .storage import (
 )
 from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
+from .transfer.sources import as_sources
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
 from .transfer.warm_design import WarmDesign, design_size, source_model_maxima, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
@@ -1483,10 +1484,7 @@ class Optimizer:
         )
         report = transfer_report(self.transfer, model, n_target, points, () if warm is None else warm.scores)
         if not report.sources:  # not fitted yet: the sources as given
-            rows = [
-                (f"task {k}" if k is not None else "source", len(y))
-                for k, (_, y) in self._source.by_task().items()
-            ]
+            rows = [(task.name, len(task)) for task in as_sources(self._source)]
             report = TransferReport(
                 report.method,
                 tuple(SourceSummary(n, r) for n, r in rows),

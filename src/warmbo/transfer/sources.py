@@ -52,13 +52,25 @@ def standardise(y: np.ndarray) -> tuple[float, float]:
     return mean, (std if std > 0 else 1.0)
 
 
+def _single_source_name(data) -> str:
+    """The name of a TaskData's one source task (no task column): its file's name as the command line
+    names it (``prior`` for ``runs/prior.csv``, ``old`` for a study ``old.db``), ``source`` for rows
+    given in memory (a user test found a single ``--prior 2026-10.csv`` shown as ``source``)."""
+    from ..prior import source_label
+
+    text = str(getattr(data, "source", "") or "")
+    if not text or text.startswith("<") or "," in text:
+        return "source"
+    return source_label(text) or "source"
+
+
 def as_sources(source, dim: int | None = None) -> list[SourceTask]:
     """Validate ``source`` (a pair, a list of pairs, or a TaskData) into a list of :class:`SourceTask`."""
     if source is None:
         raise ValueError("source is required: an (X, y) pair, a list of pairs, or a TaskData")
     if hasattr(source, "by_task"):
         items = [
-            (X, y, f"task {label}" if label is not None else "source")
+            (X, y, f"task {label}" if label is not None else _single_source_name(source))
             for label, (X, y) in source.by_task().items()
         ]
     elif isinstance(source, tuple) and len(source) == 2 and not isinstance(source[0], tuple):
