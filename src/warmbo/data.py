@@ -65,7 +65,8 @@ Label = str | None
 class UnfinishedRowsWarning(UserWarning):
     """:meth:`TaskData.from_csv` left out rows with an empty value cell (an Optuna
     ``trials_dataframe()``, with or without its ``state`` column, or a ``warmbo export`` of every
-    trial): failed or unfinished trials, not observations."""
+    trial), or :meth:`TaskData.from_dataframe` rows with a missing value (None, NaN: the
+    ``trials_dataframe()`` itself): failed or unfinished trials, not observations."""
 
 
 class DataError(ValueError):
