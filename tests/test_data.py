@@ -450,9 +450,9 @@ def test_dataframe_errors_name_row_index_and_column() -> None:
             str(info.value)
             == "<DataFrame>, row 2 (index 'second'), column 'a': value 3.0 is outside [-1.0, 1.0]"
         )
-    for df in frames({"a": [0.5], "b": [1], "y": [float("nan")]}):
+    for df in frames({"a": [0.5], "b": [1], "y": [float("inf")]}):
         with pytest.raises(
-            DataError, match=r"<DataFrame>, row 1 \(index 0\), column 'y': value nan is not finite"
+            DataError, match=r"<DataFrame>, row 1 \(index 0\), column 'y': value inf is not finite"
         ):
             TaskData.from_dataframe(df, NUMERIC)
     for df in frames({"a": [0.5], "y": [1.0]}):
@@ -686,6 +686,96 @@ def test_an_optuna_export_without_its_state_column_leaves_out_the_rows_without_a
     with pytest.warns(UnfinishedRowsWarning, match=r"left out 2 row\(s\) .*\(FAIL 1, no state 1\)"):
         assert list(TaskData.from_csv(mixed, NUMERIC).y) == [2.0]
     assert "row 1 (line 2), column 'y': empty value" in csv_error(tmp_path, "a,b,y,state\n0,1,,COMPLETE\n")
+
+
+def test_a_dataframe_leaves_out_rows_without_a_value_whose_state_is_not_complete() -> None:
+    # before: a NaN (or None) value was refused ("row 1 (index 0), column 'y': value nan is not
+    # finite") where the same rows read from a CSV file were left out as failed or unfinished trials
+    from warmbo.data import UnfinishedRowsWarning
+
+    nan = float("nan")
+    data = {"a": [0.5, 0.1, 0.2, 0.3], "b": [1, 2, 3, 4], "y": [1.0, nan, None, 2.0]}
+    data["state"] = ["COMPLETE", "FAIL", "RUNNING", "COMPLETE"]
+    for df in frames(data):
+        with pytest.warns(UnfinishedRowsWarning) as record:
+            read = TaskData.from_dataframe(df, NUMERIC)
+        said = [str(w.message) for w in record if issubclass(w.category, UnfinishedRowsWarning)]
+        assert said == [
+            "<DataFrame>: left out 2 row(s) without a value whose 'state' is not complete (FAIL 1, "
+            "RUNNING 1): failed or unfinished trials"
+        ]
+        assert [p["a"] for p in read.params] == [0.5, 0.3] and list(read.y) == [1.0, 2.0]
+    # without a state column, as a CSV file without one
+    for df in frames({"a": [0.5, 0.1], "b": [1, 2], "y": [nan, 3.0]}):
+        with pytest.warns(UnfinishedRowsWarning, match=r"left out 1 row\(s\) with an empty 'y' cell"):
+            assert list(TaskData.from_dataframe(df, NUMERIC).y) == [3.0]
+    # a missing value in a complete row, and an infinite value in any row, are refused, row named
+    for df in frames({"a": [0.5, 0.1], "b": [1, 2], "y": [1.0, nan], "state": ["COMPLETE", "COMPLETE"]}):
+        with pytest.raises(
+            DataError, match=r"row 2 \(index 1\), column 'y': missing value \(nan\) in a row whose 'state'"
+        ):
+            TaskData.from_dataframe(df, NUMERIC)
+    for df in frames(
+        {"a": [0.5, 0.1], "b": [1, 2], "y": [1.0, -float("inf")], "state": ["COMPLETE", "FAIL"]}
+    ):
+        with pytest.raises(DataError, match=r"row 2 \(index 1\), column 'y': value -inf is not finite"):
+            TaskData.from_dataframe(df, NUMERIC)
+    # no row with a value: said why
+    for df in frames({"a": [0.5], "b": [1], "y": [nan], "state": ["PRUNED"]}):
+        with pytest.warns(UnfinishedRowsWarning), pytest.raises(DataError) as info:
+            TaskData.from_dataframe(df, NUMERIC)
+        assert str(info.value) == (
+            "<DataFrame>: no data rows (no row has an objective value: failed or unfinished trials)"
+        )
+
+
+def test_an_optuna_trials_dataframe_with_a_failed_trial_reads_the_complete_ones() -> None:
+    # before: study.trials_dataframe() itself (NaN values for FAIL and RUNNING trials) was refused,
+    # while its CSV export was read
+    import optuna
+
+    from warmbo.data import UnfinishedRowsWarning
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.0)
+        if trial.number == 1:
+            raise ValueError("diverged")
+        return (x - 0.3) ** 2
+
+    study.optimize(objective, n_trials=4, catch=(ValueError,))
+    study.ask({"x": optuna.distributions.FloatDistribution(0.0, 1.0)})  # still running
+    df = study.trials_dataframe()
+    space = Space([Float("x", 0.0, 1.0)])
+    with pytest.warns(UnfinishedRowsWarning, match=r"left out 2 row\(s\) .*\(FAIL 1, RUNNING 1\)"):
+        data = TaskData.from_dataframe(df, space, x={"x": "params_x"}, y="value")
+    done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert [p["x"] for p in data.params] == [t.params["x"] for t in done]
+    np.testing.assert_array_equal(data.y, [t.value for t in done])
+    # a complete trial without a value is refused
+    df.loc[0, "value"] = float("nan")
+    with pytest.raises(DataError, match=r"row 1 \(index 0\), column 'value': missing value \(nan\)"):
+        TaskData.from_dataframe(df, space, x={"x": "params_x"}, y="value")
+
+
+def test_a_dataframe_of_a_conditional_space_leaves_out_the_rows_of_another_branch() -> None:
+    # skip_incomplete and outside, as from_csv takes them (the Optuna sampler reads each relative
+    # search space's rows with them): before, a DataFrame had neither, and a NaN parameter was refused
+    nan = float("nan")
+    space = Space([Float("a", 0.0, 1.0)])
+    data = {"a": [0.5, nan, 5.0, 0.25], "c": [nan, 3.0, nan, nan], "y": [1.0, 2.0, 3.0, 4.0]}
+    for df in frames(data):
+        outside: list[str] = []
+        read = TaskData.from_dataframe(df, space, skip_incomplete=True, outside=outside)
+        assert [p["a"] for p in read.params] == [0.5, 0.25] and list(read.y) == [1.0, 4.0]
+        assert outside == ["<DataFrame>, row 3 (index 2), column 'a': value 5.0 is outside [0.0, 1.0]"]
+        with pytest.raises(DataError, match=r"row 2 \(index 1\), column 'a': value nan is not finite"):
+            TaskData.from_dataframe(df, space)
+        # a parameter without a column: every row is another branch's
+        other = TaskData.from_dataframe(df, Space([Float("d", 0.0, 1.0)]), skip_incomplete=True)
+        assert len(other) == 0
 
 
 def test_outside_leaves_out_rows_outside_the_ranges_and_still_refuses_text(tmp_path: Path) -> None:

@@ -13,10 +13,12 @@ import time
 
 import numpy as np
 import optuna
+import pandas as pd
 import pytest
 from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 
 import warmbo as wb
+from warmbo.data import DataError
 from warmbo.integrations.optuna import CHECKED_KEY, PARAMS_KEY, SpaceMap, WarmboSampler, trial_params
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -296,12 +298,12 @@ def test_a_warmbo_study_file_or_url_is_a_prior_and_warm_starts_the_first_proposa
         assert study.trials[1].params == pytest.approx(best), prior
         assert study.sampler.optimizer.study.count("complete") == 2  # the sources are not trials
         study.sampler.optimizer.study.close()
-    with pytest.raises(ValueError, match="no such warmbo study 'missing.db'"):
+    with pytest.raises(ValueError, match="prior study 'missing.db' does not exist"):
         WarmboSampler(prior="missing.db")
     with pytest.raises(ValueError, match="cannot be mixed") as refused:
         WarmboSampler(prior=[optuna.create_study(), url])
     assert "s3cret" not in str(refused.value)
-    with pytest.raises(ValueError, match="no such warmbo study") as missing:  # before any trial is spent
+    with pytest.raises(ValueError, match="does not exist") as missing:  # before any trial is spent
         WarmboSampler(seed=0, prior=[path, url.replace("study=", "study=no")])
     assert "s3cret" not in str(missing.value) and "***" in str(missing.value)
 
@@ -456,6 +458,7 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
         "optuna studies": (svm_values, sorted(y)),
         "(X, y)": (svm_values, sorted(y)),
         "CSV": (svm_values, sorted(y)),
+        "DataFrame": (svm_values, sorted(y)),
         "warmbo study": (sorted(y), sorted(y)),
         "studies and CSV": (sorted(svm_values + y), sorted(y + y)),
         "warmbo study of C": (None, None),
@@ -464,6 +467,7 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
         "optuna studies": [source],
         "(X, y)": (X, y),
         "CSV": str(csv_path),
+        "DataFrame": pd.read_csv(csv_path),  # NaN for the other branch's parameters (was refused)
         "warmbo study": flat_path,
         "studies and CSV": [flat_path, svm_path, str(csv_path)],
         "warmbo study of C": svm_path,
@@ -650,8 +654,8 @@ def test_a_finite_space_whose_every_point_failed_goes_on_with_the_independent_sa
         ({"optimizer_options": {"acqusition": "ei"}}, "no argument acqusition \\(it takes acquisition, "),
         ({"optimizer_options": {"worker": "me"}}, "may not set worker: the sampler sets them"),
         ({"transfer": "rgbe", "prior": ([{"x": 0.5}], [1.0])}, "unknown transfer 'rgbe'"),
-        ({"prior": "no-such-prior.csv"}, "no such file 'no-such-prior.csv'"),
-        ({"prior": ([{"x": 0.5}], [1.0, 2.0])}, "X has 1 rows and y 2 values"),
+        ({"prior": "no-such-prior.csv"}, "cannot read prior file 'no-such-prior.csv': No such file"),
+        ({"prior": ([{"x": 0.5}], [1.0, 2.0])}, "y has 2 values for 1 points"),
         ({"prior": {"x": [0.5], "y": [1.0]}}, "prior must be an \\(X, y\\) pair"),
     ],
 )
@@ -660,6 +664,85 @@ def test_arguments_the_optimizer_would_refuse_are_refused_before_any_trial(argum
     # there, after 10 (or 1, with a prior) evaluations of a possibly expensive objective were spent
     with pytest.raises(ValueError, match=error):
         WarmboSampler(seed=0, **arguments)
+
+
+@pytest.mark.filterwarnings("ignore::warmbo.data.UnfinishedRowsWarning")  # (the Optimizer's own)
+def test_a_prior_that_cannot_be_read_is_refused_when_the_sampler_is_made(tmp_path):
+    # before: an empty file (and a malformed row, a NaN value, a DataFrame's, ...) was accepted, and
+    # the DataError came only at the first proposal, after Optuna had spent a real evaluation on the
+    # startup trial and left a FAIL trial; now it is refused at once, with Optimizer(prior=...)'s words
+    def write(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+
+    empty_study = str(tmp_path / "empty.db")  # a warmbo study without a complete trial
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=empty_study, seed=0)
+    opt.ask()
+    opt.study.close()
+    bad = {
+        "empty file": write("empty.csv", ""),
+        "header only": write("header.csv", "x,y\n"),
+        "a row of more fields": write("extra.csv", "x,y\n0.5,1.0\n0.2,2.0,7\n"),
+        "a NaN value": write("nan.csv", "x,y\n0.5,1.0\n0.2,nan\n"),
+        "text for a value": write("text.csv", "x,y\n0.5,abc\n"),
+        "no y column": write("noy.csv", "x,loss\n0.5,1.0\n"),
+        "only failed trials": write("failed.csv", "x,y,state\n0.5,,FAIL\n"),
+        "no file": str(tmp_path / "no_such_file.csv"),
+        "in a list": [write("good.csv", "x,y\n0.5,1.0\n"), str(tmp_path / "empty.csv")],
+        "a study without complete trials": empty_study,
+        "a DataFrame's complete trial without a value": pd.DataFrame(
+            {"x": [0.5], "y": [np.nan], "state": ["COMPLETE"]}
+        ),
+        "a DataFrame's infinite value": pd.DataFrame({"x": [0.5, 0.2], "y": [1.0, np.inf]}),
+        "(X, y) with NaN": ([{"x": 0.5}], [float("nan")]),
+    }
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    for name, prior in bad.items():
+        with pytest.raises(DataError) as direct:
+            wb.Optimizer(space, prior=prior)
+        with pytest.raises(DataError) as made:
+            WarmboSampler(seed=0, prior=prior)
+        assert str(made.value) == str(direct.value), name
+    assert str(made.value) == "<prior (X, y)>, row 1, y: value nan is not finite"
+    # what needs the search space (define-by-run: known at the first proposal) is checked there, as before
+    cell = write("cell.csv", "x,y\n0.5,1.0\nabc,2.0\n")
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=cell))
+    with pytest.raises(
+        DataError, match=r"cell.csv, row 2 \(line 3\), column 'x': value 'abc' is not a number"
+    ):
+        study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=2)
+
+
+def test_a_dataframe_is_a_prior_as_for_the_optimizer(tmp_path):
+    # before: WarmboSampler(prior=df) was refused ("prior must be an (X, y) pair, ...; got DataFrame")
+    # while wb.Optimizer(prior=df) took it; its failed trials (NaN, state FAIL) are left out, as
+    # trials_dataframe() gives them
+    from warmbo.data import UnfinishedRowsWarning
+
+    df = pd.DataFrame(
+        {
+            "x": [0.1, 0.8, 0.45, 0.3],
+            "y": [0.2, 0.3, np.nan, 0.01],
+            "state": ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE"],
+        }
+    )
+    sampler = WarmboSampler(seed=0, prior=df)
+    study = optuna.create_study(sampler=sampler)
+    with pytest.warns(UnfinishedRowsWarning, match=r"<prior DataFrame>: left out 1 row\(s\) .*\(FAIL 1\)"):
+        study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0) - 0.3) ** 2, n_trials=2)
+    prior = sampler.optimizer.prior
+    assert [p["x"] for p in prior.params] == [0.1, 0.8, 0.3] and list(prior.y) == [0.2, 0.3, 0.01]
+    assert study.trials[1].params["x"] == 0.3  # the warm design's first point: the best source row
+    # so are the other forms Optimizer takes: a list holding TaskData, and (DataFrame, y)
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    data = wb.TaskData.from_records([{"x": 0.3}], [0.01], space)
+    good = tmp_path / "good.csv"
+    good.write_text("x,y\n0.5,1.0\n")
+    WarmboSampler(prior=[data, str(good)])
+    WarmboSampler(prior=(df[["x"]].iloc[[0, 1, 3]], [0.2, 0.3, 0.01]))
+    with pytest.raises(DataError, match="cannot read prior file '.*missing.csv'"):  # (the list is read)
+        WarmboSampler(prior=[data, str(tmp_path / "missing.csv")])
 
 
 def test_one_sampler_serves_several_studies_one_after_the_other(tmp_path):

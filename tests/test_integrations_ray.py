@@ -9,6 +9,7 @@ import math
 import signal
 
 import numpy as np
+import pandas as pd
 import pytest
 import ray
 from ray import tune
@@ -425,3 +426,58 @@ def test_a_kernel_that_the_transfer_would_drop_is_refused_when_the_searcher_is_m
     WarmboSearch(
         space, metric="loss", mode="min", prior=prior, transfer="none", optimizer_options={"kernel": RBF(0.2)}
     )
+
+
+@pytest.mark.filterwarnings("ignore::warmbo.data.UnfinishedRowsWarning")  # (the Optimizer's own)
+def test_a_prior_that_cannot_be_read_is_refused_when_the_searcher_is_made(tmp_path):
+    # before: WarmboSearch(space, prior="no_such_file.csv") was accepted, and the DataError came only
+    # inside tuner.fit(), when the first suggestion built the optimizer
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    empty, outside = tmp_path / "empty.csv", tmp_path / "outside.csv"
+    empty.write_text("")
+    outside.write_text("x,y\n0.5,2.0\n5.0,1.0\n")  # (its x is read in the space: known here)
+    priors = [
+        str(tmp_path / "no_such_file.csv"),
+        str(empty),
+        str(outside),
+        pd.DataFrame({"x": [0.5], "y": [np.nan], "state": ["COMPLETE"]}),
+        ([{"x": 0.5}], [np.inf]),
+    ]
+    for prior in priors:
+        with pytest.raises(DataError) as direct:
+            wb.Optimizer(space, prior=prior)
+        for given in (space, {"x": tune.uniform(0.0, 1.0)}):
+            with pytest.raises(DataError) as made:
+                WarmboSearch(given, metric="loss", mode="min", prior=prior)
+            assert str(made.value) == str(direct.value)
+    # without a space (Tune passes its param_space when the run starts): what needs none is refused
+    # when the searcher is made, the rest when Tune passes the space, before any trial runs
+    with pytest.raises(DataError, match="empty.csv: empty file"):
+        WarmboSearch(metric="loss", mode="min", prior=str(empty))
+    search = WarmboSearch(metric="loss", mode="min", prior=str(outside))
+    with pytest.raises(DataError, match=r"row 2 \(line 3\), column 'x': value 5.0 is outside \[0.0, 1.0\]"):
+        search.set_search_properties(None, None, {"x": tune.uniform(0.0, 1.0)})
+
+
+def test_a_dataframe_prior_with_a_failed_trial_is_read_once(tmp_path):
+    # a DataFrame as Optimizer takes it; a failed trial's NaN value (trials_dataframe()) was refused
+    # at the first suggestion; the prior is read when the searcher is made, and its warning said once
+    from warmbo.data import UnfinishedRowsWarning
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    df = pd.DataFrame(
+        {"x": [0.1, 0.45, 0.3], "y": [0.2, np.nan, 0.01], "state": ["COMPLETE", "FAIL", "COMPLETE"]}
+    )
+    with pytest.warns(UnfinishedRowsWarning) as record:
+        search = WarmboSearch(space, metric="loss", mode="min", seed=0, prior=df)
+        search.suggest("t0")
+    assert sum(issubclass(w.category, UnfinishedRowsWarning) for w in record) == 1
+    assert [p["x"] for p in search.optimizer.prior.params] == [0.1, 0.3]
+    np.testing.assert_array_equal(search.optimizer.prior.y, [0.2, 0.01])
+    # a mode Tune gives later than the guess: the prior is read again in it, to the same rows
+    with pytest.warns(UnfinishedRowsWarning):  # (read in the guessed mode, min)
+        later = WarmboSearch(space, metric="loss", seed=0, prior=df)
+    later.set_search_properties(None, "max", {})
+    with pytest.warns(UnfinishedRowsWarning):
+        later.suggest("t0")
+    assert later.optimizer.prior == search.optimizer.prior and later.optimizer.maximize

@@ -51,6 +51,7 @@ from typing import Any, TextIO
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._warnings import user_stacklevel
 from .parameters import _is_bool, _is_real
 from .space import Categorical, Float, Int, Parameter, Space, SpaceError
 from .trial import amendment_note
@@ -64,7 +65,8 @@ Label = str | None
 class UnfinishedRowsWarning(UserWarning):
     """:meth:`TaskData.from_csv` left out rows with an empty value cell (an Optuna
     ``trials_dataframe()``, with or without its ``state`` column, or a ``warmbo export`` of every
-    trial): failed or unfinished trials, not observations."""
+    trial), or :meth:`TaskData.from_dataframe` rows with a missing value (None, NaN: the
+    ``trials_dataframe()`` itself): failed or unfinished trials, not observations."""
 
 
 class DataError(ValueError):
@@ -206,22 +208,62 @@ def _convert_y(value: Any) -> float:
     return v
 
 
-def _unfinished_state(row: Mapping[str, Any], y: str) -> str | None:
-    """The state of a row that is a trial without an objective value: an empty ``y`` cell, and a
-    ``state`` column other than complete (Optuna's ``FAIL``, ``RUNNING``, ``PRUNED``; warmbo's
-    ``failed``, ``pending``), or no state at all (``""``: a file without that column, such as
-    ``trials_dataframe(attrs=("params", "value"))``, or an empty cell). None for any other row: one
-    with a value to read, or an empty ``y`` in a row whose state says complete (an error)."""
-    if str(row.get(y) or "").strip():
+def _missing(value: Any) -> bool:
+    """Whether a cell holds no value: None, a blank string (an empty CSV cell), NaN, or pandas' NA or
+    NaT (a DataFrame's missing value: Optuna's ``trials_dataframe()`` has NaN for a failed trial's
+    value). An infinite number is a value (and not a finite one)."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if _is_real(value):
+        return math.isnan(value)
+    return type(value).__name__ in ("NAType", "NaTType")
+
+
+def _unfinished_state(row: Mapping[str, Any], y: Any) -> str | None:
+    """The state of a row that is a trial without an objective value: a missing ``y`` (an empty CSV
+    cell; None or NaN in a DataFrame), and a ``state`` column other than complete (Optuna's ``FAIL``,
+    ``RUNNING``, ``PRUNED``; warmbo's ``failed``, ``pending``), or no state at all (``""``: a file
+    without that column, such as ``trials_dataframe(attrs=("params", "value"))``, or an empty cell).
+    None for any other row: one with a value to read, or a missing ``y`` in a row whose state says
+    complete (an error)."""
+    if not _missing(row.get(y)):
         return None
-    state = str(row.get("state") or "").strip()
+    state = _state(row)
     return None if state.lower() == "complete" else state
+
+
+def _state(row: Mapping[str, Any]) -> str:
+    """A row's ``state`` cell as text (``""`` when missing)."""
+    state = row.get("state")
+    return "" if _missing(state) else str(state).strip()
+
+
+def _warn_unfinished(source: str, unfinished: dict[str, int], y: Any) -> None:
+    """Say which rows without a value (``unfinished``: their number by state) were left out."""
+    if not unfinished:
+        return
+    total = sum(unfinished.values())
+    if any(unfinished):  # (a state column says why)
+        counts = ", ".join(f"{state or 'no state'} {n}" for state, n in unfinished.items())
+        said = f"left out {total} row(s) without a value whose 'state' is not complete ({counts})"
+    else:
+        said = f"left out {total} row(s) with an empty {y!r} cell (no objective value)"
+    warnings.warn(
+        f"{source}: {said}: failed or unfinished trials", UnfinishedRowsWarning, stacklevel=user_stacklevel()
+    )
+
+
+def _no_rows(source: str, unfinished: dict[str, int]) -> DataError:
+    left = " (no row has an objective value: failed or unfinished trials)" if unfinished else ""
+    return DataError(f"{source}: no data rows{left}")
 
 
 def _unfinished_hint(row: Mapping[str, Any]) -> str:
     """For a row without a usable value in a file written by ``warmbo export`` (a ``state`` column):
     a failed or pending trial has no value, and the way to leave such rows out."""
-    state = str(row.get("state") or "").strip()
+    state = _state(row)
     if state in ("", "complete"):
         return ""
     return (
@@ -283,26 +325,25 @@ def _a_value_of_its_kind(p: Parameter, value: Any) -> bool:
 
 
 def _columns(
-    space: Space, x: Sequence[Any] | Mapping[str, Any] | None, y: Any, task: Any, source: str
+    names: Sequence[str], x: Sequence[Any] | Mapping[str, Any] | None, y: Any, task: Any, source: str
 ) -> list[Any]:
-    """Column of each parameter (space order); checks that x, y and task columns are distinct."""
+    """Column of each parameter ``names`` (space order; none for a check without a space); checks
+    that x, y and task columns are distinct."""
     if x is None:
-        cols = list(space.names)
+        cols = list(names)
     elif isinstance(x, Mapping):
-        unknown = [k for k in x if k not in space.names]
+        unknown = [k for k in x if k not in names]
         if unknown:
-            raise DataError(
-                f"{source}: x maps unknown parameter(s) {unknown!r}; space has {list(space.names)!r}"
-            )
-        cols = [x.get(n, n) for n in space.names]
+            raise DataError(f"{source}: x maps unknown parameter(s) {unknown!r}; space has {list(names)!r}")
+        cols = [x.get(n, n) for n in names]
     elif isinstance(x, (str, bytes)) or not isinstance(x, Iterable):
         raise DataError(f"{source}: x must be a list of column names, got {x!r}")
     else:
         cols = list(x)
-        if len(cols) != len(space):
+        if len(cols) != len(names):
             raise DataError(
-                f"{source}: x names {len(cols)} column(s) {cols!r} for the {len(space)} parameter(s) "
-                f"{list(space.names)!r} (one column per parameter, in the space's order)"
+                f"{source}: x names {len(cols)} column(s) {cols!r} for the {len(names)} parameter(s) "
+                f"{list(names)!r} (one column per parameter, in the space's order)"
             )
     seen: set[Any] = set()
     for c in cols:
@@ -681,102 +722,7 @@ class TaskData:
             warmbo's ``failed``, ``pending``). An empty ``y`` in a row whose ``state`` says complete
             is refused, as is any ``y`` that is not a number.
         """
-        source = os.fspath(path)
-        source = source.decode() if isinstance(source, bytes) else source
-        if not os.path.isfile(source):
-            what = "is a folder, not a CSV file" if os.path.isdir(source) else "does not exist"
-            raise MissingFileError(f"{source}: {what}")
-        cols = _columns(space, x, y, task, source)
-        needed = [*cols, y] + ([task] if task is not None else [])
-        params: list[dict[str, Any]] = []
-        ys: list[float] = []
-        labels: list[str] = []
-        incomplete = 0  # rows left out (skip_incomplete)
-        unfinished: dict[str, int] = {}  # rows of trials that did not complete, by state
-        left_out = 0  # rows outside the space's ranges (outside)
-        number = 0  # data rows read so far (blank rows are not counted)
-        reader: csv.DictReader[str] | None = None
-        try:
-            with open(path, newline="", encoding="utf-8-sig") as f:
-                reader = csv.DictReader(f, delimiter=delimiter)
-                header = None
-                for raw in reader.reader:
-                    if any(c.strip() for c in raw):
-                        header = raw
-                        break
-                if header is None:
-                    raise DataError(f"{source}: empty file")
-                names = [h.strip().lstrip("\ufeff").strip() for h in header]
-                for c in needed:
-                    if names.count(c) > 1:
-                        raise DataError(f"{source}: duplicate column {c!r} in the header")
-                absent = [c for c in cols if c not in names] if skip_incomplete else []
-                try:
-                    _check_missing(source, [c for c in needed if c not in absent], names)
-                except DataError as exc:
-                    hint, shell = _delimiter_hint(names, delimiter), _delimiter_hint(names, delimiter, True)
-                    if not hint and y not in names:
-                        hint = "; name the column of the values with y= (warmbo optimize: --prior-y COLUMN)"
-                        shell = "; name the column of the values with --prior-y COLUMN"
-                    raise DataError(f"{exc}{hint}", shell=f"{exc}{shell}") from None
-                reader.fieldnames = names
-                for row in reader:
-                    extra = row.get(None) or []  # type: ignore[call-overload]
-                    values = [v for k, v in row.items() if k is not None and v is not None]
-                    if not any(v.strip() for v in [*values, *extra]):
-                        continue  # blank row such as ",,,"
-                    number += 1
-                    where = f"{source}, row {number} (line {reader.line_num})"
-                    if any(v.strip() for v in extra):
-                        nfields = len(names) + len(extra)
-                        raise DataError(f"{where}: {nfields} fields but the header has {len(names)}")
-                    if skip_incomplete and (
-                        absent or any(row[c] is not None and not row[c].strip() for c in cols)
-                    ):
-                        incomplete += 1
-                        continue
-                    for c in needed:
-                        if row[c] is None:
-                            raise DataError(f"{_at(where, c)}: missing value (fewer fields than the header)")
-                    state = _unfinished_state(row, y)
-                    if state is not None:  # a failed or running trial: no observation to read
-                        unfinished[state] = unfinished.get(state, 0) + 1
-                        continue
-                    point = _convert_point(space, row, cols, where, outside)
-                    if point is None:  # (outside the space's ranges: described in ``outside``)
-                        left_out += 1
-                        continue
-                    params.append(point)
-                    try:
-                        ys.append(_convert_y(row[y]))
-                    except _CellError as exc:
-                        raise DataError(f"{_at(where, y)}: {exc}{_unfinished_hint(row)}") from None
-                    if task is not None:
-                        try:
-                            labels.append(_convert_label(row[task].strip()))
-                        except _CellError as exc:
-                            raise DataError(f"{_at(where, task)}: {exc}") from None
-        except UnicodeDecodeError as exc:
-            raise DataError(
-                f"{source}: not a UTF-8 text file ({exc}); if a spreadsheet wrote it, save it again "
-                'as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8)'
-            ) from None
-        except csv.Error as exc:
-            line = f", line {reader.line_num}" if reader is not None else ""
-            raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
-        if unfinished:
-            total = sum(unfinished.values())
-            if any(unfinished):  # (a state column says why)
-                counts = ", ".join(f"{state or 'no state'} {n}" for state, n in unfinished.items())
-                said = f"left out {total} row(s) without a value whose 'state' is not complete ({counts})"
-            else:
-                said = f"left out {total} row(s) with an empty {y!r} cell (no objective value)"
-            warnings.warn(
-                f"{source}: {said}: failed or unfinished trials", UnfinishedRowsWarning, stacklevel=2
-            )
-        if not ys and not incomplete and not left_out:
-            left = " (no row has an objective value: failed or unfinished trials)" if unfinished else ""
-            raise DataError(f"{source}: no data rows{left}")
+        source, params, ys, labels = _read_csv(path, space, x, y, task, delimiter, skip_incomplete, outside)
         labels_or_none = np.array(labels) if task is not None else None
         return cls._of_canonical(tuple(params), np.array(ys, dtype=np.float64), labels_or_none, space, source)
 
@@ -789,53 +735,34 @@ class TaskData:
         y: Any = "y",
         task: Any = None,
         source: str = "<DataFrame>",
+        skip_incomplete: bool = False,
+        outside: list[str] | None = None,
     ) -> TaskData:
         """Read observations from a DataFrame (pandas is not required).
 
         ``df`` is used duck-typed: its ``columns`` and ``to_dict("records")`` (one dict per row),
         and, if present, an ``index`` of the same length whose labels are shown in messages.
         Column labels are matched exactly (not stripped). Parameters as in :meth:`from_csv`;
-        string cells are converted the same way, other values are validated as they are (a NaN
-        is reported as not finite). Rows are numbered from 1 in messages.
+        string cells are converted the same way, other values are validated as they are. A missing
+        value (None, NaN, pandas' NA, a blank string) is what an empty cell is in a CSV file: in a
+        parameter column, an error (or, with ``skip_incomplete``, the row left out); in ``y``, a
+        trial without a value (see Warns). Rows are numbered from 1 in messages.
 
         Raises
         ------
         DataError
-            As :meth:`from_csv`; ``df`` without ``columns``/``to_dict`` is an error too.
+            As :meth:`from_csv`; ``df`` without ``columns``/``to_dict`` is an error too. An infinite
+            ``y`` is refused (not finite), as is a missing one in a row whose ``state`` says complete.
+
+        Warns
+        -----
+        UnfinishedRowsWarning
+            As :meth:`from_csv`: rows whose ``y`` is missing and whose ``state`` column is not
+            complete (Optuna's ``trials_dataframe()``: NaN values of ``FAIL``, ``RUNNING`` and
+            ``PRUNED`` trials), or that have no ``state`` column, are trials without a value, left
+            out and counted.
         """
-        cols = _columns(space, x, y, task, source)
-        if not hasattr(df, "columns") or not callable(getattr(df, "to_dict", None)):
-            raise DataError(f"{source}: expected a DataFrame (with .columns and .to_dict), got {type(df)!r}")
-        found = list(df.columns)
-        needed = [*cols, y] + ([task] if task is not None else [])
-        for c in needed:
-            if found.count(c) > 1:
-                raise DataError(f"{source}: duplicate column {c!r}")
-        _check_missing(source, needed, found)
-        rows = list(df.to_dict("records"))
-        if not rows:
-            raise DataError(f"{source}: no data rows")
-        index = getattr(df, "index", None)
-        try:
-            index = list(index) if index is not None else None
-        except TypeError:
-            index = None
-        if index is not None and len(index) != len(rows):
-            index = None
-        params, ys, labels = [], [], []
-        for i, row in enumerate(rows):
-            where = f"{source}, row {i + 1}" + (f" (index {index[i]!r})" if index is not None else "")
-            params.append(_convert_point(space, row, cols, where))  # type: ignore[arg-type]
-            try:
-                ys.append(_convert_y(row[y]))
-            except _CellError as exc:
-                raise DataError(f"{_at(where, y)}: {exc}") from None
-            if task is not None:
-                value = row[task]
-                try:
-                    labels.append(_convert_label(value.strip() if isinstance(value, str) else value))
-                except _CellError as exc:
-                    raise DataError(f"{_at(where, task)}: {exc}") from None
+        params, ys, labels = _read_dataframe(df, space, x, y, task, source, skip_incomplete, outside)
         return cls._of_canonical(
             tuple(params), np.array(ys, dtype=np.float64), labels if task is not None else None, space, source
         )
@@ -1015,6 +942,198 @@ class TaskData:
 #: the columns of :func:`trials_to_csv` around the parameters and the value
 TRIAL_COLUMNS = ("trial", "state")
 TRIAL_TAIL = ("worker", "created", "completed", "error", "amended")
+
+
+def _read_csv(
+    path: str | os.PathLike[str],
+    space: Space | None,
+    x: Sequence[str] | Mapping[str, str] | None = None,
+    y: str = "y",
+    task: str | None = None,
+    delimiter: str = ",",
+    skip_incomplete: bool = False,
+    outside: list[str] | None = None,
+    warn: bool = True,
+) -> tuple[str, list[dict[str, Any]], list[float], list[str]]:
+    """:meth:`TaskData.from_csv`'s reading: the file's name as a source, and the points, values and
+    labels of its rows (``warn``: the rows left out without a value said in an
+    :class:`UnfinishedRowsWarning`). Without a ``space``, only what needs none is checked (the
+    file, its header, its ``y`` and ``task`` columns, the shape of its rows: :func:`_check_csv`)."""
+    source = os.fspath(path)
+    source = source.decode() if isinstance(source, bytes) else source
+    if not os.path.isfile(source):
+        what = "is a folder, not a CSV file" if os.path.isdir(source) else "does not exist"
+        raise MissingFileError(f"{source}: {what}")
+    cols = _columns(() if space is None else space.names, x, y, task, source)
+    needed = [*cols, y] + ([task] if task is not None else [])
+    params: list[dict[str, Any]] = []
+    ys: list[float] = []
+    labels: list[str] = []
+    incomplete = 0  # rows left out (skip_incomplete)
+    unfinished: dict[str, int] = {}  # rows of trials that did not complete, by state
+    left_out = 0  # rows outside the space's ranges (outside)
+    number = 0  # data rows read so far (blank rows are not counted)
+    reader: csv.DictReader[str] | None = None
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            reader = csv.DictReader(f, delimiter=delimiter)
+            header = None
+            for raw in reader.reader:
+                if any(c.strip() for c in raw):
+                    header = raw
+                    break
+            if header is None:
+                raise DataError(f"{source}: empty file")
+            names = [h.strip().lstrip("\ufeff").strip() for h in header]
+            for c in needed:
+                if names.count(c) > 1:
+                    raise DataError(f"{source}: duplicate column {c!r} in the header")
+            absent = [c for c in cols if c not in names] if skip_incomplete else []
+            try:
+                _check_missing(source, [c for c in needed if c not in absent], names)
+            except DataError as exc:
+                hint, shell = _delimiter_hint(names, delimiter), _delimiter_hint(names, delimiter, True)
+                if not hint and y not in names:
+                    hint = "; name the column of the values with y= (warmbo optimize: --prior-y COLUMN)"
+                    shell = "; name the column of the values with --prior-y COLUMN"
+                raise DataError(f"{exc}{hint}", shell=f"{exc}{shell}") from None
+            reader.fieldnames = names
+            for row in reader:
+                extra = row.get(None) or []  # type: ignore[call-overload]
+                values = [v for k, v in row.items() if k is not None and v is not None]
+                if not any(v.strip() for v in [*values, *extra]):
+                    continue  # blank row such as ",,,"
+                number += 1
+                where = f"{source}, row {number} (line {reader.line_num})"
+                if any(v.strip() for v in extra):
+                    nfields = len(names) + len(extra)
+                    raise DataError(f"{where}: {nfields} fields but the header has {len(names)}")
+                if skip_incomplete and (
+                    absent or any(row[c] is not None and not row[c].strip() for c in cols)
+                ):
+                    incomplete += 1
+                    continue
+                for c in needed:
+                    if row[c] is None:
+                        raise DataError(f"{_at(where, c)}: missing value (fewer fields than the header)")
+                state = _unfinished_state(row, y)
+                if state is not None:  # a failed or running trial: no observation to read
+                    unfinished[state] = unfinished.get(state, 0) + 1
+                    continue
+                point = {} if space is None else _convert_point(space, row, cols, where, outside)
+                if point is None:  # (outside the space's ranges: described in ``outside``)
+                    left_out += 1
+                    continue
+                params.append(point)
+                try:
+                    ys.append(_convert_y(row[y]))
+                except _CellError as exc:
+                    raise DataError(f"{_at(where, y)}: {exc}{_unfinished_hint(row)}") from None
+                if task is not None:
+                    try:
+                        labels.append(_convert_label(row[task].strip()))
+                    except _CellError as exc:
+                        raise DataError(f"{_at(where, task)}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(
+            f"{source}: not a UTF-8 text file ({exc}); if a spreadsheet wrote it, save it again "
+            'as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8)'
+        ) from None
+    except csv.Error as exc:
+        line = f", line {reader.line_num}" if reader is not None else ""
+        raise DataError(f"{source}{line}: malformed CSV ({exc})") from None
+    if warn:
+        _warn_unfinished(source, unfinished, y)
+    if not ys and not incomplete and not left_out:
+        raise _no_rows(source, unfinished)
+    return source, params, ys, labels
+
+
+def _read_dataframe(
+    df: Any,
+    space: Space | None,
+    x: Sequence[Any] | Mapping[str, Any] | None = None,
+    y: Any = "y",
+    task: Any = None,
+    source: str = "<DataFrame>",
+    skip_incomplete: bool = False,
+    outside: list[str] | None = None,
+    warn: bool = True,
+) -> tuple[list[dict[str, Any]], list[float], list[str]]:
+    """:meth:`TaskData.from_dataframe`'s reading, as :func:`_read_csv` reads a file (without a
+    ``space``, only what needs none is checked: :func:`_check_dataframe`)."""
+    cols = _columns(() if space is None else space.names, x, y, task, source)
+    if not hasattr(df, "columns") or not callable(getattr(df, "to_dict", None)):
+        raise DataError(f"{source}: expected a DataFrame (with .columns and .to_dict), got {type(df)!r}")
+    found = list(df.columns)
+    needed = [*cols, y] + ([task] if task is not None else [])
+    for c in needed:
+        if found.count(c) > 1:
+            raise DataError(f"{source}: duplicate column {c!r}")
+    absent = [c for c in cols if c not in found] if skip_incomplete else []
+    _check_missing(source, [c for c in needed if c not in absent], found)
+    rows = list(df.to_dict("records"))
+    if not rows:
+        raise DataError(f"{source}: no data rows")
+    index = getattr(df, "index", None)
+    try:
+        index = list(index) if index is not None else None
+    except TypeError:
+        index = None
+    if index is not None and len(index) != len(rows):
+        index = None
+    params: list[dict[str, Any]] = []
+    ys: list[float] = []
+    labels: list[str] = []
+    incomplete = 0  # rows left out (skip_incomplete)
+    unfinished: dict[str, int] = {}  # rows of trials that did not complete, by state
+    left_out = 0  # rows outside the space's ranges (outside)
+    for i, row in enumerate(rows):
+        where = f"{source}, row {i + 1}" + (f" (index {index[i]!r})" if index is not None else "")
+        if skip_incomplete and (absent or any(_missing(row[c]) for c in cols)):
+            incomplete += 1
+            continue
+        state = _unfinished_state(row, y)
+        if state is not None:  # a failed or running trial: no observation to read
+            unfinished[state] = unfinished.get(state, 0) + 1
+            continue
+        point = {} if space is None else _convert_point(space, row, cols, where, outside)
+        if point is None:  # (outside the space's ranges: described in ``outside``)
+            left_out += 1
+            continue
+        params.append(point)
+        if _missing(row[y]):  # (the row's state says complete)
+            raise DataError(f"{_at(where, y)}: missing value ({row[y]!r}) in a row whose 'state' is complete")
+        try:
+            ys.append(_convert_y(row[y]))
+        except _CellError as exc:
+            raise DataError(f"{_at(where, y)}: {exc}{_unfinished_hint(row)}") from None
+        if task is not None:
+            value = row[task]
+            try:
+                labels.append(_convert_label(value.strip() if isinstance(value, str) else value))
+            except _CellError as exc:
+                raise DataError(f"{_at(where, task)}: {exc}") from None
+    if warn:
+        _warn_unfinished(source, unfinished, y)
+    if not ys and not incomplete and not left_out:
+        raise _no_rows(source, unfinished)
+    return params, ys, labels
+
+
+def _check_csv(
+    path: str | os.PathLike[str], y: str = "y", task: str | None = None, delimiter: str = ","
+) -> None:
+    """Refuse, without a space, a CSV file that :meth:`TaskData.from_csv` refuses in any space, with
+    its message: a missing, empty or malformed file, no ``y`` column, a ``y`` that is not a finite
+    number (a missing one left out as a trial without a value), an empty task label, no row with a
+    value. Nothing is warned (the reading that follows warns)."""
+    _read_csv(path, None, None, y, task, delimiter, warn=False)
+
+
+def _check_dataframe(df: Any, y: Any = "y", task: Any = None, source: str = "<DataFrame>") -> None:
+    """:func:`_check_csv` for a DataFrame (:meth:`TaskData.from_dataframe`)."""
+    _read_dataframe(df, None, None, y, task, source, warn=False)
 
 
 def trials_to_csv(

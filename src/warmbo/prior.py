@@ -48,13 +48,15 @@ from pathlib import Path
 import numpy as np
 
 from ._warnings import user_stacklevel
-from .data import DataError, TaskData
+from .data import DataError, TaskData, _check_csv, _check_dataframe
 from .space import Space, SpaceError
 from .storage import _is_postgres, redacted, study_label
 
 __all__ = [
     "PriorOutsideSpaceWarning",
     "as_prior",
+    "check_prior",
+    "PriorFormError",
     "subspace_prior",
     "left_out_of_subspace",
     "names_a_study",
@@ -88,14 +90,15 @@ POOLED_PRIOR_ROWS = 256
 
 def _from_studies(
     studies: list,
-    space: Space,
+    space: Space | None,
     maximize: bool,
     own=None,
     rename=None,
     partial: bool = False,
     outside: list[str] | None = None,
-) -> TaskData:
-    """The complete trials of ``studies`` in ``space``, one task label per study. ``partial`` (see
+) -> TaskData | None:
+    """The complete trials of ``studies`` in ``space``, one task label per study (without a
+    ``space``, each study is checked in its own, and None returned: :func:`check_prior`). ``partial`` (see
     :func:`subspace_prior`): a study whose parameters are more than ``space``'s is read on those of
     ``space``, one that lacks some of them gives no row, and a trial outside ``space``'s ranges is
     described in ``outside`` (not warned about here); :class:`_NoRows` when none gives any row."""
@@ -152,7 +155,7 @@ def _from_studies(
                     f"prior study {_shown(study)!r}: its parameters {both} would both be read as "
                     f"{onto[0]!r}; a rename onto a parameter the prior study has needs that one renamed too"
                 )
-            other = study.space != space or any(k != v for k, v in names.items())
+            other = space is not None and (study.space != space or any(k != v for k, v in names.items()))
             if partial and not set(space.names) <= set(names.values()):
                 continue  # (another branch of a conditional space: none of its trials lies in this one)
             if partial:  # (its other parameters, of another branch, are left out of its rows)
@@ -218,6 +221,8 @@ def _from_studies(
         if partial:
             raise _NoRows
         raise DataError("the prior studies hold no complete trial")
+    if space is None:
+        return None
     return TaskData.from_records(params, values, space, task=labels, source="<studies>")
 
 
@@ -257,7 +262,33 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
     ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
     is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
     ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since."""
-    return _read(prior, space, maximize, study, rename, partial=False, outside=None)
+    data = _read(prior, space, maximize, study, rename, partial=False, outside=None)
+    assert data is not None
+    return data
+
+
+def check_prior(prior) -> None:
+    """Refuse, before a search space is known, a ``prior`` that :func:`as_prior` would refuse in any
+    space, with the :class:`~warmbo.data.DataError` it would raise (the same message): a form it
+    does not take (:class:`PriorFormError`); a CSV file that is missing, empty, not UTF-8 or
+    malformed, or whose ``y`` column is absent, holds a value that is not a finite number (NaN, inf,
+    text) or holds no value at all (rows without a value whose ``state`` is not complete are left out
+    later, as :meth:`~warmbo.data.TaskData.from_csv` leaves them out); a DataFrame likewise; an
+    ``(X, y)`` pair whose lengths differ or whose ``y`` is not finite; a warmbo study that does not
+    exist, is multi-task or holds no complete trial (read in its own space); a file or study named
+    twice in a list. What needs the space (the parameter columns and their values, a study's
+    parameters and ranges) is checked when the prior is read (:func:`as_prior`,
+    :func:`subspace_prior`).
+
+    For the integrations, whose space is known only at the first proposal (Optuna's define-by-run)
+    or once the run starts: a bad prior is refused when the sampler or searcher is made, before
+    any evaluation is spent. A :class:`~warmbo.data.TaskData` is already valid; nothing is warned."""
+    _read(prior, None, True, None, None, partial=False, outside=None)
+
+
+class PriorFormError(DataError):
+    """``prior`` is none of the forms :func:`as_prior` takes (a caller that takes more forms, such as
+    the Optuna sampler's lists of Optuna studies, says so in its own words)."""
 
 
 def subspace_prior(prior, space: Space, maximize: bool) -> TaskData | None:
@@ -311,11 +342,14 @@ def left_out_of_subspace(outside: list[str], names, kept: int) -> None:
 
 
 def _read(
-    prior, space: Space, maximize: bool, study, rename, partial: bool, outside: list[str] | None
-) -> TaskData:
+    prior, space: Space | None, maximize: bool, study, rename, partial: bool, outside: list[str] | None
+) -> TaskData | None:
     """:func:`as_prior`, or with ``partial`` the rows of :func:`subspace_prior` (:class:`_NoRows`
-    when there are none; rows outside ``space``'s ranges described in ``outside``)."""
+    when there are none; rows outside ``space``'s ranges described in ``outside``); without a
+    ``space``, what needs none is checked and None returned (:func:`check_prior`)."""
     if isinstance(prior, TaskData):
+        if space is None:
+            return None
         if partial and prior.space != space:
             if not set(space.names) <= set(prior.space.names):
                 raise _NoRows
@@ -333,13 +367,22 @@ def _read(
         if names_a_study(text):
             return _from_studies([text], space, maximize, study, rename, partial, outside)
         task = "task" if _has_column(text, "task") else None
+        if space is None:
+            return _check_csv(text, task=task)
         data = TaskData.from_csv(text, space, task=task, skip_incomplete=partial, outside=outside)
         if not len(data):
             raise _NoRows
         return data
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
-        return TaskData.from_dataframe(prior, space, task=task, source="<prior DataFrame>")
+        if space is None:
+            return _check_dataframe(prior, task=task, source=_DATAFRAME)
+        data = TaskData.from_dataframe(
+            prior, space, task=task, source=_DATAFRAME, skip_incomplete=partial, outside=outside
+        )
+        if not len(data):
+            raise _NoRows
+        return data
     if _is_pair(prior):
         X, y = prior
         if _is_dataframe(X):  # parameter columns by name, in any order
@@ -353,12 +396,15 @@ def _read(
             ) from None
         if empty:  # (before: from_numpy's message about categorical parameters)
             raise DataError("<prior (X, y)>: no data rows (X is empty)")
+        if space is None:  # (the points need the space; y, the values, does not)
+            _check_pair(X, y)
+            return None
         if isinstance(X[0], Mapping):
             return _records(list(X), y, None, space, partial, outside, "<prior (X, y)>")
         return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
     if isinstance(prior, list | tuple) and prior and all(isinstance(item, Mapping) for item in prior):
         missing = sum("y" not in item for item in prior)
-        if "y" in space.names:  # (then 'y' is a parameter, not the value)
+        if space is not None and "y" in space.names:  # (then 'y' is a parameter, not the value)
             raise DataError(
                 "prior: a list of parameter dicts holds no objective values ('y' is a parameter of this "
                 "space); give (dicts, values), or a DataFrame with one column per parameter and a column "
@@ -373,6 +419,9 @@ def _read(
         # records with their value, as df.to_dict("records") gives them (and 'task' when every one has it)
         labels = [item["task"] for item in prior] if all("task" in item for item in prior) else None
         X = [{k: v for k, v in item.items() if k not in ("y", "task")} for item in prior]
+        if space is None:
+            _check_pair(X, [item["y"] for item in prior])
+            return None
         return _records(X, [item["y"] for item in prior], labels, space, partial, outside, "<prior records>")
     if (
         isinstance(prior, tuple)
@@ -428,20 +477,44 @@ def _read(
         parts, kept = [], []
         for k, (item, is_data) in enumerate(zip(prior, data, strict=True)):
             try:
-                parts.append(
-                    _read(item if is_data else [item], space, maximize, study, rename, partial, outside)
-                )
+                part = _read(item if is_data else [item], space, maximize, study, rename, partial, outside)
             except _NoRows:  # (partial: another branch's source)
                 continue
+            if part is not None:  # (None: checked without a space)
+                parts.append(part)
             kept.append(k)
+        if space is None:
+            return None
         if not parts:
             raise _NoRows
         return join_sources([entries[k] for k in kept], parts, space, [not data[k] for k in kept])
-    raise DataError(
+    raise PriorFormError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         "(X, y) pair in your own units, a list of parameter dicts with their value under 'y', or a list "
         f"of sources (study URLs, CSV paths, TaskData, DataFrames, (X, y) pairs); got {type(prior).__name__}"
     )
+
+
+_DATAFRAME = "<prior DataFrame>"
+
+
+def _check_pair(X, y) -> None:
+    """The values of an ``(X, y)`` pair, checked as the readers check them, without the space that
+    the points need: one per point, each a finite number (parameter dicts must be mappings)."""
+    source = "<prior (X, y)>"
+    if isinstance(X, list | tuple) and X and isinstance(X[0], Mapping):
+        for i, rec in enumerate(X, start=1):
+            if not isinstance(rec, Mapping):
+                raise DataError(
+                    f"{source}, row {i}: a record must be a mapping of parameter name to value, got {rec!r}"
+                )
+    try:
+        n = len(X)
+    except TypeError:
+        return  # (refused with the space, as the reader refuses it)
+    if not n:
+        raise DataError(f"{source}: no data rows")
+    TaskData._values(y, n, source)
 
 
 def first_repeat(entries: list[str]) -> tuple[str, str] | None:

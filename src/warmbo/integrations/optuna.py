@@ -34,10 +34,10 @@ unpickling or when the search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
-sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path, where a choice warmbo does not
-take, such as ``None``, is given as its index; a finished warmbo study, its file or
-URL, or a list of warmbo studies and CSV paths, read by :func:`warmbo.prior.as_prior`, one source task
-each), or a list of earlier Optuna studies
+sorted by name, a :class:`~warmbo.data.TaskData`, a CSV path or a DataFrame, where a choice warmbo
+does not take, such as ``None``, is given as its index; a finished warmbo study, its file or
+URL, or a list of warmbo studies, CSV paths and TaskData, read by :func:`warmbo.prior.as_prior`, one
+source task each), or a list of earlier Optuna studies
 (``optuna.Study`` objects), whose completed trials inside the current search space are the source
 data, one source task per study, signed by each study's direction. ``transfer=`` chooses how they
 are used (default ``"auto"``: a warm design from the sources, then the guarded portfolio;
@@ -48,7 +48,11 @@ left out, and other parameters dropped; a space no row lies in is optimised with
 row of any form whose value lies outside the space's range (branches that give a parameter other
 ranges) is left out too, with one :class:`~warmbo.prior.PriorOutsideSpaceWarning` counting them
 (which says the space is searched without the prior when no row is left;
-:func:`warmbo.prior.left_out_of_subspace`).
+:func:`warmbo.prior.left_out_of_subspace`). What can be read without the search space is checked
+when the sampler is made (:func:`warmbo.prior.check_prior`: a missing, empty or malformed file, a
+value that is not a finite number, a warmbo study that does not exist or holds no complete trial),
+with the message ``Optimizer(prior=...)`` gives, so that no trial is spent on a prior that cannot be
+read; its parameter columns and values are checked against each relative search space.
 
 Self-contained (it needs optuna and warmbo's public API only), so that it can be published on
 OptunaHub as a package whose ``__init__.py`` re-exports :class:`WarmboSampler`.
@@ -63,7 +67,6 @@ from __future__ import annotations
 import inspect
 import json
 import math
-import os
 import threading
 import time
 import weakref
@@ -85,7 +88,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
 from ..optimizer import Optimizer, SpaceExhaustedError, refuse_dropped_model
-from ..prior import left_out_of_subspace, subspace_prior
+from ..prior import PriorFormError, check_prior, left_out_of_subspace, subspace_prior
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..transfer.registry import TRANSFER_METHODS
 from ..transfer.warm_design import design_size
@@ -318,14 +321,17 @@ class WarmboSampler(BaseSampler):
     prior : optional
         Earlier evaluations: an ``(X, y)`` pair in the units of the Optuna parameters (X parameter
         dicts, or rows in the search space's order, sorted by name), a :class:`~warmbo.data.TaskData`,
-        a CSV path (one column per parameter and ``y``, optionally ``task``), a finished warmbo study
-        (file or URL) or a list of warmbo studies and CSV paths (one source task each, as
-        ``Optimizer(prior=...)`` reads them), or a list of ``optuna.Study`` objects whose
+        a CSV path or a DataFrame (one column per parameter and ``y``, optionally ``task``), a
+        finished warmbo study (file or URL) or a list of warmbo studies, CSV paths and TaskData (one
+        source task each, as ``Optimizer(prior=...)`` reads them), or a list of ``optuna.Study`` objects whose
         completed trials (inside the current search space) are the
         data, one source task per study, signed by each study's direction. Each relative search
         space reads the rows that hold all of its parameters (a conditional space's other branch is
         left out) and lie in its ranges (the others are left out with a ``PriorOutsideSpaceWarning``
-        counting them; without a prior, said, when none is left).
+        counting them; without a prior, said, when none is left). A prior that cannot be read
+        without the search space (a missing, empty or malformed file, a value that is not a finite
+        number, ...) is refused here, with ``Optimizer(prior=...)``'s :class:`~warmbo.data.DataError`;
+        its parameters are checked at the first proposal, when the search space is known.
     transfer : str, optional
         How the prior is used (see :class:`~warmbo.optimizer.Optimizer`): ``"auto"`` (default with a
         prior: a warm design from the sources, then the guarded portfolio), a transfer method such
@@ -679,62 +685,34 @@ class WarmboSampler(BaseSampler):
 
 
 def _check_prior(prior) -> None:
-    """Refuse at construction a ``prior`` that :meth:`WarmboSampler._prior_data` would refuse at the
-    first proposal (its columns can be checked only then, against the search space)."""
-    if prior is None or isinstance(prior, TaskData):
+    """Refuse at construction, before any trial is spent, a ``prior`` that cannot be read: a list of
+    Optuna studies with a multi-objective one, or mixed with other sources; any other form as
+    :func:`warmbo.prior.check_prior` refuses it (with ``Optimizer(prior=...)``'s message: a missing,
+    empty or malformed file, a value that is not a finite number, ...). Its columns and values are
+    checked against the search space at the first proposal (:meth:`WarmboSampler._prior_data`)."""
+    if prior is None:
         return
     if isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior):
         for source in prior:
             if len(source.directions) > 1:
                 raise ValueError(f"prior study {source.study_name!r} has several objectives")
         return
-    if isinstance(prior, str | os.PathLike):
-        _check_location(prior)
-        return
-    if isinstance(prior, tuple) and len(prior) == 2 and not all(map(_is_location, prior)):
-        X, y = prior
-        if len(X) != len(y):
-            raise DataError(f"prior (X, y): X has {len(X)} rows and y {len(y)} values")
-        return
-    if isinstance(prior, list | tuple) and prior and all(map(_is_location, prior)):
-        for item in prior:
-            if isinstance(item, str | os.PathLike):
-                _check_location(item)
-        return
     if isinstance(prior, list | tuple) and any(isinstance(s, optuna.Study) for s in prior):
         raise DataError(
             "prior: a list of optuna studies cannot be mixed with other sources; give the optuna "
             "studies alone, or warmbo studies and CSV files alone"
         )
-    raise DataError(f"{_FORMS}; got {type(prior).__name__}")
+    try:
+        check_prior(prior)
+    except PriorFormError:
+        raise DataError(f"{_FORMS}; got {type(prior).__name__}") from None
 
 
 _FORMS = (
-    "prior must be an (X, y) pair, a TaskData, a CSV path, a warmbo study (file or URL), a list of "
-    "warmbo studies and CSV paths, or a list of optuna studies"
+    "prior must be an (X, y) pair, a TaskData, a CSV path, a DataFrame (parameter columns, 'y', "
+    "optional 'task'), a warmbo study (file or URL), a list of warmbo studies, CSV paths and TaskData, "
+    "or a list of optuna studies"
 )
-
-
-def _is_location(item) -> bool:
-    """A warmbo study (path, URL or Study object) or a CSV path, as ``Optimizer(prior=[...])`` takes."""
-    from ..storage import Study
-
-    return isinstance(item, str | os.PathLike | Study)
-
-
-def _check_location(item) -> None:
-    """A CSV file or a warmbo study (file or PostgreSQL study) that does not exist is refused; a
-    password in a URL is never shown."""
-    from ..prior import names_a_study
-    from ..storage import redacted, study_exists
-
-    text = os.fspath(item)
-    if names_a_study(text):
-        if not study_exists(text):
-            raise DataError(f"prior: no such warmbo study {redacted(text)!r}")
-        return
-    if not os.path.isfile(text):
-        raise DataError(f"prior: no such file {redacted(text)!r}")
 
 
 def _user_data(prior, user_space: Space, maximize: bool) -> TaskData | None:

@@ -50,6 +50,7 @@ from ray.tune.search.sample import Integer as TuneInteger
 from ray.tune.search.variant_generator import parse_spec_vars
 from ray.tune.utils.util import flatten_dict, unflatten_dict
 
+from ..data import TaskData
 from ..optimizer import (
     PRIOR_WORKER,
     BudgetNotReachedWarning,
@@ -58,6 +59,7 @@ from ..optimizer import (
     refuse_dropped_model,
 )
 from ..parameters import _decimals
+from ..prior import as_prior, check_prior
 from ..space import Categorical, Float, Int, Space, SpaceError
 from ..trial import COMPLETE, PENDING
 
@@ -210,7 +212,11 @@ class WarmboSearch(Searcher):
         Seed of the optimizer.
     prior, transfer : optional
         Earlier evaluations and how to use them, as in :class:`~warmbo.optimizer.Optimizer` (in the
-        units and names of the space; flattened ``a/b`` names for a nested Tune space).
+        units and names of the space; flattened ``a/b`` names for a nested Tune space). A prior the
+        optimizer would refuse is refused here, with its message: read in the space when one is
+        given (a warmbo Space or a Tune dict), else checked as far as it can be without one (a
+        missing, empty or malformed file, a value that is not a finite number, ...) and read when
+        Tune passes its ``param_space``, before any trial runs.
     n_initial : int, optional
         Size of the Sobol initial design (Optimizer's default if None).
     optimizer_options : dict, optional
@@ -275,6 +281,7 @@ class WarmboSearch(Searcher):
             raise ValueError(f"space must be a warmbo Space or a Tune search space dict, got {space!r}")
         self._space = space
         self._seed = seed
+        self._prior_read: tuple[bool, TaskData] | None = None  # (maximize, the prior read in the space)
         self._check_prior(prior)
         self._prior = prior
         self._transfer = transfer
@@ -311,13 +318,24 @@ class WarmboSearch(Searcher):
         return {n: params[n] for n in self._space.names}
 
     def _check_prior(self, prior) -> None:
-        if prior is not None and self._steps:
+        """Refuse a prior that the optimizer, built inside the Tune run, would refuse: read in the
+        search space once it is known (kept for the optimizer, so it is read once), else checked as
+        far as it can be without one (:func:`warmbo.prior.check_prior`), with the same message."""
+        if prior is None:
+            return
+        if self._steps:
             raise ValueError(
                 f"prior= with log-quantised Tune domains ({', '.join(self._steps)}: qloguniform, "
                 "qlograndint) is not supported: the optimizer holds their grid index, not the values; "
                 "give a warmbo Space in the prior's units instead (a Float or Int over each such "
                 "parameter's range, log=True)"
             )
+        if self._space is None:
+            check_prior(prior)
+            return
+        # (a prior study's values are signed by the mode: read again in _build if Tune's differs)
+        maximize = self._mode == "max"
+        self._prior_read = (maximize, as_prior(prior, self._space, maximize))
 
     def _indexed(self, params: dict) -> dict:
         """Flat params in Tune's values -> the space's (quantised parameters as their index)."""
@@ -337,18 +355,20 @@ class WarmboSearch(Searcher):
         if self._optimizer is not None:
             return False
         _, domains, grids = parse_spec_vars(config or {})
-        if domains or grids:
+        new_space = bool(domains or grids)
+        if new_space:
             if self._space is not None:
                 return False  # Tune then says that the searcher already has a search space
             self._space, self._steps = _from_tune(config)
             self._nested = True
-            self._check_prior(self._prior)
         if metric and not self._metric:
             self._metric = metric
         if mode and not self._mode:
             if mode not in ("min", "max"):
                 raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
             self._mode = mode
+        if new_space:  # (the prior read in the space now known, with the mode Tune gives)
+            self._check_prior(self._prior)
         return True
 
     def _build(self) -> Optimizer:
@@ -362,11 +382,15 @@ class WarmboSearch(Searcher):
                 f"WarmboSearch needs a metric and a mode (got metric={self._metric!r}, "
                 f"mode={self._mode!r}): pass them to WarmboSearch or to tune.TuneConfig"
             )
+        maximize = self._mode == "max"
+        prior = self._prior
+        if self._prior_read is not None and self._prior_read[0] == maximize:
+            prior = self._prior_read[1]  # (read when the searcher was made: the same TaskData)
         optimizer = Optimizer(
             self._space,
-            maximize=self._mode == "max",
+            maximize=maximize,
             seed=self._seed,
-            prior=self._prior,
+            prior=prior,
             transfer=self._transfer,
             n_initial=self._n_initial,
             worker="ray-tune",
@@ -474,7 +498,7 @@ class WarmboSearch(Searcher):
         self._seed, self._prior, self._transfer = state["seed"], state["prior"], state["transfer"]
         self._n_initial, self._options = state["n_initial"], state["options"]
         self._points = [dict(p) for p in state.get("points", [])]  # (absent from older checkpoints)
-        self._optimizer, self._live = None, {}
+        self._optimizer, self._live, self._prior_read = None, {}, None
         if not state["started"]:
             return
         self._optimizer = self._build()
