@@ -374,3 +374,47 @@ def test_rgpe_restores_stored_source_fits_and_predicts_as_the_model_that_fitted_
         for a, b in zip(new.predict(U), old.predict(U), strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(new.weights_, old.weights_)
+
+
+def test_rgpe_builds_its_source_gps_on_several_threads_with_the_same_result(monkeypatch):
+    # The source GPs are independent: built on 4 threads they must be the very GPs built on one (bit
+    # for bit: the same weights, predictions and factors), with the fitted and the restored
+    # hyperparameters alike, and the BLAS limit of the calling thread must hold in the workers.
+    import threading
+
+    from warmbo import _threads
+
+    rng = np.random.default_rng(3)
+    sources = [(XS, YS + 0.1 * k + 0.05 * rng.standard_normal(XS.shape[0])) for k in range(6)]
+    X = SPACE.sample_encoded(16, 5)[:8]
+
+    def fitted(threads: int, fits=None) -> RGPE:
+        monkeypatch.setenv("WARMBO_SOURCE_THREADS", str(threads))
+        model = RGPE(source=sources, seed=0)
+        if fits is not None:
+            assert model.restore_source_fits(fits, 2)
+        return model.fit(X, target(X))
+
+    seen = set()
+    original = RGPE._source_gp
+
+    def spy(self, task, dim, i=None):
+        seen.add((threading.get_ident(), getattr(_threads._state, "depth", 0) > 0))
+        return original(self, task, dim, i)
+
+    monkeypatch.setattr(RGPE, "_source_gp", spy)
+    one = fitted(1)
+    assert len({ident for ident, _ in seen}) == 1
+    seen.clear()
+    four = fitted(4)
+    assert len({ident for ident, _ in seen}) > 1 and all(limited for _, limited in seen)
+    fits = one.source_fits(2)
+    for model in (four, fitted(4, fits), fitted(1, fits)):
+        np.testing.assert_array_equal(model.weights_, one.weights_)
+        for a, b in zip(model.predict(GRID), one.predict(GRID), strict=True):
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(model.source_models_, one.source_models_, strict=True):
+            np.testing.assert_array_equal(a.L_, b.L_)
+    monkeypatch.setenv("WARMBO_SOURCE_THREADS", "0")
+    with pytest.raises(ValueError, match="WARMBO_SOURCE_THREADS must be a positive integer"):
+        fitted(0)

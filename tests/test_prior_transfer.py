@@ -961,3 +961,49 @@ def test_records_with_their_values_and_a_list_of_sources_given_in_memory_are_pri
     ]:
         with pytest.raises(DataError, match=message):
             wb.Optimizer(space, prior=prior)
+
+
+def test_source_fits_made_during_the_design_are_kept_for_the_next_process(
+    tmp_path, monkeypatch, likelihood_rows
+):
+    # Each `warmbo suggest` is a process of its own: the source GPs its design ask fitted (a few, in
+    # its time budget) were thrown away, and the first model ask fitted every source again (100
+    # sources x 1000 rows: ~5 s). Now the study keeps what is fitted, a later object fits only the
+    # rest, and its model predicts as an object that fitted every source itself.
+    import json
+
+    import warmbo.optimizer as optimizer_module
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-3, 3, (120, 2))
+    y = np.array([bowl({"x": a, "y": b}) for a, b in X])
+    data = wb.TaskData.from_numpy(X, y, SPACE, task=np.repeat(["a", "b", "c", "d", "e", "f"], 20))
+    url = str(tmp_path / "t.db")
+    monkeypatch.setattr(optimizer_module, "_PREPARE_SECONDS", 0.0)  # one source GP per design ask
+
+    def stored() -> list[bool]:
+        return [f is not None for f in json.loads(wb.Study(url).get_meta("transfer_source_fits"))["fits"]]
+
+    rows = likelihood_rows
+    for k in range(2):  # two design asks, each in an object of its own (as two `warmbo suggest`)
+        opt = wb.Optimizer(SPACE, prior=data, seed=0, storage=url) if k == 0 else wb.Optimizer.load(url)
+        rows.clear()
+        p = opt.ask()
+        opt.tell(p, bowl(p))
+        assert rows.count(20) and set(rows) == {20}  # one source's ML-II fit (its 20 rows), no other
+        opt.study.close()
+        assert stored() == [True] * (k + 1) + [False] * (5 - k)
+
+    last = wb.Optimizer.load(url)
+    while last.study.count("complete") < last.n_initial + 2:  # the design, then model asks
+        p = last.ask()
+        last.tell(p, bowl(p))
+    assert stored() == [True] * 6
+    whole = wb.Optimizer(SPACE, prior=data, seed=0)  # every source GP fitted by this one object
+    for t in last.study.trials():
+        whole.tell(t.params, t.value)
+    grid = [{"x": a, "y": b} for a in (-2.0, 0.0, 1.5) for b in (-1.0, 0.5)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (a transfer prediction says what its mean is, once)
+        for a, b in zip(last.predict(grid), whole.predict(grid), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

@@ -96,3 +96,42 @@ def blas_limited(fn: F) -> F:
             return fn(*args, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def source_threads() -> int:
+    """Threads that fit or condition independent GPs at once (RGPE's one GP per source):
+    ``WARMBO_SOURCE_THREADS``, default the cores this process may use, at most 8; 1 fits them one
+    after another. Each GP's linear algebra (kernel matrix, Cholesky factor, solves) runs in NumPy
+    and LAPACK without the GIL, so the threads use the cores, and each runs BLAS on one thread."""
+    raw = os.environ.get("WARMBO_SOURCE_THREADS", "").strip()
+    if raw:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"WARMBO_SOURCE_THREADS must be a positive integer, got {raw!r}") from None
+        if value < 1:
+            raise ValueError(f"WARMBO_SOURCE_THREADS must be a positive integer, got {raw!r}")
+        return value
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on Linux)
+        cores = os.cpu_count() or 1
+    return max(1, min(8, cores))
+
+
+def map_limited(fn: Callable, items: list, threads: int) -> list:
+    """``[fn(item) for item in items]`` on up to ``threads`` threads, in order, under one BLAS limit
+    held by the calling thread (the workers' nested :func:`blas_limited` calls reuse it rather than
+    calling threadpoolctl from several threads at once)."""
+    if threads <= 1 or len(items) <= 1:
+        return [fn(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with limit_blas():
+        depth = getattr(_state, "depth", 0)
+
+        def nested() -> None:
+            _state.depth = depth  # (the limit is process-wide: held here while the pool runs)
+
+        with ThreadPoolExecutor(min(threads, len(items)), initializer=nested) as pool:
+            return list(pool.map(fn, items))

@@ -870,6 +870,7 @@ class Optimizer:
         if self.prior is not None and self.transfer == "none":
             self.add_prior(self.prior, tag=self._prior_digest)
         self._source_fits_stored = False
+        self._source_fits_count = 0  # source GPs' fits the study holds (_store_source_fits)
         if self._source is not None and transfer is None:
             kept = self.stored_transfer(self.study).get("transfer")
             if kept is not None and kept != self.transfer:  # (it was replaced without a word)
@@ -1025,19 +1026,27 @@ class Optimizer:
             record = json.loads(text)
             if record["key"] != self._source_fits_key():
                 return
-            self._source_fits_stored = bool(restore(record["fits"], self.space.dim))
+            fits = record["fits"]
+            if restore(fits, self.space.dim):
+                self._source_fits_count = sum(f is not None for f in fits)
+                self._source_fits_stored = all(f is not None for f in fits)
         except (ValueError, KeyError, TypeError):
             return  # a record of another version: the source GPs are fitted again
 
     def _store_source_fits(self, reference) -> None:
-        """Keep the source GPs' hyperparameters once all are fitted (see :meth:`_restore_source_fits`)."""
+        """Keep the source GPs' hyperparameters fitted so far (see :meth:`_restore_source_fits`),
+        whenever more are fitted than the study holds: the design asks fit the sources a few at a
+        time (``prepare``), and each `warmbo suggest` is a process of its own, which threw them away
+        (at 100 sources x 1000 rows the first model ask then fitted all of them, ~5 s)."""
         fits_of = getattr(reference, "source_fits", None)
         if self._source_fits_stored or not callable(fits_of) or self.study.readonly:
             return
-        fits = fits_of(self.space.dim)
-        if fits is not None:
+        fits = fits_of(self.space.dim, partial=True)
+        count = 0 if fits is None else sum(f is not None for f in fits)
+        if count > self._source_fits_count:
             self.study.set_meta(_SOURCE_FITS_KEY, json.dumps({"key": self._source_fits_key(), "fits": fits}))
-            self._source_fits_stored = True
+            self._source_fits_count = count
+            self._source_fits_stored = count == len(fits)
 
     def _warn_stored_sources(self) -> None:
         summary = self.study.get_meta(_SOURCES_KEY)
@@ -1949,6 +1958,7 @@ class Optimizer:
                 # fit the transfer model's source GPs while the user evaluates design points, so the
                 # first model ask does not pay for every source at once (issue 14: < 1 s per ask)
                 prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
+                self._store_source_fits(self.model)  # (the prototype: its clones share the fits)
             return x
         reference = self._ask_fit(trials)
         _check_fitted_protocol(reference)

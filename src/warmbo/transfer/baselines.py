@@ -62,7 +62,7 @@ import time
 import numpy as np
 from scipy.stats import rankdata
 
-from .._threads import blas_limited
+from .._threads import blas_limited, map_limited, source_threads
 from .._validation import as_points, as_training_points, as_values, check_int
 from ..kernels.base import Kernel
 from ..models.base import NotFittedError, RegressorModel
@@ -225,6 +225,10 @@ class _TransferModel(RegressorModel):
             entry = (self.source, build())
             self._cache[key] = entry
         return entry[1]
+
+    def _is_cached(self, name: str, dim: int) -> bool:
+        entry = self._cache.get(self._cache_key(name, dim))
+        return entry is not None and entry[0] is self.source
 
     def _sources(self, dim: int) -> list[SourceTask]:
         return self._cached("sources", dim, lambda: as_sources(self.source, dim))
@@ -861,43 +865,68 @@ class RGPE(_TransferModel):
             check_int(self.source_fit_points, "source_fit_points (or None)", 10)
 
     def _source_models(self, sources, dim: int) -> tuple[GP, ...]:
+        # the GPs not built yet, on several threads (each is independent and deterministic, so the
+        # result is the same on one): at 100 sources x 1000 rows conditioning them took ~2.5 s of
+        # the first ask of every `warmbo suggest` on one core
+        missing = [i for i in range(len(sources)) if not self._is_cached(f"source_gp:{i}", dim)]
+        if len(missing) > 1:
+            built = map_limited(lambda i: self._source_gp(sources[i], dim, i), missing, source_threads())
+            for i, gp in zip(missing, built, strict=True):
+                self._cached(f"source_gp:{i}", dim, lambda gp=gp: gp)
         return tuple(self._source_model(i, task, dim) for i, task in enumerate(sources))
 
     def _source_model(self, i: int, task, dim: int) -> GP:
         return self._cached(f"source_gp:{i}", dim, lambda: self._source_gp(task, dim, i))
 
-    def source_fits(self, dim: int) -> list[dict] | None:
+    def source_fits(self, dim: int, partial: bool = False) -> list[dict | None] | None:
         """The source GPs' fitted hyperparameters, ``[{"theta": [...], "noise": float or None}]`` in
         source order (JSON-able; the optimizer stores them with the study), or None while some
-        source GP is not fitted yet. :meth:`restore_source_fits` hands them to a later object."""
-        fits = []
+        source GP is not fitted yet; with ``partial``, None in the place of each source GP not
+        fitted yet (None when none is). :meth:`restore_source_fits` hands them to a later object."""
+        fits: list[dict | None] = []
+        restored = self._restored(dim)
         for i in range(len(self._sources(dim))):
             entry = self._cache.get(self._cache_key(f"source_gp:{i}", dim))
             if entry is None or entry[0] is not self.source:
-                return None
+                if restored[i] is not None:  # (handed over, not built yet here: kept as it was)
+                    theta, noise = restored[i]
+                    fits.append({"theta": [float(v) for v in theta], "noise": noise})
+                    continue
+                if not partial:
+                    return None
+                fits.append(None)
+                continue
             gp = entry[1]
             noise = None if self.noise is not None or gp.noise_level_ is None else float(gp.noise_level_)
             fits.append({"theta": [float(v) for v in gp.kernel_.theta], "noise": noise})
-        return fits
+        return fits if any(f is not None for f in fits) else None
 
     def restore_source_fits(self, fits: list[dict], dim: int) -> bool:
         """Use hyperparameters from :meth:`source_fits` (of an object with the same sources and
         settings) instead of fitting the source GPs again: each source GP is then only conditioned on
-        its rows, O(rows^3) once instead of an ML-II search. Returns False, and restores nothing,
-        when they do not fit these sources (another number of sources or of hyperparameters)."""
+        its rows, O(rows^3) once instead of an ML-II search. An entry None (a partial record, stored
+        while the optimizer's design asks fitted the sources a few at a time) leaves that source GP
+        to be fitted here. Returns False, and restores nothing, when they do not fit these sources
+        (another number of sources or of hyperparameters)."""
         kernel = self._gp(dim).kernel
         if not isinstance(fits, list) or len(fits) != len(self._sources(dim)):
             return False
+        restored: list[tuple[np.ndarray, float | None] | None] = []
         try:
-            thetas = [np.asarray(f["theta"], dtype=np.float64) for f in fits]
-            noises = [None if f.get("noise") is None else float(f["noise"]) for f in fits]
+            for f in fits:
+                if f is None:
+                    restored.append(None)
+                    continue
+                theta = np.asarray(f["theta"], dtype=np.float64)
+                noise = None if f.get("noise") is None else float(f["noise"])
+                if theta.shape != (kernel.n_theta,) or not np.all(np.isfinite(theta)):
+                    return False
+                if noise is not None and not (np.isfinite(noise) and noise >= 0):
+                    return False
+                restored.append((theta, noise))
         except (KeyError, TypeError, ValueError, AttributeError):
             return False
-        if any(t.shape != (kernel.n_theta,) or not np.all(np.isfinite(t)) for t in thetas):
-            return False
-        if any(v is not None and not (np.isfinite(v) and v >= 0) for v in noises):
-            return False
-        self._cache[("restored_fits", dim)] = (self.source, list(zip(thetas, noises, strict=True)))
+        self._cache[("restored_fits", dim)] = (self.source, restored)
         return True
 
     def prepare(self, dim: int, seconds: float) -> bool:
@@ -906,11 +935,28 @@ class RGPE(_TransferModel):
         source at once). Returns True once every source GP is ready (they are cached and shared by
         clones, so a later fit reuses them)."""
         start = time.perf_counter()
-        for i, task in enumerate(self._sources(dim)):
+        tasks = self._sources(dim)
+        restored = self._restored(dim)
+        # the ML-II fits first (a process that asks once, `warmbo suggest`, keeps them in the study),
+        # then the sources whose fits were restored (each only conditioned: cheap, and kept by no one);
+        # at least one per call, so that a design ask that took its whole budget still makes progress
+        order = [i for i in range(len(tasks)) if restored[i] is None]
+        order += [i for i in range(len(tasks)) if restored[i] is not None]
+        for i in order:
+            if self._is_cached(f"source_gp:{i}", dim):
+                continue
+            self._source_model(i, tasks[i], dim)
             if time.perf_counter() - start > seconds:
-                return False
-            self._source_model(i, task, dim)
-        return True
+                break
+        return all(self._is_cached(f"source_gp:{i}", dim) for i in range(len(tasks)))
+
+    def _restored(self, dim: int) -> list:
+        """Per source, the ``(theta, noise)`` handed over by :meth:`restore_source_fits`, or None."""
+        n = len(self._sources(dim))
+        entry = self._cache.get(("restored_fits", dim))
+        if entry is None or entry[0] is not self.source or not self.fit_hyperparameters:
+            return [None] * n
+        return list(entry[1])
 
     def _source_gp(self, task, dim: int, i: int | None = None) -> GP:
         """One source's GP. Its ML-II hyperparameters come from at most ``source_fit_points`` of its
@@ -922,9 +968,9 @@ class RGPE(_TransferModel):
         with restarts); bench/transfer_scale.py measures the difference.
         """
         gp = self._gp(dim)
-        restored = self._cache.get(("restored_fits", dim))
-        if i is not None and restored is not None and restored[0] is self.source and self.fit_hyperparameters:
-            theta, noise = restored[1][i]  # hyperparameters an earlier object fitted (source_fits)
+        restored = None if i is None else self._restored(dim)[i]
+        if restored is not None:
+            theta, noise = restored  # hyperparameters an earlier object fitted (source_fits)
             fixed = gp.clone(kernel=gp.kernel.with_theta(theta), optimizer=None)
             if noise is not None:
                 fixed = fixed.clone(noise=noise, fit_noise=False)
