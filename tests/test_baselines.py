@@ -376,38 +376,49 @@ def test_rgpe_restores_stored_source_fits_and_predicts_as_the_model_that_fitted_
     np.testing.assert_allclose(new.weights_, old.weights_)
 
 
-def test_rgpe_builds_its_source_gps_on_several_threads_with_the_same_result(monkeypatch):
-    # The source GPs are independent: built on 4 threads they must be the very GPs built on one (bit
-    # for bit: the same weights, predictions and factors), with the fitted and the restored
-    # hyperparameters alike, and the BLAS limit of the calling thread must hold in the workers.
+def test_rgpe_conditions_its_source_gps_on_several_threads_with_the_same_result(monkeypatch):
+    # The source GPs are independent: conditioned on 4 threads they must be the very GPs built on one
+    # (bit for bit: weights, predictions, factors), with fitted and restored hyperparameters alike;
+    # the hyperparameter fits stay in the calling thread (a fit swaps the process-wide warning
+    # filters: two threads at once left "ignore JitterWarning" behind for good), the workers run
+    # under the caller's BLAS limit, and what they warn is said at the caller's line.
     import threading
+    import warnings
 
     from warmbo import _threads
+    from warmbo._linalg import JitterWarning
+    from warmbo.models.gp import GP
 
     rng = np.random.default_rng(3)
-    sources = [(XS, YS + 0.1 * k + 0.05 * rng.standard_normal(XS.shape[0])) for k in range(6)]
+    base = rng.random((150, 2))
+    sources = [(base, np.sin(5 * base[:, 0]) + 0.1 * k + 0.05 * rng.standard_normal(150)) for k in range(5)]
     X = SPACE.sample_encoded(16, 5)[:8]
+    seen = []
+    original_fit = GP.fit
+
+    def spy(self, X_fit, y_fit):
+        if X_fit.shape[0] == 150:  # a source GP on all its rows
+            limited = getattr(_threads._state, "depth", 0) > 0
+            seen.append((threading.get_ident(), self.optimizer is None, limited))
+        return original_fit(self, X_fit, y_fit)
+
+    monkeypatch.setattr(GP, "fit", spy)
 
     def fitted(threads: int, fits=None) -> RGPE:
         monkeypatch.setenv("WARMBO_SOURCE_THREADS", str(threads))
-        model = RGPE(source=sources, seed=0)
+        model = RGPE(source=sources, seed=0, source_fit_points=40)
         if fits is not None:
             assert model.restore_source_fits(fits, 2)
         return model.fit(X, target(X))
 
-    seen = set()
-    original = RGPE._source_gp
-
-    def spy(self, task, dim, i=None):
-        seen.add((threading.get_ident(), getattr(_threads._state, "depth", 0) > 0))
-        return original(self, task, dim, i)
-
-    monkeypatch.setattr(RGPE, "_source_gp", spy)
     one = fitted(1)
-    assert len({ident for ident, _ in seen}) == 1
+    assert len({ident for ident, _, _ in seen}) == 1
     seen.clear()
+    filters = list(warnings.filters)
     four = fitted(4)
-    assert len({ident for ident, _ in seen}) > 1 and all(limited for _, limited in seen)
+    assert warnings.filters == filters
+    assert len({ident for ident, _, _ in seen}) > 1 and all(fixed and limited for _, fixed, limited in seen)
+    assert all(ident != threading.get_ident() for ident, _, _ in seen)  # (every conditioning on a worker)
     fits = one.source_fits(2)
     for model in (four, fitted(4, fits), fitted(1, fits)):
         np.testing.assert_array_equal(model.weights_, one.weights_)
@@ -415,6 +426,17 @@ def test_rgpe_builds_its_source_gps_on_several_threads_with_the_same_result(monk
             np.testing.assert_array_equal(a, b)
         for a, b in zip(model.source_models_, one.source_models_, strict=True):
             np.testing.assert_array_equal(a.L_, b.L_)
+
+    # a worker's JitterWarning: said by the calling thread, at the caller's line (this file)
+    twice = np.vstack([base[:75], base[:75]])  # every row twice: K is singular without noise
+    flat = [(twice, np.sin(5 * twice[:, 0]) + k) for k in range(3)]
+    monkeypatch.setenv("WARMBO_SOURCE_THREADS", "3")
+    with pytest.warns(JitterWarning) as said:
+        RGPE(source=flat, seed=0, noise=0.0, fit_hyperparameters=False).fit(X, target(X))
+    assert said and all(w.filename == __file__ for w in said), [w.filename for w in said]
     monkeypatch.setenv("WARMBO_SOURCE_THREADS", "0")
     with pytest.raises(ValueError, match="WARMBO_SOURCE_THREADS must be a positive integer"):
         fitted(0)
+    monkeypatch.setenv("WARMBO_SOURCE_THREADS", "")
+    monkeypatch.setenv("WARMBO_BLAS_THREADS", "2")  # threads x BLAS threads would oversubscribe
+    assert _threads.source_threads() == 1

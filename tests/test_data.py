@@ -462,6 +462,17 @@ def test_dataframe_errors_name_row_index_and_column() -> None:
         TaskData.from_dataframe([{"a": 0.5, "b": 1, "y": 1.0}], NUMERIC)
 
 
+def test_a_dataframe_value_beyond_a_float_is_not_finite_rather_than_a_crash() -> None:
+    class Frame:  # (duck-typed: pandas is not needed for this)
+        columns = ["a", "b", "y"]
+
+        def to_dict(self, orient):
+            return [{"a": 0.5, "b": 1, "y": 10**400}]
+
+    with pytest.raises(DataError, match=r"column 'y'.*not finite"):
+        TaskData.from_dataframe(Frame(), NUMERIC)
+
+
 def test_from_numpy_errors() -> None:
     with pytest.raises(DataError, match=r"'act'.*categorical.*from_records"):
         TaskData.from_numpy([[0.1, 2, 0]], [1.0], SPACE)

@@ -873,6 +873,27 @@ def test_stored_sources_are_read_without_validating_them_again_only_when_their_d
     with pytest.raises(DataError, match="outside"):
         sources_from_text(rewritten(outside), MIXED)
 
+    # a record written by hand with its digest made to match is still held to the space's ranges
+    # and kinds (the review of the trusted read: 7.5 in [0, 1] and 2.5 for an Int passed)
+    from warmbo.prior import _digest_of
+
+    def forged(change):
+        def apply(record):
+            change(record)
+            params = [
+                dict(zip(record["names"], row, strict=True)) for row in zip(*record["columns"], strict=True)
+            ]
+            record["digest"] = _digest_of(params, record["y"], record["task"])
+
+        return rewritten(apply)
+
+    def half_depth(record):
+        record["columns"][record["names"].index("depth")][0] = 2.5
+
+    for change, message in ((outside, "outside"), (half_depth, "depth")):
+        with pytest.raises(DataError, match=message):
+            sources_from_text(forged(change), MIXED)
+
 
 def test_sources_are_stored_whole_or_not_at_all_and_a_half_stored_study_does_not_reopen_cold_silently(
     tmp_path,
@@ -894,6 +915,14 @@ def test_sources_are_stored_whole_or_not_at_all_and_a_half_stored_study_does_not
     # rows without their record (what the two-step writes of earlier versions could leave): used
     study = wb.Study(url)
     study.delete_meta("transfer_sources")
+    assert wb.Optimizer.stored_transfer(study) == {"transfer": "rgpe", "max_prior": 1000}
+    study.close()
+    plain = wb.Optimizer(MIXED, storage=url)  # given no prior=: its first ask says what it leaves out
+    with pytest.warns(UserWarning, match=r"stored sources \(transfer='rgpe'\)"):
+        plain.ask()
+    plain.study.close()
+    study = wb.Study(url)
+    study.delete_meta("transfer_sources")  # (the ask above stored nothing: still rows alone)
     study.close()
     again = wb.Optimizer.load(url)
     assert again.prior == data and again.transfer == "rgpe"
@@ -951,6 +980,16 @@ def test_records_with_their_values_and_a_list_of_sources_given_in_memory_are_pri
     pairs = wb.Optimizer(space, prior=[(X1, y1), (X2, y2)], transfer="rgpe", seed=0)
     assert pairs.prior.tasks == ["<prior (X, y) 1>", "<prior (X, y) 2>"]
     assert list(pairs.prior.y) == pytest.approx(y1 + y2) and pairs.prior.params == opt.prior.params
+    # a tuple of two sources is two sources, as a list is (it was read as one (X, y) pair: TypeError)
+    as_tuple = wb.Optimizer(space, prior=((X1, y1), (X2, y2)), transfer="rgpe", seed=0).prior
+    assert as_tuple == pairs.prior
+    one, two = (wb.TaskData.from_records(X, v, space) for X, v in ((X1, y1), (X2, y2)))
+    assert len(wb.Optimizer(space, prior=(one, two), transfer="rgpe", seed=0).prior.tasks) == 2
+    # a parameter named 'task' stays a parameter of the records (not their source's label)
+    tasked = wb.Space([wb.Float("a", -3.0, 3.0), wb.Categorical("task", ["p", "q"])])
+    rows = [{"a": p["a"], "task": p["mode"], "y": v} for p, v in zip(X1, y1, strict=True)]
+    read = wb.Optimizer(tasked, prior=rows, seed=0).prior
+    assert read.task is None and [p["task"] for p in read.params] == ["p"] * len(X1)
 
     for prior, message in [
         (([], []), r"<prior \(X, y\)>: no data rows \(X is empty\)"),
@@ -993,6 +1032,23 @@ def test_source_fits_made_during_the_design_are_kept_for_the_next_process(
         assert rows.count(20) and set(rows) == {20}  # one source's ML-II fit (its 20 rows), no other
         opt.study.close()
         assert stored() == [True] * (k + 1) + [False] * (5 - k)
+
+    # what another process stores meanwhile is kept (two `warmbo suggest` at once): on a copy
+    import shutil
+
+    copy = str(tmp_path / "copy.db")
+    shutil.copy(url, copy)
+    other = wb.Optimizer.load(copy)  # holds the two fits stored so far
+    study = wb.Study(copy)
+    record = json.loads(study.get_meta("transfer_source_fits"))
+    record["fits"][5] = record["fits"][0]  # (a fit of source 5 stored by "another process")
+    study.set_meta("transfer_source_fits", json.dumps(record))
+    study.close()
+    p = other.ask()  # a design ask: fits source 2, and stores it with the other process's
+    other.tell(p, bowl(p))
+    merged = [f is not None for f in json.loads(other.study.get_meta("transfer_source_fits"))["fits"]]
+    assert merged == [True, True, True, False, False, True]
+    other.study.close()
 
     last = wb.Optimizer.load(url)
     while last.study.count("complete") < last.n_initial + 2:  # the design, then model asks

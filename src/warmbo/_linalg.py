@@ -23,11 +23,9 @@ has neither); the triangular solves are scipy's LAPACK wrappers.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from ._warnings import user_stacklevel
+from ._warnings import warn
 
 __all__ = [
     "JitterWarning",
@@ -118,11 +116,10 @@ def cholesky(
         jitter = relative * scale
         L = _try_cholesky(A + jitter * np.eye(A.shape[0]))
         if L is not None:
-            warnings.warn(
+            warn(  # (at the user's line; from a worker thread, said by the thread that waits for it)
                 f"{name} is not numerically positive definite; added jitter {jitter:.3g} "
                 f"({relative:.0e} x mean diagonal) to its diagonal",
                 JitterWarning,
-                stacklevel=user_stacklevel(),
             )
             return L, jitter
         relative *= 10.0

@@ -99,10 +99,12 @@ def blas_limited(fn: F) -> F:
 
 
 def source_threads() -> int:
-    """Threads that fit or condition independent GPs at once (RGPE's one GP per source):
-    ``WARMBO_SOURCE_THREADS``, default the cores this process may use, at most 8; 1 fits them one
-    after another. Each GP's linear algebra (kernel matrix, Cholesky factor, solves) runs in NumPy
-    and LAPACK without the GIL, so the threads use the cores, and each runs BLAS on one thread."""
+    """Threads that condition independent GPs at once (RGPE's one GP per source, on hyperparameters
+    fitted or restored before): ``WARMBO_SOURCE_THREADS``, by default the cores this process may use
+    (at most 8) when BLAS runs on one thread (``WARMBO_BLAS_THREADS`` 1, the default), else 1 (threads
+    times BLAS threads would oversubscribe the cores); 1 conditions them one after another. A GP's
+    conditioning (kernel matrix, Cholesky factor, solves) runs in NumPy and LAPACK without the GIL,
+    so the threads use the cores."""
     raw = os.environ.get("WARMBO_SOURCE_THREADS", "").strip()
     if raw:
         try:
@@ -112,6 +114,8 @@ def source_threads() -> int:
         if value < 1:
             raise ValueError(f"WARMBO_SOURCE_THREADS must be a positive integer, got {raw!r}")
         return value
+    if blas_threads() != 1:
+        return 1
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # (not on Linux)
@@ -122,10 +126,16 @@ def source_threads() -> int:
 def map_limited(fn: Callable, items: list, threads: int) -> list:
     """``[fn(item) for item in items]`` on up to ``threads`` threads, in order, under one BLAS limit
     held by the calling thread (the workers' nested :func:`blas_limited` calls reuse it rather than
-    calling threadpoolctl from several threads at once)."""
+    calling threadpoolctl from several threads at once). What the workers warn through
+    :func:`warmbo._warnings.warn` is said afterwards by the calling thread, in the items' order, at
+    its caller's line. An exception (or Ctrl-C) cancels the items not started and is raised once the
+    running ones end. ``fn`` must not change ``warnings`` filters (``catch_warnings`` is not
+    thread-safe): only conditioning runs here, not a hyperparameter fit."""
     if threads <= 1 or len(items) <= 1:
         return [fn(item) for item in items]
     from concurrent.futures import ThreadPoolExecutor
+
+    from ._warnings import held_warnings, warn
 
     with limit_blas():
         depth = getattr(_state, "depth", 0)
@@ -133,5 +143,18 @@ def map_limited(fn: Callable, items: list, threads: int) -> list:
         def nested() -> None:
             _state.depth = depth  # (the limit is process-wide: held here while the pool runs)
 
-        with ThreadPoolExecutor(min(threads, len(items)), initializer=nested) as pool:
-            return list(pool.map(fn, items))
+        def run(item):
+            with held_warnings() as said:
+                return fn(item), said
+
+        pool = ThreadPoolExecutor(min(threads, len(items)), initializer=nested)
+        try:
+            results = list(pool.map(run, items))
+        except BaseException:
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+    for _, said in results:
+        for message, category in said:
+            warn(message, category)
+    return [value for value, _ in results]

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["UnansweredAskWarning", "warn", "user_stacklevel"]
+__all__ = ["UnansweredAskWarning", "held_warnings", "warn", "user_stacklevel"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -38,6 +41,29 @@ def user_stacklevel() -> int:
     return level
 
 
+_held = threading.local()
+
+
 def warn(message: str, category: type[Warning] = UserWarning) -> None:
-    """``warnings.warn(message, category)`` attributed to the first frame outside warmbo."""
+    """``warnings.warn(message, category)`` attributed to the first frame outside warmbo; in a worker
+    thread of :func:`~warmbo._threads.map_limited` (inside :func:`held_warnings`), kept for the
+    thread that waits for it to say, at its caller's line (a worker's stack has no user frame)."""
+    pending = getattr(_held, "pending", None)
+    if pending is not None:
+        pending.append((message, category))
+        return
     warnings.warn(message, category, stacklevel=user_stacklevel())
+
+
+@contextmanager
+def held_warnings() -> Iterator[list[tuple[str, type[Warning]]]]:
+    """Collect what :func:`warn` says in this thread instead of saying it (the list yielded); for
+    worker threads, where ``warnings.catch_warnings`` cannot be used: it swaps the process-wide
+    filters, and two threads inside it at once leave each other's filters behind."""
+    pending: list[tuple[str, type[Warning]]] = []
+    previous = getattr(_held, "pending", None)
+    _held.pending = pending
+    try:
+        yield pending
+    finally:
+        _held.pending = previous

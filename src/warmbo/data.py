@@ -217,7 +217,10 @@ def _missing(value: Any) -> bool:
     if isinstance(value, str):
         return not value.strip()
     if _is_real(value):
-        return math.isnan(value)
+        try:
+            return math.isnan(value)
+        except OverflowError:  # (an int beyond a float's range: a value, refused as not finite later)
+            return False
     return type(value).__name__ in ("NAType", "NaTType")
 
 

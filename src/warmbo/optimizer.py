@@ -113,6 +113,7 @@ from .prior import (
     prior_subset,
     prior_subset_by_source,
     sources_from_text,
+    sources_summary_from_text,
     sources_text,
 )
 from .space import Space
@@ -209,6 +210,22 @@ def default_n_initial(n_params: int) -> int:
 
 class PriorSubsetWarning(UserWarning):
     """The model sees only part of a large prior (``max_prior``); every row stays stored."""
+
+
+def _sources_summary(study: Study) -> dict | None:
+    """The small record naming a study's stored sources (``{"digest", "transfer", "max_prior",
+    "n_initial"}``), None for a study without sources or an unreadable record. When only the rows
+    are there (a process of an earlier version stopped between writing the two) it is read from the
+    rows' own record, which holds the same settings and digest."""
+    text = study.get_meta(_SOURCES_KEY)
+    if text is None:
+        rows = study.get_meta(_SOURCE_ROWS_KEY)
+        return None if rows is None else sources_summary_from_text(rows)
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 class SourcesReplacedWarning(UserWarning):
@@ -971,18 +988,14 @@ class Optimizer:
         """Keep the transfer sources and how they are used in the study (:func:`warmbo.prior.sources_text`),
         so that :meth:`load` (``warmbo suggest``, a resumed run, another machine) transfers from them as
         this object does. Written once per set of sources: the small ``transfer_sources`` key says which
-        set the large ``transfer_source_rows`` key holds, and is written after it."""
+        set the large ``transfer_source_rows`` key holds; both are written in one transaction."""
         # (with the warm design's size: the study's settings hold the size it was created with,
         # which is a cold design's when the sources came later)
         settings = {"transfer": self.transfer, "max_prior": self.max_prior, "n_initial": self.n_initial}
         summary = json.dumps({"digest": self._prior_digest, **settings}, sort_keys=True)
-        existing = self.study.get_meta(_SOURCES_KEY)
-        if existing == summary:
+        if self.study.get_meta(_SOURCES_KEY) == summary:
             return
-        try:
-            previous = json.loads(existing)["digest"] if existing is not None else None
-        except (ValueError, KeyError, TypeError):
-            previous = None
+        previous = (_sources_summary(self.study) or {}).get("digest")
         if previous is not None and previous != self._prior_digest:
             # (a user test reopened a study with a second file, meaning "these too", and its 30
             # stored rows were replaced without a word)
@@ -1044,18 +1057,24 @@ class Optimizer:
         fits = fits_of(self.space.dim, partial=True)
         count = 0 if fits is None else sum(f is not None for f in fits)
         if count > self._source_fits_count:
+            # what another process stored meanwhile (two `warmbo suggest` at once) is kept too
+            try:
+                record = json.loads(self.study.get_meta(_SOURCE_FITS_KEY) or "{}")
+                theirs = record["fits"] if record.get("key") == self._source_fits_key() else None
+            except (ValueError, KeyError, TypeError, AttributeError):
+                theirs = None
+            if isinstance(theirs, list) and len(theirs) == len(fits):
+                fits = [mine if mine is not None else other for mine, other in zip(fits, theirs, strict=True)]
+                count = sum(f is not None for f in fits)
             self.study.set_meta(_SOURCE_FITS_KEY, json.dumps({"key": self._source_fits_key(), "fits": fits}))
             self._source_fits_count = count
             self._source_fits_stored = count == len(fits)
 
     def _warn_stored_sources(self) -> None:
-        summary = self.study.get_meta(_SOURCES_KEY)
+        summary = _sources_summary(self.study)
         if summary is None:
             return
-        try:
-            method = json.loads(summary)["transfer"]
-        except (ValueError, KeyError, TypeError):
-            method = "?"
+        method = summary.get("transfer", "?")
         warnings.warn(
             f"this study transfers from stored sources (transfer={method!r}); this optimizer was given no "
             "prior= and asks without them. Optimizer.load(url) reopens the study with its sources.",
@@ -1103,7 +1122,7 @@ class Optimizer:
         "max_prior": ...}``), read from their small summary record (not the rows); empty for a study
         without sources, or when the record cannot be read."""
         try:
-            record = json.loads(study.get_meta(_SOURCES_KEY) or "{}")
+            record = _sources_summary(study) or {}
             out = {
                 "transfer": record["transfer"],
                 "max_prior": check_int(record["max_prior"], "max_prior", 1),
@@ -1119,7 +1138,7 @@ class Optimizer:
         settings = study.settings
         warm = settings.get("warm_design")
         if warm is None:  # a study made before session 15: warm if it holds transfer sources
-            warm = study.get_meta(_SOURCES_KEY) is not None
+            warm = _sources_summary(study) is not None
         return settings.get("n_initial") if bool(warm) == transferring else None
 
     @classmethod

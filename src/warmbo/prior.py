@@ -417,8 +417,9 @@ def _read(
                 "give (dicts, y), or a DataFrame with one column per parameter and a 'y' column"
             )
         # records with their value, as df.to_dict("records") gives them (and 'task' when every one has it)
-        labels = [item["task"] for item in prior] if all("task" in item for item in prior) else None
-        X = [{k: v for k, v in item.items() if k not in ("y", "task")} for item in prior]
+        labelled = all("task" in item for item in prior) and (space is None or "task" not in space.names)
+        labels = [item["task"] for item in prior] if labelled else None
+        X = [{k: v for k, v in item.items() if k != "y" and not (labelled and k == "task")} for item in prior]
         if space is None:
             _check_pair(X, [item["y"] for item in prior])
             return None
@@ -596,8 +597,18 @@ def _records(X: list, y, task, space: Space, partial: bool, outside, source: str
 
 
 def _is_pair(obj) -> bool:
-    """An ``(X, y)`` pair: a tuple of two that are not both study locations."""
-    return isinstance(obj, tuple) and len(obj) == 2 and not all(map(_is_location, obj))
+    """An ``(X, y)`` pair: a tuple of two that are not both sources (study locations, CSV paths,
+    TaskData, DataFrames or pairs themselves: ``(data_a, data_b)`` is two sources)."""
+    if not (isinstance(obj, tuple) and len(obj) == 2):
+        return False
+    return not all(_is_location(item) or _is_source_rows(item) for item in obj)
+
+
+def _is_source_rows(item) -> bool:
+    """Rows of one source given in memory: a TaskData, a DataFrame, or an ``(X, y)`` pair."""
+    if isinstance(item, TaskData) or _is_dataframe(item):
+        return True
+    return isinstance(item, tuple) and len(item) == 2 and _is_pair(item)
 
 
 def _is_data_item(item) -> bool:
@@ -674,6 +685,39 @@ def sources_text(data: TaskData, settings: dict, data_digest: str | None = None)
     return base64.b64encode(zlib.compress(raw, 1)).decode("ascii")
 
 
+def _in_space(columns: list, space: Space) -> bool:
+    """Whether the stored columns (one list per parameter, in the space's order) hold values of their
+    parameters' kinds within their ranges: floats of a ``Float``, ints of an ``Int`` (bools refused),
+    choices of a ``Categorical`` (type-aware), checked column by column. Not a full validation (a
+    grid's step is not checked): the guard of a record whose digest holds (:func:`sources_from_text`)."""
+    from .space import Categorical, Float, Int
+
+    for p, column in zip(space.params, columns, strict=True):
+        if isinstance(p, Categorical):
+            allowed = {(type(c), c) for c in p.choices}
+            if not all((type(v), v) in allowed for v in column):
+                return False
+            continue
+        kind = float if isinstance(p, Float) else int if isinstance(p, Int) else None
+        if kind is None or not all(type(v) is kind for v in column):
+            return False
+        values = np.asarray(column, dtype=np.float64)
+        tol = 1e-9 * max(1.0, abs(p.high - p.low))
+        if values.size and not (values.min() >= p.low - tol and values.max() <= p.high + tol):
+            return False
+    return True
+
+
+def sources_summary_from_text(text: str) -> dict | None:
+    """The digest and settings of a :func:`sources_text` record (``{"digest", **settings}``), without
+    reading its rows into a TaskData; None when the record cannot be read."""
+    try:
+        record = json.loads(zlib.decompress(base64.b64decode(text.encode("ascii"), validate=True)))
+        return {"digest": record["digest"], **dict(record["settings"])}
+    except (ValueError, KeyError, TypeError, AttributeError, zlib.error):
+        return None
+
+
 def sources_from_text(text: str, space: Space) -> tuple[TaskData, dict]:
     """The sources and settings stored by :func:`sources_text`, validated against ``space``.
 
@@ -696,13 +740,14 @@ def sources_from_text(text: str, space: Space) -> tuple[TaskData, dict]:
         )
     source = record.get("source") or "<stored sources>"
     try:
-        intact = _digest_of(params, y, task) == digest_stored
+        intact = _digest_of(params, y, task) == digest_stored and _in_space(columns, space)
     except (TypeError, ValueError):
         intact = False
     if intact:
         # the rows of a TaskData validated against this study's space (it cannot change), as the
         # digest shows: made canonical then, so not validated again (1.4 s for 100,000 rows of 4
-        # parameters at every `warmbo suggest`); the values and labels are still checked
+        # parameters at every `warmbo suggest`); a column-wise check of types and ranges stands
+        # guard against a record written by hand, and the values and labels are still checked
         data = TaskData._of_canonical(tuple(params), y, task, space, source)
         object.__setattr__(data, "_digest", digest_stored)
         return data, settings

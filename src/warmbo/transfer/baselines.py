@@ -869,9 +869,22 @@ class RGPE(_TransferModel):
         # result is the same on one): at 100 sources x 1000 rows conditioning them took ~2.5 s of
         # the first ask of every `warmbo suggest` on one core
         missing = [i for i in range(len(sources)) if not self._is_cached(f"source_gp:{i}", dim)]
-        if len(missing) > 1:
-            built = map_limited(lambda i: self._source_gp(sources[i], dim, i), missing, source_threads())
-            for i, gp in zip(missing, built, strict=True):
+        threads = source_threads() if len(missing) > 1 else 1
+        if threads > 1:
+            # the hyperparameter fits here, one after another (they are mostly Python, and a fit
+            # swaps the process-wide warning filters, which threads must not do at once); only the
+            # conditioning on every row, the O(rows^3) part, on the threads
+            ready = {i: self._source_gp_to_condition(sources[i], dim, i) for i in missing}
+            fixed = [i for i in missing if ready[i].optimizer is None]
+            built = dict(
+                zip(
+                    fixed,
+                    map_limited(lambda i: ready[i].fit(sources[i].X, sources[i].z), fixed, threads),
+                    strict=True,
+                )
+            )
+            for i in missing:
+                gp = built[i] if i in built else ready[i].fit(sources[i].X, sources[i].z)
                 self._cached(f"source_gp:{i}", dim, lambda gp=gp: gp)
         return tuple(self._source_model(i, task, dim) for i, task in enumerate(sources))
 
@@ -967,28 +980,33 @@ class RGPE(_TransferModel):
         random restarts. ``source_fit_points=None`` fits exactly as the target GP is fitted (every row,
         with restarts); bench/transfer_scale.py measures the difference.
         """
+        return self._source_gp_to_condition(task, dim, i).fit(task.X, task.z)
+
+    def _source_gp_to_condition(self, task, dim: int, i: int | None = None) -> GP:
+        """The unfitted GP that :meth:`_source_gp` fits to all the source's rows: with its
+        hyperparameters fixed (``optimizer`` None; restored, or fitted here on a subset of rows), so
+        that fitting it only conditions it, or still to be fitted (a source within
+        ``source_fit_points`` rows, ``source_fit_points=None``)."""
         gp = self._gp(dim)
         restored = None if i is None else self._restored(dim)[i]
         if restored is not None:
             theta, noise = restored  # hyperparameters an earlier object fitted (source_fits)
             fixed = gp.clone(kernel=gp.kernel.with_theta(theta), optimizer=None)
-            if noise is not None:
-                fixed = fixed.clone(noise=noise, fit_noise=False)
-            return fixed.fit(task.X, task.z)
+            return fixed if noise is None else fixed.clone(noise=noise, fit_noise=False)
         cap = self.source_fit_points
         if cap is None or not self.fit_hyperparameters:
-            return gp.fit(task.X, task.z)
+            return gp
         gp = gp.clone(n_restarts=0)  # one start: ~20 ms instead of ~55 ms per source (2 cores)
         if len(task) <= cap:
-            return gp.fit(task.X, task.z)
+            return gp
         rows = np.random.default_rng(0 if self.seed is None else self.seed).choice(
             len(task), cap, replace=False
         )
         fitted = gp.fit(task.X[rows], task.z[rows])
         fixed = fitted.clone(kernel=fitted.kernel_, optimizer=None)
-        if fitted.noise_level_ is not None:
-            fixed = fixed.clone(noise=fitted.noise_level_, fit_noise=False)
-        return fixed.fit(task.X, task.z)
+        return (
+            fixed if fitted.noise_level_ is None else fixed.clone(noise=fitted.noise_level_, fit_noise=False)
+        )
 
     def _target_gp(self, dim: int) -> GP:
         """The unfitted target GP: :meth:`_gp`, or with ``map_target`` the optimizer's default model
