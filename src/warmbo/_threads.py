@@ -44,13 +44,21 @@ _controller = None
 def blas_threads() -> int:
     """The number of BLAS threads warmbo's hot paths use: ``WARMBO_BLAS_THREADS`` (default 1; 0 means
     the BLAS library's own setting)."""
-    raw = os.environ.get("WARMBO_BLAS_THREADS", "1").strip()
+    return _env_count("WARMBO_BLAS_THREADS", 1, 0)
+
+
+def _env_count(name: str, default: int, least: int) -> int:
+    """The integer environment variable ``name`` (``default`` when unset or blank), at least ``least``."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    kind = "non-negative" if least == 0 else "positive"
     try:
         value = int(raw)
     except ValueError:
-        raise ValueError(f"WARMBO_BLAS_THREADS must be a non-negative integer, got {raw!r}") from None
-    if value < 0:
-        raise ValueError(f"WARMBO_BLAS_THREADS must be a non-negative integer, got {raw!r}")
+        raise ValueError(f"{name} must be a {kind} integer, got {raw!r}") from None
+    if value < least:
+        raise ValueError(f"{name} must be a {kind} integer, got {raw!r}")
     return value
 
 
@@ -105,15 +113,9 @@ def source_threads() -> int:
     times BLAS threads would oversubscribe the cores); 1 conditions them one after another. A GP's
     conditioning (kernel matrix, Cholesky factor, solves) runs in NumPy and LAPACK without the GIL,
     so the threads use the cores."""
-    raw = os.environ.get("WARMBO_SOURCE_THREADS", "").strip()
-    if raw:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise ValueError(f"WARMBO_SOURCE_THREADS must be a positive integer, got {raw!r}") from None
-        if value < 1:
-            raise ValueError(f"WARMBO_SOURCE_THREADS must be a positive integer, got {raw!r}")
-        return value
+    given = _env_count("WARMBO_SOURCE_THREADS", 0, 1)
+    if given:
+        return given
     if blas_threads() != 1:
         return 1
     try:
