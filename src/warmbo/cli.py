@@ -349,9 +349,9 @@ def load_space(path: Path):
         raise ValueError(f"space file {str(path)!r}: {plainly(str(exc))}") from None
 
 
-def _params_table(title: str, rows, space) -> Table:
+def _params_table(title: str, rows, space, first: str = "trial") -> Table:
     table = Table(title=title)
-    table.add_column("trial", justify="right")
+    table.add_column(first, justify="right")
     for name in space.names:
         table.add_column(name)
     for trial_id, params in rows:
@@ -2208,6 +2208,115 @@ STATUS_AUDIT_MAX = {"single": 1000, "multi-task": 1000, "multi-task refit": 300}
 
 @app.command()
 @friendly
+def enqueue(
+    study: StudyArgument = None,
+    storage: StorageOption = None,
+    params: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--params",
+            help='A configuration to evaluate first, as a JSON object (repeatable), e.g. \'{"temp_C": 86, '
+            '"catalyst": "Pd"}\'.',
+        ),
+    ] = None,
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="Configurations to evaluate first, in order: a CSV file with a column per parameter "
+            "(other columns are ignored) or a .json file (an object or a list of objects).",
+        ),
+    ] = None,
+    delimiter: Annotated[
+        str, typer.Option("--delimiter", help="Field separator of a CSV --file, e.g. ';' (default ',').")
+    ] = ",",
+    clear: Annotated[
+        bool, typer.Option("--clear", help="Remove the configurations still waiting in the queue.")
+    ] = False,
+    space_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--space",
+            help="JSON file describing the space: creates the study if there is none at --storage, as "
+            "`suggest --space` does (an existing study must have this very space).",
+        ),
+    ] = None,
+    maximize: Annotated[
+        bool | None,
+        typer.Option(
+            "--maximize/--minimize",
+            help="Direction of a new study (default minimise); an existing study keeps its own.",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
+    ] = None,
+    n_initial: Annotated[
+        int | None,
+        typer.Option(
+            "--n-initial",
+            help="Design points of a new study before the model chooses (queued configurations count "
+            "towards them); an existing study keeps its own.",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Queue configurations to evaluate first (known good ones, a default that works): the next
+    `suggest` calls, or an `optimize` run, return them in order before the design or the model
+    chooses. Without --params, --file or --clear, shows the queue."""
+    storage = _the_study(study, storage)
+    from .data import read_points
+    from .optimizer import Optimizer
+    from .storage import Study, study_exists
+
+    if clear and (params or file is not None):
+        raise ValueError("--clear empties the queue: give it alone, or --params/--file alone")
+    space = None if space_file is None else load_space(space_file)
+    if space is not None and not study_exists(storage):
+        opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
+        direction = "maximise" if opt.maximize else "minimise"
+        errors.print(f"created study {redacted(storage)} ({direction}; seed {opt.seed})", highlight=False)
+    else:
+        if space is not None or maximize is not None or seed is not None or n_initial is not None:
+            stored = Study(storage)
+            try:
+                _check_creation_options(stored, storage, space, maximize, seed, n_initial)
+            finally:
+                stored.close()
+        opt = load_optimizer(storage, transfer="none")
+    points = [_parse_params(text, opt.space) for text in params or ()]
+    if file is not None:
+        points += read_points(file, opt.space, delimiter)
+    if clear:
+        removed = opt.clear_queue()
+        console.print(f"removed {_count(removed, 'configuration')} from the queue", highlight=False)
+        return
+    if points:
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", UserWarning)
+            queued = opt.enqueue(points)
+        for warning in said:
+            errors.print(f"note: {warning.message}", highlight=False, soft_wrap=True, markup=False)
+        console.print(
+            f"queued {_count(len(queued), 'configuration')}" if queued else "queued nothing", highlight=False
+        )
+    waiting = opt.queued()
+    if not waiting:
+        console.print("the queue is empty: suggestions come from the design and the model", highlight=False)
+        return
+    console.print(_params_table("queued, next first", list(enumerate(waiting, start=1)), opt.space, "#"))
+    these = "suggestion is this one" if len(waiting) == 1 else f"{len(waiting)} suggestions are these"
+    console.print(
+        f"the next {these}: warmbo suggest --storage {_study_arg(storage)}",
+        highlight=False,
+        soft_wrap=True,
+    )
+
+
+@app.command()
+@friendly
 def status(
     study: StudyArgument = None,
     storage: StorageOption = None,
@@ -2235,6 +2344,14 @@ def status(
         console.print(f"(the last {last} of {total} trials; --last N or --all shows more)", highlight=False)
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
+    waiting = len(opt.queued())
+    if waiting:  # (`warmbo enqueue`)
+        console.print(
+            f"{_count(waiting, 'queued configuration')} wait: the next suggestions return "
+            f"{'it' if waiting == 1 else 'them'} first (warmbo enqueue {_study_arg(storage)} lists them)",
+            highlight=False,
+            soft_wrap=True,
+        )
     _print_best(opt)
     estimate = _estimate_line(opt)
     if estimate is not None:

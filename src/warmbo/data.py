@@ -11,6 +11,7 @@ This module owns the *import and validation of prior observations* before they r
   (:meth:`TaskData.to_csv`) whose output :meth:`TaskData.from_csv` reads back identically;
 * :func:`trials_to_csv`, a study's trials as a CSV file (``warmbo export``) whose complete rows
   :meth:`TaskData.from_csv` reads as prior data;
+* :func:`read_points`, configurations without values (a CSV or JSON file) for ``warmbo enqueue``;
 * :class:`DataError` (a ``ValueError``), raised for every invalid input. Its message names the
   source (file path or ``<DataFrame>``, ``<array>``, ``<records>``), the row and the column, e.g.
   ``prior.csv, row 7 (line 8), column 'lr': value 'abc' is not a number``.
@@ -56,7 +57,7 @@ from .parameters import _is_bool, _is_real
 from .space import Categorical, Float, Int, Parameter, Space, SpaceError
 from .trial import amendment_note
 
-__all__ = ["DataError", "TaskData", "UnfinishedRowsWarning", "trials_to_csv"]
+__all__ = ["DataError", "TaskData", "UnfinishedRowsWarning", "read_points", "trials_to_csv"]
 
 FloatArray = NDArray[np.float64]
 Label = str | None
@@ -1137,6 +1138,63 @@ def _check_csv(
 def _check_dataframe(df: Any, y: Any = "y", task: Any = None, source: str = "<DataFrame>") -> None:
     """:func:`_check_csv` for a DataFrame (:meth:`TaskData.from_dataframe`)."""
     _read_dataframe(df, None, None, y, task, source, warn=False)
+
+
+def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ",") -> list[dict[str, Any]]:
+    """Configurations to evaluate, without values: a CSV file whose header names every parameter of
+    ``space`` (other columns, a ``y`` or ``trial`` of an exported study, are ignored; cells converted
+    as the readers' are: module docstring), or a ``.json`` file holding one object or a list of
+    objects (parameter name to value). Returns the validated points in the file's order; raises
+    :class:`DataError` naming the file, row and column of a bad value, or an empty file."""
+    import json
+
+    source = os.fspath(path)
+    if not os.path.isfile(source):
+        what = "is a folder, not a file" if os.path.isdir(source) else "does not exist"
+        raise MissingFileError(f"{source}: {what}")
+    if source.lower().endswith(".json"):
+        try:
+            with open(source, encoding="utf-8-sig") as f:
+                data = json.load(f)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise DataError(f"{source}: not JSON ({exc})") from None
+        records = [data] if isinstance(data, Mapping) else data
+        if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
+            raise DataError(
+                f"{source}: expected a JSON object or a list of objects (parameter name to value)"
+            )
+        if not records:
+            raise DataError(f"{source}: the list holds no configuration")
+        points = []
+        for i, record in enumerate(records, start=1):
+            try:
+                points.append(space.validate(record))
+            except SpaceError as exc:
+                raise DataError(f"{source}, configuration {i}: {exc}") from None
+        return points
+    points = []
+    with open(source, newline="", encoding="utf-8-sig") as f:
+        reader = csv.reader(f, delimiter=delimiter)
+        rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    if not rows:
+        raise DataError(f"{source}: empty file")
+    names = [h.strip() for h in rows[0][1]]
+    try:
+        _check_missing(source, space.names, names)
+    except DataError as exc:
+        raise DataError(f"{exc}{_delimiter_hint(names, delimiter, shell=True)}") from None
+    for c in space.names:
+        if names.count(c) > 1:
+            raise DataError(f"{source}: duplicate column {c!r} in the header")
+    for number, (line, raw) in enumerate(rows[1:], start=1):
+        where = f"{source}, row {number} (line {line})"
+        if len(raw) != len(names):
+            raise DataError(f"{where}: {len(raw)} cells under a header of {len(names)}")
+        row = dict(zip(names, (c.strip() for c in raw), strict=True))
+        points.append(_convert_point(space, row, space.names, where))
+    if not points:
+        raise DataError(f"{source}: a header and no configuration")
+    return points
 
 
 def trials_to_csv(

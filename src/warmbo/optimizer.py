@@ -75,7 +75,7 @@ import sqlite3
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
     CancelledError,
@@ -100,11 +100,12 @@ from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
+from .enqueued import QUEUE_PREFIX, is_waiting, new_records, queue_records, queued_points, stale_keys
 from .kernels import Kernel
 from .maximize import anchored_candidates, chained_groups, sobol_screen, taken
 from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
-from .parameters import Float
+from .parameters import Float, SpaceError
 from .prior import (
     POOLED_PRIOR_ROWS,
     PRIOR_ROWS,
@@ -260,9 +261,15 @@ def _informative(prior: TaskData) -> TaskData | None:
                 if count == 1
                 else f"({count} rows): every value is {y[rows][0]:.6g}"
             )
+            hint = (
+                " To evaluate that configuration first, queue it: Optimizer.enqueue(params) or "
+                "`warmbo enqueue --params '{...}'`"
+                if count == 1
+                else ""
+            )
             warnings.warn(
                 f"transfer source {name!r} {what}, so it cannot say which configurations are better; "
-                "it is left out of the warm design and the model (its rows stay stored)",
+                f"it is left out of the warm design and the model (its rows stay stored).{hint}",
                 UninformativeSourceWarning,
                 stacklevel=user_stacklevel(),  # (Optimizer(...) or Optimizer.load(...): the user's line)
             )
@@ -597,6 +604,11 @@ def _check_fitted_protocol(model) -> None:
             f"the model {type(model).__name__}, fitted, has no {', '.join(missing)}: warmbo's model "
             "protocol needs them (docs/optimizer.md, 'Your own model')"
         )
+
+
+def _point_key(params: dict) -> str:
+    """A hashable key of a validated point (its JSON, keys sorted), to compare points by value."""
+    return json.dumps(params, sort_keys=True, default=str)
 
 
 def _basis(trials) -> tuple[tuple[int, float], ...]:
@@ -2452,17 +2464,18 @@ class Optimizer:
                     if len(lost) > LOST_CONNECTION_RETRIES:
                         raise StorageError(self._lost_ask_message(lost)) from None
 
-        def insert(x) -> Suggestion:
+        def insert_params(params: dict) -> Suggestion:
             if admit is not None and not admit():
                 raise _BudgetReached
-            as_written = self._from_sources(x)  # (a source's configuration: its values as written)
-            trial = self.study.add_trial(
-                self.space.decode(x, as_written=as_written)[0], PENDING, worker=self.worker
-            )
+            trial = self.study.add_trial(params, PENDING, worker=self.worker)
             stored.append((trial.id, trial.params))
             if admit is not None:
                 self.study.heartbeat([trial.id])
             return Suggestion(trial.params, trial.id)
+
+        def insert(x) -> Suggestion:
+            as_written = self._from_sources(x)  # (a source's configuration: its values as written)
+            return insert_params(self.space.decode(x, as_written=as_written)[0])
 
         def checked(x, snapshot: list[Trial], version) -> Suggestion | None:
             """Insert ``x`` unless another worker took it since ``snapshot`` (then None)."""
@@ -2491,6 +2504,9 @@ class Optimizer:
         reclaimed = written(self._reclaim, claimed, claimed)
         if reclaimed is not None:
             return reclaimed
+        queued = written(self._take_queued, stored, insert_params)
+        if queued is not None:
+            return queued
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
             snapshot = list(self.study.snapshot())
@@ -2619,6 +2635,123 @@ class Optimizer:
             if trial_id is None:
                 return self.study.add_trial(trial_or_params, FAILED, worker=self.worker, error=error)
             return self.study.fail(trial_id, error)
+
+    # ------------------------------------------------------------------ points of the user's, first
+    def enqueue(self, params: Mapping | Sequence[Mapping]) -> list[dict]:
+        """Have these points evaluated first: the next asks, of this optimizer or of any other worker
+        of the study, return them in the order given, before the design or the model chooses.
+
+        For a configuration known to be good (last run's best, a default that works), as Optuna's
+        ``Study.enqueue_trial``. The queue is stored in the study (meta entries ``queued:<n>``,
+        :mod:`warmbo.enqueued`), so it survives the process and ``Optimizer.load``; an ask takes a
+        point in the transaction that stores its trial, so two workers never take the same one. A
+        queued point counts towards the initial design as any trial does (one queued point, then
+        ``n_initial - 1`` design points), and an ask returns it even during a transfer's warm design.
+
+        Parameters
+        ----------
+        params : dict or sequence of dicts
+            Complete points of the space (every parameter, valid values).
+
+        Returns
+        -------
+        list of dict
+            The points queued, validated. A point that is already a trial of the study (complete,
+            pending or failed) or already waits in the queue is not queued again, with a warning
+            naming it: no point is suggested twice.
+
+        Raises
+        ------
+        SpaceError
+            A point that is not one of the space's (naming the point and what is wrong); nothing
+            is queued then.
+        """
+        if isinstance(params, Mapping):
+            points, one = [params], True
+        elif isinstance(params, Sequence) and not isinstance(params, str | bytes):
+            points, one = list(params), False
+        else:
+            raise TypeError(f"enqueue needs a parameter dict or a list of them, got {type(params).__name__}")
+        if not points:
+            raise ValueError("enqueue needs a parameter dict or a list of them, got an empty list")
+        validated = []
+        for i, point in enumerate(points):
+            if not isinstance(point, Mapping):
+                raise TypeError(f"point {i} of enqueue is a {type(point).__name__}, not a parameter dict")
+            try:
+                validated.append(self.space.validate(point))
+            except SpaceError as exc:
+                raise SpaceError(
+                    f"{'the point' if one else f'point {i}'} of enqueue: {exc}; nothing was queued"
+                ) from None
+        skipped = []
+        with self.study.transaction():
+            entries = queue_records(self.study)
+            trials = {t.id: t for t in self.study.trials()}
+            known = {_point_key(t.params): t for t in trials.values()}
+            waiting = {_point_key(e.params) for e in entries if is_waiting(e, trials)}
+            fresh = []
+            for point in validated:
+                key = _point_key(point)
+                if key in known:
+                    skipped.append(f"{point} (trial {known[key].id}, {known[key].state})")
+                elif key in waiting:
+                    skipped.append(f"{point} (queued already)")
+                else:
+                    waiting.add(key)
+                    fresh.append(point)
+            if fresh:
+                self.study.set_metas(new_records(entries, fresh))
+        if skipped:
+            _warn(
+                f"not queued, since no point is suggested twice: {'; '.join(skipped)}",
+                UserWarning,
+            )
+        return fresh
+
+    def queued(self) -> list[dict]:
+        """The points :meth:`enqueue` queued that no ask has taken yet, in the order asks take them."""
+        return [dict(entry.params) for entry in queued_points(self.study)]
+
+    def clear_queue(self) -> int:
+        """Remove the points still waiting in the queue (:meth:`enqueue`); returns how many."""
+        with self.study.transaction():
+            waiting = queued_points(self.study)
+            for entry in waiting:
+                self.study.delete_meta(entry.key)
+        return len(waiting)
+
+    def _take_queued(self, insert_params: Callable[[dict], Suggestion]) -> Suggestion | None:
+        """The first point still waiting in the queue (:meth:`enqueue`), stored as this ask's trial by
+        ``insert_params`` in the transaction that marks its entry taken; None when none waits (then
+        the ask costs one read of the meta entries). Entries done with (their trial told or failed)
+        are deleted on the way, and a waiting point that became a trial meanwhile (told as an
+        experiment of its own) is dropped, not suggested again."""
+        if not self.study.meta_items(QUEUE_PREFIX):
+            return None
+        with self.study.transaction():
+            entries = queue_records(self.study)
+            trials = {t.id: t for t in self.study.trials()}
+            done = stale_keys(entries, trials)
+            known = {_point_key(t.params) for t in trials.values()}
+            taken = None
+            for entry in entries:
+                if not is_waiting(entry, trials):
+                    continue
+                try:
+                    params = self.space.validate(entry.params)
+                except SpaceError:  # (an entry edited by hand into something else: dropped)
+                    done.append(entry.key)
+                    continue
+                if _point_key(params) in known:
+                    done.append(entry.key)
+                    continue
+                taken = insert_params(params)
+                self.study.set_meta(entry.key, replace(entry, trial=taken.trial_id).record())
+                break
+            for key in done:
+                self.study.delete_meta(key)
+        return taken
 
     def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).

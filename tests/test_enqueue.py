@@ -1,0 +1,233 @@
+"""Points queued to be evaluated first (``Optimizer.enqueue``, ``warmbo enqueue``): their order, the
+design after them, durability, workers that race for them, failed asks, duplicates and bad input,
+on SQLite and on a real PostgreSQL server."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import warnings
+
+import pytest
+from typer.testing import CliRunner
+
+import warmbo as wb
+from warmbo.cli import app
+from warmbo.data import DataError, read_points
+from warmbo.enqueued import QUEUE_PREFIX
+from warmbo.parameters import SpaceError
+from warmbo.storage import Study
+
+SPACE = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+KNOWN = [{"x": 0.5, "z": 0.25}, {"x": 0.1, "z": 0.9}]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def storage(request, tmp_path):
+    """A storage URL of a new study on each back end."""
+    if request.param == "sqlite":
+        return str(tmp_path / "study.db")
+    return request.getfixturevalue("postgres_url")
+
+
+def f(p) -> float:
+    return (p["x"] - 0.3) ** 2 + p["z"]
+
+
+def test_queued_points_come_first_in_order_then_the_design_goes_on_where_they_left_it(storage):
+    opt = wb.Optimizer(SPACE, storage=storage, seed=0, n_initial=5)
+    assert opt.enqueue(KNOWN) == KNOWN and opt.queued() == KNOWN
+    cold = wb.Optimizer(SPACE, seed=0, n_initial=5)  # the same design, no queue
+    expected = [dict(s) for s in cold.ask(5)]
+    asked = opt.ask(5)
+    assert [dict(s) for s in asked[:2]] == KNOWN
+    # the queued points count towards the design: its points 3-5 follow, as in the cold study
+    assert [dict(s) for s in asked[2:]] == expected[2:]
+    assert opt.queued() == []
+    for s in asked:
+        opt.tell(s, f(s))
+    opt.tell(opt.ask(), 0.0)  # the model's ask: the taken entries, their trials told, are gone
+    assert Study(storage).meta_items(QUEUE_PREFIX) == {}
+
+
+def test_the_queue_survives_the_process_and_workers_racing_for_it_take_each_point_once(storage):
+    wb.Optimizer(SPACE, storage=storage, seed=0).enqueue([{"x": i / 10, "z": 0.5} for i in range(6)])
+    assert wb.Optimizer.load(storage).queued()[0] == {"x": 0.0, "z": 0.5}  # another process's view
+    code = "import sys, warmbo as wb\nopt = wb.Optimizer.load(sys.argv[1])\nprint(dict(opt.ask()))\n"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, storage], stdout=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
+    for proc in procs:
+        proc.communicate(timeout=300)
+        assert proc.returncode == 0
+    taken = sorted(t.params["x"] for t in Study(storage).trials())
+    assert taken == [i / 10 for i in range(6)]  # six asks, six queued points, none twice
+    assert wb.Optimizer.load(storage).queued() == []
+
+
+def test_a_batch_ask_that_fails_leaves_its_queued_point_waiting(tmp_path, monkeypatch):
+    path = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=path, seed=0)
+    opt.enqueue(KNOWN[0])
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the design broke")
+
+    monkeypatch.setattr(opt, "_next_point", broken)
+    with pytest.raises(RuntimeError, match="the design broke"):
+        opt.ask(2)  # the queued point first, then the failure: all or nothing
+    assert len(Study(path)) == 0 and opt.queued() == [KNOWN[0]]
+    monkeypatch.undo()
+    assert dict(opt.ask()) == KNOWN[0]
+
+
+def test_run_evaluates_the_queued_points_first(tmp_path):
+    opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
+    opt.enqueue(KNOWN)
+    opt.run(f, budget=4, progress=False)
+    assert [t.params for t in opt.history][:2] == KNOWN and opt.study.count("complete") == 4
+
+
+def test_a_point_already_in_the_study_or_the_queue_is_not_queued_twice(tmp_path):
+    opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
+    opt.tell(KNOWN[0], 1.0)
+    with pytest.warns(UserWarning, match=r"not queued.*'x': 0.5.*trial 1, complete"):
+        assert opt.enqueue(KNOWN) == [KNOWN[1]]
+    with pytest.warns(UserWarning, match="queued already"):
+        assert opt.enqueue([KNOWN[1]]) == []
+    with pytest.warns(UserWarning, match="queued already"):  # twice in one call
+        assert opt.enqueue([{"x": 0.7, "z": 0.7}, {"x": 0.7, "z": 0.7}]) == [{"x": 0.7, "z": 0.7}]
+    # a waiting point told meanwhile as an experiment of its own is dropped, not suggested again
+    opt.tell(KNOWN[1], 2.0)
+    assert opt.queued() == [KNOWN[1], {"x": 0.7, "z": 0.7}]  # (still listed: not yet taken)
+    first, second = opt.ask(2)
+    assert dict(first) == {"x": 0.7, "z": 0.7}
+    assert dict(second) not in (KNOWN[0], KNOWN[1], {"x": 0.7, "z": 0.7}) and opt.queued() == []
+
+
+def test_bad_points_are_refused_naming_them_and_nothing_is_queued(tmp_path):
+    opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
+    with pytest.raises(SpaceError, match=r"point 1 of enqueue: .*'x'.*nothing was queued"):
+        opt.enqueue([KNOWN[0], {"x": 2.0, "z": 0.1}])
+    with pytest.raises(SpaceError, match=r"the point of enqueue: missing parameter\(s\) \['z'\]"):
+        opt.enqueue({"x": 0.5})
+    with pytest.raises(SpaceError, match="nan|finite"):
+        opt.enqueue({"x": float("nan"), "z": 0.5})
+    with pytest.raises(ValueError, match="empty list"):
+        opt.enqueue([])
+    with pytest.raises(TypeError, match="point 0 of enqueue is a list"):
+        opt.enqueue([[0.5, 0.5]])
+    with pytest.raises(TypeError, match="got str"):
+        opt.enqueue("x=0.5")
+    assert opt.queued() == [] and Study(opt.study.url).meta_items(QUEUE_PREFIX) == {}
+
+
+def test_clear_queue_removes_the_waiting_points_only(tmp_path):
+    opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
+    opt.enqueue(KNOWN)
+    taken = opt.ask()
+    assert opt.clear_queue() == 1 and opt.queued() == []
+    assert dict(taken) == KNOWN[0] and opt.study.trial(taken.trial_id).state == "pending"
+    opt.tell(taken, 1.0)
+    assert dict(opt.ask()) != KNOWN[1]
+
+
+def test_a_multitask_study_takes_queued_points_too(tmp_path):
+    opt = wb.MultiTaskOptimizer(SPACE, task_names=["a", "b"], storage=str(tmp_path / "m.db"), seed=0)
+    opt.enqueue(KNOWN[1])
+    assert dict(opt.ask()) == KNOWN[1]
+
+
+def test_a_one_row_source_says_how_to_evaluate_its_configuration_first():
+    with pytest.warns(wb.optimizer.UninformativeSourceWarning, match=r"has one evaluation.*enqueue"):
+        wb.Optimizer(SPACE, prior=([KNOWN[0]], [1.0]), seed=0)
+
+
+# ------------------------------------------------------------------ files of configurations
+def test_read_points_reads_csv_and_json_and_names_what_is_wrong(tmp_path):
+    csv = tmp_path / "c.csv"
+    csv.write_text("z,x,y\n0.25,0.5,3.1\n\n0.9, 0.1 ,\n")  # column order, extra column, blank line
+    assert read_points(csv, SPACE) == KNOWN
+    js = tmp_path / "c.json"
+    js.write_text(json.dumps(KNOWN))
+    assert read_points(js, SPACE) == KNOWN
+    js.write_text(json.dumps(KNOWN[0]))
+    assert read_points(js, SPACE) == [KNOWN[0]]
+    cases = {
+        "x,z\n0.5,abc\n": r"row 1 \(line 2\), column 'z': .*not a number",
+        "x,z\n0.5,1.5\n": r"row 1 \(line 2\), column 'z'",
+        "x\n0.5\n": r"missing column\(s\) 'z'",
+        "x;z\n0.5;0.5\n": "--delimiter|';'",
+        "x,z\n0.5\n": "1 cells under a header of 2",
+        "x,z\n": "a header and no configuration",
+        "\n\n": "empty file",
+    }
+    for text, message in cases.items():
+        csv.write_text(text)
+        with pytest.raises(DataError, match=message):
+            read_points(csv, SPACE)
+    for text, message in {"[1, 2]": "list of objects", "[]": "no configuration", "{": "not JSON"}.items():
+        js.write_text(text)
+        with pytest.raises(DataError, match=message):
+            read_points(js, SPACE)
+    js.write_text(json.dumps([KNOWN[0], {"x": 0.5}]))
+    with pytest.raises(DataError, match=r"configuration 2: missing parameter"):
+        read_points(js, SPACE)
+    with pytest.raises(DataError, match="does not exist"):
+        read_points(tmp_path / "none.csv", SPACE)
+
+
+# ------------------------------------------------------------------ the command line
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def test_cli_enqueue_creates_lists_queues_files_and_clears(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "space.json").write_text(
+        json.dumps(
+            [
+                {"name": "x", "type": "float", "low": 0.0, "high": 1.0},
+                {"name": "z", "type": "float", "low": 0.0, "high": 1.0},
+            ]
+        )
+    )
+    done = invoke("enqueue", "s.db", "--space", "space.json", "--params", json.dumps(KNOWN[0]))
+    assert done.exit_code == 0, done.output
+    assert "created study s.db" in done.output and "queued 1 configuration" in done.output
+    assert "the next suggestion is this one" in done.output
+    (tmp_path / "more.csv").write_text("x,z,y\n0.1,0.9,4\n0.5,0.25,1\n")
+    done = invoke("enqueue", "s.db", "--file", "more.csv")
+    assert done.exit_code == 0, done.output
+    assert "queued 1 configuration" in done.output and "queued already" in done.output
+    assert "the next 2 suggestions are these" in done.output
+    shown = invoke("status", "s.db")
+    assert "2 queued configurations wait" in shown.output
+    asked = invoke("suggest", "s.db", "-n", 2, "--json")
+    assert asked.exit_code == 0, asked.output
+    assert [json.loads(line)["params"] for line in asked.output.splitlines()] == KNOWN
+    assert "the queue is empty" in invoke("enqueue", "s.db").output
+    invoke("enqueue", "s.db", "--params", '{"x": 0.7, "z": 0.7}')
+    cleared = invoke("enqueue", "s.db", "--clear")
+    assert "removed 1 configuration" in cleared.output and wb.Optimizer.load("s.db").queued() == []
+    # bad input: a clear error, nothing queued, the study's trials untouched
+    for args, message in [
+        (("--params", '{"x": 2, "z": 0.1}'), "--params"),
+        (("--params", "{x: 1}"), "JSON"),
+        (("--file", "none.csv"), "does not exist"),
+        (("--clear", "--params", json.dumps(KNOWN[0])), "--clear empties the queue"),
+        (("--seed", 5), "seed"),
+    ]:
+        bad = invoke("enqueue", "s.db", *args)
+        assert bad.exit_code != 0 and message in bad.output, (args, bad.output)
+    assert wb.Optimizer.load("s.db").queued() == [] and len(Study("s.db")) == 2
+
+
+def test_cli_enqueue_on_no_study_says_how_to_create_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        done = invoke("enqueue", "none.db", "--params", json.dumps(KNOWN[0]))
+    assert done.exit_code != 0 and "no study" in done.output and not (tmp_path / "none.db").exists()
