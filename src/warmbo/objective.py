@@ -7,7 +7,8 @@
   reach a shell (``"; touch pwned"`` stays one literal argument). Any parameter name works
   (``{learning-rate}``, ``{opt.lr}``); a ``{...}`` that names no parameter is refused, and ``{{`` and
   ``}}`` are literal braces. The process runs without a shell, in its own process group, so a
-  timeout kills everything it started.
+  timeout kills everything it started; a watchdog process (:mod:`warmbo._lifeline`) stops the
+  group if this process dies by SIGKILL (the out-of-memory killer) while it runs.
 - :func:`parse_values` reads the value(s) from the command's standard output (docs/cli.md): the
   last non-empty line is one number (n numbers separated by spaces or commas for n tasks) or a JSON
   object (``{"value": 0.25}``, or by task name ``{"acc": 0.9, "lat": 3.1}``); with a value regex,
@@ -29,6 +30,8 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import _lifeline
 
 __all__ = ["ObjectiveError", "CommandObjective", "load_callable", "parse_values", "terminate_running"]
 
@@ -290,6 +293,8 @@ class CommandObjective:
             raise ObjectiveError(f"command not found: {argv[0]!r}") from None
         with _RUNNING_LOCK:
             _RUNNING.add(process)
+        if os.name == "posix":  # stopped by the watchdog should this process die by SIGKILL
+            _lifeline.watch(process.pid)
         try:
             stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -303,6 +308,8 @@ class CommandObjective:
         finally:
             with _RUNNING_LOCK:
                 _RUNNING.discard(process)
+            if os.name == "posix":
+                _lifeline.release(process.pid)
             for stream in (process.stdout, process.stderr):
                 stream.close()
         if process.returncode != 0:
