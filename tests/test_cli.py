@@ -3125,7 +3125,7 @@ def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(wor
     assert f"optuna.csv: {said}" in told and "failed or unfinished trials" in told
     assert wb.Optimizer.load("new.db")._prior_rows() == 5
     # a value that is not a number is still refused, naming its row and column
-    text = open("optuna.csv").read().splitlines()
+    text = Path("optuna.csv").read_text().splitlines()
     header = text[0].split(",")
     row = text[1].split(",")
     row[header.index("value")] = "oops"

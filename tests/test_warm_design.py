@@ -581,3 +581,21 @@ def test_the_probe_comes_once_with_parallel_workers_an_outside_point_or_a_new_de
     opt.study.close()
     again = wb.Optimizer.load(url, n_initial=5)  # probe count 8 under the new size: not again
     assert _n_probes(SPACE, asked + _ask_tell(again, f, 4)) == 1
+
+
+def test_a_probe_that_failed_is_replaced_by_the_cold_designs_next_point():
+    # (session 35) a failed probe was not asked again: the sources went unchecked for the whole run
+    X, y = sparse_source()
+    prior = wb.TaskData.from_numpy(X, -y, SPACE)
+    f = lambda p: -float(bowl((0.3, 0.7))(np.array([[p["x"], p["y"]]]))[0])  # noqa: E731
+    opt = wb.Optimizer(SPACE, prior=prior, seed=0)
+    asked = _ask_tell(opt, f, opt.n_initial + wb.optimizer.PROBE_AFTER)
+    assert _n_probes(SPACE, asked) == 0
+    probe = opt.ask()
+    assert _n_probes(SPACE, [probe]) == 1
+    opt.tell_failed(probe, "crashed")
+    again = opt.ask()  # another cold design point, not the failed one
+    assert _n_probes(SPACE, [again]) == 1 and dict(again) != dict(probe)
+    opt.tell(again, f(again))
+    later = _ask_tell(opt, f, 6)
+    assert _n_probes(SPACE, later) == 0  # once shown, no further probe

@@ -2040,8 +2040,9 @@ class Optimizer:
         state), at least two complete, began with the warm design (a warm point among its trials:
         sources given to a study whose own design was over are not probed), and holds none of the
         cold design's first ``default_n_initial(d)`` points (a probe, or the cold fallback's points,
-        already showed the ranking the target elsewhere; a failed probe is not asked again). A
-        batch asked before any result takes the sources' next points, as before.
+        already showed the ranking the target elsewhere; a probe that failed does not count, so the
+        cold design's next point replaces it, within the same window). A batch asked before any
+        result takes the sources' next points, as before.
         """
         if not (COLD_PROBE and self._source is not None and self.transfer == "auto"):
             return False
@@ -2054,7 +2055,10 @@ class Optimizer:
         X = self._encode_trials(own)
         if warm is None or not taken(warm.points, X).any():
             return False
-        return not taken(self._cold_design_head(m), X).any()
+        # a probe that failed (the objective crashed there) showed nothing: the cold design's next
+        # point replaces it (the probe skips the failed point as taken), within the same window
+        shown = self._encode_trials([t for t in own if t.state != FAILED])
+        return not taken(self._cold_design_head(m), shown).any()
 
     def _cold_design_head(self, k: int) -> np.ndarray:
         """The first ``k`` points of the cold design (:meth:`_cold_design_point`'s sequence, encoded,
