@@ -101,7 +101,7 @@ def test_a_point_already_in_the_study_or_the_queue_is_not_queued_twice(tmp_path)
         assert opt.enqueue([{"x": 0.7, "z": 0.7}, {"x": 0.7, "z": 0.7}]) == [{"x": 0.7, "z": 0.7}]
     # a waiting point told meanwhile as an experiment of its own is dropped, not suggested again
     opt.tell(KNOWN[1], 2.0)
-    assert opt.queued() == [KNOWN[1], {"x": 0.7, "z": 0.7}]  # (still listed: not yet taken)
+    assert opt.queued() == [{"x": 0.7, "z": 0.7}]  # (not listed: the ask drops it)
     first, second = opt.ask(2)
     assert dict(first) == {"x": 0.7, "z": 0.7}
     assert dict(second) not in (KNOWN[0], KNOWN[1], {"x": 0.7, "z": 0.7}) and opt.queued() == []
@@ -172,9 +172,11 @@ def test_read_points_reads_csv_and_json_and_names_what_is_wrong(tmp_path):
         js.write_text(text)
         with pytest.raises(DataError, match=message):
             read_points(js, SPACE)
-    js.write_text(json.dumps([KNOWN[0], {"x": 0.5}]))
-    with pytest.raises(DataError, match=r"configuration 2: missing parameter"):
+    js.write_text(json.dumps([KNOWN[0], {"x": 0.5, "Z": 0.1}]))
+    with pytest.raises(DataError, match=r"configuration 2: no value for 'z' \(it has 'Z'\)"):
         read_points(js, SPACE)
+    js.write_text(json.dumps([{**KNOWN[0], "y": 3.0, "trial": 7}]))  # other keys, as other columns
+    assert read_points(js, SPACE) == [KNOWN[0]]
     with pytest.raises(DataError, match="does not exist"):
         read_points(tmp_path / "none.csv", SPACE)
 
@@ -231,3 +233,54 @@ def test_cli_enqueue_on_no_study_says_how_to_create_one(tmp_path, monkeypatch):
         warnings.simplefilter("ignore")
         done = invoke("enqueue", "none.db", "--params", json.dumps(KNOWN[0]))
     assert done.exit_code != 0 and "no study" in done.output and not (tmp_path / "none.db").exists()
+    # (review) a bad configuration given with --space created the study before it was refused
+    (tmp_path / "space.json").write_text(
+        json.dumps([{"name": "x", "type": "float", "low": 0.0, "high": 1.0}])
+    )
+    done = invoke("enqueue", "new.db", "--space", "space.json", "--params", '{"x": 5}')
+    assert done.exit_code != 0 and "--params" in done.output and "created" not in done.output
+    assert not (tmp_path / "new.db").exists()
+
+
+def test_a_point_within_the_duplicate_tolerance_of_a_trial_is_not_queued_or_taken(tmp_path):
+    # (review) enqueueing the best trial as `status` prints it (6 digits) queued it and evaluated it
+    # again, while everywhere else points within 1e-6 of the range are the same point
+    space = wb.Space([wb.Float("lr", 1e-4, 1.0, log=True), wb.Float("wd", 0.0, 1.0)])
+    opt = wb.Optimizer(space, storage=str(tmp_path / "s.db"), seed=0)
+    best = {"lr": 0.02525467992761879, "wd": 0.9313660049811006}
+    opt.tell(best, 1.0)
+    printed = {"lr": 0.0252547, "wd": 0.931366}
+    with pytest.warns(UserWarning, match=r"not queued.*trial 1, complete, within 1e-06"):
+        assert opt.enqueue(printed) == []
+    with pytest.warns(UserWarning, match="queued already"):
+        assert opt.enqueue([{"lr": 0.5, "wd": 0.5}, {"lr": 0.5, "wd": 0.5 + 1e-9}]) == [
+            {"lr": 0.5, "wd": 0.5}
+        ]
+    opt.tell({"lr": 0.5, "wd": 0.5 + 1e-9}, 2.0)  # told meanwhile, a hair away: the queued point is dropped
+    assert opt.queued() == [] and dict(opt.ask()) != {"lr": 0.5, "wd": 0.5}
+
+
+def test_asks_open_no_write_transaction_for_the_queue_while_its_taken_point_is_pending(tmp_path, monkeypatch):
+    # (review) while a taken point's trial waited for its result, every ask of every worker locked
+    # the study and read every trial again (36 ms at 3000 trials)
+    opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
+    opt.enqueue(KNOWN[0])
+    taken = opt.ask()
+    calls = []
+    monkeypatch.setattr(
+        opt, "_queue_state", lambda trials, real=opt._queue_state: calls.append(1) or real(trials)
+    )
+    transactions = []
+    real_transaction = opt.study.transaction
+
+    def counted():
+        transactions.append(1)
+        return real_transaction()
+
+    monkeypatch.setattr(opt.study, "transaction", counted)
+    queued = opt._take_queued(lambda params: pytest.fail("nothing waits"))
+    assert queued is None and calls and transactions == []
+    monkeypatch.undo()
+    opt.tell(taken, 1.0)
+    opt.ask()  # its entry is done with: deleted on the way
+    assert Study(opt.study.url).meta_items(QUEUE_PREFIX) == {}

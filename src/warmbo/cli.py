@@ -2275,6 +2275,9 @@ def enqueue(
         raise ValueError("--clear empties the queue: give it alone, or --params/--file alone")
     space = None if space_file is None else load_space(space_file)
     if space is not None and not study_exists(storage):
+        # the configurations checked first: a bad one must not leave a new, empty study behind
+        points = [_parse_params(text, space) for text in params or ()]
+        points += [] if file is None else read_points(file, space, delimiter)
         opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
         direction = "maximise" if opt.maximize else "minimise"
         errors.print(f"created study {redacted(storage)} ({direction}; seed {opt.seed})", highlight=False)
@@ -2286,9 +2289,8 @@ def enqueue(
             finally:
                 stored.close()
         opt = load_optimizer(storage, transfer="none")
-    points = [_parse_params(text, opt.space) for text in params or ()]
-    if file is not None:
-        points += read_points(file, opt.space, delimiter)
+        points = [_parse_params(text, opt.space) for text in params or ()]
+        points += [] if file is None else read_points(file, opt.space, delimiter)
     if clear:
         removed = opt.clear_queue()
         console.print(f"removed {_count(removed, 'configuration')} from the queue", highlight=False)

@@ -1142,9 +1142,10 @@ def _check_dataframe(df: Any, y: Any = "y", task: Any = None, source: str = "<Da
 
 def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ",") -> list[dict[str, Any]]:
     """Configurations to evaluate, without values: a CSV file whose header names every parameter of
-    ``space`` (other columns, a ``y`` or ``trial`` of an exported study, are ignored; cells converted
-    as the readers' are: module docstring), or a ``.json`` file holding one object or a list of
-    objects (parameter name to value). Returns the validated points in the file's order; raises
+    ``space`` (other columns, a ``y`` or ``trial`` of an exported study, are ignored, its ``state``
+    too: every row is a configuration; cells converted as the readers' are: module docstring), or a
+    ``.json`` file holding one object or a list of objects (parameter name to value; other keys are
+    ignored). Returns the validated points in the file's order; raises
     :class:`DataError` naming the file, row and column of a bad value, or an empty file."""
     import json
 
@@ -1167,8 +1168,16 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
             raise DataError(f"{source}: the list holds no configuration")
         points = []
         for i, record in enumerate(records, start=1):
+            # keys that are no parameter (a "y", a "trial") are ignored, as a CSV file's other columns
+            missing = [name for name in space.names if name not in record]
+            if missing:
+                others = [key for key in record if key not in space.names]
+                raise DataError(
+                    f"{source}, configuration {i}: no value for {', '.join(map(repr, missing))}"
+                    + (f" (it has {', '.join(map(repr, others))})" if others else "")
+                )
             try:
-                points.append(space.validate(record))
+                points.append(space.validate({name: record[name] for name in space.names}))
             except SpaceError as exc:
                 raise DataError(f"{source}, configuration {i}: {exc}") from None
         return points

@@ -34,7 +34,6 @@ __all__ = [
     "is_waiting",
     "new_records",
     "queue_records",
-    "queued_points",
     "stale_keys",
 ]
 
@@ -90,15 +89,6 @@ def is_waiting(entry: QueuedPoint, trials_by_id: Mapping[int, Any]) -> bool:
         return True
     trial = trials_by_id.get(entry.trial)
     return trial is None or trial.params != entry.params
-
-
-def queued_points(study) -> list[QueuedPoint]:
-    """The entries of ``study``'s queue still waiting, in the order they will be taken."""
-    entries = queue_records(study)
-    if not entries:
-        return []
-    trials = {t.id: t for t in study.trials()}
-    return [entry for entry in entries if is_waiting(entry, trials)]
 
 
 def stale_keys(entries: list[QueuedPoint], trials_by_id: Mapping[int, Any]) -> list[str]:

@@ -100,9 +100,9 @@ from .acquisition import EI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
-from .enqueued import QUEUE_PREFIX, is_waiting, new_records, queue_records, queued_points, stale_keys
+from .enqueued import QUEUE_PREFIX, QueuedPoint, is_waiting, new_records, queue_records, stale_keys
 from .kernels import Kernel
-from .maximize import anchored_candidates, chained_groups, sobol_screen, taken
+from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken
 from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .parameters import Float, SpaceError
@@ -604,11 +604,6 @@ def _check_fitted_protocol(model) -> None:
             f"the model {type(model).__name__}, fitted, has no {', '.join(missing)}: warmbo's model "
             "protocol needs them (docs/optimizer.md, 'Your own model')"
         )
-
-
-def _point_key(params: dict) -> str:
-    """A hashable key of a validated point (its JSON, keys sorted), to compare points by value."""
-    return json.dumps(params, sort_keys=True, default=str)
 
 
 def _basis(trials) -> tuple[tuple[int, float], ...]:
@@ -2690,19 +2685,27 @@ class Optimizer:
                 ) from None
         skipped = []
         with self.study.transaction():
+            trials = list(self.study.trials())
+            waiting, _ = self._queue_state({t.id: t for t in trials})
             entries = queue_records(self.study)
-            trials = {t.id: t for t in self.study.trials()}
-            known = {_point_key(t.params): t for t in trials.values()}
-            waiting = {_point_key(e.params) for e in entries if is_waiting(e, trials)}
+            X = self._encode_trials(trials) if trials else np.empty((0, self.space.dim))
+            held = [params for _, params in waiting]
             fresh = []
             for point in validated:
-                key = _point_key(point)
-                if key in known:
-                    skipped.append(f"{point} (trial {known[key].id}, {known[key].state})")
-                elif key in waiting:
+                x = self.space.encode([point])
+                near = np.flatnonzero(np.abs(X - x).max(axis=1) <= DUPLICATE_TOLERANCE * (1 + 1e-9))
+                if near.size:
+                    trial = trials[int(near[0])]
+                    same = (
+                        ""
+                        if trial.params == point
+                        else f", within {DUPLICATE_TOLERANCE:g} of the space's range"
+                    )
+                    skipped.append(f"{point} (trial {trial.id}, {trial.state}{same})")
+                elif held and taken(x, self.space.encode(held))[0]:
                     skipped.append(f"{point} (queued already)")
                 else:
-                    waiting.add(key)
+                    held.append(point)
                     fresh.append(point)
             if fresh:
                 self.study.set_metas(new_records(entries, fresh))
@@ -2714,48 +2717,70 @@ class Optimizer:
         return fresh
 
     def queued(self) -> list[dict]:
-        """The points :meth:`enqueue` queued that no ask has taken yet, in the order asks take them."""
-        return [dict(entry.params) for entry in queued_points(self.study)]
+        """The points :meth:`enqueue` queued that the next asks will take, in the order they take them
+        (a point told meanwhile as a trial of its own is not among them: the ask drops it)."""
+        if not self.study.meta_items(QUEUE_PREFIX):
+            return []
+        waiting, _ = self._queue_state({t.id: t for t in self.study.trials()})
+        return [dict(params) for _, params in waiting]
 
     def clear_queue(self) -> int:
         """Remove the points still waiting in the queue (:meth:`enqueue`); returns how many."""
         with self.study.transaction():
-            waiting = queued_points(self.study)
-            for entry in waiting:
+            waiting, _ = self._queue_state({t.id: t for t in self.study.trials()})
+            for entry, _ in waiting:
                 self.study.delete_meta(entry.key)
         return len(waiting)
 
+    def _queue_state(
+        self, trials_by_id: Mapping[int, Trial]
+    ) -> tuple[list[tuple[QueuedPoint, dict]], list[str]]:
+        """The queue's entries still waiting, in order, each with its point validated, and the keys of
+        the entries done with: taken ones whose trial is told or failed, and waiting ones whose point
+        is (within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE`) a trial already, told meanwhile as an
+        experiment of its own, or that no longer read as a point of the space (edited by hand)."""
+        entries = queue_records(self.study)
+        done = stale_keys(entries, trials_by_id)
+        trials = list(trials_by_id.values())
+        X = self._encode_trials(trials) if trials else None
+        waiting = []
+        for entry in entries:
+            if not is_waiting(entry, trials_by_id):
+                continue
+            try:
+                params = self.space.validate(entry.params)
+            except SpaceError:
+                done.append(entry.key)
+                continue
+            if X is not None and taken(self.space.encode([params]), X)[0]:
+                done.append(entry.key)
+                continue
+            waiting.append((entry, params))
+        return waiting, done
+
     def _take_queued(self, insert_params: Callable[[dict], Suggestion]) -> Suggestion | None:
         """The first point still waiting in the queue (:meth:`enqueue`), stored as this ask's trial by
-        ``insert_params`` in the transaction that marks its entry taken; None when none waits (then
-        the ask costs one read of the meta entries). Entries done with (their trial told or failed)
-        are deleted on the way, and a waiting point that became a trial meanwhile (told as an
+        ``insert_params`` in the transaction that marks its entry taken; None when none waits. Without
+        queue entries an ask costs one read of the meta entries; while entries exist, the queue is
+        first judged on the ask's snapshot without the lock, and a write transaction is opened only
+        when a point waits or an entry is done with (deleted on the way), not for every ask while a
+        taken point's trial is pending. A waiting point that became a trial meanwhile (told as an
         experiment of its own) is dropped, not suggested again."""
         if not self.study.meta_items(QUEUE_PREFIX):
             return None
+        waiting, done = self._queue_state({t.id: t for t in self.study.snapshot()})
+        if not waiting and not done:
+            return None
         with self.study.transaction():
-            entries = queue_records(self.study)
-            trials = {t.id: t for t in self.study.trials()}
-            done = stale_keys(entries, trials)
-            known = {_point_key(t.params) for t in trials.values()}
-            taken = None
-            for entry in entries:
-                if not is_waiting(entry, trials):
-                    continue
-                try:
-                    params = self.space.validate(entry.params)
-                except SpaceError:  # (an entry edited by hand into something else: dropped)
-                    done.append(entry.key)
-                    continue
-                if _point_key(params) in known:
-                    done.append(entry.key)
-                    continue
-                taken = insert_params(params)
-                self.study.set_meta(entry.key, replace(entry, trial=taken.trial_id).record())
-                break
+            waiting, done = self._queue_state({t.id: t for t in self.study.trials()})
+            suggestion = None
+            if waiting:
+                entry, params = waiting[0]
+                suggestion = insert_params(params)
+                self.study.set_meta(entry.key, replace(entry, trial=suggestion.trial_id).record())
             for key in done:
                 self.study.delete_meta(key)
-        return taken
+        return suggestion
 
     def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).
