@@ -352,8 +352,11 @@ def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
     # what it finds here: the source's z-scores put the optimum far above the target's values and
     # the ensemble's variance (sum of w_i^2 sigma_i^2) is small, so RGPE is badly overconfident
     assert result.coverage[0.95] < 0.5 and any(w.startswith("overconfident") for w in result.warnings)
-    # ... and the warnings say that the transfer, not only the kernel, may be the cause
-    assert result.warnings[-1].startswith("this study transfers (rgpe)")
+    # ... and the summary names the ensemble, and the first warning says that the sources' scales,
+    # not the kernel, are the cause (a user test read "cover 0%" as a kernel misfit)
+    assert result.subject == "the transfer ensemble" and "of the transfer ensemble" in result.summary()
+    assert result.warnings[0].startswith("this study transfers (rgpe) and its sources carry")
+    assert "not from the kernel" in result.warnings[0]
     capped = opt.audit(max_held_out=5)
     assert capped.held_out == 5 and not capped.decidable
     assert set(capped.index) <= set(range(14))

@@ -225,6 +225,10 @@ class Audit:
         Held-out observations, LOO means, sds of a noisy observation, latent sds (user's sign).
     scale : str
         Their scale and the widths': ``"your units"``, or the GP's own (``"Yeo-Johnson scale"``).
+    subject : str
+        What was audited, when the summary should name it: ``"the transfer ensemble"`` for a transfer
+        study whose RGPE ensemble gives the sources weight (its means mix the tasks' standardised
+        scales: :meth:`warmbo.Optimizer.audit` warns why), else ``""``.
     """
 
     levels: tuple[float, ...]
@@ -241,6 +245,7 @@ class Audit:
     sd: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
     sd_f: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
     scale: str = "your units"
+    subject: str = ""
 
     @property
     def decidable(self) -> bool:
@@ -269,9 +274,10 @@ class Audit:
         if not self.decidable:
             return f"audit: too few trials ({self.held_out} held out, at least {MIN_HELD_OUT} needed)"
         nearest = min(self.levels, key=lambda v: abs(v - level))
+        of = f" of {self.subject}" if self.subject else ""
         return (
-            f"{percent(nearest)} intervals cover {percent(self.coverage[nearest])} of held-out trials "
-            f"(n = {self.held_out})"
+            f"{percent(nearest)} intervals{of} cover {percent(self.coverage[nearest])} of held-out "
+            f"trials (n = {self.held_out})"
         )
 
     def __str__(self) -> str:

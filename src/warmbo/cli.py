@@ -2560,7 +2560,10 @@ def _audit_line(opt, storage: str) -> str:
             f"to correct a trial: warmbo observe --storage {_study_arg(storage)} --trial ID --value V "
             "--amend (or --failed --amend --note WHY)"
         )
-    return "\n".join([result.summary(), *outliers])
+    summary = result.summary()
+    if getattr(result, "subject", ""):  # (a user test read "cover 0%" of RGPE's ensemble as a misfit)
+        summary += " (its means mix the tasks' standardised scales by design: `warmbo audit` says more)"
+    return "\n".join([summary, *outliers])
 
 
 def _estimate_line(opt) -> str | None:
