@@ -434,9 +434,16 @@ def test_rgpe_conditions_its_source_gps_on_several_threads_with_the_same_result(
     with pytest.warns(JitterWarning) as said:
         RGPE(source=flat, seed=0, noise=0.0, fit_hyperparameters=False).fit(X, target(X))
     assert said and all(w.filename == __file__ for w in said), [w.filename for w in said]
-    monkeypatch.setenv("WARMBO_SOURCE_THREADS", "0")
-    with pytest.raises(ValueError, match="WARMBO_SOURCE_THREADS must be a positive integer"):
-        fitted(0)
+    monkeypatch.setenv("WARMBO_SOURCE_THREADS", "0")  # the default, as WARMBO_BLAS_THREADS=0 is
+    assert _threads.source_threads() >= 1
+    for bad in ("-1", "abc", "1.5"):
+        monkeypatch.setenv("WARMBO_SOURCE_THREADS", bad)
+        with pytest.raises(ValueError, match="WARMBO_SOURCE_THREADS must be a non-negative integer"):
+            RGPE(source=sources, seed=0, source_fit_points=40).fit(X, target(X))
+        # (user test) checked when an optimizer is made, not only when a reopened transfer study
+        # rebuilds its source GPs: a setting that "worked" in Python failed `warmbo suggest` mid-study
+        with pytest.raises(ValueError, match="WARMBO_SOURCE_THREADS must be a non-negative integer"):
+            wb.Optimizer(wb.Space.box([(0.0, 1.0)]))
     monkeypatch.setenv("WARMBO_SOURCE_THREADS", "")
     monkeypatch.setenv("WARMBO_BLAS_THREADS", "2")  # threads x BLAS threads would oversubscribe
     assert _threads.source_threads() == 1

@@ -108,12 +108,12 @@ def blas_limited(fn: F) -> F:
 
 def source_threads() -> int:
     """Threads that condition independent GPs at once (RGPE's one GP per source, on hyperparameters
-    fitted or restored before): ``WARMBO_SOURCE_THREADS``, by default the cores this process may use
-    (at most 8) when BLAS runs on one thread (``WARMBO_BLAS_THREADS`` 1, the default), else 1 (threads
-    times BLAS threads would oversubscribe the cores); 1 conditions them one after another. A GP's
-    conditioning (kernel matrix, Cholesky factor, solves) runs in NumPy and LAPACK without the GIL,
-    so the threads use the cores."""
-    given = _env_count("WARMBO_SOURCE_THREADS", 0, 1)
+    fitted or restored before): ``WARMBO_SOURCE_THREADS`` (0 or unset: the default), by default the
+    cores this process may use (at most 8) when BLAS runs on one thread (``WARMBO_BLAS_THREADS`` 1,
+    the default), else 1 (threads times BLAS threads would oversubscribe the cores); 1 conditions
+    them one after another. A GP's conditioning (kernel matrix, Cholesky factor, solves) runs in
+    NumPy and LAPACK without the GIL, so the threads use the cores."""
+    given = _env_count("WARMBO_SOURCE_THREADS", 0, 0)  # (0, as unset: the default)
     if given:
         return given
     if blas_threads() != 1:

@@ -92,7 +92,7 @@ import numpy as np
 
 from ._linalg import NotPositiveDefiniteError
 from ._remote import Submitter, executor_slots
-from ._threads import blas_limited
+from ._threads import blas_limited, blas_threads, source_threads
 from ._validation import check_int
 from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
@@ -741,6 +741,9 @@ class Optimizer:
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
         if not isinstance(maximize, bool):
             raise ValueError(f"maximize must be True or False, got {maximize!r}")
+        # the thread settings read from the environment, checked here: a bad one surfaced only when a
+        # reopened transfer study rebuilt its source GPs, so `warmbo suggest` failed mid-study
+        blas_threads(), source_threads()
         n_initial_given = n_initial is not None
         if n_initial is None:
             n_initial = default_n_initial(len(space.params))
