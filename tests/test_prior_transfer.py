@@ -1065,3 +1065,36 @@ def test_source_fits_made_during_the_design_are_kept_for_the_next_process(
         warnings.simplefilter("ignore")  # (a transfer prediction says what its mean is, once)
         for a, b in zip(last.predict(grid), whole.predict(grid), strict=True):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+
+
+def test_a_pair_whose_series_index_is_not_its_frames_is_refused():
+    # (user test, session 35) (df, series[::-1]) was read by position: every value with another
+    # row's point, and the first suggestion was the source's worst point
+    import pandas as pd
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+    X = pd.DataFrame({"x": [0.1, 0.5, 0.9], "z": [0.2, 0.4, 0.6]})
+    y = pd.Series([3.0, 1.0, 2.0])
+    with pytest.raises(DataError, match=r"y's index is not X's.*reindex"):
+        wb.Optimizer(space, prior=(X, y[::-1]), seed=0)
+    with pytest.raises(DataError, match=r"y's index is not X's"):
+        wb.prior.check_prior((X, y[y > 1.5]))
+    opt = wb.Optimizer(space, prior=(X, y), seed=0)  # the same index: read as before
+    assert list(opt.prior.y) == [3.0, 1.0, 2.0]
+    assert wb.Optimizer(space, prior=(X, y.to_numpy()[::-1]), seed=0).prior.y[0] == 2.0  # arrays: by position
+
+
+def test_the_same_data_given_twice_in_memory_is_refused_as_the_same_csv_twice_is(tmp_path):
+    # (user test, session 35) [df, df] made two sources of one task (double weight), silently
+    import pandas as pd
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("z", 0.0, 1.0)])
+    df = pd.DataFrame({"x": [0.1, 0.5, 0.9], "z": [0.2, 0.4, 0.6], "y": [3.0, 1.0, 2.0]})
+    path = tmp_path / "a.csv"
+    df.to_csv(path, index=False)
+    pair = (df[["x", "z"]], df["y"])
+    for prior in ([df, df], [pair, pair], [str(path), df]):
+        with pytest.raises(DataError, match="holds the same rows and values as .*give it once"):
+            wb.Optimizer(space, prior=prior, seed=0)
+    other = df.assign(y=df["y"] + 1.0)
+    assert len(wb.Optimizer(space, prior=[df, other], seed=0).prior) == 6  # other values: two sources

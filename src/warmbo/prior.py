@@ -395,6 +395,7 @@ def _read(
         return data
     if _is_pair(prior):
         X, y = prior
+        _check_aligned(X, y)
         if _is_dataframe(X):  # parameter columns by name, in any order
             X = X.to_dict("records")
         try:
@@ -498,6 +499,16 @@ def _read(
             return None
         if not parts:
             raise _NoRows
+        # the same rows given twice in memory ([df, df]) were two sources, silently: double weight
+        # for one task, as the same CSV path twice (refused above) would have had
+        seen: dict[str, int] = {}
+        for k, part in zip(kept, parts, strict=True):
+            earlier = seen.setdefault(digest(part), k)
+            if earlier != k:
+                raise DataError(
+                    f"prior {entries[k]!r} holds the same rows and values as {entries[earlier]!r}; each "
+                    "is one source task, so the same data given twice would count twice: give it once"
+                )
         return join_sources([entries[k] for k in kept], parts, space, [not data[k] for k in kept])
     raise PriorFormError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
@@ -507,6 +518,20 @@ def _read(
 
 
 _DATAFRAME = "<prior DataFrame>"
+
+
+def _check_aligned(X, y) -> None:
+    """An ``(X, y)`` pair of a DataFrame and a Series whose indexes differ is refused: the pair is
+    read by position, so a ``y`` sorted, reversed or filtered apart from X paired every value with
+    another row's point, without a word (a user test: the first suggestion was the worst point)."""
+    x_index, y_index = getattr(X, "index", None), getattr(y, "index", None)
+    if not (_is_dataframe(X) and hasattr(y_index, "equals") and hasattr(x_index, "equals")):
+        return
+    if not x_index.equals(y_index):
+        raise DataError(
+            "<prior (X, y)>: y's index is not X's (the pair is read by position, so each value would go "
+            "with another row's point): give y.reindex(X.index), or both in the same row order"
+        )
 
 
 def _check_pair(X, y) -> None:
