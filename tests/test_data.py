@@ -469,8 +469,9 @@ def test_a_dataframe_value_beyond_a_float_is_not_finite_rather_than_a_crash() ->
         def to_dict(self, orient):
             return [{"a": 0.5, "b": 1, "y": 10**400}]
 
-    with pytest.raises(DataError, match=r"column 'y'.*not finite"):
+    with pytest.raises(DataError, match=r"column 'y'.*not finite") as info:
         TaskData.from_dataframe(Frame(), NUMERIC)
+    assert "(401 digits)" in str(info.value) and len(str(info.value)) < 200  # (was all 401 digits)
 
 
 def test_from_numpy_errors() -> None:
@@ -865,3 +866,21 @@ def test_the_readers_points_are_validated_once_and_equal_the_constructors(tmp_pa
     data = TaskData(points, y, None, SPACE)
     y[0] = 9.0  # the values are copied
     assert data.y[0] == 1.0 and not data.y.flags.writeable
+
+
+def test_an_optuna_trials_dataframe_as_it_comes_says_how_to_read_it() -> None:
+    # (user test, session 35) the missing-column error alone did not say what to rename
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    study.optimize(
+        lambda t: (t.suggest_float("a", 0.0, 1.0) - 0.3) ** 2 + t.suggest_int("b", 1, 4), n_trials=5
+    )
+    df = study.trials_dataframe()
+    with pytest.raises(DataError, match=r"missing column.*looks like Optuna's trials_dataframe\(\)") as info:
+        TaskData.from_dataframe(df, NUMERIC)
+    fix = "df.rename(columns=lambda c: c.removeprefix('params_')).rename(columns={'value': 'y'})"
+    assert fix in str(info.value)
+    renamed = eval(fix, {"df": df})  # the hint's own code reads it
+    assert len(TaskData.from_dataframe(renamed, NUMERIC)) == 5

@@ -1098,3 +1098,8 @@ def test_the_same_data_given_twice_in_memory_is_refused_as_the_same_csv_twice_is
             wb.Optimizer(space, prior=prior, seed=0)
     other = df.assign(y=df["y"] + 1.0)
     assert len(wb.Optimizer(space, prior=[df, other], seed=0).prior) == 6  # other values: two sources
+
+
+def test_an_empty_list_prior_says_so():
+    with pytest.raises(wb.prior.PriorFormError, match="prior is an empty list"):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[])

@@ -200,8 +200,13 @@ def _convert_y(value: Any) -> float:
     elif _is_real(value):
         try:
             v = float(value)
-        except OverflowError:
-            raise _CellError(f"value {value!r} is not finite") from None
+        except OverflowError:  # (an int beyond a float's range: named by its size, not its 400 digits)
+            shown = (
+                repr(value)
+                if len(repr(value)) <= 40
+                else f"{str(value)[:12]}... ({len(str(abs(value)))} digits)"
+            )
+            raise _CellError(f"value {shown} is not finite (beyond a float's range)") from None
     else:
         raise _CellError(f"value {value!r} of type {type(value).__name__} is not a number")
     if not math.isfinite(v):
@@ -360,6 +365,19 @@ def _columns(
         what = "the y column" if task == y else "a parameter column"
         raise DataError(f"{source}: task column {task!r} is also {what}")
     return cols
+
+
+def _optuna_hint(found: Sequence[Any], y: Any) -> str:
+    """For a frame shaped as Optuna's ``study.trials_dataframe()`` (``value``, ``params_<name>``), how
+    to read it (a user test: the missing-column error alone did not say)."""
+    names = [str(c) for c in found]
+    if y in names or "value" not in names or not any(c.startswith("params_") for c in names):
+        return ""
+    return (
+        "; this looks like Optuna's trials_dataframe(): rename its columns, "
+        "df.rename(columns=lambda c: c.removeprefix('params_')).rename(columns={'value': 'y'}); the "
+        "Optuna sampler (warmbo.integrations.optuna) also takes the studies themselves, prior=[study]"
+    )
 
 
 def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> None:
@@ -1075,7 +1093,10 @@ def _read_dataframe(
         if found.count(c) > 1:
             raise DataError(f"{source}: duplicate column {c!r}")
     absent = [c for c in cols if c not in found] if skip_incomplete else []
-    _check_missing(source, [c for c in needed if c not in absent], found)
+    try:
+        _check_missing(source, [c for c in needed if c not in absent], found)
+    except DataError as exc:
+        raise DataError(f"{exc}{_optuna_hint(found, y)}") from None
     rows = list(df.to_dict("records"))
     if not rows:
         raise DataError(f"{source}: no data rows")

@@ -510,6 +510,8 @@ def _read(
                     "is one source task, so the same data given twice would count twice: give it once"
                 )
         return join_sources([entries[k] for k in kept], parts, space, [not data[k] for k in kept])
+    if isinstance(prior, list | tuple) and not prior:
+        raise PriorFormError("prior is an empty list: give at least one source (or leave prior= out)")
     raise PriorFormError(
         "prior must be a TaskData, a CSV path, a DataFrame (parameter columns, 'y', optional 'task'), an "
         "(X, y) pair in your own units, a list of parameter dicts with their value under 'y', or a list "
