@@ -1103,3 +1103,25 @@ def test_the_same_data_given_twice_in_memory_is_refused_as_the_same_csv_twice_is
 def test_an_empty_list_prior_says_so():
     with pytest.raises(wb.prior.PriorFormError, match="prior is an empty list"):
         wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[])
+
+
+def test_records_without_a_value_are_left_out_as_their_dataframe_leaves_them_out():
+    # (user test, session 35) df.to_dict("records") with NaN values was refused where df itself was read
+    import pandas as pd
+
+    from warmbo.data import UnfinishedRowsWarning
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    nan = float("nan")
+    states = ["COMPLETE", "FAIL", "COMPLETE", "RUNNING"]
+    df = pd.DataFrame({"x": [0.1, 0.2, 0.3, 0.4], "y": [1.0, nan, 2.0, None], "state": states})
+    for prior in (df, df.to_dict("records")):
+        with pytest.warns(UnfinishedRowsWarning, match=r"left out 2 row\(s\) .*\(FAIL 1, RUNNING 1\)"):
+            assert list(wb.Optimizer(space, prior=prior, seed=0).prior.y) == [1.0, 2.0]
+    with pytest.warns(UnfinishedRowsWarning, match="empty 'y'"):  # no state: as a CSV's empty cells
+        assert len(wb.Optimizer(space, prior=df.drop(columns="state").to_dict("records"), seed=0).prior) == 2
+    complete = df.assign(state="COMPLETE").to_dict("records")  # a complete trial without a value: refused
+    with pytest.raises(DataError, match="not finite"):
+        wb.Optimizer(space, prior=complete, seed=0)
+    with pytest.warns(UnfinishedRowsWarning), pytest.raises(DataError, match="no data rows"):
+        wb.Optimizer(space, prior=[{"x": 0.1, "y": nan}], seed=0)

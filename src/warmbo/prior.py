@@ -428,6 +428,7 @@ def _read(
                 "give (dicts, y), or a DataFrame with one column per parameter and a 'y' column"
             )
         # records with their value, as df.to_dict("records") gives them (and 'task' when every one has it)
+        prior = _finished_records(prior, space, warn=space is not None)
         labelled = all("task" in item for item in prior) and (space is None or "task" not in space.names)
         labels = [item["task"] for item in prior] if labelled else None
         X = [{k: v for k, v in item.items() if k != "y" and not (labelled and k == "task")} for item in prior]
@@ -616,6 +617,32 @@ def names_a_study(text: str) -> bool:
 def _is_dataframe(obj) -> bool:
     """A pandas-like DataFrame (duck-typed, as :meth:`TaskData.from_dataframe` reads it)."""
     return hasattr(obj, "columns") and callable(getattr(obj, "to_dict", None))
+
+
+def _finished_records(prior, space: Space | None, warn: bool) -> list:
+    """Records without a value (None or NaN under ``y``) left out as the DataFrame they came from
+    leaves them out (``df.to_dict("records")``; a user test found the frame read and its records
+    refused): unless their ``state`` says complete, said in one
+    :class:`~warmbo.data.UnfinishedRowsWarning`. A ``state`` key every record has, and no parameter
+    is named, is dropped from the points. :class:`~warmbo.data.DataError` when no record is left."""
+    from .data import _no_rows, _unfinished_state, _warn_unfinished
+
+    source = "<prior records>"
+    unfinished: dict[str, int] = {}
+    kept = []
+    for item in prior:
+        state = _unfinished_state(item, "y")
+        if state is None:
+            kept.append(item)
+        else:
+            unfinished[state] = unfinished.get(state, 0) + 1
+    if warn:
+        _warn_unfinished(source, unfinished, "y")
+    if not kept:
+        raise _no_rows(source, unfinished)
+    if all("state" in item for item in kept) and (space is None or "state" not in space.names):
+        kept = [{k: v for k, v in item.items() if k != "state"} for item in kept]
+    return kept
 
 
 def _records(X: list, y, task, space: Space, partial: bool, outside, source: str) -> TaskData:
