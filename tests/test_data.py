@@ -884,3 +884,13 @@ def test_an_optuna_trials_dataframe_as_it_comes_says_how_to_read_it() -> None:
     assert fix in str(info.value)
     renamed = eval(fix, {"df": df})  # the hint's own code reads it
     assert len(TaskData.from_dataframe(renamed, NUMERIC)) == 5
+
+
+def test_a_parameter_named_y_says_how_to_give_the_values() -> None:
+    import pandas as pd
+
+    space = Space([Float("x", 0.0, 1.0), Float("y", 0.0, 1.0)])
+    df = pd.DataFrame({"x": [0.1, 0.2], "y": [0.3, 0.4], "value": [1.0, 2.0]})
+    with pytest.raises(DataError, match=r"both a parameter column and the y column; .*\(X, values\) pair"):
+        TaskData.from_dataframe(df, space)
+    assert list(TaskData.from_dataframe(df, space, y="value").y) == [1.0, 2.0]  # the way it names

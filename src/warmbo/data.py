@@ -360,7 +360,11 @@ def _columns(
             raise DataError(f"{source}: column {c!r} is used for more than one parameter")
         seen.add(c)
     if y in seen:
-        raise DataError(f"{source}: column {y!r} is both a parameter column and the y column")
+        raise DataError(
+            f"{source}: column {y!r} is both a parameter column and the y column; with a parameter "
+            f"named {y!r}, give the values apart, as an (X, values) pair (X without them), or in a "
+            "column of another name read with TaskData.from_dataframe(df, space, y='value')"
+        )
     if task is not None and (task in seen or task == y):
         what = "the y column" if task == y else "a parameter column"
         raise DataError(f"{source}: task column {task!r} is also {what}")
