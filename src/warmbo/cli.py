@@ -61,6 +61,36 @@ StorageOption = Annotated[
         "(or give it as the first argument).",
     ),
 ]
+# the options that create a study when there is none (`suggest --space`, `enqueue --space`)
+NewSpaceOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--space",
+        help="JSON file describing the space: creates the study if there is none at --storage "
+        "(an existing study must have this very space).",
+    ),
+]
+NewDirectionOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--maximize/--minimize",
+        help="Direction of a new study (default minimise); an existing study keeps its own.",
+        show_default=False,
+    ),
+]
+NewSeedOption = Annotated[
+    int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
+]
+NewDesignOption = Annotated[
+    int | None,
+    typer.Option(
+        "--n-initial",
+        help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
+        "for d parameters; queued configurations count towards them); an existing study keeps its own.",
+        min=1,
+        show_default=False,
+    ),
+]
 StudyArgument = Annotated[
     str | None,
     typer.Argument(help="Study file or URL (or give it with --storage).", show_default=False),
@@ -1641,35 +1671,10 @@ def suggest(
     prior_add: PriorAddOption = False,
     prior_replace: PriorReplaceOption = False,
     max_prior: MaxPriorOption = None,
-    space_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--space",
-            help="JSON file describing the space: creates the study if there is none at --storage "
-            "(an existing study must have this very space).",
-        ),
-    ] = None,
-    maximize: Annotated[
-        bool | None,
-        typer.Option(
-            "--maximize/--minimize",
-            help="Direction of a new study (default minimise); an existing study keeps its own.",
-            show_default=False,
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
-    ] = None,
-    n_initial: Annotated[
-        int | None,
-        typer.Option(
-            "--n-initial",
-            help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
-            "for d parameters); an existing study keeps its own.",
-            min=1,
-            show_default=False,
-        ),
-    ] = None,
+    space_file: NewSpaceOption = None,
+    maximize: NewDirectionOption = None,
+    seed: NewSeedOption = None,
+    n_initial: NewDesignOption = None,
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
 
@@ -2233,35 +2238,10 @@ def enqueue(
     clear: Annotated[
         bool, typer.Option("--clear", help="Remove the configurations still waiting in the queue.")
     ] = False,
-    space_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--space",
-            help="JSON file describing the space: creates the study if there is none at --storage, as "
-            "`suggest --space` does (an existing study must have this very space).",
-        ),
-    ] = None,
-    maximize: Annotated[
-        bool | None,
-        typer.Option(
-            "--maximize/--minimize",
-            help="Direction of a new study (default minimise); an existing study keeps its own.",
-            show_default=False,
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
-    ] = None,
-    n_initial: Annotated[
-        int | None,
-        typer.Option(
-            "--n-initial",
-            help="Design points of a new study before the model chooses (queued configurations count "
-            "towards them); an existing study keeps its own.",
-            min=1,
-            show_default=False,
-        ),
-    ] = None,
+    space_file: NewSpaceOption = None,
+    maximize: NewDirectionOption = None,
+    seed: NewSeedOption = None,
+    n_initial: NewDesignOption = None,
 ) -> None:
     """Queue configurations to evaluate first (known good ones, a default that works): the next
     `suggest` calls, or an `optimize` run, return them in order before the design or the model
