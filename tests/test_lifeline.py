@@ -26,6 +26,17 @@ def alive(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def kill_left(pids, proc) -> None:
+    """A test's clean-up: SIGKILL to ``pids`` still there, and to ``proc`` if it runs."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if proc.poll() is None:
+        proc.kill()
+
+
 def wait_until(condition, seconds: float) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -66,13 +77,7 @@ def test_a_command_and_what_it_started_stop_when_warmbo_is_killed_by_sigkill(tmp
         warmbo.wait(10)
         assert wait_until(lambda: not any(alive(p) for p in pids), 15), "the command outlived warmbo"
     finally:
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if warmbo.poll() is None:
-            warmbo.kill()
+        kill_left(pids, warmbo)
 
 
 def test_the_watchdog_ends_with_a_process_that_ends_normally(tmp_path):
@@ -136,13 +141,7 @@ def test_the_watchdog_ignores_the_working_directorys_files_and_counts_reused_gro
         assert wait_until(lambda: not alive(command), 15), "a group watched twice, released once, was dropped"
         assert not (tmp_path / "imported").exists()  # the watchdog ran isolated (python -I)
     finally:
-        if command:
-            try:
-                os.kill(command, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if proc.poll() is None:
-            proc.kill()
+        kill_left([command] if command else [], proc)
 
 
 def test_a_forked_child_does_not_keep_the_watchdog_from_seeing_its_parent_die(tmp_path):
@@ -169,11 +168,7 @@ def test_a_forked_child_does_not_keep_the_watchdog_from_seeing_its_parent_die(tm
         proc.wait(10)
         assert wait_until(lambda: not alive(command), 15), "the forked child held the pipe open"
     finally:
-        if command:
-            try:
-                os.kill(command, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        kill_left([command] if command else [], proc)
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # the forked child
         except ProcessLookupError:
