@@ -31,7 +31,8 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _lifeline
+from ._lifeline import release as _release_group
+from ._lifeline import watch as _watch_group
 
 __all__ = ["ObjectiveError", "CommandObjective", "load_callable", "parse_values", "terminate_running"]
 
@@ -294,7 +295,7 @@ class CommandObjective:
         with _RUNNING_LOCK:
             _RUNNING.add(process)
         if os.name == "posix":  # stopped by the watchdog should this process die by SIGKILL
-            _lifeline.watch(process.pid)
+            _watch_group(process.pid)
         try:
             stdout, stderr = process.communicate(timeout=self.timeout)
         except subprocess.TimeoutExpired:
@@ -309,7 +310,7 @@ class CommandObjective:
             with _RUNNING_LOCK:
                 _RUNNING.discard(process)
             if os.name == "posix":
-                _lifeline.release(process.pid)
+                _release_group(process.pid)
             for stream in (process.stdout, process.stderr):
                 stream.close()
         if process.returncode != 0:
