@@ -780,3 +780,16 @@ def test_a_kernel_that_the_transfer_would_drop_is_refused_when_the_sampler_is_ma
     with pytest.raises(ValueError, match="transfer='rgpe' builds its own model from the sources, so kernel="):
         WarmboSampler(prior=prior, transfer="rgpe", optimizer_options={"kernel": RBF(0.2)})
     WarmboSampler(prior=prior, transfer="none", optimizer_options={"kernel": RBF(0.2)})
+
+
+def test_a_prior_of_other_names_is_named_in_the_warning(caplog):
+    # (user test, session 35) the line named the search space's parameters, not the prior's, so a
+    # renamed parameter ("lr" for "learning_rate") was hard to spot
+    prior = [{"a": 0.1, "b": 0.2, "y": 1.0}, {"a": 0.4, "b": 0.9, "y": 2.0}]
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=prior))
+    with caplog.at_level("WARNING"):
+        study.optimize(
+            lambda t: t.suggest_float("x1", 0.0, 1.0) + t.suggest_float("x2", 0.0, 1.0), n_trials=3
+        )
+    assert "search space (x1, x2); the prior's columns are a, b;" in caplog.text
+    assert [t.state.name for t in study.trials] == ["COMPLETE"] * 3

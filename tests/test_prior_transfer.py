@@ -1125,3 +1125,17 @@ def test_records_without_a_value_are_left_out_as_their_dataframe_leaves_them_out
         wb.Optimizer(space, prior=complete, seed=0)
     with pytest.warns(UnfinishedRowsWarning), pytest.raises(DataError, match="no data rows"):
         wb.Optimizer(space, prior=[{"x": 0.1, "y": nan}], seed=0)
+
+
+def test_an_optuna_study_in_a_list_prior_says_where_it_belongs():
+    # (user test, session 35) "prior item 1 is a Study: a list prior holds ... Study objects" read as
+    # a contradiction: it meant warmbo's Study, not Optuna's
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with pytest.raises(
+        DataError, match=r"prior item 1 is an optuna.Study: .*warmbo Study objects.*WarmboSampler"
+    ):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[optuna.create_study()])
+    with pytest.raises(DataError, match="prior item 2 is an int: "):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[([{"x0": 0.5}], [1.0]), 3])

@@ -445,13 +445,22 @@ def _read(
     if isinstance(prior, list | tuple) and prior:
         for k, item in enumerate(prior, start=1):
             if not (_is_location(item) or _is_data_item(item)):
-                shown = f"a {type(item).__name__}" + (
-                    f" of {len(item)} items" if isinstance(item, list | tuple) else ""
+                kind = type(item)
+                package = kind.__module__.split(".")[0]
+                name = kind.__name__ if package in ("builtins", "warmbo") else f"{package}.{kind.__name__}"
+                shown = f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+                shown += f" of {len(item)} items" if isinstance(item, list | tuple) else ""
+                other = (
+                    " (an Optuna study is a prior of warmbo's Optuna sampler, WarmboSampler(prior=[study]); "
+                    "here, give its trials as a DataFrame: study.trials_dataframe())"
+                    if kind.__module__.startswith("optuna")
+                    else ""
                 )
                 raise DataError(
                     f"prior item {k} is {shown}: a list prior holds one source each, as CSV paths, "
-                    "study URLs or Study objects, TaskData, DataFrames or (X, y) pairs"
+                    "study URLs or warmbo Study objects, TaskData, DataFrames or (X, y) pairs"
                     + (" (an (X, y) pair is a tuple of two)" if isinstance(item, tuple) else "")
+                    + other
                 )
         # CSV paths, TaskData (a CSV read with its own options, TaskData.from_csv(path, space,
         # delimiter=";")), DataFrames and (X, y) pairs among the studies: one source task each

@@ -670,9 +670,12 @@ class WarmboSampler(BaseSampler):
         if data is None:
             # the prior of a conditional search space whose rows are all of another branch than the
             # parameters the trials share so far (or a space with a parameter the prior never had)
+            names = _prior_names(prior)
             optuna.logging.get_logger(__name__).warning(
                 f"WarmboSampler: no row of the prior holds every parameter of the search space "
-                f"({', '.join(space_map.names)}); it is optimised without the prior"
+                f"({', '.join(space_map.names)})"
+                + (f"; the prior's columns are {', '.join(map(str, names))}" if names else "")
+                + "; it is optimised without the prior"
             )
             return None
         # (read in the optimizer's own space, ranges and grids checked: its rows are already the
@@ -682,6 +685,24 @@ class WarmboSampler(BaseSampler):
         return TaskData.from_records(
             list(data.params), data.y, space_map.space, task=task, source=data.source
         )
+
+
+def _prior_names(prior) -> list:
+    """The column (or key) names of a prior given as a DataFrame, records, an ``(X, y)`` pair of
+    dicts or a TaskData, to name them when none matches the search space; [] for other forms."""
+    try:
+        if isinstance(prior, TaskData):
+            return list(prior.space.names)
+        if hasattr(prior, "columns"):
+            return [c for c in prior.columns if c not in ("y", "task")]
+        rows = prior[0] if isinstance(prior, tuple) and len(prior) == 2 else prior
+        if isinstance(rows, list | tuple) and rows and isinstance(rows[0], dict):
+            return [k for k in rows[0] if k not in ("y", "task")]
+        if hasattr(rows, "columns"):
+            return list(rows.columns)
+    except (TypeError, IndexError, AttributeError):
+        pass
+    return []
 
 
 def _check_prior(prior) -> None:
