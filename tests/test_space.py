@@ -701,3 +701,12 @@ def test_a_none_or_tuple_choice_is_refused_with_the_way_to_pass_it() -> None:
         assert eval(expression, {"params": {"class_weight": v}}) == (None if v == "None" else v)
     with pytest.raises(SpaceError, match=r"choice \(64, 64\) of type tuple .*e.g. '\(64, 64\)'"):
         Categorical("hidden_layer_sizes", [(64,), (64, 64)][::-1])
+
+
+def test_a_category_in_another_case_is_named_as_the_choice_meant():
+    space = Space([Categorical("opt", ["adam", "sgd"]), Categorical("n", [16, 32])])
+    with pytest.raises(SpaceError, match=r"unknown category 'Adam'; .*\(did you mean 'adam'\?"):
+        space.validate({"opt": "Adam", "n": 16})
+    with pytest.raises(SpaceError) as info:  # no near choice: no guess
+        space.validate({"opt": "rmsprop", "n": 16})
+    assert "did you mean" not in str(info.value)

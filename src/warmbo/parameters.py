@@ -744,8 +744,14 @@ class Categorical(Parameter):
             raise SpaceError(f"parameter {self.name!r}: value {value!r} is not finite")
         i = self._index.get(key)  # type: ignore[attr-defined]
         if i is None:
+            # a choice that differs in case or surrounding spaces only ('Adam' for 'adam'): named
+            near = [
+                c for c in self.choices if isinstance(c, str) and isinstance(value, str)
+                and c.strip().casefold() == value.strip().casefold()
+            ]  # fmt: skip
+            hint = f" (did you mean {near[0]!r}? choices match exactly, case too)" if near else ""
             raise SpaceError(
-                f"parameter {self.name!r}: unknown category {value!r}; choices are {self.choices!r}"
+                f"parameter {self.name!r}: unknown category {value!r}; choices are {self.choices!r}{hint}"
             )
         return i
 
