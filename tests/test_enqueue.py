@@ -233,6 +233,7 @@ def test_cli_enqueue_on_no_study_says_how_to_create_one(tmp_path, monkeypatch):
         warnings.simplefilter("ignore")
         done = invoke("enqueue", "none.db", "--params", json.dumps(KNOWN[0]))
     assert done.exit_code != 0 and "no study" in done.output and not (tmp_path / "none.db").exists()
+    assert "warmbo enqueue --storage none.db --space SPACE.json" in done.output  # (it said `suggest`)
     # (review) a bad configuration given with --space created the study before it was refused
     (tmp_path / "space.json").write_text(
         json.dumps([{"name": "x", "type": "float", "low": 0.0, "high": 1.0}])

@@ -2262,6 +2262,12 @@ def enqueue(
         direction = "maximise" if opt.maximize else "minimise"
         errors.print(f"created study {redacted(storage)} ({direction}; seed {opt.seed})", highlight=False)
     else:
+        if space is None and not study_exists(storage):  # (the store's own message names `suggest`)
+            raise ValueError(
+                f"no study at {redacted(storage)!r}: create it with the configurations, "
+                f"`warmbo enqueue --storage {_study_arg(storage)} --space SPACE.json --params '{{...}}'` "
+                "(--maximize, --seed and --n-initial as for `suggest --space`)"
+            )
         if space is not None or maximize is not None or seed is not None or n_initial is not None:
             stored = Study(storage)
             try:
