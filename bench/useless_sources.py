@@ -17,6 +17,10 @@ the seeds, and in how many seeds the arm ends more than 10x (and more than 1e-3)
 run of the same seed.
 
     python bench/useless_sources.py [--seeds 20] [--budget 30] [--rows 50] [--arms cold,auto,auto-noprobe]
+        [--n-sources K] [--sources negated] [--problems hartmann3,branin]
+
+``--n-sources K`` gives K source tasks of the kind, each on its own Sobol points (session 35: a user
+test found five negated sources on Hartmann-3 far worse than one).
 
 Results: bench/results/useless_sources.json and a table on stdout.
 """
@@ -55,6 +59,14 @@ def _run(fn, space, budget: int, seed: int, prior) -> float:
     return best - fn.optimum_value
 
 
+def _sources(kind: str, fn, space, rows: int, seed: int, count: int):
+    """One source of ``kind`` (the pair of :func:`_source`), or a list of ``count`` of them, each on
+    its own points."""
+    if count == 1:
+        return _source(kind, fn, space, rows, seed)
+    return [_source(kind, fn, space, rows, seed + 10_000 * k) for k in range(count)]
+
+
 def _source(kind: str, fn, space, rows: int, seed: int):
     points = space.sample(rows, seed=1000 + seed)
     values = np.array([float(fn(np.array([p[n] for n in space.names]))) for p in points])
@@ -73,6 +85,9 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=30)
     parser.add_argument("--rows", type=int, default=50)
     parser.add_argument("--arms", default="cold,auto,auto-noprobe")
+    parser.add_argument("--n-sources", type=int, default=1)
+    parser.add_argument("--sources", default=",".join(SOURCES))
+    parser.add_argument("--problems", default=",".join(PROBLEMS))
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "useless_sources.json"))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
@@ -84,12 +99,12 @@ def main() -> None:
         "load_before": os.getloadavg(),
         "problems": {},
     }
-    for name in PROBLEMS:
+    for name in args.problems.split(","):
         fn = problem(name)
         space = wb.Space.box(fn.bounds)
         cold = [_run(fn, space, args.budget, s, None) for s in range(args.seeds)]
         entry: dict = {"cold": {"regret": cold}}
-        for kind in SOURCES:
+        for kind in args.sources.split(","):
             for arm in arms:
                 if arm == "cold":
                     continue
@@ -99,7 +114,9 @@ def main() -> None:
                     apply()
                 try:
                     regret = [
-                        _run(fn, space, args.budget, s, _source(kind, fn, space, args.rows, s))
+                        _run(
+                            fn, space, args.budget, s, _sources(kind, fn, space, args.rows, s, args.n_sources)
+                        )
                         for s in range(args.seeds)
                     ]
                 finally:
