@@ -2254,20 +2254,23 @@ def enqueue(
     if clear and (params or file is not None):
         raise ValueError("--clear empties the queue: give it alone, or --params/--file alone")
     space = None if space_file is None else load_space(space_file)
-    if space is not None and not study_exists(storage):
-        # the configurations checked first: a bad one must not leave a new, empty study behind
+
+    def configurations(space) -> list[dict]:
         points = [_parse_params(text, space) for text in params or ()]
-        points += [] if file is None else read_points(file, space, delimiter)
-        opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
-        direction = "maximise" if opt.maximize else "minimise"
-        errors.print(f"created study {redacted(storage)} ({direction}; seed {opt.seed})", highlight=False)
-    else:
-        if space is None and not study_exists(storage):  # (the store's own message names `suggest`)
+        return points + ([] if file is None else read_points(file, space, delimiter))
+
+    if not study_exists(storage):
+        if space is None:  # (the store's own message names `suggest`)
             raise ValueError(
                 f"no study at {redacted(storage)!r}: create it with the configurations, "
                 f"`warmbo enqueue --storage {_study_arg(storage)} --space SPACE.json --params '{{...}}'` "
                 "(--maximize, --seed and --n-initial as for `suggest --space`)"
             )
+        points = configurations(space)  # (checked first: a bad one must not leave an empty study behind)
+        opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
+        direction = "maximise" if opt.maximize else "minimise"
+        errors.print(f"created study {redacted(storage)} ({direction}; seed {opt.seed})", highlight=False)
+    else:
         if space is not None or maximize is not None or seed is not None or n_initial is not None:
             stored = Study(storage)
             try:
@@ -2275,8 +2278,7 @@ def enqueue(
             finally:
                 stored.close()
         opt = load_optimizer(storage, transfer="none")
-        points = [_parse_params(text, opt.space) for text in params or ()]
-        points += [] if file is None else read_points(file, opt.space, delimiter)
+        points = configurations(opt.space)
     if clear:
         removed = opt.clear_queue()
         console.print(f"removed {_count(removed, 'configuration')} from the queue", highlight=False)

@@ -59,6 +59,7 @@ __all__ = [
     "maximize",
     "DUPLICATE_TOLERANCE",
     "taken",
+    "taken_by",
     "chained_groups",
     "sobol_screen",
     "anchored_candidates",
@@ -108,14 +109,21 @@ def _evaluate(acq, U: np.ndarray) -> np.ndarray:
 def taken(points: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
     """Which rows of ``points`` (m, d) lie within :data:`DUPLICATE_TOLERANCE` (max norm) of a row of
     ``exclude`` (k, d): a k-d tree query, O((m + k) log k), instead of an (m, k, d) comparison."""
+    return taken_by(points, exclude) >= 0
+
+
+def taken_by(points: np.ndarray, exclude: np.ndarray | None) -> np.ndarray:
+    """For each row of ``points`` (m, d), the index of a row of ``exclude`` (k, d) within
+    :data:`DUPLICATE_TOLERANCE` (max norm) of it, or -1 where there is none (:func:`taken`, naming
+    which point took it)."""
     points = np.asarray(points, dtype=np.float64)
     if exclude is None or len(exclude) == 0 or points.shape[0] == 0:
-        return np.zeros(points.shape[0], dtype=bool)
+        return np.full(points.shape[0], -1, dtype=np.intp)
     from scipy.spatial import cKDTree
 
     tree = cKDTree(np.asarray(exclude, dtype=np.float64).reshape(-1, points.shape[1]))
-    distance, _ = tree.query(points, p=np.inf, distance_upper_bound=DUPLICATE_TOLERANCE * (1 + 1e-9))
-    return np.isfinite(distance)
+    distance, index = tree.query(points, p=np.inf, distance_upper_bound=DUPLICATE_TOLERANCE * (1 + 1e-9))
+    return np.where(np.isfinite(distance), index, -1).astype(np.intp)
 
 
 def chained_groups(points: np.ndarray, radius: float = DUPLICATE_TOLERANCE * (1 + 1e-9)) -> int:

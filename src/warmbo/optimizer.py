@@ -102,7 +102,7 @@ from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .enqueued import QUEUE_PREFIX, QueuedPoint, is_waiting, new_records, queue_records, stale_keys
 from .kernels import Kernel
-from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken
+from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken, taken_by
 from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .parameters import Float, SpaceError
@@ -1756,8 +1756,8 @@ class Optimizer:
         # "95% intervals cover 0%" as a kernel misfit. The summary names the ensemble, and a warning
         # says why, first.
         ensemble_weight = float(getattr(model, "sources_weight_", 0.0) or 0.0)
-        subject = "the transfer ensemble" if getattr(model, "target_model_", None) is not None else ""
-        subject = subject if ensemble_weight > 0 else ""
+        is_ensemble = getattr(model, "target_model_", None) is not None and ensemble_weight > 0
+        subject = "the transfer ensemble" if is_ensemble else ""
         # the outlier warning names trials, when the model's rows are exactly these trials
         labels = [f"trial {t.id}" for t in complete] if len(complete) == y.size else None
         result = audit(
@@ -2707,23 +2707,20 @@ class Optimizer:
         skipped = []
         with self.study.transaction():
             trials = list(self.study.trials())
-            waiting, _ = self._queue_state({t.id: t for t in trials})
-            entries = queue_records(self.study)
-            X = self._encode_trials(trials) if trials else np.empty((0, self.space.dim))
+            entries, waiting, _ = self._queue_state({t.id: t for t in trials})
+            X = self._encode_trials(trials) if trials else None
             held = [params for _, params in waiting]
             fresh = []
-            for point in validated:
-                x = self.space.encode([point])
-                near = np.flatnonzero(np.abs(X - x).max(axis=1) <= DUPLICATE_TOLERANCE * (1 + 1e-9))
-                if near.size:
-                    trial = trials[int(near[0])]
+            for point, near in zip(validated, taken_by(self.space.encode(validated), X), strict=True):
+                if near >= 0:
+                    trial = trials[int(near)]
                     same = (
                         ""
                         if trial.params == point
                         else f", within {DUPLICATE_TOLERANCE:g} of the space's range"
                     )
                     skipped.append(f"{point} (trial {trial.id}, {trial.state}{same})")
-                elif held and taken(x, self.space.encode(held))[0]:
+                elif held and taken(self.space.encode([point]), self.space.encode(held))[0]:
                     skipped.append(f"{point} (queued already)")
                 else:
                     held.append(point)
@@ -2742,42 +2739,43 @@ class Optimizer:
         (a point told meanwhile as a trial of its own is not among them: the ask drops it)."""
         if not self.study.meta_items(QUEUE_PREFIX):
             return []
-        waiting, _ = self._queue_state({t.id: t for t in self.study.trials()})
+        _, waiting, _ = self._queue_state({t.id: t for t in self.study.trials()})
         return [dict(params) for _, params in waiting]
 
     def clear_queue(self) -> int:
         """Remove the points still waiting in the queue (:meth:`enqueue`); returns how many."""
         with self.study.transaction():
-            waiting, _ = self._queue_state({t.id: t for t in self.study.trials()})
+            _, waiting, _ = self._queue_state({t.id: t for t in self.study.trials()})
             for entry, _ in waiting:
                 self.study.delete_meta(entry.key)
         return len(waiting)
 
     def _queue_state(
         self, trials_by_id: Mapping[int, Trial]
-    ) -> tuple[list[tuple[QueuedPoint, dict]], list[str]]:
-        """The queue's entries still waiting, in order, each with its point validated, and the keys of
-        the entries done with: taken ones whose trial is told or failed, and waiting ones whose point
-        is (within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE`) a trial already, told meanwhile as an
-        experiment of its own, or that no longer read as a point of the space (edited by hand)."""
+    ) -> tuple[list[QueuedPoint], list[tuple[QueuedPoint, dict]], list[str]]:
+        """Every entry of the queue (waiting or taken), the entries still waiting, in order, each with
+        its point validated, and the keys of the entries done with: taken ones whose trial is told or
+        failed, and waiting ones whose point is (within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE`)
+        a trial already, told meanwhile as an experiment of its own, or that no longer read as a
+        point of the space (edited by hand)."""
         entries = queue_records(self.study)
         done = stale_keys(entries, trials_by_id)
-        trials = list(trials_by_id.values())
-        X = self._encode_trials(trials) if trials else None
-        waiting = []
+        candidates = []
         for entry in entries:
             if not is_waiting(entry, trials_by_id):
                 continue
             try:
-                params = self.space.validate(entry.params)
+                candidates.append((entry, self.space.validate(entry.params)))
             except SpaceError:
                 done.append(entry.key)
-                continue
-            if X is not None and taken(self.space.encode([params]), X)[0]:
-                done.append(entry.key)
-                continue
-            waiting.append((entry, params))
-        return waiting, done
+        if not candidates:
+            return entries, [], done
+        trials = list(trials_by_id.values())
+        X = self._encode_trials(trials) if trials else None
+        told = taken(self.space.encode([params for _, params in candidates]), X)  # one query for all
+        done += [entry.key for (entry, _), t in zip(candidates, told, strict=True) if t]
+        waiting = [c for c, t in zip(candidates, told, strict=True) if not t]
+        return entries, waiting, done
 
     def _take_queued(self, insert_params: Callable[[dict], Suggestion]) -> Suggestion | None:
         """The first point still waiting in the queue (:meth:`enqueue`), stored as this ask's trial by
@@ -2789,11 +2787,11 @@ class Optimizer:
         experiment of its own) is dropped, not suggested again."""
         if not self.study.meta_items(QUEUE_PREFIX):
             return None
-        waiting, done = self._queue_state({t.id: t for t in self.study.snapshot()})
+        _, waiting, done = self._queue_state({t.id: t for t in self.study.snapshot()})
         if not waiting and not done:
             return None
         with self.study.transaction():
-            waiting, done = self._queue_state({t.id: t for t in self.study.trials()})
+            _, waiting, done = self._queue_state({t.id: t for t in self.study.trials()})
             suggestion = None
             if waiting:
                 entry, params = waiting[0]

@@ -511,8 +511,14 @@ def _read(
             raise _NoRows
         # the same rows given twice in memory ([df, df]) were two sources, silently: double weight
         # for one task, as the same CSV path twice (refused above) would have had
-        seen: dict[str, int] = {}
+        # (hashed only where a cheap key collides: digesting every part cost ~0.3 s per 100,000 rows)
+        alike: dict[tuple, list[tuple[int, TaskData]]] = {}
         for k, part in zip(kept, parts, strict=True):
+            alike.setdefault((len(part), float(part.y[0]), float(part.y[-1])), []).append((k, part))
+        seen: dict[str, int] = {}
+        for k, part in sorted(
+            (kp for group in alike.values() if len(group) > 1 for kp in group), key=lambda kp: kp[0]
+        ):
             earlier = seen.setdefault(digest(part), k)
             if earlier != k:
                 raise DataError(
