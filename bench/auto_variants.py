@@ -58,13 +58,28 @@ ARMS = (
     "auto-fallback2m",
     "auto-noprobe",
     "auto-gated",
+    "auto-noverdict",
+    "auto-restart-none",
+    "auto-restart-half",
+    "auto-restart-fill",
 )
 
 #: ``auto-gated``: the probe only while the sources' weight in the last model is below this
 GATE = 0.5
 
 #: the arms made by :func:`_variant`
-_VARIANTS = ("auto-old", "auto-nofallback", "auto-map-all", "auto-fallback2m", "auto-noprobe", "auto-gated")
+_VARIANTS = (
+    "auto-old",
+    "auto-nofallback",
+    "auto-map-all",
+    "auto-fallback2m",
+    "auto-noprobe",
+    "auto-gated",
+    "auto-noverdict",
+    "auto-restart-none",
+    "auto-restart-half",
+    "auto-restart-fill",
+)
 
 
 def _variant(arm: str):
@@ -79,7 +94,11 @@ def _variant(arm: str):
     (before session 32) did not have either; the other arms keep it. ``auto-gated`` (session 34, a
     question for the product owner, not a shipped rule) asks the probe only while the sources'
     weight in the last fitted model is below :data:`GATE`: where every source is right (the SVM
-    grids) the probe cost the top 1% 1.4 evaluations. The run
+    grids) the probe cost the top 1% 1.4 evaluations. ``auto-noverdict`` (session 36) is ``auto``
+    without the probe's verdict (:mod:`warmbo.transfer.verdict`: sources a cold point refutes are set
+    aside); ``auto-restart-none`` / ``-half`` / ``-fill`` set them aside with no cold points first /
+    the cold design's first ceil(m/2) points / its points while the study holds fewer than m trials
+    (the cold fallback's rule), where ``auto`` takes its first m. The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
@@ -116,7 +135,27 @@ def _variant(arm: str):
         sobol = self.space.sample_encoded(int(2 ** math.ceil(math.log2(4 * m))), self.seed)
         return int(taken(self._encode_trials(complete), sobol).sum()) < m
 
+    restart_size, restart_due = (
+        optimizer_module.Optimizer._restart_size,
+        optimizer_module.Optimizer._restart_due,
+    )
+    verdict = optimizer_module.COLD_VERDICT
+
+    def restart_fill(self, trials):
+        own = [t for t in trials if t.worker != optimizer_module.PRIOR_WORKER]
+        return len(own) < optimizer_module.default_n_initial(len(self.space.params))
+
     def apply():
+        if arm == "auto-noverdict":
+            optimizer_module.COLD_VERDICT = False
+        if arm == "auto-restart-none":
+            optimizer_module.Optimizer._restart_size = lambda self: 0
+        if arm == "auto-restart-half":
+            optimizer_module.Optimizer._restart_size = lambda self: (
+                (optimizer_module.default_n_initial(len(self.space.params)) + 1) // 2
+            )
+        if arm == "auto-restart-fill":
+            optimizer_module.Optimizer._restart_due = restart_fill
         if arm == "auto-gated":
             optimizer_module.Optimizer._probe_due = gated
         if arm == "auto-fallback2m":
@@ -131,6 +170,11 @@ def _variant(arm: str):
             baselines.RGPE._gp = lambda self, dim, base=None: gp(self, dim, default_model)
 
     def undo():
+        optimizer_module.COLD_VERDICT = verdict
+        optimizer_module.Optimizer._restart_size, optimizer_module.Optimizer._restart_due = (
+            restart_size,
+            restart_due,
+        )
         optimizer_module.Optimizer._sources_lost = sources_lost
         optimizer_module.Optimizer._probe_due = probe_due
         baselines.RGPE._target_gp, baselines.RGPE._gp = target_gp, gp

@@ -451,10 +451,13 @@ def test_auto_fits_its_target_gp_as_the_default_model_and_rgpe_as_published():
     assert auto.sources_weight_ == pytest.approx(auto.weights_[:-1].sum()) and 0 <= auto.sources_weight_ <= 1
 
 
-def test_sources_without_weight_hand_the_asks_to_the_cold_design_until_it_would_be_over():
+def test_sources_without_weight_hand_the_asks_to_the_cold_design_until_it_would_be_over(monkeypatch):
     # a source that is the target negated: its best settings are the target's worst; once the
     # target's own GP ranks every draw best, the asks are the cold design's points (skipping
-    # any taken), up to the cold design's size (6 for 3 parameters), then the model's again
+    # any taken), up to the cold design's size (6 for 3 parameters), then the model's again.
+    # (The fallback's rule alone: its first cold point refutes this source, and the verdict's own
+    # rule takes over then: tests/test_verdict.py.)
+    monkeypatch.setattr(wb.optimizer, "COLD_VERDICT", False)
     space = wb.Space.box([(0.0, 1.0)] * 3)
     f = lambda p: sum((p[n] - 0.3) ** 2 for n in space.names)  # noqa: E731
     rows = space.sample(40, seed=5)

@@ -133,6 +133,7 @@ from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.sources import as_sources
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
+from .transfer.verdict import Refutation, refutation
 from .transfer.warm_design import WarmDesign, design_size, source_model_maxima, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
@@ -194,6 +195,11 @@ COLD_FALLBACK = True
 COLD_PROBE = True
 PROBE_AFTER = 3
 
+#: the probe's verdict on (:meth:`Optimizer._verdict`; bench/auto_variants.py's ``auto-noverdict`` arm
+#: turns it off to measure it), and the study metadata that keeps it
+COLD_VERDICT = True
+_REFUTED_KEY = "transfer_refuted"
+
 
 def default_n_initial(n_params: int) -> int:
     """The size of the cold Sobol design for ``n_params`` parameters: ``min(max(3, 2 d), 20)``.
@@ -233,6 +239,12 @@ class SourcesReplacedWarning(UserWarning):
     """``prior=`` given on a study that stores other transfer sources: the given ones replace them
     (in Python the sources given are the study's whole set; the command line asks for
     ``--prior-add`` or ``--prior-replace`` instead)."""
+
+
+class SourcesSetAsideWarning(UserWarning):
+    """``transfer="auto"``: the study's own evaluations refuted its transfer sources (a point of the
+    cold design did at least as well as every point they chose: :mod:`warmbo.transfer.verdict`), so
+    the study continues as without them. Said once, by the ask that reached the verdict."""
 
 
 class UninformativeSourceWarning(UserWarning):
@@ -912,6 +924,11 @@ class Optimizer:
             self._store_sources()  # (also sources all left out as uninformative: they replace the stored)
         if self._source is not None:
             self._restore_source_fits()
+        # the probe's verdict against the sources (transfer="auto"), once reached: kept with the study,
+        # so that every later object (`warmbo suggest`, status, another worker) sets them aside too
+        self._kernel = kernel
+        self._refuted: Refutation | None = None
+        self._restore_refutation()
         # given no sources on a study that stores some, the first ask says it asks without them
         # (tells, `warmbo observe` and inspection do not need them)
         self._check_stored_sources = (
@@ -1506,6 +1523,8 @@ class Optimizer:
         if self._source is None:  # (sources given but all left out as uninformative: none is used)
             return None if self.prior is not None and self.transfer != "none" else stored
         given = self._transfer_report(self.model, self.study.count(COMPLETE))
+        if self._refuted is not None:
+            return given  # the sources as given, and the verdict that set them aside
         if stored is not None and (stored.method, [s.name for s in stored.sources]) == (
             given.method,
             [s.name for s in given.sources],
@@ -1531,6 +1550,8 @@ class Optimizer:
                 report.warm_design,
                 report.warm_scores,
             )
+        if self._refuted is not None:
+            report = replace(report, refuted=str(self._refuted))
         return report
 
     def _warm_design_used(self, warm: WarmDesign) -> bool:
@@ -1783,8 +1804,10 @@ class Optimizer:
                 "checks the GP alone"
             )
             return replace(result, subject=subject, warnings=(note, *result.warnings))
-        if self._source is not None and any(
-            w.startswith(("overconfident", "heteroscedastic")) for w in result.warnings
+        if (
+            self._source is not None
+            and self._refuted is None
+            and any(w.startswith(("overconfident", "heteroscedastic")) for w in result.warnings)
         ):
             note = (
                 f"this study transfers ({self.transfer}): its model combines the sources' GPs with this "
@@ -1993,6 +2016,13 @@ class Optimizer:
         """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
         n_complete = sum(t.state == COMPLETE for t in trials)
         busy_X = self._busy(trials)
+        if self._refuted is None and index >= self.n_initial:
+            refuted = self._verdict(trials)
+            if refuted is not None and not self._restore_refutation():  # (another worker's, kept)
+                self._set_aside(refuted, reached=True)
+        if self._refuted is not None and self._restart_due(trials):
+            # the sources were set aside: the cold optimizer's space-filling start first
+            return self._cold_design_point(0, busy_X)
         probe = index >= self.n_initial and self._probe_due(trials)
         if index < self.n_initial or n_complete < 2 or probe:
             started = time.perf_counter()
@@ -2001,7 +2031,7 @@ class Optimizer:
             else:
                 x = self._design_point(index, busy_X, before_results=n_complete < 2)
             prepare = getattr(self.model, "prepare", None)
-            if self._source is not None and callable(prepare):
+            if self._source is not None and self._refuted is None and callable(prepare):
                 # fit the transfer model's source GPs while the user evaluates design points, so the
                 # first model ask does not pay for every source at once (issue 14: < 1 s per ask)
                 prepare(self.space.dim, seconds=max(0.0, _PREPARE_SECONDS - (time.perf_counter() - started)))
@@ -2012,7 +2042,7 @@ class Optimizer:
         self.model_ = reference
         self._model_basis = _basis(trials)
         self._store_warm_start()
-        if self._source is not None:  # what `warmbo status` shows of the transfer (a small JSON)
+        if self._source is not None and self._refuted is None:  # what `warmbo status` shows (a small JSON)
             report = self._transfer_report(reference, n_complete)
             self.study.set_meta("transfer_report", json.dumps(report.to_dict(), default=str))
             self._store_source_fits(reference)
@@ -2060,7 +2090,9 @@ class Optimizer:
         cold design's next point replaces it, within the same window). A batch asked before any
         result takes the sources' next points, as before.
         """
-        if not (COLD_PROBE and self._source is not None and self.transfer == "auto"):
+        if not (
+            COLD_PROBE and self._source is not None and self.transfer == "auto" and self._refuted is None
+        ):
             return False
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         first = self.n_initial + PROBE_AFTER
@@ -2113,6 +2145,97 @@ class Optimizer:
             return False
         weight = getattr(reference, "sources_weight_", None)
         return weight is not None and weight == 0 and n_trials < default_n_initial(len(self.space.params))
+
+    def _verdict(self, trials: Sequence[Trial]) -> Refutation | None:
+        """The probe's verdict on this study's sources (:func:`warmbo.transfer.verdict.refutation`):
+        whether a point of the cold design (the probe, :meth:`_probe_due`, or the cold fallback's,
+        :meth:`_sources_lost`) did at least as well as every trial the sources chose before it.
+        ``transfer="auto"`` only (``rgpe`` stays as published), for a study that began with the warm
+        design; read from the study's first ``n_initial + PROBE_AFTER + m`` own trials (m: the cold
+        design's size), the window in which the probe and the fallback take their cold points, so
+        that it costs the same at every ask of a long study."""
+        if not (COLD_VERDICT and self._source is not None and self.transfer == "auto"):
+            return None
+        m = default_n_initial(len(self.space.params))
+        own = [t for t in trials if t.worker != PRIOR_WORKER][: self.n_initial + PROBE_AFTER + m]
+        if len(own) <= self.n_initial:
+            return None
+        X = self._encode_trials(own)
+        cold = taken(X, self._cold_design_head(m))
+        if not cold.any():
+            return None
+        warm = self.warm_design()
+        if warm is None or not taken(warm.points, X).any():
+            return None  # sources given after the study's own start chose none of these trials
+        values = np.array([np.nan if t.value is None else t.value for t in own], dtype=np.float64)
+        complete = np.array([t.state == COMPLETE for t in own])
+        return refutation([t.id for t in own], values, self._signed(values), complete, cold)
+
+    def _set_aside(self, refuted: Refutation, reached: bool) -> None:
+        """Continue without the sources the verdict refuted: the model prototype becomes the cold
+        optimizer's (:func:`~warmbo.models.default_model` with the kernel given, on the cold
+        default's output transform), and the next asks take the cold design's points first
+        (:meth:`_restart_due`). ``reached``: this object reached the verdict (it keeps it with the
+        study and says so once); otherwise it was read from the study."""
+        self._refuted = refuted
+        self.model = default_model(self.space.dim, self.seed, self._kernel)
+        if self._transform_default:
+            self.output_transform = "yeo-johnson"
+        self._warm_start, self._fixed_fit, self._inspected = {}, None, None
+        if not reached:
+            return
+        if not self.study.readonly:
+            record = {"digest": self._prior_digest, "transfer": self.transfer, **refuted.to_dict()}
+            report = self._transfer_report(self.model, self.study.count(COMPLETE))
+            self.study.set_metas(
+                {
+                    _REFUTED_KEY: json.dumps(record),
+                    "transfer_report": json.dumps(report.to_dict(), default=str),
+                }
+            )
+        own = [t for t in self.study.snapshot() if t.worker != PRIOR_WORKER]
+        m = default_n_initial(len(self.space.params))
+        held = int(taken(self._cold_design_head(m), self._encode_trials(own)).sum()) if own else 0
+        first = max(0, self._restart_size() - held)
+        then = (
+            f"the cold design's next {first} point{'s' if first > 1 else ''} first"
+            if first
+            else "its GP alone"
+        )
+        _warn(f"{refuted}: {then}", SourcesSetAsideWarning)
+
+    def _restore_refutation(self) -> bool:
+        """Set the sources aside when the study keeps a verdict against these very sources (reached
+        by another object: it said so, and its verdict names the trial it saw first)."""
+        if self._source is None or self.transfer != "auto" or not COLD_VERDICT:
+            return False
+        text = self.study.get_meta(_REFUTED_KEY)
+        if text is None:
+            return False
+        try:
+            record = json.loads(text)
+            if record.get("digest") != self._prior_digest or record.get("transfer") != self.transfer:
+                return False  # a verdict against other sources (replaced since)
+            refuted = Refutation.from_dict(record)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return False  # unreadable: reached again from the trials at the next ask
+        self._set_aside(refuted, reached=False)
+        return True
+
+    def _restart_size(self) -> int:
+        """How many of the cold design's first points a study whose sources were set aside holds
+        before its GP asks (:meth:`_restart_due`)."""
+        return default_n_initial(len(self.space.params))
+
+    def _restart_due(self, trials: Sequence[Trial]) -> bool:
+        """Whether this ask, in a study whose sources were set aside, takes the cold design's next
+        point: while fewer than :meth:`_restart_size` of the cold design's first points are among
+        its own trials (a failed one counts: the restart does not chase replacements)."""
+        m = default_n_initial(len(self.space.params))
+        own = [t for t in trials if t.worker != PRIOR_WORKER]
+        if not own:
+            return True
+        return int(taken(self._cold_design_head(m), self._encode_trials(own)).sum()) < self._restart_size()
 
     _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
 

@@ -5,8 +5,10 @@ target's observations, the weight the model gives it: RGPE's / ``auto``'s ensemb
 fraction of posterior draws in which that source ranks the target's observations best; the target
 model's own weight is ``target_weight``, and a source dropped by ``rgpe``'s dilution guard has weight 0), or
 Envelope-BO's learned source noise ``sigma_s^2`` (003 eq. 16: large means the source is judged
-unrelated). It also lists the warm design the study started from. ``str()`` gives the lines
-``warmbo status`` prints; :meth:`TransferReport.to_dict` the JSON stored with the study.
+unrelated). It also lists the warm design the study started from, and, when the study's own
+evaluations refuted the sources (:mod:`warmbo.transfer.verdict`), the verdict that set them aside.
+``str()`` gives the lines ``warmbo status`` prints; :meth:`TransferReport.to_dict` the JSON stored
+with the study.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class TransferReport:
     n_target: int
     warm_design: tuple[dict, ...] = ()
     warm_scores: tuple[float, ...] = ()
+    refuted: str | None = None  # the verdict that set the sources aside (warmbo.transfer.verdict)
 
     @property
     def fell_back(self) -> bool:
@@ -56,6 +59,7 @@ class TransferReport:
             int(data.get("n_target", 0)),
             tuple(data.get("warm_design", ())),
             tuple(data.get("warm_scores", ())),
+            data.get("refuted"),
         )
 
     def __str__(self) -> str:
@@ -67,6 +71,9 @@ class TransferReport:
                 shown = (f"{k}={v:.6g}" if isinstance(v, float) else f"{k}={v}" for k, v in first.items())
                 first = ", ".join(shown)
             lines.append(f"warm design: {len(self.warm_design)} point(s) from the sources, first {first}")
+        if self.refuted is not None:
+            lines.append(self.refuted)
+            return "\n".join(lines)
         weighted = [s for s in self.sources if s.weight is not None]
         if weighted:
             top = sorted(weighted, key=lambda s: -s.weight)[:5]
