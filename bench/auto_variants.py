@@ -61,6 +61,7 @@ ARMS = (
     "auto-noverdict",
     "auto-restart-none",
     "auto-restart-half",
+    "auto-restart-full",
     "auto-restart-fill",
 )
 
@@ -78,6 +79,7 @@ _VARIANTS = (
     "auto-noverdict",
     "auto-restart-none",
     "auto-restart-half",
+    "auto-restart-full",
     "auto-restart-fill",
 )
 
@@ -96,9 +98,10 @@ def _variant(arm: str):
     weight in the last fitted model is below :data:`GATE`: where every source is right (the SVM
     grids) the probe cost the top 1% 1.4 evaluations. ``auto-noverdict`` (session 36) is ``auto``
     without the probe's verdict (:mod:`warmbo.transfer.verdict`: sources a cold point refutes are set
-    aside); ``auto-restart-none`` / ``-half`` / ``-fill`` set them aside with no cold points first /
-    the cold design's first ceil(m/2) points / its points while the study holds fewer than m trials
-    (the cold fallback's rule), where ``auto`` takes its first m. The run
+    aside); ``auto-restart-none`` / ``-half`` / ``-full`` / ``-fill`` set them aside with no cold
+    points first / the cold design's first ceil(m/2) points (as ``auto`` does since session 36;
+    the session's runs had ``auto`` take all m) / all m / its points while the study holds fewer
+    than m trials (the cold fallback's rule). The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
@@ -153,6 +156,10 @@ def _variant(arm: str):
         if arm == "auto-restart-half":
             optimizer_module.Optimizer._restart_size = lambda self: (
                 (optimizer_module.default_n_initial(len(self.space.params)) + 1) // 2
+            )
+        if arm == "auto-restart-full":
+            optimizer_module.Optimizer._restart_size = lambda self: optimizer_module.default_n_initial(
+                len(self.space.params)
             )
         if arm == "auto-restart-fill":
             optimizer_module.Optimizer._restart_due = restart_fill
