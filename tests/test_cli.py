@@ -258,8 +258,8 @@ def test_several_prior_files_are_source_tasks_of_transfer_auto(workdir):
     said = " ".join(result.output.split())
     # the probe is named as `warmbo suggest` names it (a user test: optimize did not say it)
     assert (
-        "warm design: the first 3 point(s) come from the sources; evaluation 7 is a cold design point "
-        "that tests them" in said
+        "warm design: the first 3 points come from the sources; by evaluation 7 a cold design point "
+        "tests them (earlier if they lose their weight first)" in said
     ), said
     trials = wb.Study("auto.db").trials()
     assert len(trials) == 5 and all(t.worker != "prior" for t in trials)
@@ -2521,7 +2521,7 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     said = " ".join(made.output.split())
     assert "a warm design from 7 source evaluations in old.db, run.csv (transfer auto)" in said
     # two sources: a design of 3, then 3 model asks, then the probe (Optimizer._probe_due)
-    assert "then the model chooses (suggestion 7: a cold design point that tests the sources)" in said
+    assert "then the model chooses (by suggestion 7, a cold design point tests the sources)" in said
     first = json.loads(next(line for line in made.output.splitlines() if line.startswith("{")))
     # a source's best configuration first (old.db read the wrong way round would offer x = -1.5)
     assert round(first["params"]["x"], 6) in (0.45, 0.6)

@@ -1031,6 +1031,9 @@ def optimize(
             max_trials=max_trials,
             **kwargs,
         )
+    if resumed_sources and getattr(opt, "_refuted", None) is not None:
+        # (a user test: "resuming with the study's stored source evaluations" read as if it transferred)
+        errors.print(f"note: {opt._refuted}", highlight=False)
     if data is not None and method == "none":
         _import_priors(opt, prior, parts, storage, console)
     elif data is not None and opt.warm_design() is None:  # every source left out (it says why)
@@ -1046,9 +1049,10 @@ def optimize(
                 from .optimizer import PROBE_AFTER
 
                 probe = (
-                    f"; evaluation {opt.n_initial + PROBE_AFTER + 1} is a cold design point that tests them"
+                    f"; by evaluation {opt.n_initial + PROBE_AFTER + 1} a cold design point tests them "
+                    "(earlier if they lose their weight first)"
                 )
-            console.print(f"warm design: the first {len(warm)} point(s) come from the sources{probe}")
+            console.print(f"warm design: the first {_count(len(warm), 'point')} come from the sources{probe}")
 
     _run(opt, fn, budget, workers, retry_pending)
 
@@ -1736,7 +1740,7 @@ def suggest(
             )
         if opt.transfer == "auto" and warm is not None:
             probe = opt.n_initial + PROBE_AFTER + 1
-            plan += f" (suggestion {probe}: a cold design point that tests the sources)"
+            plan += f" (by suggestion {probe}, a cold design point tests the sources)"
         imported = opt.study.count("complete") if importing else 0  # (a new study: the imported rows)
         if imported:
             # the imported rows are trials of the study: they count towards its (cold) design, and
@@ -2582,7 +2586,8 @@ def _estimate_line(opt) -> str | None:
             f"; {'highest' if opt.maximize else 'lowest'} estimate: {mean[top]:.6g} (sd {sd[top]:.3g}) "
             f"at trial {complete[top].id}, {_shown(complete[top].params, opt.space)}"
         )
-    if getattr(opt, "_source", None) is not None and opt.transfer in ("auto", "rgpe"):
+    transferring = getattr(opt, "_source", None) is not None and getattr(opt, "_refuted", None) is None
+    if transferring and opt.transfer in ("auto", "rgpe"):
         # (a loss estimated at -0.34 where 0.04 was measured reads as a broken model otherwise)
         line += (
             " (the transfer ensemble's mean, a weighted sum of standardised GPs: it ranks settings and "

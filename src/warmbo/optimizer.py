@@ -133,7 +133,7 @@ from .suggest import best_observations, suggest
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.sources import as_sources
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
-from .transfer.verdict import Refutation, refutation
+from .transfer.verdict import Refutation, confirmation_due, refutation
 from .transfer.warm_design import WarmDesign, design_size, source_model_maxima, warm_design
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
@@ -243,7 +243,7 @@ class SourcesReplacedWarning(UserWarning):
 
 class SourcesSetAsideWarning(UserWarning):
     """``transfer="auto"``: the study's own evaluations refuted its transfer sources (a point of the
-    cold design did at least as well as every point they chose: :mod:`warmbo.transfer.verdict`), so
+    cold design did better than every point they chose, twice: :mod:`warmbo.transfer.verdict`), so
     the study continues as without them. Said once, by the ask that reached the verdict."""
 
 
@@ -928,6 +928,7 @@ class Optimizer:
         # so that every later object (`warmbo suggest`, status, another worker) sets them aside too
         self._kernel = kernel
         self._refuted: Refutation | None = None
+        self._other_verdict = False  # the study holds a verdict against other sources
         self._restore_refutation()
         # given no sources on a study that stores some, the first ask says it asks without them
         # (tells, `warmbo observe` and inspection do not need them)
@@ -2017,9 +2018,11 @@ class Optimizer:
         n_complete = sum(t.state == COMPLETE for t in trials)
         busy_X = self._busy(trials)
         if self._refuted is None and index >= self.n_initial:
-            refuted = self._verdict(trials)
-            if refuted is not None and not self._restore_refutation():  # (another worker's, kept)
+            refuted, confirm = self._verdict(trials)
+            if refuted is not None and not self._restore_refutation(announce=True):  # (another's, kept)
                 self._set_aside(refuted, reached=True)
+            if confirm:  # one cold point beat the sources: the cold design's next point checks it
+                return self._cold_design_point(0, busy_X)
         if self._refuted is not None and self._restart_due(trials):
             # the sources were set aside: the cold optimizer's space-filling start first
             return self._cold_design_point(0, busy_X)
@@ -2146,30 +2149,59 @@ class Optimizer:
         weight = getattr(reference, "sources_weight_", None)
         return weight is not None and weight == 0 and n_trials < default_n_initial(len(self.space.params))
 
-    def _verdict(self, trials: Sequence[Trial]) -> Refutation | None:
-        """The probe's verdict on this study's sources (:func:`warmbo.transfer.verdict.refutation`):
-        whether a point of the cold design (the probe, :meth:`_probe_due`, or the cold fallback's,
-        :meth:`_sources_lost`) did at least as well as every trial the sources chose before it.
-        ``transfer="auto"`` only (``rgpe`` stays as published), for a study that began with the warm
-        design; read from the study's first ``n_initial + PROBE_AFTER + m`` own trials (m: the cold
-        design's size), the window in which the probe and the fallback take their cold points, so
-        that it costs the same at every ask of a long study."""
+    def _verdict(self, trials: Sequence[Trial]) -> tuple[Refutation | None, bool]:
+        """The probe's verdict on this study's sources (:mod:`warmbo.transfer.verdict`): whether two
+        points of the cold design (the probe, :meth:`_probe_due`, its confirmation, or the cold
+        fallback's, :meth:`_sources_lost`) each did better than every trial the sources
+        chose before them; and whether this ask is the confirmation (one did, and it is the study's
+        only cold point). ``transfer="auto"`` only (``rgpe`` stays as published), for a study that
+        began with the warm design of these sources and holds no verdict against other sources
+        (sources given after a verdict did not choose the trials it read); read from the study's
+        first ``n_initial + PROBE_AFTER + 2 m`` own trials (m: the cold design's size), the window in
+        which the probe, its confirmation and the fallback take their cold points, so that it costs
+        the same at every ask of a long study."""
         if not (COLD_VERDICT and self._source is not None and self.transfer == "auto"):
-            return None
+            return None, False
+        if self._other_verdict:
+            return None, False
         m = default_n_initial(len(self.space.params))
-        own = [t for t in trials if t.worker != PRIOR_WORKER][: self.n_initial + PROBE_AFTER + m]
-        if len(own) <= self.n_initial:
-            return None
+        window = self.n_initial + PROBE_AFTER + 2 * m
+        own = [t for t in trials if t.worker != PRIOR_WORKER]
+        n_own = len(own)
+        if not self.n_initial < n_own <= window:
+            # (past the window the study is judged already: a study that grew before the verdict
+            # existed, reopened, is not sent back to a cold design at trial 20)
+            return None, False
         X = self._encode_trials(own)
-        cold = taken(X, self._cold_design_head(m))
-        if not cold.any():
-            return None
         warm = self.warm_design()
         if warm is None or not taken(warm.points, X).any():
-            return None  # sources given after the study's own start chose none of these trials
+            return None, False  # sources given after the study's own start chose none of these trials
+        cold = self._cold_trials(own, X)
+        if not cold.any():
+            return None, False
         values = np.array([np.nan if t.value is None else t.value for t in own], dtype=np.float64)
         complete = np.array([t.state == COMPLETE for t in own])
-        return refutation([t.id for t in own], values, self._signed(values), complete, cold)
+        pending = np.array([t.state == PENDING for t in own])
+        ids, signed = [t.id for t in own], self._signed(values)
+        found = refutation(ids, values, signed, complete, cold, pending, n_trials=n_own)
+        if found is not None:
+            return found, False
+        failed = np.array([t.state == FAILED for t in own])
+        return None, confirmation_due(ids, values, signed, complete, cold, failed)
+
+    def _cold_trials(self, trials: Sequence[Trial], X: np.ndarray | None = None) -> np.ndarray:
+        """Which of the study's own ``trials`` (in order; ``X`` their encoding) are cold points to
+        :meth:`_verdict`: at one of the cold design's first m points, past the design, and not at a
+        point of the warm design (on a grid the sources' own choice can be a cold design point: a
+        review found right sources set aside by their own second point)."""
+        own = [t for t in trials if t.worker != PRIOR_WORKER]
+        X = self._encode_trials(own) if X is None else X
+        cold = taken(X, self._cold_design_head(default_n_initial(len(self.space.params))))
+        warm = self.warm_design()
+        if warm is not None and len(warm):
+            cold &= ~taken(X, warm.points)
+        cold[: self.n_initial] = False
+        return cold
 
     def _set_aside(self, refuted: Refutation, reached: bool) -> None:
         """Continue without the sources the verdict refuted: the model prototype becomes the cold
@@ -2197,16 +2229,17 @@ class Optimizer:
         m = default_n_initial(len(self.space.params))
         held = int(taken(self._cold_design_head(m), self._encode_trials(own)).sum()) if own else 0
         first = max(0, self._restart_size() - held)
-        then = (
-            f"the cold design's next {first} point{'s' if first > 1 else ''} first"
-            if first
-            else "its GP alone"
+        then = {0: "its GP alone", 1: "the cold design's next point first"}.get(
+            first, f"the cold design's next {first} points first"
         )
-        _warn(f"{refuted}: {then}", SourcesSetAsideWarning)
+        _warn(f"{refuted} ({then})", SourcesSetAsideWarning)
 
-    def _restore_refutation(self) -> bool:
+    def _restore_refutation(self, announce: bool = False) -> bool:
         """Set the sources aside when the study keeps a verdict against these very sources (reached
-        by another object: it said so, and its verdict names the trial it saw first)."""
+        by another object; its verdict names the trials it saw). ``announce``: say so (an ask of an
+        object that did not know it, another worker's: its user learns it too; a new object, as
+        `warmbo suggest` makes, is told by `warmbo status` and the report instead). A verdict
+        against other sources (replaced since) leaves these unjudged (``_other_verdict``)."""
         if self._source is None or self.transfer != "auto" or not COLD_VERDICT:
             return False
         text = self.study.get_meta(_REFUTED_KEY)
@@ -2214,12 +2247,15 @@ class Optimizer:
             return False
         try:
             record = json.loads(text)
-            if record.get("digest") != self._prior_digest or record.get("transfer") != self.transfer:
-                return False  # a verdict against other sources (replaced since)
             refuted = Refutation.from_dict(record)
         except (ValueError, KeyError, TypeError, AttributeError):
             return False  # unreadable: reached again from the trials at the next ask
+        if record.get("digest") != self._prior_digest or record.get("transfer") != self.transfer:
+            self._other_verdict = True
+            return False
         self._set_aside(refuted, reached=False)
+        if announce:
+            _warn(f"another worker's ask: {refuted}", SourcesSetAsideWarning)
         return True
 
     def _restart_size(self) -> int:

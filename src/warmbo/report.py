@@ -1253,10 +1253,18 @@ def _transfer_html(report) -> str:
             )
         )
     parts.append(_table(["source task", "rows", "weight", "learned noise"], rows))
-    parts.append(
-        f"<p>As the study's last ask weighed them, on {report.n_target} of this study's complete "
-        "trials; a trial told since then counts from the next ask.</p>"
-    )
+    if report.refuted is not None:
+        # (a user test: the section listed the sources with empty weights and "as the study's last ask
+        # weighed them" after they had been set aside)
+        parts.append(
+            f"<p><strong>{_esc(report.refuted[:1].upper() + report.refuted[1:])}.</strong> The model, "
+            "its slices and the audit are the plain GP's, fitted to this study's own trials.</p>"
+        )
+    else:
+        parts.append(
+            f"<p>As the study's last ask weighed them, on {report.n_target} of this study's complete "
+            "trials; a trial told since then counts from the next ask.</p>"
+        )
     if report.fell_back:
         parts.append(
             "<p>No source ranks this study's trials better than its own model: the optimizer "
@@ -1380,7 +1388,7 @@ def write_report(
             continue
         png = _figure_png(figures[name])
         path.write_bytes(png)
-        if transfer is not None and name == "slices.png":
+        if transfer is not None and name == "slices.png" and getattr(transfer, "refuted", None) is None:
             caption += " " + TRANSFER_SLICES_NOTE
         if name == "importance.png" and flat_importance:
             caption += " " + FLAT_IMPORTANCE_NOTE
