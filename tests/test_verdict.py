@@ -167,7 +167,13 @@ def test_negated_sources_are_set_aside_and_the_study_goes_on_as_a_cold_one(tmp_p
 
     shown = CliRunner().invoke(app, ["status", url])
     assert shown.exit_code == 0, shown.output
-    assert "sources set aside after 8 trials" in " ".join(shown.output.split())
+    said = " ".join(shown.output.split())
+    assert "sources set aside after 8 trials" in said
+    assert "transfer ensemble" not in said  # (a user test: the estimate was called the ensemble's)
+    # and the HTML report: the verdict in the Transfer section, no "transfer model's" slices
+    page = (again.report(str(tmp_path / "report"))).read_text()
+    assert "Sources set aside after 8 trials" in page and "plain GP" in page
+    assert "the posterior is the transfer model's" not in page
     # sources given anew (other rows) are judged anew: the stored verdict was against the others
     with pytest.warns(wb.optimizer.SourcesReplacedWarning):
         other = wb.Optimizer.load(url, prior=_negated_sources(fn, space, count=2, seed=9))
