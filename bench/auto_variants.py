@@ -45,29 +45,6 @@ import warmbo.optimizer as optimizer_module
 from warmbo.benchmarks._common import git_commit
 from warmbo.benchmarks.transfer import SIZES, _Suite, _suite_results
 
-ARMS = (
-    "none",
-    "avg-rank",
-    "rgpe",
-    "auto",
-    "auto-mean6",
-    "auto-mean11",
-    "auto-old",
-    "auto-nofallback",
-    "auto-map-all",
-    "auto-fallback2m",
-    "auto-noprobe",
-    "auto-gated",
-    "auto-noverdict",
-    "auto-restart-none",
-    "auto-restart-half",
-    "auto-restart-full",
-    "auto-restart-fill",
-)
-
-#: ``auto-gated``: the probe only while the sources' weight in the last model is below this
-GATE = 0.5
-
 #: the arms made by :func:`_variant`
 _VARIANTS = (
     "auto-old",
@@ -82,6 +59,11 @@ _VARIANTS = (
     "auto-restart-full",
     "auto-restart-fill",
 )
+
+ARMS = ("none", "avg-rank", "rgpe", "auto", "auto-mean6", "auto-mean11", *_VARIANTS)
+
+#: ``auto-gated``: the probe only while the sources' weight in the last model is below this
+GATE = 0.5
 
 
 def _variant(arm: str):
