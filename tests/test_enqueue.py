@@ -285,3 +285,40 @@ def test_asks_open_no_write_transaction_for_the_queue_while_its_taken_point_is_p
     opt.tell(taken, 1.0)
     opt.ask()  # its entry is done with: deleted on the way
     assert Study(opt.study.url).meta_items(QUEUE_PREFIX) == {}
+
+
+def test_a_failed_configuration_can_be_queued_again_and_enqueue_failed_queues_them_all(tmp_path, monkeypatch):
+    # (session 35's list) a failed point was refused as "already a trial": a crash that may not
+    # recur (a full disk) had no way back into the study
+    monkeypatch.chdir(tmp_path)
+    opt = wb.Optimizer(SPACE, storage="s.db", seed=0)
+    crashed = opt.ask()
+    opt.tell_failed(crashed, "disk full")
+    done = opt.ask()
+    opt.tell(done, f(done))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "not queued" warning for the failed point
+        assert opt.enqueue(dict(crashed)) == [dict(crashed)]
+    assert opt.queued() == [dict(crashed)]  # (not dropped as "a trial already")
+    again = opt.ask()
+    assert dict(again) == dict(crashed) and again.trial_id != crashed.trial_id
+    opt.tell(again, f(again))
+    with pytest.warns(UserWarning, match="complete"):  # now a complete trial: not again
+        assert opt.enqueue(dict(crashed)) == []
+    # the shell: --failed queues every failed trial's configuration, oldest first
+    for _ in range(2):
+        p = opt.ask()
+        opt.tell_failed(p, "preempted")
+    failed = [t.params for t in Study("s.db").trials() if t.state == "failed"]
+    assert len(failed) == 3  # the first crash and the two preempted ones
+    queued = invoke("enqueue", "s.db", "--failed")
+    assert queued.exit_code == 0, queued.output
+    said = " ".join(queued.output.split())
+    # the first crash's point is a complete trial now: noted and left out
+    assert "queued 2 configurations" in said and "complete" in said
+    assert wb.Optimizer.load("s.db").queued() == failed[1:]
+    assert invoke("enqueue", "s.db", "--clear", "--failed").exit_code != 0
+    fresh = wb.Optimizer(SPACE, storage="t.db", seed=0)
+    fresh.tell(fresh.ask(), 1.0)
+    none = invoke("enqueue", "t.db", "--failed")
+    assert none.exit_code == 0 and "no failed trial to try again" in none.output

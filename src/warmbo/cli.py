@@ -2242,6 +2242,14 @@ def enqueue(
     clear: Annotated[
         bool, typer.Option("--clear", help="Remove the configurations still waiting in the queue.")
     ] = False,
+    failed: Annotated[
+        bool,
+        typer.Option(
+            "--failed",
+            help="Queue every failed trial's configuration again (a crash that may not recur: a "
+            "full disk, a preempted node), oldest first.",
+        ),
+    ] = False,
     space_file: NewSpaceOption = None,
     maximize: NewDirectionOption = None,
     seed: NewSeedOption = None,
@@ -2249,14 +2257,15 @@ def enqueue(
 ) -> None:
     """Queue configurations to evaluate first (known good ones, a default that works): the next
     `suggest` calls, or an `optimize` run, return them in order before the design or the model
-    chooses. Without --params, --file or --clear, shows the queue."""
+    chooses; --failed tries the failed trials' configurations again. Without --params, --file,
+    --failed or --clear, shows the queue."""
     storage = _the_study(study, storage)
     from .data import read_points
     from .optimizer import Optimizer
     from .storage import Study, study_exists
 
-    if clear and (params or file is not None):
-        raise ValueError("--clear empties the queue: give it alone, or --params/--file alone")
+    if clear and (params or file is not None or failed):
+        raise ValueError("--clear empties the queue: give it alone, or --params/--file/--failed alone")
     space = None if space_file is None else load_space(space_file)
 
     def configurations(space) -> list[dict]:
@@ -2287,6 +2296,11 @@ def enqueue(
         removed = opt.clear_queue()
         console.print(f"removed {_count(removed, 'configuration')} from the queue", highlight=False)
         return
+    if failed:
+        again = [t.params for t in opt.study.trials() if t.state == "failed"]
+        if not again:
+            console.print("the study has no failed trial to try again", highlight=False)
+        points += again
     if points:
         with warnings.catch_warnings(record=True) as said:
             warnings.simplefilter("always", UserWarning)

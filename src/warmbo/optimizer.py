@@ -2843,9 +2843,11 @@ class Optimizer:
         Returns
         -------
         list of dict
-            The points queued, validated. A point that is already a trial of the study (complete,
-            pending or failed) or already waits in the queue is not queued again, with a warning
-            naming it: no point is suggested twice.
+            The points queued, validated. A point that is already a complete or pending trial of the
+            study, or already waits in the queue, is not queued again, with a warning naming it: no
+            point is suggested twice. A point whose trial failed can be queued: that is how a failed
+            configuration is tried again (the design and the model never suggest it again by
+            themselves; ``warmbo enqueue --failed`` queues every one).
 
         Raises
         ------
@@ -2873,8 +2875,9 @@ class Optimizer:
                 ) from None
         skipped = []
         with self.study.transaction():
-            trials = list(self.study.trials())
-            entries, waiting, _ = self._queue_state({t.id: t for t in trials})
+            every = list(self.study.trials())
+            entries, waiting, _ = self._queue_state({t.id: t for t in every})
+            trials = [t for t in every if t.state != FAILED]  # (a failed point may be tried again)
             X = self._encode_trials(trials) if trials else None
             held = [params for _, params in waiting]
             fresh = []
@@ -2923,8 +2926,9 @@ class Optimizer:
         """Every entry of the queue (waiting or taken), the entries still waiting, in order, each with
         its point validated, and the keys of the entries done with: taken ones whose trial is told or
         failed, and waiting ones whose point is (within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE`)
-        a trial already, told meanwhile as an experiment of its own, or that no longer read as a
-        point of the space (edited by hand)."""
+        a complete or pending trial already (a failed one's may be queued again), told meanwhile
+        as an experiment of its own, or that no longer read as a point of the space (edited by
+        hand)."""
         entries = queue_records(self.study)
         done = stale_keys(entries, trials_by_id)
         candidates = []
@@ -2937,7 +2941,7 @@ class Optimizer:
                 done.append(entry.key)
         if not candidates:
             return entries, [], done
-        trials = list(trials_by_id.values())
+        trials = [t for t in trials_by_id.values() if t.state != FAILED]  # (a failed point queued again)
         X = self._encode_trials(trials) if trials else None
         told = taken(self.space.encode([params for _, params in candidates]), X)  # one query for all
         done += [entry.key for (entry, _), t in zip(candidates, told, strict=True) if t]
