@@ -132,6 +132,9 @@ def test_negated_sources_are_set_aside_and_the_study_goes_on_as_a_cold_one(tmp_p
             opt.tell(p, f(p))
             asked.append(p)
         assert opt._refuted is None  # the confirmation is told, the next ask reaches the verdict
+        # what `warmbo status` shows meanwhile: the verdict, from the next ask on (a user test: the
+        # last ask's weights)
+        assert str(opt.stored_transfer_report()).endswith("continues as without sources from the next ask on")
         for _ in range(7):
             p = opt.ask()
             opt.tell(p, f(p))

@@ -1526,6 +1526,11 @@ class Optimizer:
         given = self._transfer_report(self.model, self.study.count(COMPLETE))
         if self._refuted is not None:
             return given  # the sources as given, and the verdict that set them aside
+        refuted, _ = self._verdict(self.study.trials())
+        if refuted is not None:
+            # (a user test: between the tell that refutes them and the next ask, status showed the
+            # last ask's weights) the verdict is reached; the next ask sets them aside
+            return replace(given, refuted=f"{refuted} from the next ask on")
         if stored is not None and (stored.method, [s.name for s in stored.sources]) == (
             given.method,
             [s.name for s in given.sources],
