@@ -9,21 +9,11 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
-from pathlib import Path
 
 import pytest
+from helpers.processes import alive, wait_until
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups and SIGKILL are POSIX")
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped by its new parent, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def kill_left(pids, proc) -> None:
@@ -35,15 +25,6 @@ def kill_left(pids, proc) -> None:
             pass
     if proc.poll() is None:
         proc.kill()
-
-
-def wait_until(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.1)
-    return condition()
 
 
 CHILD = textwrap.dedent(
