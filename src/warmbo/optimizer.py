@@ -2025,7 +2025,7 @@ class Optimizer:
         if self._refuted is None and index >= self.n_initial:
             refuted, confirm = self._verdict(trials)
             if refuted is not None and not self._restore_refutation(announce=True):  # (another's, kept)
-                self._set_aside(refuted, reached=True)
+                self._set_aside(refuted, reached=trials)
             if confirm:  # one cold point beat the sources: the cold design's next point checks it
                 return self._cold_design_point(0, busy_X)
         if self._refuted is not None and self._restart_due(trials):
@@ -2208,18 +2208,19 @@ class Optimizer:
         cold[: self.n_initial] = False
         return cold
 
-    def _set_aside(self, refuted: Refutation, reached: bool) -> None:
+    def _set_aside(self, refuted: Refutation, reached: Sequence[Trial] | None = None) -> None:
         """Continue without the sources the verdict refuted: the model prototype becomes the cold
         optimizer's (:func:`~warmbo.models.default_model` with the kernel given, on the cold
         default's output transform), and the next asks take the cold design's points first
-        (:meth:`_restart_due`). ``reached``: this object reached the verdict (it keeps it with the
-        study and says so once); otherwise it was read from the study."""
+        (:meth:`_restart_due`). ``reached``: the trials of the ask with which this object reached
+        the verdict (it keeps it with the study and says so once); None when it was read from the
+        study."""
         self._refuted = refuted
         self.model = default_model(self.space.dim, self.seed, self._kernel)
         if self._transform_default:
             self.output_transform = "yeo-johnson"
         self._warm_start, self._fixed_fit, self._inspected = {}, None, None
-        if not reached:
+        if reached is None:
             return
         if not self.study.readonly:
             record = {"digest": self._prior_digest, "transfer": self.transfer, **refuted.to_dict()}
@@ -2230,10 +2231,7 @@ class Optimizer:
                     "transfer_report": json.dumps(report.to_dict(), default=str),
                 }
             )
-        own = [t for t in self.study.snapshot() if t.worker != PRIOR_WORKER]
-        m = default_n_initial(len(self.space.params))
-        held = int(taken(self._cold_design_head(m), self._encode_trials(own)).sum()) if own else 0
-        first = max(0, self._restart_size() - held)
+        first = max(0, self._restart_size() - self._cold_held(reached))
         then = {0: "its GP alone", 1: "the cold design's next point first"}.get(
             first, f"the cold design's next {first} points first"
         )
@@ -2258,7 +2256,7 @@ class Optimizer:
         if record.get("digest") != self._prior_digest or record.get("transfer") != self.transfer:
             self._other_verdict = True
             return False
-        self._set_aside(refuted, reached=False)
+        self._set_aside(refuted)
         if announce:
             _warn(f"another worker's ask: {refuted}", SourcesSetAsideWarning)
         return True
@@ -2280,11 +2278,13 @@ class Optimizer:
         """Whether this ask, in a study whose sources were set aside, takes the cold design's next
         point: while fewer than :meth:`_restart_size` of the cold design's first points are among
         its own trials (a failed one counts: the restart does not chase replacements)."""
-        m = default_n_initial(len(self.space.params))
+        return self._cold_held(trials) < self._restart_size()
+
+    def _cold_held(self, trials: Sequence[Trial]) -> int:
+        """How many of the cold design's first m points are among the study's own ``trials``."""
         own = [t for t in trials if t.worker != PRIOR_WORKER]
-        if not own:
-            return True
-        return int(taken(self._cold_design_head(m), self._encode_trials(own)).sum()) < self._restart_size()
+        head = self._cold_design_head(default_n_initial(len(self.space.params)))
+        return int(taken(head, self._encode_trials(own)).sum()) if own else 0
 
     _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
 

@@ -103,9 +103,9 @@ class Refutation:
         )
 
 
-def _beating(signed, complete, cold) -> tuple[np.ndarray, int, np.ndarray] | None:
-    """``(beats, best_chosen, tried)``: which complete cold trials beat the sources, the index of
-    the sources' best trial, and which cold trials are complete; None while there is nothing to
+def _beating(signed, complete, cold) -> tuple[np.ndarray, int, int] | None:
+    """``(beats, best_chosen, first)``: which complete cold trials beat the sources, the index of
+    the sources' best trial, and the index of the first cold trial; None while there is nothing to
     compare (no cold point, or no complete trial before the first one, or no complete cold point)."""
     if not cold.any():
         return None
@@ -115,7 +115,7 @@ def _beating(signed, complete, cold) -> tuple[np.ndarray, int, np.ndarray] | Non
     if not chosen.any() or not tried.any():
         return None
     best_chosen = int(np.flatnonzero(chosen)[np.argmax(signed[:first][chosen])])
-    return tried & (signed > signed[best_chosen]), best_chosen, tried
+    return tried & (signed > signed[best_chosen]), best_chosen, first
 
 
 def _checked(ids, values, signed, complete, cold):
@@ -162,16 +162,16 @@ def refutation(
     found = _beating(signed, complete, cold)
     if found is None or found[0].sum() < 2:
         return None
-    if pending is not None and np.asarray(pending, dtype=bool)[: int(np.argmax(cold))].any():
+    beats, best_chosen, first = found
+    if pending is not None and np.asarray(pending, dtype=bool)[:first].any():
         return None
-    beats, best_chosen, _ = found
     winners = np.flatnonzero(beats)
     best = int(winners[np.argmax(signed[winners])])
     return Refutation(
         trials=tuple(int(ids[i]) for i in winners),
         value=float(values[best]),
         sources_best=float(values[best_chosen]),
-        n_source_trials=int(complete[: int(np.argmax(cold))].sum()),
+        n_source_trials=int(complete[:first].sum()),
         n_trials=len(ids) if n_trials is None else int(n_trials),
     )
 
