@@ -776,8 +776,8 @@ def test_a_point_taken_by_another_worker_during_an_ask_is_not_suggested_twice(tm
     original = opt._next_point
     taken = []
 
-    def racing(trials, index):
-        x = original(trials, index)
+    def racing(trials, index, *rest):
+        x = original(trials, index, *rest)
         if not taken:  # another worker stores the very same point while this one is choosing
             taken.append(x)
             rival.study.add_trial(space.decode(x)[0], "pending", worker="rival")

@@ -107,16 +107,21 @@ def plainly(message: str) -> str:
     return re.sub(r"parameter '([^'\n]*)'", r"parameter \1", message)
 
 
-def point_problem(point: dict, space) -> str | None:
-    """What is wrong with ``point`` (a JSON object of parameter values) for ``space``; None if nothing."""
-    missing = [name for name in space.names if name not in point]
+def point_problem(point: dict, space, partial: bool = False) -> str | None:
+    """What is wrong with ``point`` (a JSON object of parameter values) for ``space``; None if nothing.
+    ``partial``: some of the parameters (``suggest --fixed``), not every one."""
+    missing = [] if partial else [name for name in space.names if name not in point]
     unknown = [name for name in point if name not in space.names]
     if unknown:
         said = _unknown_names(unknown, space.names, "the study has no parameter")
         return f"{said}; its parameters are {_names(space.names)}"
     if missing:
         return f"give a value for {_names(missing)} too (every parameter: {_names(space.names)})"
+    if partial and not point:
+        return f"give a value for one parameter at least (of {_names(space.names)})"
     for p in space.params:
+        if p.name not in point:
+            continue
         problem = value_problem(p, point[p.name])
         if problem is not None:
             return problem

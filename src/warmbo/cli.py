@@ -1650,6 +1650,14 @@ def suggest(
     n: Annotated[int, typer.Option("-n", help="Number of points.", min=1)] = 1,
     max_trials: MaxTrialsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
+    fixed: Annotated[
+        str | None,
+        typer.Option(
+            "--fixed",
+            help='Parameters already decided, as a JSON object, e.g. \'{"catalyst": "Pd"}\': every '
+            "suggestion has these values, and the others are chosen with them held.",
+        ),
+    ] = None,
     transfer: Annotated[
         str | None,
         typer.Option(
@@ -1698,8 +1706,10 @@ def suggest(
         raise ValueError("--prior-rename renames the parameters of --prior files: give them with --prior")
     _check_prior_sources_options(prior, transfer, prior_add, prior_replace)
     space = None if space_file is None else load_space(space_file)
-    data = parts = None
+    data = parts = held = None
     if space is not None and not study_exists(storage):
+        if fixed is not None:  # (checked first: a bad one must not leave a new study behind)
+            held = _parse_params(fixed, space, "--fixed")
         if transfer not in (None, "none") and not prior:
             raise ValueError(
                 f"--transfer {transfer} transfers from source data: give them with --prior FILE.csv (a "
@@ -1809,7 +1819,11 @@ def suggest(
         )
         if importing:
             _import_priors(opt, prior, parts, storage, errors)
-    suggestions = _ask_all_or_nothing(opt, n)
+    if fixed is not None and held is None:
+        if getattr(opt, "task_names", None):
+            raise ValueError("--fixed is for single-objective studies, not multi-task ones")
+        held = _parse_params(fixed, opt.space, "--fixed")
+    suggestions = _ask_all_or_nothing(opt, n, held)
     if as_json:
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
@@ -1839,7 +1853,7 @@ def _say_similar_studies(study) -> None:
         )
 
 
-def _ask_all_or_nothing(opt, n: int):
+def _ask_all_or_nothing(opt, n: int, fixed: dict | None = None):
     """``opt.ask(n)`` with SIGTERM and SIGHUP turned into an exception, as Ctrl-C is, so that its
     all-or-nothing clean-up runs (the points stored before the signal were never shown to anyone, and
     would stay pending for good); exits 128 + the signal's number, or 130 for Ctrl-C.
@@ -1861,7 +1875,7 @@ def _ask_all_or_nothing(opt, n: int):
         previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
     suggestions = None
     try:
-        suggestions = opt.ask(n)
+        suggestions = opt.ask(n) if fixed is None else opt.ask(n, fixed=fixed)
         suggestions = suggestions if isinstance(suggestions, list) else [suggestions]
         if received:
             raise _Terminated(received[0])  # its exception was lost inside the ask
@@ -2181,29 +2195,32 @@ def _parse_values(text: str, n_tasks: int | None) -> list[float]:
     return numbers
 
 
-def _parse_params(text: str, space) -> dict:
-    """``--params``: a JSON object of parameter values, validated against the study's space."""
+def _parse_params(text: str, space, option: str = "--params") -> dict:
+    """``--params``: a JSON object of parameter values, validated against the study's space;
+    ``--fixed``: the same, of some of the parameters."""
     from ._user_json import plainly, point_problem
+    from .fixed import fix
 
-    example = ", ".join(f'"{name}": ...' for name in space.names)
+    partial = option == "--fixed"
+    example = ", ".join(f'"{name}": ...' for name in space.names[: 1 if partial else None])
     try:
         point = json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise ValueError(
-            f"--params must be a JSON object such as '{{{example}}}' (in single quotes in the shell); "
+            f"{option} must be a JSON object such as '{{{example}}}' (in single quotes in the shell); "
             f"invalid JSON at column {exc.colno}: {exc.msg}"
         ) from None
     except _DuplicateKey as exc:
-        raise ValueError(f"--params: {exc}") from None
+        raise ValueError(f"{option}: {exc}") from None
     if not isinstance(point, dict):
-        raise ValueError(f"--params must be a JSON object such as '{{{example}}}', got {text!r}")
-    problem = point_problem(point, space)  # (in the words typed; the library's speak Python)
+        raise ValueError(f"{option} must be a JSON object such as '{{{example}}}', got {text!r}")
+    problem = point_problem(point, space, partial)  # (in the words typed; the library's speak Python)
     if problem is not None:
-        raise ValueError(f"--params: {problem}")
+        raise ValueError(f"{option}: {problem}")
     try:
-        return space.validate(point)
+        return fix(space, point).params if partial else space.validate(point)
     except ValueError as exc:
-        raise ValueError(f"--params: {plainly(str(exc))}") from None
+        raise ValueError(f"{option}: {plainly(str(exc))}") from None
 
 
 #: ``status`` lists every trial up to this many, else the last 50 (``--last``, ``--all``)

@@ -246,7 +246,7 @@ def _neighbours(space, anchors: np.ndarray, n: int, seed: int | None) -> np.ndar
 
 
 def _joint_lbfgsb(
-    acq, starts: np.ndarray, d: int, start_values: np.ndarray | None = None
+    acq, starts: np.ndarray, d: int, start_values: np.ndarray | None = None, box: np.ndarray | None = None
 ) -> tuple[np.ndarray, int]:
     """Run L-BFGS-B from every start at once, on the sum of the acquisition over the starts.
 
@@ -255,6 +255,7 @@ def _joint_lbfgsb(
     instead of one call per start and step (as BoTorch's ``gen_candidates_scipy`` does). The sum is
     of ``log`` values when the acquisition has a log form (same maximisers, relative tolerances; see
     the module docstring). ``start_values``: the log values at the starts, when the caller has them.
+    ``box``: the ``(d, 2)`` bounds of one point (default the unit cube; a fixed column's are equal).
     Returns the refined points (k, d) and the number of acquisition evaluations.
     """
     use_log = bool(getattr(acq, "has_log", False))
@@ -290,11 +291,17 @@ def _joint_lbfgsb(
             return 1e30, np.zeros(k * d)
         return offset - float(np.asarray(values).sum()), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
-    bounds = np.tile(np.array([0.0, 1.0]), (k * d, 1))
+    bounds = np.tile(np.array([0.0, 1.0]), (k * d, 1)) if box is None else np.tile(box, (k, 1))
     result = minimize_lbfgsb(fun, active.reshape(-1), bounds, **options)
     refined = starts.copy()
     refined[keep] = np.clip(result.x.reshape(k, d), 0.0, 1.0)
     return refined, n_evals + int(result.nfev) * k
+
+
+def _pool(space, U: np.ndarray, fixed) -> np.ndarray:
+    """The distinct snapped candidates (with the fixed values, when some are held)."""
+    snapped = space.snap(U)
+    return np.unique(snapped if fixed is None else fixed.apply(snapped), axis=0)
 
 
 def maximize(
@@ -308,6 +315,7 @@ def maximize(
     anchors: np.ndarray | None = None,
     screen: np.ndarray | None = None,
     avoid: Callable[[np.ndarray], np.ndarray] | None = None,
+    fixed=None,
 ) -> MaximizeResult:
     """Maximise a bound acquisition over ``space``.
 
@@ -345,6 +353,11 @@ def maximize(
         Candidates it flags start no local search while others are left; a local search that ends on
         a flagged point is dropped for the next best result, or the best candidate it does not flag;
         only when it flags every candidate is it ignored. None (the default) changes nothing.
+    fixed : warmbo.fixed.Fixed, optional
+        Parameters held at given values (:func:`warmbo.fixed.fix`): the search runs on the slice of
+        the space where they have them (every candidate has them; L-BFGS-B's bounds hold them), and
+        the point returned has them. ``screen`` is then not used (its points are the model's, whole).
+        On a finite space, the candidates that have them.
 
     Returns
     -------
@@ -364,8 +377,14 @@ def maximize(
             f"points in {d} dimensions ({space.names}): bind it to a model fitted on space.encode(...) of "
             "this space's points"
         )
+    if fixed is not None:
+        screen = None  # (a tracked screen's points are the model's as they are, not the slice's)
     if space.is_finite:
         candidates = np.asarray(space.candidates, dtype=np.float64)
+        if fixed is not None:
+            candidates = candidates[fixed.holds(candidates)]
+            if not candidates.shape[0]:
+                raise ValueError(f"no candidate point of the space has the fixed values {fixed.params}")
         values = _evaluate(acq, candidates)
         busy = taken(candidates, exclude)
         if avoid is not None:
@@ -394,6 +413,8 @@ def maximize(
         U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
     if local and any(p._discrete for p in space.params):
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
+    if fixed is not None:
+        U = fixed.apply(U)
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away
     score = acq.log_values if getattr(acq, "has_log", False) else acq
@@ -417,7 +438,8 @@ def maximize(
     starts = [U[i] for i in chosen]
 
     use_gradient = bool(getattr(acq, "has_gradient", False))
-    bounds = [(0.0, 1.0)] * d
+    box = np.tile(np.array([0.0, 1.0]), (d, 1)) if fixed is None else fixed.bounds(d)
+    bounds = [(float(low), float(high)) for low, high in box]
     if use_gradient:
 
         def fun(u):
@@ -440,7 +462,8 @@ def maximize(
         warnings.simplefilter("ignore", RuntimeWarning)
         if batched:
             known = values[chosen] if score is not acq else None  # log values of the starts
-            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known)
+            held = None if fixed is None else box
+            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known, box=held)
             n_evals += nfev
             finals.extend(refined)
         for start in [] if batched else starts:
@@ -450,6 +473,8 @@ def maximize(
             n_evals += int(result.nfev)
             finals.append(np.clip(result.x, 0.0, 1.0))
     snapped = space.snap(np.asarray(finals))
+    if fixed is not None:  # (idempotent on the fixed columns' valid encodings; exact to the bit)
+        snapped = fixed.apply(snapped)
     final_values = _evaluate(score, snapped)
     n_evals += snapped.shape[0]
     busy = taken(snapped, exclude)
@@ -458,7 +483,7 @@ def maximize(
         if np.all(near):
             # every local search ended next to a point to avoid (they climb back to it): the best
             # snapped candidate that is neither excluded nor flagged
-            pool = np.unique(space.snap(U), axis=0)
+            pool = _pool(space, U, fixed)
             pool = pool[~(taken(pool, exclude) | avoid(pool))]
             if pool.shape[0]:
                 snapped, final_values = pool, _evaluate(score, pool)
@@ -469,7 +494,7 @@ def maximize(
     if np.all(busy) and exclude is not None and len(exclude):
         # every local search ended on an excluded point (on integer and categorical spaces they snap
         # back to the incumbent): the best candidate that is not excluded, after snapping
-        pool = np.unique(space.snap(U), axis=0)
+        pool = _pool(space, U, fixed)
         pool = pool[~taken(pool, exclude)]
         if pool.shape[0]:
             snapped, final_values = pool, _evaluate(score, pool)

@@ -101,6 +101,7 @@ from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .enqueued import QUEUE_PREFIX, QueuedPoint, is_waiting, new_records, queue_records, stale_keys
+from .fixed import Fixed, fix, free_point
 from .kernels import Kernel
 from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken, taken_by
 from .models import GP, Prediction, default_model
@@ -2018,10 +2019,35 @@ class Optimizer:
     def _collides(x: np.ndarray, busy_X: np.ndarray) -> bool:
         return bool(taken(np.asarray(x, dtype=np.float64)[None, :], busy_X)[0])
 
-    def _next_point(self, trials: list[Trial], index: int) -> np.ndarray:
-        """The point to suggest given a snapshot of the trials (no lock is held while this runs)."""
-        n_complete = sum(t.state == COMPLETE for t in trials)
+    def _next_point(self, trials: list[Trial], index: int, fixed: Fixed | None = None) -> np.ndarray:
+        """The point to suggest given a snapshot of the trials (no lock is held while this runs); with
+        ``fixed``, one that has those values (:meth:`_held`)."""
         busy_X = self._busy(trials)
+        x = self._chosen_point(trials, index, busy_X, fixed)
+        return x if fixed is None else self._held(x, fixed, busy_X, index)
+
+    def _held(self, x: np.ndarray, fixed: Fixed, busy_X: np.ndarray, index: int) -> np.ndarray:
+        """``x`` with the ``fixed`` values (a design point is the design's with them set; a model point
+        has them already: the search held them), or, when that point is taken, a free point with
+        them (:func:`warmbo.fixed.free_point`)."""
+        x = self.space.snap(fixed.apply(x))
+        if not self.space.is_finite:  # (a grid space snaps to its nearest candidate, which may not hold them)
+            x = fixed.apply(x)
+        if fixed.holds(x[None, :])[0] and not self._collides(x, busy_X):
+            return x
+        other = free_point(self.space, fixed, busy_X, self.seed * 100_003 + index)
+        if other is None:
+            shown = ", ".join(f"{k}={v!r}" for k, v in fixed.params.items())
+            raise SpaceExhaustedError(
+                f"every point of the search space with {shown} is pending, failed or evaluated"
+            )
+        return other
+
+    def _chosen_point(
+        self, trials: list[Trial], index: int, busy_X: np.ndarray, fixed: Fixed | None
+    ) -> np.ndarray:
+        """:meth:`_next_point`'s choice: the design's, the probe's, or the model's (``fixed`` held)."""
+        n_complete = sum(t.state == COMPLETE for t in trials)
         if self._refuted is None and index >= self.n_initial:
             refuted, confirm = self._verdict(trials)
             if refuted is not None and not self._restore_refutation(announce=True):  # (another's, kept)
@@ -2067,6 +2093,7 @@ class Optimizer:
             exclude=busy_X,
             seed=self.seed * 100_003 + index,
             n_anchors=self._n_anchors,
+            fixed=fixed,
         )
         return self._design_point(index, busy_X) if x is None else x
 
@@ -2465,24 +2492,43 @@ class Optimizer:
             )
 
     @overload
-    def ask(self, n: None = None) -> Suggestion: ...
+    def ask(self, n: None = None, *, fixed: Mapping[str, Any] | None = None) -> Suggestion: ...
 
     @overload
-    def ask(self, n: int) -> list[Suggestion]: ...
+    def ask(self, n: int, *, fixed: Mapping[str, Any] | None = None) -> list[Suggestion]: ...
 
     @blas_limited
-    def ask(self, n: int | None = None) -> Suggestion | list[Suggestion]:
+    def ask(
+        self, n: int | None = None, *, fixed: Mapping[str, Any] | None = None
+    ) -> Suggestion | list[Suggestion]:
         """Suggest the next point(s) to evaluate and store them as pending trials.
 
         Parameters
         ----------
         n : int, optional
             Number of points; ``ask()`` returns one :class:`Suggestion`, ``ask(n)`` a list of n.
+        fixed : dict, optional
+            Parameters whose values are already decided (``{"batch_size": 64}``: what the free GPU
+            fits; the catalyst on the shelf): every point returned has them, and the others are
+            chosen with them held (Ax's ``fixed_features``). While the design runs, the design's next
+            point with these values; after it, the acquisition maximised over the other parameters
+            (:mod:`warmbo.fixed`). Points waiting in the queue (:meth:`enqueue`) and trials reclaimed
+            from silent workers wait for an ask without ``fixed``. A point taken already (pending,
+            failed or evaluated) is never returned: when the design's point with these values is, a
+            random free point with them is. ``fixed`` naming every parameter asks for that point
+            (:meth:`enqueue` queues it instead).
 
         Returns
         -------
         Suggestion or list of Suggestion
             Parameter dicts with a ``trial_id`` attribute.
+
+        Raises
+        ------
+        SpaceError
+            ``fixed`` names an unknown parameter or holds an invalid value (nothing is stored).
+        SpaceExhaustedError
+            No point with the ``fixed`` values is left (every one is pending, failed or evaluated).
 
         Warns
         -----
@@ -2492,6 +2538,7 @@ class Optimizer:
             counts as running; ``ask(n)`` asks for a batch, ``tell`` or ``tell_failed`` closes it.
         """
         count = 1 if n is None else check_int(n, "n", 1)
+        held = None if fixed is None else fix(self.space, fixed)
         by_hand = n is None and self._asks_by_hand and threading.current_thread() is threading.main_thread()
         if by_hand:
             self._warn_unanswered_ask()
@@ -2505,7 +2552,7 @@ class Optimizer:
         stored: list[tuple[int, dict]] = []  # (id, point) of the trials this call added
         try:
             for _ in range(int(count)):
-                suggestions.append(self._ask_one(stored=stored))
+                suggestions.append(self._ask_one(stored=stored, fixed=held))
         except BaseException as exc:
             # all or nothing: the points stored before the failure were never handed out, so they
             # must not stay pending (they would block those points, and a finite space, for good)
@@ -2622,6 +2669,7 @@ class Optimizer:
         attempts: int = 3,
         stored: list[tuple[int, dict]] | None = None,
         admit: Callable[[], bool] | None = None,
+        fixed: Fixed | None = None,
     ) -> Suggestion:
         """Choose a point on a snapshot without holding the store's lock (fitting and maximising can
         take seconds), then insert it in a short transaction that re-checks that no other worker
@@ -2637,7 +2685,9 @@ class Optimizer:
         failover, ``pg_terminate_backend``, an idle timeout) is made again on a new connection, on the
         same snapshot and point (the transaction re-checks them), up to
         :data:`LOST_CONNECTION_RETRIES` times in all; when the drop came at the COMMIT, which may have
-        reached the server, the trial it inserted (or took over) is this ask's if it is stored."""
+        reached the server, the trial it inserted (or took over) is this ask's if it is stored.
+        With ``fixed`` (:meth:`ask`'s), every point has those values; the queue and reclaimed trials
+        are left for the next ask without them."""
         stored = [] if stored is None else stored
         lost: list[ConnectionLostError] = []
 
@@ -2690,19 +2740,21 @@ class Optimizer:
             with self.study.transaction():  # contended: a design point, chosen under the lock
                 current = list(self.study.trials())
                 early = sum(t.state == COMPLETE for t in current) < 2
-                return insert(self._design_point(len(current), self._busy(current), before_results=early))
+                busy = self._busy(current)
+                x = self._design_point(len(current), busy, before_results=early)
+                return insert(x if fixed is None else self._held(x, fixed, busy, len(current)))
 
         claimed: list[tuple[int, dict]] = []  # (a trial taken over, recorded as an insert is)
-        reclaimed = written(self._reclaim, claimed, claimed)
+        reclaimed = None if fixed is not None else written(self._reclaim, claimed, claimed)
         if reclaimed is not None:
             return reclaimed
-        queued = written(self._take_queued, stored, insert_params)
+        queued = None if fixed is not None else written(self._take_queued, stored, insert_params)
         if queued is not None:
             return queued
         for _ in range(attempts):
             version = self.study.version()  # before the snapshot: a write in between counts as a change
             snapshot = list(self.study.snapshot())
-            x = self._next_point(snapshot, len(snapshot))
+            x = self._next_point(snapshot, len(snapshot), fixed)
             suggestion = written(checked, stored, x, snapshot, version)
             if suggestion is not None:
                 return suggestion

@@ -187,6 +187,7 @@ def suggest(
     exclude: np.ndarray | None = None,
     seed: int | None = None,
     n_anchors: int = 5,
+    fixed=None,
 ) -> np.ndarray | None:
     """The encoded point that maximises ``acquisition`` on ``reference`` fantasised at the pending
     and failed points, or None when the search found only excluded points.
@@ -208,6 +209,9 @@ def suggest(
         Seed of the acquisition search.
     n_anchors : int
         Number of best observations around which the search draws local candidates (0: none).
+    fixed : warmbo.fixed.Fixed, optional
+        Parameters held at given values: the acquisition is maximised over the others
+        (``maximize(fixed=...)``).
     """
     d = space.dim
     pending = np.empty((0, d)) if pending is None else np.asarray(pending, dtype=np.float64).reshape(-1, d)
@@ -253,6 +257,7 @@ def suggest(
             anchors=best_observations(reference, n_anchors),
             screen=None if space.is_finite else getattr(model, "screen_", None),
             avoid=too_close(reference, pending),
+            fixed=fixed,
         ).x
     if taken(x[None, :], exclude)[0]:
         return None

@@ -1,0 +1,102 @@
+"""Fixed values of some parameters for one ask: the rest are chosen with them held.
+
+A user often knows part of the next configuration before asking for it: the batch size the free GPU
+fits, the catalyst on the shelf today, the temperature the oven is set to. Ax calls these
+``fixed_features`` (``get_next_trial(fixed_features=...)``), Optuna fills the parameters a partially
+enqueued trial leaves out (``enqueue_trial`` with some of them, ``PartialFixedSampler``). Here
+:meth:`warmbo.Optimizer.ask` takes ``fixed={name: value}`` and the acquisition is maximised over the
+other parameters with these held: in the encoding, the parameters' columns (a categorical's whole
+one-hot block) are set to their values in every candidate, and L-BFGS-B's bounds hold them (a
+variable whose lower and upper bounds are equal is fixed; scipy's L-BFGS-B documents this), so the
+point returned is the acquisition's maximiser on the slice ``{x : x_F = v}``. That is the
+conditional maximisation BoTorch's ``optimize_acqf(fixed_features=...)`` does.
+
+Written by hand: a few lines over :class:`~warmbo.space.Space`'s encoding, which no library offers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .maximize import taken
+from .space import Space, SpaceError
+
+__all__ = ["Fixed", "fix"]
+
+
+@dataclass(frozen=True, eq=False)
+class Fixed:
+    """Parameters held at given values: ``params`` (validated, in the space's order), and in the
+    encoding the ``columns`` they occupy and their ``values`` there."""
+
+    params: dict[str, Any]
+    columns: np.ndarray  # (k,) int
+    values: np.ndarray  # (k,) float
+
+    def apply(self, U: np.ndarray) -> np.ndarray:
+        """A copy of the encoded points ``U`` (``(d,)`` or ``(n, d)``) with the fixed columns set."""
+        out = np.array(U, dtype=np.float64, copy=True)
+        out[..., self.columns] = self.values
+        return out
+
+    def holds(self, U: np.ndarray) -> np.ndarray:
+        """Which rows of the encoded points ``U`` (``(n, d)``) have the fixed values (to 1e-9)."""
+        U = np.atleast_2d(np.asarray(U, dtype=np.float64))
+        return np.all(np.abs(U[:, self.columns] - self.values) <= 1e-9, axis=1)
+
+    def bounds(self, d: int) -> np.ndarray:
+        """``(d, 2)`` L-BFGS-B bounds on the encoded cube: ``[0, 1]`` for a free column, ``[v, v]`` for
+        a fixed one (L-BFGS-B does not move a variable whose bounds are equal)."""
+        out = np.tile(np.array([0.0, 1.0]), (d, 1))
+        out[self.columns, 0] = self.values
+        out[self.columns, 1] = self.values
+        return out
+
+    def __repr__(self) -> str:
+        return f"Fixed({self.params!r})"
+
+
+def fix(space: Space, values: Mapping[str, Any]) -> Fixed:
+    """The parameters ``values`` names held at their values in ``space``.
+
+    Raises
+    ------
+    SpaceError
+        A name that is not a parameter of the space, an invalid value (naming the parameter), no
+        name at all, or on a grid space (:meth:`Space.grid`) values that no candidate point has.
+    """
+    if not isinstance(values, Mapping):
+        raise SpaceError(f"fixed must be a mapping of parameter name to value, got {values!r}")
+    if not values:
+        raise SpaceError("fixed holds no parameter: give {name: value} for the parameters to hold")
+    unknown = [k for k in values if k not in space.names]
+    if unknown:
+        raise SpaceError(f"fixed: unknown parameter name(s) {unknown!r}; space has {list(space.names)!r}")
+    params = {p.name: p.validate(values[p.name]) for p in space.params if p.name in values}
+    columns, encoded = [], []
+    for p in space.params:
+        if p.name in params:
+            sl = space.slice_of(p.name)
+            columns.extend(range(sl.start, sl.stop))
+            encoded.extend(p.encode([params[p.name]])[0])
+    held = Fixed(params, np.asarray(columns, dtype=np.intp), np.asarray(encoded, dtype=np.float64))
+    if space.is_finite and not held.holds(space.candidates).any():
+        shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise SpaceError(f"fixed: none of the {space.candidates.shape[0]} grid candidates has {shown}")
+    return held
+
+
+def free_point(space: Space, held: Fixed, exclude: np.ndarray | None, seed: int) -> np.ndarray | None:
+    """An encoded point with the fixed values that is not among ``exclude``: the first of a seeded
+    draw (of the space's candidates on a grid space), or None when every one drawn is taken."""
+    if space.is_finite:
+        pool = space.candidates[held.holds(space.candidates)]
+        pool = pool[np.random.default_rng(seed).permutation(pool.shape[0])]
+    else:
+        pool = space.snap(held.apply(space.sample_encoded(256, seed=seed)))
+    free = pool[~taken(pool, exclude)] if exclude is not None and len(exclude) else pool
+    return free[0].copy() if free.shape[0] else None
