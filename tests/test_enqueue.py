@@ -109,15 +109,19 @@ def test_a_point_already_in_the_study_or_the_queue_is_not_queued_twice(tmp_path)
 
 def test_bad_points_are_refused_naming_them_and_nothing_is_queued(tmp_path):
     opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
-    with pytest.raises(SpaceError, match=r"point 1 of enqueue: .*'x'.*nothing was queued"):
+    with pytest.raises(SpaceError, match=r"enqueue's point 2 of 2: .*'x'.*nothing was queued"):
         opt.enqueue([KNOWN[0], {"x": 2.0, "z": 0.1}])
-    with pytest.raises(SpaceError, match=r"the point of enqueue: missing parameter\(s\) \['z'\]"):
-        opt.enqueue({"x": 0.5})
+    with pytest.raises(SpaceError, match=r"the point of enqueue: .*unknown parameter name\(s\) \['y'\]"):
+        opt.enqueue({"x": 0.5, "y": 0.1})  # (a partial point with a name the space does not have)
+    with pytest.raises(SpaceError, match=r"unknown parameter name\(s\) \['y'\]; space has \['x', 'z'\]"):
+        opt.enqueue({"y": 0.1})  # (no name of the space at all: not a partial point)
+    with pytest.raises(SpaceError, match="x"):
+        opt.enqueue({"x": 2.0})
     with pytest.raises(SpaceError, match="nan|finite"):
         opt.enqueue({"x": float("nan"), "z": 0.5})
     with pytest.raises(ValueError, match="empty list"):
         opt.enqueue([])
-    with pytest.raises(TypeError, match="point 0 of enqueue is a list"):
+    with pytest.raises(TypeError, match="enqueue's point 1 of 1 is a list"):
         opt.enqueue([[0.5, 0.5]])
     with pytest.raises(TypeError, match="got str"):
         opt.enqueue("x=0.5")
@@ -322,3 +326,91 @@ def test_a_failed_configuration_can_be_queued_again_and_enqueue_failed_queues_th
     fresh.tell(fresh.ask(), 1.0)
     none = invoke("enqueue", "t.db", "--failed")
     assert none.exit_code == 0 and "no failed trial to try again" in none.output
+
+
+def test_a_partial_point_is_completed_by_the_ask_that_takes_it_with_its_values_exact(storage):
+    space = wb.Space(
+        [
+            wb.Float("lr", 1e-4, 1e-1, log=True),
+            wb.Int("batch", 16, 256),
+            wb.Categorical("opt", ["adam", "sgd"]),
+        ]
+    )
+    opt = wb.Optimizer(space, storage=storage, seed=0, n_initial=4)
+    whole = {"lr": 1e-3, "batch": 32, "opt": "adam"}
+    queued = opt.enqueue([{"lr": 0.01, "opt": "sgd"}, whole, {"batch": 64}, {"batch": 64}])
+    assert queued == [{"lr": 0.01, "opt": "sgd"}, whole, {"batch": 64}, {"batch": 64}]  # (partial: twice)
+    assert opt.queued() == queued
+    asked = opt.ask(5)
+    # exact: decoding the log scale's encoding of 0.01 gives 0.009999999999999995
+    assert (asked[0]["lr"], asked[0]["opt"]) == (0.01, "sgd")
+    assert dict(asked[1]) == whole
+    assert asked[2]["batch"] == 64 and asked[3]["batch"] == 64 and dict(asked[2]) != dict(asked[3])
+    assert opt.queued() == []
+    # the design's points with the values set: the fifth ask is the design's, as the queue counts
+    assert all(space.validate(dict(s)) == dict(s) for s in asked)
+    for s in asked:
+        opt.tell(s, float(s["lr"]) + s["batch"] / 1000)
+    opt.enqueue({"opt": "adam"})
+    after = opt.ask()  # the model's point on the slice opt = adam
+    assert after["opt"] == "adam" and opt.queued() == []
+    assert Study(storage).meta_items(QUEUE_PREFIX) != {}  # (taken, pending: kept until told)
+
+
+def test_a_partial_entry_another_worker_takes_during_an_ask_is_not_taken_twice(tmp_path):
+    path = str(tmp_path / "race.db")
+    opt = wb.Optimizer(SPACE, storage=path, seed=0, n_initial=3)
+    opt.enqueue([{"x": 0.25}, {"z": 0.75}])
+    rival = wb.Optimizer.load(path, worker="rival")
+    original = opt._next_point
+    raced = []
+
+    def racing(trials, index, *rest):
+        x = original(trials, index, *rest)
+        if not raced:  # the rival takes the first entry while this ask chooses its other value
+            raced.append(rival.ask())
+        return x
+
+    opt._next_point = racing
+    mine = opt.ask()
+    assert raced[0]["x"] == 0.25 and mine["z"] == 0.75  # the rival's entry, then the queue's next
+    assert [t.worker for t in Study(path).trials()] == ["rival", opt.worker]
+    assert opt.queued() == []
+
+
+def test_a_failed_batch_leaves_a_partial_entry_waiting(tmp_path, monkeypatch):
+    path = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=path, seed=0)
+    opt.enqueue({"x": 0.5})
+    calls = []
+    original = opt._next_point
+
+    def second_breaks(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("the design broke")
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(opt, "_next_point", second_breaks)
+    with pytest.raises(RuntimeError, match="the design broke"):
+        opt.ask(2)  # the partial entry's point first, then the failure: all or nothing
+    assert len(Study(path)) == 0 and opt.queued() == [{"x": 0.5}]
+    monkeypatch.undo()
+    assert opt.ask()["x"] == 0.5 and opt.queued() == []
+
+
+def test_cli_enqueue_takes_a_partial_configuration_and_shows_what_the_ask_chooses(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "space.json").write_text(json.dumps(SPACE.to_dict()))
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        ["enqueue", "--storage", "s.db", "--space", "space.json", "--params", '{"x": 0.4}'],
+        env={"COLUMNS": "200"},
+    )
+    assert result.exit_code == 0, result.output
+    assert "(chosen)" in result.output and "chosen by that suggestion" in result.output
+    result = runner.invoke(app, ["suggest", "--storage", "s.db", "--json"])
+    assert json.loads(result.output.strip().splitlines()[-1])["params"]["x"] == 0.4
+    result = runner.invoke(app, ["enqueue", "--storage", "s.db", "--params", '{"X": 0.4}'])
+    assert result.exit_code == 1 and "did you mean x?" in result.output

@@ -397,7 +397,7 @@ def _count(n: int, noun: str) -> str:
 def _texts(space, params) -> list[str]:
     """The parameters' values as tables show them, in the space's order (:meth:`Parameter.text`: a
     float has the digits that tell its parameter's values apart)."""
-    return [p.text(params[p.name]) for p in space.params]
+    return [p.text(params[p.name]) if p.name in params else "(chosen)" for p in space.params]
 
 
 def _trials_table(optimizer, limit: int | None = None) -> Table:
@@ -1709,7 +1709,7 @@ def suggest(
     data = parts = held = None
     if space is not None and not study_exists(storage):
         if fixed is not None:  # (checked first: a bad one must not leave a new study behind)
-            held = _parse_params(fixed, space, "--fixed")
+            held = _parse_params(fixed, space, "--fixed", partial=True)
         if transfer not in (None, "none") and not prior:
             raise ValueError(
                 f"--transfer {transfer} transfers from source data: give them with --prior FILE.csv (a "
@@ -1822,7 +1822,7 @@ def suggest(
     if fixed is not None and held is None:
         if getattr(opt, "task_names", None):
             raise ValueError("--fixed is for single-objective studies, not multi-task ones")
-        held = _parse_params(fixed, opt.space, "--fixed")
+        held = _parse_params(fixed, opt.space, "--fixed", partial=True)
     suggestions = _ask_all_or_nothing(opt, n, held)
     if as_json:
         for s in suggestions:
@@ -2195,13 +2195,12 @@ def _parse_values(text: str, n_tasks: int | None) -> list[float]:
     return numbers
 
 
-def _parse_params(text: str, space, option: str = "--params") -> dict:
-    """``--params``: a JSON object of parameter values, validated against the study's space;
-    ``--fixed``: the same, of some of the parameters."""
+def _parse_params(text: str, space, option: str = "--params", partial: bool = False) -> dict:
+    """``--params``: a JSON object of parameter values, validated against the study's space; with
+    ``partial`` (``suggest --fixed``, ``enqueue --params``) it may name some of the parameters only."""
     from ._user_json import plainly, point_problem
     from .fixed import fix
 
-    partial = option == "--fixed"
     example = ", ".join(f'"{name}": ...' for name in space.names[: 1 if partial else None])
     try:
         point = json.loads(text, object_pairs_hook=_unique_keys)
@@ -2214,11 +2213,12 @@ def _parse_params(text: str, space, option: str = "--params") -> dict:
         raise ValueError(f"{option}: {exc}") from None
     if not isinstance(point, dict):
         raise ValueError(f"{option} must be a JSON object such as '{{{example}}}', got {text!r}")
-    problem = point_problem(point, space, partial)  # (in the words typed; the library's speak Python)
+    some = partial and not all(name in point for name in space.names)
+    problem = point_problem(point, space, some)  # (in the words typed; the library's speak Python)
     if problem is not None:
         raise ValueError(f"{option}: {problem}")
     try:
-        return fix(space, point).params if partial else space.validate(point)
+        return fix(space, point).params if some else space.validate(point)
     except ValueError as exc:
         raise ValueError(f"{option}: {plainly(str(exc))}") from None
 
@@ -2242,7 +2242,8 @@ def enqueue(
         typer.Option(
             "--params",
             help='A configuration to evaluate first, as a JSON object (repeatable), e.g. \'{"temp_C": 86, '
-            '"catalyst": "Pd"}\'.',
+            '"catalyst": "Pd"}\'; naming some parameters only, the suggestion that takes it chooses '
+            "the others.",
         ),
     ] = None,
     file: Annotated[
@@ -2286,7 +2287,7 @@ def enqueue(
     space = None if space_file is None else load_space(space_file)
 
     def configurations(space) -> list[dict]:
-        points = [_parse_params(text, space) for text in params or ()]
+        points = [_parse_params(text, space, partial=True) for text in params or ()]
         return points + ([] if file is None else read_points(file, space, delimiter))
 
     if not study_exists(storage):
@@ -2333,6 +2334,8 @@ def enqueue(
         return
     console.print(_params_table("queued, next first", list(enumerate(waiting, start=1)), opt.space, "#"))
     these = "suggestion is this one" if len(waiting) == 1 else f"{len(waiting)} suggestions are these"
+    if any(len(point) < len(opt.space.names) for point in waiting):
+        these += " (a (chosen) value is chosen by that suggestion, with the configuration's others held)"
     console.print(
         f"the next {these}: warmbo suggest --storage {_study_arg(storage)}",
         highlight=False,

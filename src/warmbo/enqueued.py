@@ -9,11 +9,14 @@ zero-padded and increasing: the queue's order) holding the JSON record
 trial is not in the study, inside the write transaction that stores the trial, and writes the
 trial's id into the entry; so two workers never take the same entry, a process killed before that
 commit leaves the entry waiting, and an ``ask(n)`` that fails after taking one (and removes the
-trials it stored, all or nothing) leaves it waiting again. An entry is waiting when its ``trial`` is
-null, or names no trial of the study at its ``params`` (SQLite may give a removed trial's id to the
-next one). A taken entry whose trial is no longer pending (told or failed) is deleted at the next
-take: the queue holds what is waiting and what is being evaluated, not the study's history (the
-trials are that).
+trials it stored, all or nothing) leaves it waiting again. An entry may name some of the
+parameters only (a partial point, as Optuna's ``enqueue_trial`` takes): the ask that takes it
+chooses the others with these held (:meth:`warmbo.Optimizer.ask`'s ``fixed``), without the lock,
+and marks the entry in the transaction that stores its trial, after checking that no other worker
+took it meanwhile. An entry is waiting when its ``trial`` is null, or names no trial of the study
+that has its values (SQLite may give a removed trial's id to the next one). A taken entry whose
+trial is no longer pending (told or failed) is deleted at the next take: the queue holds what is
+waiting and what is being evaluated, not the study's history (the trials are that).
 
 Written by hand: a few lines over the study's meta table, which no library offers.
 """
@@ -31,6 +34,7 @@ from .trial import PENDING
 __all__ = [
     "QUEUE_PREFIX",
     "QueuedPoint",
+    "holds",
     "is_waiting",
     "new_records",
     "queue_records",
@@ -82,13 +86,19 @@ def queue_records(study) -> list[QueuedPoint]:
     return [entry for entry in entries if entry is not None]
 
 
+def holds(params: Mapping[str, Any], entry: QueuedPoint) -> bool:
+    """Whether a trial's ``params`` have every value ``entry`` names (all of them for a whole point,
+    some for a partial one)."""
+    return all(name in params and params[name] == value for name, value in entry.params.items())
+
+
 def is_waiting(entry: QueuedPoint, trials_by_id: Mapping[int, Any]) -> bool:
-    """Whether ``entry`` still waits for an ask: never taken, or its trial is not in the study at its
-    point (removed by a failed ask's clean-up)."""
+    """Whether ``entry`` still waits for an ask: never taken, or its trial is not in the study with its
+    values (removed by a failed ask's clean-up)."""
     if entry.trial is None:
         return True
     trial = trials_by_id.get(entry.trial)
-    return trial is None or trial.params != entry.params
+    return trial is None or not holds(trial.params, entry)
 
 
 def stale_keys(entries: list[QueuedPoint], trials_by_id: Mapping[int, Any]) -> list[str]:
@@ -96,7 +106,7 @@ def stale_keys(entries: list[QueuedPoint], trials_by_id: Mapping[int, Any]) -> l
     done = []
     for entry in entries:
         trial = None if entry.trial is None else trials_by_id.get(entry.trial)
-        if trial is not None and trial.params == entry.params and trial.state != PENDING:
+        if trial is not None and holds(trial.params, entry) and trial.state != PENDING:
             done.append(entry.key)
     return done
 

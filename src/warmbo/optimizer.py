@@ -295,6 +295,10 @@ class _BudgetReached(Exception):
     """``run``'s budget filled while a point was being chosen (other runs' evaluations): nothing inserted."""
 
 
+class _QueueTaken(Exception):
+    """The partial queue entry an ask was choosing the rest of was taken by another worker meanwhile."""
+
+
 class LargeStudyWarning(UserWarning):
     """The model is an exact GP on more than :data:`LARGE_STUDY` of the study's own trials, so every ask
     costs seconds to minutes; ``max_trials=`` models a subset."""
@@ -2715,12 +2719,16 @@ class Optimizer:
                 self.study.heartbeat([trial.id])
             return Suggestion(trial.params, trial.id)
 
-        def insert(x) -> Suggestion:
+        def insert(x, held: Fixed | None = None) -> Suggestion:
             as_written = self._from_sources(x)  # (a source's configuration: its values as written)
-            return insert_params(self.space.decode(x, as_written=as_written)[0])
+            params = self.space.decode(x, as_written=as_written)[0]
+            if held is not None:  # as given (decoding a log scale's 0.01 gives 0.009999999999999995)
+                params.update(held.params)
+            return insert_params(params)
 
-        def checked(x, snapshot: list[Trial], version) -> Suggestion | None:
-            """Insert ``x`` unless another worker took it since ``snapshot`` (then None)."""
+        def checked(x, snapshot: list[Trial], version, entry=None, held=None) -> Suggestion | None:
+            """Insert ``x`` unless another worker took it since ``snapshot`` (then None); mark the
+            partial queue ``entry`` it completes taken (:meth:`_claim`)."""
             with self.study.transaction():
                 # nothing written since the snapshot (the usual case): no need to read every trial again
                 current = snapshot if self.study.version() == version else list(self.study.snapshot())
@@ -2734,31 +2742,41 @@ class Optimizer:
                         taken = np.vstack([taken, self.space.encode(fresh)])
                     if self._collides(x, taken):
                         return None
-                return insert(x)
+                suggestion = insert(x, held)
+                self._claim(entry, suggestion)
+                return suggestion
 
-        def contended() -> Suggestion:
+        def contended(entry=None, held=None) -> Suggestion:
             with self.study.transaction():  # contended: a design point, chosen under the lock
                 current = list(self.study.trials())
                 early = sum(t.state == COMPLETE for t in current) < 2
                 busy = self._busy(current)
                 x = self._design_point(len(current), busy, before_results=early)
-                return insert(x if fixed is None else self._held(x, fixed, busy, len(current)))
+                suggestion = insert(x if held is None else self._held(x, held, busy, len(current)), held)
+                self._claim(entry, suggestion)
+                return suggestion
 
         claimed: list[tuple[int, dict]] = []  # (a trial taken over, recorded as an insert is)
         reclaimed = None if fixed is not None else written(self._reclaim, claimed, claimed)
         if reclaimed is not None:
             return reclaimed
-        queued = None if fixed is not None else written(self._take_queued, stored, insert_params)
-        if queued is not None:
-            return queued
-        for _ in range(attempts):
-            version = self.study.version()  # before the snapshot: a write in between counts as a change
-            snapshot = list(self.study.snapshot())
-            x = self._next_point(snapshot, len(snapshot), fixed)
-            suggestion = written(checked, stored, x, snapshot, version)
-            if suggestion is not None:
-                return suggestion
-        return written(contended, stored)
+        while True:
+            queued = None if fixed is not None else written(self._take_queued, stored, insert_params)
+            if queued is not None and not isinstance(queued, tuple):  # (a Suggestion: a whole point taken)
+                return queued
+            entry, held = (None, fixed) if queued is None else queued  # (a partial entry: choose the rest)
+            mark = len(stored)
+            try:
+                for _ in range(attempts):
+                    version = self.study.version()  # before the snapshot: a write in between is a change
+                    snapshot = list(self.study.snapshot())
+                    x = self._next_point(snapshot, len(snapshot), held)
+                    suggestion = written(checked, stored, x, snapshot, version, entry, held)
+                    if suggestion is not None:
+                        return suggestion
+                return written(contended, stored, entry, held)
+            except _QueueTaken:  # another worker took the partial entry: the queue's next one, or the design
+                del stored[mark:]  # (the transaction that inserted a trial for it was rolled back)
 
     def _lost_write_outcome(
         self, exc: ConnectionLostError, recorded: list[tuple[int, dict]], mark: int
@@ -2895,14 +2913,18 @@ class Optimizer:
         Parameters
         ----------
         params : dict or sequence of dicts
-            Complete points of the space (every parameter, valid values).
+            Points of the space (valid values). A point that names some of the parameters only is
+            partial, as Optuna's ``enqueue_trial`` takes: the ask that takes it chooses the others
+            with these held (the design's point with them while the design runs, the acquisition's
+            maximiser on their slice after it: :meth:`ask`'s ``fixed``).
 
         Returns
         -------
         list of dict
-            The points queued, validated. A point that is already a complete or pending trial of the
-            study, or already waits in the queue, is not queued again, with a warning naming it: no
-            point is suggested twice. A point whose trial failed can be queued: that is how a failed
+            The points queued, validated. A (whole) point that is already a complete or pending trial
+            of the study, or already waits in the queue, is not queued again, with a warning naming
+            it: no point is suggested twice. A partial point is always queued (twice, if given twice:
+            two asks with those values). A point whose trial failed can be queued: that is how a failed
             configuration is tried again (the design and the model never suggest it again by
             themselves; ``warmbo enqueue --failed`` queues every one).
 
@@ -2923,22 +2945,32 @@ class Optimizer:
         validated = []
         for i, point in enumerate(points):
             if not isinstance(point, Mapping):
-                raise TypeError(f"point {i} of enqueue is a {type(point).__name__}, not a parameter dict")
+                raise TypeError(
+                    f"enqueue's point {i + 1} of {len(points)} is a {type(point).__name__}, "
+                    "not a parameter dict"
+                )
             try:
-                validated.append(self.space.validate(point))
+                named = sum(name in point for name in self.space.names)
+                partial = 0 < named < len(self.space.names)  # (none named: validate says what is wrong)
+                validated.append(fix(self.space, point).params if partial else self.space.validate(point))
             except SpaceError as exc:
-                raise SpaceError(
-                    f"{'the point' if one else f'point {i}'} of enqueue: {exc}; nothing was queued"
-                ) from None
+                which = "the point of enqueue" if one else f"enqueue's point {i + 1} of {len(points)}"
+                raise SpaceError(f"{which}: {exc}; nothing was queued") from None
         skipped = []
         with self.study.transaction():
             every = list(self.study.trials())
             entries, waiting, _ = self._queue_state({t.id: t for t in every})
             trials = [t for t in every if t.state != FAILED]  # (a failed point may be tried again)
             X = self._encode_trials(trials) if trials else None
-            held = [params for _, params in waiting]
+            held = [params for _, params in waiting if len(params) == len(self.space.names)]
             fresh = []
-            for point, near in zip(validated, taken_by(self.space.encode(validated), X), strict=True):
+            whole = [point for point in validated if len(point) == len(self.space.names)]
+            nearest = iter(taken_by(self.space.encode(whole), X) if whole else ())
+            for point in validated:
+                if len(point) < len(self.space.names):  # partial: its other values are chosen at the ask
+                    fresh.append(point)
+                    continue
+                near = next(nearest)
                 if near >= 0:
                     trial = trials[int(near)]
                     same = (
@@ -2985,7 +3017,7 @@ class Optimizer:
         failed, and waiting ones whose point is (within :data:`~warmbo.maximize.DUPLICATE_TOLERANCE`)
         a complete or pending trial already (a failed one's may be queued again), told meanwhile
         as an experiment of its own, or that no longer read as a point of the space (edited by
-        hand)."""
+        hand). A partial entry (some parameters) waits until an ask takes it."""
         entries = queue_records(self.study)
         done = stale_keys(entries, trials_by_id)
         candidates = []
@@ -2993,21 +3025,30 @@ class Optimizer:
             if not is_waiting(entry, trials_by_id):
                 continue
             try:
-                candidates.append((entry, self.space.validate(entry.params)))
+                whole = all(name in entry.params for name in self.space.names)
+                params = self.space.validate(entry.params) if whole else fix(self.space, entry.params).params
             except SpaceError:
                 done.append(entry.key)
-        if not candidates:
-            return entries, [], done
+                continue
+            candidates.append((entry, params))
+        whole = [k for k, (_, params) in enumerate(candidates) if len(params) == len(self.space.names)]
+        if not whole:
+            return entries, candidates, done
         trials = [t for t in trials_by_id.values() if t.state != FAILED]  # (a failed point queued again)
         X = self._encode_trials(trials) if trials else None
-        told = taken(self.space.encode([params for _, params in candidates]), X)  # one query for all
-        done += [entry.key for (entry, _), t in zip(candidates, told, strict=True) if t]
-        waiting = [c for c, t in zip(candidates, told, strict=True) if not t]
+        told = taken(self.space.encode([candidates[k][1] for k in whole]), X)  # one query for all
+        gone = {k for k, t in zip(whole, told, strict=True) if t}
+        done += [candidates[k][0].key for k in sorted(gone)]
+        waiting = [c for k, c in enumerate(candidates) if k not in gone]
         return entries, waiting, done
 
-    def _take_queued(self, insert_params: Callable[[dict], Suggestion]) -> Suggestion | None:
+    def _take_queued(
+        self, insert_params: Callable[[dict], Suggestion]
+    ) -> Suggestion | tuple[QueuedPoint, Fixed] | None:
         """The first point still waiting in the queue (:meth:`enqueue`), stored as this ask's trial by
-        ``insert_params`` in the transaction that marks its entry taken; None when none waits. Without
+        ``insert_params`` in the transaction that marks its entry taken; None when none waits; when
+        the first waiting entry is partial, that entry and its values as :meth:`ask`'s ``fixed``
+        (the ask chooses the other values without the lock, then marks it: :meth:`_claim`). Without
         queue entries an ask costs one read of the meta entries; while entries exist, the queue is
         first judged on the ask's snapshot without the lock, and a write transaction is opened only
         when a point waits or an entry is done with (deleted on the way), not for every ask while a
@@ -3023,11 +3064,26 @@ class Optimizer:
             suggestion = None
             if waiting:
                 entry, params = waiting[0]
-                suggestion = insert_params(params)
-                self.study.set_meta(entry.key, replace(entry, trial=suggestion.trial_id).record())
+                if len(params) < len(self.space.names):
+                    suggestion = (entry, fix(self.space, params))
+                else:
+                    suggestion = insert_params(params)
+                    self.study.set_meta(entry.key, replace(entry, trial=suggestion.trial_id).record())
             for key in done:
                 self.study.delete_meta(key)
         return suggestion
+
+    def _claim(self, entry: QueuedPoint | None, suggestion: Suggestion) -> None:
+        """Mark the partial queue ``entry`` an ask chose the rest of taken by ``suggestion``'s trial,
+        inside the transaction that stored that trial; :class:`_QueueTaken` when another worker took
+        it meanwhile (the transaction is rolled back and the ask starts again)."""
+        if entry is None:
+            return
+        trials = {t.id: t for t in self.study.trials()}
+        current = next((e for e in queue_records(self.study) if e.key == entry.key), None)
+        if current is None or current.params != entry.params or not is_waiting(current, trials):
+            raise _QueueTaken
+        self.study.set_meta(entry.key, replace(current, trial=suggestion.trial_id).record())
 
     def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).
