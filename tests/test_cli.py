@@ -408,6 +408,30 @@ def test_cmd_refuses_placeholders_that_name_no_parameter(template, message):
     assert message in str(error.value) and "learning-rate" in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "template, message",
+    [
+        # a user test: "{act {layers}} x}" ran the command with '{act', '6}', 'x}' and stored the result
+        ("python obj.py {act {layers}} x}", "argument '{act' has a brace that is not part of a placeholder"),
+        ("python obj.py {act", "'{act'"),
+        ("python obj.py {act}}", "'{act}}'"),
+        ("python obj.py x}", "'x}'"),
+        # unquoted, shlex splits it into "{learning" and "rate}": three evaluations spent, then a failure
+        ("python obj.py {learning rate} {act}", "has a space in its name, so the command line splits it "
+         "in two; quote it: '{learning rate}'"),
+    ],
+)  # fmt: skip
+def test_cmd_refuses_a_brace_of_no_placeholder_before_anything_runs(template, message):
+    with pytest.raises(ValueError, match="--cmd") as error:
+        CommandObjective(template, ("act", "layers", "learning rate"))
+    assert message in str(error.value)
+
+
+def test_cmd_a_quoted_placeholder_may_have_a_space_in_its_name():
+    objective = CommandObjective("python obj.py '{learning rate}' {act}", ("act", "learning rate"))
+    assert objective.argv({"act": "relu", "learning rate": 0.1}) == ["python", "obj.py", "0.1", "relu"]
+
+
 def test_cmd_double_braces_are_literal():
     objective = CommandObjective("echo {{x}} {x} {{print}}", ("x",))
     assert objective.argv({"x": 0.5}) == ["echo", "{x}", "0.5", "{print}"]

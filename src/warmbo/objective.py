@@ -5,10 +5,12 @@
   the template is split into an argument list with :func:`shlex.split` first and ``{name}`` is then
   replaced inside each argument by the parameter's value, so a value can never add arguments or
   reach a shell (``"; touch pwned"`` stays one literal argument). Any parameter name works
-  (``{learning-rate}``, ``{opt.lr}``); a ``{...}`` that names no parameter is refused, and ``{{`` and
-  ``}}`` are literal braces. The process runs without a shell, in its own process group, so a
-  timeout kills everything it started; a watchdog process (:mod:`warmbo._lifeline`) stops the
-  group if this process dies by SIGKILL (the out-of-memory killer) while it runs.
+  (``{learning-rate}``, ``{opt.lr}``, ``'{learning rate}'`` quoted); a ``{...}`` that names no
+  parameter is refused, as is a brace that is part of no placeholder (``{lr`` or ``x}``: passed on
+  as typed, the command would run with a value missing), and ``{{`` and ``}}`` are literal braces.
+  The process runs without a shell, in its own process group, so a timeout kills everything it
+  started; a watchdog process (:mod:`warmbo._lifeline`) stops the group if this process dies by
+  SIGKILL (the out-of-memory killer) while it runs.
 - :func:`parse_values` reads the value(s) from the command's standard output (docs/cli.md): the
   last non-empty line is one number (n numbers separated by spaces or commas for n tasks) or a JSON
   object (``{"value": 0.25}``, or by task name ``{"acc": 0.9, "lat": 3.1}``); with a value regex,
@@ -237,6 +239,24 @@ class CommandObjective:
             raise ValueError(f"cannot parse --cmd {self.template!r}: {exc}") from None
         if not argv:
             raise ValueError("--cmd is empty")
+        spaced = [name for name in self.names if any(c.isspace() for c in name)]
+        split = [
+            name
+            for name in spaced
+            if "{" + name + "}" in self.template and not any("{" + name + "}" in arg for arg in argv)
+        ]
+        if split:  # ({learning rate} unquoted: shlex.split made it two arguments, "{learning" and "rate}")
+            raise ValueError(
+                f"--cmd: the placeholder {{{split[0]}}} has a space in its name, so the command line "
+                f"splits it in two; quote it: '{{{split[0]}}}'"
+            )
+        stray = [arg for arg in argv if "{" in _TEMPLATE.sub("", arg) or "}" in _TEMPLATE.sub("", arg)]
+        if stray:  # (passed on as typed, a brace left over meant a value stored under the wrong settings)
+            raise ValueError(
+                f"--cmd: the argument {stray[0]!r} has a brace that is not part of a placeholder; write "
+                "{name} for a parameter's value (quoted if the name has a space), and {{ or }} for a "
+                "literal brace"
+            )
         used = [m.group(1) for arg in argv for m in _TEMPLATE.finditer(arg) if m.group(1) is not None]
         unknown = sorted(set(used) - set(self.names))
         if unknown:
