@@ -343,6 +343,7 @@ def test_runs_sharing_a_study_on_either_back_end_stop_at_the_budget(storage):
     second = wb.Optimizer(SPACE, storage=storage, seed=1, worker="second")
     with warnings.catch_warnings():
         warnings.simplefilter("error", wb.optimizer.BudgetHeldWarning)  # another worker's: how runs end
+        warnings.simplefilter("ignore", wb.optimizer.HeldElsewhereWarning)  # (said: test_optimizer's subject)
         second.run(lambda p: p["x0"] ** 2, budget=5, progress=False)
     assert second.study.count("complete") == 4  # 3 + 1: the fifth place is the beating trial's
 

@@ -1428,6 +1428,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
         BudgetAlreadyReachedWarning,
         BudgetHeldWarning,
         BudgetNotReachedWarning,
+        HeldElsewhereWarning,
         InterruptedRunWarning,
         RepeatedFailureError,
         TrialFailedWarning,
@@ -1462,6 +1463,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
             warnings.simplefilter("error", BudgetNotReachedWarning)  # but a run that cannot go on is an error
             warnings.simplefilter("ignore", BudgetHeldWarning)  # _print_in_flight says it, with the command
+            warnings.simplefilter("ignore", HeldElsewhereWarning)
             # on Ctrl-C the commands are killed (nothing to wait for); Python functions are waited for
             warnings.simplefilter("ignore" if commands else "always", InterruptedRunWarning)
             shown = warnings.showwarning

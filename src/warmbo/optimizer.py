@@ -150,6 +150,7 @@ __all__ = [
     "SpaceExhaustedError",
     "BudgetNotReachedWarning",
     "BudgetHeldWarning",
+    "HeldElsewhereWarning",
     "InterruptedRunWarning",
     "RepeatedPointsWarning",
     "RepeatedFailureError",
@@ -342,6 +343,12 @@ class SpaceExhaustedError(ValueError):
 class BudgetHeldWarning(UserWarning):
     """``run`` stopped short of its budget because pending trials of this worker left by a run just
     interrupted still beat fresh, and so hold the remaining places."""
+
+
+class HeldElsewhereWarning(UserWarning):
+    """``run`` stopped short of its budget because other workers' evaluations hold the remaining
+    places: live runs sharing the study (how they end together), or a process just killed, whose
+    trials beat fresh for 30 s. Filter it where runs share a study on purpose."""
 
 
 class BudgetAlreadyReachedWarning(UserWarning):
@@ -3495,6 +3502,23 @@ class Optimizer:
                 BudgetHeldWarning,
                 stacklevel=user_stacklevel(),
             )
+        elif finished() < budget:
+            # other workers' evaluations hold the places: runs sharing a study end together so. But a
+            # process killed by SIGKILL leaves its trials beating fresh for LIVE_BEATS intervals under
+            # its own worker name (user@host:pid), and a run resumed at once stopped short, silently
+            # (a user test: "finished: 11 of 12", rc 0); the CLI says so, and now run does too
+            fresh = self._fresh_beats(beating.interval)
+            others = sorted(t for t in fresh if t not in {s.trial_id for s in queue})
+            if others:
+                warnings.warn(
+                    f"run stopped at {finished()} of {budget} finished trials: {len(others)} evaluation(s) "
+                    f"in flight on other workers (trial(s) {', '.join(map(str, others))}; last heartbeat "
+                    f"{min(fresh[t] for t in others):.0f} s ago at most) hold the remaining place(s). If "
+                    "those workers are gone (a process killed), run again with retry_pending=True to "
+                    f"evaluate their trials now, or after {LIVE_BEATS * beating.interval:.0f} s",
+                    HeldElsewhereWarning,
+                    stacklevel=user_stacklevel(),
+                )
         return self.best
 
     def _record_run_ended(self) -> None:
