@@ -3019,6 +3019,24 @@ def test_one_result_recorded_twice_with_params_is_pointed_out(workdir):
     assert other.exit_code == 0 and "note:" not in other.output, other.output  # a replicate
 
 
+def test_one_result_recorded_twice_from_a_suggestions_rounded_settings_is_pointed_out(workdir):
+    # a user test: the first run completed the pending suggestion from the settings as `suggest`
+    # printed them (rounded), which keeps the suggestion's own; the second, a new trial at the
+    # rounded settings, was compared with exact equality and went by without a note
+    opt = wb.Optimizer.load  # (the suggestion's stored settings, to print them rounded)
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    stored = opt("lab.db").study.trial(1).params
+    typed = json.dumps({"x": float(f"{stored['x']:.6g}"), "mode": stored["mode"]})
+    assert json.loads(typed)["x"] != stored["x"]  # (rounded: not the stored value)
+    args = ("observe", "--storage", "lab.db", "--params", typed, "--value", "33")
+    first = invoke(*args)
+    assert first.exit_code == 0 and "suggested as trial 1" in " ".join(first.output.split()), first.output
+    second = invoke(*args)
+    assert second.exit_code == 0, second.output
+    said = " ".join(second.output.split())
+    assert "note: trial 1 holds the same settings and the same value 33" in said, said
+
+
 def test_amending_a_trial_to_the_value_it_holds_changes_nothing(workdir):
     # before: two people correcting the same typo stored a second amendment, and status then said
     # "amended 2x, was value 55.3" of a trial holding 55.3, hiding the typo it had corrected

@@ -2076,10 +2076,15 @@ def observe(
     if trial is None:
         # the same --params command run twice (the shell's history) stored one result as two trials
         # without a word; a repeat that measured the very same value is rare, so it is pointed out
+        # (at the digits typed too: the first run may have completed a suggestion from its rounded
+        # settings, which keeps the suggestion's own; a user test's second run said nothing)
         same = [
             u.id
             for u in opt.study.trials(("complete",))
-            if u.id != t.id and u.params == t.params and u.value == t.value and u.values == t.values
+            if u.id != t.id
+            and (u.params == t.params or _matches_as_typed(u.params, point, typed, opt.space))
+            and u.value == t.value
+            and u.values == t.values
         ]
         if same:
             errors.print(
