@@ -163,7 +163,7 @@ def test_read_points_reads_csv_and_json_and_names_what_is_wrong(tmp_path):
         "x,z\n0.5,abc\n": r"row 1 \(line 2\), column 'z': .*not a number",
         "x,z\n0.5,1.5\n": r"row 1 \(line 2\), column 'z'",
         "x\n0.5\n": r"missing column\(s\) 'z'",
-        "x;z\n0.5;0.5\n": "--delimiter|';'",
+        "x;z\n0.5;0.5\n": "in it: give --delimiter ';'",  # (enqueue's option; it said --prior-delimiter)
         "x,z\n0.5\n": "1 cells under a header of 2",
         "x,z\n": "a header and no configuration",
         "\n\n": "empty file",

@@ -409,16 +409,18 @@ def _loose(name: Any) -> str:
     return "".join(ch for ch in str(name).lower() if ch.isalnum())
 
 
-def _delimiter_hint(names: Sequence[str], delimiter: str, shell: bool = False) -> str:
+def _delimiter_hint(
+    names: Sequence[str], delimiter: str, shell: bool = False, option: str = "--prior-delimiter"
+) -> str:
     """When a header read as one column holds another common separator (a European spreadsheet's
-    ``;``, a tab), the way to read it: the ``delimiter`` argument, ``--prior-delimiter`` in the CLI
+    ``;``, a tab), the way to read it: the ``delimiter`` argument, ``option`` in the CLI
     (``shell``: the CLI's words alone)."""
     if len(names) != 1:
         return ""
     for other, shown in ((";", "';'"), ("\t", "'\\t'"), (",", "','"), ("|", "'|'")):
         if other != delimiter and other in names[0]:
             if shell:
-                return f"; the header is one column with {shown} in it: give --prior-delimiter {shown}"
+                return f"; the header is one column with {shown} in it: give {option} {shown}"
             return (
                 f"; the header is one column with {shown} in it: read the file with delimiter={shown} "
                 f"(in a prior list: TaskData.from_csv(path, space, delimiter={shown}); warmbo optimize: "
@@ -1216,7 +1218,9 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
     try:
         _check_missing(source, space.names, names)
     except DataError as exc:
-        raise DataError(f"{exc}{_delimiter_hint(names, delimiter, shell=True)}") from None
+        # (the CLI's enqueue --file: its option is --delimiter; a user test was told --prior-delimiter)
+        hint = _delimiter_hint(names, delimiter, shell=True, option="--delimiter")
+        raise DataError(f"{exc}{hint}") from None
     for c in space.names:
         if names.count(c) > 1:
             raise DataError(f"{source}: duplicate column {c!r} in the header")
