@@ -3037,6 +3037,18 @@ def test_one_result_recorded_twice_from_a_suggestions_rounded_settings_is_pointe
     assert "note: trial 1 holds the same settings and the same value 33" in said, said
 
 
+def test_ask_and_tell_are_other_names_of_suggest_and_observe(workdir):
+    # Optuna's CLI words (`optuna ask`, `optuna tell`); a user test typed `warmbo tell`: "No such command"
+    asked = invoke("ask", "--storage", "lab.db", "--space", "space.json", "--json")
+    assert asked.exit_code == 0, asked.output
+    trial = json.loads(asked.output.strip().splitlines()[-1])["trial"]
+    told = invoke("tell", "--storage", "lab.db", "--trial", trial, "--value", "2.5")
+    assert told.exit_code == 0 and f"trial {trial}: value 2.5 stored" in told.output, told.output
+    assert wb.Study("lab.db").trial(trial).value == 2.5
+    listed = invoke("--help").output
+    assert "observe" in listed and " tell " not in listed  # (hidden: one name per command in the list)
+
+
 def test_amending_a_trial_to_the_value_it_holds_changes_nothing(workdir):
     # before: two people correcting the same typo stored a second amendment, and status then said
     # "amended 2x, was value 55.3" of a trial holding 55.3, hiding the typo it had corrected

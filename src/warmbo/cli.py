@@ -3220,5 +3220,12 @@ def reproduce(
             console.print(f"updated {len(names)} tables in {update_docs} (git {revision})")
 
 
+# Optuna's command line says `optuna ask` and `optuna tell`: the same words reach `suggest` and
+# `observe` (hidden from the command list; a user test typed `warmbo tell` and got "No such command"
+# with no hint, while a typo such as `sugest` got "Did you mean 'suggest'?")
+app.command("ask", hidden=True, help="Another name of `suggest` (Optuna's CLI says ask).")(suggest)
+app.command("tell", hidden=True, help="Another name of `observe` (Optuna's CLI says tell).")(observe)
+
+
 if __name__ == "__main__":
     app()
