@@ -203,7 +203,11 @@ def test_malformed_space_files(workdir, content, message):
         ("", "empty"),
         ("x,mode,y\n", "no data rows"),
         ("x,mode,y\n0.1,a,abc\n", "row 1"),
-        ("x,mode,y\n0.1,a,1.0\n9.0,a,2.0\n", "row 2"),
+        # one row outside the ranges is left out with a warning (test below); every row: an error
+        (
+            "x,mode,y\n9.0,a,1.0\n8.0,a,2.0\n",
+            "every row of the prior lies outside this study's space (prior.csv, row 1",
+        ),
         ("x,y\n0.1,1.0\n", "mode"),
     ],
 )
@@ -214,6 +218,17 @@ def test_bad_prior_files_leave_the_study_intact(workdir, csv, message):
     result = invoke("optimize", "objmod:f", "--budget", 5, "--storage", "p.db", "--prior", "prior.csv")
     assert result.exit_code == 1 and message in result.output and "prior.csv" in result.output
     assert study_rows("p.db") == before
+
+
+def test_prior_rows_outside_the_space_are_left_out_with_a_warning_as_a_studys_are(workdir):
+    # a user test: a CSV export of a wider study was refused whole for one row outside the ranges,
+    # while the study file itself was read with those trials left out and a warning
+    (workdir / "prior.csv").write_text("x,mode,y\n0.1,a,1.0\n9.0,a,2.0\n0.3,a,0.5\n")
+    result = invoke("suggest", "--space", "space.json", "--storage", "w.db", "--prior", "prior.csv")
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "1 row(s) of the prior lie outside this study's space and are left out (prior.csv, row 2" in said
+    assert "from 2 source evaluations" in said
 
 
 def test_prior_is_imported_once(workdir):

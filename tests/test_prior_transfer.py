@@ -1139,3 +1139,28 @@ def test_an_optuna_study_in_a_list_prior_says_where_it_belongs():
         wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[optuna.create_study()])
     with pytest.raises(DataError, match="prior item 2 is an int: "):
         wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[([{"x0": 0.5}], [1.0]), 3])
+
+
+def test_rows_of_a_prior_outside_the_ranges_are_left_out_with_a_warning_and_all_outside_is_an_error():
+    # a CSV file (or DataFrame, or (X, y) pair) with one row outside the ranges was refused whole,
+    # while the same trials given as a study were left out with a warning (a user test)
+    import pandas as pd
+
+    from warmbo.data import DataError
+    from warmbo.prior import PriorOutsideSpaceWarning
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Categorical("c", ["a", "b"])])
+    df = pd.DataFrame({"x": [0.2, 5.0, 0.7, 0.4], "c": ["a", "a", "z", "b"], "y": [1.0, 2.0, 3.0, 0.5]})
+    with pytest.warns(
+        PriorOutsideSpaceWarning, match=r"2 row\(s\) of the prior lie outside .* row 2.*1 more"
+    ):
+        opt = wb.Optimizer(space, prior=df, seed=0)
+    assert [p["x"] for p in opt.prior.params] == [0.2, 0.4]
+    with pytest.warns(PriorOutsideSpaceWarning, match=r"1 row\(s\)"):
+        wb.Optimizer(
+            space, prior=([{"x": 0.2, "c": "a"}, {"x": -1.0, "c": "a"}, {"x": 0.3, "c": "b"}], [1, 2, 3])
+        )
+    with pytest.raises(DataError, match="every row of the prior lies outside this study's space"):
+        wb.Optimizer(space, prior=df.iloc[[1]])
+    with pytest.raises(DataError, match="not a number|finite"):  # malformed: still an error
+        wb.Optimizer(space, prior=pd.DataFrame({"x": [0.2, float("nan")], "c": ["a", "b"], "y": [1.0, 2.0]}))

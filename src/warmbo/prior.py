@@ -220,7 +220,7 @@ def _from_studies(
                 params.append(trial_params)
                 values.append(sign * float(trial.value))
                 labels.append(label)
-            if left and outside is not None:  # (partial: told once for the whole prior)
+            if left and partial and outside is not None:  # (partial: told once for the whole prior)
                 outside.extend(f"prior study {_shown(study)!r}, trial {tid}: {why}" for tid, why in left)
             elif left:
                 _left_out(study, left, len(complete))
@@ -271,10 +271,44 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
 
     ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
     is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
-    ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since."""
-    data = _read(prior, space, maximize, study, rename, partial=False, outside=None)
+    ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since.
+
+    Rows with a value outside the space's ranges (out of bounds, off a step grid, a choice it does
+    not have) are left out with a :class:`PriorOutsideSpaceWarning` naming the first, as a prior
+    study's trials are; when no row is left, a :class:`~warmbo.data.DataError` says so. (A CSV file
+    refused the whole file for one such row, while the same rows exported as a study were left out
+    with a warning: a user test.) A malformed value (text in a number's column, NaN) is an error."""
+    outside: list[str] = []
+    try:
+        data = _read(prior, space, maximize, study, rename, partial=False, outside=outside)
+    except _NoRows:
+        if not outside:
+            raise
+        left_out_rows(outside, 0)
+        raise
     assert data is not None
+    left_out_rows(outside, len(data))
     return data
+
+
+def left_out_rows(outside: list[str], kept: int) -> None:
+    """Say that the prior rows described in ``outside`` (``"where: why"``) lie outside the study's
+    space and are left out: a :class:`PriorOutsideSpaceWarning` when ``kept`` rows remain, a
+    :class:`~warmbo.data.DataError` when none does; nothing when ``outside`` is empty."""
+    if not outside:
+        return
+    more = f"; {len(outside) - 1} more" if len(outside) > 1 else ""
+    if not kept:
+        raise DataError(
+            f"every row of the prior lies outside this study's space ({outside[0]}{more}), so there is "
+            "nothing to transfer from it"
+        )
+    warnings.warn(
+        f"{len(outside)} row(s) of the prior lie outside this study's space and are left out "
+        f"({outside[0]}{more})",
+        PriorOutsideSpaceWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 def check_prior(prior) -> None:
