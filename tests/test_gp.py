@@ -849,3 +849,20 @@ def test_a_large_factor_is_kept_column_major_and_its_posterior_and_updates_are_e
         np.testing.assert_allclose(got_mean, mean, atol=1e-7)
         np.testing.assert_allclose(got_cov, cov, atol=1e-7)
         np.testing.assert_allclose(model.L_ @ model.L_.T, A[:m, :m], atol=1e-9)
+
+
+def test_the_default_gp_on_inputs_far_from_the_unit_cube_warns_what_to_do():
+    # a user test: cross_val_score(wb.GP(), X, y) with a column in [0, 1000] scored R^2 -1 to -2.6,
+    # worse than predicting the mean, with no word: GP() fits nothing and its lengthscale is 0.3
+    from warmbo.models.gp import UnscaledInputsWarning
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.random(30), 1000 * rng.random(30)])
+    y = np.sin(3 * X[:, 0]) + X[:, 1] / 500
+    with pytest.warns(UnscaledInputsWarning, match=r"column 1 spans .*MinMaxScaler.*optimizer='ml2'"):
+        GP().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnscaledInputsWarning)
+        GP().fit(X / np.array([1.0, 1000.0]), y)  # scaled: nothing to say
+        GP(optimizer="ml2", normalize_y=True).fit(X, y)  # fitted lengthscales: nothing to say
+        GP(kernel=RBF([1.0, 300.0])).fit(X, y)  # a kernel of the user's own choosing

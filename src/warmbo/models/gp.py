@@ -55,7 +55,18 @@ from ..kernels import Constant, Matern
 from ..kernels.base import Kernel
 from .base import RegressorModel
 
-__all__ = ["GP", "Prediction", "default_kernel"]
+__all__ = ["GP", "Prediction", "UnscaledInputsWarning", "default_kernel"]
+
+#: a column of X spanning more than this many units, under the default kernel (lengthscale 0.3, made
+#: for inputs in [0, 1]) with no optimizer to fit it, makes :meth:`GP.fit` warn
+UNSCALED_SPAN = 10.0
+
+
+class UnscaledInputsWarning(UserWarning):
+    """``GP()`` (the default kernel, lengthscale 0.3 for inputs in [0, 1], and no ``optimizer`` to fit
+    it) was fitted on inputs spanning far more than the unit interval: away from each training point
+    it predicts the prior mean (a user test: ``cross_val_score(wb.GP(), X, y)`` with one column in
+    [0, 1000] scored R^2 -1 to -2.6, worse than predicting the mean)."""
 
 
 class Prediction(tuple):
@@ -525,6 +536,8 @@ class GP(RegressorModel):
         y = as_values(y, "y", X.shape[0])
         noise = as_noise(self.noise, X.shape[0], "noise")
         kernel = self._kernel_for(X.shape[1])
+        if self.kernel is None and self.optimizer is None and X.shape[0] > 1:
+            self._warn_unscaled(X)
         if not np.all(np.isfinite(kernel.evaluate(X[:1], X[:1]))):
             raise ValueError(f"kernel {kernel!r} is not finite at X")
         scalar_noise = np.ndim(self.noise) == 0
@@ -544,6 +557,23 @@ class GP(RegressorModel):
         self._condition(X, ys, mean, std, kernel, noise, L, jitter, scalar_noise)
         self._record_features(given)
         return self
+
+    @staticmethod
+    def _warn_unscaled(X: np.ndarray) -> None:
+        """:class:`UnscaledInputsWarning` when a column of X spans more than :data:`UNSCALED_SPAN`."""
+        span = X.max(axis=0) - X.min(axis=0)
+        wide = np.flatnonzero(span > UNSCALED_SPAN)
+        if wide.size:
+            j = int(wide[0])
+            warnings.warn(
+                f"X's column {j} spans [{X[:, j].min():.4g}, {X[:, j].max():.4g}], but GP() keeps the "
+                "default kernel's lengthscales at 0.3 (made for inputs in [0, 1]) without an optimizer: "
+                "away from each training point it predicts the prior mean. Scale the inputs to [0, 1] "
+                "(Space.encode, scikit-learn's MinMaxScaler) or fit the hyperparameters: "
+                "GP(optimizer='ml2', normalize_y=True)",
+                UnscaledInputsWarning,
+                stacklevel=user_stacklevel(),
+            )
 
     def _standardisation(self, y: np.ndarray) -> tuple[float, float]:
         """``(mean, std)`` of ``normalize_y`` (std 1 for constant y), or ``(0, 1)``."""
