@@ -2028,7 +2028,7 @@ def observe(
                 "to correct it, add --amend (the earlier value is kept in the study); a repeated "
                 "measurement at the same settings is a trial of its own: "
                 f"warmbo observe --storage {_study_arg(storage)} --params "
-                f"{shlex.quote(json.dumps(stored.params))} "
+                f"{shlex.quote(json.dumps(stored.params, ensure_ascii=False))} "
                 "--value V"
             )
         if amend and not failed and stored.is_complete:

@@ -3814,7 +3814,7 @@ def _removed_message(url, suggestion: Suggestion, value) -> str:
     clean-pending``, a person), so its value has no trial to go to: it can be recorded as a new
     trial at the same settings (the "record it with --trial" advice would fail: no such trial)."""
     shown = _shown_value(value)
-    params = shlex.quote(json.dumps(dict(suggestion)))
+    params = shlex.quote(json.dumps(dict(suggestion), ensure_ascii=False))
     try:
         finite = bool(np.all(np.isfinite(np.asarray(value, dtype=float))))
     except (TypeError, ValueError, OverflowError):
