@@ -183,6 +183,9 @@ def test_errors_are_one_line_and_leave_the_study_intact(workdir, args, message):
         ('{"params": 3}', "list of parameters"),
         ('[{"type": "float", "name": "x", "low": 2, "high": 1}]', "x"),
         ('[{"type": "spline", "name": "x"}]', "spline"),
+        # other tools' words (a user test wrote "Float"): the type it looks like
+        ('[{"type": "Float", "name": "x", "low": 0, "high": 1}]', 'got "Float" (did you mean "float"?)'),
+        ('[{"type": "integer", "name": "x", "low": 0, "high": 9}]', '(did you mean "int"?)'),
         # before: json kept the last of two equal keys, so this space was silently [0, 5]
         (
             '[{"type": "float", "name": "x", "low": 0, "high": 1, "high": 5}]',

@@ -36,6 +36,20 @@ def test_a_registry_keeps_order_refuses_a_name_twice_and_names_the_choices():
         reg.register("", 0)
 
 
+def test_an_unknown_name_is_told_the_name_it_looks_like():
+    # a user test: transfer="rgbe" was told only the list of choices
+    import warmbo as wb
+    from warmbo.transfer.registry import TRANSFER_METHODS
+
+    assert TRANSFER_METHODS.unknown("RGPE").startswith(
+        "unknown transfer 'RGPE' (did you mean 'rgpe'?); choose"
+    )
+    assert "(did you mean" not in TRANSFER_METHODS.unknown("zzz")
+    prior = ([{"x0": 0.1}, {"x0": 0.2}], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"unknown transfer 'rgbe' \(did you mean 'rgpe'\?\)"):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), transfer="rgbe", prior=prior)
+
+
 def test_the_four_registries_are_one_kind():
     from warmbo._registry import Registry
     from warmbo.benchmarks import SECTIONS

@@ -37,8 +37,20 @@ class Registry(Mapping[str, T], Generic[T]):
     def lookup(self, name: str) -> T:
         """The entry ``name``; a ValueError naming the choices for an unknown one."""
         if name not in self._entries:
-            raise ValueError(f"unknown {self.kind} {name!r}; choose one of {', '.join(self._entries)}")
+            raise ValueError(self.unknown(name))
         return self._entries[name]
+
+    def unknown(self, name, said: str | None = None) -> str:
+        """Why ``name`` is refused: ``unknown <said or kind> 'name'``, the registered name it looks
+        like (another case, a typo: ``rgbe`` for ``rgpe``), and the choices."""
+        import difflib
+
+        text = str(name)
+        close = [n for n in self._entries if n.lower() == text.lower()] or difflib.get_close_matches(
+            text.lower(), list(self._entries), n=1, cutoff=0.75
+        )
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown {said or self.kind} {name!r}{hint}; choose one of {', '.join(self._entries)}"
 
     def pop(self, name: str, default=None):
         """Remove ``name`` (for tests that register a probe entry)."""

@@ -139,7 +139,13 @@ def _entry_problem(i: int, entry: Any) -> str | None:
     kind = entry.get("type")
     if not isinstance(kind, str) or kind not in _KEYS:  # (a list is no key of _KEYS: TypeError)
         got = as_typed(kind) if "type" in entry else "none"
-        return f'parameter {name}: "type" must be "float", "int" or "categorical", got {got}'
+        close = []
+        if isinstance(kind, str):  # ("Float", "integer", "choice": what other tools write)
+            words = {"integer": "int", "choice": "categorical", "real": "float", "double": "float"}
+            named = words.get(kind.lower(), kind.lower())
+            close = [named] if named in _KEYS else difflib.get_close_matches(named, list(_KEYS), n=1)
+        hint = f' (did you mean "{close[0]}"?)' if close else ""
+        return f'parameter {name}: "type" must be "float", "int" or "categorical", got {got}{hint}'
     unknown = [key for key in entry if key not in _KEYS[kind]]
     if unknown:
         said = _unknown_names(unknown, _KEYS[kind], f"a {kind} parameter has no key")

@@ -1708,7 +1708,7 @@ def suggest(
     from .transfer.registry import TRANSFER_METHODS
 
     if transfer is not None and transfer not in TRANSFER_METHODS:
-        raise ValueError(f"unknown --transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+        raise ValueError(TRANSFER_METHODS.unknown(transfer, "--transfer"))
     if task is not None and not prior:
         raise ValueError("--task names the source column of --prior files: give them with --prior FILE.csv")
     if prior_rename and not prior:  # (a study's stored sources are stored under this study's names)

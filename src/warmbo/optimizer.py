@@ -819,7 +819,7 @@ class Optimizer:
                     "warmbo's GP"
                 )
         if transfer is not None and transfer not in TRANSFER_METHODS:
-            raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+            raise ValueError(TRANSFER_METHODS.unknown(transfer))
         if transfer not in (None, "none") and prior is None:
             raise ValueError(f"transfer={transfer!r} transfers from source data: give them with prior=")
         if transfer not in (None, "none") and model is not None:

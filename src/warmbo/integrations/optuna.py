@@ -395,7 +395,7 @@ class WarmboSampler(BaseSampler):
                 f"{', '.join(sorted(set(inspect.signature(Optimizer).parameters) - reserved))})"
             )
         if transfer is not None and transfer not in TRANSFER_METHODS:
-            raise ValueError(f"unknown transfer {transfer!r}; choose one of {', '.join(TRANSFER_METHODS)}")
+            raise ValueError(TRANSFER_METHODS.unknown(transfer))
         _check_prior(prior)
         refuse_dropped_model(prior is not None, transfer, "model" in options, "kernel" in options)
         self.seed = seed
