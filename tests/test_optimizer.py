@@ -2049,6 +2049,17 @@ def test_an_objective_returning_the_fold_scores_fails_its_trials_saying_to_retur
         opt.tell({"C": 1.0}, "abc")  # text is not taken for a sequence of numbers
 
 
+def test_an_objective_returning_a_dict_is_told_to_return_its_number():
+    # a user test: {"loss": 0.31} was refused as "value must be a number, got {...} (dict)" only
+    from warmbo.storage import value_refusal_kind
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match=r"e.g. result\['loss'\], not the dict"):
+        opt.run(lambda p: {"epoch": "last", "loss": p["x0"]}, budget=1, progress=False)
+    error = opt.history[0].error
+    assert value_refusal_kind(error).startswith("value must be a number, got a dict: return the number")
+
+
 def _bumpy(params):
     return float(np.sin(5 * params["x"]) + (params["y"] - 0.3) ** 2)
 

@@ -39,7 +39,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -352,6 +352,11 @@ def _not_a_number(value: Any) -> ValueError:
             f": one number per evaluation, not {len(value)} (scikit-learn's cross_val_score gives one "
             "score per fold: return scores.mean())"
         )
+    elif isinstance(value, Mapping) and value:  # (a user test's {"loss": ...}; the regex below reads
+        # the last "(type)" of the message, so the hint ends without one)
+        numbers = [k for k, v in value.items() if not not_a_real_number(v)]
+        key = numbers[0] if len(numbers) == 1 else next(iter(value))
+        message += f": return the number to optimise itself, e.g. result[{key!r}], not the dict"
     return ValueError(message)
 
 
