@@ -1,0 +1,252 @@
+"""``WarmboSearchCV``: scikit-learn's hyperparameter search, with warmbo choosing the candidates.
+
+A drop-in for ``GridSearchCV`` and ``RandomizedSearchCV`` (skopt's ``BayesSearchCV`` and Optuna's
+``OptunaSearchCV`` serve the same need): ``fit(X, y)`` cross-validates ``n_iter`` candidates, and
+sets ``cv_results_``, ``best_params_``, ``best_score_`` and ``best_estimator_`` as scikit-learn's
+searches do. It is a :class:`sklearn.model_selection._search.BaseSearchCV` whose ``_run_search``
+(the hook scikit-learn documents for sequential model-based optimisation) runs warmbo's ask/tell
+loop: each round asks the :class:`~warmbo.Optimizer` for ``n_points`` candidates, has scikit-learn
+cross-validate them (``evaluate_candidates``: its folds, scoring, ``n_jobs``, ``error_score``), and
+tells the optimizer each candidate's mean test score (the ``refit`` metric's, for several metrics).
+Scores are greater-is-better, so the optimizer maximises them. A candidate whose every fit failed
+(score NaN under the default ``error_score=np.nan``) is told as a failed trial, and the search goes
+on (scikit-learn raises when every fit of one ``evaluate_candidates`` call failed, which for a round
+of one candidate would stop the search: such a round is caught, its candidates told as failed, and
+a :class:`FitFailedCandidatesWarning` lists them at the end, since they are then not in
+``cv_results_``; only when every candidate failed is scikit-learn's error raised).
+
+What warmbo adds to a search: ``prior=`` starts it warm from earlier tuning (a CSV of
+configurations and scores, an earlier study, on another data set: any ``Optimizer`` prior, with
+``transfer``); ``storage=`` keeps every candidate's score in a study as it is evaluated (``warmbo
+status`` and ``warmbo report`` read it, and a later ``fit`` on the same storage starts warm from
+those trials, evaluating ``n_iter`` new candidates).
+
+Written by hand: the loop over scikit-learn's documented extension point, which neither library
+offers.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+from sklearn.model_selection._search import BaseSearchCV
+
+from ..optimizer import Optimizer
+from ..space import Parameter, Space
+
+__all__ = ["FitFailedCandidatesWarning", "RandomizedSplitsWarning", "WarmboSearchCV"]
+
+
+class FitFailedCandidatesWarning(UserWarning):
+    """Candidates whose every cross-validation fit failed are not in ``cv_results_`` (scikit-learn
+    keeps nothing of a call whose fits all failed); they are failed trials of the study."""
+
+
+class RandomizedSplitsWarning(UserWarning):
+    """The ``cv`` splitter gives other folds at each call (``KFold(shuffle=True)`` without a
+    ``random_state``): each round of the search would score its candidates on other folds."""
+
+
+class WarmboSearchCV(BaseSearchCV):
+    """Bayesian optimisation of an estimator's hyperparameters by cross-validation.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The scikit-learn estimator (or pipeline) to tune.
+    search_space : Space or sequence of Parameter
+        The hyperparameters, named as ``estimator.set_params`` takes them (``"svc__C"`` in a
+        pipeline): ``Float`` (``log=True`` for a scale such as C or a learning rate), ``Int``,
+        ``Categorical``.
+    n_iter : int, default 32
+        Candidates to cross-validate in this ``fit``.
+    n_points : int, default 1
+        Candidates asked per round and cross-validated together (with ``n_jobs``, in parallel); the
+        optimizer chooses a batch of distinct points (pending ones fantasised).
+    scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
+        As for :class:`sklearn.model_selection.RandomizedSearchCV`. With several metrics, the
+        optimizer maximises the ``refit`` one (which must then name a metric).
+    random_state : int, optional
+        The optimizer's seed (its design and searches); None draws one.
+    n_initial : int, optional
+        Size of the optimizer's initial design (default: the optimizer's, by dimension).
+    prior : optional
+        Earlier evaluations to start warm from (any form ``Optimizer(prior=...)`` takes: CSV paths,
+        studies, DataFrames, ``(X, y)`` pairs), scored as this search scores (greater is better).
+    transfer : str, optional
+        How the prior is used (``Optimizer``'s ``transfer``; default ``"auto"`` with a prior).
+    storage : str, optional
+        A study to keep the candidates' scores in (``"tuning.db"``, a PostgreSQL URL); None keeps
+        them in memory. A later ``fit`` on the same storage starts warm from its trials.
+
+    Attributes
+    ----------
+    cv_results_, best_params_, best_score_, best_estimator_, best_index_, scorer_, n_splits_,
+    refit_time_, multimetric_
+        As scikit-learn's searches set them (this ``fit``'s candidates).
+    optimizer_ : Optimizer
+        The optimizer the search ran (its study holds every candidate told).
+    """
+
+    _parameter_constraints: dict = {
+        **BaseSearchCV._parameter_constraints,
+        "search_space": [Space, list, tuple],
+        "n_iter": [numbers.Integral],
+        "n_points": [numbers.Integral],
+        "random_state": [numbers.Integral, None],
+        "n_initial": [numbers.Integral, None],
+        "prior": "no_validation",
+        "transfer": [str, None],
+        "storage": [str, None],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        search_space,
+        *,
+        n_iter: int = 32,
+        n_points: int = 1,
+        scoring=None,
+        n_jobs=None,
+        refit=True,
+        cv=None,
+        verbose: int = 0,
+        pre_dispatch="2*n_jobs",
+        random_state: int | None = None,
+        error_score=np.nan,
+        return_train_score: bool = False,
+        n_initial: int | None = None,
+        prior=None,
+        transfer: str | None = None,
+        storage: str | None = None,
+    ):
+        self.search_space = search_space
+        self.n_iter = n_iter
+        self.n_points = n_points
+        self.random_state = random_state
+        self.n_initial = n_initial
+        self.prior = prior
+        self.transfer = transfer
+        self.storage = storage
+        super().__init__(
+            estimator=estimator,
+            scoring=scoring,
+            n_jobs=n_jobs,
+            refit=refit,
+            cv=cv,
+            verbose=verbose,
+            pre_dispatch=pre_dispatch,
+            error_score=error_score,
+            return_train_score=return_train_score,
+        )
+
+    def _space(self) -> Space:
+        space = self.search_space
+        if isinstance(space, Space):
+            return space
+        if isinstance(space, Sequence) and space and all(isinstance(p, Parameter) for p in space):
+            return Space(list(space))
+        raise ValueError(
+            "search_space must be a warmbo Space or a list of its parameters (wb.Float, wb.Int, "
+            f"wb.Categorical), got {space!r}"
+        )
+
+    def _score_key(self, results: dict) -> str:
+        """The ``cv_results_`` column the optimizer maximises: the score, or with several metrics the
+        ``refit`` one (scikit-learn sets ``multimetric_`` only after the search)."""
+        if "mean_test_score" in results:
+            return "mean_test_score"
+        if isinstance(self.refit, str) and f"mean_test_{self.refit}" in results:
+            return f"mean_test_{self.refit}"
+        raise self._refit_error()
+
+    def _refit_error(self) -> ValueError:
+        return ValueError(
+            "with several metrics, refit must name the one to optimise (refit='accuracy'), "
+            f"got refit={self.refit!r}"
+        )
+
+    def _run_search(self, evaluate_candidates, *, callback_ctx=None) -> None:  # noqa: ARG002
+        """warmbo's ask/tell loop over ``evaluate_candidates`` (scikit-learn's hook for sequential
+        model-based optimisation): ``n_iter`` candidates, ``n_points`` per round."""
+        for name, value, low in (("n_iter", self.n_iter, 1), ("n_points", self.n_points, 1)):
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+                raise ValueError(f"{name} must be a whole number >= {low}, got {value!r}")
+        if isinstance(self.scoring, list | tuple | set | dict) and not isinstance(self.refit, str):
+            raise self._refit_error()  # (before any evaluation: several metrics, none to optimise)
+        self._check_splits()
+        optimizer = Optimizer(
+            self._space(),
+            maximize=True,
+            seed=self.random_state,
+            n_initial=self.n_initial,
+            storage=self.storage,
+            prior=self.prior,
+            transfer=self.transfer,
+        )
+        self.optimizer_ = optimizer
+        done, lost, evaluated = 0, [], False
+        while done < self.n_iter:
+            batch = optimizer.ask(min(self.n_points, self.n_iter - done))
+            try:
+                results = evaluate_candidates([dict(s) for s in batch])
+            except ValueError as exc:
+                # scikit-learn raises when every fit of one call failed: right for a search that
+                # evaluates all its candidates in one call, but here a call is one round, and one
+                # candidate that cannot be fitted stopped the whole search. Its trials are failed
+                # ones, and the search goes on; the round is not in cv_results_ (scikit-learn kept
+                # nothing of it), which a warning says at the end
+                if "fits failed" not in str(exc):
+                    raise
+                for suggestion in batch:
+                    optimizer.tell_failed(suggestion, "cross-validation: every fit failed")
+                lost.append((batch, exc))
+                done += len(batch)
+                continue
+            evaluated = True
+            key = self._score_key(results)
+            scores = np.asarray(results[key][-len(batch) :], dtype=np.float64)
+            for suggestion, score in zip(batch, scores, strict=True):
+                if math.isfinite(score):
+                    optimizer.tell(suggestion, float(score))
+                else:
+                    optimizer.tell_failed(
+                        suggestion, f"cross-validation gave no score ({key} = {score}): its fits failed"
+                    )
+            done += len(batch)
+            if self.verbose > 0:
+                best = optimizer.best
+                shown = "none yet" if best is None else f"{best.value:.6g}"
+                print(f"[WarmboSearchCV] {done}/{self.n_iter} candidates; best score so far: {shown}")
+        if lost and not evaluated:
+            raise lost[0][1]  # (every candidate failed: scikit-learn's own error, as its searches raise)
+        if lost:
+            shown = "; ".join(str(dict(s)) for batch, _ in lost for s in batch)
+            warnings.warn(
+                f"{sum(len(batch) for batch, _ in lost)} candidate(s) could not be fitted in any fold and "
+                f"are not in cv_results_ (they are failed trials of the search's study, which the "
+                f"optimizer moved away from): {shown}",
+                FitFailedCandidatesWarning,
+                stacklevel=3,
+            )
+
+    def _check_splits(self) -> None:
+        """Warn when the splitter gives other folds at each call (rounds scored on other folds)."""
+        cv = getattr(self, "_checked_cv_orig", None)
+        try:
+            from sklearn.model_selection._split import _yields_constant_splits
+        except ImportError:  # (a private helper: scikit-learn may move it)
+            return
+        if cv is not None and not _yields_constant_splits(cv):
+            warnings.warn(
+                f"cv={cv!r} gives other folds at each call, and the search calls it once per round: "
+                "candidates of different rounds would be scored on different folds. Give the splitter "
+                "a random_state (KFold(5, shuffle=True, random_state=0))",
+                RandomizedSplitsWarning,
+                stacklevel=3,
+            )
