@@ -589,6 +589,29 @@ def test_a_result_is_recorded_at_the_point_optuna_evaluated():
     assert not any(t.params["x"] == pytest.approx(proposed["x"]) for t in stored)
 
 
+def test_a_partially_enqueued_trial_is_proposed_with_its_values_held():
+    # study.enqueue_trial({"x": 0.9}): Optuna takes x from the queue and the sampler's value for y.
+    # Before, warmbo chose x and y together and Optuna replaced x, so y had been chosen for an x never
+    # evaluated (and the proposal was withdrawn); now the optimizer is asked with x held
+    def objective(trial):
+        x = trial.suggest_float("x", 0.0, 1.0)
+        return (x - 0.3) ** 2 + (trial.suggest_float("y", 0.0, 1.0) - 0.6 - 0.3 * x) ** 2
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=3))
+    study.optimize(objective, n_trials=10)
+    study.enqueue_trial({"x": 0.9})
+    study.optimize(objective, n_trials=1)
+    last = study.trials[-1]
+    proposed = json.loads(last.system_attrs[f"{PARAMS_KEY}:0"])
+    assert proposed["x"] == 0.9 and proposed == last.params  # the proposal is the point evaluated
+    study.enqueue_trial({"x": 0.25, "y": 0.5})  # every value given: nothing to propose
+    study.optimize(objective, n_trials=2)
+    assert study.trials[-2].params == {"x": 0.25, "y": 0.5}
+    stored = study.sampler.optimizer.study.trials()
+    assert any(t.params == {"x": 0.9, "y": last.params["y"]} and t.value == last.value for t in stored)
+    assert any(t.params == {"x": 0.25, "y": 0.5} for t in stored)  # (told at the next proposal)
+
+
 def test_importing_warmbo_imports_no_integration():
     import subprocess
     import sys

@@ -468,10 +468,13 @@ class WarmboSampler(BaseSampler):
             return {}
         with self._lock:
             cache = self._cache_for(study, search_space)
+            held = self._fixed(cache, trial)
+            if len(held) == len(cache.map.dimensions):
+                return {}  # (every value given: Optuna takes them, there is nothing to choose)
             for attempt in range(_ATTEMPTS):
                 self._sync(cache, study, current=trial._trial_id)
                 try:
-                    suggestion = cache.optimizer.ask()
+                    suggestion = cache.optimizer.ask(fixed=held) if held else cache.optimizer.ask()
                 except SpaceExhaustedError:
                     # a finite space (categorical, int, step parameters) whose every point is pending
                     # or failed (e.g. pruned): warmbo proposes none again, but Optuna may repeat one
@@ -494,6 +497,23 @@ class WarmboSampler(BaseSampler):
             study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
             self._relative.add(trial._trial_id)
         return params
+
+    @staticmethod
+    def _fixed(cache: _Cache, trial: FrozenTrial) -> dict[str, Any]:
+        """The values ``study.enqueue_trial`` gave this trial for some parameters (Optuna's
+        ``fixed_params``), as warmbo values: the optimizer chooses the others with them held
+        (``ask(fixed=...)``), so that the point it records is the point Optuna evaluates. Before, it
+        chose every value, Optuna replaced the enqueued ones, and the others had been chosen for
+        values never evaluated. A value outside its distribution is left to Optuna (which warns)."""
+        given = trial.system_attrs.get("fixed_params") or {}
+        held = {}
+        for dim in cache.map.dimensions:
+            if dim.name in given:
+                try:
+                    held[dim.name] = dim.to_warmbo(given[dim.name])
+                except ValueError:
+                    continue
+        return held
 
     @staticmethod
     def _collides(cache: _Cache, study: optuna.Study, trial: FrozenTrial, suggestion) -> bool:
