@@ -417,8 +417,10 @@ def test_rgpe_conditions_its_source_gps_on_several_threads_with_the_same_result(
     filters = list(warnings.filters)
     four = fitted(4)
     assert warnings.filters == filters
-    assert len({ident for ident, _, _ in seen}) > 1 and all(fixed and limited for _, fixed, limited in seen)
-    assert all(ident != threading.get_ident() for ident, _, _ in seen)  # (every conditioning on a worker)
+    # every conditioning on a worker thread (how many of the 4 take part is the pool's affair: under
+    # load one worker took all five once, in CI, and "more than one thread" failed)
+    assert len(seen) == 5 and all(fixed and limited for _, fixed, limited in seen)
+    assert all(ident != threading.get_ident() for ident, _, _ in seen)
     fits = one.source_fits(2)
     for model in (four, fitted(4, fits), fitted(1, fits)):
         np.testing.assert_array_equal(model.weights_, one.weights_)
