@@ -232,6 +232,12 @@ def test_prior_rows_outside_the_space_are_left_out_with_a_warning_as_a_studys_ar
     said = " ".join(result.output.split())
     assert "1 row(s) of the prior lie outside this study's space and are left out (prior.csv, row 2" in said
     assert "from 2 source evaluations" in said
+    # a malformed value after a row outside: the malformed one is the error (a review: it was
+    # reported as "every row lies outside", naming the row outside)
+    (workdir / "bad.csv").write_text("x,mode,y\n9.0,a,1.0\n0.3,a,2.0\n0.3,a,abc\n")
+    result = invoke("suggest", "--space", "space.json", "--storage", "b.db", "--prior", "bad.csv")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "row 3 (line 4), column 'y'" in said and "every row" not in said, said
 
 
 def test_prior_is_imported_once(workdir):

@@ -414,3 +414,20 @@ def test_cli_enqueue_takes_a_partial_configuration_and_shows_what_the_ask_choose
     assert json.loads(result.output.strip().splitlines()[-1])["params"]["x"] == 0.4
     result = runner.invoke(app, ["enqueue", "--storage", "s.db", "--params", '{"X": 0.4}'])
     assert result.exit_code == 1 and "did you mean x?" in result.output
+
+
+def test_a_partial_entry_whose_values_have_no_free_point_leaves_the_queue_with_a_warning(tmp_path):
+    # a review: it raised SpaceExhaustedError at every later ask and run, the next queued point and
+    # the rest of the space free
+    space = wb.Space([wb.Categorical("c", ["a", "b"]), wb.Int("k", 0, 1)])
+    opt = wb.Optimizer(space, storage=str(tmp_path / "s.db"), seed=0)
+    opt.tell({"c": "a", "k": 0}, 1.0)
+    opt.tell({"c": "a", "k": 1}, 2.0)
+    opt.enqueue([{"c": "a"}, {"c": "b", "k": 0}])
+    with pytest.warns(UserWarning, match="with c='a' was removed from the queue: every point"):
+        assert dict(opt.ask()) == {"c": "b", "k": 0}
+    assert opt.queued() == []
+    opt.enqueue({"c": "a"})
+    with pytest.warns(UserWarning, match="removed from the queue"):
+        opt.run(lambda p: float(p["k"]), budget=4, progress=False)
+    assert opt.study.count("complete") == 4

@@ -1311,7 +1311,7 @@ def _read_prior(
     """One ``--prior``: a CSV file (``--task`` names its source column, if any; ``csv_options``: the
     value column ``y`` and the ``delimiter``) or a finished study (its complete trials, read in this
     study's direction, as the Python API's ``prior=[url]``; not the study at ``storage`` itself)."""
-    from .data import DataError, TaskData
+    from .data import TaskData
     from .prior import as_prior, left_out_rows, names_a_study
     from .storage import redacted
 
@@ -1324,12 +1324,8 @@ def _read_prior(
         header = _csv_header(entry, options.get("delimiter", ","))
         options["x"] = _csv_renames(rename, header)
     outside: list[str] = []  # rows outside the space's ranges: left out with a warning, as a study's
-    try:
-        data = TaskData.from_csv(Path(entry), space, task=task, outside=outside, **options)
-    except DataError:
-        left_out_rows(outside, 0)  # (every row outside: says so, naming the first)
-        raise
-    left_out_rows(outside, len(data))
+    data = TaskData.from_csv(Path(entry), space, task=task, outside=outside, **options)
+    left_out_rows(outside, len(data))  # (every row outside: an error naming the first)
     return data
 
 

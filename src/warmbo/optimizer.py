@@ -2784,6 +2784,13 @@ class Optimizer:
                 return written(contended, stored, entry, held)
             except _QueueTaken:  # another worker took the partial entry: the queue's next one, or the design
                 del stored[mark:]  # (the transaction that inserted a trial for it was rolled back)
+            except SpaceExhaustedError:
+                if entry is None:
+                    raise
+                # no free point has the partial entry's values: it would stop every later ask and
+                # run (a review), so it leaves the queue with a warning, and the next one is taken
+                del stored[mark:]
+                self._drop_exhausted(entry)
 
     def _lost_write_outcome(
         self, exc: ConnectionLostError, recorded: list[tuple[int, dict]], mark: int
@@ -3079,6 +3086,22 @@ class Optimizer:
             for key in done:
                 self.study.delete_meta(key)
         return suggestion
+
+    def _drop_exhausted(self, entry: QueuedPoint) -> None:
+        """Remove the partial queue ``entry`` none of whose points is free, if it still waits, and say
+        so (:class:`UserWarning`)."""
+        with self.study.transaction():
+            trials = {t.id: t for t in self.study.trials()}
+            current = next((e for e in queue_records(self.study) if e.key == entry.key), None)
+            if current is None or not is_waiting(current, trials):
+                return  # (another worker took it or removed it meanwhile)
+            self.study.delete_meta(entry.key)
+        shown = ", ".join(f"{k}={v!r}" for k, v in entry.params.items())
+        _warn(
+            f"the queued configuration with {shown} was removed from the queue: every point of the "
+            "search space with these values is pending, failed or evaluated",
+            UserWarning,
+        )
 
     def _claim(self, entry: QueuedPoint | None, suggestion: Suggestion) -> None:
         """Mark the partial queue ``entry`` an ask chose the rest of taken by ``suggestion``'s trial,
