@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.model_selection._search import BaseSearchCV
 
 from ..optimizer import Optimizer
-from ..space import Parameter, Space
+from ..space import Categorical, Float, Int, Parameter, Space
 
 __all__ = ["FitFailedCandidatesWarning", "RandomizedSplitsWarning", "WarmboSearchCV"]
 
@@ -51,6 +51,43 @@ class RandomizedSplitsWarning(UserWarning):
     ``random_state``): each round of the search would score its candidates on other folds."""
 
 
+def _parameter(name: str, given) -> tuple[Parameter, dict]:
+    """One entry of a ``param_distributions`` dict as a warmbo parameter, with the labels of choices
+    warmbo cannot hold (None, tuples, objects: scikit-learn's ``max_depth=None``,
+    ``hidden_layer_sizes=(64, 64)``) mapped to their values; {} when every choice is held as is."""
+    if isinstance(given, Parameter):
+        if given.name != name:
+            raise ValueError(f"search_space[{name!r}] is the parameter {given.name!r}: name them alike")
+        return given, {}
+    if isinstance(given, list | tuple):
+        choices = list(given)
+        if not choices:
+            raise ValueError(f"search_space[{name!r}] is an empty list of choices")
+        plain = all(
+            isinstance(c, str | bool | int | float | np.integer | np.floating) and c == c for c in choices
+        )
+        if plain:
+            return Categorical(name, choices), {}
+        labels = [str(c) for c in choices]
+        if len(set(labels)) < len(labels):
+            labels = [f"{k}: {c!r}" for k, c in enumerate(choices)]
+        return Categorical(name, labels), dict(zip(labels, choices, strict=True))
+    dist = getattr(getattr(given, "dist", None), "name", None)
+    if dist is not None:
+        low, high = (float(v) for v in given.support())
+        if dist in ("loguniform", "reciprocal"):
+            return Float(name, low, high, log=True), {}
+        if dist == "uniform":
+            return Float(name, low, high), {}
+        if dist == "randint":
+            return Int(name, int(low), int(high)), {}
+    raise ValueError(
+        f"search_space[{name!r}] = {given!r}: give a list of choices, scipy.stats.loguniform(a, b), "
+        "uniform(loc, scale) or randint(low, high), or a warmbo parameter (wb.Float, wb.Int, "
+        "wb.Categorical)"
+    )
+
+
 class WarmboSearchCV(BaseSearchCV):
     """Bayesian optimisation of an estimator's hyperparameters by cross-validation.
 
@@ -58,12 +95,17 @@ class WarmboSearchCV(BaseSearchCV):
     ----------
     estimator : estimator
         The scikit-learn estimator (or pipeline) to tune.
-    search_space : Space or sequence of Parameter
+    search_space : Space, sequence of Parameter, or dict
         The hyperparameters, named as ``estimator.set_params`` takes them (``"svc__C"`` in a
         pipeline): ``Float`` (``log=True`` for a scale such as C or a learning rate), ``Int``,
-        ``Categorical``.
+        ``Categorical``; or a dict as ``RandomizedSearchCV``'s ``param_distributions``: a list of
+        choices (any values: ``[None, 5, 10]``, ``[(64,), (64, 64)]``; warmbo holds choices that are
+        not str, int, float or bool by their ``str`` and gives the estimator the values),
+        ``scipy.stats.loguniform(a, b)`` (a log-scaled float), ``uniform(loc, scale)``,
+        ``randint(low, high)`` (high excluded).
     n_iter : int, default 32
-        Candidates to cross-validate in this ``fit``.
+        Candidates to cross-validate in this ``fit`` (at most the points of a finite space not yet
+        evaluated, with a warning, as ``RandomizedSearchCV`` caps a small grid).
     n_points : int, default 1
         Candidates asked per round and cross-validated together (with ``n_jobs``, in parallel); the
         optimizer chooses a batch of distinct points (pending ones fantasised).
@@ -89,12 +131,14 @@ class WarmboSearchCV(BaseSearchCV):
     refit_time_, multimetric_
         As scikit-learn's searches set them (this ``fit``'s candidates).
     optimizer_ : Optimizer
-        The optimizer the search ran (its study holds every candidate told).
+        The optimizer the search ran (its study holds every candidate told). Not pickled (it holds
+        the study's connection): a search saved with ``joblib.dump`` has none; with ``storage=``,
+        ``wb.Optimizer.load(storage)`` reopens it.
     """
 
     _parameter_constraints: dict = {
         **BaseSearchCV._parameter_constraints,
-        "search_space": [Space, list, tuple],
+        "search_space": "no_validation",  # (checked by _space_and_values, with the forms it takes)
         "n_iter": [numbers.Integral],
         "n_points": [numbers.Integral],
         "random_state": [numbers.Integral, None],
@@ -145,16 +189,38 @@ class WarmboSearchCV(BaseSearchCV):
             return_train_score=return_train_score,
         )
 
-    def _space(self) -> Space:
+    def _space_and_values(self) -> tuple[Space, dict[str, dict]]:
+        """The warmbo Space of ``search_space``, and for each parameter whose choices warmbo cannot
+        hold (None, tuples, objects) the map from the label warmbo holds to the value the estimator
+        gets. A dict is read as ``RandomizedSearchCV``'s ``param_distributions``: a list is a
+        categorical, scipy's ``loguniform(a, b)`` a log-scaled float, ``uniform(loc, scale)`` a
+        float, ``randint(low, high)`` an integer (high excluded, as scipy's)."""
         space = self.search_space
         if isinstance(space, Space):
-            return space
+            return space, {}
         if isinstance(space, Sequence) and space and all(isinstance(p, Parameter) for p in space):
-            return Space(list(space))
+            return Space(list(space)), {}
+        if isinstance(space, dict) and space:
+            params, values = [], {}
+            for name, given in space.items():
+                parameter, labels = _parameter(str(name), given)
+                params.append(parameter)
+                if labels:
+                    values[str(name)] = labels
+            return Space(params), values
         raise ValueError(
-            "search_space must be a warmbo Space or a list of its parameters (wb.Float, wb.Int, "
-            f"wb.Categorical), got {space!r}"
+            "search_space must be a warmbo Space, a list of its parameters (wb.Float, wb.Int, "
+            "wb.Categorical), or a dict as RandomizedSearchCV's param_distributions (lists, scipy's "
+            f"loguniform, uniform, randint), got {space!r}"
         )
+
+    def __getstate__(self) -> dict:
+        # the optimizer holds the study's open connection, which cannot be pickled: scikit-learn sends
+        # the search itself to its workers (n_jobs=2, caller=self), and a fitted search is saved with
+        # joblib.dump; both failed (a user test). Reopen it with wb.Optimizer.load(storage)
+        state = super().__getstate__()
+        state.pop("optimizer_", None)
+        return state
 
     def _score_key(self, results: dict) -> str:
         """The ``cv_results_`` column the optimizer maximises: the score, or with several metrics the
@@ -180,8 +246,9 @@ class WarmboSearchCV(BaseSearchCV):
         if isinstance(self.scoring, list | tuple | set | dict) and not isinstance(self.refit, str):
             raise self._refit_error()  # (before any evaluation: several metrics, none to optimise)
         self._check_splits()
+        space, values = self._space_and_values()
         optimizer = Optimizer(
-            self._space(),
+            space,
             maximize=True,
             seed=self.random_state,
             n_initial=self.n_initial,
@@ -190,11 +257,28 @@ class WarmboSearchCV(BaseSearchCV):
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
+        n_iter = self.n_iter
+        if math.isfinite(space.cardinality):
+            left = int(space.cardinality) - len(optimizer.study.trials())
+            if left <= 0:
+                raise ValueError(
+                    f"every one of the search space's {int(space.cardinality)} points is a trial of the "
+                    "study already: nothing is left to evaluate"
+                )
+            if left < n_iter:  # (as RandomizedSearchCV says of a grid smaller than n_iter)
+                warnings.warn(
+                    f"the search space has {int(space.cardinality)} points, {left} of them not yet "
+                    f"evaluated, fewer than n_iter={n_iter}: running {left} candidates",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                n_iter = left
         done, lost, evaluated = 0, [], False
-        while done < self.n_iter:
-            batch = optimizer.ask(min(self.n_points, self.n_iter - done))
+        while done < n_iter:
+            batch = optimizer.ask(min(self.n_points, n_iter - done))
+            candidates = [{k: values[k][v] if k in values else v for k, v in dict(s).items()} for s in batch]
             try:
-                results = evaluate_candidates([dict(s) for s in batch])
+                results = evaluate_candidates(candidates)
             except ValueError as exc:
                 # scikit-learn raises when every fit of one call failed: right for a search that
                 # evaluates all its candidates in one call, but here a call is one round, and one
@@ -222,7 +306,7 @@ class WarmboSearchCV(BaseSearchCV):
             if self.verbose > 0:
                 best = optimizer.best
                 shown = "none yet" if best is None else f"{best.value:.6g}"
-                print(f"[WarmboSearchCV] {done}/{self.n_iter} candidates; best score so far: {shown}")
+                print(f"[WarmboSearchCV] {done}/{n_iter} candidates; best score so far: {shown}")
         if lost and not evaluated:
             raise lost[0][1]  # (every candidate failed: scikit-learn's own error, as its searches raise)
         if lost:
