@@ -121,6 +121,8 @@ def test_bad_points_are_refused_naming_them_and_nothing_is_queued(tmp_path):
         opt.enqueue({"x": float("nan"), "z": 0.5})
     with pytest.raises(ValueError, match="empty list"):
         opt.enqueue([])
+    with pytest.raises(SpaceError, match="it names no parameter: give a value for one at least"):
+        opt.enqueue({})  # (it said "missing parameter(s) ['x', 'z']", though partial points are fine)
     with pytest.raises(TypeError, match="enqueue's point 1 of 1 is a list"):
         opt.enqueue([[0.5, 0.5]])
     with pytest.raises(TypeError, match="got str"):

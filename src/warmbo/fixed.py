@@ -16,6 +16,7 @@ Written by hand: a few lines over :class:`~warmbo.space.Space`'s encoding, which
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -75,7 +76,13 @@ def fix(space: Space, values: Mapping[str, Any]) -> Fixed:
         raise SpaceError("fixed holds no parameter: give {name: value} for the parameters to hold")
     unknown = [k for k in values if k not in space.names]
     if unknown:
-        raise SpaceError(f"fixed: unknown parameter name(s) {unknown!r}; space has {list(space.names)!r}")
+        close = [n for n in space.names if str(unknown[0]).lower() == n.lower()] or difflib.get_close_matches(
+            str(unknown[0]), space.names, n=1
+        )
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise SpaceError(
+            f"fixed: unknown parameter name(s) {unknown!r}{hint}; space has {list(space.names)!r}"
+        )
     params = {p.name: p.validate(values[p.name]) for p in space.params if p.name in values}
     columns, encoded = [], []
     for p in space.params:

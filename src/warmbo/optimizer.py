@@ -2964,6 +2964,8 @@ class Optimizer:
                     "not a parameter dict"
                 )
             try:
+                if not point:  # (validate said "missing parameter(s) [every one]": partial points are fine)
+                    raise SpaceError("it names no parameter: give a value for one at least")
                 named = sum(name in point for name in self.space.names)
                 partial = 0 < named < len(self.space.names)  # (none named: validate says what is wrong)
                 validated.append(fix(self.space, point).params if partial else self.space.validate(point))
