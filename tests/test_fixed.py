@@ -58,7 +58,7 @@ def test_fix_encodes_the_values_in_their_columns_and_refuses_bad_ones():
     np.testing.assert_array_equal(held.values, full[held.columns])
     assert held.columns.tolist() == [0, 2, 3, 4]  # lr, then opt's one-hot block
     assert held.holds(full[None, :])[0]
-    with pytest.raises(SpaceError, match="unknown parameter name.*'lrate'; space has"):
+    with pytest.raises(SpaceError, match=r"unknown parameter name.*'lrate'\]; space has"):
         fix(MIXED, {"lrate": 0.1})
     with pytest.raises(SpaceError, match=r"unknown parameter name.*'Batch'\] \(did you mean 'batch'\?\)"):
         fix(MIXED, {"Batch": 64})
