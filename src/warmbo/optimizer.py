@@ -296,6 +296,10 @@ class _BudgetReached(Exception):
     """``run``'s budget filled while a point was being chosen (other runs' evaluations): nothing inserted."""
 
 
+#: meta key prefix of the trials asked with fixed values (``fixed:<trial id>``: the values, JSON)
+FIXED_PREFIX = "fixed:"
+
+
 class _QueueTaken(Exception):
     """The partial queue entry an ask was choosing the rest of was taken by another worker meanwhile."""
 
@@ -2034,8 +2038,23 @@ class Optimizer:
         """The point to suggest given a snapshot of the trials (no lock is held while this runs); with
         ``fixed``, one that has those values (:meth:`_held`)."""
         busy_X = self._busy(trials)
-        x = self._chosen_point(trials, index, busy_X, fixed)
+        # trials asked with fixed values do not count towards the design of the asks without: seven
+        # asks on one catalyst's slice had taken a 5-point design, and every later free ask stayed on
+        # that catalyst, the model having seen no other (a user test)
+        design_index = index if fixed is not None else index - self._fixed_asks(trials)
+        x = self._chosen_point(trials, index, busy_X, fixed, design_index)
         return x if fixed is None else self._held(x, fixed, busy_X, index)
+
+    def _fixed_asks(self, trials: Sequence[Trial]) -> int:
+        """How many of ``trials`` were asked with fixed values (meta ``fixed:<id>``, written with the
+        trial by :meth:`ask`'s ``fixed`` and partial queued points)."""
+        keys = self.study.meta_items(FIXED_PREFIX)
+        if not keys:
+            return 0
+        ids = {t.id for t in trials}
+        return sum(
+            1 for key in keys if key[len(FIXED_PREFIX) :].isdigit() and int(key[len(FIXED_PREFIX) :]) in ids
+        )
 
     def _held(self, x: np.ndarray, fixed: Fixed, busy_X: np.ndarray, index: int) -> np.ndarray:
         """``x`` with the ``fixed`` values (a design point is the design's with them set; a model point
@@ -2055,9 +2074,11 @@ class Optimizer:
         return other
 
     def _chosen_point(
-        self, trials: list[Trial], index: int, busy_X: np.ndarray, fixed: Fixed | None
+        self, trials: list[Trial], index: int, busy_X: np.ndarray, fixed: Fixed | None, design_index: int
     ) -> np.ndarray:
-        """:meth:`_next_point`'s choice: the design's, the probe's, or the model's (``fixed`` held)."""
+        """:meth:`_next_point`'s choice: the design's (point ``design_index``, the trials asked with
+        fixed values left out of the count for an ask without), the probe's, or the model's
+        (``fixed`` held)."""
         n_complete = sum(t.state == COMPLETE for t in trials)
         if self._refuted is None and index >= self.n_initial:
             refuted, confirm = self._verdict(trials)
@@ -2069,12 +2090,12 @@ class Optimizer:
             # the sources were set aside: the cold optimizer's space-filling start first
             return self._cold_design_point(0, busy_X)
         probe = index >= self.n_initial and self._probe_due(trials)
-        if index < self.n_initial or n_complete < 2 or probe:
+        if design_index < self.n_initial or n_complete < 2 or probe:
             started = time.perf_counter()
             if probe:
                 x = self._cold_design_point(0, busy_X)
             else:
-                x = self._design_point(index, busy_X, before_results=n_complete < 2)
+                x = self._design_point(design_index, busy_X, before_results=n_complete < 2)
             prepare = getattr(self.model, "prepare", None)
             if self._source is not None and self._refuted is None and callable(prepare):
                 # fit the transfer model's source GPs while the user evaluates design points, so the
@@ -2729,9 +2750,12 @@ class Optimizer:
         def insert(x, held: Fixed | None = None) -> Suggestion:
             as_written = self._from_sources(x)  # (a source's configuration: its values as written)
             params = self.space.decode(x, as_written=as_written)[0]
-            if held is not None:  # as given (decoding a log scale's 0.01 gives 0.009999999999999995)
-                params.update(held.params)
-            return insert_params(params)
+            if held is None:
+                return insert_params(params)
+            params.update(held.params)  # as given (decoding a log scale's 0.01 gives 0.009999999999999995)
+            suggestion = insert_params(params)
+            self.study.set_meta(f"{FIXED_PREFIX}{suggestion.trial_id}", json.dumps(held.params, default=str))
+            return suggestion
 
         def checked(x, snapshot: list[Trial], version, entry=None, held=None) -> Suggestion | None:
             """Insert ``x`` unless another worker took it since ``snapshot`` (then None); mark the
