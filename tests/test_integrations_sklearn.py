@@ -202,6 +202,12 @@ def test_a_param_distributions_dict_is_a_search_space_with_none_among_the_choice
     assert all(0.0 <= p["min_weight_fraction_leaf"] <= 0.1 for p in params)
     held = {p.name: p for p in search.optimizer_.space.params}
     assert held["max_depth"].choices == ("None", "3", "6") and held["max_features"].log
+    # an earlier search's results as the prior: its dicts hold None itself, read as the label
+    again = WarmboSearchCV(RandomForestClassifier(n_estimators=10, random_state=0), space, n_iter=2, cv=3,
+                           random_state=1, prior=(params, search.cv_results_["mean_test_score"]))  # fmt: skip
+    again.fit(X, y)
+    assert len(again.optimizer_.prior.params) == 6
+    assert again.cv_results_["params"][0]["max_depth"] == search.best_params_["max_depth"]  # (warm design)
     with pytest.raises(ValueError, match=r"search_space\['C'\] = .*give a list of choices"):
         WarmboSearchCV(SVC(), {"C": "big"}, n_iter=2).fit(X, y)
 

@@ -88,6 +88,30 @@ def _parameter(name: str, given) -> tuple[Parameter, dict]:
     )
 
 
+def _labelled(prior, values: dict[str, dict]):
+    """``prior`` with the choices warmbo holds by label (None, tuples: :func:`_parameter`) written as
+    those labels, when it is an ``(X, y)`` pair of parameter dicts (an earlier search's
+    ``(cv_results_["params"], cv_results_["mean_test_score"])``, whose dicts hold the values
+    themselves); any other form as given."""
+    if not values or not (isinstance(prior, tuple) and len(prior) == 2):
+        return prior
+    rows, y = prior
+    try:
+        rows = list(rows)
+    except TypeError:
+        return prior
+    if not rows or not all(isinstance(row, dict) for row in rows):
+        return prior
+
+    def label(name: str, value):
+        for text, choice in values[name].items():
+            if choice is value or (type(choice) is type(value) and choice == value):
+                return text
+        return value  # (not a choice: the prior's reading says so)
+
+    return [{k: label(k, v) if k in values else v for k, v in row.items()} for row in rows], y
+
+
 class WarmboSearchCV(BaseSearchCV):
     """Bayesian optimisation of an estimator's hyperparameters by cross-validation.
 
@@ -253,7 +277,7 @@ class WarmboSearchCV(BaseSearchCV):
             seed=self.random_state,
             n_initial=self.n_initial,
             storage=self.storage,
-            prior=self.prior,
+            prior=_labelled(self.prior, values),
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
