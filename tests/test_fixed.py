@@ -284,3 +284,23 @@ def test_asks_with_fixed_values_do_not_take_the_design_of_the_asks_without(seed)
     free = [t.params["cat"] for t in opt.history][7:]
     assert "Pd" in free and opt.best.value > 0.5, free
     assert len(opt.study.meta_items("fixed:")) == 7  # (the marks the design count reads)
+
+
+def test_a_warm_design_point_with_fixed_values_keeps_the_sources_other_values_as_written():
+    # a user test: suggest --prior ... --fixed '{"catalyst": "Ni"}' --json gave conc_mM
+    # 1.9999999999999998 for the source's 2.0 (the point was no longer "a source's", bit for bit)
+    space = wb.Space(
+        [wb.Float("conc", 0.1, 20, log=True), wb.Float("t", 1, 10), wb.Categorical("cat", ["Pd", "Pt", "Ni"])]
+    )
+    X = [
+        {"conc": 1.5, "t": 3.3, "cat": "Pd"},
+        {"conc": 0.3, "t": 7.7, "cat": "Pt"},
+        {"conc": 5.0, "t": 2.0, "cat": "Ni"},
+    ]
+    opt = wb.Optimizer(space, seed=0, prior=(X, [1.0, 3.0, 2.0]))
+    s = opt.ask(fixed={"cat": "Ni"})
+    assert dict(s) == {
+        "conc": 1.5,
+        "t": 3.3,
+        "cat": "Ni",
+    }  # the best source's, as written (not 1.4999999999999996)

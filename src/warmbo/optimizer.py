@@ -2499,12 +2499,16 @@ class Optimizer:
                 self._warm_extended = np.vstack([warm.points, extra])[:size]
         return self._warm_extended
 
-    def _from_sources(self, x: np.ndarray) -> bool:
+    def _from_sources(self, x: np.ndarray, held: Fixed | None = None) -> bool:
         """Whether encoded point ``x`` is one of the warm design's (a source's configuration, bit for
-        bit): decoded as written (``Space.decode(as_written=True)``), so that a source's ``lr = 0.001``
-        is suggested as 0.001, not as ``0.0010000000000000002``."""
+        bit; with ``held``, in the columns it does not fix): decoded as written
+        (``Space.decode(as_written=True)``), so that a source's ``lr = 0.001`` is suggested as 0.001,
+        not as ``0.0010000000000000002``."""
+        free = np.ones(x.shape[0], dtype=bool)
+        if held is not None:  # (a warm point with fixed values set: its other values as written)
+            free[held.columns] = False
         return any(
-            points is not None and bool((points == x).all(axis=1).any())
+            points is not None and bool((points[:, free] == x[free]).all(axis=1).any())
             for points in (None if self._warm is None else self._warm.points, self._warm_extended)
         )
 
@@ -2748,7 +2752,7 @@ class Optimizer:
             return Suggestion(trial.params, trial.id)
 
         def insert(x, held: Fixed | None = None) -> Suggestion:
-            as_written = self._from_sources(x)  # (a source's configuration: its values as written)
+            as_written = self._from_sources(x, held)  # (a source's configuration: its values as written)
             params = self.space.decode(x, as_written=as_written)[0]
             if held is None:
                 return insert_params(params)
