@@ -304,3 +304,30 @@ def test_a_warm_design_point_with_fixed_values_keeps_the_sources_other_values_as
         "t": 3.3,
         "cat": "Ni",
     }  # the best source's, as written (not 1.4999999999999996)
+
+
+def test_asks_with_fixed_values_take_the_model_not_the_probe_and_the_next_free_ask_probes(monkeypatch):
+    # the probe (transfer="auto") is the cold design's first point; set to the fixed values it is
+    # not, so it stayed due and every fixed ask of its window took it again, collided, and fell to a
+    # random point of the slice. Now fixed asks take the model; the next free ask probes
+    import warmbo.optimizer as optimizer_module
+    from warmbo.optimizer import PROBE_AFTER
+
+    rng = np.random.default_rng(0)
+    X = MIXED.sample(40, seed=2)
+    y = [_loss(p) + 0.01 * rng.standard_normal() for p in X]
+    opt = wb.Optimizer(MIXED, seed=0, prior=(X, y))
+    drawn = []
+    real = optimizer_module.free_point
+    monkeypatch.setattr(optimizer_module, "free_point", lambda *a, **k: drawn.append(1) or real(*a, **k))
+    for _ in range(opt.n_initial + PROBE_AFTER):
+        s = opt.ask()
+        opt.tell(s, _loss(s))
+    for _ in range(4):
+        s = opt.ask(fixed={"opt": "rms"})
+        assert s["opt"] == "rms"
+        opt.tell(s, _loss(s))
+    assert drawn == []  # (before: 3 of the 4 were random points of the slice)
+    probe = opt.ask()
+    head = opt._cold_design_head(1)[0]
+    np.testing.assert_allclose(MIXED.encode(dict(probe))[0], MIXED.snap(head), atol=1e-12)

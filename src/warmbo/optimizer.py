@@ -2084,12 +2084,15 @@ class Optimizer:
             refuted, confirm = self._verdict(trials)
             if refuted is not None and not self._restore_refutation(announce=True):  # (another's, kept)
                 self._set_aside(refuted, reached=trials)
-            if confirm:  # one cold point beat the sources: the cold design's next point checks it
+            if confirm and fixed is None:  # one cold point beat the sources: the cold design's next checks it
                 return self._cold_design_point(0, busy_X)
-        if self._refuted is not None and self._restart_due(trials):
+        # (the probe, its confirmation, the restart and the cold fallback are the cold design's points:
+        # with fixed values set they are not, and were asked again at every fixed ask of their window,
+        # random points of the slice instead of the model's; an ask with fixed values takes the model)
+        if self._refuted is not None and fixed is None and self._restart_due(trials):
             # the sources were set aside: the cold optimizer's space-filling start first
             return self._cold_design_point(0, busy_X)
-        probe = index >= self.n_initial and self._probe_due(trials)
+        probe = fixed is None and index >= self.n_initial and self._probe_due(trials)
         if design_index < self.n_initial or n_complete < 2 or probe:
             started = time.perf_counter()
             if probe:
@@ -2112,7 +2115,7 @@ class Optimizer:
             report = self._transfer_report(reference, n_complete)
             self.study.set_meta("transfer_report", json.dumps(report.to_dict(), default=str))
             self._store_source_fits(reference)
-        if self._sources_lost(reference, len(trials)):
+        if fixed is None and self._sources_lost(reference, len(trials)):
             # the sources have no weight: the cold optimizer, so its space-filling design first
             return self._cold_design_point(0, busy_X)
         failed = [t for t in trials if t.state == FAILED] if self._fantasise_failed else []
