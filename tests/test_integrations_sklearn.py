@@ -222,3 +222,32 @@ def test_n_iter_above_a_finite_spaces_size_runs_each_point_once_with_a_warning(d
         search = WarmboSearchCV(DecisionTreeClassifier(random_state=0), space, n_iter=10, cv=3).fit(X, y)
     params = search.cv_results_["params"]
     assert len(params) == 6 and len({(p["max_depth"], p["criterion"]) for p in params}) == 6
+
+
+def test_a_prior_with_unscored_candidates_arrays_as_choices_and_a_better_earlier_fit(digits, tmp_path):
+    # a user test: the documented prior recipe failed on a NaN score (error_score=np.nan: one failed
+    # fold), np.logspace and range were refused as choices, and a fit resumed on a storage whose
+    # earlier fit held a better candidate refitted a worse one without a word
+    X, y = digits
+    params = [{"C": 1.0, "gamma": 0.1}, {"C": 10.0, "gamma": 0.01}, {"C": 0.1, "gamma": 1.0}]
+    with pytest.warns(UserWarning, match=r"1 of the prior's 3 candidates have no score \(NaN"):
+        warm = WarmboSearchCV(
+            SVC(), SPACE, n_iter=1, cv=3, random_state=0, prior=(params, [0.9, np.nan, 0.5])
+        )
+        warm.fit(X, y)
+    assert warm.cv_results_["params"][0] == params[0]  # (the best scored one: the warm design's first)
+    grid = {"C": np.logspace(-1, 2, 4), "gamma": [0.01, 0.1], "degree": range(1, 3)}
+    search = WarmboSearchCV(SVC(), grid, n_iter=3, cv=3, random_state=0, storage=str(tmp_path / "s.db")).fit(
+        X, y
+    )
+    assert all(
+        p["C"] in np.logspace(-1, 2, 4) and p["degree"] in (1, 2) for p in search.cv_results_["params"]
+    )
+    best = search.best_score_
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        again = WarmboSearchCV(
+            SVC(), grid, n_iter=1, cv=3, random_state=0, storage=str(tmp_path / "s.db")
+        ).fit(X, y)
+    better = [w for w in said if "holds a better candidate from an earlier fit" in str(w.message)]
+    assert again.best_score_ < best and better  # (as run: 0.915 against the first fit's 0.945)

@@ -59,8 +59,8 @@ def _parameter(name: str, given) -> tuple[Parameter, dict]:
         if given.name != name:
             raise ValueError(f"search_space[{name!r}] is the parameter {given.name!r}: name them alike")
         return given, {}
-    if isinstance(given, list | tuple):
-        choices = list(given)
+    if isinstance(given, list | tuple | range | np.ndarray):  # (np.logspace(...), range(2, 10))
+        choices = given.tolist() if isinstance(given, np.ndarray) else list(given)
         if not choices:
             raise ValueError(f"search_space[{name!r}] is an empty list of choices")
         plain = all(
@@ -93,19 +93,32 @@ def _labelled(prior, values: dict[str, dict]):
     those labels, when it is an ``(X, y)`` pair of parameter dicts (an earlier search's
     ``(cv_results_["params"], cv_results_["mean_test_score"])``, whose dicts hold the values
     themselves); any other form as given."""
-    if not values or not (isinstance(prior, tuple) and len(prior) == 2):
+    if not (isinstance(prior, tuple) and len(prior) == 2):
         return prior
     rows, y = prior
     try:
         rows = list(rows)
-    except TypeError:
+        y = np.asarray(y, dtype=np.float64)
+    except (TypeError, ValueError):
         return prior
-    if not rows or not all(isinstance(row, dict) for row in rows):
+    if not rows or len(rows) != len(y) or not all(isinstance(row, dict) for row in rows):
         return prior
+    scored = np.isfinite(y)
+    if not scored.all():  # (error_score=np.nan: a candidate with one failed fold scores NaN)
+        warnings.warn(
+            f"{int((~scored).sum())} of the prior's {len(y)} candidates have no score (NaN: a fold "
+            "failed) and are left out",
+            UserWarning,
+            stacklevel=4,
+        )
+        rows, y = [row for row, ok in zip(rows, scored, strict=True) if ok], y[scored]
 
     def label(name: str, value):
         for text, choice in values[name].items():
             if choice is value or (type(choice) is type(value) and choice == value):
+                return text
+        for text, choice in values[name].items():  # (an estimator saved and loaded: another object)
+            if type(choice) is type(value) and str(choice) == str(value):
                 return text
         return value  # (not a choice: the prior's reading says so)
 
@@ -277,7 +290,7 @@ class WarmboSearchCV(BaseSearchCV):
             seed=self.random_state,
             n_initial=self.n_initial,
             storage=self.storage,
-            prior=_labelled(self.prior, values),
+            prior=_labelled(self.prior, values) if self.prior is not None else None,
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
@@ -297,7 +310,7 @@ class WarmboSearchCV(BaseSearchCV):
                     stacklevel=3,
                 )
                 n_iter = left
-        done, lost, evaluated = 0, [], False
+        done, lost, evaluated, scored = 0, [], False, []
         while done < n_iter:
             batch = optimizer.ask(min(self.n_points, n_iter - done))
             candidates = [{k: values[k][v] if k in values else v for k, v in dict(s).items()} for s in batch]
@@ -322,6 +335,7 @@ class WarmboSearchCV(BaseSearchCV):
             for suggestion, score in zip(batch, scores, strict=True):
                 if math.isfinite(score):
                     optimizer.tell(suggestion, float(score))
+                    scored.append(float(score))
                 else:
                     optimizer.tell_failed(
                         suggestion, f"cross-validation gave no score ({key} = {score}): its fits failed"
@@ -331,6 +345,15 @@ class WarmboSearchCV(BaseSearchCV):
                 best = optimizer.best
                 shown = "none yet" if best is None else f"{best.value:.6g}"
                 print(f"[WarmboSearchCV] {done}/{n_iter} candidates; best score so far: {shown}")
+        earlier = optimizer.best  # (the study's best: an earlier fit's when it beats all of this fit's)
+        if earlier is not None and scored and earlier.value > max(scored):
+            warnings.warn(
+                f"the study holds a better candidate from an earlier fit on this storage, {earlier.params} "
+                f"({earlier.value:.6g}); best_params_ and best_estimator_ are this fit's best, as "
+                "scikit-learn's searches choose among the candidates they evaluate",
+                UserWarning,
+                stacklevel=3,
+            )
         if lost and not evaluated:
             raise lost[0][1]  # (every candidate failed: scikit-learn's own error, as its searches raise)
         if lost:
