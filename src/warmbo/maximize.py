@@ -291,7 +291,7 @@ def _joint_lbfgsb(
             return 1e30, np.zeros(k * d)
         return offset - float(np.asarray(values).sum()), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
-    bounds = np.tile(np.array([0.0, 1.0]), (k * d, 1)) if box is None else np.tile(box, (k, 1))
+    bounds = np.tile(np.tile(np.array([0.0, 1.0]), (d, 1)) if box is None else box, (k, 1))
     result = minimize_lbfgsb(fun, active.reshape(-1), bounds, **options)
     refined = starts.copy()
     refined[keep] = np.clip(result.x.reshape(k, d), 0.0, 1.0)
@@ -462,8 +462,7 @@ def maximize(
         warnings.simplefilter("ignore", RuntimeWarning)
         if batched:
             known = values[chosen] if score is not acq else None  # log values of the starts
-            held = None if fixed is None else box
-            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known, box=held)
+            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known, box=box)
             n_evals += nfev
             finals.extend(refined)
         for start in [] if batched else starts:

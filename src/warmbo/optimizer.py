@@ -2997,9 +2997,7 @@ class Optimizer:
             try:
                 if not point:  # (validate said "missing parameter(s) [every one]": partial points are fine)
                     raise SpaceError("it names no parameter: give a value for one at least")
-                named = sum(name in point for name in self.space.names)
-                partial = 0 < named < len(self.space.names)  # (none named: validate says what is wrong)
-                validated.append(fix(self.space, point).params if partial else self.space.validate(point))
+                validated.append(self._queue_point(point))
             except SpaceError as exc:
                 which = "the point of enqueue" if one else f"enqueue's point {i + 1} of {len(points)}"
                 raise SpaceError(f"{which}: {exc}; nothing was queued") from None
@@ -3009,12 +3007,12 @@ class Optimizer:
             entries, waiting, _ = self._queue_state({t.id: t for t in every})
             trials = [t for t in every if t.state != FAILED]  # (a failed point may be tried again)
             X = self._encode_trials(trials) if trials else None
-            held = [params for _, params in waiting if len(params) == len(self.space.names)]
+            held = [params for _, params in waiting if self._whole(params)]
             fresh = []
-            whole = [point for point in validated if len(point) == len(self.space.names)]
+            whole = [point for point in validated if self._whole(point)]
             nearest = iter(taken_by(self.space.encode(whole), X) if whole else ())
             for point in validated:
-                if len(point) < len(self.space.names):  # partial: its other values are chosen at the ask
+                if not self._whole(point):  # partial: its other values are chosen at the ask
                     fresh.append(point)
                     continue
                 near = next(nearest)
@@ -3039,6 +3037,18 @@ class Optimizer:
                 UserWarning,
             )
         return fresh
+
+    def _queue_point(self, point: Mapping) -> dict:
+        """A queued point validated: a whole one by the space, one naming some of the parameters
+        (a partial one) by :func:`~warmbo.fixed.fix`; one naming none is the space's to refuse."""
+        named = sum(name in point for name in self.space.names)
+        if 0 < named < len(self.space.names):
+            return fix(self.space, point).params
+        return self.space.validate(point)
+
+    def _whole(self, params: Mapping) -> bool:
+        """Whether validated ``params`` name every parameter (not a partial queued point)."""
+        return len(params) == len(self.space.names)
 
     def queued(self) -> list[dict]:
         """The points :meth:`enqueue` queued that the next asks will take, in the order they take them
@@ -3072,13 +3082,12 @@ class Optimizer:
             if not is_waiting(entry, trials_by_id):
                 continue
             try:
-                whole = all(name in entry.params for name in self.space.names)
-                params = self.space.validate(entry.params) if whole else fix(self.space, entry.params).params
+                params = self._queue_point(entry.params)
             except SpaceError:
                 done.append(entry.key)
                 continue
             candidates.append((entry, params))
-        whole = [k for k, (_, params) in enumerate(candidates) if len(params) == len(self.space.names)]
+        whole = [k for k, (_, params) in enumerate(candidates) if self._whole(params)]
         if not whole:
             return entries, candidates, done
         trials = [t for t in trials_by_id.values() if t.state != FAILED]  # (a failed point queued again)
@@ -3111,7 +3120,7 @@ class Optimizer:
             suggestion = None
             if waiting:
                 entry, params = waiting[0]
-                if len(params) < len(self.space.names):
+                if not self._whole(params):
                     suggestion = (entry, fix(self.space, params))
                 else:
                     suggestion = insert_params(params)

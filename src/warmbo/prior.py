@@ -282,9 +282,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
     try:
         data = _read(prior, space, maximize, study, rename, partial=False, outside=outside)
     except _NoRows:
-        if not outside:
-            raise
-        left_out_rows(outside, 0)
+        left_out_rows(outside, 0)  # (every row outside: says so, naming the first)
         raise
     assert data is not None
     left_out_rows(outside, len(data))

@@ -89,10 +89,11 @@ def _parameter(name: str, given) -> tuple[Parameter, dict]:
 
 
 def _labelled(prior, values: dict[str, dict]):
-    """``prior`` with the choices warmbo holds by label (None, tuples: :func:`_parameter`) written as
-    those labels, when it is an ``(X, y)`` pair of parameter dicts (an earlier search's
-    ``(cv_results_["params"], cv_results_["mean_test_score"])``, whose dicts hold the values
-    themselves); any other form as given."""
+    """``prior`` as the search reads it, when it is an ``(X, y)`` pair of parameter dicts (an earlier
+    search's ``(cv_results_["params"], cv_results_["mean_test_score"])``): its unscored candidates
+    (NaN) left out with a warning, and the choices warmbo holds by label (None, tuples, estimators:
+    :func:`_parameter`) written as those labels, its dicts holding the values themselves; any other
+    form (None too) as given."""
     if not (isinstance(prior, tuple) and len(prior) == 2):
         return prior
     rows, y = prior
@@ -290,7 +291,7 @@ class WarmboSearchCV(BaseSearchCV):
             seed=self.random_state,
             n_initial=self.n_initial,
             storage=self.storage,
-            prior=_labelled(self.prior, values) if self.prior is not None else None,
+            prior=_labelled(self.prior, values),
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
