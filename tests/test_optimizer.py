@@ -510,6 +510,39 @@ def test_history_to_dataframe_or_clear_import_error():
         assert list(frame["value"]) == [1.0] and "x0" in frame.columns
 
 
+def test_history_frame_has_local_datetimes_a_duration_and_is_a_prior():
+    import pandas as pd
+
+    opt = wb.Optimizer(SPACE, seed=0)
+    for value in (3.0, 1.0, 2.0):
+        opt.tell(opt.ask(), value)
+    pending = opt.ask()
+    frame = opt.history.to_dataframe()
+    assert isinstance(frame["created"].dtype, pd.DatetimeTZDtype)
+    first = opt.history[0]
+    assert frame["created"][0].timestamp() == pytest.approx(first.created, abs=1e-5)
+    assert frame["duration"][0].total_seconds() == pytest.approx(first.completed - first.created, abs=1e-5)
+    assert frame["completed"].isna().tolist() == [False, False, False, True]  # (the pending trial)
+    assert frame["x0"].tolist()[-1] == pending["x0"]
+    # last week's history as this week's prior: its values, not a missing 'y' column
+    with pytest.warns(UserWarning, match="pending 1"):
+        warm = wb.Optimizer(SPACE, seed=1, prior=frame)
+    assert warm.prior.y.tolist() == [3.0, 1.0, 2.0]
+
+
+def test_history_frame_keeps_a_parameter_named_as_a_fixed_column():
+    space = wb.Space([wb.Float("value", 0, 1), wb.Float("created", 0, 1), wb.Float("duration", 0, 1)])
+    opt = wb.Optimizer(space, seed=0)
+    suggestion = opt.ask()
+    opt.tell(suggestion, 7.0)
+    row = opt.history.to_dataframe().iloc[0]
+    assert row["warmbo_value"] == 7.0 and row["value"] == suggestion["value"]
+    assert row["created"] == suggestion["created"] and row["duration"] == suggestion["duration"]
+    assert row["warmbo_duration"].total_seconds() >= 0
+    warm = wb.Optimizer(space, seed=1, prior=opt.history.to_dataframe(), transfer="none")
+    assert warm.prior.y.tolist() == [7.0]
+
+
 def test_timestamps_are_ordered():
     opt = wb.Optimizer(SPACE, seed=0)
     s = opt.ask()

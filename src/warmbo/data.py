@@ -384,6 +384,21 @@ def _optuna_hint(found: Sequence[Any], y: Any) -> str:
     )
 
 
+def _history_y(found: Sequence[Any], y: Any) -> Any:
+    """The column of the values: ``y``, or for a frame shaped as warmbo's own
+    ``history.to_dataframe()`` (``state``, ``value``, ``created``, ``completed``; no ``y``) given
+    with the default ``y``, its ``value`` (``warmbo_value`` when a parameter is named ``value``: a
+    user test gave last week's history as this week's prior and was told a 'y' column was missing)."""
+    names = set(found)
+    if y != "y" or "y" in names:
+        return y
+    value = "warmbo_value" if "warmbo_value" in names else "value"
+    marks = {"state", "created", "completed"}
+    if value in names and all(k in names or f"warmbo_{k}" in names for k in marks):
+        return value
+    return y
+
+
 def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> None:
     have = set(found)
     missing = [c for c in needed if c not in have]
@@ -1090,10 +1105,11 @@ def _read_dataframe(
 ) -> tuple[list[dict[str, Any]], list[float], list[str]]:
     """:meth:`TaskData.from_dataframe`'s reading, as :func:`_read_csv` reads a file (without a
     ``space``, only what needs none is checked: :func:`_check_dataframe`)."""
-    cols = _columns(() if space is None else space.names, x, y, task, source)
     if not hasattr(df, "columns") or not callable(getattr(df, "to_dict", None)):
         raise DataError(f"{source}: expected a DataFrame (with .columns and .to_dict), got {type(df)!r}")
     found = list(df.columns)
+    y = _history_y(found, y)
+    cols = _columns(() if space is None else space.names, x, y, task, source)
     needed = [*cols, y] + ([task] if task is not None else [])
     for c in needed:
         if found.count(c) > 1:

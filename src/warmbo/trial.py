@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 __all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES", "amendment_note"]
@@ -81,8 +82,9 @@ class Trial:
         """Flat dict: id, state, value, timestamps, worker, the task values of a multi-task trial
         (a column per task, named by ``task_names`` or ``value_0, value_1, ...``; a task name that
         is also a parameter's or a fixed column's becomes ``value_<name>``), then one column per
-        parameter."""
-        row = {
+        parameter. A fixed column whose name a parameter has gives way as ``warmbo export``'s do:
+        ``warmbo_<name>`` (a parameter named ``value`` overwrote the trial's value)."""
+        fixed = {
             "id": self.id,
             "state": self.state,
             "value": self.value,
@@ -90,6 +92,7 @@ class Trial:
             "completed": self.completed,
             "worker": self.worker,
         }
+        row = {(f"warmbo_{k}" if k in self.params else k): v for k, v in fixed.items()}
         if self.values is not None:
             names = [f"value_{i}" for i in range(len(self.values))]
             if task_names is not None and len(task_names) == len(self.values):
@@ -127,12 +130,30 @@ class History(list):
         return "\n  ".join([head + (":" if shown else ""), *shown])
 
     def to_dataframe(self):
-        """The trials as a pandas DataFrame, one row per trial (see :meth:`Trial.as_row`)."""
+        """The trials as a pandas DataFrame, one row per trial (see :meth:`Trial.as_row`).
+
+        ``created`` and ``completed`` are datetimes in the machine's local time zone (time-zone
+        aware, as the CLI's ``export`` writes them), and ``duration`` is their difference (a
+        ``Timedelta``; missing for a pending trial), as Optuna's ``trials_dataframe()`` has
+        ``datetime_start``, ``datetime_complete`` and ``duration``."""
         try:
             import pandas as pd
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("History.to_dataframe() needs pandas: pip install pandas") from exc
-        return pd.DataFrame([trial.as_row(self.task_names) for trial in self])
+        frame = pd.DataFrame([trial.as_row(self.task_names) for trial in self])
+        if frame.empty:
+            return frame
+        local = datetime.now().astimezone().tzinfo
+        # (the fixed columns' names, a parameter's name taken: Trial.as_row)
+        created, completed, duration = (
+            f"warmbo_{k}" if f"warmbo_{k}" in frame.columns or (k == "duration" and k in frame.columns) else k
+            for k in ("created", "completed", "duration")
+        )
+        for column in (created, completed):
+            stamps = pd.to_numeric(frame[column], errors="coerce")  # (None for a pending trial)
+            frame[column] = pd.to_datetime(stamps, unit="s", utc=True).dt.tz_convert(local)
+        frame.insert(frame.columns.get_loc(completed) + 1, duration, frame[completed] - frame[created])
+        return frame
 
     def complete(self) -> History:
         """Only the complete trials."""
