@@ -251,3 +251,50 @@ def test_a_prior_with_unscored_candidates_arrays_as_choices_and_a_better_earlier
         ).fit(X, y)
     better = [w for w in said if "holds a better candidate from an earlier fit" in str(w.message)]
     assert again.best_score_ < best and better  # (as run: 0.915 against the first fit's 0.945)
+
+
+def test_an_earlier_searchs_cv_results_is_a_prior_as_it_stands(digits):
+    # a user's first try: prior=search.cv_results_ was refused ("got dict"); the dict and its
+    # DataFrame now read as the (params, mean_test_score) pair, None choices as their labels
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = digits
+    space = {"max_depth": [None, 2, 4], "criterion": ["gini", "entropy"]}
+    earlier = RandomizedSearchCV(
+        DecisionTreeClassifier(random_state=0), space, n_iter=4, cv=3, random_state=0
+    )
+    results = earlier.fit(X, y).cv_results_
+    scores = np.asarray(results["mean_test_score"])
+    for prior in (results, pd.DataFrame(results)):
+        search = WarmboSearchCV(DecisionTreeClassifier(random_state=0), space, n_iter=1, cv=3, prior=prior)
+        search.fit(X, y)
+        np.testing.assert_array_equal(search.optimizer_.prior.y, scores)
+        assert (
+            search.cv_results_["params"][0] == results["params"][int(np.argmax(scores))]
+        )  # (warm design's first)
+    several = (
+        RandomizedSearchCV(
+            DecisionTreeClassifier(random_state=0),
+            space,
+            n_iter=3,
+            cv=3,
+            random_state=0,
+            scoring=["accuracy", "f1_macro"],
+            refit="f1_macro",
+        )
+        .fit(X, y)
+        .cv_results_
+    )
+    search = WarmboSearchCV(
+        DecisionTreeClassifier(random_state=0),
+        space,
+        n_iter=1,
+        cv=3,
+        prior=several,
+        scoring=["accuracy", "f1_macro"],
+        refit="f1_macro",
+    ).fit(X, y)
+    np.testing.assert_array_equal(search.optimizer_.prior.y, several["mean_test_f1_macro"])
+    with pytest.raises(ValueError, match="prior's cv_results_ has several metrics"):
+        WarmboSearchCV(DecisionTreeClassifier(), space, n_iter=1, cv=3, prior=several).fit(X, y)

@@ -156,7 +156,9 @@ class WarmboSearchCV(BaseSearchCV):
         Size of the optimizer's initial design (default: the optimizer's, by dimension).
     prior : optional
         Earlier evaluations to start warm from (any form ``Optimizer(prior=...)`` takes: CSV paths,
-        studies, DataFrames, ``(X, y)`` pairs), scored as this search scores (greater is better).
+        studies, DataFrames, ``(X, y)`` pairs), or an earlier search's ``cv_results_`` (the dict
+        or its DataFrame; the ``refit`` metric's scores), scored as this search scores (greater is
+        better).
     transfer : str, optional
         How the prior is used (``Optimizer``'s ``transfer``; default ``"auto"`` with a prior).
     storage : str, optional
@@ -269,6 +271,26 @@ class WarmboSearchCV(BaseSearchCV):
             return f"mean_test_{self.refit}"
         raise self._refit_error()
 
+    def _cv_results_prior(self):
+        """``prior``, or for an earlier search's ``cv_results_`` itself (a dict, or its DataFrame:
+        ``params`` and the scores, a user's first try) the ``(params, scores)`` pair :func:`_labelled`
+        reads, the score this search optimises (:meth:`_score_key`; a user test passed
+        ``search.cv_results_`` and was told a dict is not a prior)."""
+        prior = self.prior
+        columns = getattr(prior, "columns", None)
+        keys = list(prior) if isinstance(prior, dict) else [] if columns is None else list(columns)
+        if "params" not in keys or not any(str(k).startswith("mean_test_") for k in keys):
+            return prior
+        try:
+            key = self._score_key(dict.fromkeys(keys))
+        except ValueError:
+            scores = ", ".join(str(k) for k in keys if str(k).startswith("mean_test_"))
+            raise ValueError(
+                f"the prior's cv_results_ has several metrics ({scores}): refit must name the one "
+                f"this search optimises, got refit={self.refit!r}"
+            ) from None
+        return list(prior["params"]), np.asarray(prior[key], dtype=np.float64)
+
     def _refit_error(self) -> ValueError:
         return ValueError(
             "with several metrics, refit must name the one to optimise (refit='accuracy'), "
@@ -291,7 +313,7 @@ class WarmboSearchCV(BaseSearchCV):
             seed=self.random_state,
             n_initial=self.n_initial,
             storage=self.storage,
-            prior=_labelled(self.prior, values),
+            prior=_labelled(self._cv_results_prior(), values),
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
