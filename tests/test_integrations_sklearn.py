@@ -298,3 +298,18 @@ def test_an_earlier_searchs_cv_results_is_a_prior_as_it_stands(digits):
     np.testing.assert_array_equal(search.optimizer_.prior.y, several["mean_test_f1_macro"])
     with pytest.raises(ValueError, match="prior's cv_results_ has several metrics"):
         WarmboSearchCV(DecisionTreeClassifier(), space, n_iter=1, cv=3, prior=several).fit(X, y)
+
+
+def test_a_random_state_instance_seeds_each_fit_as_scikit_learn_searches_do(digits):
+    X, y = digits
+
+    def params(search):
+        return search.fit(X, y).cv_results_["params"]
+
+    first = params(WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=3, random_state=np.random.RandomState(0)))
+    again = params(WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=3, random_state=np.random.RandomState(0)))
+    assert first == again  # (the same instance state: the same seed, the same candidates)
+    shared = WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=3, random_state=np.random.RandomState(0))
+    assert params(shared) == first and params(shared) != first  # (the instance moved on: another seed)
+    with pytest.raises(ValueError, match="random_state"):
+        WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=3, random_state="zero").fit(X, y)

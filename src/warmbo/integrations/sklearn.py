@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from sklearn.model_selection._search import BaseSearchCV
+from sklearn.utils import check_random_state
 
 from ..optimizer import Optimizer
 from ..space import Categorical, Float, Int, Parameter, Space
@@ -126,6 +127,14 @@ def _labelled(prior, values: dict[str, dict]):
     return [{k: label(k, v) if k in values else v for k, v in row.items()} for row in rows], y
 
 
+def _seed(random_state) -> int | None:
+    """The optimizer's seed: an int or None as given; a ``RandomState`` draws one (a user test:
+    ``random_state=np.random.RandomState(0)``, which scikit-learn's searches take, was refused)."""
+    if random_state is None or isinstance(random_state, numbers.Integral):
+        return None if random_state is None else int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
 class WarmboSearchCV(BaseSearchCV):
     """Bayesian optimisation of an estimator's hyperparameters by cross-validation.
 
@@ -150,8 +159,10 @@ class WarmboSearchCV(BaseSearchCV):
     scoring, n_jobs, refit, cv, verbose, pre_dispatch, error_score, return_train_score
         As for :class:`sklearn.model_selection.RandomizedSearchCV`. With several metrics, the
         optimizer maximises the ``refit`` one (which must then name a metric).
-    random_state : int, optional
-        The optimizer's seed (its design and searches); None draws one.
+    random_state : int, RandomState instance or None
+        The optimizer's seed (its design and searches); None draws one; a ``RandomState`` gives
+        one drawn from it at each ``fit`` (scikit-learn's convention: fits differ, the sequence of
+        fits is reproducible).
     n_initial : int, optional
         Size of the optimizer's initial design (default: the optimizer's, by dimension).
     prior : optional
@@ -181,7 +192,7 @@ class WarmboSearchCV(BaseSearchCV):
         "search_space": "no_validation",  # (checked by _space_and_values, with the forms it takes)
         "n_iter": [numbers.Integral],
         "n_points": [numbers.Integral],
-        "random_state": [numbers.Integral, None],
+        "random_state": ["random_state"],
         "n_initial": [numbers.Integral, None],
         "prior": "no_validation",
         "transfer": [str, None],
@@ -201,7 +212,7 @@ class WarmboSearchCV(BaseSearchCV):
         cv=None,
         verbose: int = 0,
         pre_dispatch="2*n_jobs",
-        random_state: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
         error_score=np.nan,
         return_train_score: bool = False,
         n_initial: int | None = None,
@@ -310,7 +321,7 @@ class WarmboSearchCV(BaseSearchCV):
         optimizer = Optimizer(
             space,
             maximize=True,
-            seed=self.random_state,
+            seed=_seed(self.random_state),
             n_initial=self.n_initial,
             storage=self.storage,
             prior=_labelled(self._cv_results_prior(), values),
