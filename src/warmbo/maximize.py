@@ -31,7 +31,13 @@ Two choices make the search both cheaper and better than a large Sobol screen (m
 
 On spaces with integer or categorical parameters, the local candidates also include one-exchange
 neighbours of the anchors (one such parameter set to a random value), since Gaussian perturbations
-rarely leave a one-hot block's argmax. Points in ``exclude`` are never returned while another
+rarely leave a one-hot block's argmax. On spaces with categorical parameters, the Gaussian local
+candidates are snapped before they are scored (a one-hot block between categories is no point of the
+space; such candidates outranked every valid one, climbed in the relaxation and snapped back next to
+the incumbent, so another category at the incumbent's settings was never weighed: a user's lab
+campaign, ``tests/test_maximize.py``), and each local search holds its start's categories (L-BFGS-B's
+bounds are equal on their one-hot columns): categories change through the candidates, never by a
+climb in the relaxation. Points in ``exclude`` are never returned while another
 point is found: if every local search ends on an excluded point (they snap back to the incumbent
 on discrete spaces), the best snapped candidate that is not excluded wins. Points that ``avoid``
 flags (``suggest`` passes those too close to a pending point, :func:`warmbo.suggest.too_close`) are
@@ -52,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._lbfgsb import minimize_lbfgsb
-from .space import Float
+from .space import Categorical, Float
 
 __all__ = [
     "MaximizeResult",
@@ -255,7 +261,8 @@ def _joint_lbfgsb(
     instead of one call per start and step (as BoTorch's ``gen_candidates_scipy`` does). The sum is
     of ``log`` values when the acquisition has a log form (same maximisers, relative tolerances; see
     the module docstring). ``start_values``: the log values at the starts, when the caller has them.
-    ``box``: the ``(d, 2)`` bounds of one point (default the unit cube; a fixed column's are equal).
+    ``box``: the ``(d, 2)`` bounds of every point, or ``(k, d, 2)`` each start's own (default the unit
+    cube; a fixed or held column's are equal).
     Returns the refined points (k, d) and the number of acquisition evaluations.
     """
     use_log = bool(getattr(acq, "has_log", False))
@@ -291,11 +298,22 @@ def _joint_lbfgsb(
             return 1e30, np.zeros(k * d)
         return offset - float(np.asarray(values).sum()), -np.asarray(grads, dtype=np.float64).reshape(-1)
 
-    bounds = np.tile(np.tile(np.array([0.0, 1.0]), (d, 1)) if box is None else box, (k, 1))
+    if box is None:
+        box = np.tile(np.array([0.0, 1.0]), (d, 1))
+    box = np.asarray(box, dtype=np.float64)
+    bounds = np.tile(box, (k, 1)) if box.ndim == 2 else box[keep].reshape(k * d, 2)
     result = minimize_lbfgsb(fun, active.reshape(-1), bounds, **options)
     refined = starts.copy()
     refined[keep] = np.clip(result.x.reshape(k, d), 0.0, 1.0)
     return refined, n_evals + int(result.nfev) * k
+
+
+def _categorical_columns(space) -> np.ndarray:
+    """The encoded columns of the space's categorical parameters (their one-hot blocks)."""
+    columns = [
+        np.arange(space.dim)[space.slice_of(p.name)] for p in space.params if isinstance(p, Categorical)
+    ]
+    return np.concatenate(columns) if columns else np.empty(0, dtype=np.intp)
 
 
 def _pool(space, U: np.ndarray, fixed) -> np.ndarray:
@@ -409,8 +427,10 @@ def maximize(
     ):
         raise ValueError(f"screen must be an array of shape (m, {d}) with m >= 1 (encoded points)")
     U = _candidates(space, n_candidates, seed) if screen is None else screen
+    categorical = _categorical_columns(space)
     if local and screen is None:
-        U = np.vstack([U, _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)])
+        near = _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)
+        U = np.vstack([U, space.snap(near) if categorical.size else near])
     if local and any(p._discrete for p in space.params):
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     if fixed is not None:
@@ -439,7 +459,12 @@ def maximize(
 
     use_gradient = bool(getattr(acq, "has_gradient", False))
     box = np.tile(np.array([0.0, 1.0]), (d, 1)) if fixed is None else fixed.bounds(d)
-    bounds = [(float(low), float(high)) for low, high in box]
+    # each start's own box: its categories held (the climb moves the other columns)
+    boxes = np.repeat(box[None], len(starts), axis=0)
+    if categorical.size:
+        held = np.asarray(starts)[:, categorical]
+        boxes[:, categorical, 0] = held
+        boxes[:, categorical, 1] = held
     if use_gradient:
 
         def fun(u):
@@ -462,10 +487,11 @@ def maximize(
         warnings.simplefilter("ignore", RuntimeWarning)
         if batched:
             known = values[chosen] if score is not acq else None  # log values of the starts
-            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known, box=box)
+            refined, nfev = _joint_lbfgsb(acq, np.asarray(starts), d, known, box=boxes)
             n_evals += nfev
             finals.extend(refined)
-        for start in [] if batched else starts:
+        for start, own in zip([] if batched else starts, boxes, strict=False):
+            bounds = [(float(low), float(high)) for low, high in own]
             result = optimize.minimize(
                 fun, start, jac=use_gradient, method="L-BFGS-B", bounds=bounds, options={"maxiter": _MAXITER}
             )

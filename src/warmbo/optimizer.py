@@ -118,7 +118,7 @@ from .prior import (
     sources_summary_from_text,
     sources_text,
 )
-from .space import Space
+from .space import Categorical, Space
 from .storage import (
     ConnectionLostError,
     StorageError,
@@ -966,6 +966,7 @@ class Optimizer:
         self._screen = None  # the fixed fits' Sobol screen, their candidates' seed: _tracking_screen
         self._screen_seed = 0
         self._anchor_blocks: dict[tuple[int, bytes], np.ndarray] = {}  # the last ask's, by anchor
+        self._categorical = any(isinstance(p, Categorical) for p in space.params)
         self._grid_groups: int | None = None  # _grid_points, counted at the first need
         self._warm_start: dict = self._stored_warm_start()  # warm_start_overrides() of the last fit
         # the number of complete trials at the last fit that a cold fit checked (or that was cold
@@ -1464,6 +1465,8 @@ class Optimizer:
             block = self._anchor_blocks.get(key)
             if block is None:
                 block = anchored_candidates(anchor[None, :], per, self._screen_seed)
+                if self._categorical:  # (valid points: a one-hot block between categories is none)
+                    block = self.space.snap(block)
             kept[key] = block
             blocks.append(block)
         self._anchor_blocks = kept
