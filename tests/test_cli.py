@@ -3183,7 +3183,10 @@ def test_a_failure_reported_twice_keeps_the_first_reason(workdir):
     "attrs, said",
     [
         (None, "left out 1 row(s) without a value whose 'state' is not complete (FAIL 1)"),
-        (("params", "value"), "left out 1 row(s) with an empty 'value' cell (no objective value)"),
+        (
+            ("params", "value"),
+            "left out 1 row(s) with no value in 'value' (an empty cell, or such as n/a or #DIV/0!)",
+        ),
     ],
 )
 def test_an_optuna_export_with_a_failed_trial_is_a_prior_on_the_command_line(workdir, attrs, said):

@@ -676,8 +676,8 @@ def test_an_optuna_export_without_its_state_column_leaves_out_the_rows_without_a
         data = TaskData.from_csv(path, space, x={"x": "params_x"}, y="value")
     said = [str(w.message) for w in record if issubclass(w.category, UnfinishedRowsWarning)]
     assert said == [
-        f"{path}: left out 2 row(s) with an empty 'value' cell (no objective value): failed or "
-        "unfinished trials"
+        f"{path}: left out 2 row(s) with no value in 'value' (an empty cell, or such as n/a or "
+        "#DIV/0!): failed or unfinished trials"
     ]
     done = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     assert [p["x"] for p in data.params] == [t.params["x"] for t in done]
@@ -700,6 +700,35 @@ def test_an_optuna_export_without_its_state_column_leaves_out_the_rows_without_a
     assert "row 1 (line 2), column 'y': empty value" in csv_error(tmp_path, "a,b,y,state\n0,1,,COMPLETE\n")
 
 
+def test_a_spreadsheets_no_number_markers_in_the_values_are_rows_without_a_value(tmp_path) -> None:
+    # a user test: a lab file's one "n/a" and one "#DIV/0!" stopped the whole import, where an empty
+    # cell was left out with a warning; pandas reads such cells as missing too. A marker among the
+    # parameters stays an error, and so does text that is no marker (a unit typed with the number)
+    import pandas as pd
+
+    from warmbo.data import UnfinishedRowsWarning
+
+    path = tmp_path / "lab.csv"
+    path.write_text("a,b,y\n0.5,1,2.0\n0.1,2,n/a\n0.2,3, #DIV/0! \n0.3,4,NA\n0.4,5,#N/A\n-0.5,6,3.0\n")
+    with pytest.warns(UnfinishedRowsWarning, match=r"left out 4 row\(s\) with no value in 'y'"):
+        data = TaskData.from_csv(path, NUMERIC)
+    assert list(data.y) == [2.0, 3.0] and [p["b"] for p in data.params] == [1, 6]
+    with pytest.warns(UnfinishedRowsWarning, match="left out 1 row"):
+        frame = TaskData.from_dataframe(
+            pd.DataFrame({"a": [0.5, 0.1], "b": [1, 2], "y": ["#VALUE!", 3.0]}), NUMERIC
+        )
+    assert list(frame.y) == [3.0]
+    path.write_text("a,b,y\n0.5,1,2.0\nn/a,2,1.0\n")
+    with pytest.raises(DataError, match="row 2"):
+        TaskData.from_csv(path, NUMERIC)
+    path.write_text("a,b,y\n0.5,1,2.0\n0.1,2,70%\n")
+    with pytest.raises(DataError, match="row 2"):
+        TaskData.from_csv(path, NUMERIC)
+    path.write_text("a,b,y,state\n0.5,1,2.0,complete\n0.1,2,n/a,complete\n")
+    with pytest.raises(DataError, match="row 2.*'n/a'"):  # (a complete trial's value is needed)
+        TaskData.from_csv(path, NUMERIC)
+
+
 def test_a_dataframe_leaves_out_rows_without_a_value_whose_state_is_not_complete() -> None:
     # before: a NaN (or None) value was refused ("row 1 (index 0), column 'y': value nan is not
     # finite") where the same rows read from a CSV file were left out as failed or unfinished trials
@@ -719,7 +748,9 @@ def test_a_dataframe_leaves_out_rows_without_a_value_whose_state_is_not_complete
         assert [p["a"] for p in read.params] == [0.5, 0.3] and list(read.y) == [1.0, 2.0]
     # without a state column, as a CSV file without one
     for df in frames({"a": [0.5, 0.1], "b": [1, 2], "y": [nan, 3.0]}):
-        with pytest.warns(UnfinishedRowsWarning, match=r"left out 1 row\(s\) with an empty 'y' cell"):
+        with pytest.warns(
+            UnfinishedRowsWarning, match=r"left out 1 row\(s\) with no value in 'y' \(an empty cell"
+        ):
             assert list(TaskData.from_dataframe(df, NUMERIC).y) == [3.0]
     # a missing value in a complete row, and an infinite value in any row, are refused, row named
     for df in frames({"a": [0.5, 0.1], "b": [1, 2], "y": [1.0, nan], "state": ["COMPLETE", "COMPLETE"]}):

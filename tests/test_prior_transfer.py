@@ -1118,7 +1118,7 @@ def test_records_without_a_value_are_left_out_as_their_dataframe_leaves_them_out
     for prior in (df, df.to_dict("records")):
         with pytest.warns(UnfinishedRowsWarning, match=r"left out 2 row\(s\) .*\(FAIL 1, RUNNING 1\)"):
             assert list(wb.Optimizer(space, prior=prior, seed=0).prior.y) == [1.0, 2.0]
-    with pytest.warns(UnfinishedRowsWarning, match="empty 'y'"):  # no state: as a CSV's empty cells
+    with pytest.warns(UnfinishedRowsWarning, match="no value in 'y'"):  # no state: as a CSV's empty cells
         assert len(wb.Optimizer(space, prior=df.drop(columns="state").to_dict("records"), seed=0).prior) == 2
     complete = df.assign(state="COMPLETE").to_dict("records")  # a complete trial without a value: refused
     with pytest.raises(DataError, match="not finite"):

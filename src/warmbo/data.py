@@ -230,6 +230,22 @@ def _missing(value: Any) -> bool:
     return type(value).__name__ in ("NAType", "NaTType")
 
 
+#: what a spreadsheet writes in a cell that holds no number (pandas' default ``na_values`` but the
+#: spellings of NaN, which stay an error as a NaN value is, and Excel's error values): in the values'
+#: column such a cell is a row without a value, left out with the empty ones (a user test's lab file
+#: stopped on its one "n/a" and one "#DIV/0!")
+NO_VALUE = frozenset(
+    {"n/a", "na", "null", "none", "<na>", "#n/a", "#n/a n/a", "#na", "#div/0!", "#value!", "#ref!", "#name?",
+     "#num!", "#null!", "#spill!", "#calc!"}
+)  # fmt: skip
+
+
+def _no_value(value: Any) -> bool:
+    """Whether a cell of the values' column holds no value: :func:`_missing`, or a :data:`NO_VALUE`
+    marker."""
+    return _missing(value) or (isinstance(value, str) and value.strip().lower() in NO_VALUE)
+
+
 def _unfinished_state(row: Mapping[str, Any], y: Any) -> str | None:
     """The state of a row that is a trial without an objective value: a missing ``y`` (an empty CSV
     cell; None or NaN in a DataFrame), and a ``state`` column other than complete (Optuna's ``FAIL``,
@@ -237,7 +253,7 @@ def _unfinished_state(row: Mapping[str, Any], y: Any) -> str | None:
     without that column, such as ``trials_dataframe(attrs=("params", "value"))``, or an empty cell).
     None for any other row: one with a value to read, or a missing ``y`` in a row whose state says
     complete (an error)."""
-    if not _missing(row.get(y)):
+    if not _no_value(row.get(y)):
         return None
     state = _state(row)
     return None if state.lower() == "complete" else state
@@ -258,7 +274,7 @@ def _warn_unfinished(source: str, unfinished: dict[str, int], y: Any) -> None:
         counts = ", ".join(f"{state or 'no state'} {n}" for state, n in unfinished.items())
         said = f"left out {total} row(s) without a value whose 'state' is not complete ({counts})"
     else:
-        said = f"left out {total} row(s) with an empty {y!r} cell (no objective value)"
+        said = f"left out {total} row(s) with no value in {y!r} (an empty cell, or such as n/a or #DIV/0!)"
     warnings.warn(
         f"{source}: {said}: failed or unfinished trials", UnfinishedRowsWarning, stacklevel=user_stacklevel()
     )
@@ -1149,7 +1165,7 @@ def _read_dataframe(
             left_out += 1
             continue
         params.append(point)
-        if _missing(row[y]):  # (the row's state says complete)
+        if _no_value(row[y]):  # (the row's state says complete)
             raise DataError(f"{_at(where, y)}: missing value ({row[y]!r}) in a row whose 'state' is complete")
         try:
             ys.append(_convert_y(row[y]))
