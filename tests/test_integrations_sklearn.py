@@ -173,6 +173,8 @@ def test_n_jobs_and_joblib_dump_work_the_optimizer_is_not_pickled(digits, tmp_pa
     X, y = digits
     search = WarmboSearchCV(SVC(), SPACE, n_iter=4, n_points=2, cv=3, n_jobs=2, random_state=0).fit(X, y)
     assert len(search.cv_results_["params"]) == 4
+    # pickling (joblib sends the search to its workers) left the search itself without optimizer_
+    assert len(search.optimizer_.history) == 4
     joblib.dump(search, tmp_path / "search.pkl")
     loaded = joblib.load(tmp_path / "search.pkl")
     assert loaded.best_params_ == search.best_params_ and not hasattr(loaded, "optimizer_")

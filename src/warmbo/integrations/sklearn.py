@@ -269,7 +269,9 @@ class WarmboSearchCV(BaseSearchCV):
         # the optimizer holds the study's open connection, which cannot be pickled: scikit-learn sends
         # the search itself to its workers (n_jobs=2, caller=self), and a fitted search is saved with
         # joblib.dump; both failed (a user test). Reopen it with wb.Optimizer.load(storage)
-        state = super().__getstate__()
+        # (a copy: scikit-learn's __getstate__ returns the live __dict__ for classes outside
+        # sklearn, so popping from it took optimizer_ off the search itself, after every n_jobs=2 fit)
+        state = dict(super().__getstate__())
         state.pop("optimizer_", None)
         return state
 
