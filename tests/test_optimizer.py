@@ -2332,3 +2332,14 @@ def test_a_model_of_your_own_may_set_n_observations_when_it_fits():
     bare = wb.Optimizer(space, model=Bare(), seed=0, n_initial=3)
     with pytest.raises(ValueError, match=r"the model Bare, fitted, has no n_observations, X_train_, y_tr"):
         bare.run(lambda p: p["x0"], budget=5, progress=False)
+
+
+def test_another_librarys_argument_names_what_to_use_instead():
+    # a user test: Optuna's direction="maximize" met a bare TypeError
+    with pytest.raises(TypeError, match=r"'direction': use maximize=True"):
+        wb.Optimizer(SPACE, direction="maximize")
+    with pytest.raises(TypeError, match=r"'n_intial': did you mean n_initial=\?; 'random_state': use seed="):
+        wb.Optimizer(SPACE, n_intial=3, random_state=0)
+    from warmbo.optimizer import optimizer_arguments
+
+    assert "maximize" in optimizer_arguments() and "unknown" not in optimizer_arguments()

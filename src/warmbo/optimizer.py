@@ -645,6 +645,46 @@ def _row_key(params: dict, value: float) -> str:
     return json.dumps([sorted(params.items()), float(value)])
 
 
+#: other libraries' words for the optimizer's arguments (a user test: Optuna's
+#: ``direction="maximize"`` met a bare TypeError)
+_THEIR_WORDS = {
+    "direction": "maximize=True (Optuna's direction='maximize'; minimising is the default)",
+    "directions": "a wb.MultiTaskOptimizer for several objectives, or maximize=True for one",
+    "random_state": "seed=",
+    "n_trials": "a budget: opt.run(objective, budget=N)",
+    "sampler": "model=, acquisition= and transfer=",
+    "search_space": "the space, as the first argument",
+    "n_startup_trials": "n_initial=",
+}
+
+
+def optimizer_arguments() -> list[str]:
+    """The names of :class:`Optimizer`'s arguments (the integrations check their options by them)."""
+    import inspect
+
+    return [
+        name
+        for name, p in inspect.signature(Optimizer.__init__).parameters.items()
+        if name != "self" and p.kind is not p.VAR_KEYWORD
+    ]
+
+
+def _refuse_unknown(unknown: dict, name: str) -> None:
+    """A ``TypeError`` naming each argument the optimizer does not take and what it takes instead
+    (another library's word, or the nearest parameter's name)."""
+    import difflib
+
+    taken = optimizer_arguments()
+    said = []
+    for arg in unknown:
+        if arg in _THEIR_WORDS:
+            said.append(f"{arg!r}: use {_THEIR_WORDS[arg]}")
+            continue
+        near = difflib.get_close_matches(arg, taken, n=1, cutoff=0.6)
+        said.append(f"{arg!r}" + (f": did you mean {near[0]}=?" if near else ""))
+    raise TypeError(f"{name}() got unexpected keyword argument(s) " + "; ".join(said))
+
+
 def _new_model(prototype):
     clone = getattr(prototype, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(prototype)
@@ -764,7 +804,10 @@ class Optimizer:
         reclaim: str = "retry",
         output_transform: str | None = None,
         max_trials: int | None = None,
+        **unknown,
     ):
+        if unknown:
+            _refuse_unknown(unknown, type(self).__name__)
         if not isinstance(space, Space):
             raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
         if not isinstance(maximize, bool):

@@ -64,7 +64,6 @@ before the first trial), which would otherwise be split into modules OptunaHub w
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import threading
@@ -87,7 +86,7 @@ from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
 from ..data import DataError, TaskData
-from ..optimizer import Optimizer, SpaceExhaustedError, refuse_dropped_model
+from ..optimizer import Optimizer, SpaceExhaustedError, optimizer_arguments, refuse_dropped_model
 from ..prior import PriorFormError, check_prior, left_out_of_subspace, subspace_prior
 from ..space import Categorical, Float, Int, Parameter, Space, SpaceError
 from ..transfer.registry import TRANSFER_METHODS
@@ -388,11 +387,11 @@ class WarmboSampler(BaseSampler):
             )
         # the optimizer is built at the first proposal, after the startup trials: arguments it would
         # refuse are refused here, before any trial is spent
-        unknown = set(options) - set(inspect.signature(Optimizer).parameters)
+        unknown = set(options) - set(optimizer_arguments())
         if unknown:
             raise ValueError(
                 f"optimizer_options: Optimizer has no argument {', '.join(sorted(unknown))} (it takes "
-                f"{', '.join(sorted(set(inspect.signature(Optimizer).parameters) - reserved))})"
+                f"{', '.join(sorted(set(optimizer_arguments()) - reserved))})"
             )
         if transfer is not None and transfer not in TRANSFER_METHODS:
             raise ValueError(TRANSFER_METHODS.unknown(transfer))

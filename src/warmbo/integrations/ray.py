@@ -34,7 +34,6 @@ completes its pending point when Tune reports it.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 import pickle
@@ -56,6 +55,7 @@ from ..optimizer import (
     BudgetNotReachedWarning,
     Optimizer,
     SpaceExhaustedError,
+    optimizer_arguments,
     refuse_dropped_model,
 )
 from ..parameters import _decimals
@@ -263,7 +263,7 @@ class WarmboSearch(Searcher):
             )
         # the optimizer is built at the first suggestion, inside the Tune run: a name it does not take
         # is refused here, before the run starts
-        takes = set(inspect.signature(Optimizer).parameters)
+        takes = set(optimizer_arguments())
         unknown = sorted(set(options) - takes)
         if unknown:
             left = sorted(takes - set(_RESERVED))
