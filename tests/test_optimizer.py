@@ -524,6 +524,9 @@ def test_history_frame_has_local_datetimes_a_duration_and_is_a_prior():
     assert frame["duration"][0].total_seconds() == pytest.approx(first.completed - first.created, abs=1e-5)
     assert frame["completed"].isna().tolist() == [False, False, False, True]  # (the pending trial)
     assert frame["x0"].tolist()[-1] == pending["x0"]
+    opt.tell_failed(pending, error="out of memory")
+    errors = opt.history.to_dataframe()["error"]
+    assert errors.isna().tolist() == [True, True, True, False] and errors.iloc[-1] == "out of memory"
     # last week's history as this week's prior: its values, not a missing 'y' column
     with pytest.warns(UserWarning, match="pending 1"):
         warm = wb.Optimizer(SPACE, seed=1, prior=frame)

@@ -79,11 +79,12 @@ class Trial:
         return self.state == FAILED
 
     def as_row(self, task_names=None) -> dict[str, Any]:
-        """Flat dict: id, state, value, timestamps, worker, the task values of a multi-task trial
-        (a column per task, named by ``task_names`` or ``value_0, value_1, ...``; a task name that
-        is also a parameter's or a fixed column's becomes ``value_<name>``), then one column per
-        parameter. A fixed column whose name a parameter has gives way as ``warmbo export``'s do:
-        ``warmbo_<name>`` (a parameter named ``value`` overwrote the trial's value)."""
+        """Flat dict: id, state, value, timestamps, worker, error (a failed trial's), the task values
+        of a multi-task trial (a column per task, named by ``task_names`` or ``value_0, value_1,
+        ...``; a task name that is also a parameter's or a fixed column's becomes ``value_<name>``),
+        then one column per parameter. A fixed column whose name a parameter has gives way as
+        ``warmbo export``'s do: ``warmbo_<name>`` (a parameter named ``value`` overwrote the trial's
+        value)."""
         fixed = {
             "id": self.id,
             "state": self.state,
@@ -91,6 +92,7 @@ class Trial:
             "created": self.created,
             "completed": self.completed,
             "worker": self.worker,
+            "error": self.error,  # (why a failed trial failed; a user test found it only on Trial.error)
         }
         row = {(f"warmbo_{k}" if k in self.params else k): v for k, v in fixed.items()}
         if self.values is not None:
