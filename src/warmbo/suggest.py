@@ -249,6 +249,8 @@ def suggest(
             if told.shape[0]:
                 model = fantasise(model, told, np.concatenate(values), noise)
         bound = acquisition.bind(model, space=space, reference=reference)
+        if fixed is not None and callable(getattr(bound, "on_slice", None)):
+            bound = bound.on_slice(reference, space, fixed)  # (EI, PI: the slice's own incumbent)
         x = maximize(
             bound,
             space,
