@@ -3342,3 +3342,31 @@ def test_observe_says_which_suggestion_a_value_completes_when_tell_matches_it(wo
     assert f"trial {pending.id}: value 1 stored (suggested as trial {pending.id} at" in shown, shown
     assert "a new trial" not in shown
     assert [(t.id, t.state) for t in wb.Study("ob.db").trials()] == [(pending.id, "complete")]
+
+
+def test_observe_warns_of_a_value_the_other_trials_rule_out_and_names_an_earlier_wrong_one(workdir):
+    # a user test typed 8.44 for 84.4 and was told nothing (status flags outliers from 10 trials on,
+    # and only when run); then a correct value next to an uncorrected typo must not be blamed alone
+    space = wb.Space([wb.Float("temp", 40, 120), wb.Float("time", 0.5, 24, log=True)])
+    rng = np.random.default_rng(0)
+
+    def lab(p):
+        return 85 - 10 * ((p["temp"] - 88) / 18) ** 2 - 8 * np.log(p["time"] / 6) ** 2 + rng.normal(0, 1.5)
+
+    opt = wb.Optimizer(space, maximize=True, storage="lab.db", seed=0)
+    for _ in range(8):
+        suggestion = opt.ask()
+        opt.tell(suggestion, lab(suggestion))
+    for _ in range(12):  # right values, noisy: never a warning (12 checks at probability 0.001 each)
+        suggestion = opt.ask()
+        said = invoke(
+            "observe", "lab.db", "--trial", suggestion.trial_id, "--value", round(lab(suggestion), 2)
+        )
+        assert said.exit_code == 0 and "warning" not in said.output, said.output
+    typo = invoke("observe", "lab.db", "--params", '{"temp": 90, "time": 6}', "--value", 8.44)
+    assert typo.exit_code == 0 and "warning: 8.44 lies far outside what the other 20 trials" in typo.output
+    wrong = max(t.id for t in wb.Study("lab.db").trials())
+    assert f"--trial {wrong} --value V --amend" in typo.output
+    right = invoke("observe", "lab.db", "--params", '{"temp": 89, "time": 6}', "--value", 84.1)
+    assert f"trial {wrong}'s value is the likely wrong one" in " ".join(right.output.split())
+    assert [t.value for t in wb.Study("lab.db").trials()][-2:] == [8.44, 84.1]  # (both stored as given)

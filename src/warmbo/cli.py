@@ -2076,6 +2076,9 @@ def observe(
             f"and `warmbo status` shows it)"
         )
     console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}", soft_wrap=True)
+    surprise = _surprise_line(opt, t, storage)
+    if surprise is not None:
+        errors.print(surprise, highlight=False, soft_wrap=True, markup=False)
     if trial is None:
         # the same --params command run twice (the shell's history) stored one result as two trials
         # without a word; a repeat that measured the very same value is rare, so it is pointed out
@@ -2098,6 +2101,110 @@ def observe(
                 soft_wrap=True,
             )
     _print_best(opt)
+
+
+#: ``observe`` checks a new value against the model of the other complete trials from this many on
+SURPRISE_MIN = 5
+
+
+def _surprise_line(opt, t, storage: str) -> str | None:
+    """``observe``'s warning when the value just stored lies outside
+    :data:`~warmbo.audit.EXTERNAL_FACTOR` times the interval that the model of the other complete
+    trials gives a measurement at its settings with probability ``1 -``
+    :data:`~warmbo.audit.OUTLIER_ALPHA` (a user test typed 8.44 for 84.4; ``status`` flags outliers
+    only from :data:`~warmbo.audit.MIN_HELD_OUT` trials on, and only when run). The model is
+    fitted without the new value (an outlier would widen its own noise), on the study's own trials (a
+    transfer ensemble's target GP); the interval is the measurement's (the noise included), mapped
+    to the user's units through the output transform (monotone: an interval maps to an interval).
+    When a trial lies at nearly the same settings (within 2% of every range) and, fitted without it
+    too, the model takes the new value, that trial is named as the likely wrong one (an uncorrected
+    typo made the next, correct, value look wild). None for a multi-task study, fewer than
+    :data:`SURPRISE_MIN` other trials, a study larger than ``status`` audits, a model that is not a
+    GP, and a value inside the interval."""
+    from .audit import EXTERNAL_FACTOR, OUTLIER_ALPHA
+
+    if getattr(opt, "task_names", None) or t.value is None:
+        return None
+    others = [u for u in opt.study.trials(("complete",)) if u.id != t.id]
+    if not SURPRISE_MIN <= len(others) <= STATUS_AUDIT_MAX["single"]:
+        return None
+    found = _measurement_interval(opt, others, t.params)
+    if found is None or found[0] <= t.value <= found[1]:
+        return None
+    low, high = found
+    said = (
+        f"warning: {t.value:.6g} lies far outside what the other {len(others)} trials predict for a "
+        f"measurement there ({low:.4g} to {high:.4g}: {EXTERNAL_FACTOR:g} times the reach a calibrated "
+        f"model misses with probability {OUTLIER_ALPHA:g})"
+    )
+    import numpy as np
+
+    gap = np.max(np.abs(opt.space.encode([u.params for u in others]) - opt.space.encode([t.params])), axis=1)
+    near, wrong = others[int(np.argmin(gap))], t.id
+    if np.min(gap) < 0.02:
+        rest = [u for u in others if u.id != near.id]
+        without = _measurement_interval(opt, rest, t.params) if len(rest) >= SURPRISE_MIN else None
+        if without is not None and without[0] <= t.value <= without[1]:
+            said += (
+                f"; but trial {near.id}, at nearly these settings, holds {near.value:.6g}, and without it "
+                f"the other trials predict {without[0]:.4g} to {without[1]:.4g}: trial {near.id}'s value is "
+                "the likely wrong one"
+            )
+            wrong = near.id
+    return (
+        f"{said}. Check it: if a value is a typo or a unit slip, correct it (the value stored is kept in "
+        f"the study): warmbo observe --storage {_study_arg(storage)} --trial {wrong} --value V --amend"
+    )
+
+
+def _measurement_interval(opt, trials, params: dict) -> tuple[float, float] | None:
+    """:data:`~warmbo.audit.EXTERNAL_FACTOR` times the interval, in the user's units, in which the
+    model fitted to ``trials`` puts a measurement at ``params`` with probability ``1 -``
+    :data:`~warmbo.audit.OUTLIER_ALPHA` (:func:`_surprise_line`);
+    None for a model that is not a GP or a fit that fails."""
+    import numpy as np
+    from scipy.stats import norm
+
+    from .audit import EXTERNAL_FACTOR, OUTLIER_ALPHA
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = opt.fit_model(trials)
+    except (ValueError, ArithmeticError):
+        return None
+    gp = getattr(model, "target_model_", None)
+    if gp is not None:  # (the ensemble standardises the study's values for its target GP)
+
+        def to_user(z):
+            return np.asarray(z) * model.y_std_ + model.y_mean_
+
+    else:
+        gp, transform = model, getattr(model, "output_transform_", None)
+
+        def to_user(z):
+            return np.asarray(z) if transform is None else transform.inverse(np.asarray(z))
+
+    noise = getattr(gp, "noise_", None)
+    if model is None or noise is None or not hasattr(gp, "y_std_") or not np.size(noise):
+        return None
+    mean, sd = gp.predict(opt.space.encode([params]))
+    sd_y = math.sqrt(float(sd[0]) ** 2 + float(np.mean(noise)) * float(gp.y_std_) ** 2)
+    # EXTERNAL_FACTOR times the reach, as the audit flags a residual against a model fitted without
+    # it: a GP fitted to few noisy trials takes too little noise (9 trials of noise sd 1.5 put a
+    # right value outside the plain reach), and what this is for is a gross slip (8.44 for 84.4)
+    # and widened by the model's own leave-one-out residuals when they are larger than it predicts (a
+    # GP that took noise for signal): their robust spread in predicted sds, never below 1
+    spread = 1.0
+    if callable(getattr(gp, "loo", None)) and len(getattr(gp, "y_train_", ())):
+        loo_mean, loo_sd = gp.loo()
+        z = np.abs(np.asarray(gp.y_train_) - loo_mean) / np.where(loo_sd > 0, loo_sd, np.inf)
+        spread = max(1.0, float(np.sqrt(np.mean(z**2))))  # (their root mean square: 1 when calibrated)
+    reach = EXTERNAL_FACTOR * float(norm.isf(OUTLIER_ALPHA / 2.0)) * sd_y * spread
+    ends = np.sort(to_user([float(mean[0]) - reach, float(mean[0]) + reach]))
+    if not opt.maximize:  # (the model sees -value when minimising)
+        ends = np.sort(-ends)
+    return float(ends[0]), float(ends[1])
 
 
 def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | dict, str]:
