@@ -816,3 +816,29 @@ def test_a_prior_of_other_names_is_named_in_the_warning(caplog):
         )
     assert "search space (x1, x2); the prior's columns are a, b;" in caplog.text
     assert [t.state.name for t in study.trials] == ["COMPLETE"] * 3
+
+
+def test_an_optuna_study_is_a_prior_of_the_optimizer_and_its_storage_file_is_named_as_one(tmp_path):
+    # a user test: wb.Optimizer(prior=[optuna_study]) sent them to trials_dataframe(), whose columns
+    # then needed renaming; and an Optuna database given as a prior "does not exist"
+    url = f"sqlite:///{tmp_path / 'optuna.db'}"
+    last = optuna.create_study(study_name="week1", storage=url, direction="maximize",
+                               sampler=optuna.samplers.RandomSampler(seed=0))  # fmt: skip
+    last.optimize(
+        lambda t: -((t.suggest_float("x", 0, 1) - 0.3) ** 2) - 0.1 * (t.suggest_int("k", 1, 3) - 2) ** 2, 12
+    )
+    last.enqueue_trial({"x": 0.5, "k": 1})
+    last.ask()  # (a running trial: left out, it has no value)
+    space = wb.Space([wb.Float("x", 0, 1), wb.Int("k", 1, 3)])
+    done = [t for t in last.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    same = wb.Optimizer(space, maximize=True, seed=0, prior=[last])
+    assert sorted(same.prior.y) == sorted(t.value for t in done)
+    other = wb.Optimizer(space, maximize=False, seed=0, prior=last)  # (the other direction: negated)
+    assert sorted(other.prior.y) == sorted(-t.value for t in done)
+    first = same.ask()  # (warm: the study's best configuration first)
+    assert first["x"] == pytest.approx(last.best_params["x"]) and first["k"] == last.best_params["k"]
+    for given in (url, str(tmp_path / "optuna.db")):
+        with pytest.raises(DataError, match=r"is an Optuna storage \(studies: week1\), not a warmbo study"):
+            wb.Optimizer(space, prior=given)
+    with pytest.raises(DataError, match=r"optuna.load_study\(study_name='week1', storage='sqlite:///"):
+        WarmboSampler(prior=str(tmp_path / "optuna.db"))

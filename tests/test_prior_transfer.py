@@ -1127,16 +1127,19 @@ def test_records_without_a_value_are_left_out_as_their_dataframe_leaves_them_out
         wb.Optimizer(space, prior=[{"x": 0.1, "y": nan}], seed=0)
 
 
-def test_an_optuna_study_in_a_list_prior_says_where_it_belongs():
+def test_an_optuna_object_in_a_list_prior_says_what_it_is():
     # (user test, session 35) "prior item 1 is a Study: a list prior holds ... Study objects" read as
-    # a contradiction: it meant warmbo's Study, not Optuna's
+    # a contradiction: it meant warmbo's Study, not Optuna's. An Optuna study is now a prior itself
+    # (test_integrations_optuna.py); an empty one, or one of its trials, is refused naming it
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    with pytest.raises(
-        DataError, match=r"prior item 1 is an optuna.Study: .*warmbo Study objects.*WarmboSampler"
-    ):
-        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[optuna.create_study()])
+    empty = optuna.create_study(study_name="empty")
+    with pytest.raises(DataError, match=r"the Optuna study 'empty' holds no complete trial"):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[empty])
+    empty.optimize(lambda t: t.suggest_float("x0", 0, 1), 1)
+    with pytest.raises(DataError, match=r"prior item 1 is an optuna.FrozenTrial: .*an Optuna study itself"):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[empty.trials[0]])
     with pytest.raises(DataError, match="prior item 2 is an int: "):
         wb.Optimizer(wb.Space.box([(0.0, 1.0)]), prior=[([{"x0": 0.5}], [1.0]), 3])
 

@@ -112,7 +112,7 @@ def _from_studies(
     :func:`subspace_prior`): a study whose parameters are more than ``space``'s is read on those of
     ``space``, one that lacks some of them gives no row, and a trial outside ``space``'s ranges is
     described in ``outside`` (not warned about here); :class:`_NoRows` when none gives any row."""
-    from .storage import StorageError, Study, study_exists, study_identity
+    from .storage import StorageError, Study, optuna_studies, study_exists, study_identity
     from .trial import COMPLETE
 
     params, values, labels = [], [], []
@@ -138,6 +138,16 @@ def _from_studies(
         try:
             if not isinstance(item, Study) and not study_exists(item):
                 # (the storage's own error advises creating a study there: no use for a source)
+                names = optuna_studies(item)
+                if names is not None:
+                    first, listed = (names[0] if names else "NAME"), ", ".join(names) or "none"
+                    where = _shown(item)
+                    where = where if where.startswith("sqlite:") else f"sqlite:///{where}"  # (Optuna's form)
+                    raise DataError(
+                        f"prior {_shown(item)!r} is an Optuna storage (studies: {listed}), "
+                        "not a warmbo study: give the Optuna study itself, prior=[optuna.load_study("
+                        f"study_name={first!r}, storage={where!r})]"
+                    )
                 raise DataError(
                     f"prior study {_shown(item)!r} does not exist: give the file or URL of a finished study"
                 )
@@ -383,12 +393,45 @@ def left_out_of_subspace(outside: list[str], names, kept: int) -> None:
     )
 
 
+def _is_optuna_study(item) -> bool:
+    """Whether ``item`` is an Optuna ``Study`` (duck-typed: Optuna is not a dependency)."""
+    kind = type(item)
+    return kind.__module__.startswith("optuna") and kind.__name__ == "Study" and hasattr(item, "trials")
+
+
+def _optuna_as_pairs(prior, maximize: bool):
+    """``prior`` with each Optuna study in it (itself, or an item of a list) read as the ``(params,
+    values)`` pair of its complete trials, the values negated when it was optimised in the other
+    direction (as a warmbo study's are); a user test passed ``prior=[optuna.load_study(...)]`` and
+    was sent to ``trials_dataframe()``, whose columns then needed renaming. A study of several
+    objectives is refused."""
+
+    def pair(study):
+        if len(study.directions) != 1:
+            raise DataError(
+                f"prior: the Optuna study {study.study_name!r} has {len(study.directions)} objectives; give "
+                "one objective's values as (params, values)"
+            )
+        same = (study.direction.name == "MAXIMIZE") == maximize
+        done = [t for t in study.trials if t.state.name == "COMPLETE" and t.value is not None]
+        if not done:
+            raise DataError(f"prior: the Optuna study {study.study_name!r} holds no complete trial")
+        return [dict(t.params) for t in done], [t.value if same else -t.value for t in done]
+
+    if _is_optuna_study(prior):
+        return pair(prior)
+    if isinstance(prior, list) and any(_is_optuna_study(item) for item in prior):
+        return [pair(item) if _is_optuna_study(item) else item for item in prior]
+    return prior
+
+
 def _read(
     prior, space: Space | None, maximize: bool, study, rename, partial: bool, outside: list[str] | None
 ) -> TaskData | None:
     """:func:`as_prior`, or with ``partial`` the rows of :func:`subspace_prior` (:class:`_NoRows`
     when there are none; rows outside ``space``'s ranges described in ``outside``); without a
     ``space``, what needs none is checked and None returned (:func:`check_prior`)."""
+    prior = _optuna_as_pairs(prior, maximize)
     if isinstance(prior, TaskData):
         if space is None:
             return None
@@ -483,8 +526,7 @@ def _read(
                 shown = f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
                 shown += f" of {len(item)} items" if isinstance(item, list | tuple) else ""
                 other = (
-                    " (an Optuna study is a prior of warmbo's Optuna sampler, WarmboSampler(prior=[study]); "
-                    "here, give its trials as a DataFrame: study.trials_dataframe())"
+                    " (an Optuna study itself is a prior: prior=[study])"
                     if kind.__module__.startswith("optuna")
                     else ""
                 )

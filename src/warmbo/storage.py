@@ -188,6 +188,31 @@ def is_readonly_url(url) -> bool:
     )
 
 
+def optuna_studies(url) -> list[str] | None:
+    """The study names of an Optuna storage in the SQLite file at ``url`` (its ``studies`` and
+    ``trials`` tables), or None for anything else: a user test gave an Optuna database as a warmbo
+    prior and was told it does not exist."""
+    if _is_postgres(url):
+        return None
+    try:
+        path = parse_url(url)
+    except (StorageError, ValueError):
+        return None
+    if path == ":memory:" or not Path(path).is_file():
+        return None
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=10.0)
+        try:
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if not {"studies", "trials", "version_info"} <= tables:
+                return None
+            return [row[0] for row in conn.execute("SELECT study_name FROM studies ORDER BY study_id")]
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+
+
 def study_exists(url) -> bool:
     """Whether a study is stored at ``url`` (an SQLite file, or a named study in PostgreSQL)."""
     if _is_postgres(url):
