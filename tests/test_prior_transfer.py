@@ -1167,3 +1167,28 @@ def test_rows_of_a_prior_outside_the_ranges_are_left_out_with_a_warning_and_all_
         wb.Optimizer(space, prior=df.iloc[[1]])
     with pytest.raises(DataError, match="not a number|finite"):  # malformed: still an error
         wb.Optimizer(space, prior=pd.DataFrame({"x": [0.2, float("nan")], "c": ["a", "b"], "y": [1.0, 2.0]}))
+
+
+def test_a_prior_study_of_a_parameter_added_or_removed_since_says_how_to_read_it(tmp_path):
+    # a user test added max_bins to last week's space and was left with "parameter 'max_bins' only in
+    # this study" and no way on; the recipes the error now gives are run here as written
+    week1 = str(tmp_path / "week1.db")
+    old = wb.Optimizer(
+        wb.Space([wb.Float("lr", 1e-3, 1.0, log=True), wb.Int("depth", 2, 8)]), storage=week1, seed=0
+    )
+    for _ in range(6):
+        s = old.ask()
+        old.tell(s, (np.log10(s["lr"]) + 1) ** 2 + 0.1 * s["depth"])
+    added = wb.Space([wb.Float("lr", 1e-3, 1.0, log=True), wb.Int("depth", 2, 8), wb.Int("bins", 16, 255)])
+    with pytest.raises(DataError, match=r"df\['bins'\] = VALUE; prior=\[df\]"):
+        wb.Optimizer(added, prior=[week1])
+    df = wb.Optimizer.load(week1).history.to_dataframe()
+    df["bins"] = 255
+    assert len(wb.Optimizer(added, prior=[df]).prior.y) == 6
+    removed = wb.Space([wb.Float("lr", 1e-3, 1.0, log=True)])
+    with pytest.raises(DataError, match=r"prior=\[df\[df\['depth'\] == VALUE\]\]"):
+        wb.Optimizer(removed, prior=[week1])
+    df = wb.Optimizer.load(week1).history.to_dataframe()
+    held = df["depth"].iloc[0]
+    kept = wb.Optimizer(removed, prior=[df[df["depth"] == held]]).prior
+    assert len(kept.y) == int((df["depth"] == held).sum())

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
@@ -194,16 +195,19 @@ def _from_studies(
                 only = only.replace("only in this space", "only in this study")
                 only = only.replace("only in other space", "only in the prior study")
                 differs = f"prior study {_shown(study)!r} has other parameters than this study: {only}"
+                added = sorted(set(space.names) - set(names.values()))
+                removed = sorted(set(names.values()) - set(space.names))
+                python, shell = _changed_space_hints(_shown(study), added, removed)
                 raise DataError(
                     differs
                     + (
                         "; for a parameter renamed since, read it under its new name (warmbo optimize: "
                         "--prior-rename OLD=NEW)"
                         if renamed
-                        else ""
+                        else python
                     ),
                     shell=differs
-                    + ("; for a parameter renamed since, give --prior-rename OLD=NEW" if renamed else ""),
+                    + ("; for a parameter renamed since, give --prior-rename OLD=NEW" if renamed else shell),
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
             complete = study.trials((COMPLETE,))
@@ -391,6 +395,30 @@ def left_out_of_subspace(outside: list[str], names, kept: int) -> None:
         PriorOutsideSpaceWarning,
         stacklevel=user_stacklevel(),
     )
+
+
+def _changed_space_hints(where: str, added: list[str], removed: list[str]) -> tuple[str, str]:
+    """How to read a prior study whose parameters are not this study's (a parameter added or removed
+    since), in Python and on the command line: as a table of its trials, with the value a new
+    parameter had in its runs added as a column, or the rows at the value a removed one is held at
+    now kept (a user test added ``max_bins`` and was left with an error and no way on)."""
+    if added:
+        name = added[0]
+        return (
+            f"; for a parameter added since, give the prior study's trials with the value its runs had: "
+            f"df = wb.Optimizer.load({where!r}).history.to_dataframe(); df[{name!r}] = VALUE; prior=[df]",
+            f"; for a parameter added since: warmbo export {shlex.quote(where)} --complete --out old.csv, "
+            f"add a column {name} holding the value its runs had, and give --prior old.csv",
+        )
+    if removed:
+        name = removed[0]
+        return (
+            "; for a parameter removed since, give the prior study's trials at the value it is held at now: "
+            f"df = wb.Optimizer.load({where!r}).history.to_dataframe(); prior=[df[df[{name!r}] == VALUE]]",
+            f"; for a parameter removed since: warmbo export {shlex.quote(where)} --complete --out old.csv, "
+            f"keep the rows at the value {name} is held at now, and give --prior old.csv",
+        )
+    return "", ""
 
 
 def _is_optuna_study(item) -> bool:
