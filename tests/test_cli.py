@@ -1461,6 +1461,13 @@ def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdi
         refused = invoke("suggest", "--storage", "new.db", *option)
         assert refused.exit_code == 1 and message in refused.output, refused.output
     assert study_rows("new.db") == before  # nothing asked, nothing lost
+    # a new space: how to start a study of it from this one's trials (a user test was told only to
+    # leave --space out or give another --storage)
+    advice = " ".join(invoke("suggest", "--storage", "new.db", "--space", "other.json").output.split())
+    assert (
+        "start a new study from it: warmbo suggest --storage NEW.db --space SPACE.json --prior new.db"
+        in advice
+    )
 
 
 def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):

@@ -1912,8 +1912,10 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
         raise ValueError(
             f"study {redacted(storage)} was created with a different space (the space file's first, "
             "the study's "
-            f"second: {differences}); leave --space out to use the stored one, or give another --storage "
-            "for a new study"
+            f"second: {differences}); leave --space out to use the stored one, or, to search the new "
+            f"space with this study's trials, start a new study from it: warmbo suggest --storage "
+            f"NEW.db --space SPACE.json --prior {shlex.quote(redacted(storage))} (with --transfer none "
+            "its trials become the new study's own; trials outside the new space are left out)"
         )
     settings = stored.settings
     if maximize is not None:
