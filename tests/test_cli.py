@@ -1479,6 +1479,12 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     assert new.exit_code == 0 and "trial 3: value 1.5 stored (a new trial: no pending suggestion" in said
     assert "pending: trial(s) 1, 2" in said
     assert wb.Study("lab.db").trial(3).params == {"x": 0.5, "mode": "a"}
+    # the nearest pending suggestion, which an experiment run at other settings likely replaced
+    space = wb.Study("lab.db").space
+    typed = space.encode([{"x": 0.5, "mode": "a"}])
+    gaps = [np.max(np.abs(space.encode([wb.Study("lab.db").trial(i).params]) - typed)) for i in (1, 2)]
+    nearest = 1 + int(np.argmin(gaps))  # (max-norm in the encoded cube, as the command measures)
+    assert f"the nearest is trial {nearest} at" in said and f"--trial {nearest} --failed --note" in said
     # the settings of a pending suggestion complete it
     same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
     assert same.exit_code == 0 and "suggested at these settings as trial 2" in same.output

@@ -2242,8 +2242,21 @@ def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | d
             "stored as suggested)"
         )
     if pending:  # (a suggestion left pending beside the new trial was easy to miss)
+        import numpy as np
+
         ids = ", ".join(str(t.id) for t in pending)
-        return point, f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids})"
+        # the nearest, as the experiment run at other settings than suggested most likely replaced
+        # it (a user test had to find and close it by hand among all the pending ones)
+        gaps = np.max(
+            np.abs(opt.space.encode([t.params for t in pending]) - opt.space.encode([point])), axis=1
+        )
+        near = pending[int(np.argmin(gaps))]
+        return point, (
+            f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids}; the nearest "
+            f"is trial {near.id} at {_shown(near.params, opt.space)}: if this experiment was run instead of "
+            f"it, withdraw it with warmbo observe --storage {_study_arg(storage)} --trial {near.id} --failed "
+            "--note 'run at other settings')"
+        )
     return point, " (a new trial)"
 
 
