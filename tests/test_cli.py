@@ -3383,3 +3383,24 @@ def test_observe_warns_of_a_value_the_other_trials_rule_out_and_names_an_earlier
     right = invoke("observe", "lab.db", "--params", '{"temp": 89, "time": 6}', "--value", 84.1)
     assert f"trial {wrong}'s value is the likely wrong one" in " ".join(right.output.split())
     assert [t.value for t in wb.Study("lab.db").trials()][-2:] == [8.44, 84.1]  # (both stored as given)
+
+
+def test_a_prior_file_with_decimal_commas_is_read_with_prior_decimal(workdir):
+    (workdir / "de.csv").write_text("x;mode;y\n0,25;a;1,5\n-0,5;a;2\n")
+    args = (
+        "suggest",
+        "--storage",
+        "de.db",
+        "--space",
+        "space.json",
+        "--prior",
+        "de.csv",
+        "--prior-delimiter",
+        ";",
+    )
+    refused = invoke(*args)
+    assert refused.exit_code == 1 and "--prior-decimal ','" in " ".join(refused.output.split())
+    assert not (workdir / "de.db").exists()  # (refused before the study was created)
+    made = invoke(*args, "--prior-decimal", ",", "--transfer", "none")
+    assert made.exit_code == 0, made.output
+    assert sorted(t.value for t in wb.Study("de.db").trials() if t.is_complete) == [1.5, 2.0]

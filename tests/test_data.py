@@ -925,3 +925,21 @@ def test_a_parameter_named_y_says_how_to_give_the_values() -> None:
     with pytest.raises(DataError, match=r"both a parameter column and the y column; .*\(X, values\) pair"):
         TaskData.from_dataframe(df, space)
     assert list(TaskData.from_dataframe(df, space, y="value").y) == [1.0, 2.0]  # the way it names
+
+
+def test_decimal_commas_are_read_with_decimal_comma_and_the_error_says_so(tmp_path) -> None:
+    # a user test had to sed a German spreadsheet's CSV (";" between fields, "," in numbers)
+    path = tmp_path / "de.csv"
+    path.write_text("a;b;y\n0,25;3;1,5\n-0,5;4;2\n0;5;-1,25e2\n")
+    data = TaskData.from_csv(path, NUMERIC, delimiter=";", decimal=",")
+    assert [p["a"] for p in data.params] == [0.25, -0.5, 0.0] and list(data.y) == [1.5, 2.0, -125.0]
+    with pytest.raises(
+        DataError, match=r"decimal comma.*TaskData.from_csv\(path, space, delimiter=';', decimal=','\)"
+    ):
+        TaskData.from_csv(path, NUMERIC, delimiter=";")
+    with pytest.raises(DataError, match="is also the field delimiter"):
+        TaskData.from_csv(path, NUMERIC, decimal=",")
+    with pytest.raises(DataError, match="decimal must be"):
+        TaskData.from_csv(path, NUMERIC, delimiter=";", decimal="·")
+    path.write_text("a;b;y\n0.25;3;1,5\n")  # (a point in a decimal-comma file stays a number)
+    assert list(TaskData.from_csv(path, NUMERIC, delimiter=";", decimal=",").y) == [1.5]

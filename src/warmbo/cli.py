@@ -151,6 +151,14 @@ PriorYOption = Annotated[
 PriorDelimiterOption = Annotated[
     str, typer.Option("--prior-delimiter", help="Field separator of the prior CSV, e.g. ';' (default ',').")
 ]
+PriorDecimalOption = Annotated[
+    str,
+    typer.Option(
+        "--prior-decimal",
+        help="Decimal mark of the prior CSV's numbers: ',' reads 52,1 as 52.1 (a European spreadsheet's "
+        "CSV, with --prior-delimiter ';').",
+    ),
+]
 PriorRenameOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -742,6 +750,7 @@ def optimize(
     task: TaskOption = None,
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
+    prior_decimal: PriorDecimalOption = ".",
     prior_rename: PriorRenameOption = None,
     prior_add: PriorAddOption = False,
     prior_replace: PriorReplaceOption = False,
@@ -986,7 +995,7 @@ def optimize(
     data = parts = None
     if prior:
         data, parts = _read_priors(
-            prior, space, task, maximize, prior_y, prior_delimiter, storage, prior_rename
+            prior, space, task, maximize, prior_y, prior_delimiter, storage, prior_rename, prior_decimal
         )
         if method == "none":  # checked before the study is created: an error leaves nothing behind
             _check_importable(prior, parts, task)
@@ -1264,6 +1273,7 @@ def _read_priors(
     prior_delimiter: str,
     storage,
     prior_rename: list[str] | None = None,
+    prior_decimal: str = ".",
 ):
     """Every ``--prior`` of ``optimize`` or ``suggest``, read and validated, with a line before and
     after (a large folder of runs takes a moment): ``(data, parts)``, ``data`` one TaskData with a
@@ -1273,7 +1283,9 @@ def _read_priors(
     started = time.perf_counter()
     errors.print(f"reading {_entries(prior)} ...", highlight=False)
     rename = _renames(prior_rename, space)
-    csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter)}
+    if prior_decimal not in (".", ","):
+        raise ValueError(f"--prior-decimal must be '.' or ',', got {prior_decimal!r}")
+    csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter), "decimal": prior_decimal}
     _check_distinct_priors(prior)
     parts = [_read_prior(entry, space, task, maximize, csv_options, storage, rename) for entry in prior]
     data = join_sources(prior, parts, space)
@@ -1684,6 +1696,7 @@ def suggest(
     task: TaskOption = None,
     prior_y: PriorYOption = "y",
     prior_delimiter: PriorDelimiterOption = ",",
+    prior_decimal: PriorDecimalOption = ".",
     prior_rename: PriorRenameOption = None,
     prior_add: PriorAddOption = False,
     prior_replace: PriorReplaceOption = False,
@@ -1723,7 +1736,15 @@ def suggest(
         _check_max_prior(max_prior, prior, None, held=False)
         if prior:  # read before the study is created: an error leaves nothing behind
             data, parts = _read_priors(
-                prior, space, task, bool(maximize), prior_y, prior_delimiter, storage, prior_rename
+                prior,
+                space,
+                task,
+                bool(maximize),
+                prior_y,
+                prior_delimiter,
+                storage,
+                prior_rename,
+                prior_decimal,
             )
             if transfer == "none":
                 _check_importable(prior, parts, task)
@@ -1795,7 +1816,15 @@ def suggest(
                         raise ValueError("--prior is for single-objective studies, not multi-task ones")
                     kept = stored.settings.get("direction") == "maximize"
                     data, parts = _read_priors(
-                        prior, stored.space, task, kept, prior_y, prior_delimiter, storage, prior_rename
+                        prior,
+                        stored.space,
+                        task,
+                        kept,
+                        prior_y,
+                        prior_delimiter,
+                        storage,
+                        prior_rename,
+                        prior_decimal,
                     )
                     if transfer == "none":
                         _check_importable(prior, parts, task)
