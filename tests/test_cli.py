@@ -3404,3 +3404,26 @@ def test_a_prior_file_with_decimal_commas_is_read_with_prior_decimal(workdir):
     made = invoke(*args, "--prior-decimal", ",", "--transfer", "none")
     assert made.exit_code == 0, made.output
     assert sorted(t.value for t in wb.Study("de.db").trials() if t.is_complete) == [1.5, 2.0]
+
+
+@pytest.mark.parametrize("maximize", [True, False])
+def test_observes_check_flags_a_typo_under_the_default_output_transform(tmp_path, maximize):
+    # a review: the interval was widened on the Yeo-Johnson scale and mapped back, so its far side
+    # ran to -225 (maximising) or 3278 (minimising) and a value typed a tenth of the right one passed
+    from warmbo.cli import _surprise_line
+
+    space = wb.Space([wb.Float("x", 0, 1), wb.Float("z", 0, 1)])
+    sign = 1.0 if maximize else -1.0
+    rng = np.random.default_rng(1)
+    opt = wb.Optimizer(space, maximize=maximize, seed=0, n_initial=6, storage=str(tmp_path / "s.db"))
+    assert opt.output_transform != "none"  # (the default: the case of the review)
+    for _ in range(12):
+        s = opt.ask()
+        opt.tell(s, sign * (80 - 30 * (s["x"] - 0.3) ** 2 - 20 * (s["z"] - 0.6) ** 2) + rng.normal(0, 0.5))
+    right = sign * (80 - 30 * 0.2**2 - 20 * 0.1**2)
+    said = {}
+    for label, value in (("right", right), ("typo", right / 10)):
+        trial = opt.tell({"x": 0.5, "z": 0.5}, value)
+        said[label] = _surprise_line(opt, trial, "s.db")
+        opt.amend(trial.id, failed=True, note="test")  # (out of the next check's trials)
+    assert said["right"] is None and said["typo"] is not None

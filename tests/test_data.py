@@ -943,3 +943,8 @@ def test_decimal_commas_are_read_with_decimal_comma_and_the_error_says_so(tmp_pa
         TaskData.from_csv(path, NUMERIC, delimiter=";", decimal="·")
     path.write_text("a;b;y\n0.25;3;1,5\n")  # (a point in a decimal-comma file stays a number)
     assert list(TaskData.from_csv(path, NUMERIC, delimiter=";", decimal=",").y) == [1.5]
+    # a category's label keeps its comma (a review: "1,5" was read as the unknown category "1.5")
+    labelled = Space((Float("a", -1.0, 1.0), Categorical("c", ["1,5", "3,0"])))
+    path.write_text("a;c;y\n0,5;1,5;2,5\n")
+    read = TaskData.from_csv(path, labelled, delimiter=";", decimal=",")
+    assert read.params == ({"a": 0.5, "c": "1,5"},) and list(read.y) == [2.5]

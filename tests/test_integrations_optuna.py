@@ -842,3 +842,8 @@ def test_an_optuna_study_is_a_prior_of_the_optimizer_and_its_storage_file_is_nam
             wb.Optimizer(space, prior=given)
     with pytest.raises(DataError, match=r"optuna.load_study\(study_name='week1', storage='sqlite:///"):
         WarmboSampler(prior=str(tmp_path / "optuna.db"))
+    # on the command line, where no option takes an Optuna study: its export, as the CLI reads it
+    with pytest.raises(DataError) as refused:
+        wb.Optimizer(space, prior=url)
+    assert "trials_dataframe().to_csv('week1.csv')" in refused.value.shell
+    assert "--prior-y value --prior-rename params_NAME=NAME" in refused.value.shell

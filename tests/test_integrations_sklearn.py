@@ -298,8 +298,20 @@ def test_an_earlier_searchs_cv_results_is_a_prior_as_it_stands(digits):
         refit="f1_macro",
     ).fit(X, y)
     np.testing.assert_array_equal(search.optimizer_.prior.y, several["mean_test_f1_macro"])
-    with pytest.raises(ValueError, match="prior's cv_results_ has several metrics"):
+    with pytest.raises(ValueError, match="prior's cv_results_ has no mean_test_score"):
         WarmboSearchCV(DecisionTreeClassifier(), space, n_iter=1, cv=3, prior=several).fit(X, y)
+    # a single-metric prior is not read as a several-metric search's refit metric (a review: log
+    # losses were read as accuracies)
+    with pytest.raises(ValueError, match="prior's cv_results_ has no mean_test_f1_macro"):
+        WarmboSearchCV(
+            DecisionTreeClassifier(),
+            space,
+            n_iter=1,
+            cv=3,
+            prior=results,
+            scoring=["accuracy", "f1_macro"],
+            refit="f1_macro",
+        ).fit(X, y)
 
 
 def test_a_random_state_instance_seeds_each_fit_as_scikit_learn_searches_do(digits):

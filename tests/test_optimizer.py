@@ -2371,3 +2371,24 @@ def test_another_librarys_argument_names_what_to_use_instead():
     from warmbo.optimizer import optimizer_arguments
 
     assert "maximize" in optimizer_arguments() and "unknown" not in optimizer_arguments()
+
+
+def test_history_frame_gives_each_time_its_own_offset_across_daylight_saving(monkeypatch):
+    # a review: today's fixed offset was put on every time, so a July trial read an hour off in
+    # winter, and warmbo export (each time at its own offset) disagreed
+    from warmbo.trial import History, Trial
+
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    time.tzset()
+    try:
+        july, january = 1784095200.0, 1768460400.0  # (06:00 and 07:00 UTC: 08:00 local in both)
+        trials = [
+            Trial(id=i, params={"x": 0.0}, state="complete", value=0.0, created=t, completed=t + 1)
+            for i, t in enumerate((july, january), start=1)
+        ]
+        history = History(trials)
+        shown = [str(t) for t in history.to_dataframe()["created"]]
+        assert shown == ["2026-07-15 08:00:00+02:00", "2026-01-15 08:00:00+01:00"]
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -2144,14 +2144,14 @@ def _surprise_line(opt, t, storage: str) -> str | None:
     trials gives a measurement at its settings with probability ``1 -``
     :data:`~warmbo.audit.OUTLIER_ALPHA` (a user test typed 8.44 for 84.4; ``status`` flags outliers
     only from :data:`~warmbo.audit.MIN_HELD_OUT` trials on, and only when run). The model is
-    fitted without the new value (an outlier would widen its own noise), on the study's own trials (a
-    transfer ensemble's target GP); the interval is the measurement's (the noise included), mapped
-    to the user's units through the output transform (monotone: an interval maps to an interval).
+    fitted without the new value (an outlier would widen its own noise), on the study's own trials,
+    in the user's units (:func:`_measurement_interval`); the interval is the measurement's (the
+    noise included).
     When a trial lies at nearly the same settings (within 2% of every range) and, fitted without it
     too, the model takes the new value, that trial is named as the likely wrong one (an uncorrected
     typo made the next, correct, value look wild). None for a multi-task study, fewer than
-    :data:`SURPRISE_MIN` other trials, a study larger than ``status`` audits, a model that is not a
-    GP, and a value inside the interval."""
+    :data:`SURPRISE_MIN` other trials, a study larger than ``status`` audits, and a value inside the
+    interval."""
     from .audit import EXTERNAL_FACTOR, OUTLIER_ALPHA
 
     if getattr(opt, "task_names", None) or t.value is None:
@@ -2189,53 +2189,38 @@ def _surprise_line(opt, t, storage: str) -> str | None:
 
 
 def _measurement_interval(opt, trials, params: dict) -> tuple[float, float] | None:
-    """:data:`~warmbo.audit.EXTERNAL_FACTOR` times the interval, in the user's units, in which the
-    model fitted to ``trials`` puts a measurement at ``params`` with probability ``1 -``
-    :data:`~warmbo.audit.OUTLIER_ALPHA` (:func:`_surprise_line`);
-    None for a model that is not a GP or a fit that fails."""
+    """:data:`~warmbo.audit.EXTERNAL_FACTOR` times the interval, in the user's units, in which a GP
+    fitted to ``trials`` (the study's own trials, their values as measured: the optimizer's default
+    GP on the plain scale) puts a measurement at ``params`` with probability ``1 -``
+    :data:`~warmbo.audit.OUTLIER_ALPHA` (:func:`_surprise_line`); None when the fit fails. On the
+    plain scale because the interval is widened: widened on an output transform's scale and mapped
+    back, its far side ran to -225 at lambda 2, and a typo /10 went unflagged (a review)."""
     import numpy as np
     from scipy.stats import norm
 
     from .audit import EXTERNAL_FACTOR, OUTLIER_ALPHA
+    from .models.defaults import default_model
 
+    X = opt.space.encode([t.params for t in trials])
+    y = np.array([t.value for t in trials], dtype=np.float64)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model = opt.fit_model(trials)
+            gp = default_model(opt.space.dim, seed=0).fit(X, y)
+            mean, sd = gp.predict(opt.space.encode([params]))
+            loo_mean, loo_sd = gp.loo()
     except (ValueError, ArithmeticError):
         return None
-    gp = getattr(model, "target_model_", None)
-    if gp is not None:  # (the ensemble standardises the study's values for its target GP)
-
-        def to_user(z):
-            return np.asarray(z) * model.y_std_ + model.y_mean_
-
-    else:
-        gp, transform = model, getattr(model, "output_transform_", None)
-
-        def to_user(z):
-            return np.asarray(z) if transform is None else transform.inverse(np.asarray(z))
-
-    noise = getattr(gp, "noise_", None)
-    if model is None or noise is None or not hasattr(gp, "y_std_") or not np.size(noise):
-        return None
-    mean, sd = gp.predict(opt.space.encode([params]))
-    sd_y = math.sqrt(float(sd[0]) ** 2 + float(np.mean(noise)) * float(gp.y_std_) ** 2)
+    sd_y = math.sqrt(float(sd[0]) ** 2 + float(np.mean(gp.noise_)) * float(gp.y_std_) ** 2)
     # EXTERNAL_FACTOR times the reach, as the audit flags a residual against a model fitted without
     # it: a GP fitted to few noisy trials takes too little noise (9 trials of noise sd 1.5 put a
-    # right value outside the plain reach), and what this is for is a gross slip (8.44 for 84.4)
-    # and widened by the model's own leave-one-out residuals when they are larger than it predicts (a
-    # GP that took noise for signal): their robust spread in predicted sds, never below 1
-    spread = 1.0
-    if callable(getattr(gp, "loo", None)) and len(getattr(gp, "y_train_", ())):
-        loo_mean, loo_sd = gp.loo()
-        z = np.abs(np.asarray(gp.y_train_) - loo_mean) / np.where(loo_sd > 0, loo_sd, np.inf)
-        spread = max(1.0, float(np.sqrt(np.mean(z**2))))  # (their root mean square: 1 when calibrated)
+    # right value outside the plain reach), and what this is for is a gross slip (8.44 for 84.4);
+    # widened further by the model's own leave-one-out residuals when they are larger than it
+    # predicts (a GP that took noise for signal): their root mean square in predicted sds, never < 1
+    z = np.abs(y - loo_mean) / np.where(loo_sd > 0, loo_sd, np.inf)
+    spread = max(1.0, float(np.sqrt(np.mean(z**2))))
     reach = EXTERNAL_FACTOR * float(norm.isf(OUTLIER_ALPHA / 2.0)) * sd_y * spread
-    ends = np.sort(to_user([float(mean[0]) - reach, float(mean[0]) + reach]))
-    if not opt.maximize:  # (the model sees -value when minimising)
-        ends = np.sort(-ends)
-    return float(ends[0]), float(ends[1])
+    return float(mean[0]) - reach, float(mean[0]) + reach
 
 
 def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | dict, str]:

@@ -1038,6 +1038,8 @@ def _read_csv(
         )
     cols = _columns(() if space is None else space.names, x, y, task, source)
     needed = [*cols, y] + ([task] if task is not None else [])
+    kinds = [] if space is None else [p.kind for p in space.params]
+    numeric = [c for c, kind in zip(cols, kinds, strict=False) if kind in ("float", "int")] + [y]
     params: list[dict[str, Any]] = []
     ys: list[float] = []
     labels: list[str] = []
@@ -1080,8 +1082,8 @@ def _read_csv(
                 if any(v.strip() for v in extra):
                     nfields = len(names) + len(extra)
                     raise DataError(f"{where}: {nfields} fields but the header has {len(names)}")
-                if decimal == ",":  # (52,1 as 52.1: only cells that are numbers with a decimal comma)
-                    for c in needed:
+                if decimal == ",":  # (52,1 as 52.1: in the numbers' columns, not a category "1,5")
+                    for c in numeric:
                         cell = row.get(c)
                         if isinstance(cell, str) and _DECIMAL_COMMA.fullmatch(cell.strip()):
                             row[c] = cell.strip().replace(",", ".")

@@ -144,10 +144,16 @@ def _from_studies(
                     first, listed = (names[0] if names else "NAME"), ", ".join(names) or "none"
                     where = _shown(item)
                     where = where if where.startswith("sqlite:") else f"sqlite:///{where}"  # (Optuna's form)
+                    said = (
+                        f"prior {_shown(item)!r} is an Optuna storage (studies: {listed}), not a warmbo study"
+                    )
+                    load = f"optuna.load_study(study_name={first!r}, storage={where!r})"
                     raise DataError(
-                        f"prior {_shown(item)!r} is an Optuna storage (studies: {listed}), "
-                        "not a warmbo study: give the Optuna study itself, prior=[optuna.load_study("
-                        f"study_name={first!r}, storage={where!r})]"
+                        f"{said}: give the Optuna study itself, prior=[{load}]",
+                        # (no option takes an Optuna study: its trials exported, as the CLI reads them)
+                        shell=f"{said}: export its trials, {load}.trials_dataframe().to_csv('{first}.csv'), "
+                        f"and give --prior {first}.csv --prior-y value --prior-rename params_NAME=NAME "
+                        "(one per parameter)",
                     )
                 raise DataError(
                     f"prior study {_shown(item)!r} does not exist: give the file or URL of a finished study"

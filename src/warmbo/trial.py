@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 __all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES", "amendment_note"]
@@ -145,7 +144,9 @@ class History(list):
         frame = pd.DataFrame([trial.as_row(self.task_names) for trial in self])
         if frame.empty:
             return frame
-        local = datetime.now().astimezone().tzinfo
+        from dateutil.tz import tzlocal  # (pandas' own dependency)
+
+        local = tzlocal()  # (each time at its own offset: a fixed one put summer times an hour off)
         # (the fixed columns' names, a parameter's name taken: Trial.as_row)
         created, completed, duration = (
             f"warmbo_{k}" if f"warmbo_{k}" in frame.columns or (k == "duration" and k in frame.columns) else k

@@ -294,14 +294,17 @@ class WarmboSearchCV(BaseSearchCV):
         keys = list(prior) if isinstance(prior, dict) else [] if columns is None else list(columns)
         if "params" not in keys or not any(str(k).startswith("mean_test_") for k in keys):
             return prior
-        try:
-            key = self._score_key(dict.fromkeys(keys))
-        except ValueError:
+        several = isinstance(self.scoring, list | tuple | set | dict)
+        # (the score this search optimises, by its name: a single-metric prior's mean_test_score read
+        # as a several-metric search's accuracy gave log-losses as accuracies, a review)
+        key = f"mean_test_{self.refit}" if several and isinstance(self.refit, str) else "mean_test_score"
+        if key not in keys:
             scores = ", ".join(str(k) for k in keys if str(k).startswith("mean_test_"))
             raise ValueError(
-                f"the prior's cv_results_ has several metrics ({scores}): refit must name the one "
-                f"this search optimises, got refit={self.refit!r}"
-            ) from None
+                f"the prior's cv_results_ has no {key} (it has {scores}): give the results of a "
+                "search scored by the metric this search optimises"
+                + ("" if several else ", or name that metric with refit= and scoring=")
+            )
         return list(prior["params"]), np.asarray(prior[key], dtype=np.float64)
 
     def _refit_error(self) -> ValueError:
