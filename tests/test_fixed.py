@@ -357,9 +357,11 @@ def test_ei_on_a_slice_improves_on_the_slices_best_not_the_whole_spaces():
     opt.run(lambda p: _lab_yield(p, rng), budget=12, progress=False)
     model = opt.fit_model()
     bound = EI().bind(model, space=LAB)
-    for catalyst in ("Pd", "Pt", "Ni", "Cu"):
-        fixed = fix(LAB, {"catalyst": catalyst})
+    branches = set()
+    for catalyst, equiv in [(c, e) for c in ("Pd", "Pt", "Ni", "Cu") for e in range(1, 6)]:
+        fixed = fix(LAB, {"catalyst": catalyst, "equiv": equiv})
         on = fixed.holds(model.X_train_)
+        branches.add(bool(on.any()))
         sliced = bound.on_slice(model, LAB, fixed)
         if on.any():  # (the slice's best observation, on the model's scale)
             assert sliced.incumbent == min(bound.incumbent, float(np.max(model.y_train_[on])))
@@ -367,6 +369,7 @@ def test_ei_on_a_slice_improves_on_the_slices_best_not_the_whole_spaces():
             draw = fixed.apply(LAB.sample_encoded(4000, seed=1))
             assert sliced.incumbent >= float(np.max(model.predict(draw)[0])) - 1e-9
         assert sliced.incumbent <= bound.incumbent
+    assert branches == {True, False}  # (both: slices with observations, and without (a review))
 
 
 def test_asks_on_a_weaker_slice_go_to_its_best_region_not_the_corners():

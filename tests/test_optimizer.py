@@ -801,14 +801,19 @@ def test_study_version_changes_with_every_write_from_anywhere(tmp_path):
     assert memory.version() != m0  # another thread, through the shared in-memory connection
 
 
-def test_a_point_taken_by_another_worker_during_an_ask_is_not_suggested_twice(tmp_path):
+def _racing_study(tmp_path, n_told: int):
+    """A study of ``n_told`` trials, an optimizer on it and a rival worker's (tests of asks raced)."""
     path = str(tmp_path / "race.db")
     space = wb.Space.box([(0.0, 1.0)] * 2)
     opt = wb.Optimizer(space, seed=0, n_initial=3, storage=path)
-    for _ in range(5):
+    for _ in range(n_told):
         s = opt.ask()
         opt.tell(s, float((s["x0"] - 0.3) ** 2 + s["x1"]))
-    rival = wb.Optimizer.load(path)
+    return space, opt, wb.Optimizer.load(path)
+
+
+def test_a_point_taken_by_another_worker_during_an_ask_is_not_suggested_twice(tmp_path):
+    space, opt, rival = _racing_study(tmp_path, 5)
     original = opt._next_point
     taken = []
 
@@ -828,13 +833,7 @@ def test_a_point_taken_by_another_worker_during_an_ask_is_not_suggested_twice(tm
 def test_a_point_beside_one_another_worker_made_pending_during_the_ask_is_chosen_again(tmp_path):
     # a user test: two workers with the same seed asking at once chose the same acquisition maximum a
     # hair apart (4 of 16 trials at C=0.01, gamma 0.09-0.10), as neither saw the other's pending point
-    path = str(tmp_path / "race.db")
-    space = wb.Space.box([(0.0, 1.0)] * 2)
-    opt = wb.Optimizer(space, seed=0, n_initial=3, storage=path)
-    for _ in range(6):
-        s = opt.ask()
-        opt.tell(s, float((s["x0"] - 0.3) ** 2 + s["x1"]))
-    rival = wb.Optimizer.load(path)
+    space, opt, rival = _racing_study(tmp_path, 6)
     original = opt._next_point
     taken = []
 
