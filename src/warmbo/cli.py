@@ -2168,11 +2168,9 @@ def _surprise_line(opt, t, storage: str) -> str | None:
         f"measurement there ({low:.4g} to {high:.4g}: {EXTERNAL_FACTOR:g} times the reach a calibrated "
         f"model misses with probability {OUTLIER_ALPHA:g})"
     )
-    import numpy as np
-
-    gap = np.max(np.abs(opt.space.encode([u.params for u in others]) - opt.space.encode([t.params])), axis=1)
-    near, wrong = others[int(np.argmin(gap))], t.id
-    if np.min(gap) < 0.02:
+    near, gap = _nearest(opt.space, others, t.params)
+    wrong = t.id
+    if gap < 0.02:
         rest = [u for u in others if u.id != near.id]
         without = _measurement_interval(opt, rest, t.params) if len(rest) >= SURPRISE_MIN else None
         if without is not None and without[0] <= t.value <= without[1]:
@@ -2186,6 +2184,16 @@ def _surprise_line(opt, t, storage: str) -> str | None:
         f"{said}. Check it: if a value is a typo or a unit slip, correct it (the value stored is kept in "
         f"the study): warmbo observe --storage {_study_arg(storage)} --trial {wrong} --value V --amend"
     )
+
+
+def _nearest(space, trials, params: dict):
+    """The trial of ``trials`` (not empty) nearest to ``params``, and its distance: the max norm in
+    the encoded unit cube (a category apart is 1)."""
+    import numpy as np
+
+    gaps = np.max(np.abs(space.encode([t.params for t in trials]) - space.encode([params])), axis=1)
+    k = int(np.argmin(gaps))
+    return trials[k], float(gaps[k])
 
 
 def _measurement_interval(opt, trials, params: dict) -> tuple[float, float] | None:
@@ -2256,15 +2264,10 @@ def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | d
             "stored as suggested)"
         )
     if pending:  # (a suggestion left pending beside the new trial was easy to miss)
-        import numpy as np
-
         ids = ", ".join(str(t.id) for t in pending)
         # the nearest, as the experiment run at other settings than suggested most likely replaced
         # it (a user test had to find and close it by hand among all the pending ones)
-        gaps = np.max(
-            np.abs(opt.space.encode([t.params for t in pending]) - opt.space.encode([point])), axis=1
-        )
-        near = pending[int(np.argmin(gaps))]
+        near, _ = _nearest(opt.space, pending, point)
         return point, (
             f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids}; the nearest "
             f"is trial {near.id} at {_shown(near.params, opt.space)}: if this experiment was run instead of "
@@ -2752,13 +2755,9 @@ def _estimate_line(opt) -> str | None:
     if not 2 <= len(complete) <= STATUS_AUDIT_MAX["single"]:
         return None
     try:
-        from .optimizer import TransferPredictionWarning
-
-        with warnings.catch_warnings():  # (the line says it itself, below)
-            warnings.simplefilter("ignore", TransferPredictionWarning)
-            # (the study's own GP: a transfer ensemble's mean is a weighted sum of standardised GPs,
-            # and a user read its 94.1 beside a best yield of 83.3 as "94 % is reachable")
-            mean, sd = opt.predict([t.params for t in complete], target_only=True)
+        # (the study's own GP, which warns of nothing: a transfer ensemble's mean is a weighted sum of
+        # standardised GPs, and a user read its 94.1 beside a best yield of 83.3 as "94 % is reachable")
+        mean, sd = opt.predict([t.params for t in complete], target_only=True)
     except (ValueError, ArithmeticError):
         return None
     here = next(i for i, t in enumerate(complete) if t.params == best.params and t.value == best.value)

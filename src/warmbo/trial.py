@@ -147,10 +147,9 @@ class History(list):
         from dateutil.tz import tzlocal  # (pandas' own dependency)
 
         local = tzlocal()  # (each time at its own offset: a fixed one put summer times an hour off)
-        # (the fixed columns' names, a parameter's name taken: Trial.as_row)
+        params = {name for trial in self for name in trial.params}  # (a name they take: Trial.as_row)
         created, completed, duration = (
-            f"warmbo_{k}" if f"warmbo_{k}" in frame.columns or (k == "duration" and k in frame.columns) else k
-            for k in ("created", "completed", "duration")
+            f"warmbo_{k}" if k in params else k for k in ("created", "completed", "duration")
         )
         for column in (created, completed):
             stamps = pd.to_numeric(frame[column], errors="coerce")  # (None for a pending trial)
