@@ -565,6 +565,47 @@ def test_non_positive_timeouts_are_refused(workdir, value):
     assert not Path("t.db").exists()
 
 
+def test_max_time_stops_the_run_and_the_same_command_goes_on(workdir, monkeypatch):
+    # --max-time is the whole run's (Optimizer.run's timeout), --timeout each command's. A fake clock
+    # advanced by the objective (one second per evaluation) makes the count exact
+    import warmbo.optimizer as wo
+
+    now = [0.0]
+    monkeypatch.setattr(wo, "_clock", lambda: now[0])
+    monkeypatch.setattr(wo, "_test_now", now, raising=False)
+    Path("slowmod.py").write_text(
+        "import warmbo.optimizer as wo\n\n"
+        "def f(p):\n    wo._test_now[0] += 1\n    return (p['x'] - 0.5) ** 2\n"
+    )
+    args = (
+        "optimize",
+        "slowmod:f",
+        "--space",
+        "space.json",
+        "--budget",
+        20,
+        "--storage",
+        "m.db",
+        "--seed",
+        0,
+    )
+    result = invoke(*args, "--max-time", 2.5)
+    assert result.exit_code == 0, result.output
+    assert "stopped by --max-time 2.5 s at 3 of 20 finished trials" in result.output
+    assert [t.state for t in wb.Study("m.db").trials()] == ["complete"] * 3
+    again = invoke(*args)
+    assert again.exit_code == 0 and "max-time" not in again.output
+    assert len(wb.Study("m.db").trials()) == 20
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf"])
+def test_a_bad_max_time_is_refused_before_a_study_is_made(workdir, value):
+    result = invoke("optimize", "objmod:f", "--space", "space.json", "--max-time", value, "--storage", "t.db")
+    assert result.exit_code == 1
+    assert f"--max-time must be a positive number of seconds, got {float(value)!r}" in result.output
+    assert not Path("t.db").exists()
+
+
 # ------------------------------------------------------------------ --tasks with one task
 def test_a_single_task_works_with_a_command_and_a_function(workdir):
     cmd = f"{sys.executable} train.py {{x}} {{mode}}"

@@ -293,6 +293,41 @@ def test_run_with_thread_and_process_executors():
     assert len({t.id for t in opt.history}) == 18
 
 
+def test_a_timeout_stops_new_evaluations_and_records_those_under_way(monkeypatch, tmp_path):
+    # Optuna's optimize(timeout=): no new evaluation once the time is up, the ones under way finish
+    # and are recorded, nothing is left pending, and the same call goes on to the budget. A fake clock
+    # advanced by the objective (one second per evaluation) makes the count exact
+    import warmbo.optimizer as wo
+
+    now = [0.0]
+    monkeypatch.setattr(wo, "_clock", lambda: now[0])
+
+    def slow(p):
+        now[0] += 1.0
+        return branin_objective(p)
+
+    url = f"sqlite:///{tmp_path / 'study.db'}"
+    opt = wb.Optimizer(SPACE, storage=url, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "held by other workers" warning: nobody holds the places
+        best = opt.run(slow, budget=50, timeout=3.5, progress=False)
+    assert opt.study.count("complete") == 4  # started at 0, 1, 2 and 3 s; at 4 s the time was up
+    assert opt.study.count("pending") == 0 and best.value == min(t.value for t in opt.history)
+    # two threads: the two evaluations under way when the time is up are both recorded
+    opt.run(slow, budget=50, timeout=2.5, n_workers=2, progress=False)
+    assert opt.study.count("pending") == 0 and 5 <= opt.study.count("complete") <= 8
+    opt.run(slow, budget=10, progress=False)
+    assert opt.study.count("complete") == 10
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("nan"), float("inf"), "60", True])
+def test_a_bad_timeout_is_refused_naming_it(timeout):
+    opt = wb.Optimizer(SPACE, seed=0)
+    with pytest.raises(ValueError, match="timeout must be a"):
+        opt.run(branin_objective, budget=3, timeout=timeout, progress=False)
+    assert len(opt.history) == 0
+
+
 def test_callbacks_and_history_rows():
     seen = []
     opt = wb.Optimizer(SPACE, seed=6)

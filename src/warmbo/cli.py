@@ -805,6 +805,14 @@ def optimize(
         float | None,
         typer.Option("--timeout", help="Seconds per --cmd evaluation; then its process group is killed."),
     ] = None,
+    max_time: Annotated[
+        float | None,
+        typer.Option(
+            "--max-time",
+            help="Seconds for the whole run: then no new evaluation starts, those under way finish and "
+            "are stored (run the same command again to go on). Not --timeout, which is per evaluation.",
+        ),
+    ] = None,
     tasks: Annotated[
         str | None,
         typer.Option(
@@ -844,6 +852,8 @@ def optimize(
 
     if (objective is None) == (cmd is None):
         raise ValueError("give exactly one objective: a module:function argument or --cmd")
+    if max_time is not None and not (math.isfinite(max_time) and max_time > 0):
+        raise ValueError(f"--max-time must be a positive number of seconds, got {max_time!r}")
     if cmd is None and (timeout is not None or value_regex is not None):
         raise ValueError("--timeout and --value-regex apply to a --cmd objective")
     exists = storage is not None and study_exists(storage)
@@ -958,7 +968,7 @@ def optimize(
         opt = _multitask_optimizer(
             space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
         )
-        _run(opt, fn, budget, workers, retry_pending)
+        _run(opt, fn, budget, workers, retry_pending, max_time)
         return
     if directions is not None or scalarization is not None or ref is not None or budget_eps is not None:
         raise ValueError(
@@ -1063,7 +1073,7 @@ def optimize(
                 )
             console.print(f"warm design: the first {_count(len(warm), 'point')} come from the sources{probe}")
 
-    _run(opt, fn, budget, workers, retry_pending)
+    _run(opt, fn, budget, workers, retry_pending, max_time)
 
 
 def _check_importable(prior: list[str], parts: list, task: str | None) -> None:
@@ -1436,7 +1446,9 @@ def _stopping_signals() -> tuple[int, ...]:
     return tuple(stopping)
 
 
-def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> None:
+def _run(
+    opt, fn, budget: int, workers: int, retry_pending: bool = False, max_time: float | None = None
+) -> None:
     from .objective import CommandObjective
     from .optimizer import (
         FIRST_FAILURES,
@@ -1506,6 +1518,7 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
                 callbacks=[report_failure],
                 progress=True,
                 retry_pending=retry_pending,
+                timeout=max_time,
             )
             if received:  # (lost after the last trial's record)
                 raise stopped()
@@ -1553,7 +1566,14 @@ def _run(opt, fn, budget: int, workers: int, retry_pending: bool = False) -> Non
             f"(the last 10 of {len(opt.study)} trials; warmbo status --all shows every one)", highlight=False
         )
     _print_best(opt)
-    _print_in_flight(opt, budget)
+    if opt.stopped_by_timeout:
+        errors.print(
+            f"stopped by --max-time {max_time:g} s at {opt._finished()} of {budget} finished trials; run "
+            "the same command again to go on",
+            highlight=False,
+        )
+    else:
+        _print_in_flight(opt, budget)
 
 
 def _print_in_flight(opt, budget: int) -> None:

@@ -203,6 +203,19 @@ COLD_VERDICT = True
 _REFUTED_KEY = "transfer_refuted"
 
 
+#: the clock ``run``'s ``timeout`` reads
+_clock = time.monotonic
+
+
+def _seconds(value, name: str) -> float:
+    """A positive finite number of seconds (not a bool), or a ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise ValueError(f"{name} must be a number of seconds, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a positive, finite number of seconds, got {value!r}")
+    return float(value)
+
+
 def default_n_initial(n_params: int) -> int:
     """The size of the cold Sobol design for ``n_params`` parameters: ``min(max(3, 2 d), 20)``.
 
@@ -877,6 +890,8 @@ class Optimizer:
         self.space = space
         self.maximize = maximize
         self.n_initial = int(n_initial)
+        #: whether the last :meth:`run` stopped at its ``timeout`` before its budget
+        self.stopped_by_timeout = False
         self.seed = None if seed is None else int(seed)
         # prior data without a named method: the guarded portfolio (transfer="auto")
         self.transfer = ("auto" if prior is not None else "none") if transfer is None else transfer
@@ -3351,6 +3366,7 @@ class Optimizer:
         callbacks: Iterable[Callable[[Optimizer, Trial], Any]] = (),
         progress: bool = True,
         retry_pending: bool = False,
+        timeout: float | None = None,
     ) -> Best | None:
         """Evaluate ``objective(params)`` until the study holds ``budget`` finished trials.
 
@@ -3387,6 +3403,10 @@ class Optimizer:
             fresh for 30 s, so no beat tells it from a live one at once: use it when no other worker
             is evaluating). A trial another worker records meanwhile keeps that result (with a
             ``TrialFailedWarning``), and the run goes on.
+        timeout : float, optional
+            Seconds after which the run starts no new evaluation (Optuna's ``optimize(timeout=)``); the
+            evaluations under way finish and are recorded, and the run returns before its budget
+            (``stopped_by_timeout`` is then True). Run again with the same budget to go on.
 
         Returns
         -------
@@ -3405,6 +3425,8 @@ class Optimizer:
         check_int(n_workers, "n_workers", 1)
         if not callable(objective):
             raise ValueError(f"objective must be callable, got {objective!r}")
+        deadline = None if timeout is None else _clock() + _seconds(timeout, "timeout")
+        self.stopped_by_timeout = False
         callbacks = list(callbacks)
         own_executor = executor is None and n_workers > 1
         if own_executor:
@@ -3422,6 +3444,7 @@ class Optimizer:
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
         first_failures = _FirstFailures()
         repeat_warned = False  # (said once per run)
+        timed_out = False  # (stopped by ``timeout``: the places left are not held by anyone)
 
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
@@ -3467,6 +3490,15 @@ class Optimizer:
             with bar:
                 while True:
                     while len(running) < n_workers and finished() + in_flight() < budget:
+                        if deadline is not None and _clock() >= deadline:
+                            # no new evaluation after the timeout; a trial of this run the executor
+                            # cancelled and queued again is withdrawn, not left pending
+                            self._remove_own_pending(
+                                [(s.trial_id, dict(s)) for s in queue if s.trial_id in created]
+                            )
+                            queue[:] = [s for s in queue if s.trial_id not in created]
+                            timed_out = self.stopped_by_timeout = True
+                            break
                         if queue:  # a retried trial is this worker's now: its heartbeats, its name
                             # (it stays in the queue until its evaluation is registered in running: an
                             # interrupt in between, during a resubmission after a client.restart(), say,
@@ -3614,7 +3646,7 @@ class Optimizer:
                 executor.shutdown(wait=True, cancel_futures=True)
             if submitter is not None:
                 submitter.close()
-        held = self._held_by_own_worker(beating.interval) if finished() < budget else []
+        held = self._held_by_own_worker(beating.interval) if finished() < budget and not timed_out else []
         if held:
             # only this worker's own trials (a run of this process or host:pid interrupted just before):
             # other workers' live evaluations holding places is how runs sharing a study end together
@@ -3626,7 +3658,7 @@ class Optimizer:
                 BudgetHeldWarning,
                 stacklevel=user_stacklevel(),
             )
-        elif finished() < budget:
+        elif finished() < budget and not timed_out:
             # other workers' evaluations hold the places: runs sharing a study end together so. But a
             # process killed by SIGKILL leaves its trials beating fresh for LIVE_BEATS intervals under
             # its own worker name (user@host:pid), and a run resumed at once stopped short, silently
