@@ -27,6 +27,14 @@ outside it; docs/optimizer.md, "Smaller designs again"):
     python bench/initial_design.py --arms "2d capped at 20,d+1 capped at 10,3" --problems levy13,\
 eggholder,ackley-5,rosenbrock-4,styblinski_tang-5,griewank-6,rastrigin-12,levy-12,ackley-14,\
 styblinski_tang-16,griewank-20,levy-20 --out bench/results/initial_design_s28_held_out.json
+
+Session 39's check of larger designs in one and two dimensions (a cold SVC search trapped at a
+range's edge; bench/svc_design.py; docs/optimizer.md, "Larger designs in one and two dimensions"):
+
+    python bench/initial_design.py --runs 20 --arms "2d capped at 20,2d capped at 20 min 5,\
+2d capped at 20 min 6,2d capped at 20 min 8" --problems branin,himmelblau,holder_table,levy13,\
+eggholder,easom,ackley-2,levy-2,rastrigin-2,griewank-2,styblinski_tang-2,rosenbrock-2,ackley-1,\
+levy-1,rastrigin-1,griewank-1,styblinski_tang-1 --out bench/results/initial_design_s39_small.json
 """
 
 from __future__ import annotations
@@ -48,6 +56,10 @@ ARMS = {
     "2d capped at 10": lambda d: min(max(3, 2 * d), 10),
     "2d capped at 20": lambda d: min(max(3, 2 * d), 20),  # the default since session 15
     "3": lambda d: 3,
+    # session 39: larger designs in one and two dimensions only (a cold SVC search trapped at a range's edge)
+    "2d capped at 20 min 5": lambda d: min(max(5, 2 * d), 20),
+    "2d capped at 20 min 6": lambda d: min(max(6, 2 * d), 20),
+    "2d capped at 20 min 8": lambda d: min(max(8, 2 * d), 20),
 }
 CHECKPOINTS = (10, 25, 50, 100)
 
