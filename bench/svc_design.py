@@ -90,8 +90,7 @@ def main() -> None:
         for arm in arms[k:] + arms[:k]:
             runs[arm][seed] = run(arm, seed, args.budget)
         print(
-            f"seed {seed:2d}  "
-            + "  ".join(f"n_initial={a}: {runs[a][seed]['trace'][-1]:.4f}" for a in arms),
+            f"seed {seed:2d}  " + "  ".join(f"n_initial={a}: {runs[a][seed]['trace'][-1]:.4f}" for a in arms),
             flush=True,
         )
     results["arms"] = {}
