@@ -11,8 +11,8 @@ predicts ``yhat^s`` at each target point, and after t target points (eqs. 22-24)
     \\tau_t = \\tau_0 + t/2, \\quad \\nu_t = \\nu_0 + \\frac12 \\sum_{i \\le t} (y_i - \\hat y^s_i)^2,
     \\quad \\sigma_s^2 = \\nu_t / (\\tau_t + 1) \\;\\text{(the posterior mode)}.
 
-An unrelated source drives sigma_s^2 up and the model falls back to plain BO; a source equal to the
-target drives it down toward the measurement noise.
+An unrelated source drives sigma_s^2 up (under the affine map below it is left out instead) and the
+model falls back to plain BO; a source equal to the target drives it down toward the measurement noise.
 
 Choices where the text leaves room (see :class:`Envelope`):
 
@@ -21,7 +21,10 @@ Choices where the text leaves room (see :class:`Envelope`):
   (least squares at the target points, ``a >= 0``) once the target has 3 points; before that the
   source is taken in its own units. A source measured on another scale (accuracy on another data
   set) is thereby rescaled, an identical source is left as it is (a = 1, b = 0), and an unrelated or
-  anti-correlated source gets a ~ 0 and a large envelope. Outputs are then standardised by the
+  anti-correlated source gets a ~ 0; a source whose map explains the target's values no better than
+  their mean (:func:`explains_target`, a BIC comparison) is left out of the combined GP, so that the
+  model is then plain BO (the residual variance of a least-squares map is below the target's, so
+  sigma_s^2 alone never grows large enough to make the source harmless). Outputs are then standardised by the
   target's mean and standard deviation (the mapped sources' while the target has < 3 points), and
   sigma_s^2 and its prior are in those units. (003 uses one scale for both; separate z-scores would
   make an identical source look different whenever the two samples' spreads differ.) The map is a
@@ -34,7 +37,10 @@ Choices where the text leaves room (see :class:`Envelope`):
   by eqs. 22-24 from its own residuals (the natural generalisation; 003 treats one source).
 - Kernel hyperparameters: ML-II on the sources' GPs (fitted once and shared by clones); the combined
   GP refits them by ML-II with the per-point noise held fixed each time it is fitted. The target
-  noise sigma_msr^2 defaults to the noise the sources' GPs estimate.
+  noise sigma_msr^2 defaults to the noise the sources' GPs estimate. With
+  ``fit_hyperparameters=False`` the kernel is used as given by the sources' GPs and the combined GP
+  alike, and the sources' GPs take ``noise`` (default :data:`FIXED_NOISE`) as their noise variance,
+  as the baselines do (:mod:`warmbo.transfer.baselines`).
 """
 
 from __future__ import annotations
@@ -53,7 +59,11 @@ from ..models.base import RegressorModel
 from ..models.gp import GP, SCIPY_FTOL, Prediction
 from .sources import as_sources, standardise
 
-__all__ = ["Envelope", "inverse_gamma_mode"]
+__all__ = ["Envelope", "explains_target", "inverse_gamma_mode"]
+
+#: the sources' GP noise variance (standardised units) with ``fit_hyperparameters=False`` and no
+#: ``noise`` (the baselines' default for a fixed kernel)
+FIXED_NOISE = 1e-4
 
 
 def inverse_gamma_mode(residuals: np.ndarray, tau0: float, nu0: float) -> tuple[float, float, float]:
@@ -62,6 +72,24 @@ def inverse_gamma_mode(residuals: np.ndarray, tau0: float, nu0: float) -> tuple[
     tau = tau0 + residuals.size / 2.0
     nu = nu0 + float(np.sum(residuals**2)) / 2.0
     return tau, nu, nu / (tau + 1.0)
+
+
+def explains_target(y: np.ndarray, mapped: np.ndarray) -> bool:
+    """Whether a source's affine map onto the target (``mapped``, fitted to ``y`` by least squares)
+    explains the t target values better than their mean, by the Bayesian information criterion:
+    ``t log(RSS_mean / RSS_map) > log t`` (one parameter more; R^2 above 0.31 at t = 3, 0.21 at t =
+    10, 0.07 at t = 60). A source that does not is left out of the combined GP: mapped onto the
+    target it is a near-constant, and as many independent observations of the target's mean it
+    would shrink the posterior variance wherever it has points (eq. 17 counts each one) while saying
+    nothing of where the optimum is."""
+    y = np.asarray(y, dtype=np.float64)
+    rss_mean = float(np.sum((y - y.mean()) ** 2))
+    rss_map = float(np.sum((y - mapped) ** 2))
+    if rss_mean == 0.0:
+        return False  # a flat target: nothing to explain
+    if rss_map <= 0.0:
+        return True
+    return y.size * np.log(rss_mean / rss_map) > np.log(y.size)
 
 
 def _default_kernel(dim: int) -> Kernel:
@@ -77,14 +105,17 @@ class Envelope(RegressorModel):
         Finished source task(s), X in the coordinates the model is fitted in (the optimizer's encoded
         unit cube: use ``space.encode`` or a TaskData).
     kernel : Kernel, optional
-        Prior covariance (default ``Constant * Matern-5/2`` ARD), hyperparameters fitted by ML-II.
+        Prior covariance (default ``Constant * Matern-5/2`` ARD), hyperparameters fitted by ML-II
+        unless ``fit_hyperparameters=False``.
     noise : float, optional
         Target measurement noise variance sigma_msr^2 in target standard deviations (default: what the
         source GPs estimate).
     tau0, nu0 : float
         Inverse-gamma prior of the source noise variance (eq. 20); defaults 5 and 3 as in 003 App. B.
     fit_hyperparameters : bool
-        Refit the kernel hyperparameters on source + target data at every :meth:`fit`.
+        Fit the kernel hyperparameters by ML-II: the sources' GPs once, the combined GP on source +
+        target data at every :meth:`fit`. False keeps the kernel as given everywhere (the sources'
+        GPs then take ``noise``, default :data:`FIXED_NOISE`, as theirs).
     seed : int, optional
         Seed of the hyperparameter restarts.
 
@@ -101,6 +132,9 @@ class Envelope(RegressorModel):
         GPs fitted to each source alone (for yhat^s).
     source_scale_ : ndarray (n_sources, 2)
         The affine maps ``(a, b)`` of each source onto the target's scale.
+    source_used_ : ndarray of bool
+        Whether each source enters the combined GP (False: its map explains the target no better
+        than the target's mean, :func:`explains_target`; its ``source_noise_`` is then inf).
 
     Examples
     --------
@@ -169,7 +203,7 @@ class Envelope(RegressorModel):
     def _fit_sources(self, dim: int, seconds: float | None = None):
         """``(sources, models)``: one GP per source, fitted once and cached (shared by clones). With
         ``seconds``, fit sources until that time is spent and return None if some remain."""
-        key = (dim, id(self.source), repr(self.kernel), self.seed)
+        key = (dim, id(self.source), repr(self.kernel), self.seed, bool(self.fit_hyperparameters), self.noise)
         if key not in self._source_cache:
             self._source_cache.clear()  # one entry: settings or source changed, the old fits are stale
             self._source_cache[key] = (as_sources(self.source, dim), [])
@@ -181,15 +215,19 @@ class Envelope(RegressorModel):
             for task in sources[len(models) :]:
                 if seconds is not None and time.perf_counter() - start >= seconds:
                     return None
-                gp = GP(
-                    kernel,
-                    noise=1e-3,
-                    optimizer="ml2",
-                    n_restarts=2,
-                    noise_bounds=(1e-6, 1.0),
-                    seed=self.seed,
-                    fit_tolerance=SCIPY_FTOL,  # fitted once per source, from one start: see GP
-                )
+                if self.fit_hyperparameters:
+                    gp = GP(
+                        kernel,
+                        noise=1e-3,
+                        optimizer="ml2",
+                        n_restarts=2,
+                        noise_bounds=(1e-6, 1.0),
+                        seed=self.seed,
+                        fit_tolerance=SCIPY_FTOL,  # fitted once per source, from one start: see GP
+                    )
+                else:  # the kernel as given (as the baselines' fit_hyperparameters=False)
+                    fixed = FIXED_NOISE if self.noise is None else float(self.noise)
+                    gp = GP(kernel, noise=fixed, optimizer=None, seed=self.seed)
                 models.append(gp.fit(task.X, task.z))
         return sources, tuple(models)
 
@@ -227,24 +265,27 @@ class Envelope(RegressorModel):
         self._refit(optimise=False)
         return self
 
-    def _calibration(self, model, task) -> tuple[float, float]:
-        """Affine map ``(a, b)`` from a source GP's standardised prediction to the target's scale."""
+    def _calibration(self, model, task) -> tuple[float, float, bool]:
+        """Affine map ``(a, b)`` from a source GP's standardised prediction to the target's scale, and
+        whether the source says more about the target than its mean (:func:`explains_target`)."""
         if self.source_map == "identity":  # eq. 16 as written: source values as they are
-            return task.std, task.mean
+            return task.std, task.mean, True
         z_hat = model.predict(self._X)[0]
         if self._y.size < 3 or np.ptp(z_hat) == 0:
-            return task.std, task.mean  # the source's own units
+            return task.std, task.mean, True  # the source's own units
         A = np.column_stack([z_hat, np.ones_like(z_hat)])
         (a, b), *_ = np.linalg.lstsq(A, self._y, rcond=None)
         if a < 0:  # never turn a source upside down: an anti-correlated source is unrelated
             a, b = 0.0, float(np.mean(self._y))
-        return float(a), float(b)
+        return float(a), float(b), explains_target(self._y, a * z_hat + b)
 
     def _refit(self, optimise: bool) -> None:
-        maps = [
+        calibrated = [
             self._calibration(model, task)
             for model, task in zip(self.source_models_, self.sources_, strict=True)
         ]
+        maps = [(a, b) for a, b, _ in calibrated]
+        self.source_used_ = np.array([used for _, _, used in calibrated])
         self.source_scale_ = np.array(maps)
         mapped = [a * task.z + b for (a, b), task in zip(maps, self.sources_, strict=True)]
         # the target's own scale once it has 3 points; before that the mapped sources'
@@ -253,22 +294,25 @@ class Envelope(RegressorModel):
         z = (self._y - mean) / std
         # eqs. 22-24 per source: residuals of the target against that source's mapped prediction
         noise = []
-        for (a, b), model in zip(maps, self.source_models_, strict=True):
+        for (a, b), model, used in zip(maps, self.source_models_, self.source_used_, strict=True):
             predicted = (a * model.predict(self._X)[0] + b - mean) / std
-            noise.append(inverse_gamma_mode(z - predicted, self.tau0, self.nu0)[2])
+            noise.append(inverse_gamma_mode(z - predicted, self.tau0, self.nu0)[2] if used else np.inf)
         self.source_noise_ = np.array(noise)
         self.source_noise_history_.append(self.source_noise_.copy())
         if self.noise is not None:
             self.target_noise_ = float(self.noise)
         else:  # the sources' measurement noise, in target units
             levels = [
-                m.noise_level_ * (a / std) ** 2 for (a, _), m in zip(maps, self.source_models_, strict=True)
+                m.noise_level_ * (a / std) ** 2
+                for (a, _), m, used in zip(maps, self.source_models_, self.source_used_, strict=True)
+                if used
             ]
-            self.target_noise_ = float(np.clip(np.median(levels), 1e-6, 1.0))
-        X_all = np.vstack([s.X for s in self.sources_] + [self._X])
-        y_all = np.concatenate([(m - mean) / std for m in mapped] + [z])
+            self.target_noise_ = float(np.clip(np.median(levels), 1e-6, 1.0)) if levels else 1e-6
+        kept = [i for i, used in enumerate(self.source_used_) if used]  # an unrelated source is left out
+        X_all = np.vstack([self.sources_[i].X for i in kept] + [self._X])
+        y_all = np.concatenate([(mapped[i] - mean) / std for i in kept] + [z])
         per_point = np.concatenate(
-            [np.full(len(s), v) for s, v in zip(self.sources_, self.source_noise_, strict=True)]
+            [np.full(len(self.sources_[i]), self.source_noise_[i]) for i in kept]
             + [np.full(self._X.shape[0], self.target_noise_)]
         )
         previous = getattr(self, "gp_", None)
