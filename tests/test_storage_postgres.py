@@ -245,6 +245,25 @@ def test_a_killed_workers_trial_is_reclaimed_after_the_grace(storage):
     assert Study(storage).count("pending") == 0
 
 
+def test_a_worker_restarted_under_its_name_reclaims_its_dead_trial_but_not_its_own_live_one(storage):
+    # before (a user test): the reclaim skipped every trial of its own worker name as "alive", so a
+    # worker restarted as worker="machine-a" after kill -9 left its dead trial pending for good
+    dead = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a", heartbeat_grace=0.3)
+    dead.tell(dead.ask(), 1.0)
+    lost = dead.ask()  # the process dies here; the same machine starts the worker again
+    restarted = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a", heartbeat_grace=0.3)
+    time.sleep(0.45)
+    taken = restarted.ask()
+    assert taken.trial_id == lost.trial_id and dict(taken) == dict(lost)
+    record = json.loads(Study(storage).get_meta(f"reclaimed:{lost.trial_id}"))
+    assert record["from"] == record["to"] == "machine-a"
+    # a trial this optimizer gave out itself is its own evaluation, however long it is silent
+    time.sleep(0.45)
+    with pytest.warns(UnansweredAskWarning, match="still pending"):
+        other = restarted.ask()
+    assert other.trial_id != taken.trial_id and Study(storage).trial(taken.trial_id).state == "pending"
+
+
 def test_status_shows_live_workers_and_reclaimed_trials(storage):
     from typer.testing import CliRunner
 

@@ -765,9 +765,10 @@ class Optimizer:
         (:func:`warmbo.prior.prior_subset`). Default: all of them, with a :class:`LargeStudyWarning`
         once above :data:`LARGE_STUDY`, since each ask then fits an exact GP on all (O(n^3)).
     heartbeat_grace : float, optional
-        Seconds a pending trial's worker may stay silent. Then the next ask of another worker
-        reclaims the trial (``reclaim``), so a crashed machine never blocks a study and its point is
-        not lost. :meth:`run` sends heartbeats on its own (with or without a grace period: `warmbo
+        Seconds a pending trial's worker may stay silent. Then the next ask of another worker (or of
+        the same ``worker`` name started again: only trials this object gave out are never taken
+        from it) reclaims the trial (``reclaim``), so a crashed machine never blocks a study and its
+        point is not lost. :meth:`run` sends heartbeats on its own (with or without a grace period: `warmbo
         status` shows them); an ask/tell loop calls :meth:`heartbeat` while it evaluates. None
         (default): trials are never reclaimed (an evaluation may take any time).
     output_transform : {"yeo-johnson", "none", "auto"}, optional
@@ -892,6 +893,9 @@ class Optimizer:
         self.n_initial = int(n_initial)
         #: whether the last :meth:`run` stopped at its ``timeout`` before its budget
         self.stopped_by_timeout = False
+        # the trials this optimizer gave out (asked, took over): heartbeat_grace never reclaims them
+        # from it, but it does reclaim a silent trial of the same worker name that it did not give out
+        self._handed_out: set[int] = set()
         self.seed = None if seed is None else int(seed)
         # prior data without a named method: the guarded portfolio (transfer="auto")
         self.transfer = ("auto" if prior is not None else "none") if transfer is None else transfer
@@ -2754,8 +2758,11 @@ class Optimizer:
                 if beat is None or now - beat <= self.heartbeat_grace:
                     continue  # finished or alive again meanwhile
                 trial = self.study.trial(trial_id)
-                if trial.worker == self.worker:
-                    continue  # this worker is alive: it is asking
+                if trial.worker == self.worker and trial_id in self._handed_out:
+                    continue  # this optimizer gave it out and is asking: it may be evaluating it still
+                # (a trial of this worker's name that this optimizer did not give out is a dead
+                # incarnation's: a worker restarted under the same worker= after kill -9. Before, it
+                # was skipped as "alive" and stayed pending for good; a user test)
                 record = {
                     "from": trial.worker, "to": self.worker, "silent_s": round(now - beat, 1),
                     "mode": self.reclaim, "at": now,
@@ -2768,6 +2775,7 @@ class Optimizer:
                     )
                 elif taken_over is None:
                     self.study.reassign(trial_id, self.worker, now)
+                    self._handed_out.add(trial_id)
                     taken_over = Suggestion(trial.params, trial.id)
                     if claimed is not None:
                         claimed.append((trial.id, trial.params))
@@ -2824,6 +2832,7 @@ class Optimizer:
                 raise _BudgetReached
             trial = self.study.add_trial(params, PENDING, worker=self.worker)
             stored.append((trial.id, trial.params))
+            self._handed_out.add(trial.id)
             if admit is not None:
                 self.study.heartbeat([trial.id])
             return Suggestion(trial.params, trial.id)
@@ -3505,6 +3514,7 @@ class Optimizer:
                             # would otherwise leave a trial this run asked for pending, known to nothing)
                             suggestion = queue[0]
                             self.study.reassign(suggestion.trial_id, self.worker)
+                            self._handed_out.add(suggestion.trial_id)
                             evaluate(suggestion.trial_id, True)
                         else:
                             try:
