@@ -881,8 +881,13 @@ def test_errors_for_files_that_are_not_studies_say_what_they_are(workdir):
     conn.close()
     before = other.read_bytes()
     result = invoke("status", "--storage", "other.db")
-    assert result.exit_code == 1 and "an SQLite database but not a warmbo study" in result.output
+    said = "is an SQLite database of another program (tables: notes), not a warmbo study"
+    assert result.exit_code == 1 and said in result.output
     assert other.read_bytes() == before
+    # writing to it is refused the same way, before anything is written (before: warmbo's tables were
+    # created beside the other program's)
+    made = invoke("suggest", "--space", "space.json", "--storage", "other.db")
+    assert made.exit_code == 1 and said in made.output and other.read_bytes() == before
     (workdir / "notes.db").write_text("plain text\n" * 50)
     text = invoke("status", "--storage", "notes.db")
     assert text.exit_code == 1 and "is not a warmbo study: it is not an SQLite database" in text.output

@@ -20,6 +20,7 @@ from optuna.distributions import CategoricalDistribution, FloatDistribution, Int
 import warmbo as wb
 from warmbo.data import DataError
 from warmbo.integrations.optuna import CHECKED_KEY, PARAMS_KEY, SpaceMap, WarmboSampler, trial_params
+from warmbo.storage import StorageError
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -842,6 +843,16 @@ def test_an_optuna_study_is_a_prior_of_the_optimizer_and_its_storage_file_is_nam
             wb.Optimizer(space, prior=given)
     with pytest.raises(DataError, match=r"optuna.load_study\(study_name='week1', storage='sqlite:///"):
         WarmboSampler(prior=str(tmp_path / "optuna.db"))
+    # the Optuna database given as the study itself: refused before anything is written (a user test:
+    # warmbo's tables were created in it, then SQLite's "no such column: id")
+    before = (tmp_path / "optuna.db").read_bytes()
+    for opening in (lambda: wb.Optimizer(space, storage=tmp_path / "optuna.db"), lambda: wb.Study(url)):
+        with pytest.raises(
+            StorageError, match=r"is an Optuna database \(studies: week1\), not a warmbo study"
+        ):
+            opening()
+    assert (tmp_path / "optuna.db").read_bytes() == before
+    assert len(optuna.load_study(study_name="week1", storage=url).trials) == len(last.trials)
     # on the command line, where no option takes an Optuna study: its export, as the CLI reads it
     with pytest.raises(DataError) as refused:
         wb.Optimizer(space, prior=url)

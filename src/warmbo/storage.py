@@ -679,8 +679,34 @@ class Study:
             self._local.conn = None
 
     # ------------------------------------------------------------------ creation / reopening
+    def _foreign(self, conn: sqlite3.Connection) -> StorageError | None:
+        """The error for an SQLite file another program's tables are in (an Optuna storage, say), or
+        None. Before (a user test), giving an Optuna database as a study created warmbo's tables in
+        it and then failed with SQLite's "no such column: id", and every later opening named a
+        space mismatch."""
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {t for t in tables if not t.startswith("sqlite_")}
+        if {"studies", "version_info"} <= tables:
+            names = [row[0] for row in conn.execute("SELECT study_name FROM studies ORDER BY study_id")]
+            return StorageError(
+                f"{self.path!r} is an Optuna database (studies: {', '.join(names) or 'none'}), not a warmbo "
+                "study: give the warmbo study a file of its own, and the Optuna study as its prior to "
+                "start warm from it (Python: prior=[optuna.load_study(...)]; the CLI reads its CSV "
+                "export; docs/transfer.md)"
+            )
+        if tables and "meta" not in tables:
+            listed = ", ".join(sorted(tables))
+            return StorageError(
+                f"{self.path!r} is an SQLite database of another program (tables: {listed}), not a warmbo "
+                "study: give the warmbo study a file of its own"
+            )
+        return None
+
     def _open_readonly(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
+        foreign = self._foreign(conn)
+        if foreign is not None:
+            raise foreign
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"meta", "trials"} <= tables:
             raise StorageError(
@@ -702,6 +728,9 @@ class Study:
     def _initialise(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
         if self.path != ":memory:":
+            foreign = self._foreign(conn)  # (before WAL mode, which rewrites the file's header)
+            if foreign is not None:
+                raise foreign
             self._use_wal(conn)
         with self.transaction() as conn:
             for statement in _SCHEMA.strip().split(";"):
