@@ -15,6 +15,11 @@ this script's need not match them). A design of two points per parameter misses 
 
     python bench/svc_design.py                   # 24 seeds, 4 arms: about 15 minutes on one core
     python bench/svc_design.py --seeds 4 --arms 4,6
+    python bench/svc_design.py --arms 4,optuna-gp,optuna-tpe --out bench/results/svc_design_peers.json
+
+The arms ``optuna-gp`` and ``optuna-tpe`` are Optuna's ``GPSampler(seed=seed)`` and
+``TPESampler(seed=seed)`` with their defaults on the same space (GPSampler needs torch:
+``make bench-peers`` installs it).
 """
 
 from __future__ import annotations
@@ -74,6 +79,30 @@ def run(n_initial: int, seed: int, budget: int) -> dict:
     return {"trace": trace, "gamma_edge_trials": at_edge}
 
 
+def run_optuna(sampler: str, seed: int, budget: int) -> dict:
+    """One campaign of an Optuna sampler with its defaults, recorded as :func:`run` records warmbo's."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    make = {"optuna-gp": optuna.samplers.GPSampler, "optuna-tpe": optuna.samplers.TPESampler}[sampler]
+    study = optuna.create_study(direction="maximize", sampler=make(seed=seed))
+    best, trace, at_edge = -math.inf, [], 0
+    lo, hi = math.log10(1e-5), math.log10(1.0)
+    for _ in range(budget):
+        trial = study.ask()
+        p = {
+            "C": trial.suggest_float("C", 1e-2, 1e3, log=True),
+            "gamma": trial.suggest_float("gamma", 1e-5, 1.0, log=True),
+        }
+        value = accuracy(p)
+        study.tell(trial, value)
+        best = max(best, value)
+        trace.append(best)
+        g = math.log10(p["gamma"])
+        at_edge += min(g - lo, hi - g) < 0.02 * (hi - lo)
+    return {"trace": trace, "gamma_edge_trials": at_edge}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=24)
@@ -82,15 +111,16 @@ def main() -> None:
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args()
     warnings.simplefilter("ignore")
-    arms = [int(a) for a in args.arms.split(",")]
+    arms = [a if a.startswith("optuna") else int(a) for a in args.arms.split(",")]
     runs = {a: {} for a in arms}
     results = {"machine": machine_info(), "load_average_start": os.getloadavg(), "budget": args.budget}
     for seed in range(args.seeds):
         k = seed % len(arms)
         for arm in arms[k:] + arms[:k]:
-            runs[arm][seed] = run(arm, seed, args.budget)
+            one = run_optuna if isinstance(arm, str) else run
+            runs[arm][seed] = one(arm, seed, args.budget)
         print(
-            f"seed {seed:2d}  " + "  ".join(f"n_initial={a}: {runs[a][seed]['trace'][-1]:.4f}" for a in arms),
+            f"seed {seed:2d}  " + "  ".join(f"{_label(a)}: {runs[a][seed]['trace'][-1]:.4f}" for a in arms),
             flush=True,
         )
     results["arms"] = {}
@@ -111,11 +141,15 @@ def main() -> None:
         }
         last = results["arms"][str(arm)]["best_accuracy"][str(min(args.budget, CHECKPOINTS[-1]))]
         print(
-            f"n_initial={arm}: after {args.budget}: median {last['median']:.4f}, mean {last['mean']:.4f}, "
+            f"{_label(arm)}: after {args.budget}: median {last['median']:.4f}, mean {last['mean']:.4f}, "
             f"worst {last['worst']:.4f}; seeds with >10 gamma-edge trials: "
             f"{sum(e > 10 for e in results['arms'][str(arm)]['gamma_edge_trials'])}"
         )
     write_results(args.out, results)
+
+
+def _label(arm) -> str:
+    return arm if isinstance(arm, str) else f"n_initial={arm}"
 
 
 if __name__ == "__main__":
