@@ -264,6 +264,28 @@ def test_a_worker_restarted_under_its_name_reclaims_its_dead_trial_but_not_its_o
     assert other.trial_id != taken.trial_id and Study(storage).trial(taken.trial_id).state == "pending"
 
 
+def test_the_same_result_told_again_is_kept_and_a_taken_over_trials_other_result_says_why(storage):
+    # a worker retrying its tell after a dropped connection whose COMMIT had reached the store got a
+    # StorageError; and a slow worker whose trial another had taken over was told only "already
+    # complete" (two user tests)
+    slow = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-a", heartbeat_grace=0.3)
+    done = slow.ask()
+    first = slow.tell(done, 2.0)
+    again = slow.tell(done, 2.0)
+    assert again.id == first.id and again.value == 2.0 and again.completed == first.completed
+    assert Study(storage).count("complete") == 1
+    lost = slow.ask()  # evaluated for longer than the grace, with no heartbeat
+    time.sleep(0.45)
+    fast = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-b", heartbeat_grace=0.3)
+    taken = fast.ask()
+    assert taken.trial_id == lost.trial_id
+    fast.tell(taken, 1.0)
+    with pytest.raises(StorageError, match=r"already complete \(value 1.0\); worker machine-b took it over "
+                       r"after machine-a had sent no heartbeat for \d+ s \(heartbeat_grace\)"):  # fmt: skip
+        slow.tell(lost, 1.5)
+    assert slow.tell(lost, 1.0).value == 1.0  # (the same value: nothing to refuse)
+
+
 def test_status_shows_live_workers_and_reclaimed_trials(storage):
     from typer.testing import CliRunner
 

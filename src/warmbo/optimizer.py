@@ -727,7 +727,11 @@ class Optimizer:
         Size of the Sobol initial design (default :func:`default_n_initial`: ``min(max(3, 2 d), 20)``
         for d parameters, counted by parameters, not by encoded width).
     seed : int, optional
-        Seed of the design, the acquisition search and the hyperparameter restarts.
+        Seed of the design, the acquisition search and the hyperparameter restarts. On an existing
+        study a given seed is this optimizer's (workers sharing a study may each have one); the study
+        keeps the seed it was created with, which an optimizer given none uses. (`warmbo suggest`
+        and `warmbo optimize` refuse another ``--seed`` on an existing study: each command is a new
+        optimizer, and its design would then not continue the study's.)
     storage : str, optional
         Study URL (``"study.db"``, ``"sqlite:///study.db"``); None keeps the study in memory. An
         existing study is resumed.

@@ -31,6 +31,7 @@ class; the PostgreSQL back end lives in :mod:`warmbo.storage_postgres`.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import json
 import math
 import os
@@ -1117,11 +1118,7 @@ class Study:
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
-                raise StorageError(
-                    f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
-                    "amend it (Study.amend, or warmbo observe --amend); a repeated measurement at the "
-                    "same settings is a trial of its own: tell its parameters as a plain dict"
-                )
+                return self._completed_again(trial, value, vector)
             if trial.state == FAILED:  # a failure a value now replaces: kept, never dropped silently
                 self._keep_earlier(trial, "completed after it had failed")
             now = time.time()
@@ -1139,6 +1136,33 @@ class Study:
             )
             self._wrote(cursor, (trial_id,))
         return self.trial(trial_id)
+
+    def _completed_again(self, trial: Trial, value: float, vector) -> Trial:
+        """A result told for a trial that is already complete: the same result again is the stored
+        trial (a worker retrying its tell after a dropped connection whose COMMIT had reached the
+        store; before, a StorageError stopped it), another one is refused, saying who recorded the
+        stored one when the trial was taken over from a silent worker (``heartbeat_grace``)."""
+        same_vector = (vector is None) == (trial.values is None) and (
+            vector is None or list(map(float, vector)) == list(map(float, trial.values))
+        )
+        if value == trial.value and same_vector:
+            return trial
+        taken = ""
+        record = self.get_meta(f"reclaimed:{trial.id}")
+        if record is not None:
+            with contextlib.suppress(ValueError, TypeError, KeyError):
+                info = json.loads(record)
+                taken = (
+                    f"; worker {info['to']} took it over after {info['from']} had sent no heartbeat for "
+                    f"{float(info['silent_s']):.0f} s (heartbeat_grace) and recorded that value: a worker "
+                    "evaluating for longer calls opt.heartbeat() meanwhile (Optimizer.run does), or the "
+                    "study's workers use a longer heartbeat_grace"
+                )
+        raise StorageError(
+            f"trial {trial.id} is already complete (value {trial.value!r}){taken}; to correct it, "
+            "amend it (Study.amend, or warmbo observe --amend); a repeated measurement at the "
+            "same settings is a trial of its own: tell its parameters as a plain dict"
+        )
 
     def fail(self, trial_id, error: str | None = None) -> Trial:
         """Mark a pending trial failed (the run continues; failed points are not re-asked)."""

@@ -566,11 +566,7 @@ class PostgresStudy(Study):
         with self.transaction() as conn:
             trial = self.trial(trial_id)
             if trial.state == COMPLETE:
-                raise StorageError(
-                    f"trial {trial_id} is already complete (value {trial.value!r}); to correct it, "
-                    "amend it (Study.amend, or warmbo observe --amend); a repeated measurement at the "
-                    "same settings is a trial of its own: tell its parameters as a plain dict"
-                )
+                return self._completed_again(trial, value, vector)
             if trial.state == FAILED:  # a failure a value now replaces: kept, never dropped silently
                 self._keep_earlier(trial, "completed after it had failed")
             conn.execute(
