@@ -286,6 +286,30 @@ def test_the_same_result_told_again_is_kept_and_a_taken_over_trials_other_result
     assert slow.tell(lost, 1.0).value == 1.0  # (the same value: nothing to refuse)
 
 
+def test_no_connection_is_left_open_to_warn_at_collection(postgres_url):
+    # a user test: Optimizer.run (its heartbeat thread's connection) and a dropped Study left psycopg
+    # connections open, each warning "ResourceWarning: ... was deleted while still open"
+    import gc
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0)
+        opt.run(branin, budget=3, progress=False, n_workers=2)
+        opt.tell(opt.ask(), 1.0)
+        del opt
+        study = Study(postgres_url)
+        assert len(study.trials()) == 4
+        del study
+        with wb.Optimizer(SPACE, storage=postgres_url, seed=0) as opt:
+            opt.tell(opt.ask(), 2.0)
+        opt.tell(opt.ask(), 3.0)  # (closed: a later call connects again)
+        opt.close()
+        gc.collect()
+    leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert not leaks, leaks
+    assert len(Study(postgres_url).trials()) == 6
+
+
 def test_status_shows_live_workers_and_reclaimed_trials(storage):
     from typer.testing import CliRunner
 

@@ -3944,6 +3944,18 @@ class Optimizer:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
 
+    def close(self) -> None:
+        """Close the study's connections (every thread's; the study stays stored). Optional: they are
+        closed when the optimizer is dropped too. A later call on the optimizer connects again.
+        ``with wb.Optimizer(...) as opt:`` closes them at the end of the block."""
+        self.study.close_all()
+
+    def __enter__(self) -> Optimizer:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
 
 def failure_text(exc: BaseException) -> str:
     """How a failed evaluation's exception is stored (``Trial.error``) and shown: as the last line of
@@ -4046,13 +4058,17 @@ class _Heartbeats:
         self.thread.start()
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.interval):
-            try:  # the run's trials (the one evaluated in the loop's own thread too)
-                ids = self.ids()
-                if ids:
-                    self.optimizer.study.heartbeat(ids)
-            except Exception:  # noqa: BLE001 - a missed beat is retried; the run must go on
-                continue
+        try:
+            while not self._stop.wait(self.interval):
+                try:  # the run's trials (the one evaluated in the loop's own thread too)
+                    ids = self.ids()
+                    if ids:
+                        self.optimizer.study.heartbeat(ids)
+                except Exception:  # noqa: BLE001 - a missed beat is retried; the run must go on
+                    continue
+        finally:  # this thread's connection (left open, PostgreSQL's driver warned at exit)
+            with contextlib.suppress(Exception):
+                self.optimizer.study.close()
 
     def stop(self) -> None:
         self._stop.set()

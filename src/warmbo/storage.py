@@ -40,6 +40,7 @@ import socket
 import sqlite3
 import threading
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -121,6 +122,15 @@ class TrialNotFoundError(StorageError, KeyError):
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0])
+
+
+def _close_connections(opened: list) -> None:
+    """Close the connections a study registered (:meth:`Study._register`) that this process made."""
+    pid = os.getpid()
+    for _, pid_of, conn in opened:
+        if pid_of == pid:
+            with contextlib.suppress(Exception):
+                conn.close()
 
 
 def default_worker() -> str:
@@ -568,7 +578,41 @@ class Study:
             conn.execute("PRAGMA busy_timeout = 60000")
             self._local.conn = conn
             self._local.pid = os.getpid()
+            self._register(conn)
         return conn
+
+    def _register(self, conn) -> None:
+        """Keep this thread's new connection ``conn`` so that :meth:`close_all` and the study's
+        finalizer close it, and close those of this process's threads that have ended (a run's
+        heartbeat thread, a worker pool's): dropped open, PostgreSQL's driver warned
+        ``ResourceWarning: ... was deleted while still open`` (a user test), as Python 3.13's sqlite3
+        does. Connections another process made (before a fork) are forgotten, never closed here."""
+        with self._lock:
+            opened = self.__dict__.get("_opened")
+            if opened is None:
+                opened = self._opened = []
+                weakref.finalize(self, _close_connections, opened)
+            pid = os.getpid()
+            kept = []
+            for thread, pid_of, other in opened:
+                alive = thread() is not None and thread().is_alive()
+                if pid_of == pid and not alive:
+                    with contextlib.suppress(Exception):
+                        other.close()
+                elif pid_of == pid:
+                    kept.append((thread, pid_of, other))
+            kept.append((weakref.ref(threading.current_thread()), pid, conn))
+            opened[:] = kept
+
+    def close_all(self) -> None:
+        """Close every connection this study object opened, in any thread of this process (the study
+        stays on disk; a later call connects again in the thread that makes it). For when the
+        study's work is done: a thread still using it would find its connection closed."""
+        with self._lock:
+            opened = self.__dict__.get("_opened") or []
+            _close_connections(opened)
+            opened.clear()
+        self._local = threading.local()
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """A ``mode=ro`` connection; ``immutable=1`` when SQLite cannot create the WAL index (-shm)

@@ -35,6 +35,7 @@ import json
 import os
 import threading
 import time
+import weakref
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from .space import Space
@@ -153,7 +154,8 @@ class _Connection:
     says which value it could not store). Everything else is the psycopg connection's."""
 
     def __init__(self, study: PostgresStudy):
-        self._study = study
+        # (weakly: the study keeps its connections for its finalizer, which must not keep it alive)
+        self._study_ref = weakref.ref(study)
         try:
             self._conn = study._open_connection()
         except StorageError as exc:
@@ -168,6 +170,10 @@ class _Connection:
                 raise
             self._conn = None
             self.reconnect()
+
+    @property
+    def _study(self) -> PostgresStudy:
+        return self._study_ref()
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
@@ -328,6 +334,7 @@ class PostgresStudy(Study):
             conn = _Connection(self)
             self._local.conn = conn
             self._local.pid = os.getpid()
+            self._register(conn)
         elif conn.closed:
             if getattr(self._local, "depth", 0):
                 # dropped inside this thread's write transaction, whose error was caught on the way:
