@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -465,6 +466,26 @@ def test_reopening_with_another_space_or_direction_is_an_error(tmp_path):
     with pytest.raises(StorageError, match="minimize"):
         wb.Optimizer(SPACE, storage=url, maximize=True)
     assert len(wb.Optimizer(SPACE, storage=url).history) == 1  # intact
+
+
+def test_a_study_of_another_schema_version_says_what_to_do(tmp_path):
+    import sqlite3
+
+    url = str(tmp_path / "s.db")
+    opt = wb.Optimizer(SPACE, storage=url, seed=0)
+    opt.tell(opt.ask(), 1.0)
+    opt.close()
+    for stored, said in (
+        ("2", "has schema version '2'; this warmbo reads version 1: a newer warmbo wrote it; upgrade"),
+        ("x", "holds no readable version"),
+    ):
+        with sqlite3.connect(url) as conn:
+            conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (stored,))
+        conn.close()
+        with pytest.raises(StorageError, match=re.escape(said)):
+            wb.Optimizer(SPACE, storage=url, seed=0)
+        with pytest.raises(StorageError, match=re.escape(said)):
+            wb.Study(url, readonly=True)
 
 
 def test_bad_values_and_ids_leave_the_study_intact(tmp_path):

@@ -124,6 +124,24 @@ class TrialNotFoundError(StorageError, KeyError):
         return str(self.args[0])
 
 
+def _schema_message(path: str, found) -> str:
+    """Why a study of another schema version cannot be opened, and what to do (a user test: "has
+    schema version '2', expected 1" said neither)."""
+    said = f"{path!r} has schema version {found!r}; this warmbo reads version {_SCHEMA_VERSION}"
+    try:
+        newer = int(found) > int(_SCHEMA_VERSION)
+    except (TypeError, ValueError):
+        newer = None
+    if newer:
+        return f"{said}: a newer warmbo wrote it; upgrade warmbo (pip install -U warmbo) to open it"
+    if newer is None:
+        return (
+            f"{said}: its meta table holds no readable version, so warmbo did not write it or it was "
+            "edited; its trials are untouched (read them with sqlite3 or psql)"
+        )
+    return f"{said}: an older warmbo wrote it, which this one cannot open"
+
+
 def _close_connections(opened: list) -> None:
     """Close the connections a study registered (:meth:`Study._register`) that this process made."""
     pid = os.getpid()
@@ -824,7 +842,7 @@ class Study:
 
     def _check_meta(self, meta: dict, space: Space | None, settings: dict) -> None:
         if meta.get("schema_version") != _SCHEMA_VERSION:
-            raise StorageError(f"{self.path!r} has schema version {meta.get('schema_version')!r}, expected 1")
+            raise StorageError(_schema_message(self.path, meta.get("schema_version")))
         try:
             stored_space = Space.from_dict(json.loads(meta["space"]))
             self.settings = json.loads(meta["settings"])
