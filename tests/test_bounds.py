@@ -30,6 +30,20 @@ def test_srinivas_continuous_domain_003_eq8():
         Srinivas().beta_t(3)
 
 
+def test_srinivas_on_a_space_takes_the_finite_form_for_a_finite_space():
+    # before (a user test): a 50-point grid got the continuous form (beta_5 = 22.55, not 19.86)
+    import warmbo as wb
+
+    grid = wb.Space.grid(np.linspace(0, 1, 50)[:, None])
+    expected = 2 * math.log(50 * 5**2 * math.pi**2 / (6 * 0.1))  # Srinivas et al. Thm 1, |D| = 50
+    assert Srinivas(delta=0.1).for_space(grid).beta_t(5) == pytest.approx(expected, rel=1e-14)
+    mixed = wb.Space([wb.Int("k", 1, 4), wb.Categorical("c", ["a", "b", "c"])])  # 12 points
+    assert Srinivas().for_space(mixed).domain_size == 12
+    box = wb.Space.box([(0.0, 1.0), (0.0, 2.0)])
+    assert Srinivas().for_space(box) == Srinivas(dim=2)
+    assert Srinivas(dim=3).for_space(grid) == Srinivas(dim=3)  # what is given stays
+
+
 def test_schedules_grow_with_t():
     betas = [Srinivas(dim=2).beta_t(t) for t in range(1, 50)]
     assert np.all(np.diff(betas) > 0)

@@ -143,9 +143,14 @@ class Srinivas(Schedule):
             _check_number(getattr(self, name), name, positive=True)
 
     def for_space(self, space) -> Srinivas:
-        """With ``dim`` from the space's encoding when neither ``dim`` nor ``domain_size`` is given."""
+        """When neither ``dim`` nor ``domain_size`` is given: ``domain_size`` from a finite space's
+        number of points (the finite form, Srinivas et al. Thm 1; before session 39 a grid got the
+        continuous one, a user test), else ``dim`` from the space's encoding."""
         if space is None or self.dim is not None or self.domain_size is not None:
             return self
+        size = getattr(space, "cardinality", math.inf)
+        if math.isfinite(size):  # (a grid, or only integers, categories and stepped floats)
+            return replace(self, domain_size=int(size))
         return replace(self, dim=space.dim)
 
     def beta_t(self, t: int, model=None) -> float:
