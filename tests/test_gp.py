@@ -46,6 +46,35 @@ def test_posterior_equals_sklearn(ours, theirs, normalize_y):
     np.testing.assert_allclose(gp.log_marginal_likelihood(), ref.log_marginal_likelihood_value_, rtol=1e-10)
 
 
+def test_sklearn_keywords_and_sample_y_match_gaussian_process_regressor():
+    # a user test: code written for GaussianProcessRegressor met predict(return_std=True) -> TypeError
+    # and no sample_y
+    X, y, Xs = data()
+    gp = GP(RBF(0.4), noise=1e-3, normalize_y=True).fit(X, y)
+    ref = GaussianProcessRegressor(sk.RBF(0.4), alpha=1e-3, optimizer=None, normalize_y=True).fit(X, y)
+    mean, std = gp.predict(Xs, return_std=True)
+    ref_mean, ref_std = ref.predict(Xs, return_std=True)
+    np.testing.assert_allclose(mean, ref_mean, atol=1e-8)
+    np.testing.assert_allclose(std, ref_std, atol=1e-8)
+    np.testing.assert_allclose(gp.predict(Xs, return_std=False), ref.predict(Xs), atol=1e-8)
+    with pytest.raises(ValueError, match="at most one of return_std and return_cov"):
+        gp.predict(Xs, return_cov=True, return_std=True)
+    draws = gp.sample_y(Xs, n_samples=4000, random_state=0)
+    assert draws.shape == (Xs.shape[0], 4000) == ref.sample_y(Xs, 4000).shape
+    np.testing.assert_array_equal(draws, gp.sample_y(Xs, n_samples=4000, random_state=0))  # seeded
+    # the draws' mean and covariance are the posterior's: 4000 draws put the sample mean within
+    # 4.5 standard errors (sd / sqrt(4000)) of it, the covariance within 0.1 of the largest variance
+    _, cov = ref.predict(Xs, return_cov=True)
+    sd = np.sqrt(np.diag(cov))
+    assert np.all(np.abs(draws.mean(axis=1) - ref_mean) <= 4.5 * sd / np.sqrt(4000) + 1e-12)
+    assert np.abs(np.cov(draws) - cov).max() <= 0.1 * np.diag(cov).max()
+    # at an observed point of a near noise-free GP the covariance is singular: no warning, no NaN
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        at_data = gp.sample_y(np.vstack([X[:3], X[:3]]), n_samples=3, random_state=np.random.RandomState(1))
+    assert np.isfinite(at_data).all()
+
+
 def test_per_point_noise_equals_dense_formula():
     X, y, Xs = data(n=20)
     noise = np.linspace(1e-3, 0.5, 20)

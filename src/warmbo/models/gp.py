@@ -834,7 +834,7 @@ class GP(RegressorModel):
         return self.kernel_.evaluate(self._X, X)
 
     @blas_limited
-    def predict(self, X, return_cov: bool = False):
+    def predict(self, X, return_cov: bool = False, *, return_std: bool | None = None):
         """Posterior mean and standard deviation (or full covariance) of the latent f at X.
 
         Parameters
@@ -842,6 +842,9 @@ class GP(RegressorModel):
         X : array (m, d)
         return_cov : bool
             Return the (m, m) posterior covariance instead of the standard deviation.
+        return_std : bool, optional
+            scikit-learn's keyword, for code written for its ``GaussianProcessRegressor``: True gives
+            ``(mean, std)`` (as the default does), False the mean alone unless ``return_cov``.
 
         Returns
         -------
@@ -858,6 +861,29 @@ class GP(RegressorModel):
         before ``fit`` returns the prior rather than raising :class:`NotFittedError` as the
         transfer models do.
         """
+        if return_std is not None and not isinstance(return_std, bool | np.bool_):
+            raise ValueError(f"return_std must be True or False, got {return_std!r}")
+        if return_std and return_cov:
+            raise ValueError("at most one of return_std and return_cov can be True (as in scikit-learn)")
+        result = self._predict(X, return_cov)
+        return result[0] if return_std is False and not return_cov else result
+
+    def sample_y(self, X, n_samples: int = 1, random_state=0) -> np.ndarray:
+        """Draws of the latent f at X from the posterior, as scikit-learn's ``sample_y``: an array
+        ``(m, n_samples)``, each column one joint draw ``mu + A z`` with ``A A^T`` the posterior
+        covariance (``A`` from its eigendecomposition, negative round-off eigenvalues set to 0: the
+        covariance at observed or repeated points is singular) and ``z`` standard normal.
+        ``random_state`` is an int, None or a ``RandomState`` (scikit-learn's ``check_random_state``)."""
+        from sklearn.utils import check_random_state
+
+        n_samples = check_int(n_samples, "n_samples", 1)
+        mean, cov = self._predict(X, True)
+        values, vectors = np.linalg.eigh(cov)
+        factor = vectors * np.sqrt(np.clip(values, 0.0, None))
+        z = check_random_state(random_state).standard_normal((mean.shape[0], n_samples))
+        return mean[:, None] + factor @ z
+
+    def _predict(self, X, return_cov: bool):
         screen = self._screen
         if screen is not None and X is screen[0] and not return_cov and self._n:
             # tracked points (track): V = L^{-1} k_t(C) is kept, so mu = V^T L^{-1} y, O(n m)
