@@ -440,6 +440,17 @@ def test_a_tagged_multi_task_prior_is_listed_and_removed_by_tag(space, tmp_path)
     assert [t.params["x"] for t in wb.MultiTaskOptimizer.load(path).history] == [0.9]
 
 
+def test_directions_take_the_clis_max_and_min(space, tmp_path):
+    # a user test: the CLI's --directions max,min was refused in Python
+    path = str(tmp_path / "mm.db")
+    mt = wb.MultiTaskOptimizer(space, directions=["max", "min"], storage=path, seed=0)
+    assert mt.directions == ("maximize", "minimize") and list(mt.signs) == [1.0, -1.0]
+    again = wb.MultiTaskOptimizer(space, directions=["maximize", "min"], storage=path, seed=0)
+    assert again.directions == mt.directions  # (the same study: the words are one setting)
+    with pytest.raises(ValueError, match=r"'maximize' or 'minimize' \('max', 'min'\), got 'up'"):
+        wb.MultiTaskOptimizer(space, directions=["up", "min"], seed=0)
+
+
 @pytest.mark.parametrize(
     "given, message",
     [

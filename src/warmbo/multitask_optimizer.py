@@ -138,7 +138,7 @@ class MultiTaskOptimizer(Optimizer):
     delta : float, default 0.1
         Confidence level of the bound.
     directions : sequence of {"maximize", "minimize"}, optional
-        Per task (default: maximise all).
+        Per task (default: maximise all); ``"max"`` and ``"min"`` too, as the CLI's ``--directions``.
     task_names : sequence of str, optional
         Names of the tasks (default ``f0, f1, ...``); :meth:`tell` accepts a dict keyed by them.
     task_similarity : {"estimate", "uniform"}, default "estimate"
@@ -261,10 +261,16 @@ class MultiTaskOptimizer(Optimizer):
         )
         if len(set(self.task_names)) != self.n_tasks:
             raise ValueError(f"task names must be distinct, got {self.task_names}")
-        self.directions = tuple(directions) if directions is not None else ("maximize",) * self.n_tasks
+        # "max" and "min" as the CLI's --directions takes them (a user test met the refusal in Python)
+        words = {"max": "maximize", "min": "minimize"}
+        self.directions = (
+            tuple(words.get(d, d) if isinstance(d, str) else d for d in directions)
+            if directions is not None
+            else ("maximize",) * self.n_tasks
+        )
         bad = [d for d in self.directions if d not in _DIRECTIONS]
         if bad:
-            raise ValueError(f"directions must be 'maximize' or 'minimize', got {bad[0]!r}")
+            raise ValueError(f"directions must be 'maximize' or 'minimize' ('max', 'min'), got {bad[0]!r}")
         self.signs = np.array([1.0 if d == "maximize" else -1.0 for d in self.directions])
         self._reference_warned = False
         if scalarization is None:

@@ -88,6 +88,7 @@ def _clearly_anticorrelated(z_hat: np.ndarray, y: np.ndarray) -> bool:
 class AntiCorrelatedSourceWarning(UserWarning):
     """A source's values fall where the target's rise (a minimised objective given unnegated?)."""
 
+
 #: the sources' GP noise variance (standardised units) with ``fit_hyperparameters=False`` and no
 #: ``noise`` (the baselines' default for a fixed kernel)
 FIXED_NOISE = 1e-4
