@@ -3352,7 +3352,10 @@ def reproduce(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     for item in entry.summary(result, out):
-        console.print(item)
+        if isinstance(item, Table):  # at its natural width (piped, rich cut the cells to "0.0…")
+            _print_table(item)
+        else:
+            console.print(item)
     stale = _remove_stale_figures(earlier)
     if stale:
         console.print(f"removed the earlier run's figures of parts not rerun: {', '.join(stale)}")
