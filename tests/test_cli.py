@@ -3138,6 +3138,10 @@ def test_ask_and_tell_are_other_names_of_suggest_and_observe(workdir):
     assert wb.Study("lab.db").trial(trial).value == 2.5
     listed = invoke("--help").output
     assert "observe" in listed and " tell " not in listed  # (hidden: one name per command in the list)
+    # `warmbo history` (the Python API's opt.history) is `status --all`
+    shown = invoke("history", "lab.db")
+    assert shown.exit_code == 0 and shown.output == invoke("status", "lab.db", "--all").output
+    assert "1 complete" in shown.output and " history " not in listed
 
 
 def test_amending_a_trial_to_the_value_it_holds_changes_nothing(workdir):

@@ -3387,5 +3387,12 @@ app.command("ask", hidden=True, help="Another name of `suggest` (Optuna's CLI sa
 app.command("tell", hidden=True, help="Another name of `observe` (Optuna's CLI says tell).")(observe)
 
 
+# a user test typed `warmbo history` (the Python API's opt.history) and got "No such command"
+@app.command("history", hidden=True)
+def history(study: StudyArgument = None, storage: StorageOption = None) -> None:
+    """Every trial of a study: `warmbo status --all` (`warmbo export` writes them as a CSV file)."""
+    status(study=study, storage=storage, last=None, all_rows=True)
+
+
 if __name__ == "__main__":
     app()
