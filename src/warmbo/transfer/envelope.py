@@ -346,7 +346,9 @@ class Envelope(RegressorModel):
                 for (a, _), m, used in zip(maps, self.source_models_, self.source_used_, strict=True)
                 if used
             ]
-            self.target_noise_ = float(np.clip(np.median(levels), 1e-6, 1.0)) if levels else 1e-6
+            if not levels:  # every source left out: their noise relative to their own spread
+                levels = [m.noise_level_ for m in self.source_models_]
+            self.target_noise_ = float(np.clip(np.median(levels), 1e-6, 1.0))
         kept = [i for i, used in enumerate(self.source_used_) if used]  # an unrelated source is left out
         X_all = np.vstack([self.sources_[i].X for i in kept] + [self._X])
         y_all = np.concatenate([(mapped[i] - mean) / std for i in kept] + [z])
