@@ -63,20 +63,32 @@ def accuracy(p: dict) -> float:
     return _CACHE[key]
 
 
-def run(n_initial: int, seed: int, budget: int) -> dict:
-    """One cold campaign; the best accuracy so far after each evaluation and the gamma edge trials."""
-    opt = wb.Optimizer(SPACE, maximize=True, seed=seed, n_initial=n_initial)
+def campaign(ask, tell, budget: int) -> dict:
+    """``budget`` evaluations through ``ask() -> params`` and ``tell(value)``: the best accuracy so far
+    after each evaluation, and how many evaluations lay within 2% of either end of gamma's range."""
     best, trace, at_edge = -math.inf, [], 0
     lo, hi = math.log10(1e-5), math.log10(1.0)
     for _ in range(budget):
-        trial = opt.ask()
-        value = accuracy(trial)
-        opt.tell(trial, value)
+        params = ask()
+        value = accuracy(params)
+        tell(value)
         best = max(best, value)
         trace.append(best)
-        g = math.log10(trial["gamma"])
+        g = math.log10(params["gamma"])
         at_edge += min(g - lo, hi - g) < 0.02 * (hi - lo)
     return {"trace": trace, "gamma_edge_trials": at_edge}
+
+
+def run(n_initial: int, seed: int, budget: int) -> dict:
+    """One cold campaign of warmbo's default optimizer with an ``n_initial``-point design."""
+    opt = wb.Optimizer(SPACE, maximize=True, seed=seed, n_initial=n_initial)
+    asked = []
+
+    def ask() -> dict:
+        asked.append(opt.ask())
+        return asked[-1]
+
+    return campaign(ask, lambda value: opt.tell(asked[-1], value), budget)
 
 
 def run_optuna(sampler: str, seed: int, budget: int) -> dict:
@@ -86,21 +98,16 @@ def run_optuna(sampler: str, seed: int, budget: int) -> dict:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     make = {"optuna-gp": optuna.samplers.GPSampler, "optuna-tpe": optuna.samplers.TPESampler}[sampler]
     study = optuna.create_study(direction="maximize", sampler=make(seed=seed))
-    best, trace, at_edge = -math.inf, [], 0
-    lo, hi = math.log10(1e-5), math.log10(1.0)
-    for _ in range(budget):
-        trial = study.ask()
-        p = {
-            "C": trial.suggest_float("C", 1e-2, 1e3, log=True),
-            "gamma": trial.suggest_float("gamma", 1e-5, 1.0, log=True),
+    trials = []
+
+    def ask() -> dict:
+        trials.append(study.ask())
+        return {
+            "C": trials[-1].suggest_float("C", 1e-2, 1e3, log=True),
+            "gamma": trials[-1].suggest_float("gamma", 1e-5, 1.0, log=True),
         }
-        value = accuracy(p)
-        study.tell(trial, value)
-        best = max(best, value)
-        trace.append(best)
-        g = math.log10(p["gamma"])
-        at_edge += min(g - lo, hi - g) < 0.02 * (hi - lo)
-    return {"trace": trace, "gamma_edge_trials": at_edge}
+
+    return campaign(ask, lambda value: study.tell(trials[-1], value), budget)
 
 
 def main() -> None:
