@@ -310,27 +310,6 @@ def test_no_connection_is_left_open_to_warn_at_collection(postgres_url):
     assert len(Study(postgres_url).trials()) == 6
 
 
-def test_the_connection_registry_holds_one_per_live_thread_and_close_all_closes_every_one(storage):
-    # a review: close() then use again grew the registry by one closed connection each time, and
-    # close_all() could not close another thread's SQLite connection (check_same_thread)
-    study = Study(storage, SPACE, {"direction": "minimize"})
-    for _ in range(20):
-        study.trials()
-        study.close()
-    study.trials()
-    assert len(study._opened) == 1
-    used = []
-    worker = threading.Thread(target=lambda: used.append((study.trials(), study._local.conn)))
-    worker.start()
-    worker.join()
-    assert len(study._opened) == 2  # (the ended thread's, closed at the next registration or close_all)
-    study.close_all()
-    assert study._opened == []
-    with pytest.raises(Exception, match="closed"):
-        used[0][1].execute("SELECT 1")
-    assert len(study.trials()) == 0  # (a later call connects again)
-
-
 def test_status_shows_live_workers_and_reclaimed_trials(storage):
     from typer.testing import CliRunner
 

@@ -585,9 +585,7 @@ class Study:
             if self.readonly:
                 conn = self._connect_readonly()
             else:
-                # (check_same_thread=False only so that close_all and the finalizer can close it from
-                # another thread; each thread still uses its own connection alone)
-                conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None, check_same_thread=False)
+                conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
                 conn.execute("PRAGMA synchronous = FULL")
                 # every commit is copied into the study file at once (a passive checkpoint: it waits
                 # for no reader, and copies nothing past an open reader's snapshot), not every 1000
@@ -613,18 +611,13 @@ class Study:
                 opened = self._opened = []
                 weakref.finalize(self, _close_connections, opened)
             pid = os.getpid()
-            current = threading.current_thread()
             kept = []
             for thread, pid_of, other in opened:
-                owner = thread()
-                if pid_of != pid:
-                    continue  # (another process's: forgotten, never closed here)
-                if owner is None or not owner.is_alive() or owner is current:
-                    # an ended thread's, or this thread's earlier one (closed by close()): the
-                    # registry holds one connection per live thread, however often close() is called
+                alive = thread() is not None and thread().is_alive()
+                if pid_of == pid and not alive:
                     with contextlib.suppress(Exception):
                         other.close()
-                else:
+                elif pid_of == pid:
                     kept.append((thread, pid_of, other))
             kept.append((weakref.ref(threading.current_thread()), pid, conn))
             opened[:] = kept
@@ -644,9 +637,7 @@ class Study:
         because the folder is not writable (then nobody can be writing the study either)."""
         uri = Path(self.path).resolve().as_uri()
         if not self._immutable:
-            conn = sqlite3.connect(
-                f"{uri}?mode=ro", uri=True, timeout=60.0, isolation_level=None, check_same_thread=False
-            )
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=60.0, isolation_level=None)
             try:
                 conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
                 return conn
@@ -655,7 +646,7 @@ class Study:
                 if "readonly" not in str(exc) and "unable to open" not in str(exc):
                     raise
                 self._immutable = True
-        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
