@@ -310,6 +310,71 @@ def test_no_connection_is_left_open_to_warn_at_collection(postgres_url):
     assert len(Study(postgres_url).trials()) == 6
 
 
+def test_a_runs_worker_threads_close_their_connections_as_they_end(postgres_url):
+    # (each thread's connection is closed by the thread's end, not by a later garbage collection:
+    # session 39's registry kept them open until the next connection or the study's collection)
+    import gc
+
+    import psycopg
+
+    from warmbo.storage_postgres import split_url
+
+    def server_connections(admin) -> int:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        return admin.execute(query).fetchone()[0]
+
+    with psycopg.connect(split_url(postgres_url)[0], autocommit=True) as admin:
+        opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0)
+        opt.tell(opt.ask(), 1.0)
+        gc.collect()
+        before = server_connections(admin)
+        gc_was = gc.isenabled()
+        gc.disable()  # (nothing is collected on the way: the threads' ends must close them)
+        try:
+            opt.run(branin, budget=5, progress=False, n_workers=3)
+            after = server_connections(admin)
+        finally:
+            if gc_was:
+                gc.enable()
+        assert len(opt.study.trials()) == 5
+        assert after == before
+        opt.close()
+        assert server_connections(admin) == before - 1
+
+
+def test_a_child_forked_while_another_thread_writes_can_write_and_the_parent_goes_on(postgres_url):
+    # (session 39's connection registry took the study's lock in every new connection: a child
+    # forked while another thread held it, inside a write transaction, waited for ever)
+    study = Study(postgres_url, space=SPACE)
+    study.add_trial({"x0": 0.5, "x1": 1.0}, "complete", value=1.0)
+    inside, done = threading.Event(), threading.Event()
+
+    def writer():
+        with study.transaction():
+            inside.set()
+            done.wait(30)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    inside.wait(30)
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            signal.alarm(30)  # (a deadlock ends the child, and the test fails on its status)
+            done.set()
+            study.add_trial({"x0": 0.25, "x1": 2.0}, "complete", value=2.0)
+            code = 0 if len(study.trials()) == 2 else 2
+        finally:
+            os._exit(code)
+    done.set()
+    thread.join()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    study.add_trial({"x0": 0.75, "x1": 3.0}, "complete", value=3.0)  # (the parent's session lives)
+    assert sorted(t.value for t in study.trials()) == [1.0, 2.0, 3.0]
+
+
 def test_status_shows_live_workers_and_reclaimed_trials(storage):
     from typer.testing import CliRunner
 

@@ -3945,10 +3945,11 @@ class Optimizer:
         return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
 
     def close(self) -> None:
-        """Close the study's connections (every thread's; the study stays stored). Optional: they are
-        closed when the optimizer is dropped too. A later call on the optimizer connects again.
-        ``with wb.Optimizer(...) as opt:`` closes them at the end of the block."""
-        self.study.close_all()
+        """Close this thread's connection to the study (the study stays stored; a later call on the
+        optimizer connects again). Optional: a thread's connection is closed when the thread ends
+        (a run's worker and heartbeat threads) and every one when the optimizer is dropped.
+        ``with wb.Optimizer(...) as opt:`` calls it at the end of the block."""
+        self.study.close()
 
     def __enter__(self) -> Optimizer:
         return self

@@ -142,13 +142,46 @@ def _schema_message(path: str, found) -> str:
     return f"{said}: an older warmbo wrote it, which this one cannot open"
 
 
-def _close_connections(opened: list) -> None:
-    """Close the connections a study registered (:meth:`Study._register`) that this process made."""
-    pid = os.getpid()
-    for _, pid_of, conn in opened:
-        if pid_of == pid:
-            with contextlib.suppress(Exception):
-                conn.close()
+class _Closer:
+    """Closes a thread's connection when the thread's slot of the study's thread-local storage is
+    freed: as the thread ends (in that thread: SQLite refuses a close from another), or when the
+    study is dropped. The connection itself cannot do it: SQLite's sits in a reference cycle (its
+    statement cache), freed only by a later garbage collection in whatever thread runs it, and a run's
+    heartbeat and worker threads each left one open until then. Python 3.13's sqlite3 and psycopg
+    warn ``ResourceWarning`` for a connection collected open."""
+
+    __slots__ = ("conn", "pid")
+
+    def __init__(self, conn) -> None:
+        self.conn = conn
+        self.pid = os.getpid()
+
+    def __del__(self) -> None:
+        if self.pid != os.getpid():
+            return  # (the parent's, in a forked child: closing it there is SQLite's "do not")
+        with contextlib.suppress(Exception):  # (another thread's SQLite one: freed at collection)
+            self.conn.close()
+
+
+_STUDIES: weakref.WeakSet = weakref.WeakSet()
+
+
+def _new_lock(study: Study) -> threading.RLock:
+    """The study's write lock, made again in a forked child (:func:`_after_fork`)."""
+    _STUDIES.add(study)
+    return threading.RLock()
+
+
+def _after_fork() -> None:
+    """A child forked while another thread of the parent held a study's lock (inside a write
+    transaction) would wait for it for ever: that thread does not exist in the child. Each study
+    gets a new lock there; its connections are made again too (``_local.pid``)."""
+    for study in list(_STUDIES):
+        study._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def default_worker() -> str:
@@ -514,7 +547,7 @@ class Study:
         self._parsed: dict[int, tuple[str, dict]] = {}
         self._shared_rows: dict[int, tuple[tuple, Trial]] = {}  # id -> (row, Trial) of snapshot()
         self._rollbacks = 0  # rolled-back transactions (part of a kept snapshot's key)
-        self._lock = threading.RLock()
+        self._lock = _new_lock(self)
         try:
             if self.readonly:
                 self._open_readonly(space, settings or {})
@@ -595,42 +628,9 @@ class Study:
                 conn.execute("PRAGMA wal_autocheckpoint = 1")
             conn.execute("PRAGMA busy_timeout = 60000")
             self._local.conn = conn
+            self._local.closer = _Closer(conn)
             self._local.pid = os.getpid()
-            self._register(conn)
         return conn
-
-    def _register(self, conn) -> None:
-        """Keep this thread's new connection ``conn`` so that :meth:`close_all` and the study's
-        finalizer close it, and close those of this process's threads that have ended (a run's
-        heartbeat thread, a worker pool's): dropped open, PostgreSQL's driver warned
-        ``ResourceWarning: ... was deleted while still open`` (a user test), as Python 3.13's sqlite3
-        does. Connections another process made (before a fork) are forgotten, never closed here."""
-        with self._lock:
-            opened = self.__dict__.get("_opened")
-            if opened is None:
-                opened = self._opened = []
-                weakref.finalize(self, _close_connections, opened)
-            pid = os.getpid()
-            kept = []
-            for thread, pid_of, other in opened:
-                alive = thread() is not None and thread().is_alive()
-                if pid_of == pid and not alive:
-                    with contextlib.suppress(Exception):
-                        other.close()
-                elif pid_of == pid:
-                    kept.append((thread, pid_of, other))
-            kept.append((weakref.ref(threading.current_thread()), pid, conn))
-            opened[:] = kept
-
-    def close_all(self) -> None:
-        """Close every connection this study object opened, in any thread of this process (the study
-        stays on disk; a later call connects again in the thread that makes it). For when the
-        study's work is done: a thread still using it would find its connection closed."""
-        with self._lock:
-            opened = self.__dict__.get("_opened") or []
-            _close_connections(opened)
-            opened.clear()
-        self._local = threading.local()
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """A ``mode=ro`` connection; ``immutable=1`` when SQLite cannot create the WAL index (-shm)
@@ -735,7 +735,10 @@ class Study:
         )
 
     def close(self) -> None:
-        """Close this thread's connection (the study stays on disk)."""
+        """Close this thread's connection (the study stays on disk; a later call connects again).
+        Another thread's connection is that thread's own (SQLite's cannot be closed from elsewhere,
+        and closing a PostgreSQL one under a thread that reads it breaks its read): it is closed
+        when that thread ends or when the study is dropped."""
         conn = getattr(self._local, "conn", None)
         if conn is not None:
             conn.close()

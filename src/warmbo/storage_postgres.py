@@ -46,8 +46,10 @@ from .storage import (
     StorageError,
     Study,
     TrialNotFoundError,
+    _Closer,
     _finite_value,
     _finite_vector,
+    _new_lock,
     default_worker,
     redacted,
 )
@@ -238,7 +240,7 @@ class PostgresStudy(Study):
         self._parsed: dict[int, tuple[str, dict]] = {}
         self._shared_rows: dict[int, tuple[tuple, Trial]] = {}  # id -> (row, Trial) of snapshot()
         self._rollbacks = 0
-        self._lock = threading.RLock()
+        self._lock = _new_lock(self)
         self._key = _lock_key(self.name)
         self._refuse_placeholder_password()
         conn = self._connect()  # fails early, with the server's own words, if the server is unreachable
@@ -333,8 +335,8 @@ class PostgresStudy(Study):
         if conn is None or getattr(self._local, "pid", None) != os.getpid():
             conn = _Connection(self)
             self._local.conn = conn
+            self._local.closer = _Closer(conn)
             self._local.pid = os.getpid()
-            self._register(conn)
         elif conn.closed:
             if getattr(self._local, "depth", 0):
                 # dropped inside this thread's write transaction, whose error was caught on the way:

@@ -1,0 +1,158 @@
+"""A study's SQLite connections: one per thread, closed when the thread ends, by ``close()`` in the
+thread that made it, and when the study is dropped; never closed under another thread that reads
+(the review of session 39: closing another thread's connection segfaulted the interpreter); and a
+child forked while another thread holds the study's write lock can still read the study.
+
+Open connections are counted as the process's file descriptors on the study's files
+(``/proc/self/fd``: Linux, where CI runs)."""
+
+from __future__ import annotations
+
+import gc
+import os
+import threading
+import weakref
+from pathlib import Path
+
+import pytest
+
+import warmbo as wb
+from warmbo.storage import Study
+
+SPACE = wb.Space.box([(0.0, 1.0)])
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts /proc/self/fd")
+
+
+def _open_files(path: Path) -> int:
+    """File descriptors of this process on the study file and its -wal and -shm files."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        count += target.startswith(str(path))
+    return count
+
+
+def _in_thread(work) -> None:
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+
+
+def test_a_threads_connection_is_closed_when_the_thread_ends(tmp_path):
+    path = tmp_path / "s.db"
+    study = Study(str(path), space=SPACE)
+    study.close()
+    assert _open_files(path) == 0
+    _in_thread(lambda: study.add_trial({"x0": 0.5}, "complete", value=1.0))
+    # (no later connection, no collection needed: the thread's slot is freed as it ends)
+    assert _open_files(path) == 0
+    assert len(study.trials()) == 1
+    assert _open_files(path) > 0  # (this thread's, made by the read: the count sees connections)
+
+
+def test_a_run_with_worker_threads_leaves_only_the_callers_connection(tmp_path):
+    path = tmp_path / "s.db"
+    opt = wb.Optimizer(SPACE, storage=str(path), seed=0)
+    opt.tell(opt.ask(), 0.3)
+    own = _open_files(path)
+    opt.run(lambda p: (p["x0"] - 0.3) ** 2, budget=5, n_workers=2, progress=False)
+    assert len(opt.study.trials()) == 5
+    assert _open_files(path) == own  # (the pool's and the heartbeat thread's are closed)
+
+
+def test_with_optimizer_closes_the_connection_and_a_later_call_connects_again(tmp_path):
+    path = tmp_path / "s.db"
+    with wb.Optimizer(SPACE, storage=str(path), seed=0) as opt:
+        opt.tell(opt.ask(), 1.0)
+        assert _open_files(path) > 0
+    assert _open_files(path) == 0
+    opt.tell(opt.ask(), 2.0)
+    assert [t.value for t in opt.study.trials()] == [1.0, 2.0]
+
+
+def test_a_dropped_study_closes_every_threads_connection(tmp_path):
+    path = tmp_path / "s.db"
+    study = Study(str(path), space=SPACE)
+    study.add_trial({"x0": 0.5}, "complete", value=1.0)
+    held, release = threading.Event(), threading.Event()
+
+    def reader(ref):  # a thread that is alive, with its connection, when the study is dropped
+        assert len(ref().trials()) == 1
+        held.set()
+        release.wait(30)
+
+    thread = threading.Thread(target=reader, args=(weakref.ref(study),))
+    thread.start()
+    held.wait(30)
+    assert _open_files(path) > 0
+    del study
+    gc.collect()
+    release.set()
+    thread.join()
+    assert _open_files(path) == 0
+
+
+def test_closing_in_one_thread_leaves_another_threads_reads_alone(tmp_path):
+    path = tmp_path / "s.db"
+    study = Study(str(path), space=SPACE)
+    study.add_trial({"x0": 0.5}, "complete", value=1.0)
+    stop, failures, reads = threading.Event(), [], [0]
+
+    def reader():
+        while not stop.is_set():
+            try:
+                assert len(study.trials()) >= 1
+                reads[0] += 1
+            except Exception as exc:  # noqa: BLE001 - what the test is about
+                failures.append(repr(exc))
+                return
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    for _ in range(200):
+        study.close()
+        study.add_trial({"x0": 0.25}, "complete", value=2.0)
+    stop.set()
+    thread.join()
+    assert failures == []
+    assert reads[0] > 0
+    assert len(study.trials()) == 201
+
+
+def test_a_child_forked_while_another_thread_writes_can_read(tmp_path):
+    # (with the study's lock taken in every new connection, session 39's registry, the child waited
+    # for ever: the thread holding the lock does not exist there. It cannot write: SQLite's own
+    # in-process lock state, copied by the fork, says the parent's writer holds the write lock; a
+    # PostgreSQL child can, test_storage_postgres.py)
+    path = tmp_path / "s.db"
+    study = Study(str(path), space=SPACE)
+    study.add_trial({"x0": 0.5}, "complete", value=1.0)
+    inside, done = threading.Event(), threading.Event()
+
+    def writer():  # holds the study's write lock across the fork
+        with study.transaction():
+            inside.set()
+            done.wait(30)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    inside.wait(30)
+    pid = os.fork()
+    if pid == 0:  # the child: its parent's writer thread does not exist here
+        code = 1
+        try:
+            import signal
+
+            signal.alarm(20)  # (a deadlock ends the child, and the test fails on its status)
+            done.set()  # (this process's copy: nothing to release)
+            code = 0 if [t.value for t in study.trials()] == [1.0] else 2
+        finally:
+            os._exit(code)
+    done.set()
+    thread.join()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
