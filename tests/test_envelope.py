@@ -123,8 +123,12 @@ def test_an_anticorrelated_source_is_left_out_and_a_related_one_kept_from_three_
     X, y = target_data(f, 3, seed=4)
     # (sources given to a model are in the maximisation convention: a minimised objective's values
     # given as they are look like this, so it says so)
-    with pytest.warns(AntiCorrelatedSourceWarning, match="negate the values of a minimised objective"):
+    with pytest.warns(
+        AntiCorrelatedSourceWarning, match="negate the values of a minimised objective"
+    ) as said:
         anti = wb.Envelope(source=(Xs, ys), seed=0).fit(X, y)
+    r = float(np.corrcoef(anti.source_models_[0].predict(X)[0], y)[0, 1])
+    assert f"correlation {r:.2f} at the target's 3 points" in str(said[0].message) and r <= -0.7
     assert anti.source_scale_[0, 0] == 0.0 and not anti.source_used_[0] and anti.source_noise_[0] == np.inf
     related = wb.Envelope(source=source(gaussian((0.0, 0.0))), seed=0).fit(X, y)
     assert related.source_used_[0] and related.source_noise_[0] < 0.5  # below the prior mode nu0/(tau0+1)

@@ -70,19 +70,20 @@ __all__ = ["AntiCorrelatedSourceWarning", "Envelope", "explains_target", "invers
 ANTI_CORRELATION = 0.7
 
 
-def _clearly_anticorrelated(z_hat: np.ndarray, y: np.ndarray) -> bool:
-    """Whether a source's predictions ``z_hat`` fall where the target's values ``y`` rise, beyond
-    chance (:data:`ANTI_CORRELATION`; the t test of a correlation coefficient, n - 2 dof)."""
+def _clearly_anticorrelated(z_hat: np.ndarray, y: np.ndarray) -> float | None:
+    """The correlation of a source's predictions ``z_hat`` with the target's values ``y`` when they
+    fall where the target's rise beyond chance (:data:`ANTI_CORRELATION`; the t test of a correlation
+    coefficient, n - 2 dof), else None."""
     from scipy import stats
 
     n = y.size
     if n < 3 or np.ptp(y) == 0 or np.ptp(z_hat) == 0:
-        return False
+        return None
     r = float(np.corrcoef(z_hat, y)[0, 1])
     if r > -ANTI_CORRELATION:
-        return False
+        return None
     t = r * np.sqrt((n - 2) / max(1.0 - r * r, 1e-300))
-    return bool(stats.t.cdf(t, n - 2) < 0.05)
+    return r if stats.t.cdf(t, n - 2) < 0.05 else None
 
 
 class AntiCorrelatedSourceWarning(UserWarning):
@@ -303,14 +304,17 @@ class Envelope(RegressorModel):
             return task.std, task.mean, True  # the source's own units
         A = np.column_stack([z_hat, np.ones_like(z_hat)])
         (a, b), *_ = np.linalg.lstsq(A, self._y, rcond=None)
-        if a < 0 and _clearly_anticorrelated(z_hat, self._y):
-            # upside down and clearly so: most likely a minimised objective's values given as they
-            # are (a user test: model=Envelope(source=raw losses) with maximize=False, left out)
+        r = _clearly_anticorrelated(z_hat, self._y) if a < 0 else None
+        if r is not None:
+            # upside down and clearly so: the tasks are opposite, or (most often: a user test,
+            # model=Envelope(source=raw losses) with maximize=False) the source's values are in the
+            # other convention. Either way it is left out; the warning names the likely slip
             warnings.warn(
-                f"source {task.name!r} is clearly anti-correlated with the target at its points, and is "
-                "left out. Sources given to a model (model=Envelope(source=...)) must be in the "
-                "maximisation convention: negate the values of a minimised objective (prior= with "
-                "maximize=False does it for you)",
+                f"source {task.name!r} is clearly anti-correlated with the target (correlation {r:.2f} "
+                f"at the target's {self._y.size} points), and is left out. If it measured the same "
+                "objective, its values are likely in the other direction: a model's sources "
+                "(model=Envelope(source=...)) are maximised, so negate the values of a minimised "
+                "objective; prior= takes them in the optimizer's direction (maximize=...)",
                 AntiCorrelatedSourceWarning,
                 stacklevel=user_stacklevel(),
             )
