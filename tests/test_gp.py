@@ -57,6 +57,8 @@ def test_sklearn_keywords_and_sample_y_match_gaussian_process_regressor():
     np.testing.assert_allclose(mean, ref_mean, atol=1e-8)
     np.testing.assert_allclose(std, ref_std, atol=1e-8)
     np.testing.assert_allclose(gp.predict(Xs, return_std=False), ref.predict(Xs), atol=1e-8)
+    # (numpy's booleans too, from a flag computed with numpy: np.False_ is not False)
+    np.testing.assert_allclose(gp.predict(Xs, return_std=np.False_), ref.predict(Xs), atol=1e-8)
     with pytest.raises(ValueError, match="at most one of return_std and return_cov"):
         gp.predict(Xs, return_cov=True, return_std=True)
     draws = gp.sample_y(Xs, n_samples=4000, random_state=0)

@@ -7,6 +7,7 @@ shape was expected and which was given.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -146,6 +147,20 @@ def as_noise(noise, n: int, name: str = "noise") -> np.ndarray:
     if np.any(arr < 0):
         raise ValueError(f"{name} must be non-negative (a variance), got {arr[arr < 0][0]:g}")
     return arr
+
+
+def check_seconds(value, name: str, *, or_none: bool = False) -> float:
+    """A positive finite number of seconds (an int or float, not a bool) as a float, or a ValueError
+    naming ``name`` (``run(timeout=)``, ``heartbeat_grace``, the CLI's ``--timeout`` and ``--max-time``)."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float | np.integer | np.floating)
+        or not (math.isfinite(value) and value > 0)
+    ):
+        raise ValueError(
+            f"{name} must be a positive number of seconds{' or None' if or_none else ''}, got {value!r}"
+        )
+    return float(value)
 
 
 def check_positive(value, name: str) -> np.ndarray:

@@ -809,8 +809,9 @@ def optimize(
         float | None,
         typer.Option(
             "--max-time",
-            help="Seconds for the whole run: then no new evaluation starts, those under way finish and "
-            "are stored (run the same command again to go on). Not --timeout, which is per evaluation.",
+            help="Seconds for the whole run: then no new point is asked for (one asked before is still "
+            "evaluated), those under way finish and are stored (run the same command again to go on). "
+            "Not --timeout, which is per evaluation.",
         ),
     ] = None,
     tasks: Annotated[
@@ -852,8 +853,10 @@ def optimize(
 
     if (objective is None) == (cmd is None):
         raise ValueError("give exactly one objective: a module:function argument or --cmd")
-    if max_time is not None and not (math.isfinite(max_time) and max_time > 0):
-        raise ValueError(f"--max-time must be a positive number of seconds, got {max_time!r}")
+    if max_time is not None:
+        from ._validation import check_seconds
+
+        check_seconds(max_time, "--max-time")
     if cmd is None and (timeout is not None or value_regex is not None):
         raise ValueError("--timeout and --value-regex apply to a --cmd objective")
     exists = storage is not None and study_exists(storage)

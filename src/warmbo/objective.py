@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import os
 import re
 import shlex
@@ -35,6 +34,7 @@ from pathlib import Path
 
 from ._lifeline import release as _release_group
 from ._lifeline import watch as _watch_group
+from ._validation import check_seconds
 
 __all__ = ["ObjectiveError", "CommandObjective", "load_callable", "parse_values", "terminate_running"]
 
@@ -265,13 +265,8 @@ class CommandObjective:
                 f"--cmd uses {listed}, which name(s) no parameter; the space has {list(self.names)} "
                 "(write {{ and }} for literal braces)"
             )
-        if self.timeout is not None and not (
-            isinstance(self.timeout, int | float)
-            and not isinstance(self.timeout, bool)
-            and math.isfinite(self.timeout)
-            and self.timeout > 0
-        ):
-            raise ValueError(f"--timeout must be a positive number of seconds, got {self.timeout!r}")
+        if self.timeout is not None:
+            check_seconds(self.timeout, "--timeout")
         if self.value_regex is not None:
             pattern = self._pattern()
             n = max(len(self.tasks), 1)

@@ -93,7 +93,7 @@ import numpy as np
 from ._linalg import NotPositiveDefiniteError
 from ._remote import Submitter, executor_slots
 from ._threads import blas_limited, blas_threads, source_threads
-from ._validation import check_int
+from ._validation import check_int, check_seconds
 from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
 from .acquisition import EI, UCB, Acquisition
@@ -205,15 +205,6 @@ _REFUTED_KEY = "transfer_refuted"
 
 #: the clock ``run``'s ``timeout`` reads
 _clock = time.monotonic
-
-
-def _seconds(value, name: str) -> float:
-    """A positive finite number of seconds (not a bool), or a ValueError naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise ValueError(f"{name} must be a number of seconds, got {value!r}")
-    if not (math.isfinite(value) and value > 0):
-        raise ValueError(f"{name} must be a positive, finite number of seconds, got {value!r}")
-    return float(value)
 
 
 def default_n_initial(n_params: int) -> int:
@@ -910,15 +901,8 @@ class Optimizer:
         self._max_prior_given = self.max_prior < default_max_prior
         self.max_trials = None if max_trials is None else check_int(max_trials, "max_trials", 2)
         self._large_warned = False
-        if heartbeat_grace is not None and not (
-            isinstance(heartbeat_grace, int | float)
-            and not isinstance(heartbeat_grace, bool)
-            and math.isfinite(heartbeat_grace)
-            and heartbeat_grace > 0
-        ):
-            raise ValueError(
-                f"heartbeat_grace must be a positive number of seconds or None, got {heartbeat_grace!r}"
-            )
+        if heartbeat_grace is not None:
+            check_seconds(heartbeat_grace, "heartbeat_grace", or_none=True)
         if reclaim not in ("retry", "fail"):
             raise ValueError(f"reclaim must be 'retry' or 'fail', got {reclaim!r}")
         resolved = ("auto" if prior is not None else "none") if transfer is None else transfer
@@ -3417,7 +3401,9 @@ class Optimizer:
             is evaluating). A trial another worker records meanwhile keeps that result (with a
             ``TrialFailedWarning``), and the run goes on.
         timeout : float, optional
-            Seconds after which the run starts no new evaluation (Optuna's ``optimize(timeout=)``); the
+            Seconds after which the run asks for no new point: the clock is read before each ask, as
+            Optuna's ``optimize(timeout=)`` reads it before each trial, so a point asked for before
+            the limit is still evaluated (the run can last an ask and an evaluation longer); the
             evaluations under way finish and are recorded, and the run returns before its budget
             (``stopped_by_timeout`` is then True). Run again with the same budget to go on.
 
@@ -3438,7 +3424,7 @@ class Optimizer:
         check_int(n_workers, "n_workers", 1)
         if not callable(objective):
             raise ValueError(f"objective must be callable, got {objective!r}")
-        deadline = None if timeout is None else _clock() + _seconds(timeout, "timeout")
+        deadline = None if timeout is None else _clock() + check_seconds(timeout, "timeout")
         self.stopped_by_timeout = False
         callbacks = list(callbacks)
         own_executor = executor is None and n_workers > 1

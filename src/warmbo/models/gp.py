@@ -866,8 +866,9 @@ class GP(RegressorModel):
         if return_std and return_cov:
             raise ValueError("at most one of return_std and return_cov can be True (as in scikit-learn)")
         result = self._predict(X, return_cov)
-        return result[0] if return_std is False and not return_cov else result
+        return result[0] if return_std is not None and not return_std and not return_cov else result
 
+    @blas_limited
     def sample_y(self, X, n_samples: int = 1, random_state=0) -> np.ndarray:
         """Draws of the latent f at X from the posterior, as scikit-learn's ``sample_y``: an array
         ``(m, n_samples)``, each column one joint draw ``mu + A z`` with ``A A^T`` the posterior

@@ -232,7 +232,16 @@ class Envelope(RegressorModel):
     def _fit_sources(self, dim: int, seconds: float | None = None):
         """``(sources, models)``: one GP per source, fitted once and cached (shared by clones). With
         ``seconds``, fit sources until that time is spent and return None if some remain."""
-        key = (dim, id(self.source), repr(self.kernel), self.seed, bool(self.fit_hyperparameters), self.noise)
+        # (noise sets the sources' GPs only with fit_hyperparameters=False; fitted, they estimate it)
+        fixed_noise = None if self.fit_hyperparameters else self.noise
+        key = (
+            dim,
+            id(self.source),
+            repr(self.kernel),
+            self.seed,
+            bool(self.fit_hyperparameters),
+            fixed_noise,
+        )
         if key not in self._source_cache:
             self._source_cache.clear()  # one entry: settings or source changed, the old fits are stale
             self._source_cache[key] = (as_sources(self.source, dim), [])
