@@ -220,7 +220,7 @@ def test_n_iter_above_a_finite_spaces_size_runs_each_point_once_with_a_warning(d
 
     X, y = digits
     space = {"max_depth": [2, 4, 8], "criterion": ["gini", "entropy"]}
-    with pytest.warns(UserWarning, match="6 points, 6 of them not yet evaluated, fewer than n_iter=10"):
+    with pytest.warns(UserWarning, match="6 candidates, 6 of them not yet evaluated, fewer than n_iter=10"):
         search = WarmboSearchCV(DecisionTreeClassifier(random_state=0), space, n_iter=10, cv=3).fit(X, y)
     params = search.cv_results_["params"]
     assert len(params) == 6 and len({(p["max_depth"], p["criterion"]) for p in params}) == 6
@@ -327,3 +327,92 @@ def test_a_random_state_instance_seeds_each_fit_as_scikit_learn_searches_do(digi
     assert params(shared) == first and params(shared) != first  # (the instance moved on: another seed)
     with pytest.raises(ValueError, match="random_state"):
         WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=3, random_state="zero").fit(X, y)
+
+
+LINEAR_OR_RBF = [
+    {"kernel": ["linear"], "C": loguniform(1e-2, 1e2)},
+    {"kernel": ["rbf"], "C": loguniform(1e-2, 1e2), "gamma": loguniform(1e-4, 1e0)},
+]
+
+
+def test_a_list_of_dicts_gives_each_candidate_its_own_dicts_parameters(digits, tmp_path):
+    # scikit-learn's form for a conditional space (a user test: gamma only with kernel="rbf"); before,
+    # a list of dicts was refused
+    X, y = digits
+    storage = str(tmp_path / "svc.db")
+    search = WarmboSearchCV(SVC(), LINEAR_OR_RBF, n_iter=10, cv=3, random_state=0, storage=storage).fit(X, y)
+    params = search.cv_results_["params"]
+    assert len(params) == 10
+    kernels = {p["kernel"] for p in params}
+    assert kernels == {"linear", "rbf"}  # (the optimizer picks among the dicts)
+    for p in params:  # exactly one dict's names, each inside its own range
+        assert set(p) == ({"kernel", "C"} if p["kernel"] == "linear" else {"kernel", "C", "gamma"})
+        assert 1e-2 <= p["C"] <= 1e2 and (p["kernel"] == "linear" or 1e-4 <= p["gamma"] <= 1.0)
+    # (a linear candidate has no gamma column value: scikit-learn masks it, as for its own searches)
+    gamma = search.cv_results_["param_gamma"]
+    assert [bool(np.ma.getmaskarray(gamma)[i]) for i in range(10)] == [
+        p["kernel"] == "linear" for p in params
+    ]
+    assert search.best_score_ == max(search.cv_results_["mean_test_score"])
+    assert search.best_estimator_.get_params()["kernel"] == search.best_params_["kernel"]
+    # the study holds each candidate as a point of the union space, the dict chosen by its own parameter
+    trials = search.optimizer_.study.trials()
+    assert len(trials) == 10 and {t.params["search space dict"] for t in trials} == {0, 1}
+    # an earlier list-of-dicts search's cv_results_ is a prior as it stands: each candidate finds its dict
+    warm = WarmboSearchCV(SVC(), LINEAR_OR_RBF, n_iter=2, cv=3, random_state=1, prior=search.cv_results_)
+    warm.fit(X, y)
+    assert len(warm.cv_results_["params"]) == 2
+    assert warm.optimizer_.transfer_report() is not None
+
+
+def test_a_finite_list_of_dicts_evaluates_each_candidate_once(digits):
+    # the union space has 2 x 2 x 2 x 2 = 16 points (the dict, a one-choice kernel per dict, C, gamma)
+    # but 2 + 4 = 6 candidates: points that differ only in the other dict's gamma are one candidate,
+    # told its score again rather than cross-validated again
+    X, y = digits
+    grid = [
+        {"kernel": ["linear"], "C": [1.0, 10.0]},
+        {"kernel": ["rbf"], "C": [1.0, 10.0], "gamma": [0.01, 0.1]},
+    ]
+    with pytest.warns(UserWarning, match="6 candidates, 6 of them not yet evaluated, fewer than n_iter=10"):
+        search = WarmboSearchCV(SVC(), grid, n_iter=10, cv=3, random_state=0).fit(X, y)
+    shown = sorted(str(sorted(p.items())) for p in search.cv_results_["params"])
+    assert len(shown) == 6 and len(set(shown)) == 6
+    by_candidate = {}
+    for trial in search.optimizer_.study.trials():  # a repeated point has its candidate's score
+        p = trial.params
+        key = (p["search space dict"], p["C"], p["gamma"] if p["search space dict"] == 1 else None)
+        assert by_candidate.setdefault(key, trial.value) == trial.value
+
+
+def test_a_name_defined_differently_in_two_dicts_is_one_parameter_per_dict(digits):
+    X, y = digits
+    space = [
+        {"kernel": ["linear"], "C": loguniform(1e-3, 1e-1)},
+        {"kernel": ["rbf"], "C": loguniform(1e1, 1e3), "gamma": loguniform(1e-3, 1e-1)},
+    ]
+    search = WarmboSearchCV(SVC(), space, n_iter=8, cv=3, random_state=0).fit(X, y)
+    names = search.optimizer_.space.names
+    assert "C (dict 0)" in names and "C (dict 1)" in names and "gamma" in names
+    for p in search.cv_results_["params"]:
+        assert (1e-3 <= p["C"] <= 1e-1) if p["kernel"] == "linear" else (1e1 <= p["C"] <= 1e3)
+
+
+@pytest.mark.parametrize(
+    ("space", "said"),
+    [
+        ([{"C": [1.0]}, {}], r"search_space\[1\] must be a non-empty dict"),
+        ([{"C": [1.0]}, {"search space dict": [1]}], "names the choice of dict"),
+    ],
+)
+def test_a_bad_list_of_dicts_is_refused_naming_the_dict(digits, space, said):
+    X, y = digits
+    with pytest.raises(ValueError, match=said):
+        WarmboSearchCV(SVC(), space, n_iter=2, cv=3).fit(X, y)
+
+
+def test_a_prior_candidate_of_no_dict_is_refused_naming_the_dicts(digits):
+    X, y = digits
+    prior = ([{"kernel": "poly", "degree": 3}], [0.9])
+    with pytest.raises(ValueError, match="has the parameters of none of the search_space's dicts"):
+        WarmboSearchCV(SVC(), LINEAR_OR_RBF, n_iter=2, cv=3, prior=prior).fit(X, y)

@@ -27,6 +27,7 @@ offers.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import warnings
@@ -38,6 +39,7 @@ from sklearn.utils import check_random_state
 
 from ..optimizer import Optimizer
 from ..space import Categorical, Float, Int, Parameter, Space
+from ..trial import COMPLETE, FAILED
 
 __all__ = ["FitFailedCandidatesWarning", "RandomizedSplitsWarning", "WarmboSearchCV"]
 
@@ -89,6 +91,85 @@ def _parameter(name: str, given) -> tuple[Parameter, dict]:
     )
 
 
+#: the categorical parameter that picks one dict of a list-of-dicts ``search_space``
+DICT_PARAMETER = "search space dict"
+
+
+class _Dicts:
+    """A list of ``param_distributions`` dicts (scikit-learn's form for conditional spaces: an SVC's
+    ``gamma`` only with ``kernel="rbf"``) as one warmbo space: a categorical :data:`DICT_PARAMETER`
+    picks the dict, and the space holds the union of the dicts' parameters. A name that every dict
+    holding it defines alike is one parameter; one defined differently (``C`` over other ranges) is
+    one parameter per dict, ``"C (dict 1)"``. A candidate gives the estimator the chosen dict's
+    parameters alone, by their own names; the others are in the point and change nothing, so two
+    points that differ only there are one candidate (:meth:`key`). Written by hand: neither
+    library maps the one form to the other."""
+
+    def __init__(self, dicts: Sequence) -> None:
+        per_dict = []
+        for i, given in enumerate(dicts):
+            if not isinstance(given, dict) or not given:
+                raise ValueError(
+                    f"search_space[{i}] must be a non-empty dict of parameter distributions, as each "
+                    f"dict of RandomizedSearchCV's param_distributions list, got {given!r}"
+                )
+            per_dict.append({str(name): _parameter(str(name), value) for name, value in given.items()})
+        names = list(dict.fromkeys(name for entry in per_dict for name in entry))
+        if DICT_PARAMETER in names:
+            raise ValueError(f"{DICT_PARAMETER!r} names the choice of dict: name the parameter otherwise")
+        params: list[Parameter] = [Categorical(DICT_PARAMETER, list(range(len(per_dict))))]
+        #: per dict, the estimator's name -> the space's name
+        self.active: list[dict[str, str]] = [{} for _ in per_dict]
+        self.values: dict[str, dict] = {}
+        for name in names:
+            defined = [(i, entry[name]) for i, entry in enumerate(per_dict) if name in entry]
+            first = defined[0][1]
+            alike = all(param == first[0] and labels == first[1] for _, (param, labels) in defined)
+            for i, (param, labels) in defined[:1] if alike else defined:
+                inner = name if alike else f"{name} (dict {i})"
+                params.append(param if alike else dataclasses.replace(param, name=inner))
+                if labels:
+                    self.values[inner] = labels
+                for j, _ in defined if alike else [(i, None)]:
+                    self.active[j][name] = inner
+        self.space = Space(params)
+        # the value an inactive parameter takes in a prior's point (any value: it changes nothing)
+        self._filler = self.space.decode(np.zeros((1, self.space.dim)))[0]
+        self.cardinality = sum(
+            math.prod(
+                Space([self.space.params[self.space.names.index(inner)]]).cardinality
+                for inner in used.values()
+            )
+            for used in self.active
+        )
+
+    def candidate(self, point: dict) -> dict:
+        """The estimator's parameters at a point of the space: its dict's, by their own names."""
+        used = self.active[point[DICT_PARAMETER]]
+        return {
+            name: self.values.get(inner, {}).get(point[inner], point[inner]) for name, inner in used.items()
+        }
+
+    @staticmethod
+    def key(candidate: dict) -> tuple:
+        return tuple(sorted((name, repr(value)) for name, value in candidate.items()))
+
+    def point(self, row: dict) -> dict:
+        """A prior's candidate (an earlier search's ``cv_results_["params"]`` row, labels already
+        given as :func:`_labelled` writes them) as a point of the space: the first dict with exactly
+        its names."""
+        for i, used in enumerate(self.active):
+            if set(row) == set(used):
+                point = dict(self._filler)
+                point[DICT_PARAMETER] = i
+                point.update({used[name]: value for name, value in row.items()})
+                return point
+        raise ValueError(
+            f"the prior's candidate {row!r} has the parameters of none of the search_space's dicts "
+            f"({'; '.join(', '.join(used) for used in self.active)})"
+        )
+
+
 def _labelled(prior, values: dict[str, dict]):
     """``prior`` as the search reads it, when it is an ``(X, y)`` pair of parameter dicts (an earlier
     search's ``(cv_results_["params"], cv_results_["mean_test_score"])``): its unscored candidates
@@ -127,6 +208,27 @@ def _labelled(prior, values: dict[str, dict]):
     return [{k: label(k, v) if k in values else v for k, v in row.items()} for row in rows], y
 
 
+def _labelled_dicts(prior, dicts: _Dicts):
+    """:func:`_labelled` for a list-of-dicts search: each candidate's labels by its own dict's
+    parameters (a name defined differently in two dicts has its labels under each dict's), then
+    its point in the union space (:meth:`_Dicts.point`)."""
+    if not (isinstance(prior, tuple) and len(prior) == 2):
+        return prior
+    rows = prior[0]
+    if not isinstance(rows, list | tuple) or not all(isinstance(row, dict) for row in rows):
+        return prior
+    by_name = {}
+    for used in dicts.active:
+        for name, inner in used.items():
+            if inner in dicts.values:
+                by_name.setdefault(name, {}).update(dicts.values[inner])
+    labelled = _labelled(prior, by_name)
+    if labelled is prior:
+        return prior
+    rows, y = labelled
+    return [dicts.point(row) for row in rows], y
+
+
 def _seed(random_state) -> int | None:
     """The optimizer's seed: an int or None as given; a ``RandomState`` draws one (a user test:
     ``random_state=np.random.RandomState(0)``, which scikit-learn's searches take, was refused)."""
@@ -149,7 +251,9 @@ class WarmboSearchCV(BaseSearchCV):
         choices (any values: ``[None, 5, 10]``, ``[(64,), (64, 64)]``; warmbo holds choices that are
         not str, int, float or bool by their ``str`` and gives the estimator the values),
         ``scipy.stats.loguniform(a, b)`` (a log-scaled float), ``uniform(loc, scale)``,
-        ``randint(low, high)`` (high excluded).
+        ``randint(low, high)`` (high excluded); or a list of such dicts, a conditional space
+        (:class:`_Dicts`: each candidate gets one dict's parameters, that dict chosen by the
+        optimizer as the parameter ``"search space dict"``).
     n_iter : int, default 32
         Candidates to cross-validate in this ``fit`` (at most the points of a finite space not yet
         evaluated, with a warning, as ``RandomizedSearchCV`` caps a small grid).
@@ -251,6 +355,8 @@ class WarmboSearchCV(BaseSearchCV):
             return space, {}
         if isinstance(space, Sequence) and space and all(isinstance(p, Parameter) for p in space):
             return Space(list(space)), {}
+        if isinstance(space, list | tuple) and len(space) == 1 and isinstance(space[0], dict):
+            space = space[0]  # (one dict in a list, as scikit-learn allows)
         if isinstance(space, dict) and space:
             params, values = [], {}
             for name, given in space.items():
@@ -262,7 +368,7 @@ class WarmboSearchCV(BaseSearchCV):
         raise ValueError(
             "search_space must be a warmbo Space, a list of its parameters (wb.Float, wb.Int, "
             "wb.Categorical), or a dict as RandomizedSearchCV's param_distributions (lists, scipy's "
-            f"loguniform, uniform, randint), got {space!r}"
+            f"loguniform, uniform, randint), or a list of such dicts, got {space!r}"
         )
 
     def __getstate__(self) -> dict:
@@ -322,37 +428,74 @@ class WarmboSearchCV(BaseSearchCV):
         if isinstance(self.scoring, list | tuple | set | dict) and not isinstance(self.refit, str):
             raise self._refit_error()  # (before any evaluation: several metrics, none to optimise)
         self._check_splits()
-        space, values = self._space_and_values()
+        dicts = self._dicts()
+        space, values = (dicts.space, dicts.values) if dicts else self._space_and_values()
+        prior = self._cv_results_prior()
         optimizer = Optimizer(
             space,
             maximize=True,
             seed=_seed(self.random_state),
             n_initial=self.n_initial,
             storage=self.storage,
-            prior=_labelled(self._cv_results_prior(), values),
+            prior=_labelled_dicts(prior, dicts) if dicts else _labelled(prior, values),
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
+
+        def candidate(point: dict) -> dict:
+            if dicts:
+                return dicts.candidate(point)
+            return {k: values[k][v] if k in values else v for k, v in point.items()}
+
+        # a list-of-dicts search: the score of each candidate evaluated (None: failed), by its key
+        # (points that differ only in another dict's parameters are the same candidate)
+        seen: dict[tuple, float | None] = {}
+        if dicts:
+            for trial in optimizer.study.trials((COMPLETE, FAILED)):
+                seen[dicts.key(candidate(trial.params))] = trial.value
         n_iter = self.n_iter
-        if math.isfinite(space.cardinality):
-            left = int(space.cardinality) - len(optimizer.study.trials())
+        cardinality = dicts.cardinality if dicts else space.cardinality
+        if math.isfinite(cardinality):
+            taken = len(seen) if dicts else len(optimizer.study.trials())
+            left = int(cardinality) - taken
             if left <= 0:
                 raise ValueError(
-                    f"every one of the search space's {int(space.cardinality)} points is a trial of the "
+                    f"every one of the search space's {int(cardinality)} candidates is a trial of the "
                     "study already: nothing is left to evaluate"
                 )
             if left < n_iter:  # (as RandomizedSearchCV says of a grid smaller than n_iter)
                 warnings.warn(
-                    f"the search space has {int(space.cardinality)} points, {left} of them not yet "
+                    f"the search space has {int(cardinality)} candidates, {left} of them not yet "
                     f"evaluated, fewer than n_iter={n_iter}: running {left} candidates",
                     UserWarning,
                     stacklevel=3,
                 )
                 n_iter = left
-        done, lost, evaluated, scored = 0, [], False, []
+        done, lost, evaluated, scored, repeated = 0, [], False, [], 0
         while done < n_iter:
-            batch = optimizer.ask(min(self.n_points, n_iter - done))
-            candidates = [{k: values[k][v] if k in values else v for k, v in dict(s).items()} for s in batch]
+            asked = optimizer.ask(min(self.n_points, n_iter - done))
+            batch, candidates, keys, repeats = [], [], [], []
+            for suggestion in asked:
+                chosen = candidate(dict(suggestion))
+                key = dicts.key(chosen) if dicts else None
+                if dicts and (key in seen or key in keys):
+                    repeats.append((suggestion, key))  # (told the candidate's score below, not refitted)
+                    continue
+                batch.append(suggestion)
+                candidates.append(chosen)
+                keys.append(key)
+            repeated += len(repeats)
+            if repeated > 1000:  # (every point asked is a candidate evaluated: the optimizer is stuck)
+                warnings.warn(
+                    f"the search stopped after {done} candidates: the optimizer's last {repeated} points "
+                    "were candidates evaluated already (they differ only in the parameters of other dicts)",
+                    UserWarning,
+                    stacklevel=3,
+                )
+                break
+            if not batch:
+                self._tell_repeats(optimizer, repeats, seen)
+                continue
             try:
                 results = evaluate_candidates(candidates)
             except ValueError as exc:
@@ -363,23 +506,28 @@ class WarmboSearchCV(BaseSearchCV):
                 # nothing of it), which a warning says at the end
                 if "fits failed" not in str(exc):
                     raise
-                for suggestion in batch:
+                for suggestion, key in zip(batch, keys, strict=True):
                     optimizer.tell_failed(suggestion, "cross-validation: every fit failed")
+                    seen[key] = None
                 lost.append((batch, exc))
                 done += len(batch)
+                self._tell_repeats(optimizer, repeats, seen)
                 continue
             evaluated = True
             key = self._score_key(results)
             scores = np.asarray(results[key][-len(batch) :], dtype=np.float64)
-            for suggestion, score in zip(batch, scores, strict=True):
+            for suggestion, score, candidate_key in zip(batch, scores, keys, strict=True):
                 if math.isfinite(score):
                     optimizer.tell(suggestion, float(score))
                     scored.append(float(score))
+                    seen[candidate_key] = float(score)
                 else:
                     optimizer.tell_failed(
                         suggestion, f"cross-validation gave no score ({key} = {score}): its fits failed"
                     )
+                    seen[candidate_key] = None
             done += len(batch)
+            self._tell_repeats(optimizer, repeats, seen)
             if self.verbose > 0:
                 best = optimizer.best
                 shown = "none yet" if best is None else f"{best.value:.6g}"
@@ -404,6 +552,26 @@ class WarmboSearchCV(BaseSearchCV):
                 FitFailedCandidatesWarning,
                 stacklevel=3,
             )
+
+    def _dicts(self) -> _Dicts | None:
+        """The list-of-dicts form of ``search_space`` (two dicts or more), else None."""
+        space = self.search_space
+        if isinstance(space, list | tuple) and len(space) > 1 and all(isinstance(d, dict) for d in space):
+            return _Dicts(space)
+        return None
+
+    @staticmethod
+    def _tell_repeats(optimizer: Optimizer, repeats: list, seen: dict) -> None:
+        """Tell each point that is a candidate evaluated already (it differs from it only in other
+        dicts' parameters, which the estimator never gets) that candidate's score: the optimizer
+        learns they change nothing, and scikit-learn fits nothing twice."""
+        for suggestion, key in repeats:
+            if seen[key] is None:
+                optimizer.tell_failed(
+                    suggestion, "the same candidate failed (it differs only in other dicts)"
+                )
+            else:
+                optimizer.tell(suggestion, seen[key])
 
     def _check_splits(self) -> None:
         """Warn when the splitter gives other folds at each call (rounds scored on other folds)."""
