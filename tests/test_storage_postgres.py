@@ -72,6 +72,8 @@ def test_another_space_or_direction_is_refused_and_nothing_is_lost(storage):
     with pytest.raises(StorageError, match="different space.*x1") as refused:
         wb.Optimizer(wider, storage=storage)
     # its advice works as written (it named a PostgreSQL study 'db?study=NAME', no prior can read)
+    if storage.startswith("postgresql"):  # (named by its name and database, not 'warmbo?study=s...')
+        assert str(refused.value).startswith(f"study {storage.split('study=')[1]!r} in postgresql://")
     advice = re.search(r"prior=\[('[^']+')\], transfer='none'", str(refused.value))
     assert advice is not None, refused.value
     moved = wb.Optimizer(wider, prior=[ast.literal_eval(advice.group(1))], transfer="none", seed=0)

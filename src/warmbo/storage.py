@@ -601,6 +601,10 @@ class Study:
             )
         return StorageError(f"cannot write study {self.path!r} (SQLite says: {exc})")
 
+    def _label(self) -> str:
+        """The study as messages name it: its file (a PostgreSQL study its name and database)."""
+        return repr(self.path)
+
     def _integrity_hint(self) -> str:
         """What to do with a damaged study file (nothing for a PostgreSQL study)."""
         if _is_postgres(self.url):
@@ -653,7 +657,7 @@ class Study:
         """An exclusive write transaction (SQLite: ``BEGIN IMMEDIATE``; see :meth:`_begin`), committed
         on exit and rolled back on an exception; re-entrant within a thread."""
         if self.readonly:
-            raise StorageError(f"study {self.path!r} was opened read-only; it cannot be written")
+            raise StorageError(f"study {self._label()} was opened read-only; it cannot be written")
         depth = getattr(self._local, "depth", 0)
         conn = self._connect()
         if depth:
@@ -851,7 +855,7 @@ class Study:
             self.settings = json.loads(meta["settings"])
         except (KeyError, ValueError, TypeError) as exc:
             raise StorageError(
-                f"{self.path!r}: the stored space or settings are unreadable ({exc})"
+                f"study {self._label()}: the stored space or settings are unreadable ({exc})"
             ) from None
         if space is not None and space != stored_space:
             differences = "; ".join(space.diff(stored_space)) or "different structure"
@@ -864,7 +868,7 @@ class Study:
                 "optimize: --prior STUDY --transfer none); trials outside the new space are left out"
             )
             raise StorageError(
-                f"study {self.path!r} was created with a different space (the space given first, the "
+                f"study {self._label()} was created with a different space (the space given first, the "
                 f"study's second): {differences}. A study's space cannot change; to search the new space "
                 f"with this study's trials, {advice}"
             )
@@ -872,7 +876,7 @@ class Study:
         new_direction = settings.get("direction")
         if stored_direction and new_direction and stored_direction != new_direction:
             raise StorageError(
-                f"study {self.path!r} was created to {stored_direction} the objective, "
+                f"study {self._label()} was created to {stored_direction} the objective, "
                 f"not to {new_direction} it"
             )
         self.space = stored_space
@@ -920,7 +924,7 @@ class Study:
         """A stored trial that does not read as one (a damaged file: a disk or copy that cut it, a
         page overwritten), named instead of a TypeError from deep inside a command."""
         return StorageError(
-            f"study {self.path!r} is damaged: trial {_short(trial_id)} does not read as a trial "
+            f"study {self._label()} is damaged: trial {_short(trial_id)} does not read as a trial "
             f"({exc}){self._integrity_hint()}"
         )
 
@@ -1088,7 +1092,7 @@ class Study:
             .fetchone()
         )
         if row is None:
-            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self.path!r}")
+            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self._label()}")
         return self._trial(row)
 
     def __len__(self) -> int:

@@ -297,6 +297,9 @@ class PostgresStudy(Study):
     def reference(self) -> str:
         return redacted(self.url.strip())
 
+    def _label(self) -> str:
+        return f"{self.name!r} in {self._where()}"
+
     def _where(self) -> str:
         parts = urlsplit(self.conninfo)
         return redacted(f"postgresql://{parts.netloc}{parts.path}")
