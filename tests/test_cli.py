@@ -1854,7 +1854,19 @@ def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(wo
     import csv
 
     rows = list(csv.DictReader(open("trials.csv", encoding="utf-8")))
-    header = ["trial", "state", "x", "mode", "y", "worker", "created", "completed", "error", "amended"]
+    header = [
+        "trial",
+        "state",
+        "x",
+        "mode",
+        "y",
+        "worker",
+        "created",
+        "completed",
+        "error",
+        "amended",
+        "note",
+    ]
     assert list(rows[0]) == header
     assert rows[0]["amended"] == "amended, was value 0.5 (misread)" and rows[1]["amended"] == ""
     stored = wb.Study("lab.db").trials()
@@ -2070,10 +2082,31 @@ def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
     assert "amended, was value 55.2" in rows["1"]
     assert "pump stopped" in rows["2"]
     assert "amended, was value 4 (contaminated)" in rows["3"]
-    lone = invoke(
-        "observe", "--storage", "lab.db", "--params", '{"x": 1, "mode": "a"}', "--value", "1", "--note", "x"
+    # a note with a value (a session 38 user test: "--note goes with --failed", so a lab's remark on a
+    # result had nowhere to go): kept with the trial, in the same transaction as the value
+    noted = invoke(
+        "observe",
+        "--storage",
+        "lab.db",
+        "--params",
+        '{"x": 1, "mode": "a"}',
+        "--value",
+        "1",
+        "--note",
+        "by hand",
     )
-    assert lone.exit_code == 1 and "--note goes with --failed" in lone.output
+    assert noted.exit_code == 0 and "(note kept)" in noted.output, noted.output
+    new = wb.Study("lab.db").trials()[-1]
+    assert new.value == 1.0 and wb.Study("lab.db").notes() == {new.id: "by hand"}
+    wb.Study("lab.db").set_note(new.id, "re-weighed")  # (a second note adds to the first)
+    shown = invoke("status", "lab.db").output.splitlines()
+    rows = {line.split("│")[1].strip(): line for line in shown if line.count("│") > 3}
+    assert "by hand; re-weighed" in rows[str(new.id)]
+    empty = invoke("observe", "lab.db", "--params", '{"x": 2, "mode": "a"}', "--value", "1", "--note", " ")
+    assert empty.exit_code == 1 and "--note is empty" in empty.output
+    assert len(wb.Study("lab.db").trials()) == 4  # (nothing stored for the refused one)
+    with pytest.raises(wb.storage.TrialNotFoundError):
+        wb.Study("lab.db").set_note(99, "no such trial")
 
 
 def _started_run(workdir, budget: int, storage: str, workers: int, started, objective=("slowmod:f",)):

@@ -452,14 +452,16 @@ NOTE_WIDTH = 60
 
 def _trial_notes(study, trials, tasks) -> dict[int, str]:
     """The status table's note of each trial that has one: what an amended trial held before
-    (:func:`~warmbo.trial.amendment_note`), else why a failed trial failed. Empty when no shown trial
-    has a note, so the table gets no empty column."""
+    (:func:`~warmbo.trial.amendment_note`), else why a failed trial failed, then the note kept with
+    it (``observe --note``). Empty when no shown trial has a note, so the table gets no empty column."""
     from .trial import amendment_note
 
-    amended = study.amendments()
+    amended, kept = study.amendments(), study.notes()
     notes = {}
     for t in trials:
         text = amendment_note(amended[t.id], tasks) if t.id in amended else (t.error if t.is_failed else None)
+        if t.id in kept:
+            text = f"{text}; {kept[t.id]}" if text else kept[t.id]
         if text:
             notes[t.id] = text if len(text) <= NOTE_WIDTH else text[: NOTE_WIDTH - 1] + "\u2026"
     return notes
@@ -2027,8 +2029,9 @@ def observe(
         str | None,
         typer.Option(
             "--note",
-            help="Why: with --failed, why the experiment failed (shown by `status`); with --amend, why "
-            "the result was corrected (kept with the earlier value).",
+            help="A note kept with the result, shown by `status` and written by `export`: with a value, "
+            "anything worth keeping ('sample slightly contaminated'); with --failed, why the experiment "
+            "failed; with --amend, why the result was corrected (kept with the earlier value).",
         ),
     ] = None,
 ) -> None:
@@ -2047,11 +2050,8 @@ def observe(
         )
     if amend and trial is None:
         raise ValueError("--amend corrects a recorded trial: give its id with --trial")
-    if note is not None and not (amend or failed):
-        raise ValueError(
-            "--note goes with --failed (why the experiment failed) or --amend (why a recorded result "
-            "was corrected)"
-        )
+    if note is not None and not note.strip():
+        raise ValueError("--note is empty: say what to keep with the result, or leave --note out")
     study = Study(storage)
     multitask = study.get_meta("multitask") is not None
     if multitask:
@@ -2120,7 +2120,10 @@ def observe(
         t = opt.tell_failed(target, error=note or "reported failed")
         console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""), markup=False)
         return
-    t = opt.tell(target, numbers if multitask else numbers[0])
+    with opt.study.transaction():  # (the value and its note stored together, or neither)
+        t = opt.tell(target, numbers if multitask else numbers[0])
+        if note is not None:
+            opt.study.set_note(t.id, note)
     if trial is not None and stored.is_failed:
         # a value for a failed trial completes it (for a suggestion `clean-pending` cleared); before,
         # a failure someone had reported (an instrument error) became a value without a word, and a
@@ -2129,7 +2132,8 @@ def observe(
             f" (it had been marked failed: {stored.error or 'no reason given'}; that is kept in the study, "
             f"and `warmbo status` shows it)"
         )
-    console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}", soft_wrap=True)
+    kept = " (note kept)" if note is not None else ""
+    console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}{kept}", soft_wrap=True)
     surprise = _surprise_line(opt, t, storage)
     if surprise is not None:
         errors.print(surprise, highlight=False, soft_wrap=True, markup=False)
@@ -2601,6 +2605,7 @@ def export(
         opt.space,
         tuple(getattr(opt, "task_names", ())),
         amendments=opt.study.amendments(),
+        notes=opt.study.notes(),
     )
     said = errors if to_stdout else console  # stdout holds only the CSV
     said.print(

@@ -1006,7 +1006,7 @@ class TaskData:
 
 #: the columns of :func:`trials_to_csv` around the parameters and the value
 TRIAL_COLUMNS = ("trial", "state")
-TRIAL_TAIL = ("worker", "created", "completed", "error", "amended")
+TRIAL_TAIL = ("worker", "created", "completed", "error", "amended", "note")
 
 
 def _read_csv(
@@ -1302,12 +1302,14 @@ def trials_to_csv(
     space: Space,
     task_names: Sequence[str] = (),
     amendments: Mapping[int, list[dict]] | None = None,
+    notes: Mapping[int, str] | None = None,
 ) -> str:
     """Write trials as CSV, one row per trial: ``trial``, ``state``, one column per parameter (the
     space's names), ``y`` (the value; a multi-task trial's scalarised utility, then one column per
     task), ``worker``, ``created`` and ``completed`` (local ISO 8601 times with their UTC offset),
     ``error`` and ``amended`` (what an amended trial held before, from ``amendments``:
-    :meth:`warmbo.storage.Study.amendments`, worded by :func:`warmbo.trial.amendment_note`). Floats
+    :meth:`warmbo.storage.Study.amendments`, worded by :func:`warmbo.trial.amendment_note`) and
+    ``note`` (a note kept with the trial, from ``notes``: :meth:`warmbo.storage.Study.notes`). Floats
     are written with ``repr`` (exact round trip); a pending or failed trial's ``y`` is empty. The
     complete rows read back as prior data: ``TaskData.from_csv(path, space, y=...)`` with the
     returned name of the value column.
@@ -1345,6 +1347,7 @@ def trials_to_csv(
         return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
 
     amended = amendments or {}
+    kept = notes or {}
 
     def write(f: TextIO) -> None:
         writer = csv.writer(f)
@@ -1363,6 +1366,7 @@ def trials_to_csv(
                     when(t.completed),
                     t.error or "",
                     amendment_note(amended[t.id], task_names) if t.id in amended else "",
+                    kept.get(t.id, ""),
                 ]
             )
 

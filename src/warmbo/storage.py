@@ -1407,6 +1407,26 @@ class Study:
             out[trial_id] = records or [{}]
         return out
 
+    def set_note(self, trial_id: int, note: str) -> None:
+        """Keep a note with a trial (meta ``note:<id>``; ``warmbo observe --note`` with a value: "sample
+        slightly contaminated"); ``warmbo status`` and ``export`` show it. A second note is added to
+        the first, separated by ``; ``, so that neither is lost."""
+        if not isinstance(note, str) or not note.strip():
+            raise ValueError(f"a note must be a non-empty str, got {note!r}")
+        with self.transaction():
+            self.trial(trial_id)  # (TrialNotFoundError for an unknown id)
+            earlier = self.get_meta(f"note:{trial_id}")
+            self.set_meta(f"note:{trial_id}", f"{earlier}; {note}" if earlier else note)
+
+    def notes(self) -> dict[int, str]:
+        """The notes kept with trials (:meth:`set_note`), by trial id."""
+        out = {}
+        for key, text in self.meta_items("note:").items():
+            suffix = key.split(":", 1)[1]
+            if suffix.isdigit():
+                out[int(suffix)] = text
+        return out
+
     def delete_meta(self, key: str) -> None:
         with self.transaction() as conn:
             self._wrote(conn.execute("DELETE FROM meta WHERE key = ?", (key,)))
