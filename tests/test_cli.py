@@ -3517,3 +3517,22 @@ def test_observes_check_flags_a_typo_under_the_default_output_transform(tmp_path
         said[label] = _surprise_line(opt, trial, "s.db")
         opt.amend(trial.id, failed=True, note="test")  # (out of the next check's trials)
     assert said["right"] is None and said["typo"] is not None
+
+
+def test_warmbo_user_names_the_person_on_a_shared_login(workdir, monkeypatch):
+    # a lab computer everyone uses under one account: every trial said that account (a user test)
+    import getpass
+    import socket
+
+    monkeypatch.setenv("WARMBO_USER", "alice")
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+    monkeypatch.setenv("WARMBO_USER", "bob")
+    said = invoke("observe", "lab.db", "--params", '{"x": 1, "mode": "a"}', "--value", "2")
+    assert said.exit_code == 0, said.output
+    took, reported = (t.worker for t in wb.Study("lab.db").trials())
+    assert took.startswith("alice@") and reported.startswith("bob@"), (took, reported)
+    host = socket.gethostname()
+    assert took.startswith(f"alice@{host}:") and reported.startswith(f"bob@{host}:")  # (host and pid kept)
+    monkeypatch.setenv("WARMBO_USER", "  ")  # (blank: the login's name, as without it)
+    invoke("suggest", "--storage", "lab.db", "-n", 1)
+    assert wb.Study("lab.db").trials()[-1].worker.startswith(f"{getpass.getuser()}@")

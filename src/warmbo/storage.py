@@ -187,13 +187,18 @@ if hasattr(os, "register_at_fork"):
 def default_worker() -> str:
     """Worker name recorded with trials: ``user@host:pid[:thread]`` (``host:pid[:thread]`` where no
     user name can be found). The user name tells a lab sharing a study who took a suggestion:
-    ``warmbo status`` lists the pending trials by worker, and ``vm:28630`` named nobody."""
+    ``warmbo status`` lists the pending trials by worker, and ``vm:28630`` named nobody. The
+    variable ``WARMBO_USER`` gives the name in place of the login's: on a lab computer that everyone
+    uses under one account, every trial said ``lab@bench-pc`` (a user test); host and process stay,
+    so two people's processes are still told apart."""
     import getpass
 
-    try:
-        user = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no such variable and no passwd entry (a bare container)
-        user = ""
+    user = os.environ.get("WARMBO_USER", "").strip()
+    if not user:
+        try:
+            user = getpass.getuser()
+        except Exception:  # noqa: BLE001 - no such variable and no passwd entry (a bare container)
+            user = ""
     name = f"{user + '@' if user else ''}{socket.gethostname()}:{os.getpid()}"
     thread = threading.current_thread()
     if thread is not threading.main_thread():
