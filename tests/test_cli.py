@@ -101,6 +101,25 @@ def test_optimize_module_function_and_resume(workdir):
     assert len(wb.Study("m.db").trials()) == 8
 
 
+def test_optunas_n_trials_and_direction_are_said_in_warmbos_words(workdir):
+    # a user test: Typer offered --max-trials for --n-trials, which ran 20 trials on a 3-trial model
+    # without a word, and --directions (multi-task only) for --direction
+    base = ("optimize", "objmod:f", "--space", "space.json", "--storage", "m.db", "--seed", 0)
+    fresh = invoke(*base, "--n-trials", 3)
+    assert fresh.exit_code == 1 and "has no --n-trials: give --budget" in fresh.output, fresh.output
+    assert "here --budget 3" in fresh.output and not Path("m.db").exists()
+    assert invoke(*base, "--budget", 4).exit_code == 0
+    more = invoke(*base, "--n-trials", 3)
+    assert "holds 4 finished trials: --budget 7 runs 3 more" in more.output, more.output
+    up = invoke(*base, "--direction", "maximize")
+    assert up.exit_code == 1 and "give --maximize" in up.output, up.output
+    down = invoke(*base, "--direction", "minimize")
+    assert down.exit_code == 1 and "minimising is the default" in down.output
+    assert len(wb.Study("m.db").trials()) == 4  # (nothing ran for the refused commands)
+    with pytest.warns(wb.optimizer.SmallModelWarning, match="max_trials=3 lets the model see at most 3"):
+        wb.Optimizer(wb.Space.box([(0.0, 1.0)]), max_trials=3)
+
+
 def test_suggest_observe_status_report(workdir):
     invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 4, "--storage", "h.db", "--seed", 0)
     result = invoke("suggest", "--storage", "h.db", "-n", 2, "--json")

@@ -115,6 +115,35 @@ def _the_study(study: str | None, storage: str | None) -> str:
     return given  # type: ignore[return-value]
 
 
+def _refuse_optuna_spellings(n_trials: int | None, direction: str | None, storage: str | None) -> None:
+    """Optuna's ``--n-trials`` and ``--direction``, said in warmbo's words (hidden options). Before,
+    Typer offered ``--max-trials`` for ``--n-trials`` (a user test followed it: 20 trials ran on a
+    3-trial model, without a word) and ``--directions`` for ``--direction`` (multi-task only)."""
+    if n_trials is not None:
+        from .storage import Study, study_exists
+
+        done = (
+            len(Study(storage, readonly=True).trials(("complete", "failed")))
+            if (storage is not None and study_exists(storage))
+            else 0
+        )
+        more = f" (the study holds {done} finished trials: --budget {done + n_trials} runs {n_trials} more)"
+        raise ValueError(
+            f"warmbo optimize has no --n-trials: give --budget, the total of finished trials in the "
+            f"study{more if done else f', here --budget {n_trials}'}; Optuna's n_trials counts new ones. "
+            "(--max-trials is another thing: how many trials the model sees)"
+        )
+    if direction is not None:
+        said = direction.strip().lower()
+        if said.startswith("max"):
+            raise ValueError(
+                "warmbo optimize has no --direction: give --maximize (minimising is the default)"
+            )
+        if said.startswith("min"):
+            raise ValueError("warmbo optimize has no --direction: leave it out (minimising is the default)")
+        raise ValueError(f"--direction {direction!r}: warmbo minimises by default, and --maximize maximises")
+
+
 #: ``--max-trials`` of optimize and suggest (Optimizer's ``max_trials``)
 MaxTrialsOption = Annotated[
     int | None,
@@ -794,6 +823,8 @@ def optimize(
         ),
     ] = None,
     max_trials: MaxTrialsOption = None,
+    n_trials: Annotated[int | None, typer.Option("--n-trials", hidden=True)] = None,
+    direction: Annotated[str | None, typer.Option("--direction", hidden=True)] = None,
     workers: Annotated[int, typer.Option("--workers", help="Concurrent evaluations.", min=1)] = 1,
     retry_pending: Annotated[
         bool,
@@ -853,6 +884,7 @@ def optimize(
     from .optimizer import Optimizer, SourcesReplacedWarning
     from .storage import Study, study_exists
 
+    _refuse_optuna_spellings(n_trials, direction, storage)
     if (objective is None) == (cmd is None):
         raise ValueError("give exactly one objective: a module:function argument or --cmd")
     if max_time is not None:

@@ -319,6 +319,15 @@ class LargeStudyWarning(UserWarning):
 LARGE_STUDY = 2000
 
 
+class SmallModelWarning(UserWarning):
+    """``max_trials`` below :data:`SMALL_MAX_TRIALS`: the model sees only that many of the study's trials."""
+
+
+#: ``max_trials`` below which an optimizer warns (:class:`SmallModelWarning`): a cap meant for studies of
+#: thousands, taken for a trial budget (Optuna's ``n_trials``), left the model blind to most trials
+SMALL_MAX_TRIALS = 20
+
+
 class RestoreWarning(UserWarning):
     """``Optimizer.load`` cannot rebuild a setting the study was created with (a model, a kernel or
     an acquisition other than GP-UCB) and uses the default. ``lost`` holds ``(argument, stored
@@ -900,6 +909,15 @@ class Optimizer:
         # (a cap below the default is the user's choice: the subset warning must not blame speed)
         self._max_prior_given = self.max_prior < default_max_prior
         self.max_trials = None if max_trials is None else check_int(max_trials, "max_trials", 2)
+        if self.max_trials is not None and self.max_trials < SMALL_MAX_TRIALS:
+            # (a user test took --max-trials for Optuna's n_trials: 20 trials ran on a 3-trial model)
+            warnings.warn(
+                f"max_trials={self.max_trials} lets the model see at most {self.max_trials} of the study's "
+                "trials (a cap for studies of thousands, where an exact GP is slow), so it learns little "
+                "from the rest; the number of trials to run is run's budget (warmbo optimize --budget)",
+                SmallModelWarning,
+                stacklevel=2,
+            )
         self._large_warned = False
         if heartbeat_grace is not None:
             check_seconds(heartbeat_grace, "heartbeat_grace", or_none=True)
