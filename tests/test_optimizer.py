@@ -2428,6 +2428,41 @@ def test_another_librarys_argument_names_what_to_use_instead():
     assert "maximize" in optimizer_arguments() and "unknown" not in optimizer_arguments()
 
 
+def test_optunas_habits_in_run_and_the_space_are_said_in_warmbos_words():
+    # a user test (a newcomer from Optuna): opt.run(f, n_trials=3), an objective taking a trial, and
+    # Optuna's dict of distributions met a bare TypeError, a bare AttributeError and "got dict"
+    opt = wb.Optimizer(SPACE, seed=0)
+    with pytest.raises(TypeError, match=r"'n_trials': use budget=, the total of finished trials"):
+        opt.run(lambda p: p["x0"], n_trials=3)
+    with pytest.raises(TypeError, match=r"'n_jobs': use n_workers=; 'show_progress_bar': use progress="):
+        opt.run(lambda p: p["x0"], budget=3, n_jobs=2, show_progress_bar=False)
+    with pytest.raises(TypeError, match=r"run\(\) needs budget=.*it holds 0: budget=20 runs 20 more"):
+        opt.run(lambda p: p["x0"])
+    opt.run(lambda p: p["x0"], budget=2, progress=False)
+    with pytest.raises(TypeError, match=r"it holds 2: budget=5 runs 3 more"):
+        opt.run(lambda p: p["x0"], n_trials=3)
+    assert len(opt.study) == 2  # (nothing ran for the refused calls)
+
+    def optuna_objective(trial):
+        return trial.suggest_float("x0", 0.0, 1.0)
+
+    with (
+        pytest.warns(wb.optimizer.TrialFailedWarning),
+        pytest.raises(wb.optimizer.RepeatedFailureError) as stopped,
+    ):
+        wb.Optimizer(SPACE, seed=0).run(optuna_objective, budget=5, progress=False)
+    assert "the objective gets a dict of parameters, params['lr'], not an Optuna trial" in str(stopped.value)
+
+    from optuna.distributions import FloatDistribution
+
+    with pytest.raises(
+        ValueError, match=r"got dict: build one as wb.Space\(\[.*FloatDistribution to wb.Float"
+    ):
+        wb.Optimizer({"lr": FloatDistribution(1e-4, 1e-1, log=True)})
+    listed = wb.Optimizer([wb.Float("lr", 1e-4, 1e-1, log=True)], seed=0)  # (a list: made a Space)
+    assert listed.space == wb.Space([wb.Float("lr", 1e-4, 1e-1, log=True)])
+
+
 def test_history_frame_gives_each_time_its_own_offset_across_daylight_saving(monkeypatch):
     # a review: today's fixed offset was put on every time, so a July trial read an hour off in
     # winter, and warmbo export (each time at its own offset) disagreed

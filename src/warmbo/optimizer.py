@@ -106,7 +106,7 @@ from .kernels import Kernel
 from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken, taken_by
 from .models import GP, Prediction, default_model
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
-from .parameters import Float, SpaceError
+from .parameters import Float, Parameter, SpaceError
 from .prior import (
     POOLED_PRIOR_ROWS,
     PRIOR_ROWS,
@@ -410,10 +410,17 @@ class RepeatedFailureError(RuntimeError):
             if self.pending
             else ")"
         )
+        hint = ""
+        if "'dict' object has no attribute 'suggest_" in error:
+            # (a user test: an Optuna objective, def f(trial): trial.suggest_float(...), given as it was)
+            hint = (
+                " (the objective gets a dict of parameters, params['lr'], not an Optuna trial: the space "
+                "is the Optimizer's, wb.Space([wb.Float('lr', 1e-4, 1e-1, log=True), ...]); docs/optuna.md)"
+            )
         super().__init__(
-            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}; stopped instead "
-            "of spending the budget on it. Fix the objective and run again (the failed trials stay in the "
-            "study, and their points are not proposed again" + left
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}{hint}; stopped "
+            "instead of spending the budget on it. Fix the objective and run again (the failed trials stay "
+            "in the study, and their points are not proposed again" + left
         )
 
 
@@ -671,6 +678,26 @@ _THEIR_WORDS = {
 }
 
 
+def _not_a_space(space) -> str:
+    """What to give in place of ``space`` (a user test passed Optuna's dict of distributions and read
+    only "space must be a warmbo Space, got dict")."""
+    said = f"space must be a warmbo Space, got {type(space).__name__}"
+    example = (
+        "wb.Space([wb.Float('lr', 1e-4, 0.1, log=True), wb.Int('layers', 1, 4), "
+        "wb.Categorical('activation', ['relu', 'tanh'])])"
+    )
+    if isinstance(space, Mapping):
+        optuna = any(type(v).__name__.endswith("Distribution") for v in space.values())
+        return f"{said}: build one as {example}" + (
+            " (Optuna's distributions map one to one: FloatDistribution to wb.Float, IntDistribution "
+            "to wb.Int, CategoricalDistribution to wb.Categorical; or keep Optuna and sample with "
+            "warmbo.integrations.optuna.WarmboSampler: docs/optuna.md)"
+            if optuna
+            else ""
+        )
+    return f"{said}, e.g. {example}"
+
+
 def optimizer_arguments() -> list[str]:
     """The names of :class:`Optimizer`'s arguments (the integrations check their options by them)."""
     import inspect
@@ -708,8 +735,8 @@ class Optimizer:
 
     Parameters
     ----------
-    space : Space
-        The search space.
+    space : Space or list of Parameter
+        The search space (a list of parameters is made a :class:`Space`).
     model : object, optional
         Prototype of the surrogate, a :class:`~warmbo.models.base.Model` (fit, predict, add,
         clone, n_observations, X_train_, y_train_; every shipped model is one). A clone is fitted
@@ -826,8 +853,10 @@ class Optimizer:
     ):
         if unknown:
             _refuse_unknown(unknown, type(self).__name__)
+        if isinstance(space, list | tuple) and space and all(isinstance(p, Parameter) for p in space):
+            space = Space(list(space))  # (a list of parameters, as WarmboSearchCV takes it)
         if not isinstance(space, Space):
-            raise ValueError(f"space must be a warmbo Space, got {type(space).__name__}")
+            raise ValueError(_not_a_space(space))
         if not isinstance(maximize, bool):
             raise ValueError(f"maximize must be True or False, got {maximize!r}")
         # the thread settings read from the environment, checked here: a bad one surfaced only when a
@@ -3375,13 +3404,14 @@ class Optimizer:
     def run(
         self,
         objective: Callable[[dict], float],
-        budget: int,
+        budget: int | None = None,
         n_workers: int | None = None,
         executor: Executor | None = None,
         callbacks: Iterable[Callable[[Optimizer, Trial], Any]] = (),
         progress: bool = True,
         retry_pending: bool = False,
         timeout: float | None = None,
+        **unknown,
     ) -> Best | None:
         """Evaluate ``objective(params)`` until the study holds ``budget`` finished trials.
 
@@ -3434,6 +3464,8 @@ class Optimizer:
         RepeatedFailureError
             The first :data:`FIRST_FAILURES` evaluations of this run all failed with the same error.
         """
+        if unknown or budget is None:
+            self._refuse_run_arguments(unknown, budget)
         check_int(budget, "budget", 0)
         if n_workers is None:
             n_workers = 1
@@ -3947,6 +3979,49 @@ class Optimizer:
     def __repr__(self) -> str:
         direction = "maximize" if self.maximize else "minimize"
         return f"Optimizer({direction}, trials={len(self.study)}, storage={redacted(self.study.url)!r})"
+
+    def _refuse_run_arguments(self, unknown: dict, budget) -> None:
+        """A ``TypeError`` for :meth:`run`'s arguments in another library's words (Optuna's
+        ``study.optimize(f, n_trials=3)``: before, a bare "unexpected keyword argument"), or a
+        missing budget."""
+        import difflib
+
+        finished = self._finished()
+        words = {
+            "n_trials": (
+                f"budget=, the total of finished trials in the study (it holds {finished}: "
+                f"budget={finished + unknown['n_trials']} runs {unknown['n_trials']} more)"
+                if isinstance(unknown.get("n_trials"), int) and finished
+                else "budget=, the total of finished trials in the study (Optuna's n_trials counts new ones)"
+            ),
+            "n_jobs": "n_workers=",
+            "show_progress_bar": "progress=",
+            "catch": "nothing: every exception of the objective fails its trial, and the run goes on",
+            "gc_after_trial": "nothing (warmbo keeps no per-trial objects)",
+        }
+        taken = [
+            "objective",
+            "budget",
+            "n_workers",
+            "executor",
+            "callbacks",
+            "progress",
+            "retry_pending",
+            "timeout",
+        ]
+        said = []
+        for arg in unknown:
+            if arg in words:
+                said.append(f"{arg!r}: use {words[arg]}")
+                continue
+            near = difflib.get_close_matches(arg, taken, n=1, cutoff=0.6)
+            said.append(f"{arg!r}" + (f": did you mean {near[0]}=?" if near else ""))
+        if said:
+            raise TypeError("run() got unexpected keyword argument(s) " + "; ".join(said))
+        raise TypeError(
+            "run() needs budget=, the total of finished trials the study should hold "
+            f"(it holds {finished}: budget={finished + 20} runs 20 more)"
+        )
 
     def close(self) -> None:
         """Close this thread's connection to the study (the study stays stored; a later call on the
