@@ -134,6 +134,9 @@ def test_one_wild_value_is_named_as_an_outlier_and_calibrated_data_rarely_raises
     bad[17] += 25 * 0.1  # 25 noise sds
     result = audit(model, X, bad)
     assert result.warnings[0].startswith("outlier: observation 17 ("), result.warnings
+    # (a user test saw its best trial named: a real value is to be kept, not only amended or failed)
+    assert "correct it (amend) or mark it failed; a value that is right" in result.warnings[0]
+    assert result.warnings[0].endswith("is real data: keep it")
     named = audit(model, X, bad, labels=[f"sample {i + 1}" for i in range(40)])
     assert named.warnings[0].startswith("outlier: sample 18 ("), named.warnings
     assert not audit(model, X, y).warnings

@@ -484,9 +484,11 @@ def _outlier_warning(observed, mean, sd, labels, external=None) -> str | None:
     return (
         f"outlier: {named} {'lies' if len(flagged) == 1 else 'lie'} farther from what the other trials "
         f"predict than {threshold:.3g} predicted sds, which a calibrated model's {m} held-out values "
-        f"pass with probability {OUTLIER_ALPHA:g}; a wild value (a typo, a unit slip, a failed "
-        "measurement) distorts the model for every later suggestion, and may cause the other "
-        "warnings: check it, and correct it (amend) or mark it failed"
+        f"pass with probability {OUTLIER_ALPHA:g}. Check {'it' if len(flagged) == 1 else 'them'}: a "
+        "value recorded wrongly (a typo, a unit slip, a failed measurement) distorts the model for every "
+        "later suggestion and may cause the other warnings, so correct it (amend) or mark it failed; a "
+        "value that is right (a sharp optimum, a cliff such as a training run that diverged) is real "
+        "data: keep it"
     )
 
 
