@@ -347,6 +347,10 @@ def test_missing_columns(tmp_path: Path) -> None:
     )
     msg = csv_error(tmp_path, "a,b,y\n0,1,2\n", task="task")
     assert "missing column(s) 'task'" in msg
+    # a values column under another usual name is pointed at (a user test sliced warmbo's own
+    # history frame, whose 'value' column is then no longer taken for the values)
+    msg = csv_error(tmp_path, "a,b,Score\n0,1,2\n")
+    assert "the values look like column 'Score': rename it to 'y'" in msg and "--prior-y Score" in msg
 
 
 def test_not_a_number(tmp_path: Path) -> None:

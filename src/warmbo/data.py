@@ -415,6 +415,10 @@ def _history_y(found: Sequence[Any], y: Any) -> Any:
     return y
 
 
+#: column names that hold a prior's values when no ``y`` column does (a hint, never a guess)
+_VALUE_NAMES = ("value", "values", "objective", "score", "loss", "target", "result")
+
+
 def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> None:
     have = set(found)
     missing = [c for c in needed if c not in have]
@@ -427,9 +431,17 @@ def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> 
             match = [f for f in found if f not in needed and _loose(f) == _loose(c)]
             if match:
                 near[c] = match[0]
-        hint = "; ".join(
-            f"rename column {f!r} to {c!r} (names match exactly, case too)" for c, f in near.items()
-        )
+        hints = [f"rename column {f!r} to {c!r} (names match exactly, case too)" for c, f in near.items()]
+        if "y" in missing and "y" not in near:
+            # (a user test: warmbo's own history frame, sliced to some columns, lost the marks that
+            # tell it as such, and 'value' was not taken for the values)
+            values = [f for f in found if str(f).lower() in _VALUE_NAMES and f not in needed]
+            if values:
+                hints.append(
+                    f"the values look like column {values[0]!r}: rename it to 'y' "
+                    f"(df.rename(columns={{{values[0]!r}: 'y'}}); warmbo optimize: --prior-y {values[0]})"
+                )
+        hint = "; ".join(hints)
         raise DataError(
             f"{source}: missing column(s) {names} (found: {shown})" + (f"; {hint}" if hint else "")
         )
