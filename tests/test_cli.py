@@ -2252,6 +2252,8 @@ def test_export_to_stdout_and_into_a_closed_pipe(workdir):
     rows = result.stdout.splitlines()
     assert rows[0].startswith("trial,state,x,mode,y,") and len(rows) == 701
     assert rows[3].split(",")[:5] == ["3", "complete", repr(-2.0 + 2 / 200), "a", repr(2 / 7)]
+    plain = invoke("export", "p.db")  # (no --out: stdout, as Optuna users expect; before: an error)
+    assert plain.exit_code == 0 and plain.stdout == result.stdout
     run = subprocess.Popen(
         [sys.executable, "-m", "warmbo.cli", "export", "--storage", "p.db", "--out", "-"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=workdir,

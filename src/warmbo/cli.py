@@ -2602,7 +2602,10 @@ def status(
 @app.command()
 @friendly
 def export(
-    out: Annotated[Path, typer.Option("--out", "-o", help="CSV file to write; - writes to stdout.")],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="CSV file to write; - (the default) writes to stdout."),
+    ] = Path("-"),
     study: StudyArgument = None,
     storage: StorageOption = None,
     complete: Annotated[
@@ -2610,9 +2613,9 @@ def export(
     ] = False,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
 ) -> None:
-    """Write the study's trials to a CSV file (the study is opened read-only): trial, state, one
-    column per parameter, y (the value; a multi-task study's task values follow), worker, created,
-    completed, error, amended (what an amended trial held before)."""
+    """Write the study's trials as CSV, to stdout or a file (--out; the study is opened read-only):
+    trial, state, one column per parameter, y (the value; a multi-task study's task values follow),
+    worker, created, completed, error, amended (what an amended trial held before), note."""
     storage = _the_study(study, storage)
     from .data import trials_to_csv
 
