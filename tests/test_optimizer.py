@@ -1896,6 +1896,34 @@ def test_a_run_resumed_after_its_process_was_killed_says_what_holds_its_budget(t
     assert resumed.study.count("complete") == 6
 
 
+def test_a_killed_process_of_this_machine_holds_no_place_in_a_resumed_runs_budget(tmp_path):
+    """The same on this machine (a newcomer user test: the resumed run stopped at 39 of 40, the place
+    held by the killed process's trial): the worker name says this host and a process id no process
+    has, so the trial is no live evaluation; the run goes to its budget, the trial stays pending (for
+    retry_pending=True or clean-pending). On another host, or for a live process, nothing changes."""
+    import socket
+    import subprocess
+    import sys
+
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # (its id is free now; ids are reused only after the whole range)
+    url = str(tmp_path / "s.db")
+    killed = wb.Optimizer(SPACE, storage=url, seed=0, worker=f"alice@{socket.gethostname()}:{gone.pid}")
+    killed.run(branin_objective, budget=3, progress=False)
+    left = killed.ask()
+    killed.study.heartbeat([left.trial_id])  # its last beat, just before the kill
+    resumed = wb.Optimizer.load(url, worker=f"alice@{socket.gethostname()}:{os.getpid()}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.HeldElsewhereWarning)
+        resumed.run(branin_objective, budget=6, progress=False)
+    assert resumed.study.count("complete") == 6 and resumed.study.count("pending") == 1
+    from warmbo.optimizer import _dead_here
+
+    assert _dead_here(f"alice@{socket.gethostname()}:{gone.pid}:ThreadPoolExecutor-0_1")
+    alive = f"bob@{socket.gethostname()}:{os.getppid()}"  # (a live process: this one's parent)
+    assert not _dead_here(alive) and not _dead_here(f"alice@elsewhere:{gone.pid}") and not _dead_here("lab")
+
+
 def test_a_run_checks_its_budget_again_where_it_inserts_the_trial(tmp_path):
     """Runs sharing a study checked the budget before an ask that can take seconds (a model fit) and
     not where the trial was inserted, so another run's trial started meanwhile made them end at N+1

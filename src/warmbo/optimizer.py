@@ -70,7 +70,10 @@ import contextlib
 import copy
 import json
 import math
+import os
+import re
 import shlex
+import socket
 import sqlite3
 import threading
 import time
@@ -696,6 +699,32 @@ def _not_a_space(space) -> str:
             else ""
         )
     return f"{said}, e.g. {example}"
+
+
+_WORKER = re.compile(r"^(?:.*@)?([^@:]+):(\d+)(?::.*)?$")
+
+
+def _dead_here(worker: str | None) -> bool:
+    """Whether ``worker`` (``user@host:pid[:thread]``, :func:`~warmbo.storage.default_worker`) names a
+    process of this machine that no longer exists. Only where the name says this host and no process
+    has that id (a process of another user exists as far as this asks); a name of another form, or of
+    another machine, is never taken for dead. (Two containers with one host name and their own process
+    ids could take a live one for dead: the run would then evaluate one trial more than its budget.)"""
+    if not worker or os.name != "posix":  # (Windows' os.kill(pid, 0) ends the process)
+        return False
+    match = _WORKER.match(worker)
+    if match is None or match.group(1) != socket.gethostname():
+        return False
+    pid = int(match.group(2))
+    if pid == os.getpid() or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OSError):
+        return False
+    return False
 
 
 def optimizer_arguments() -> list[str]:
@@ -3892,10 +3921,22 @@ class Optimizer:
 
     def _fresh_beats(self, interval: float) -> dict[int, float]:
         """Trial id -> age (seconds) of the last beat of each pending trial that beat within
-        ``LIVE_BEATS`` heartbeat intervals: a live evaluation, as runs sharing a study count it."""
+        ``LIVE_BEATS`` heartbeat intervals: a live evaluation, as runs sharing a study count it.
+        A trial of a process of this machine that no longer exists (:func:`_dead_here`) is not one:
+        a run resumed at once after ``kill -9`` stopped one trial short of its budget, its place held
+        by the killed process's last trial (a user test)."""
         now = time.time()
         ages = {i: now - beat for i, beat in self.study.last_beats(beating_only=True).items()}
-        return {i: age for i, age in ages.items() if age <= LIVE_BEATS * interval}
+        fresh = {i: age for i, age in ages.items() if age <= LIVE_BEATS * interval}
+        if fresh:
+            workers = self.__dict__.setdefault("_workers_of", {})
+            for i in list(fresh):
+                if i not in workers:
+                    with contextlib.suppress(TrialNotFoundError):
+                        workers[i] = self.study.trial(i).worker
+                if workers.get(i) != self.worker and _dead_here(workers.get(i)):
+                    del fresh[i]
+        return fresh
 
     def _record(self, suggestion: Suggestion, future: Future) -> Trial:
         """Store an evaluation's outcome: its value, or the failure (an exception, a value that is not
