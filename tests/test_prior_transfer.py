@@ -11,7 +11,7 @@ import pytest
 
 import warmbo as wb
 from warmbo.data import DataError
-from warmbo.prior import PriorOutsideSpaceWarning
+from warmbo.prior import PriorOutsideSpaceWarning, PriorParametersDroppedWarning
 
 SPACE = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])
 
@@ -131,9 +131,25 @@ def test_a_prior_study_may_have_wider_or_narrower_bounds_when_its_trials_fit(tmp
         DataError, match=r"none of its 3 complete trials lies in this study's space \(trial 1: .*'c'"
     ):
         wb.Optimizer(only_b, prior=[str(tmp_path / "old.db")], transfer=transfer)
+    # a parameter removed since: a transfer method reads the trials on the shared parameters, as a
+    # related task it weighs (a newcomer user test met a refusal, and a DataFrame of the same trials
+    # was read as it stands); taken as this study's own trials (transfer="none") they are refused,
+    # with the filter that keeps the trials at the value it is held at now
     fewer = wb.Space([wb.Float("x", 0.0, 1.0), wb.Categorical("c", ["a", "b"])])
-    with pytest.raises(DataError, match=r"parameter 'k' only in the prior study"):
-        wb.Optimizer(fewer, prior=[str(tmp_path / "old.db")], transfer=transfer)
+    if transfer == "none":
+        with pytest.raises(
+            DataError, match=r"parameter 'k' only in the prior study.*df\[\(df\['k'\] == VALUE\)\]"
+        ):
+            wb.Optimizer(fewer, prior=[str(tmp_path / "old.db")], transfer=transfer)
+    else:
+        with pytest.warns(
+            PriorParametersDroppedWarning, match=r"has parameters this study has not \(k\)"
+        ) as said:
+            opt = wb.Optimizer(fewer, prior=[str(tmp_path / "old.db")], transfer=transfer, seed=0)
+        assert said[0].filename == __file__
+        assert sorted(p["x"] for p in opt.prior.params) == [0.2, 0.9, 1.0]
+        assert set(opt.prior.params[0]) == {"x", "c"}
+        opt.tell(opt.ask(), 1.0)  # (the model works on the rows read)
 
 
 def test_prior_subset_keeps_the_best_quarter_and_a_seeded_sample():
@@ -1186,9 +1202,11 @@ def test_a_prior_study_of_a_parameter_added_or_removed_since_says_how_to_read_it
     df["bins"] = 255
     assert len(wb.Optimizer(added, prior=[df]).prior.y) == 6
     removed = wb.Space([wb.Float("lr", 1e-3, 1.0, log=True)])
-    with pytest.raises(DataError, match=r"prior=\[df\[df\['depth'\] == VALUE\]\]"):
-        wb.Optimizer(removed, prior=[week1])
+    with pytest.warns(PriorParametersDroppedWarning, match=r"prior=\[df\[\(df\['depth'\] == VALUE\)\]\]"):
+        assert len(wb.Optimizer(removed, prior=[week1]).prior.y) == 6  # (read on lr, weighed)
+    with pytest.raises(DataError, match=r"prior=\[df\[\(df\['depth'\] == VALUE\)\]\]"):
+        wb.Optimizer(removed, prior=[week1], transfer="none")  # (as this study's own trials: refused)
     df = wb.Optimizer.load(week1).history.to_dataframe()
     held = df["depth"].iloc[0]
-    kept = wb.Optimizer(removed, prior=[df[df["depth"] == held]]).prior
+    kept = wb.Optimizer(removed, prior=[df[(df["depth"] == held)]]).prior
     assert len(kept.y) == int((df["depth"] == held).sum())

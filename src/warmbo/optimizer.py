@@ -1019,7 +1019,11 @@ class Optimizer:
             self.seed = (
                 stored_seed if stored_seed is not None else int(np.random.SeedSequence().entropy % (2**31))
             )
-        self.prior = None if prior is None else as_prior(prior, space, maximize, storage)
+        # (a prior study with parameters removed since is read on the shared ones by a transfer
+        # method, which weighs it; never as this study's own trials, transfer="none")
+        self.prior = (
+            None if prior is None else as_prior(prior, space, maximize, storage, extra=resolved != "none")
+        )
         # the prior's identity in stored records (a hash of every row: 50 ms for 15,000 rows, so once)
         self._prior_digest = None if self.prior is None else digest(self.prior)
         self._source: TaskData | None = None  # the transfer sources, signed and encoded

@@ -84,6 +84,23 @@ __all__ = [
 ]
 
 
+class PriorParametersDroppedWarning(UserWarning):
+    """A prior study has parameters the new study has not (removed since): its trials are read on the
+    parameters both have, as one related task whose relevance the transfer method weighs."""
+
+
+def _dropped_warning(where: str, removed: list[str]) -> None:
+    held = " & ".join(f"(df[{name!r}] == VALUE)" for name in removed)
+    warnings.warn(
+        f"prior study {where!r} has parameters this study has not ({', '.join(removed)}): its trials are "
+        "read on the parameters both have, as one related task whose weight the transfer learns from "
+        "this study's results. To read only the trials at the value each is held at now (pandas): "
+        f"df = wb.Optimizer.load({where!r}).history.to_dataframe(); prior=[df[{held}]]",
+        PriorParametersDroppedWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 class PriorOutsideSpaceWarning(UserWarning):
     """Some complete trials of a prior study lie outside the new study's space (a range narrowed or a
     choice dropped since the prior study ran) and are left out of the prior; the prior study is
@@ -107,12 +124,15 @@ def _from_studies(
     rename=None,
     partial: bool = False,
     outside: list[str] | None = None,
+    extra: bool = False,
 ) -> TaskData | None:
     """The complete trials of ``studies`` in ``space``, one task label per study (without a
     ``space``, each study is checked in its own, and None returned: :func:`check_prior`). ``partial`` (see
     :func:`subspace_prior`): a study whose parameters are more than ``space``'s is read on those of
     ``space``, one that lacks some of them gives no row, and a trial outside ``space``'s ranges is
-    described in ``outside`` (not warned about here); :class:`_NoRows` when none gives any row."""
+    described in ``outside`` (not warned about here); :class:`_NoRows` when none gives any row.
+    ``extra``: a study with parameters this one has not (removed since) is read on the shared ones,
+    with a :class:`PriorParametersDroppedWarning`, instead of refused."""
     from .storage import StorageError, Study, optuna_studies, study_exists, study_identity
     from .trial import COMPLETE
 
@@ -186,6 +206,13 @@ def _from_studies(
             if partial and not set(space.names) <= set(names.values()):
                 continue  # (another branch of a conditional space: none of its trials lies in this one)
             if partial:  # (its other parameters, of another branch, are left out of its rows)
+                names = {k: v for k, v in names.items() if v in space.names}
+            if extra and other and set(space.names) < set(names.values()):
+                # parameters removed since, none added: its trials read on the shared ones, as one
+                # related task the transfer weighs (a user test dropped two parameters between
+                # studies, the commonest warm start, and met a refusal, while a DataFrame of the same
+                # trials was read as it stands)
+                _dropped_warning(_shown(study), sorted(set(names.values()) - set(space.names)))
                 names = {k: v for k, v in names.items() if v in space.names}
             if other and set(names.values()) != set(space.names):
                 shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
@@ -286,12 +313,15 @@ def _shown(item) -> str:
     return redacted(getattr(item, "url", item))
 
 
-def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> TaskData:
+def as_prior(prior, space: Space, maximize: bool, study=None, rename=None, extra: bool = False) -> TaskData:
     """``prior`` (any accepted form, see the module docstring) as a TaskData in the new study's units.
 
     ``study`` is the new study's storage (URL or :class:`~warmbo.storage.Study`): a prior study that
     is this very study, or a prior study named twice, is refused (:class:`~warmbo.data.DataError`).
-    ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since.
+    ``rename`` (``{old name: name here}``) reads prior studies' parameters renamed since. ``extra``:
+    a prior study with parameters ``space`` has not (removed since) is read on the shared ones, with a
+    :class:`PriorParametersDroppedWarning` (for a transfer method, which weighs it as a related task;
+    never for rows taken as the study's own trials, ``transfer="none"``).
 
     Rows with a value outside the space's ranges (out of bounds, off a step grid, a choice it does
     not have) are left out with a :class:`PriorOutsideSpaceWarning` naming the first, as a prior
@@ -300,7 +330,7 @@ def as_prior(prior, space: Space, maximize: bool, study=None, rename=None) -> Ta
     with a warning: a user test.) A malformed value (text in a number's column, NaN) is an error."""
     outside: list[str] = []
     try:
-        data = _read(prior, space, maximize, study, rename, partial=False, outside=outside)
+        data = _read(prior, space, maximize, study, rename, partial=False, outside=outside, extra=extra)
     except _NoRows:
         left_out_rows(outside, 0)  # (every row outside: says so, naming the first)
         raise
@@ -417,12 +447,13 @@ def _changed_space_hints(where: str, added: list[str], removed: list[str]) -> tu
             f"add a column {name} holding the value its runs had, and give --prior old.csv",
         )
     if removed:
-        name = removed[0]
+        held = " & ".join(f"(df[{name!r}] == VALUE)" for name in removed)
         return (
-            "; for a parameter removed since, give the prior study's trials at the value it is held at now: "
-            f"df = wb.Optimizer.load({where!r}).history.to_dataframe(); prior=[df[df[{name!r}] == VALUE]]",
-            f"; for a parameter removed since: warmbo export {shlex.quote(where)} --complete --out old.csv, "
-            f"keep the rows at the value {name} is held at now, and give --prior old.csv",
+            "; for parameters removed since, give the prior study's trials at the value each is held at "
+            f"now (pandas): df = wb.Optimizer.load({where!r}).history.to_dataframe(); prior=[df[{held}]]",
+            f"; for parameters removed since: warmbo export {shlex.quote(where)} --complete --out old.csv, "
+            f"keep the rows at the value {' and '.join(removed)} {'is' if len(removed) == 1 else 'are'} "
+            "held at now, and give --prior old.csv",
         )
     return "", ""
 
@@ -460,7 +491,14 @@ def _optuna_as_pairs(prior, maximize: bool):
 
 
 def _read(
-    prior, space: Space | None, maximize: bool, study, rename, partial: bool, outside: list[str] | None
+    prior,
+    space: Space | None,
+    maximize: bool,
+    study,
+    rename,
+    partial: bool,
+    outside: list[str] | None,
+    extra: bool = False,
 ) -> TaskData | None:
     """:func:`as_prior`, or with ``partial`` the rows of :func:`subspace_prior` (:class:`_NoRows`
     when there are none; rows outside ``space``'s ranges described in ``outside``); without a
@@ -484,7 +522,7 @@ def _read(
     if isinstance(prior, str | os.PathLike):
         text = os.fspath(prior)
         if names_a_study(text):
-            return _from_studies([text], space, maximize, study, rename, partial, outside)
+            return _from_studies([text], space, maximize, study, rename, partial, outside, extra)
         task = "task" if _has_column(text, "task") else None
         if space is None:
             return _check_csv(text, task=task)
@@ -574,7 +612,7 @@ def _read(
         # delimiter=";")), DataFrames and (X, y) pairs among the studies: one source task each
         data = [_is_data_item(item) for item in prior]
         if not any(data):
-            return _from_studies(list(prior), space, maximize, study, rename, partial, outside)
+            return _from_studies(list(prior), space, maximize, study, rename, partial, outside, extra)
         from .storage import study_identity
 
         def entry(k: int, item) -> str:
@@ -607,7 +645,9 @@ def _read(
         parts, kept = [], []
         for k, (item, is_data) in enumerate(zip(prior, data, strict=True)):
             try:
-                part = _read(item if is_data else [item], space, maximize, study, rename, partial, outside)
+                part = _read(
+                    item if is_data else [item], space, maximize, study, rename, partial, outside, extra
+                )
             except _NoRows:  # (partial: another branch's source)
                 continue
             if part is not None:  # (None: checked without a space)
