@@ -554,11 +554,15 @@ class WarmboSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
-        if self.warn_independent_sampling and trial._trial_id in self._relative:
+        said = self.__dict__.setdefault("_said_independent", set())
+        if self.warn_independent_sampling and trial._trial_id in self._relative and param_name not in said:
+            # once per parameter (a user test's conditional space logged 15 such lines in 25 trials)
+            said.add(param_name)
             optuna.logging.get_logger(__name__).warning(
                 f"WarmboSampler: parameter {param_name!r} of trial {trial.number} is sampled by "
                 f"{type(self._independent_sampler).__name__}, because it is not in every completed "
-                "trial with the same distribution (a conditional or changed parameter)"
+                "trial with the same distribution (a conditional or changed parameter); said once per "
+                "parameter"
             )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
