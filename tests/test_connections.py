@@ -156,3 +156,21 @@ def test_a_child_forked_while_another_thread_writes_can_read(tmp_path):
     thread.join()
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+def test_a_mistyped_study_path_is_said_with_the_study_of_the_nearest_name(tmp_path, monkeypatch):
+    # a user test: wb.Optimizer(space, storage="persit.db") started an empty study without a word
+    from warmbo.storage import NewStudyWarning, StorageError
+
+    monkeypatch.chdir(tmp_path)
+    wb.Optimizer(SPACE, storage="persist.db").tell({"x0": 0.5}, 1.0)
+    with pytest.warns(NewStudyWarning, match=r"creating a new study 'persit.db'; did you mean 'persist.db'"):
+        wb.Optimizer(SPACE, storage="persit.db")
+    with pytest.raises(StorageError, match=r"no study at .*persst.db'?: did you mean 'persist.db'\?"):
+        Study("persst.db")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NewStudyWarning)
+        wb.Optimizer(SPACE, storage="another.db")  # (no close name: no warning)
+    assert not Path("persst.db").exists()

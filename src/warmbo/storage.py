@@ -40,6 +40,7 @@ import socket
 import sqlite3
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -49,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import not_a_real_number
+from ._warnings import user_stacklevel
 from .space import Space
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
@@ -86,6 +88,26 @@ _MIGRATIONS = {
 _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
 # what SQLite says when a write fails because of the file, not of the statement (see Study._write_error)
 _WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "disk I/O error")
+
+
+class NewStudyWarning(UserWarning):
+    """A new study was created beside an existing file of a close name (a mistyped path?)."""
+
+
+def _near_files(path: str) -> list[str]:
+    """Files beside ``path`` whose names are close to its name (as it was typed: ``persit.db`` ->
+    ``persist.db``), closest first; [] when there are none or the folder cannot be listed."""
+    import difflib
+
+    folder, name = os.path.split(path)
+    try:
+        names = [
+            n for n in os.listdir(folder or ".") if n != name and not n.endswith(("-wal", "-shm", "-journal"))
+        ]
+    except OSError:
+        return []
+    near = difflib.get_close_matches(name, names, n=3, cutoff=0.8)
+    return [os.path.join(folder, n) for n in near if os.path.isfile(os.path.join(folder or ".", n))]
 
 
 class StorageError(ValueError):
@@ -547,6 +569,15 @@ class Study:
                 raise StorageError(self._no_study())
             if Path(self.path).is_file() and not os.access(self.path, os.R_OK):
                 raise StorageError(f"cannot read study {self.path!r}: permission denied")
+            if not Path(self.path).exists():
+                near = _near_files(self.path)
+                if near:  # (a new study beside one of a close name: a mistyped path, most likely)
+                    warnings.warn(
+                        f"creating a new study {self.path!r}; did you mean {near[0]!r}, which exists? "
+                        "(a mistyped path starts a study with no trials)",
+                        NewStudyWarning,
+                        stacklevel=user_stacklevel(),
+                    )
         self._local = threading.local()
         self._memory_conn = None
         self._parsed: dict[int, tuple[str, dict]] = {}
@@ -565,6 +596,9 @@ class Study:
         """Where no study was found (the absolute path: a relative one depends on the folder the
         command ran in) and how to create one."""
         where = os.path.abspath(self.path)
+        near = _near_files(self.path)
+        if near:
+            return f"no study at {where!r}: did you mean {near[0]!r}?"
         return (
             f"no study at {where!r}: create one with a search space, "
             f"`warmbo suggest --space space.json --storage {where}` (or `warmbo optimize --space ...`; "
