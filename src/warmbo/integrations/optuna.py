@@ -338,7 +338,8 @@ class WarmboSampler(BaseSampler):
         the model).
     n_startup_trials : int, optional
         Complete trials before warmbo proposes; until then the independent sampler does. Default 10
-        without a prior, 1 with one (the first trial fixes the search space).
+        without a prior, 1 with one (the first trial fixes the search space); with a prior of
+        studies, that first trial is the sources' best trial (:meth:`_first_value`).
     independent_sampler : optuna.samplers.BaseSampler, optional
         Sampler of the startup trials and of parameters outside the relative search space; default
         ``RandomSampler(seed=seed)``.
@@ -554,6 +555,9 @@ class WarmboSampler(BaseSampler):
         param_name: str,
         param_distribution: BaseDistribution,
     ) -> Any:
+        first = self._first_value(study, trial, param_name, param_distribution)
+        if first is not _NO_VALUE:
+            return first
         said = self.__dict__.setdefault("_said_independent", set())
         if self.warn_independent_sampling and trial._trial_id in self._relative and param_name not in said:
             # once per parameter (a user test's conditional space logged 15 such lines in 25 trials)
@@ -565,6 +569,33 @@ class WarmboSampler(BaseSampler):
                 "parameter"
             )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
+
+    def _prior_best(self, maximize: bool) -> dict[str, Any]:
+        """The prior's best trial's parameters (:func:`_best_of_studies`), read once."""
+        cached = self.__dict__.get("_best_params")
+        if cached is None or cached[0] != maximize:
+            cached = self._best_params = (maximize, _best_of_studies(self.prior, maximize))
+        return cached[1]
+
+    def _first_value(self, study: optuna.Study, trial: FrozenTrial, name: str, distribution) -> Any:
+        """The first trial of a study with a prior of studies: the prior's best trial's value of
+        ``name`` (when it has one inside ``distribution``), so that the first evaluation is warm, as
+        ``Optimizer(prior=...)``'s first ask is (a user test: trial 0 was random, 2.4, and trial 1 the
+        source's best, 0.115). Only while this trial is the study's only one (parallel workers'
+        first trials would all be this point); :data:`_NO_VALUE` otherwise."""
+        if self.prior is None or self.transfer == "none" or trial.number != 0:
+            return _NO_VALUE
+        if len(study.get_trials(deepcopy=False)) != 1:
+            return _NO_VALUE
+        best = self._prior_best(study.direction == StudyDirection.MAXIMIZE)
+        if name not in best:
+            return _NO_VALUE
+        value = best[name]
+        try:
+            inside = distribution._contains(distribution.to_internal_repr(value))
+        except (TypeError, ValueError):
+            inside = False
+        return value if inside else _NO_VALUE
 
     def after_trial(
         self,
@@ -601,7 +632,7 @@ class WarmboSampler(BaseSampler):
             seed=self.seed,
             prior=prior,
             transfer=self.transfer if prior is not None else None,
-            n_initial=self._n_initial(prior),
+            n_initial=self._n_initial(prior, maximize),
             worker="optuna",
             **self.optimizer_options,
         )
@@ -611,7 +642,7 @@ class WarmboSampler(BaseSampler):
         self._cache = _Cache(key, study._storage, space_map, optimizer)
         return self._cache
 
-    def _n_initial(self, prior: TaskData | None) -> int:
+    def _n_initial(self, prior: TaskData | None, maximize: bool) -> int:
         """The optimizer's design size. Without a prior the startup trials are the design (1: the
         model chooses once two trials are complete). With one, the design counts the startup trials
         too, so it is their number plus the warm design's own size (2 for one source, the second a
@@ -620,7 +651,9 @@ class WarmboSampler(BaseSampler):
         the model chose right after the warm design's first point."""
         if prior is None or self.transfer == "none":
             return 1
-        return self.n_startup_trials + design_size(max(1, len(prior.tasks)))
+        # (a prior of studies made the first startup trial the warm design's first point already)
+        warm_first = 1 if self.n_startup_trials >= 1 and self._prior_best(maximize) else 0
+        return self.n_startup_trials - warm_first + design_size(max(1, len(prior.tasks)))
 
     def _sync(self, cache: _Cache, study: optuna.Study, current: int) -> None:
         """Bring the optimizer's study up to date with the Optuna storage (see module docstring)."""
@@ -726,6 +759,43 @@ def _prior_names(prior) -> list:
     except (TypeError, IndexError, AttributeError):
         pass
     return []
+
+
+_NO_VALUE = object()
+
+
+def _best_of_studies(prior, maximize: bool) -> dict[str, Any]:
+    """The parameters of the best complete trial of a prior given as studies (Optuna studies, warmbo
+    study files or URLs, or a list of them), each study's values signed by its direction; {} for any
+    other form (a table has no direction, and is read against the search space later)."""
+    from ..prior import names_a_study
+    from ..storage import Study
+
+    items = list(prior) if isinstance(prior, list | tuple) else [prior]
+    best, top = {}, -math.inf
+    for item in items:
+        if isinstance(item, optuna.Study):
+            sign = 1.0 if (item.direction == StudyDirection.MAXIMIZE) == maximize else -1.0
+            rows = [
+                (t.params, t.value) for t in item.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            ]
+        elif isinstance(item, str) and names_a_study(item):
+            try:
+                source = Study(item, readonly=True)
+            except Exception:  # noqa: BLE001 - read at the first proposal, with its own message
+                continue
+            try:
+                sign = 1.0 if (source.settings.get("direction") == "maximize") == maximize else -1.0
+                rows = [(t.params, t.value) for t in source.trials((COMPLETE,))]
+            finally:
+                source.close()
+        else:
+            return {}
+        for params, value in rows:
+            score = (1.0 if maximize else -1.0) * sign * float(value)
+            if math.isfinite(score) and score > top:
+                best, top = dict(params), score
+    return best
 
 
 def _check_prior(prior) -> None:
