@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import warnings
 import weakref
 from pathlib import Path
 
@@ -168,9 +169,12 @@ def test_a_mistyped_study_path_is_said_with_the_study_of_the_nearest_name(tmp_pa
         wb.Optimizer(SPACE, storage="persit.db")
     with pytest.raises(StorageError, match=r"no study at .*persst.db'?: did you mean 'persist.db'\?"):
         Study("persst.db")
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error", NewStudyWarning)
         wb.Optimizer(SPACE, storage="another.db")  # (no close name: no warning)
     assert not Path("persst.db").exists()
+    # numbered studies are a series, not a slip (a review: run2.db beside run1.db warned)
+    wb.Optimizer(SPACE, storage="run1.db").study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NewStudyWarning)
+        wb.Optimizer(SPACE, storage="run2.db")

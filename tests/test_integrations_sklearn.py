@@ -416,3 +416,48 @@ def test_a_prior_candidate_of_no_dict_is_refused_naming_the_dicts(digits):
     prior = ([{"kernel": "poly", "degree": 3}], [0.9])
     with pytest.raises(ValueError, match="has the parameters of none of the search_space's dicts"):
         WarmboSearchCV(SVC(), LINEAR_OR_RBF, n_iter=2, cv=3, prior=prior).fit(X, y)
+
+
+def test_a_list_of_dicts_whose_best_dict_is_a_small_grid_still_runs_n_iter_candidates():
+    # a review: once the linear grid (the best dict) was exhausted, the optimizer moved only in the rbf
+    # dict's gamma, which changes nothing for a linear candidate: 1000 such points were stored as
+    # trials and the search stopped at 9 of 20 candidates, after 109 s
+    from sklearn.datasets import load_digits as digits_of
+
+    X, y = digits_of(return_X_y=True)
+    space = [
+        {"kernel": ["linear"], "C": [0.1, 1.0, 10.0]},
+        {"kernel": ["rbf"], "C": loguniform(1e-2, 1e2), "gamma": loguniform(1e-4, 1e0)},
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # (no "the search stopped" warning)
+        search = WarmboSearchCV(SVC(), space, n_iter=20, cv=3, random_state=0).fit(X[:600], y[:600])
+    params = search.cv_results_["params"]
+    assert len(params) == 20 and len({str(sorted(p.items())) for p in params}) == 20
+    assert sum(p["kernel"] == "linear" for p in params) == 3  # the whole grid, each once
+    # each stalled round stores its points (they teach the model that gamma changes nothing for a
+    # linear candidate), at most n_points per round and STALLED_ROUNDS rounds before a random draw
+    assert len(search.optimizer_.study.trials()) <= 20 * (1 + 3)
+
+
+def test_a_prior_of_dicts_with_the_same_names_reads_each_row_in_its_own_dict():
+    # scikit-learn's pipeline form, one estimator per dict under the same names: each prior row was
+    # read in the first dict of its names, and every SVC row left out there (a review: 3 of 6 read)
+    from sklearn.datasets import load_iris
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import Pipeline
+
+    X, y = load_iris(return_X_y=True)
+    pipe = Pipeline([("scale", StandardScaler()), ("clf", SVC())])
+    space = [
+        {"clf": [LogisticRegression(max_iter=500)], "clf__C": [0.1, 1.0, 10.0]},
+        {"clf": [SVC()], "clf__C": [0.1, 1.0, 10.0]},
+    ]
+    earlier = RandomizedSearchCV(pipe, space, n_iter=6, cv=3, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # (no row left out)
+        warm = WarmboSearchCV(pipe, space, n_iter=2, cv=3, random_state=1, prior=earlier.cv_results_).fit(
+            X, y
+        )
+    dicts = warm.optimizer_.prior.params
+    assert sorted(p["search space dict"] for p in dicts) == [0, 0, 0, 1, 1, 1]

@@ -152,11 +152,11 @@ def as_noise(noise, n: int, name: str = "noise") -> np.ndarray:
 def check_seconds(value, name: str, *, or_none: bool = False) -> float:
     """A positive finite number of seconds (an int or float, not a bool) as a float, or a ValueError
     naming ``name`` (``run(timeout=)``, ``heartbeat_grace``, the CLI's ``--timeout`` and ``--max-time``)."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float | np.integer | np.floating)
-        or not (math.isfinite(value) and value > 0)
-    ):
+    try:  # (an int too large for a float: OverflowError from isfinite)
+        finite = not isinstance(value, bool) and math.isfinite(value)
+    except (TypeError, OverflowError):
+        finite = False
+    if not isinstance(value, int | float | np.integer | np.floating) or not (finite and value > 0):
         raise ValueError(
             f"{name} must be a positive number of seconds{' or None' if or_none else ''}, got {value!r}"
         )

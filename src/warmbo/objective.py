@@ -266,7 +266,7 @@ class CommandObjective:
                 "(write {{ and }} for literal braces)"
             )
         if self.timeout is not None:
-            check_seconds(self.timeout, "--timeout")
+            object.__setattr__(self, "timeout", check_seconds(self.timeout, "--timeout"))
         if self.value_regex is not None:
             pattern = self._pattern()
             n = max(len(self.tasks), 1)

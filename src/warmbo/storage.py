@@ -100,12 +100,15 @@ def _near_files(path: str) -> list[str]:
     import difflib
 
     folder, name = os.path.split(path)
+    numbered = re.sub(r"\d+", "#", name)
     try:
         names = [
             n for n in os.listdir(folder or ".") if n != name and not n.endswith(("-wal", "-shm", "-journal"))
         ]
     except OSError:
         return []
+    # (names that differ in their numbers alone, run2.db beside run1.db, are a series, not a slip)
+    names = [n for n in names if re.sub(r"\d+", "#", n) != numbered]
     near = difflib.get_close_matches(name, names, n=3, cutoff=0.8)
     return [os.path.join(folder, n) for n in near if os.path.isfile(os.path.join(folder or ".", n))]
 
@@ -167,8 +170,9 @@ def _schema_message(path: str, found) -> str:
 class _Closer:
     """Closes a thread's connection when the thread's slot of the study's thread-local storage is
     freed: as the thread ends (in that thread: SQLite refuses a close from another), or when the
-    study is dropped. The connection itself cannot do it: SQLite's sits in a reference cycle (its
-    statement cache), freed only by a later garbage collection in whatever thread runs it, and a run's
+    study is dropped (another live thread's SQLite connection then at the next garbage collection,
+    which frees it whatever thread runs it). The connection itself cannot do it: SQLite's sits in a
+    reference cycle (its statement cache), freed only by a later garbage collection, and a run's
     heartbeat and worker threads each left one open until then. Python 3.13's sqlite3 and psycopg
     warn ``ResourceWarning`` for a connection collected open."""
 
@@ -186,6 +190,18 @@ class _Closer:
 
 
 _STUDIES: weakref.WeakSet = weakref.WeakSet()
+
+#: connections a forked child found in its thread's slot: the parent's, copied by the fork. Kept for
+#: the child's life, never closed or collected there: SQLite's close of a copied connection may
+#: touch the parent's locks and files, and a collected psycopg one warns "deleted while still open"
+#: (a review)
+_INHERITED: list = []
+
+
+def _inherit(conn, local) -> None:
+    """Keep ``conn`` (with its closer) when it is another process's, copied into this one by a fork."""
+    if conn is not None and getattr(local, "pid", None) not in (None, os.getpid()):
+        _INHERITED.append((conn, getattr(local, "closer", None)))
 
 
 def _new_lock(study: Study) -> threading.RLock:
@@ -658,6 +674,7 @@ class Study:
             return self._memory_conn
         conn = getattr(self._local, "conn", None)
         if conn is None or getattr(self._local, "pid", None) != os.getpid():
+            _inherit(conn, self._local)
             if self.readonly:
                 conn = self._connect_readonly()
             else:

@@ -49,6 +49,7 @@ from .storage import (
     _Closer,
     _finite_value,
     _finite_vector,
+    _inherit,
     _new_lock,
     default_worker,
     redacted,
@@ -336,6 +337,7 @@ class PostgresStudy(Study):
     def _connect(self):
         conn = getattr(self._local, "conn", None)
         if conn is None or getattr(self._local, "pid", None) != os.getpid():
+            _inherit(conn, self._local)
             conn = _Connection(self)
             self._local.conn = conn
             self._local.closer = _Closer(conn)

@@ -38,6 +38,7 @@ from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
 
 from ..optimizer import Optimizer
+from ..parameters import SpaceError
 from ..space import Categorical, Float, Int, Parameter, Space
 from ..trial import COMPLETE, FAILED
 
@@ -93,6 +94,10 @@ def _parameter(name: str, given) -> tuple[Parameter, dict]:
 
 #: the categorical parameter that picks one dict of a list-of-dicts ``search_space``
 DICT_PARAMETER = "search space dict"
+
+#: rounds in a row whose every point is a candidate evaluated already, after which a list-of-dicts
+#: search draws a candidate not evaluated yet at random (:meth:`WarmboSearchCV._unseen`)
+STALLED_ROUNDS = 3
 
 
 class _Dicts:
@@ -159,6 +164,17 @@ class _Dicts:
         given as :func:`_labelled` writes them) as a point of the space: the first dict with exactly
         its names."""
         for i, used in enumerate(self.active):
+            if set(row) != set(used):
+                continue
+            point = dict(self._filler)
+            point[DICT_PARAMETER] = i
+            point.update({used[name]: value for name, value in row.items()})
+            try:  # (dicts of the same names, a pipeline's clf and clf__C for two models: its values')
+                self.space.validate(point)
+            except SpaceError:
+                continue
+            return point
+        for i, used in enumerate(self.active):  # (values of no dict: read as the first's, left out later)
             if set(row) == set(used):
                 point = dict(self._filler)
                 point[DICT_PARAMETER] = i
@@ -471,9 +487,24 @@ class WarmboSearchCV(BaseSearchCV):
                     stacklevel=3,
                 )
                 n_iter = left
-        done, lost, evaluated, scored, repeated = 0, [], False, [], 0
+        done, lost, evaluated, scored, stalled = 0, [], False, [], 0
         while done < n_iter:
-            asked = optimizer.ask(min(self.n_points, n_iter - done))
+            if stalled >= STALLED_ROUNDS:
+                # the optimizer's last rounds all asked for candidates evaluated already (the best
+                # dict's grid exhausted: it moves only in other dicts' parameters, which change
+                # nothing): a candidate not evaluated yet, drawn at random as RandomizedSearchCV draws
+                # (a review: 1000 such points, stored as trials, and the search stopped at 9 of 20)
+                asked = self._unseen(dicts, seen, optimizer.seed, done)
+                if not asked:
+                    warnings.warn(
+                        f"the search stopped after {done} candidates: every candidate was evaluated",
+                        UserWarning,
+                        stacklevel=3,
+                    )
+                    break
+                stalled = 0
+            else:
+                asked = optimizer.ask(min(self.n_points, n_iter - done))
             batch, candidates, keys, repeats = [], [], [], []
             for suggestion in asked:
                 chosen = candidate(dict(suggestion))
@@ -484,18 +515,11 @@ class WarmboSearchCV(BaseSearchCV):
                 batch.append(suggestion)
                 candidates.append(chosen)
                 keys.append(key)
-            repeated += len(repeats)
-            if repeated > 1000:  # (every point asked is a candidate evaluated: the optimizer is stuck)
-                warnings.warn(
-                    f"the search stopped after {done} candidates: the optimizer's last {repeated} points "
-                    "were candidates evaluated already (they differ only in the parameters of other dicts)",
-                    UserWarning,
-                    stacklevel=3,
-                )
-                break
             if not batch:
                 self._tell_repeats(optimizer, repeats, seen)
+                stalled += 1
                 continue
+            stalled = 0
             try:
                 results = evaluate_candidates(candidates)
             except ValueError as exc:
@@ -535,7 +559,8 @@ class WarmboSearchCV(BaseSearchCV):
         earlier = optimizer.best  # (the study's best: an earlier fit's when it beats all of this fit's)
         if earlier is not None and scored and earlier.value > max(scored):
             warnings.warn(
-                f"the study holds a better candidate from an earlier fit on this storage, {earlier.params} "
+                f"the study holds a better candidate from an earlier fit on this storage, "
+                f"{candidate(earlier.params)} "
                 f"({earlier.value:.6g}); best_params_ and best_estimator_ are this fit's best, as "
                 "scikit-learn's searches choose among the candidates they evaluate",
                 UserWarning,
@@ -544,7 +569,7 @@ class WarmboSearchCV(BaseSearchCV):
         if lost and not evaluated:
             raise lost[0][1]  # (every candidate failed: scikit-learn's own error, as its searches raise)
         if lost:
-            shown = "; ".join(str(dict(s)) for batch, _ in lost for s in batch)
+            shown = "; ".join(str(candidate(dict(s))) for batch, _ in lost for s in batch)
             warnings.warn(
                 f"{sum(len(batch) for batch, _ in lost)} candidate(s) could not be fitted in any fold and "
                 f"are not in cv_results_ (they are failed trials of the search's study, which the "
@@ -559,6 +584,19 @@ class WarmboSearchCV(BaseSearchCV):
         if isinstance(space, list | tuple) and len(space) > 1 and all(isinstance(d, dict) for d in space):
             return _Dicts(space)
         return None
+
+    @staticmethod
+    def _unseen(dicts: _Dicts, seen: dict, seed: int | None, round_: int) -> list[dict]:
+        """One point of the space whose candidate is not evaluated yet, drawn uniformly (its dict
+        first, as RandomizedSearchCV picks a dict, then its parameters), or [] when none is found."""
+        rng = np.random.default_rng([0 if seed is None else seed, round_])
+        for _ in range(64):
+            points = dicts.space.sample(64, seed=int(rng.integers(2**31)))
+            for point in points:
+                point[DICT_PARAMETER] = int(rng.integers(len(dicts.active)))
+                if dicts.key(dicts.candidate(point)) not in seen:
+                    return [point]
+        return []
 
     @staticmethod
     def _tell_repeats(optimizer: Optimizer, repeats: list, seen: dict) -> None:
