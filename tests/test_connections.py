@@ -16,6 +16,7 @@ import weakref
 from pathlib import Path
 
 import pytest
+from helpers.forked import fork_while_writing
 
 import warmbo as wb
 from warmbo.storage import Study
@@ -129,33 +130,9 @@ def test_a_child_forked_while_another_thread_writes_can_read(tmp_path):
     # for ever: the thread holding the lock does not exist there. It cannot write: SQLite's own
     # in-process lock state, copied by the fork, says the parent's writer holds the write lock; a
     # PostgreSQL child can, test_storage_postgres.py)
-    path = tmp_path / "s.db"
-    study = Study(str(path), space=SPACE)
+    study = Study(str(tmp_path / "s.db"), space=SPACE)
     study.add_trial({"x0": 0.5}, "complete", value=1.0)
-    inside, done = threading.Event(), threading.Event()
-
-    def writer():  # holds the study's write lock across the fork
-        with study.transaction():
-            inside.set()
-            done.wait(30)
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    inside.wait(30)
-    pid = os.fork()
-    if pid == 0:  # the child: its parent's writer thread does not exist here
-        code = 1
-        try:
-            import signal
-
-            signal.alarm(20)  # (a deadlock ends the child, and the test fails on its status)
-            done.set()  # (this process's copy: nothing to release)
-            code = 0 if [t.value for t in study.trials()] == [1.0] else 2
-        finally:
-            os._exit(code)
-    done.set()
-    thread.join()
-    _, status = os.waitpid(pid, 0)
+    status = fork_while_writing(study, lambda: [t.value for t in study.trials()] == [1.0], patience=20)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.forked import fork_while_writing
 from helpers.killed import tell_then_kill
 
 import warmbo as wb
@@ -349,29 +350,12 @@ def test_a_child_forked_while_another_thread_writes_can_write_and_the_parent_goe
     # forked while another thread held it, inside a write transaction, waited for ever)
     study = Study(postgres_url, space=SPACE)
     study.add_trial({"x0": 0.5, "x1": 1.0}, "complete", value=1.0)
-    inside, done = threading.Event(), threading.Event()
 
-    def writer():
-        with study.transaction():
-            inside.set()
-            done.wait(30)
+    def child() -> bool:
+        study.add_trial({"x0": 0.25, "x1": 2.0}, "complete", value=2.0)
+        return len(study.trials()) == 2
 
-    thread = threading.Thread(target=writer)
-    thread.start()
-    inside.wait(30)
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            signal.alarm(30)  # (a deadlock ends the child, and the test fails on its status)
-            done.set()
-            study.add_trial({"x0": 0.25, "x1": 2.0}, "complete", value=2.0)
-            code = 0 if len(study.trials()) == 2 else 2
-        finally:
-            os._exit(code)
-    done.set()
-    thread.join()
-    _, status = os.waitpid(pid, 0)
+    status = fork_while_writing(study, child)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     study.add_trial({"x0": 0.75, "x1": 3.0}, "complete", value=3.0)  # (the parent's session lives)
     assert sorted(t.value for t in study.trials()) == [1.0, 2.0, 3.0]

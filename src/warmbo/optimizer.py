@@ -738,16 +738,17 @@ def optimizer_arguments() -> list[str]:
     ]
 
 
-def _refuse_unknown(unknown: dict, name: str) -> None:
-    """A ``TypeError`` naming each argument the optimizer does not take and what it takes instead
-    (another library's word, or the nearest parameter's name)."""
+def _refuse_unknown(unknown: dict, name: str, taken: Sequence[str] | None = None, words=None) -> None:
+    """A ``TypeError`` naming each argument ``name`` (the optimizer by default) does not take and what
+    it takes instead (another library's word, or the nearest of ``taken``'s names)."""
     import difflib
 
-    taken = optimizer_arguments()
+    taken = optimizer_arguments() if taken is None else taken
+    words = _THEIR_WORDS if words is None else words
     said = []
     for arg in unknown:
-        if arg in _THEIR_WORDS:
-            said.append(f"{arg!r}: use {_THEIR_WORDS[arg]}")
+        if arg in words:
+            said.append(f"{arg!r}: use {words[arg]}")
             continue
         near = difflib.get_close_matches(arg, taken, n=1, cutoff=0.6)
         said.append(f"{arg!r}" + (f": did you mean {near[0]}=?" if near else ""))
@@ -4029,8 +4030,6 @@ class Optimizer:
         """A ``TypeError`` for :meth:`run`'s arguments in another library's words (Optuna's
         ``study.optimize(f, n_trials=3)``: before, a bare "unexpected keyword argument"), or a
         missing budget."""
-        import difflib
-
         finished = self._finished()
         words = {
             "n_trials": (
@@ -4054,15 +4053,8 @@ class Optimizer:
             "retry_pending",
             "timeout",
         ]
-        said = []
-        for arg in unknown:
-            if arg in words:
-                said.append(f"{arg!r}: use {words[arg]}")
-                continue
-            near = difflib.get_close_matches(arg, taken, n=1, cutoff=0.6)
-            said.append(f"{arg!r}" + (f": did you mean {near[0]}=?" if near else ""))
-        if said:
-            raise TypeError("run() got unexpected keyword argument(s) " + "; ".join(said))
+        if unknown:
+            _refuse_unknown(unknown, "run", taken, words)
         raise TypeError(
             "run() needs budget=, the total of finished trials the study should hold "
             f"(it holds {finished}: budget={finished + 20} runs 20 more)"
