@@ -155,3 +155,4 @@ def test_a_mistyped_study_path_is_said_with_the_study_of_the_nearest_name(tmp_pa
     with warnings.catch_warnings():
         warnings.simplefilter("error", NewStudyWarning)
         wb.Optimizer(SPACE, storage="run2.db")
+        wb.Optimizer(SPACE, storage="another-2.db")  # (beside another.db: a series too)

@@ -94,21 +94,27 @@ class NewStudyWarning(UserWarning):
     """A new study was created beside an existing file of a close name (a mistyped path?)."""
 
 
+def _series(name: str) -> str:
+    """A file name without its digits and separators: ``run-2.db``, ``run1.db`` and ``run.db`` are
+    one series (a user walk-through: lab2.db, created with --prior lab.db, warned)."""
+    return re.sub(r"[\d_\-.\s]+", "", name.lower())
+
+
 def _near_files(path: str) -> list[str]:
     """Files beside ``path`` whose names are close to its name (as it was typed: ``persit.db`` ->
     ``persist.db``), closest first; [] when there are none or the folder cannot be listed."""
     import difflib
 
     folder, name = os.path.split(path)
-    numbered = re.sub(r"\d+", "#", name)
+    numbered = _series(name)
     try:
         names = [
             n for n in os.listdir(folder or ".") if n != name and not n.endswith(("-wal", "-shm", "-journal"))
         ]
     except OSError:
         return []
-    # (names that differ in their numbers alone, run2.db beside run1.db, are a series, not a slip)
-    names = [n for n in names if re.sub(r"\d+", "#", n) != numbered]
+    # (names that differ in their numbers alone, run2.db beside run1.db or lab.db, are a series)
+    names = [n for n in names if _series(n) != numbered]
     near = difflib.get_close_matches(name, names, n=3, cutoff=0.8)
     return [os.path.join(folder, n) for n in near if os.path.isfile(os.path.join(folder or ".", n))]
 
