@@ -3554,6 +3554,15 @@ def test_warmbo_user_names_the_person_on_a_shared_login(workdir, monkeypatch):
     assert took.startswith("alice@") and reported.startswith("bob@"), (took, reported)
     host = socket.gethostname()
     assert took.startswith(f"alice@{host}:") and reported.startswith(f"bob@{host}:")  # (host and pid kept)
+    # bob reports the result of alice's suggestion: kept as a note, which status and export show
+    assert invoke("observe", "lab.db", "--trial", 1, "--value", "3").exit_code == 0
+    assert wb.Study("lab.db").notes() == {1: "reported by bob"}
+    rows = [line for line in invoke("status", "lab.db").output.splitlines() if line.count("│") > 3]
+    assert "reported by bob" in rows[0] and "alice@" in rows[0]
+    monkeypatch.setenv("WARMBO_USER", "alice")  # (her own results: no such note)
+    invoke("suggest", "--storage", "lab.db", "-n", 1)
+    assert invoke("observe", "lab.db", "--trial", 3, "--value", "4").exit_code == 0
+    assert 3 not in wb.Study("lab.db").notes()
     monkeypatch.setenv("WARMBO_USER", "  ")  # (blank: the login's name, as without it)
     invoke("suggest", "--storage", "lab.db", "-n", 1)
     assert wb.Study("lab.db").trials()[-1].worker.startswith(f"{getpass.getuser()}@")

@@ -479,6 +479,18 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
 NOTE_WIDTH = 60
 
 
+def _other_reporter(worker: str | None) -> str | None:
+    """The person reporting a result (``WARMBO_USER`` or the login: the user part of
+    :func:`~warmbo.storage.default_worker`) when the trial was taken by someone else, else None: on a
+    shared lab computer one person takes the suggestions and another runs them (a user walk-through:
+    status named only who had asked)."""
+    from .storage import default_worker
+
+    me = default_worker().split("@", 1)[0] if "@" in default_worker() else None
+    them = worker.split("@", 1)[0] if worker and "@" in worker else None
+    return me if me and them and me != them else None
+
+
 def _trial_notes(study, trials, tasks) -> dict[int, str]:
     """The status table's note of each trial that has one: what an amended trial held before
     (:func:`~warmbo.trial.amendment_note`), else why a failed trial failed, then the note kept with
@@ -2149,13 +2161,20 @@ def observe(
                 )
                 return
             note = f"{stored.error}; {note}" if stored.error else note
-        t = opt.tell_failed(target, error=note or "reported failed")
+        with opt.study.transaction():
+            t = opt.tell_failed(target, error=note or "reported failed")
+            reporter = _other_reporter(t.worker)
+            if reporter is not None:
+                opt.study.set_note(t.id, f"reported by {reporter}")
         console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""), markup=False)
         return
-    with opt.study.transaction():  # (the value and its note stored together, or neither)
+    with opt.study.transaction():  # (the value and its notes stored together, or neither)
         t = opt.tell(target, numbers if multitask else numbers[0])
         if note is not None:
             opt.study.set_note(t.id, note)
+        reporter = _other_reporter(t.worker)
+        if reporter is not None:
+            opt.study.set_note(t.id, f"reported by {reporter}")
     if trial is not None and stored.is_failed:
         # a value for a failed trial completes it (for a suggestion `clean-pending` cleared); before,
         # a failure someone had reported (an instrument error) became a value without a word, and a
