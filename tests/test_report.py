@@ -881,6 +881,10 @@ def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path):
     assert "amended, was value 3 (misread &lt;gauge&gt;)" in table  # escaped like every user string
     assert "amended, was value 2 (contaminated)" in table
     assert table.count(">amended<") == 1  # trial 3: the bare mark (the header is a <th>)
+    assert "<th>note</th>" not in table  # (no note kept: no empty column)
+    opt.study.set_note(1, "stirring <slow>")  # (warmbo observe --note; escaped too)
+    table = opt.report(tmp_path / "r").read_text().split("<h2>Trials</h2>")[1]
+    assert "<th>note</th>" in table and "stirring &lt;slow&gt;" in table
     plain = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
     plain.tell({"x": 0.5}, 1.0)
     page = plain.report(tmp_path / "p").read_text()

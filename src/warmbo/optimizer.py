@@ -2016,6 +2016,7 @@ class Optimizer:
             transfer=self.stored_transfer_report(),
             audit=audit,
             amendments=self.study.amendments(),
+            notes=self.study.notes(),
         )
 
     def _report_predictor(self, model):

@@ -1144,6 +1144,7 @@ def _trials_html(
     trials: Sequence[Trial],
     task_names: Sequence[str] = (),
     amendments: Mapping[int, list[dict]] | None = None,
+    notes: Mapping[int, str] | None = None,
 ) -> str:
     names = list(space.names)
     params = dict(zip(names, space.params, strict=True))
@@ -1154,6 +1155,8 @@ def _trials_html(
     }
     header = ["id", "state", value, *task_names, *names, *extra, "worker", "created (UTC)", "error"]
     header += ["amended"] if amended else []
+    kept = {t.id: notes[t.id] for t in trials if t.id in (notes or {})}
+    header += ["note"] if kept else []
     rows = []
     for t in sorted(trials, key=lambda t: t.id):
         cells = [(str(t.id), True), (t.state, False), (_fmt(t.value), True)]
@@ -1165,6 +1168,7 @@ def _trials_html(
             cells.append((_fmt(v, params.get(k)), isinstance(v, (int, float)) and not isinstance(v, bool)))
         cells += [(_fmt(t.worker), False), (_iso(t.created), False), (_fmt(t.error), False)]
         cells += [(amended.get(t.id, ""), False)] if amended else []
+        cells += [(kept.get(t.id, ""), False)] if kept else []
         rows.append((t.state, cells))
     if not rows:
         return "<h2>Trials</h2>\n<p>No trials.</p>"
@@ -1291,6 +1295,7 @@ def write_report(
     transfer=None,
     audit: Audit | Mapping[str, Audit] | None = None,
     amendments: Mapping[int, list[dict]] | None = None,
+    notes: Mapping[int, str] | None = None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -1340,6 +1345,9 @@ def write_report(
     amendments : Mapping[int, list of dict], optional
         :meth:`warmbo.storage.Study.amendments`: the trials table then gets an "amended" column saying
         what each amended trial held before, and why (:func:`warmbo.trial.amendment_note`).
+    notes : Mapping[int, str], optional
+        :meth:`warmbo.storage.Study.notes`: the trials table then gets a "note" column (``warmbo
+        observe --note``, "reported by ...").
 
     Returns
     -------
@@ -1403,7 +1411,7 @@ def write_report(
         calibration.unlink(missing_ok=True)
     if extra_html:
         blocks.append(extra_html)
-    blocks.append(_trials_html(space, trials, list(tasks or ()), amendments))
+    blocks.append(_trials_html(space, trials, list(tasks or ()), amendments, notes))
 
     report = out / "report.html"
     report.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")
