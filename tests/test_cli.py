@@ -1826,6 +1826,10 @@ def test_observe_amend_corrects_a_recorded_value_and_keeps_the_earlier_one(workd
     # before: a wrongly recorded value could never be fixed ("already complete")
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
     assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2").exit_code == 0
+    # the same value reported again (two people): nothing changes, and it is not an error, as for
+    # Optimizer.tell (a walk-through: the command failed with "already complete")
+    twice = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "55.2")
+    assert twice.exit_code == 0 and "trial 1 already holds value 55.2: nothing changed" in twice.output
     again = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "52.5")
     assert again.exit_code == 1 and "already complete (value 55.2)" in again.output
     assert "--amend" in again.output

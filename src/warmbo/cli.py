@@ -2116,6 +2116,17 @@ def observe(
                 f"(`warmbo observe --storage {_study_arg(storage)} --trial {trial} --failed`) or "
                 "leave it pending"
             )
+        if stored.is_complete and not amend and numbers is not None:
+            same = stored.values == tuple(numbers) if multitask else stored.value == numbers[0]
+            if same:  # (the result reported twice, by two people: as Optimizer.tell, nothing changes)
+                if note is not None:
+                    opt.study.set_note(trial, note)
+                console.print(
+                    f"trial {trial} already holds {_shown_result(stored, tasks)}: nothing changed"
+                    + (" (the note is kept)" if note is not None else ""),
+                    soft_wrap=True,
+                )
+                return
         if stored.is_complete and not amend:
             raise ValueError(
                 f"trial {trial} is already complete ({_shown_result(stored, tasks)}); "
