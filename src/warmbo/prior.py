@@ -96,7 +96,8 @@ def _dropped_warning(where: str, removed: list[str]) -> None:
         "read on the parameters both have, as one related task whose weight the transfer learns from "
         "this study's results. To read only the trials at the value each is held at now (pandas): "
         f"df = wb.Optimizer.load({where!r}).history.to_dataframe(); prior=[df[{held}]] (on the command "
-        f"line: warmbo export {shlex.quote(where)} --complete --out old.csv, keep those rows, --prior old.csv)",
+        f"line: warmbo export {shlex.quote(where)} --complete --out old.csv, keep those rows, "
+        "--prior old.csv)",
         PriorParametersDroppedWarning,
         stacklevel=user_stacklevel(),
     )
