@@ -3934,14 +3934,13 @@ class Optimizer:
         now = time.time()
         ages = {i: now - beat for i, beat in self.study.last_beats(beating_only=True).items()}
         fresh = {i: age for i, age in ages.items() if age <= LIVE_BEATS * interval}
-        if fresh:
-            workers = self.__dict__.setdefault("_workers_of", {})
-            for i in list(fresh):
-                if i not in workers:
-                    with contextlib.suppress(TrialNotFoundError):
-                        workers[i] = self.study.trial(i).worker
-                if workers.get(i) != self.worker and _dead_here(workers.get(i)):
-                    del fresh[i]
+        for i in list(fresh):  # (read each time: a reclaimed trial changes worker)
+            try:
+                worker = self.study.trial(i).worker
+            except TrialNotFoundError:
+                continue
+            if worker != self.worker and _dead_here(worker):
+                del fresh[i]
         return fresh
 
     def _record(self, suggestion: Suggestion, future: Future) -> Trial:
