@@ -984,7 +984,7 @@ def test_a_password_in_the_studys_own_url_is_never_shown(postgres_server, tmp_pa
     pending = next(t.id for t in opt.history if t.is_pending)
     opt.study.close()
     run("observe", url, "--trial", str(pending), "--value", "1.5")
-    run("observe", url, "--trial", str(pending), "--value", "1.5")  # already complete: a hint
+    run("observe", url, "--trial", str(pending), "--value", "2.5")  # another value: refused, a hint
     run("prior", "list", url)
     run("prior", "remove", "-s", url, "--all")
     joined = ["".join(output.split()) for output in outputs]  # (the console wraps long lines)
