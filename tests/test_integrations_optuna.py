@@ -177,6 +177,7 @@ def test_prior_in_optuna_units_with_steps():
 
     study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=(X, y)))
     study.optimize(objective, n_trials=6)
+    assert study.trials[0].params == X[int(np.argmin(y))]  # (the best row first: warm from trial 0)
     assert study.best_value < 0.1, study.best_params  # the grid optimum (70, 0.35) or next to it
     # a prior row off the grid is left out, said naming the grid (the only row: searched without a prior)
     from warmbo.prior import PriorOutsideSpaceWarning
@@ -769,7 +770,9 @@ def test_a_dataframe_is_a_prior_as_for_the_optimizer(tmp_path):
         study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0) - 0.3) ** 2, n_trials=2)
     prior = sampler.optimizer.prior
     assert [p["x"] for p in prior.params] == [0.1, 0.8, 0.3] and list(prior.y) == [0.2, 0.3, 0.01]
-    assert study.trials[1].params["x"] == 0.3  # the warm design's first point: the best source row
+    # the first trial is the warm design's first point: the best source row (a table's values are read
+    # in the new study's direction; before session 40 that came at trial 1, after a random trial 0)
+    assert study.trials[0].params["x"] == 0.3
     # so are the other forms Optimizer takes: a list holding TaskData, and (DataFrame, y)
     space = wb.Space([wb.Float("x", 0.0, 1.0)])
     data = wb.TaskData.from_records([{"x": 0.3}], [0.01], space)
@@ -779,6 +782,11 @@ def test_a_dataframe_is_a_prior_as_for_the_optimizer(tmp_path):
     WarmboSampler(prior=(df[["x"]].iloc[[0, 1, 3]], [0.2, 0.3, 0.01]))
     with pytest.raises(DataError, match="cannot read prior file '.*missing.csv'"):  # (the list is read)
         WarmboSampler(prior=[data, str(tmp_path / "missing.csv")])
+    table = tmp_path / "table.csv"  # (a CSV's best row is the first trial too, its cells read as numbers)
+    table.write_text("x,y\n0.1,0.2\n0.3,0.01\n0.8,0.3\n")
+    from_csv = optuna.create_study(sampler=WarmboSampler(seed=0, prior=str(table)))
+    from_csv.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0) - 0.3) ** 2, n_trials=1)
+    assert from_csv.trials[0].params["x"] == 0.3
 
 
 def test_one_sampler_serves_several_studies_one_after_the_other(tmp_path):

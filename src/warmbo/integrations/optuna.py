@@ -338,8 +338,8 @@ class WarmboSampler(BaseSampler):
         the model).
     n_startup_trials : int, optional
         Complete trials before warmbo proposes; until then the independent sampler does. Default 10
-        without a prior, 1 with one (the first trial fixes the search space); with a prior of
-        studies, that first trial is the sources' best trial (:meth:`_first_value`).
+        without a prior, 1 with one (the first trial fixes the search space); that first trial is
+        then the prior's best row (:meth:`_first_value`).
     independent_sampler : optuna.samplers.BaseSampler, optional
         Sampler of the startup trials and of parameters outside the relative search space; default
         ``RandomSampler(seed=seed)``.
@@ -578,7 +578,7 @@ class WarmboSampler(BaseSampler):
         return cached[1]
 
     def _first_value(self, study: optuna.Study, trial: FrozenTrial, name: str, distribution) -> Any:
-        """The first trial of a study with a prior of studies: the prior's best trial's value of
+        """The first trial of a study with a prior: the prior's best row's value of
         ``name`` (when it has one inside ``distribution``), so that the first evaluation is warm, as
         ``Optimizer(prior=...)``'s first ask is (a user test: trial 0 was random, 2.4, and trial 1 the
         source's best, 0.115). Only while this trial is the study's only one (parallel workers'
@@ -764,14 +764,53 @@ def _prior_names(prior) -> list:
 _NO_VALUE = object()
 
 
+def _table_rows(item) -> list[tuple[dict, float]] | None:
+    """A table prior's rows as ``(parameters, value)`` in the new study's direction (as tables are
+    read): an ``(X, y)`` pair of dicts, a TaskData, a DataFrame or a CSV file with a ``y`` column;
+    None for any other form. Cells are taken as they are (a CSV's as numbers where they read as one):
+    a value outside a parameter's distribution is not proposed (:meth:`WarmboSampler._first_value`)."""
+    import csv
+    import os
+
+    if isinstance(item, TaskData):
+        return list(zip(item.params, (float(v) for v in item.y), strict=True))
+    if isinstance(item, tuple) and len(item) == 2 and all(isinstance(r, dict) for r in item[0]):
+        return list(zip((dict(r) for r in item[0]), (float(v) for v in item[1]), strict=True))
+    if hasattr(item, "columns") and hasattr(item, "to_dict") and "y" in item.columns:
+        return [
+            ({k: v for k, v in row.items() if k not in ("y", "task") and v == v}, float(row["y"]))
+            for row in item.to_dict("records")
+        ]
+    if isinstance(item, str | os.PathLike) and str(item).lower().endswith(".csv"):
+
+        def cell(text: str):
+            for kind in (int, float):
+                try:
+                    return kind(text)
+                except ValueError:
+                    pass
+            return text
+
+        with open(item, newline="", encoding="utf-8") as f:
+            return [
+                ({k: cell(v) for k, v in row.items() if k not in ("y", "task") and v != ""}, float(row["y"]))
+                for row in csv.DictReader(f)
+            ]
+    return None
+
+
 def _best_of_studies(prior, maximize: bool) -> dict[str, Any]:
-    """The parameters of the best complete trial of a prior given as studies (Optuna studies, warmbo
-    study files or URLs, or a list of them), each study's values signed by its direction; {} for any
-    other form (a table has no direction, and is read against the search space later)."""
+    """The parameters of the best row of the prior: a complete trial of its studies (Optuna studies,
+    warmbo study files or URLs, each study's values signed by its direction) or a row of its tables
+    (:func:`_table_rows`, in the new study's direction); {} for any other form or a table that
+    cannot be read (it is read with its own message at the first proposal)."""
     from ..prior import names_a_study
     from ..storage import Study
 
-    items = list(prior) if isinstance(prior, list | tuple) else [prior]
+    items = (
+        [prior] if isinstance(prior, tuple) and len(prior) == 2 and not isinstance(prior[0], str) else None
+    )
+    items = items or (list(prior) if isinstance(prior, list | tuple) else [prior])
     best, top = {}, -math.inf
     for item in items:
         if isinstance(item, optuna.Study):
@@ -790,7 +829,12 @@ def _best_of_studies(prior, maximize: bool) -> dict[str, Any]:
             finally:
                 source.close()
         else:
-            return {}
+            try:
+                rows, sign = _table_rows(item), 1.0
+            except Exception:  # noqa: BLE001 - read at the first proposal, with its own message
+                return {}
+            if rows is None:
+                return {}
         for params, value in rows:
             score = (1.0 if maximize else -1.0) * sign * float(value)
             if math.isfinite(score) and score > top:
