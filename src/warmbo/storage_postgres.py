@@ -157,7 +157,8 @@ class _Connection:
     says which value it could not store). Everything else is the psycopg connection's."""
 
     def __init__(self, study: PostgresStudy):
-        # (weakly: the study keeps its connections for its finalizer, which must not keep it alive)
+        # (weakly: the study's thread-local slots hold this connection, and a strong reference back
+        # would make a cycle that only a garbage collection frees, not the study's drop: _Closer)
         self._study_ref = weakref.ref(study)
         try:
             self._conn = study._open_connection()

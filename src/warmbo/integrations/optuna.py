@@ -571,10 +571,10 @@ class WarmboSampler(BaseSampler):
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
     def _prior_best(self, maximize: bool) -> dict[str, Any]:
-        """The prior's best trial's parameters (:func:`_best_of_studies`), read once."""
+        """The prior's best trial's parameters (:func:`_best_row`), read once."""
         cached = self.__dict__.get("_best_params")
         if cached is None or cached[0] != maximize:
-            cached = self._best_params = (maximize, _best_of_studies(self.prior, maximize))
+            cached = self._best_params = (maximize, _best_row(self.prior, maximize))
         return cached[1]
 
     def _first_value(self, study: optuna.Study, trial: FrozenTrial, name: str, distribution) -> Any:
@@ -799,7 +799,7 @@ def _table_rows(item) -> list[tuple[dict, float]] | None:
     return None
 
 
-def _best_of_studies(prior, maximize: bool) -> dict[str, Any]:
+def _best_row(prior, maximize: bool) -> dict[str, Any]:
     """The parameters of the best row of the prior: a complete trial of its studies (Optuna studies,
     warmbo study files or URLs, each study's values signed by its direction) or a row of its tables
     (:func:`_table_rows`, in the new study's direction); {} for any other form or a table that
