@@ -1556,7 +1556,7 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     typed = space.encode([{"x": 0.5, "mode": "a"}])
     gaps = [np.max(np.abs(space.encode([wb.Study("lab.db").trial(i).params]) - typed)) for i in (1, 2)]
     nearest = 1 + int(np.argmin(gaps))  # (max-norm in the encoded cube, as the command measures)
-    assert f"the nearest is trial {nearest} at" in said and f"--trial {nearest} --failed --note" in said
+    assert f"the nearest is trial {nearest} at" in said and f"--trial {nearest} --withdraw --note" in said
     # the settings of a pending suggestion complete it
     same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
     assert same.exit_code == 0 and "suggested at these settings as trial 2" in same.output
@@ -1866,7 +1866,8 @@ def test_observe_takes_plain_numerals_only(workdir, value, message):
     assert wb.Study("lab.db").trial(1).is_pending
 
 
-def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(workdir):
+def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(workdir, monkeypatch):
+    monkeypatch.setenv("WARMBO_USER", "ana")  # (who corrected a value is kept with it)
     # before: there was no way to take a study's trials to a spreadsheet
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3, "--seed", 0)
     invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "0.5")
@@ -1891,7 +1892,7 @@ def test_export_writes_every_trial_and_its_complete_rows_import_as_prior_data(wo
         "note",
     ]
     assert list(rows[0]) == header
-    assert rows[0]["amended"] == "amended, was value 0.5 (misread)" and rows[1]["amended"] == ""
+    assert rows[0]["amended"] == "amended, was value 0.5 (misread; by ana)" and rows[1]["amended"] == ""
     stored = wb.Study("lab.db").trials()
     assert [(r["trial"], r["state"]) for r in rows] == [("1", "complete"), ("2", "failed"), ("3", "pending")]
     assert float(rows[0]["x"]) == stored[0].params["x"] and rows[0]["y"] == "0.25"
@@ -2085,7 +2086,8 @@ def test_a_run_that_leaves_places_to_other_workers_says_so(workdir):
     assert "stopped at" not in quiet.output
 
 
-def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
+def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir, monkeypatch):
+    monkeypatch.setenv("WARMBO_USER", "ana")  # (who corrected a value is kept with it)
     # before: --note was refused with --failed, and status showed neither the reason of a failure
     # nor that a value had been corrected (the earlier value was only in the study's meta table)
     invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3)
@@ -2104,7 +2106,7 @@ def test_status_notes_why_a_trial_failed_and_what_an_amended_one_held(workdir):
     rows = {line.split("│")[1].strip(): line for line in status.output.splitlines() if line.count("│") > 3}
     assert "amended, was value 55.2" in rows["1"]
     assert "pump stopped" in rows["2"]
-    assert "amended, was value 4 (contaminated)" in rows["3"]
+    assert "amended, was value 4 (contaminated; by ana)" in rows["3"]
     # a note with a value (a session 38 user test: "--note goes with --failed", so a lab's remark on a
     # result had nowhere to go): kept with the trial, in the same transaction as the value
     noted = invoke(
@@ -3170,9 +3172,54 @@ def test_one_result_recorded_twice_with_params_is_pointed_out(workdir):
     assert second.exit_code == 0, second.output
     said = " ".join(second.output.split())
     assert "note: trial 2 holds the same settings and the same value 33" in said, said
-    assert "--trial 3 --amend --failed --note 'recorded twice'" in said, said
+    assert "--trial 3 --withdraw --note 'recorded twice'" in said, said
+    # the advice, followed: the duplicate is gone from the model, the counts and export, and kept
+    withdrawn = invoke(
+        "observe", "--storage", "lab.db", "--trial", 3, "--withdraw", "--note", "recorded twice"
+    )
+    assert withdrawn.exit_code == 0, withdrawn.output
+    assert "trial 3 withdrawn (was value 33, at x=0.5, mode=a)" in " ".join(withdrawn.output.split())
+    study = wb.Study("lab.db")
+    assert [t.id for t in study.trials()] == [1, 2] and study.count("failed") == 0
+    assert study.withdrawn()[3]["value"] == 33 and study.withdrawn()[3]["note"] == "recorded twice"
     other = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "34")
     assert other.exit_code == 0 and "note:" not in other.output, other.output  # a replicate
+
+
+def test_observe_withdraw_takes_a_trial_out_and_status_lists_it(workdir, monkeypatch):
+    # a chemist user test: the only way to take out a suggestion run at other settings, or a result
+    # recorded twice, was --failed, which the model reads (the worst value there) and status counts
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
+    assert invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "3").exit_code == 0
+    before = study_rows("lab.db")
+    for args, message in [
+        (("--trial", 2, "--withdraw", "--value", "1"), "alone, not with --value"),
+        (("--trial", 2, "--withdraw", "--failed", "--amend"), "not with --failed, --amend"),
+        (("--withdraw", "--note", "x"), "--withdraw needs the trial to take out: --trial ID"),
+        (("--trial", 2, "--withdraw", "--note", " "), "--note is empty"),
+        (("--trial", 9, "--withdraw"), "no trial with id 9"),
+    ]:
+        refused = invoke("observe", "--storage", "lab.db", *args)
+        assert refused.exit_code == 1 and message in " ".join(refused.output.split()), refused.output
+    assert study_rows("lab.db") == before  # nothing changed
+    monkeypatch.setenv("WARMBO_USER", "ana")
+    out = invoke(
+        "observe", "--storage", "lab.db", "--trial", 2, "--withdraw", "--note", "run at other settings"
+    )
+    said = " ".join(out.output.split())
+    assert out.exit_code == 0 and "trial 2 withdrawn (was pending, at x=" in said, said
+    status = invoke("status", "--storage", "lab.db")
+    said = " ".join(status.output.split())
+    assert "1 complete, 0 pending, 0 failed" in said, said
+    assert "1 withdrawn, read by nothing (kept in the study): trial 2 (run at other settings; by ana)" in said
+    again = invoke("observe", "--storage", "lab.db", "--trial", 2, "--value", "4")
+    said = " ".join(again.output.split())
+    assert again.exit_code == 1 and "trial 2 of study 'lab.db' was withdrawn by ana" in said, said
+    assert invoke("export", "--storage", "lab.db", "--out", "t.csv").exit_code == 0
+    assert [line.split(",")[0] for line in Path("t.csv").read_text().splitlines()] == [
+        "trial",
+        "1",
+    ]  # (a withdrawn duplicate would be read as prior data)
 
 
 def test_one_result_recorded_twice_from_a_suggestions_rounded_settings_is_pointed_out(workdir):

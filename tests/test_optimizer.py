@@ -2510,3 +2510,53 @@ def test_history_frame_gives_each_time_its_own_offset_across_daylight_saving(mon
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_a_withdrawn_trial_is_read_by_nothing_where_a_failed_one_is_fantasised(tmp_path, monkeypatch):
+    # a chemist user test: the tool advised marking a result recorded twice failed, so the model
+    # fantasised the worst value at the settings of the best result and status counted a failure
+    import warmbo.optimizer as optimizer_module
+
+    space = wb.Space.box([(0.0, 1.0), (0.0, 1.0)])
+    seen = {}
+    real_suggest = optimizer_module.suggest
+
+    def spy(model, *args, failed=None, pending=None, **kwargs):
+        seen.update(n=model.n_observations, failed=len(failed), pending=len(pending))
+        return real_suggest(model, *args, failed=failed, pending=pending, **kwargs)
+
+    monkeypatch.setattr(optimizer_module, "suggest", spy)
+    monkeypatch.setenv("WARMBO_USER", "ana")
+    for arm in ("failed", "withdrawn"):
+        opt = wb.Optimizer(space, storage=str(tmp_path / f"{arm}.db"), seed=0, n_initial=3)
+        opt.run(lambda p: (p["x0"] - 0.3) ** 2 + p["x1"], budget=6, progress=False)
+        twin = opt.tell(dict(opt.best.params), opt.best.value)  # the same result recorded twice
+        if arm == "failed":
+            opt.amend(twin, failed=True, note="recorded twice")
+        else:
+            assert opt.withdraw(twin, note="recorded twice").id == twin.id
+        opt.ask()
+        if arm == "failed":
+            assert (seen["n"], seen["failed"], opt.study.count("failed")) == (6, 1, 1)
+        else:
+            assert (seen["n"], seen["failed"], opt.study.count("failed")) == (6, 0, 0)
+            assert opt.study.withdrawn()[twin.id]["by"] == "ana"
+    with pytest.raises(ValueError, match="withdraw needs the trial"):
+        opt.withdraw({"x0": 0.1, "x1": 0.1})
+
+
+def test_withdrawing_a_trial_a_live_run_evaluates_is_refused(tmp_path):
+    # the run would fail when it reports; once the run has said it stopped, the trial may go
+    from warmbo.optimizer import RUN_ENDED_PREFIX
+    from warmbo.storage import StorageError
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), storage=str(tmp_path / "s.db"), seed=0)
+    busy = opt.ask()
+    opt.study.heartbeat([busy.trial_id])
+    with pytest.raises(StorageError, match=f"trial {busy.trial_id} is being evaluated by a live run"):
+        opt.withdraw(busy)
+    assert opt.study.trial(busy.trial_id).is_pending  # nothing changed
+    opt.study.set_meta(f"{RUN_ENDED_PREFIX}{opt.study.trial(busy.trial_id).worker}", repr(time.time() + 1))
+    assert opt.withdraw(busy).id == busy.trial_id and len(opt.study) == 0
+    waiting = opt.ask()  # a suggestion waiting for a person (no heartbeat) may go at once
+    assert opt.withdraw(waiting.trial_id).is_pending and len(opt.study) == 0

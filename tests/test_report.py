@@ -865,7 +865,8 @@ def test_the_report_page_displays_the_calibration_plot_in_headless_chromium(tmp_
     assert _render(broken, tmp_path).startswith("probe: natural=0x0")
 
 
-def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path):
+def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path, monkeypatch):
+    monkeypatch.setenv("WARMBO_USER", "ana")  # (who corrected a value is kept with it)
     # before: an amended trial looked like any other in the report; its earlier value was only in
     # the study's meta table
     opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "s.db", seed=0)
@@ -878,8 +879,8 @@ def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path):
     page = opt.report(tmp_path / "r").read_text()
     table = page[page.index("<h2>Trials</h2>") :]
     assert "<th>amended</th>" in table
-    assert "amended, was value 3 (misread &lt;gauge&gt;)" in table  # escaped like every user string
-    assert "amended, was value 2 (contaminated)" in table
+    assert "amended, was value 3 (misread &lt;gauge&gt;; by ana)" in table  # escaped like every user string
+    assert "amended, was value 2 (contaminated; by ana)" in table
     assert table.count(">amended<") == 1  # trial 3: the bare mark (the header is a <th>)
     assert "<th>note</th>" not in table  # (no note kept: no empty column)
     opt.study.set_note(1, "stirring <slow>")  # (warmbo observe --note; escaped too)
@@ -889,6 +890,25 @@ def test_the_trials_table_says_what_an_amended_trial_held_before(tmp_path):
     plain.tell({"x": 0.5}, 1.0)
     page = plain.report(tmp_path / "p").read_text()
     assert "<th>amended</th>" not in page  # no empty column
+
+
+def test_the_summary_lists_withdrawn_trials_with_what_they_held(tmp_path, monkeypatch):
+    monkeypatch.setenv("WARMBO_USER", "ana")
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "s.db", seed=0)
+    for x, y in [(0.1, 3.0), (0.5, 2.0), (0.5, 2.0)]:
+        opt.tell({"x": x}, y)
+    opt.withdraw(3, note="recorded <twice>")
+    page = opt.report(tmp_path / "r").read_text()
+    summary = page[page.index("<h2>Summary</h2>") : page.index("</ul>")]
+    assert "<li>Trials: 2 (2 complete)</li>" in summary
+    assert (
+        "Withdrawn: 1, read by nothing (kept in the study): "
+        "trial 3 (was value 2; recorded &lt;twice&gt;; by ana)" in summary
+    )
+    assert (
+        "Withdrawn"
+        not in wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0).report(tmp_path / "p").read_text()
+    )
 
 
 def test_the_tables_tell_apart_the_values_of_a_narrow_range_far_from_zero(tmp_path):

@@ -499,6 +499,41 @@ def test_amend_corrects_a_complete_trial_in_one_transaction_and_keeps_the_old_re
     assert Study(storage).trial(again.id).value == 1.0
 
 
+def test_withdraw_takes_a_trial_out_in_one_transaction_and_keeps_what_it_held(storage):
+    """A result recorded twice, marked failed as the tool once advised, was fantasised by the model
+    at the worst value on top of its real twin and counted as failed: withdrawn, nothing reads it,
+    and its record (with why and who) stays in the study."""
+    study = Study(storage, SPACE, {"direction": "minimize"})
+    kept = study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=5.5)
+    twice = study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=5.5)
+    pending = study.add_trial({"x0": 3.0, "x1": 2.0})
+    assert study.withdraw(twice.id, note="recorded twice", by="ana") == twice
+    assert study.withdraw(pending.id) == pending
+    assert [t.id for t in Study(storage).trials()] == [kept.id]
+    assert len(Study(storage)) == 1 and Study(storage).count("failed") == 0
+    records = Study(storage).withdrawn()
+    assert set(records) == {twice.id, pending.id}
+    assert records[twice.id]["params"] == twice.params and records[twice.id]["value"] == 5.5
+    assert (records[twice.id]["note"], records[twice.id]["by"]) == ("recorded twice", "ana")
+    assert records[pending.id]["state"] == "pending" and records[pending.id]["note"] is None
+    # a result reported later for it is refused in words, and its id is never reused
+    with pytest.raises(StorageError, match=rf"trial {twice.id} .*was withdrawn by ana \(recorded twice\)"):
+        study.complete(twice.id, 1.0)
+    assert study.add_trial({"x0": 4.0, "x1": 2.0}).id > pending.id
+    with pytest.raises(StorageError, match=rf"no trial with id {10 * pending.id + 99}"):
+        study.withdraw(10 * pending.id + 99)
+    # one transaction: a failure while keeping the record leaves the trial where it was
+    again = study.add_trial({"x0": 5.0, "x1": 2.0}, "complete", value=1.0)
+
+    def broken(key, value):
+        raise RuntimeError("disk full")
+
+    study.set_meta = broken
+    with pytest.raises(RuntimeError, match="disk full"):
+        study.withdraw(again.id)
+    assert Study(storage).trial(again.id).value == 1.0 and again.id not in Study(storage).withdrawn()
+
+
 def test_a_value_after_a_failure_keeps_the_failure_and_amend_keeps_task_vectors(storage):
     """A failed trial completed later lost its failure (complete cleared the error, against the
     module's 'never overwritten silently'): it is kept in amended:<id> now. Amending a multi-task
@@ -1173,11 +1208,11 @@ def test_a_trial_of_another_study_says_which_study_it_is_in(postgres_server):
     assert done.exit_code == 1, done.output
     said = " ".join(done.output.split())
     assert (
-        f"no trial with id {theirs} in study 'plate-a-walk' (it is a trial of study 'plate-b-walk': give "
-        in said
+        f"no trial with id {theirs} in study 'plate-a-walk' in postgresql://" in said
+        and "(it is a trial of study 'plate-b-walk': give study=plate-b-walk in the URL)" in said
     )
     assert Study(there).trial(theirs).is_pending
-    with pytest.raises(StorageError, match=r"in study 'plate-a-walk'$"):
+    with pytest.raises(StorageError, match=r"in study 'plate-a-walk' in postgresql://\S+/\w+$"):
         Study(here).trial(10**9)
 
 

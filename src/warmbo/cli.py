@@ -508,6 +508,28 @@ def _trial_notes(study, trials, tasks) -> dict[int, str]:
     return notes
 
 
+#: ``status`` names this many withdrawn trials, the latest, and counts the others
+WITHDRAWN_SHOWN = 5
+
+
+def _withdrawn_line(study) -> str | None:
+    """``status``'s line on the trials taken out with ``observe --withdraw`` (the latest
+    :data:`WITHDRAWN_SHOWN`, each with why and by whom); None when there are none."""
+    records = study.withdrawn()
+    if not records:
+        return None
+    ids = sorted(records)
+    shown = []
+    for i in ids[-WITHDRAWN_SHOWN:]:
+        r = records[i]
+        said = "; ".join(
+            str(part) for part in (r.get("note"), f"by {r['by']}" if r.get("by") else None) if part
+        )
+        shown.append(f"trial {i}" + (f" ({said})" if said else ""))
+    more = f" and {len(ids) - WITHDRAWN_SHOWN} earlier" if len(ids) > WITHDRAWN_SHOWN else ""
+    return f"{len(ids)} withdrawn, read by nothing (kept in the study): {', '.join(shown)}{more}"
+
+
 def _print_table(table: Table) -> None:
     """A table at its natural width, never narrower: rich shrinks a table wider than the terminal
     (and a piped output is 80 columns) by cutting every cell to "0.3…", which hides the values."""
@@ -2052,6 +2074,15 @@ def observe(
         typer.Option("--value", "-v", help="Measured objective value (multi-task: V1,V2,... in task order)."),
     ] = None,
     failed: Annotated[bool, typer.Option("--failed", help="Mark the trial failed instead.")] = False,
+    withdraw: Annotated[
+        bool,
+        typer.Option(
+            "--withdraw",
+            help="Take trial --trial out of the study: a result recorded twice, a suggestion run at other "
+            "settings or never run. Nothing reads it afterwards (a failed trial still steers the model "
+            "away from its settings); what it held is kept in the study.",
+        ),
+    ] = False,
     params: Annotated[
         str | None,
         typer.Option(
@@ -2075,16 +2106,24 @@ def observe(
             "--note",
             help="A note kept with the result, shown by `status` and written by `export`: with a value, "
             "anything worth keeping ('sample slightly contaminated'); with --failed, why the experiment "
-            "failed; with --amend, why the result was corrected (kept with the earlier value).",
+            "failed; with --amend, why the result was corrected (kept with the earlier value); with "
+            "--withdraw, why.",
         ),
     ] = None,
 ) -> None:
     """Report the result of an experiment: a suggested one (--trial) or any other (--params), or that
-    it failed; --amend corrects a result already recorded."""
+    it failed; --amend corrects a result already recorded; --withdraw takes a trial out.
+
+    Who runs the command is kept with a correction, a withdrawal and a result reported for someone
+    else's suggestion: the variable WARMBO_USER, else the login (set WARMBO_USER on a shared lab
+    computer)."""
     storage = _the_study(study, storage)
     from .optimizer import Optimizer
     from .storage import Study
 
+    if withdraw:
+        _withdraw(storage, trial, value, failed, params, amend, note)
+        return
     if failed == (value is not None):
         raise ValueError("give either --value V or --failed")
     if trial is None and params is None:
@@ -2112,9 +2151,9 @@ def observe(
             raise ValueError(
                 f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
                 "given in --params; a trial's settings cannot be changed. Record the settings actually used "
-                "as a new trial (the same command without --trial), and mark the suggestion failed "
-                f"(`warmbo observe --storage {_study_arg(storage)} --trial {trial} --failed`) or "
-                "leave it pending"
+                "as a new trial (the same command without --trial), and withdraw the suggestion "
+                f"(`warmbo observe --storage {_study_arg(storage)} --trial {trial} --withdraw --note "
+                "'run at other settings'`)"
             )
         if stored.is_complete and not amend and numbers is not None:
             same = stored.values == tuple(numbers) if multitask else stored.value == numbers[0]
@@ -2216,10 +2255,52 @@ def observe(
             errors.print(
                 f"note: trial {same[-1]} holds the same settings and the same {_shown_result(t, tasks)}: if "
                 f"this was one result recorded twice, withdraw the new trial with: warmbo observe --storage "
-                f"{_study_arg(storage)} --trial {t.id} --amend --failed --note 'recorded twice'",
+                f"{_study_arg(storage)} --trial {t.id} --withdraw --note 'recorded twice'",
                 highlight=False,
                 soft_wrap=True,
             )
+    _print_best(opt)
+
+
+def _withdraw(storage: str, trial, value, failed: bool, params, amend: bool, note) -> None:
+    """``observe --withdraw``: take trial ``trial`` out of the study (:meth:`Optimizer.withdraw`),
+    saying what it held and that it is kept; the other result options are refused with it."""
+    from .optimizer import Optimizer
+    from .storage import Study
+
+    given = [
+        flag
+        for flag, on in (
+            ("--value", value is not None),
+            ("--failed", failed),
+            ("--params", params is not None),
+        )
+        if on
+    ]
+    given += ["--amend"] if amend else []
+    if given:
+        raise ValueError(
+            f"--withdraw takes a trial out of the study: give it with --trial ID (and --note WHY) alone, "
+            f"not with {', '.join(given)}"
+        )
+    if trial is None:
+        raise ValueError("--withdraw needs the trial to take out: --trial ID (`warmbo status` lists them)")
+    if note is not None and not note.strip():
+        raise ValueError("--note is empty: say why the trial is withdrawn, or leave --note out")
+    study = Study(storage)
+    if study.get_meta("multitask") is not None:
+        opt = load_optimizer(storage)
+    else:
+        opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
+    tasks = list(getattr(opt, "task_names", ()))
+    t = opt.withdraw(trial, note=note)
+    held = _shown_result(t, tasks) if t.is_complete else t.state + (f": {t.error}" if t.error else "")
+    console.print(
+        f"trial {t.id} withdrawn (was {held}, at {_shown(t.params, opt.space)}): the model and the counts "
+        "no longer read it; what it held is kept in the study, and `warmbo status` lists it",
+        markup=False,
+        soft_wrap=True,
+    )
     _print_best(opt)
 
 
@@ -2360,8 +2441,8 @@ def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | d
         return point, (
             f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids}; the nearest "
             f"is trial {near.id} at {_shown(near.params, opt.space)}: if this experiment was run instead of "
-            f"it, withdraw it with warmbo observe --storage {_study_arg(storage)} --trial {near.id} --failed "
-            "--note 'run at other settings')"
+            f"it, withdraw it with warmbo observe --storage {_study_arg(storage)} --trial {near.id} "
+            "--withdraw --note 'run at other settings')"
         )
     return point, " (a new trial)"
 
@@ -2610,6 +2691,9 @@ def status(
         console.print(f"(the last {last} of {total} trials; --last N or --all shows more)", highlight=False)
     counts = {s: opt.study.count(s) for s in ("complete", "pending", "failed")}
     console.print(", ".join(f"{v} {k}" for k, v in counts.items()))
+    withdrawn = _withdrawn_line(opt.study)
+    if withdrawn:
+        console.print(withdrawn, markup=False, highlight=False, soft_wrap=True)
     waiting = len(opt.queued())
     if waiting:  # (`warmbo enqueue`)
         console.print(
@@ -2826,7 +2910,7 @@ def _audit_line(opt, storage: str) -> str:
     if outliers:  # (the warning says "amend", Python's word: the command that does it)
         outliers.append(
             f"to correct a trial: warmbo observe --storage {_study_arg(storage)} --trial ID --value V "
-            "--amend (or --failed --amend --note WHY)"
+            "--amend (or --failed --amend --note WHY; --withdraw --note WHY for a result recorded twice)"
         )
     summary = result.summary()
     if getattr(result, "subject", ""):  # (a user test read "cover 0%" of RGPE's ensemble as a misfit)

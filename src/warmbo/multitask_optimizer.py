@@ -74,7 +74,7 @@ from .optimizer import PRIOR_WORKER, Optimizer, check_kernel_dim
 from .pareto import pareto_mask
 from .scalarization import Chebyshev, Scalarization
 from .space import Space
-from .storage import SettingConflictError, StorageError, Study, study_exists
+from .storage import SettingConflictError, StorageError, Study, person, study_exists
 from .trial import COMPLETE, FAILED, PENDING, History, Trial
 
 __all__ = ["MultiTaskOptimizer", "ReferencePointWarning"]
@@ -549,12 +549,12 @@ class MultiTaskOptimizer(Optimizer):
         the earlier result is kept in the study (:meth:`~warmbo.storage.Study.amend`)."""
         trial_id = self._amended_id(trial)
         if failed:
-            return self.study.amend(trial_id, failed=True, note=note)
+            return self.study.amend(trial_id, failed=True, note=note, by=person())
         if values is None:
             raise ValueError("amend needs either the new task values or failed=True")
         arr = self._as_values(values)
         self._check_reference(arr)
-        return self.study.amend(trial_id, self.utility(arr), values=arr.tolist(), note=note)
+        return self.study.amend(trial_id, self.utility(arr), values=arr.tolist(), note=note, by=person())
 
     def add_prior(self, data, tag: str | None = None) -> int:
         """Tell earlier evaluations of these same tasks, in your own units.

@@ -128,6 +128,7 @@ from .storage import (
     Study,
     TrialNotFoundError,
     default_worker,
+    person,
     readonly_url,
     redacted,
     study_exists,
@@ -660,6 +661,15 @@ def _check_fitted_protocol(model) -> None:
 def _basis(trials) -> tuple[tuple[int, float], ...]:
     """What a fit depends on: the complete trials' ids and values (an amended value changes it)."""
     return tuple((t.id, t.value) for t in trials if t.state == COMPLETE)
+
+
+def _ended_after(stamp: str, beat: float) -> bool:
+    """Whether a ``run_ended:<worker>`` entry (a time, :meth:`Optimizer._record_run_ended`) is at or
+    after ``beat``; an entry that is not a number says nothing."""
+    try:
+        return float(stamp) >= beat
+    except ValueError:
+        return False
 
 
 def _row_key(params: dict, value: float) -> str:
@@ -2017,6 +2027,7 @@ class Optimizer:
             audit=audit,
             amendments=self.study.amendments(),
             notes=self.study.notes(),
+            withdrawn=self.study.withdrawn(),
         )
 
     def _report_predictor(self, model):
@@ -3080,7 +3091,35 @@ class Optimizer:
         """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed
         (``failed=True``, ``note`` says why). The earlier result is kept in the study
         (:meth:`~warmbo.storage.Study.amend`, meta ``amended:<id>``); committed before this returns."""
-        return self.study.amend(self._amended_id(trial), value, failed=failed, note=note)
+        return self.study.amend(self._amended_id(trial), value, failed=failed, note=note, by=person())
+
+    def withdraw(self, trial, note: str | None = None) -> Trial:
+        """Take a trial out of the study (:meth:`~warmbo.storage.Study.withdraw`): a result recorded
+        twice, a suggestion run at other settings or never run. Nothing reads it afterwards: not the
+        model (a failed trial is fantasised at the worst value; a withdrawn one is not there), not
+        ``best``, not the counts. The trial as it stood, ``note`` and who withdrew it are kept in the
+        study (meta ``withdrawn:<id>``). A pending trial that a live run is evaluating (its heartbeat
+        within the last :data:`LIVE_BEATS` x :data:`HEARTBEAT_INTERVAL` s) is refused: the run would
+        fail telling it. Returns the trial as it stood."""
+        if isinstance(trial, dict) and not isinstance(trial, Suggestion):
+            raise ValueError("withdraw needs the trial (its id, Trial or Suggestion), not a parameter dict")
+        trial_id = trial.id if isinstance(trial, Trial) else getattr(trial, "trial_id", trial)
+        with self.study.transaction():
+            stored = self.study.trial(trial_id)
+            if stored.state == PENDING:
+                beat = self.study.last_beats(beating_only=True).get(stored.id)
+                ended = self.study.get_meta(f"{RUN_ENDED_PREFIX}{stored.worker}")
+                if (
+                    beat is not None
+                    and time.time() - beat <= LIVE_BEATS * HEARTBEAT_INTERVAL
+                    and not (ended is not None and _ended_after(ended, beat))
+                ):
+                    raise StorageError(
+                        f"trial {stored.id} is being evaluated by a live run ({stored.worker}, heartbeat "
+                        f"{time.time() - beat:.0f} s ago): withdrawing it would make that run fail when it "
+                        "reports; stop the run first, or withdraw the trial once it has reported"
+                    )
+            return self.study.withdraw(stored.id, note=note, by=person())
 
     def _amended_id(self, trial) -> int:
         if isinstance(trial, dict) and not isinstance(trial, Suggestion):

@@ -1101,8 +1101,32 @@ def _table(header: Sequence[str], rows: Sequence[tuple[str, Sequence[tuple[str, 
     return f'<div class="scroll">{table}</div>'
 
 
+def _withdrawn_html(withdrawn: Mapping[int, dict]) -> str:
+    """The summary's item on withdrawn trials (:meth:`warmbo.storage.Study.withdraw`): each id with
+    what it held, why and by whom."""
+    items = []
+    for i in sorted(withdrawn):
+        r = withdrawn[i] if isinstance(withdrawn[i], Mapping) else {}
+        held = r.get("state", "?")
+        if r.get("value") is not None:
+            try:
+                held = f"value {float(r['value']):.6g}"
+            except (TypeError, ValueError):
+                held = "a value"
+        said = "; ".join(str(p) for p in (r.get("note"), f"by {r['by']}" if r.get("by") else None) if p)
+        items.append(f"trial {i} (was {held}" + (f"; {said}" if said else "") + ")")
+    return (
+        f"<li>Withdrawn: {len(withdrawn)}, read by nothing (kept in the study): {_esc(', '.join(items))}</li>"
+    )
+
+
 def _summary_html(
-    space: Space, trials: Sequence[Trial], maximize: bool, best: Trial | None, tasks: Mapping[str, str] | None
+    space: Space,
+    trials: Sequence[Trial],
+    maximize: bool,
+    best: Trial | None,
+    tasks: Mapping[str, str] | None,
+    withdrawn: Mapping[int, dict] | None = None,
 ) -> str:
     counts = Counter(t.state for t in trials)
     states = [s for s in STATES if s in counts] + sorted(s for s in counts if s not in STATES)
@@ -1121,6 +1145,7 @@ def _summary_html(
         "<ul>",
         *heading,
         f"<li>Trials: {len(trials)} ({by_state})</li>",
+        *([_withdrawn_html(withdrawn)] if withdrawn else []),
         f"<li>Parameters: {len(space.params)} ({', '.join(_esc(n) for n in space.names)})</li>",
     ]
     if best is None:
@@ -1296,6 +1321,7 @@ def write_report(
     audit: Audit | Mapping[str, Audit] | None = None,
     amendments: Mapping[int, list[dict]] | None = None,
     notes: Mapping[int, str] | None = None,
+    withdrawn: Mapping[int, dict] | None = None,
 ) -> Path:
     """Write the figures of a study and a self-contained ``report.html`` into ``out_dir``.
 
@@ -1348,6 +1374,9 @@ def write_report(
     notes : Mapping[int, str], optional
         :meth:`warmbo.storage.Study.notes`: the trials table then gets a "note" column (``warmbo
         observe --note``, "reported by ...").
+    withdrawn : Mapping[int, dict], optional
+        :meth:`warmbo.storage.Study.withdrawn`: the summary then lists the trials taken out of the
+        study (``warmbo observe --withdraw``), each with why and by whom.
 
     Returns
     -------
@@ -1382,7 +1411,7 @@ def write_report(
             if flat_importance:  # the PNG alone must not read as a ranking either
                 fig.axes[0].set_xlabel("posterior mean flat along every slice: equal shares")
 
-    blocks = [_summary_html(space, trials, maximize, best, tasks)]
+    blocks = [_summary_html(space, trials, maximize, best, tasks, withdrawn)]
     if tasks:
         blocks.append(_tasks_html(space, trials, tasks))
     if transfer is not None:

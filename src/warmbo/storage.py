@@ -148,6 +148,10 @@ class SettingConflictError(StorageError):
         self.given = given
 
 
+#: meta key prefix of a withdrawn trial's record (:meth:`Study.withdraw`)
+WITHDRAWN_PREFIX = "withdrawn:"
+
+
 class TrialNotFoundError(StorageError, KeyError):
     """No trial with the given id exists in the study."""
 
@@ -248,6 +252,13 @@ def default_worker() -> str:
     if thread is not threading.main_thread():
         name += f":{thread.name}"
     return name
+
+
+def person() -> str | None:
+    """Who is at the keyboard, as stored with a correction or a withdrawal: ``WARMBO_USER``, else the
+    login (the user part of :func:`default_worker`); None where neither is known."""
+    worker = default_worker()
+    return worker.split("@", 1)[0] if "@" in worker else None
 
 
 _READONLY_QUERY = "?mode=ro"
@@ -1154,7 +1165,7 @@ class Study:
             .fetchone()
         )
         if row is None:
-            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self._label()}")
+            raise self._missing(trial_id)
         return self._trial(row)
 
     def __len__(self) -> int:
@@ -1310,14 +1321,21 @@ class Study:
         return self.trial(trial_id)
 
     def amend(
-        self, trial_id, value=None, values=None, failed: bool = False, note: str | None = None
+        self,
+        trial_id,
+        value=None,
+        values=None,
+        failed: bool = False,
+        note: str | None = None,
+        by: str | None = None,
     ) -> Trial:
         """Correct the result of a complete trial: a new ``value`` (and a multi-task trial's vector
         ``values``), or ``failed=True`` to mark it failed (``note`` says why, e.g. a contaminated
         sample). In one transaction with the change, the trial's earlier result is appended to the
         meta entry ``amended:<id>`` (a JSON list of ``{"state", "value", "values", "error", "note",
-        "amended"}``), so a correction never loses what was stored. Pending and failed trials are
-        refused: :meth:`complete` and :meth:`fail` record their first result."""
+        "amended", "by"}``; ``by`` names who corrected it, ``warmbo observe --amend`` gives
+        ``WARMBO_USER`` or the login), so a correction never loses what was stored. Pending and
+        failed trials are refused: :meth:`complete` and :meth:`fail` record their first result."""
         if failed == (value is not None):
             raise ValueError("amend needs either a new value or failed=True")
         value = None if failed else _finite_value(value)
@@ -1354,10 +1372,77 @@ class Study:
                     None if vector is None else json.dumps(list(vector)),
                     None,
                 )
-            self._keep_earlier(trial, note)
+            self._keep_earlier(trial, note, by)
         return self.trial(trial_id)
 
-    def _keep_earlier(self, trial: Trial, note: str | None) -> None:
+    def withdraw(self, trial_id, note: str | None = None, by: str | None = None) -> Trial:
+        """Take a trial out of the study, in any state: a result recorded twice, a suggestion run at
+        other settings (stored as a trial of its own) or never run. Unlike a failed trial, which the
+        model reads (a failed point is fantasised at the worst value, so that it is not proposed
+        again) and ``status`` counts, a withdrawn trial is read by nothing: not the model, not
+        ``best``, not the counts, not ``export``. In one transaction, the trial as it stood (params,
+        state, value, values, error, worker, created, completed) with ``note`` (why), ``by`` (who)
+        and ``withdrawn`` (when) is kept in the meta entry ``withdrawn:<id>`` and the trial's row
+        deleted; its id is never reused, and :meth:`trial` on it says it was withdrawn. Returns the
+        trial as it stood."""
+        if note is not None and (not isinstance(note, str) or not note.strip()):
+            raise ValueError(f"note must be a non-empty str or None, got {note!r}")
+        trial_id = self._check_id(trial_id)
+        with self.transaction():
+            trial = self.trial(trial_id)
+            record = {
+                "params": trial.params,
+                "state": trial.state,
+                "value": trial.value,
+                "values": None if trial.values is None else list(trial.values),
+                "error": trial.error,
+                "worker": trial.worker,
+                "created": trial.created,
+                "completed": trial.completed,
+                "note": note,
+                "by": by,
+                "withdrawn": time.time(),
+            }
+            self.set_meta(f"{WITHDRAWN_PREFIX}{trial_id}", json.dumps(record))
+            self.delete_trials([trial_id])
+        return trial
+
+    def withdrawn(self) -> dict[int, dict]:
+        """The trials :meth:`withdraw` took out, by id: each its record (``params``, ``state``,
+        ``value``, ``values``, ``error``, ``worker``, ``created``, ``completed``, ``note``, ``by``,
+        ``withdrawn``: the time). An entry edited by hand into something else reads as ``{}``."""
+        out = {}
+        for key, text in self.meta_items(WITHDRAWN_PREFIX).items():
+            suffix = key[len(WITHDRAWN_PREFIX) :]
+            if not suffix.isdigit():
+                continue
+            try:
+                record = json.loads(text)
+            except ValueError:
+                record = {}
+            out[int(suffix)] = record if isinstance(record, dict) else {}
+        return out
+
+    def _missing(self, trial_id: int, where: str = "") -> TrialNotFoundError:
+        """The error for a trial id not in the study; a withdrawn trial's says so, when and why (a
+        value reported later for it is refused in words, not "no trial with id")."""
+        text = self.get_meta(f"{WITHDRAWN_PREFIX}{trial_id}")
+        if text is not None:
+            try:
+                record = json.loads(text)
+            except ValueError:
+                record = {}
+            record = record if isinstance(record, dict) else {}
+            who = f" by {record['by']}" if record.get("by") else ""
+            why = f" ({record['note']})" if record.get("note") else ""
+            return TrialNotFoundError(
+                f"trial {trial_id} of study {self._label()} was withdrawn{who}{why}: nothing reads it "
+                "any more; a result for its settings is stored as a new trial (tell its parameters "
+                "as a dict, or warmbo observe --params)"
+            )
+        return TrialNotFoundError(f"no trial with id {trial_id} in study {self._label()}{where}")
+
+    def _keep_earlier(self, trial: Trial, note: str | None, by: str | None = None) -> None:
         """Append ``trial``'s result as it stands to the meta entry ``amended:<id>`` (inside the
         caller's transaction): what :meth:`amend` replaces, or the failure a later value replaces."""
         key = f"amended:{trial.id}"
@@ -1370,6 +1455,7 @@ class Study:
                 "error": trial.error,
                 "note": note,
                 "amended": time.time(),
+                "by": by,
             }
         )
         self.set_meta(key, json.dumps(earlier))

@@ -45,7 +45,6 @@ from .storage import (
     ConnectionLostError,
     StorageError,
     Study,
-    TrialNotFoundError,
     _Closer,
     _finite_value,
     _finite_vector,
@@ -531,7 +530,7 @@ class PostgresStudy(Study):
             where = (
                 f" (it is a trial of study {other[0]!r}: give study={other[0]} in the URL)" if other else ""
             )
-            raise TrialNotFoundError(f"no trial with id {trial_id} in study {self.name!r}{where}")
+            raise self._missing(trial_id, where)
         return self._trial(row)
 
     def __len__(self) -> int:

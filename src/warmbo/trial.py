@@ -181,5 +181,6 @@ def amendment_note(earlier: list[dict], task_names=()) -> str:
     except (TypeError, ValueError, AttributeError):  # a hand-edited record: say it exists
         return "amended"
     times = f" {len(earlier)}x" if len(earlier) > 1 else ""
-    why = f" ({last['note']})" if last.get("note") else ""
+    said = "; ".join(str(p) for p in (last.get("note"), f"by {last['by']}" if last.get("by") else None) if p)
+    why = f" ({said})" if said else ""
     return f"amended{times}, was {was}{why}"
