@@ -329,7 +329,7 @@ def test_a_second_ask_without_a_tell_says_once_that_the_first_trial_is_still_pen
     assert said.filename == __file__
     assert f"trial {first.trial_id}, which the last ask() suggested, is still pending" in message
     assert "ask(n)" in message and f"opt.tell({first.trial_id}, value)" in message
-    assert f"opt.tell_failed({first.trial_id})" in message
+    assert f"take it out with opt.withdraw({first.trial_id})" in message  # (not failed: never run)
     with warnings.catch_warnings():
         warnings.simplefilter("error", UnansweredAskWarning)
         opt.ask()  # once per optimizer

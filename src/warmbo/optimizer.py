@@ -2790,7 +2790,8 @@ class Optimizer:
             f"nothing was told since: it stays pending, and the optimizer treats it as running (it "
             f"suggests points away from it, and `warmbo status` lists it). To evaluate several points "
             f"at once, ask for a batch with ask(n). To close trial {trial_id}, tell its result with "
-            f"opt.tell({trial_id}, value), or mark it failed with opt.tell_failed({trial_id}). "
+            f"opt.tell({trial_id}, value); if it will not be evaluated, take it out with "
+            f"opt.withdraw({trial_id}). "
             f"(Said once per optimizer.)",
             UnansweredAskWarning,
         )
