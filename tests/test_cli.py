@@ -3186,6 +3186,34 @@ def test_one_result_recorded_twice_with_params_is_pointed_out(workdir):
     assert other.exit_code == 0 and "note:" not in other.output, other.output  # a replicate
 
 
+def test_a_new_study_one_typo_from_an_existing_one_is_refused_without_create(workdir):
+    # a chemist user test: `suggest --space ... --storage lab.bd` created a second study beside
+    # lab.db with a warning on stderr, under the suggestions, easy to miss
+    assert invoke("suggest", "--storage", "lab.db", "--space", "space.json").exit_code == 0
+    for command in (
+        ("suggest",),
+        ("enqueue", "--params", '{"x": 0.5, "mode": "a"}'),
+        ("optimize", "objmod:f", "--budget", 1),
+    ):
+        refused = invoke(*command, "--storage", "lab.bd", "--space", "space.json")
+        said = " ".join(refused.output.split())
+        assert refused.exit_code == 1, refused.output
+        assert "no study at 'lab.bd', and 'lab.db' beside it is one: did you mean --storage lab.db?" in said
+        assert "add --create" in said and not Path("lab.bd").exists()
+    created = invoke("suggest", "--storage", "lab.bd", "--space", "space.json", "--create")
+    assert created.exit_code == 0 and "did you mean" not in created.output, created.output
+    assert len(wb.Study("lab.bd")) == 1 and len(wb.Study("lab.db")) == 1
+    series = invoke("suggest", "--storage", "lab2.db", "--space", "space.json")  # a numbered series
+    assert series.exit_code == 0 and "did you mean" not in series.output, series.output
+    Path("notes.txt").write_text("a file of a close name that is no study\n")
+    assert invoke("suggest", "--storage", "notes.tx", "--space", "space.json").exit_code == 0
+    swapped = invoke("suggest", "--storage", "alb.db", "--space", "space.json")  # (two letters swapped)
+    assert swapped.exit_code == 1 and "did you mean --storage lab.db?" in swapped.output, swapped.output
+    # a close name that is a name of its own (one letter more or less) keeps the warning alone
+    other = invoke("suggest", "--storage", "flab.db", "--space", "space.json")
+    assert other.exit_code == 0 and len(wb.Study("flab.db")) == 1, other.output
+
+
 def test_observe_withdraw_takes_a_trial_out_and_status_lists_it(workdir, monkeypatch):
     # a chemist user test: the only way to take out a suggestion run at other settings, or a result
     # recorded twice, was --failed, which the model reads (the worst value there) and status counts

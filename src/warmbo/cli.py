@@ -81,6 +81,14 @@ NewDirectionOption = Annotated[
 NewSeedOption = Annotated[
     int | None, typer.Option("--seed", help="Random seed of a new study (an existing one keeps its own).")
 ]
+CreateOption = Annotated[
+    bool,
+    typer.Option(
+        "--create",
+        help="Create the new study even beside a study file of a close name (without it, refused as a "
+        "likely typo: lab.bd beside lab.db).",
+    ),
+]
 NewDesignOption = Annotated[
     int | None,
     typer.Option(
@@ -912,6 +920,7 @@ def optimize(
             help="Run MT-BKB with this Nystrom accuracy (e.g. 0.5); a resumed study keeps its own.",
         ),
     ] = None,
+    create: CreateOption = False,
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
     from .objective import CommandObjective, load_callable
@@ -928,6 +937,8 @@ def optimize(
     if cmd is None and (timeout is not None or value_regex is not None):
         raise ValueError("--timeout and --value-regex apply to a --cmd objective")
     exists = storage is not None and study_exists(storage)
+    if not exists and storage is not None and space_file is not None:
+        _refuse_a_slip(storage, create)
     stored = Study(storage, readonly=True) if exists else None
     if space_file is None:
         if stored is None:
@@ -1796,6 +1807,7 @@ def suggest(
     maximize: NewDirectionOption = None,
     seed: NewSeedOption = None,
     n_initial: NewDesignOption = None,
+    create: CreateOption = False,
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
 
@@ -1817,6 +1829,7 @@ def suggest(
     space = None if space_file is None else load_space(space_file)
     data = parts = held = None
     if space is not None and not study_exists(storage):
+        _refuse_a_slip(storage, create)
         if fixed is not None:  # (checked first: a bad one must not leave a new study behind)
             held = _parse_params(fixed, space, "--fixed", partial=True)
         if transfer not in (None, "none") and not prior:
@@ -1959,6 +1972,59 @@ def suggest(
         f"report results with: warmbo observe --storage {_study_arg(storage)} --trial ID --value {hint}",
         soft_wrap=True,
     )
+
+
+def _refuse_a_slip(storage: str, create: bool) -> None:
+    """Before a command creates a study at an SQLite path: refuse when a study file of a close name
+    lies beside it (``lab.bd`` beside ``lab.db``), since the mistyped path would start a second
+    study with no trials and the lab's results would go on in two files (a chemist user test:
+    only a warning on stderr, easy to miss under the suggestions). ``--create`` creates it anyway.
+    Only what is nearly always a slip is refused (:func:`_a_slip`: the same name with another
+    ending, two neighbouring letters swapped); other close names (``cold.db`` beside ``old.db``)
+    keep :class:`~warmbo.storage.NewStudyWarning`. PostgreSQL studies get
+    :func:`_say_similar_studies`' note after creation instead."""
+    from .storage import NewStudyWarning, _is_postgres, _near_files, parse_url, study_exists
+
+    if _is_postgres(storage):
+        return
+    path = parse_url(storage)
+    if path == ":memory:" or Path(path).exists():
+        return
+    if create:  # (said and decided: the warning would only repeat it)
+        warnings.filterwarnings("ignore", category=NewStudyWarning)
+        return
+    near = [p for p in _near_files(path) if _a_slip(path, p) and _sqlite_header(p) and study_exists(p)]
+    if near:
+        raise ValueError(
+            f"no study at {path!r}, and {near[0]!r} beside it is one: did you mean --storage {near[0]}? "
+            f"To start a new study at {path!r}, add --create"
+        )
+
+
+def _a_slip(typed: str, existing: str) -> bool:
+    """Whether the file name ``typed`` is ``existing``'s with a slip of the keyboard: the same name
+    with another ending (``lab.bd``, ``lab.dbb``, ``lab.d`` for ``lab.db``) or two neighbouring
+    characters swapped (``enyzme.db`` for ``enzyme.db``)."""
+    a, b = os.path.basename(typed), os.path.basename(existing)
+    (stem_a, end_a), (stem_b, end_b) = os.path.splitext(a), os.path.splitext(b)
+    if stem_a == stem_b and end_a != end_b:
+        return True
+    if stem_a.startswith(stem_b + ".") or stem_b.startswith(stem_a + "."):  # (lab.db.db, lab.d.db)
+        return True
+    if len(a) != len(b):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and (a[diff[0]], a[diff[1]]) == (b[diff[1]], b[diff[0]])
+
+
+def _sqlite_header(path: str) -> bool:
+    """Whether the file at ``path`` begins as an SQLite database does (notes.txt beside notes.tx is
+    no study, though ``study_exists`` leaves an unreadable file to the opening's own message)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def _say_similar_studies(study) -> None:
@@ -2591,6 +2657,7 @@ def enqueue(
     maximize: NewDirectionOption = None,
     seed: NewSeedOption = None,
     n_initial: NewDesignOption = None,
+    create: CreateOption = False,
 ) -> None:
     """Queue configurations to evaluate first (known good ones, a default that works): the next
     `suggest` calls, or an `optimize` run, return them in order before the design or the model
@@ -2616,6 +2683,7 @@ def enqueue(
                 f"`warmbo enqueue --storage {_study_arg(storage)} --space SPACE.json --params '{{...}}'` "
                 "(--maximize, --seed and --n-initial as for `suggest --space`)"
             )
+        _refuse_a_slip(storage, create)
         points = configurations(space)  # (checked first: a bad one must not leave an empty study behind)
         opt = Optimizer(space, maximize=bool(maximize), seed=seed, n_initial=n_initial, storage=storage)
         direction = "maximise" if opt.maximize else "minimise"
