@@ -138,6 +138,21 @@ def test_suggest_observe_status_report(workdir):
     assert html.count("data:image/png;base64,") >= 2 and 'src="http' not in html
 
 
+def test_ctrl_c_during_report_says_nothing_was_written(workdir, monkeypatch):
+    # a chemist user test: Ctrl-C during `warmbo report` left a half-written folder without a word
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 2)
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "1")
+
+    def stopped(self, out, title=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(wb.Optimizer, "report", stopped)
+    done = invoke("report", "--storage", "lab.db")
+    assert done.exit_code == 130, done.output
+    assert "stopped by Ctrl-C: no report written (lab-report is not created)" in done.output
+    assert not Path("lab-report").exists()
+
+
 def test_report_says_what_to_do_with_a_results_folder_a_json_file_or_an_out_file(workdir):
     # the output of `warmbo reproduce NAME --quick`: a folder with report.html and results.json
     from warmbo.report import write_experiment_report

@@ -39,7 +39,31 @@ def test_the_wheel_holds_every_module_the_typed_marker_and_the_command(tmp_path)
     assert len(modules) > 50 and modules <= names, sorted(modules - names)
     assert "warmbo/py.typed" in names
     (entry_points,) = (n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert "warmbo = warmbo.cli:app" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "warmbo = warmbo_command:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "warmbo_command.py" in names  # (the entry point lives outside the package: see its docstring)
+
+
+def test_ctrl_c_while_the_command_loads_says_so_in_one_line():
+    # a chemist user test: Ctrl-C in the first half second (numpy, scipy and warmbo loading) printed
+    # Python's traceback of whatever module was loading. The Ctrl-C is raised here by an import hook
+    # at warmbo.cli's import, where it lands in practice, so that the test does not race a timer
+    hook = (
+        "import sys\n"
+        "class Stop:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'warmbo.cli':\n"
+        "            raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Stop())\n"
+        "sys.argv = ['warmbo', 'status', 'lab.db']\n"
+        "import warmbo_command\n"
+        "warmbo_command.main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", hook], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "stopped by Ctrl-C while starting: nothing was done\n" and done.stdout == ""
+    code = "import sys, warmbo_command; sys.argv = ['warmbo', '--help']; warmbo_command.main()"
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0 and "observe" in plain.stdout, plain.stderr
 
 
 def test_the_hints_a_type_checker_reads_match_what_the_readme_does():

@@ -978,3 +978,37 @@ def test_log_axes_of_the_report_panels_have_readable_tick_labels(param):
         for i, a in enumerate(boxes):
             for b in boxes[i + 1 :]:
                 assert not a.overlaps(b), [label.get_text() for label in labels]
+
+
+def test_a_report_stopped_while_it_is_made_leaves_the_folder_as_it_was(tmp_path, monkeypatch):
+    # a chemist user test: Ctrl-C during `warmbo report` left new PNGs beside the old page, silently
+    import warmbo.report as report_module
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=tmp_path / "s.db", seed=0)
+    for x, y in [(0.1, 3.0), (0.5, 2.0), (0.9, 1.0)]:
+        opt.tell({"x": x}, y)
+    out = tmp_path / "r"
+    opt.report(out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    opt.tell({"x": 0.7}, 0.5)  # (the next report differs in every figure)
+    made = []
+    real = report_module._figure_png
+
+    def interrupted(fig):
+        made.append(fig)
+        if len(made) == 3:
+            raise KeyboardInterrupt
+        return real(fig)
+
+    monkeypatch.setattr(report_module, "_figure_png", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        opt.report(out)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    with pytest.raises(KeyboardInterrupt):
+        made.clear()
+        opt.report(tmp_path / "new")
+    assert not (tmp_path / "new").exists()  # (no empty folder left behind either)
+    monkeypatch.setattr(report_module, "_figure_png", real)
+    opt.report(out)
+    after = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(after) == set(before) and after["report.html"] != before["report.html"]

@@ -3317,6 +3317,10 @@ def report(
         warnings.simplefilter("always", RuntimeWarning)
         try:
             path = opt.report(out, title=f"warmbo study {redacted(storage)}")  # (a page to share)
+        except KeyboardInterrupt:  # (the report is made in memory and written at the end)
+            was = "as it was" if out.exists() else "not created"
+            errors.print(f"stopped by Ctrl-C: no report written ({out} is {was})", highlight=False)
+            raise typer.Exit(130) from None
         except OSError as exc:
             if _STATE["debug"] or not exc.strerror:
                 raise

@@ -1386,9 +1386,12 @@ def write_report(
     out = Path(out_dir)
     if out.exists() and not out.is_dir():  # (mkdir said a bare "[Errno 17] File exists")
         raise ValueError(f"{str(out)!r} is a file: give a folder for report.html and the PNGs")
-    out.mkdir(parents=True, exist_ok=True)
     trials = list(trials)
     best = _best_trial(trials, maximize)
+    # every figure and the page are made in memory first and the files written at the end, each
+    # through a temporary file: a report stopped while it is made (Ctrl-C, an error) leaves the
+    # folder as it was, not new PNGs beside the old page (a user test)
+    files: dict[str, bytes | None] = {}  # name -> content, None: remove a stale one
 
     if tasks is not None:
         tasks = {str(k): v for k, v in tasks.items()}
@@ -1419,32 +1422,44 @@ def write_report(
     if figures:
         blocks.append("<h2>Figures</h2>")
     for name, caption in REPORT_FIGURES.items():
-        path = out / name
         if name not in figures:
-            path.unlink(missing_ok=True)
+            files[name] = None
             continue
-        png = _figure_png(figures[name])
-        path.write_bytes(png)
+        png = files[name] = _figure_png(figures[name])
         if transfer is not None and name == "slices.png" and getattr(transfer, "refuted", None) is None:
             caption += " " + TRANSFER_SLICES_NOTE
         if name == "importance.png" and flat_importance:
             caption += " " + FLAT_IMPORTANCE_NOTE
         blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
-    calibration = out / "calibration.png"
     if audit is not None:
         audits = {"observed": audit} if isinstance(audit, Audit) else dict(audit)
-        png = _figure_png(plot_calibration(audits))
-        calibration.write_bytes(png)
+        png = files["calibration.png"] = _figure_png(plot_calibration(audits))
         blocks.append(_calibration_html(audits, png))
     else:
-        calibration.unlink(missing_ok=True)
+        files["calibration.png"] = None
     if extra_html:
         blocks.append(extra_html)
     blocks.append(_trials_html(space, trials, list(tasks or ()), amendments, notes))
 
-    report = out / "report.html"
-    report.write_text(_page(title, "\n".join(blocks)), encoding="utf-8")
-    return report
+    files["report.html"] = _page(title, "\n".join(blocks)).encode("utf-8")  # (last: the page itself)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, content in files.items():
+        if content is None:
+            (out / name).unlink(missing_ok=True)
+        else:
+            _write_whole(out / name, content)
+    return out / "report.html"
+
+
+def _write_whole(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` through a temporary file beside it and a rename, so that
+    ``path`` holds the old content or the new one, never a part."""
+    part = path.with_name(f".{path.name}.part")
+    try:
+        part.write_bytes(content)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def settings_text(settings: dict) -> str:
