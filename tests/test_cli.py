@@ -786,7 +786,7 @@ def test_a_study_written_by_an_old_version_is_read_without_changing_it(workdir):
     status = invoke("status", "--storage", "old.db")
     assert status.exit_code == 0, status.output
     assert "1 complete, 1 pending, 1 failed" in status.output
-    assert "worker lab:1: 1 pending" in status.output
+    assert "lab: 1 suggestion waiting for a result (trial 3)" in status.output
     export = invoke("export", "--storage", "old.db", "--out", "old.csv")
     assert export.exit_code == 0, export.output
     lines = (workdir / "old.csv").read_text().splitlines()
@@ -2753,6 +2753,8 @@ def test_exporting_a_maximised_study_says_how_to_use_it_as_a_prior_of_a_minimise
     wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="loss.db").study.close()
     quiet = invoke("export", "--storage", "loss.db", "--out", "loss.csv")
     assert quiet.exit_code == 0 and "maximised" not in quiet.output
+    whole = invoke("export", "--storage", "acc.db", "--out", "all.csv")  # (every trial: not a prior's form)
+    assert whole.exit_code == 0 and "maximised" not in whole.output, whole.output
 
 
 def test_resuming_with_the_same_prior_files_in_another_order_replaces_nothing(workdir):
@@ -2872,13 +2874,23 @@ def test_suggest_imports_prior_files_as_trials_with_transfer_none(workdir):
     assert not (workdir / "split.db").exists()  # refused before the study was created
 
 
+def test_status_gives_no_model_estimate_before_five_results(workdir):
+    # a chemist user test: after two results status said "model's estimate there: 54.2764 (sd
+    # 0.286)", a precision no two measurements give
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 5)
+    for trial in range(1, 6):
+        invoke("observe", "--storage", "lab.db", "--trial", trial, "--value", str(trial * 1.5 % 4))
+        said = invoke("status", "--storage", "lab.db").output
+        assert ("model's estimate there" in said) == (trial >= 5), (trial, said)
+
+
 def test_status_estimates_a_transfer_study_in_the_values_units(workdir):
     # before: "model's estimate there: -0.34" for a loss measured at 0.04 (auto's mean, a weighted
     # sum of standardised GPs), then a caveat that a chemist still read as "94 % is reachable" beside
     # a best yield of 83.3: now the study's own GP, predict(target_only=True), and a note saying so
     (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "est.db", "--seed", 0)
-    assert invoke(*args, "--budget", 4, "--prior", "run1.csv").exit_code == 0
+    assert invoke(*args, "--budget", 5, "--prior", "run1.csv").exit_code == 0
     status = " ".join(invoke("status", "--storage", "est.db").output.split())
     assert "model's estimate there:" in status and "this study's own GP, in your units" in status
     opt = wb.Optimizer.load("est.db")
@@ -3341,7 +3353,7 @@ def test_status_says_how_long_suggestions_have_been_pending_in_hours(workdir, mo
     real = time.time
     monkeypatch.setattr(time, "time", lambda: real() + 27 * 3600)
     status = invoke("status", "--storage", "lab.db")
-    assert status.exit_code == 0 and "last heartbeat (or suggestion) 27 h ago" in status.output, status.output
+    assert status.exit_code == 0 and "the latest taken 27 h ago" in status.output, status.output
 
 
 def test_a_suggestion_names_the_person_who_took_it(workdir):
@@ -3353,10 +3365,18 @@ def test_a_suggestion_names_the_person_who_took_it(workdir):
     worker = wb.Study("lab.db").trial(1).worker
     assert worker.startswith(f"{getpass.getuser()}@"), worker
     status = invoke("status", "--storage", "lab.db")
-    assert f"worker {worker}: 1 pending (trial 1)" in status.output, status.output
-    invoke("suggest", "--storage", "lab.db", "-n", 2)  # (this process again: the same worker)
+    who = worker.rsplit(":", 1)[0]  # (without the process id, which changes with every command)
+    assert f"{who}: 1 suggestion waiting for a result (trial 1)" in status.output, status.output
+    assert worker not in status.output  # (the table's column too)
+    wb.Study("lab.db").add_trial({"x": 0.1, "mode": "a"}, worker=f"{who}:99999")  # another command's
     status = invoke("status", "--storage", "lab.db")
-    assert f"worker {worker}: 3 pending (trials 1, 2, 3)" in status.output, status.output
+    assert f"{who}: 2 suggestions waiting for a result (trials 1, 2)" in status.output, status.output
+    # a run's pending trials (a heartbeat) are the run's, named with its process
+    run = wb.Study("lab.db").add_trial({"x": 0.2, "mode": "a"}, worker=f"{who}:4242")
+    wb.Study("lab.db").heartbeat([run.id])
+    status = invoke("status", "--storage", "lab.db")
+    said = " ".join(status.output.split())
+    assert f"run {who}:4242: 1 pending (trial 3), last heartbeat" in said, said
 
 
 def test_the_advised_observe_command_is_one_line(workdir):
