@@ -232,7 +232,11 @@ def test_the_transfer_report_names_sources_weights_and_the_warm_design():
     assert sum(weights) == pytest.approx(1.0) and report.n_target == 5
     np.testing.assert_allclose(weights, opt.fit_model().weights_)  # RGPE's own weights, in order
     text = str(report)
-    assert "transfer auto: 2 source task(s), 80 rows" in text and "weights after 5 target trial(s)" in text
+    assert (
+        "transfer auto: 2 source task(s), 80 rows" in text
+        and "weights after 5 target trial(s) (how much the model leans on each, summing to 1): this study"
+        in text
+    )
     first = report.warm_design[0]
     assert f"first x={first['x']:.6g}, y={first['y']:.6g}" in text  # short numbers, not a raw dict
     assert TransferReport.from_dict(report.to_dict()) == report  # what the study stores round-trips

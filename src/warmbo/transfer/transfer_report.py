@@ -79,7 +79,13 @@ class TransferReport:
             top = sorted(weighted, key=lambda s: -s.weight)[:5]
             shown = ", ".join(f"{s.name} {s.weight:.2f}" for s in top)
             more = f" (+{len(weighted) - len(top)} more)" if len(weighted) > len(top) else ""
-            head = f"weights after {self.n_target} target trial(s): target {self.target_weight:.2f}"
+            # (a chemist user test read "target 0.50, task lab.db 0.50" as two measured values)
+            total = sum(s.weight for s in weighted) + (self.target_weight or 0.0)
+            summing = ", summing to 1" if abs(total - 1.0) < 1e-6 else ""
+            head = (
+                f"weights after {self.n_target} target trial(s) (how much the model leans on each"
+                f"{summing}): this study {self.target_weight:.2f}"
+            )
             lines.append(f"{head}, {shown}{more}")
             if self.fell_back:
                 lines.append("no source ranks the target's trials better than its own model: plain GP")
