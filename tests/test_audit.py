@@ -365,6 +365,30 @@ def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
     assert set(capped.index) <= set(range(14))
 
 
+def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study():
+    # a chemist user test: status said "95% intervals of the transfer ensemble cover 0%" of a warm
+    # study that went well; status now audits the study's own GP (the one its estimate comes from)
+    rng = np.random.default_rng(8)
+    points = [{"x": float(a), "z": float(b)} for a, b in rng.uniform(0, 1, (20, 2))]
+    prior = (points, [_quadratic(p) + 0.05 for p in points])
+    opt = wb.Optimizer(SPACE, seed=0, prior=prior, transfer="rgpe")
+    opt.run(_quadratic, budget=14, progress=False)
+    own = opt.audit(target_only=True)
+    assert own.subject == "this study's own GP" and own.n == 14
+    assert not any(w.startswith("this study transfers") for w in own.warnings)  # (the sources' note)
+    # the oracle: the ensemble's target GP, each trial left out in turn at its hyperparameters
+    target = opt.fit_model().target_model_
+    X, y = target.X_train_, target.y_train_
+    y_mean, y_std = getattr(target, "y_mean_", 0.0), getattr(target, "y_std_", 1.0)
+    means, sds = _brute_force(X, y, target.kernel_, target.noise_level_, y_mean, y_std)
+    np.testing.assert_allclose(-own.mean, means, rtol=0, atol=1e-6)  # (the study minimises: its sign)
+    np.testing.assert_allclose(own.sd, sds, rtol=1e-6)
+    assert own.coverage[0.95] > opt.audit().coverage[0.95]  # (the ensemble's: overconfident here)
+    cold = wb.Optimizer(SPACE, seed=0)  # no ensemble: the plain audit
+    cold.run(_quadratic, budget=12, progress=False)
+    assert cold.audit(target_only=True).summary() == cold.audit().summary()
+
+
 def test_multitask_audit_is_per_task_in_each_tasks_direction():
     mt = wb.MultiTaskOptimizer(
         SPACE, n_tasks=2, seed=0, directions=["maximize", "minimize"], task_names=["a", "b"], beta="theory"

@@ -2884,6 +2884,17 @@ def test_status_gives_no_model_estimate_before_five_results(workdir):
         assert ("model's estimate there" in said) == (trial >= 5), (trial, said)
 
 
+def test_status_audits_a_transfer_studys_own_gp(workdir):
+    # a chemist user test: "95% intervals of the transfer ensemble cover 0%" on a warm study that
+    # went well; status now audits the GP its estimate line reads, and points to `warmbo audit`
+    (workdir / "run1.csv").write_text("x,mode,y\n0.5,a,0.0\n-1.0,a,2.25\n1.5,a,1.0\n2.0,a,2.3\n")
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "est.db", "--seed", 0)
+    assert invoke(*args, "--budget", 10, "--prior", "run1.csv", "--transfer", "rgpe").exit_code == 0
+    status = " ".join(invoke("status", "--storage", "est.db").output.split())
+    assert "95% intervals of this study's own GP cover" in status, status
+    assert "`warmbo audit` audits the transfer model that chooses the suggestions" in status
+
+
 def test_status_estimates_a_transfer_study_in_the_values_units(workdir):
     # before: "model's estimate there: -0.34" for a loss measured at 0.04 (auto's mean, a weighted
     # sum of standardised GPs), then a caveat that a chemist still read as "94 % is reachable" beside

@@ -2944,10 +2944,11 @@ def _large_study_note(opt, what: str) -> None:
         )
 
 
-def study_audit(opt, levels=None, max_held_out: int | None = None):
+def study_audit(opt, levels=None, max_held_out: int | None = None, target_only: bool = False):
     """The confidence audit of a reopened study: one :class:`~warmbo.audit.Audit`, or a dict by task
     for a multi-task study. A single-objective study's GP-UCB schedule is read from its stored
-    acquisition (:func:`warmbo.bounds.parse_schedule`) when the optimizer does not run GP-UCB."""
+    acquisition (:func:`warmbo.bounds.parse_schedule`) when the optimizer does not run GP-UCB.
+    ``target_only``: a transfer study's own GP (:meth:`~warmbo.Optimizer.audit`)."""
     from .acquisition import UCB
     from .audit import LEVELS, MAX_HELD_OUT
     from .bounds import parse_schedule
@@ -2959,7 +2960,7 @@ def study_audit(opt, levels=None, max_held_out: int | None = None):
     schedule = None
     if not isinstance(opt.acquisition, UCB):
         schedule = parse_schedule(opt.study.settings.get("acquisition", ""))
-    return opt.audit(levels, max_held_out, schedule=schedule)
+    return opt.audit(levels, max_held_out, schedule=schedule, target_only=target_only)
 
 
 def _audit_line(opt, storage: str) -> str:
@@ -2985,7 +2986,10 @@ def _audit_line(opt, storage: str) -> str:
             f"while at this size): warmbo audit --storage {_study_arg(storage)} runs it"
         )
     try:
-        result = study_audit(opt, max_held_out=20)
+        # a transfer study: this study's own GP, as the estimate line above (the ensemble's
+        # intervals mix the sources' scales, and a chemist user test read "cover 0%" as a fault);
+        # `warmbo audit` audits the ensemble that chose the points
+        result = study_audit(opt, max_held_out=20, target_only=True)
     except (ValueError, ArithmeticError) as exc:
         return f"audit: not available ({exc})"
     if isinstance(result, dict):
@@ -2997,8 +3001,10 @@ def _audit_line(opt, storage: str) -> str:
             "--amend (or --failed --amend --note WHY; --withdraw --note WHY for a result recorded twice)"
         )
     summary = result.summary()
-    if getattr(result, "subject", ""):  # (a user test read "cover 0%" of RGPE's ensemble as a misfit)
+    if getattr(result, "subject", "") == "the transfer ensemble":  # (a user test read "cover 0%" as a misfit)
         summary += " (its means mix the tasks' standardised scales by design: `warmbo audit` says more)"
+    elif getattr(result, "subject", ""):
+        summary += " (`warmbo audit` audits the transfer model that chooses the suggestions)"
     return "\n".join([summary, *outliers])
 
 

@@ -1897,6 +1897,8 @@ class Optimizer:
         levels: Sequence[float] = LEVELS,
         max_held_out: int = MAX_HELD_OUT,
         schedule: Schedule | None = None,
+        *,
+        target_only: bool = False,
     ) -> Audit:
         """Leave-one-out confidence audit of the study's fitted model on its complete trials.
 
@@ -1910,13 +1912,26 @@ class Optimizer:
         GP-UCB, its schedule's intervals are audited too (``Audit.theory``), or those of
         ``schedule`` when given. See :func:`warmbo.audit.audit` and docs/optimizer.md.
 
+        ``target_only=True``, in a study whose model is a transfer ensemble (``transfer="auto"`` or
+        ``"rgpe"``), audits the ensemble's GP of this study's own trials instead (the one
+        :meth:`predict` reads with ``target_only=True``), whose intervals are meant to hold in your
+        units (up to an affine map, which coverage ignores); its ``subject`` says so. Without
+        such an ensemble it is the plain audit. ``warmbo status`` shows this one for a transfer
+        study, beside the estimate it prints from the same GP.
+
         Raises
         ------
         ValueError
             With fewer than two complete trials (nothing to leave out).
         """
         complete = self._model_trials(self.study.trials((COMPLETE,)))
-        return self._audit_fitted(self._fit_trials(complete), complete, levels, max_held_out, schedule)
+        fitted = self._fit_trials(complete)
+        target = getattr(fitted, "target_model_", None) if target_only else None
+        if target is not None:
+            own = [t for t in complete if t.worker != PRIOR_WORKER]  # (the target GP's rows)
+            result = self._audit_fitted(target, own, levels, max_held_out, schedule, own_gp=True)
+            return replace(result, subject="this study's own GP")
+        return self._audit_fitted(fitted, complete, levels, max_held_out, schedule)
 
     def _audit_fitted(
         self,
@@ -1925,9 +1940,12 @@ class Optimizer:
         levels: Sequence[float] = LEVELS,
         max_held_out: int = MAX_HELD_OUT,
         schedule: Schedule | None = None,
+        own_gp: bool = False,
     ) -> Audit:
         """:meth:`audit` of ``model``, already fitted to ``complete`` (its rows, from
-        :meth:`_model_trials`): the report audits the model its slices are drawn from, fitted once."""
+        :meth:`_model_trials`): the report audits the model its slices are drawn from, fitted once.
+        ``own_gp``: ``model`` is a transfer ensemble's GP of this study's trials, which the sources'
+        note does not concern."""
         if model is None:
             raise ValueError(
                 f"an audit needs at least two complete trials; the study has {self.study.count(COMPLETE)}"
@@ -1966,12 +1984,13 @@ class Optimizer:
                 "model's weight: RGPE's ensemble adds each GP's mean on its own task's standardised scale "
                 "(the weights choose GPs by how they rank your trials, not by scale), so its intervals "
                 "need not hold in your units; misses here come from the sources' scales, not from the "
-                "kernel. The ranking is what the optimizer uses; opt.audit() of a study without prior= "
-                "checks the GP alone"
+                "kernel. The ranking is what the optimizer uses; opt.audit(target_only=True) (and "
+                "warmbo status) audits this study's own GP, in your units"
             )
             return replace(result, subject=subject, warnings=(note, *result.warnings))
         if (
             self._source is not None
+            and not own_gp
             and self._refuted is None
             and any(w.startswith(("overconfident", "heteroscedastic")) for w in result.warnings)
         ):
