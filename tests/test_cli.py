@@ -3224,6 +3224,20 @@ def test_one_result_recorded_twice_with_params_is_pointed_out(workdir):
     assert other.exit_code == 0 and "note:" not in other.output, other.output  # a replicate
 
 
+def test_a_mistyped_trial_id_lists_the_suggestions_waiting_for_a_result(workdir):
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 3)
+    invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "2")
+    wrong = invoke("observe", "--storage", "lab.db", "--trial", 99, "--value", "2")
+    said = " ".join(wrong.output.split())
+    assert wrong.exit_code == 1 and "no trial with id 99 in study 'lab.db'" in said, said
+    assert "the suggestions waiting for a result are trials 2, 3" in said, said
+    slip = invoke("suggest", "--storage", "other.db", "--space", "spaec.json")  # (a space file's name)
+    said = " ".join(slip.output.split())
+    assert (
+        slip.exit_code == 1 and "space file 'spaec.json' does not exist: did you mean 'space.json'?" in said
+    )
+
+
 def test_a_new_study_one_typo_from_an_existing_one_is_refused_without_create(workdir):
     # a chemist user test: `suggest --space ... --storage lab.bd` created a second study beside
     # lab.db with a warning on stderr, under the suggestions, easy to miss

@@ -398,7 +398,13 @@ def load_space(path: Path):
     from .space import Space
 
     if not path.is_file():
-        raise ValueError(f"space file {str(path)!r} does not exist")
+        from .storage import _near_files
+
+        near = [] if path.is_dir() else _near_files(str(path))
+        hint = f": did you mean {near[0]!r}?" if near else ""
+        raise ValueError(
+            f"space file {str(path)!r} {'is a folder' if path.is_dir() else 'does not exist'}{hint}"
+        )
     text = path.read_text()
     if not text.strip():
         raise ValueError(f"space file {str(path)!r} is empty")
@@ -2222,7 +2228,7 @@ def observe(
     point = None if params is None else _parse_params(params, opt.space)
     typed = None if params is None else _typed_numbers(params)
     if trial is not None:
-        stored = opt.study.trial(trial)
+        stored = _reported_trial(opt, trial)
         if point is not None and not _matches_as_typed(stored.params, point, typed, opt.space):
             raise ValueError(
                 f"trial {trial} was suggested at {_shown(stored.params, opt.space)}, not at the settings "
@@ -2336,6 +2342,23 @@ def observe(
                 soft_wrap=True,
             )
     _print_best(opt)
+
+
+def _reported_trial(opt, trial_id: int):
+    """The trial ``observe --trial`` names; for an id the study does not hold, the error lists the
+    pending suggestions (a mistyped id said only "no trial with id 99", a chemist user test)."""
+    from .storage import TrialNotFoundError
+
+    try:
+        return opt.study.trial(trial_id)
+    except TrialNotFoundError as exc:
+        pending = [t.id for t in opt.study.trials(("pending",))]
+        if not pending or "withdrawn" in str(exc):
+            raise
+        shown = ", ".join(str(i) for i in pending[:10]) + (", ..." if len(pending) > 10 else "")
+        raise TrialNotFoundError(
+            f"{exc}; the suggestions waiting for a result are trial{'s' if len(pending) > 1 else ''} {shown}"
+        ) from None
 
 
 def _withdraw(storage: str, trial, value, failed: bool, params, amend: bool, note) -> None:
