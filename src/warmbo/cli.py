@@ -42,6 +42,9 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     help="warmbo: Bayesian optimization that does not start cold.",
+    # paragraphs of the commands' docstrings are reflowed to the terminal (rich mode kept each source
+    # line's break: "created first (for experiments run by hand);" then a line of its own)
+    rich_markup_mode="markdown",
 )
 # markup off by default: printed paths, messages and cells hold user text ("runs[old].csv",
 # "pip install 'warmbo[hpobench]'"), which rich would read as markup; styled lines say markup=True
@@ -1829,6 +1832,9 @@ def suggest(
 
     With --space, a study that does not exist yet is created first (for experiments run by hand);
     with --prior it starts warm from earlier studies or CSV files.
+
+    Each suggestion records who took it: the variable WARMBO_USER, else the login (on a computer
+    that several people use under one login, set WARMBO_USER=yourname); `status` lists them.
     """
     storage = _the_study(study, storage)
     from .optimizer import PROBE_AFTER, Optimizer
@@ -3139,7 +3145,9 @@ def _print_workers(opt) -> None:
 
 
 prior_app = typer.Typer(
-    help="Prior data imported into a study: list the imports, remove them.", no_args_is_help=True
+    help="Prior data imported into a study: list the imports, remove them.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
 )
 app.add_typer(prior_app, name="prior")
 
@@ -3364,7 +3372,10 @@ def report(
     study: StudyArgument = None,
     storage: StorageOption = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Output folder (default: <study>-report).")
+        Path | None,
+        typer.Option(
+            "--out", help="Output folder (default: the study's name with -report, e.g. lab-report)."
+        ),
     ] = None,
 ) -> None:
     """Write an HTML report (self-contained, plots embedded) and PNGs for a study (opened read-only)."""
