@@ -330,6 +330,9 @@ def test_the_slices_legend_sits_beside_the_panels_with_the_band_in_its_own_shade
     fig.canvas.draw()
     panels = [a for a in fig.axes if a.get_visible()]
     assert all(a.get_legend() is None for a in panels)  # the first panel's legend hid its band
+    # each panel names its parameter once, on its x-axis (a title repeated it above the panel)
+    assert [a.get_title() for a in panels] == [""] * len(panels)
+    assert all(a.get_xlabel().startswith(name) for a, name in zip(panels, space.names, strict=False))
     (legend,) = fig.legends
     keys = dict(zip([t.get_text() for t in legend.get_texts()], legend.legend_handles, strict=True))
     assert set(keys) == {"mean \u00b1 2 std", "posterior mean", "best point"}
