@@ -116,6 +116,10 @@ def test_optunas_n_trials_and_direction_are_said_in_warmbos_words(workdir):
     down = invoke(*base, "--direction", "minimize")
     assert down.exit_code == 1 and "minimising is the default" in down.output
     assert len(wb.Study("m.db").trials()) == 4  # (nothing ran for the refused commands)
+    lab = invoke("suggest", "--storage", "lab.db", "--space", "space.json", "--direction", "maximize")
+    said = " ".join(lab.output.split())
+    assert lab.exit_code == 1 and "warmbo suggest has no --direction: give --maximize" in said, said
+    assert not Path("lab.db").exists()
     with pytest.warns(wb.optimizer.SmallModelWarning, match="max_trials=3 lets the model see at most 3"):
         wb.Optimizer(wb.Space.box([(0.0, 1.0)]), max_trials=3)
 

@@ -126,7 +126,9 @@ def _the_study(study: str | None, storage: str | None) -> str:
     return given  # type: ignore[return-value]
 
 
-def _refuse_optuna_spellings(n_trials: int | None, direction: str | None, storage: str | None) -> None:
+def _refuse_optuna_spellings(
+    n_trials: int | None, direction: str | None, storage: str | None, command: str = "optimize"
+) -> None:
     """Optuna's ``--n-trials`` and ``--direction``, said in warmbo's words (hidden options). Before,
     Typer offered ``--max-trials`` for ``--n-trials`` (a user test followed it: 20 trials ran on a
     3-trial model, without a word) and ``--directions`` for ``--direction`` (multi-task only)."""
@@ -148,10 +150,10 @@ def _refuse_optuna_spellings(n_trials: int | None, direction: str | None, storag
         said = direction.strip().lower()
         if said.startswith("max"):
             raise ValueError(
-                "warmbo optimize has no --direction: give --maximize (minimising is the default)"
+                f"warmbo {command} has no --direction: give --maximize (minimising is the default)"
             )
         if said.startswith("min"):
-            raise ValueError("warmbo optimize has no --direction: leave it out (minimising is the default)")
+            raise ValueError(f"warmbo {command} has no --direction: leave it out (minimising is the default)")
         raise ValueError(f"--direction {direction!r}: warmbo minimises by default, and --maximize maximises")
 
 
@@ -1827,6 +1829,7 @@ def suggest(
     seed: NewSeedOption = None,
     n_initial: NewDesignOption = None,
     create: CreateOption = False,
+    direction: Annotated[str | None, typer.Option("--direction", hidden=True)] = None,
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
 
@@ -1841,6 +1844,7 @@ def suggest(
     from .storage import Study, study_exists
     from .transfer.registry import TRANSFER_METHODS
 
+    _refuse_optuna_spellings(None, direction, storage, "suggest")
     if transfer is not None and transfer not in TRANSFER_METHODS:
         raise ValueError(TRANSFER_METHODS.unknown(transfer, "--transfer"))
     if task is not None and not prior:
