@@ -333,12 +333,18 @@ def test_optimizer_audit_audits_the_gp_ucb_schedule_and_refuses_empty_studies():
     assert result.theory.schedule.startswith("IGPUCB") and result.theory.coverage == 1.0
 
 
-def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
+def _rgpe_study() -> wb.Optimizer:
+    """14 trials of :func:`_quadratic` transferring (RGPE) from 20 shifted source rows."""
     rng = np.random.default_rng(8)
     points = [{"x": float(a), "z": float(b)} for a, b in rng.uniform(0, 1, (20, 2))]
     prior = (points, [_quadratic(p) + 0.05 for p in points])
     opt = wb.Optimizer(SPACE, seed=0, prior=prior, transfer="rgpe")
     opt.run(_quadratic, budget=14, progress=False)
+    return opt
+
+
+def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
+    opt = _rgpe_study()
     result = opt.audit()
     assert result.method == "refit" and result.n == 14 and result.held_out == 14
     assert all(0.0 <= result.coverage[v] <= 1.0 for v in LEVELS)
@@ -368,11 +374,7 @@ def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
 def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study():
     # a chemist user test: status said "95% intervals of the transfer ensemble cover 0%" of a warm
     # study that went well; status now audits the study's own GP (the one its estimate comes from)
-    rng = np.random.default_rng(8)
-    points = [{"x": float(a), "z": float(b)} for a, b in rng.uniform(0, 1, (20, 2))]
-    prior = (points, [_quadratic(p) + 0.05 for p in points])
-    opt = wb.Optimizer(SPACE, seed=0, prior=prior, transfer="rgpe")
-    opt.run(_quadratic, budget=14, progress=False)
+    opt = _rgpe_study()
     own = opt.audit(target_only=True)
     assert own.subject == "this study's own GP" and own.n == 14
     assert not any(w.startswith("this study transfers") for w in own.warnings)  # (the sources' note)
