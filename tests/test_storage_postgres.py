@@ -384,8 +384,10 @@ def test_status_shows_live_workers_and_reclaimed_trials(storage):
     c = wb.Optimizer(SPACE, storage=storage, seed=0, worker="machine-c")
     c.ask()
     out = CliRunner().invoke(app, ["status", "--storage", storage]).output
-    assert re.search(r"worker machine-b: 1 pending \(trial \d+\), last heartbeat", out), out
-    assert "worker machine-c: 1 pending" in out
+    # machine-b's trial has a heartbeat (taken over by a worker that beats): a run's; machine-c's a
+    # suggestion waiting for its result
+    assert re.search(r"run machine-b: 1 pending \(trial \d+\), last heartbeat", out), out
+    assert "machine-c: 1 suggestion waiting for a result" in out
     assert "reclaimed from silent workers: 1 trial(s); machine-a -> machine-b (retry" in out
 
 
