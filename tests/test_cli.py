@@ -1635,6 +1635,9 @@ def test_params_errors_are_in_the_words_typed(workdir, params, message):
     said = " ".join(refused.output.split())
     assert refused.exit_code == 1 and f"error: --params: {message}" in said, said
     assert not PYTHON_WORDS.search(said), said
+    # an experiment outside the space: how to keep it (a study that reads this one's trials)
+    keeps = "warmbo suggest --space WIDER.json --storage NEW.db --prior THIS.db --transfer none"
+    assert (keeps in said) == ("outside its range" in message), said
 
 
 def test_int_params_errors_are_in_the_words_typed(workdir):

@@ -2644,6 +2644,15 @@ def _parse_params(text: str, space, option: str = "--params", partial: bool = Fa
     some = partial and not all(name in point for name in space.names)
     problem = point_problem(point, space, some)  # (in the words typed; the library's speak Python)
     if problem is not None:
+        if "outside its range" in problem or "not on its grid" in problem:
+            # (a chemist user test ran 82 degC on a 5-degree grid, and 105 above the range: the study
+            # refused the experiment, and said nothing of how to keep it)
+            problem += (
+                ". A study's space cannot change (Optuna refuses such values too); to keep experiments "
+                "outside it, start a new study with a wider or finer space that reads this one's trials "
+                "as its own: warmbo suggest --space WIDER.json --storage NEW.db --prior THIS.db "
+                "--transfer none"
+            )
         raise ValueError(f"{option}: {problem}")
     try:
         return fix(space, point).params if some else space.validate(point)
