@@ -383,8 +383,16 @@ def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study():
     X, y = target.X_train_, target.y_train_
     y_mean, y_std = getattr(target, "y_mean_", 0.0), getattr(target, "y_std_", 1.0)
     means, sds = _brute_force(X, y, target.kernel_, target.noise_level_, y_mean, y_std)
-    np.testing.assert_allclose(-own.mean, means, rtol=0, atol=1e-6)  # (the study minimises: its sign)
-    np.testing.assert_allclose(own.sd, sds, rtol=1e-6)
+    # ... in the user's units (the GP is fitted on the ensemble's standardised values) and sign
+    scale, shift = opt.fit_model().y_std_, opt.fit_model().y_mean_
+    np.testing.assert_allclose(own.mean, -(means * scale + shift), rtol=0, atol=1e-6 * scale)
+    np.testing.assert_allclose(own.sd, sds * scale, rtol=1e-6)
+    np.testing.assert_allclose(own.observed, [t.value for t in opt.study.trials(("complete",))], atol=1e-9)
+    assert own.coverage == opt.audit(target_only=True).coverage and own.theory is None
+    from warmbo.audit import rescaled
+
+    with pytest.raises(ValueError, match="finite scale > 0"):
+        rescaled(own, 0.0, 1.0)
     assert own.coverage[0.95] > opt.audit().coverage[0.95]  # (the ensemble's: overconfident here)
     cold = wb.Optimizer(SPACE, seed=0)  # no ensemble: the plain audit
     cold.run(_quadratic, budget=12, progress=False)

@@ -790,7 +790,7 @@ def test_a_study_written_by_an_old_version_is_read_without_changing_it(workdir):
     status = invoke("status", "--storage", "old.db")
     assert status.exit_code == 0, status.output
     assert "1 complete, 1 pending, 1 failed" in status.output
-    assert "lab: 1 suggestion waiting for a result (trial 3)" in status.output
+    assert "lab:1: 1 suggestion waiting for a result (trial 3)" in status.output  # (no user: kept)
     export = invoke("export", "--storage", "old.db", "--out", "old.csv")
     assert export.exit_code == 0, export.output
     lines = (workdir / "old.csv").read_text().splitlines()
@@ -3268,6 +3268,11 @@ def test_a_new_study_one_typo_from_an_existing_one_is_refused_without_create(wor
     assert invoke("suggest", "--storage", "notes.tx", "--space", "space.json").exit_code == 0
     swapped = invoke("suggest", "--storage", "alb.db", "--space", "space.json")  # (two letters swapped)
     assert swapped.exit_code == 1 and "did you mean --storage lab.db?" in swapped.output, swapped.output
+    upper = invoke("suggest", "--storage", "Lab.db", "--space", "space.json")  # (another file on Linux)
+    assert upper.exit_code == 1 and "did you mean --storage lab.db?" in upper.output, upper.output
+    Path("enzyme.db.bak").write_bytes(Path("lab.db").read_bytes())  # an archived study, a new one beside
+    fresh = invoke("suggest", "--storage", "enzyme.db", "--space", "space.json")
+    assert fresh.exit_code == 0 and "created study enzyme.db" in fresh.output, fresh.output  # (a warning)
     # a close name that is a name of its own (one letter more or less) keeps the warning alone
     other = invoke("suggest", "--storage", "flab.db", "--space", "space.json")
     assert other.exit_code == 0 and len(wb.Study("flab.db")) == 1, other.output
@@ -3307,6 +3312,20 @@ def test_observe_withdraw_takes_a_trial_out_and_status_lists_it(workdir, monkeyp
         "trial",
         "1",
     ]  # (a withdrawn duplicate would be read as prior data)
+    # a queued configuration's trial, withdrawn, does not go back into the queue (a review)
+    assert invoke("enqueue", "--storage", "lab.db", "--params", '{"x": 0.25, "mode": "a"}').exit_code == 0
+    invoke("suggest", "--storage", "lab.db")
+    (queued,) = [t for t in wb.Study("lab.db").trials() if t.params == {"x": 0.25, "mode": "a"}]
+    assert invoke("observe", "--storage", "lab.db", "--trial", queued.id, "--withdraw").exit_code == 0
+    assert wb.Optimizer.load("lab.db").queued() == []
+    # a prior row is the import's, not the study's: refused with what to do
+    (workdir / "old.csv").write_text("x,mode,y\n0.5,a,1.0\n0.5,a,1.0\n")
+    invoke(
+        "suggest", "--storage", "imp.db", "--space", "space.json", "--prior", "old.csv", "--transfer", "none"
+    )
+    row = invoke("observe", "--storage", "imp.db", "--trial", 2, "--withdraw")
+    said = " ".join(row.output.split())
+    assert row.exit_code == 1 and "trial 2 is a row of prior data" in said and "prior remove" in said, said
 
 
 def test_one_result_recorded_twice_from_a_suggestions_rounded_settings_is_pointed_out(workdir):
@@ -3398,6 +3417,15 @@ def test_a_suggestion_names_the_person_who_took_it(workdir):
     assert worker.startswith(f"{getpass.getuser()}@"), worker
     status = invoke("status", "--storage", "lab.db")
     who = worker.rsplit(":", 1)[0]  # (without the process id, which changes with every command)
+    from warmbo.cli import _who
+
+    assert [_who(w) for w in ("ana@pc:123", "ana@pc:123:worker-2", "gpu:0", "pc:77", "prior")] == [
+        "ana@pc",
+        "ana@pc",
+        "gpu:0",
+        "pc:77",
+        "prior",
+    ]  # fmt: skip  (a name of the user's own, or no user name found: shown whole)
     assert f"{who}: 1 suggestion waiting for a result (trial 1)" in status.output, status.output
     assert worker not in status.output  # (the table's column too)
     wb.Study("lab.db").add_trial({"x": 0.1, "mode": "a"}, worker=f"{who}:99999")  # another command's

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -1012,6 +1013,24 @@ def test_a_report_stopped_while_it_is_made_leaves_the_folder_as_it_was(tmp_path,
         opt.report(tmp_path / "new")
     assert not (tmp_path / "new").exists()  # (no empty folder left behind either)
     monkeypatch.setattr(report_module, "_figure_png", real)
+    # ... and stopped while the files are written (a review: the second file's write, of a new folder
+    # and of the existing one)
+    written = []
+    real_write = Path.write_bytes
+
+    def stopped_writing(path, data):
+        written.append(path)
+        if len(written) % 2 == 0:
+            raise KeyboardInterrupt
+        return real_write(path, data)
+
+    monkeypatch.setattr(Path, "write_bytes", stopped_writing)
+    for folder in (tmp_path / "fresh", out):
+        with pytest.raises(KeyboardInterrupt):
+            opt.report(folder)
+    assert not (tmp_path / "fresh").exists()
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    monkeypatch.setattr(Path, "write_bytes", real_write)
     opt.report(out)
     after = {p.name: p.read_bytes() for p in out.iterdir()}
     assert set(after) == set(before) and after["report.html"] != before["report.html"]

@@ -137,6 +137,25 @@ def on_transformed_scale(result: Audit, name: str) -> Audit:
     )
 
 
+def rescaled(result: Audit, scale: float, shift: float) -> Audit:
+    """``result`` of a model fitted to values ``(y - shift) / scale`` (a standardised GP, as a transfer
+    ensemble's GP of the study's own trials is), in the values' own units: observations and means
+    ``* scale + shift``, sds and widths ``* scale``. Coverage and standardised residuals are unchanged
+    (an affine map with ``scale > 0`` keeps every interval's hits); a theory row, whose width is the
+    model's own, is dropped."""
+    if not (math.isfinite(scale) and scale > 0 and math.isfinite(shift)):
+        raise ValueError(f"rescaled needs a finite scale > 0 and a finite shift, got {scale!r}, {shift!r}")
+    return replace(
+        result,
+        width={level: w * scale for level, w in result.width.items()},
+        observed=_frozen(np.asarray(result.observed) * scale + shift),
+        mean=_frozen(np.asarray(result.mean) * scale + shift),
+        sd=_frozen(np.asarray(result.sd) * scale),
+        sd_f=_frozen(np.asarray(result.sd_f) * scale),
+        theory=None,
+    )
+
+
 def check_levels(levels) -> tuple[float, ...]:
     """Nominal levels as a sorted tuple of distinct floats in (0, 1); a clear error otherwise."""
     if isinstance(levels, numbers.Real):

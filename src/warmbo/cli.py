@@ -502,9 +502,12 @@ def _who(worker: str | None) -> str:
     """A trial's worker as ``status`` shows it: ``user@host`` without the process id (and thread)
     of the command that took it, which changed with every ``warmbo suggest`` and told a lab nothing
     (a chemist user test); ``export`` keeps the whole. Other names (``prior``, a name given as
-    ``Optimizer(worker=...)``) are shown as they are."""
+    ``Optimizer(worker="gpu:0")``, ``host:pid`` where no user name was found) are shown as they
+    are."""
     import re
 
+    if "@" not in (worker or ""):
+        return worker or ""
     return re.sub(r":\d+(:.*)?$", "", worker or "")
 
 
@@ -2030,12 +2033,14 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
 def _a_slip(typed: str, existing: str) -> bool:
     """Whether the file name ``typed`` is ``existing``'s with a slip of the keyboard: the same name
     with another ending (``lab.bd``, ``lab.dbb``, ``lab.d`` for ``lab.db``) or two neighbouring
-    characters swapped (``enyzme.db`` for ``enzyme.db``)."""
+    characters swapped (``enyzme.db`` for ``enzyme.db``), a letter's case (``Lab.db``)."""
     a, b = os.path.basename(typed), os.path.basename(existing)
     (stem_a, end_a), (stem_b, end_b) = os.path.splitext(a), os.path.splitext(b)
+    if a != b and a.lower() == b.lower():  # (Lab.db for lab.db: another file on Linux)
+        return True
     if stem_a == stem_b and end_a != end_b:
         return True
-    if stem_a.startswith(stem_b + ".") or stem_b.startswith(stem_a + "."):  # (lab.db.db, lab.d.db)
+    if stem_a.startswith(stem_b + "."):  # (lab.db.db, lab.d.db typed; not enzyme.db beside enzyme.db.bak)
         return True
     if len(a) != len(b):
         return False

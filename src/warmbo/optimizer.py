@@ -100,7 +100,7 @@ from ._validation import check_int, check_seconds
 from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
 from .acquisition import EI, UCB, Acquisition
-from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale
+from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale, rescaled
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .enqueued import QUEUE_PREFIX, QueuedPoint, is_waiting, new_records, queue_records, stale_keys
@@ -1929,7 +1929,10 @@ class Optimizer:
         target = getattr(fitted, "target_model_", None) if target_only else None
         if target is not None:
             own = [t for t in complete if t.worker != PRIOR_WORKER]  # (the target GP's rows)
-            result = self._audit_fitted(target, own, levels, max_held_out, schedule, own_gp=True)
+            result = self._audit_fitted(target, own, levels, max_held_out, None, own_gp=True)
+            # the target GP is fitted on the ensemble's standardised values: back to the user's units
+            # (as predict(target_only=True) maps its posterior)
+            result = rescaled(result, float(fitted.y_std_), float(self._signed(np.float64(fitted.y_mean_))))
             return replace(result, subject="this study's own GP")
         return self._audit_fitted(fitted, complete, levels, max_held_out, schedule)
 
@@ -3126,6 +3129,14 @@ class Optimizer:
         trial_id = trial.id if isinstance(trial, Trial) else getattr(trial, "trial_id", trial)
         with self.study.transaction():
             stored = self.study.trial(trial_id)
+            if stored.worker == PRIOR_WORKER:
+                # (its import's bookkeeping counts the study's rows: a re-import of the grown file
+                # would bring it back, and `prior list` would count it)
+                raise ValueError(
+                    f"trial {stored.id} is a row of prior data (imported with add_prior or --prior "
+                    "--transfer none), not a trial of this study's own: correct the data and import them "
+                    "again, or remove the import (opt.remove_prior, warmbo prior remove)"
+                )
             if stored.state == PENDING:
                 beat = self.study.last_beats(beating_only=True).get(stored.id)
                 ended = self.study.get_meta(f"{RUN_ENDED_PREFIX}{stored.worker}")

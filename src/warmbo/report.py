@@ -33,6 +33,7 @@ modules.
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import math
@@ -1441,24 +1442,33 @@ def write_report(
     blocks.append(_trials_html(space, trials, list(tasks or ()), amendments, notes))
 
     files["report.html"] = _page(title, "\n".join(blocks)).encode("utf-8")  # (last: the page itself)
+    _write_all(out, files)
+    return out / "report.html"
+
+
+def _write_all(out: Path, files: Mapping[str, bytes | None]) -> None:
+    """Write ``files`` (name -> content; None removes a stale file) into the folder ``out``: every
+    content first into a temporary file beside its target, then the renames and removals, which
+    take microseconds. A failure or Ctrl-C while writing (a full disk, a slow network folder)
+    leaves the folder as it was, and a folder this call created is removed again."""
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    parts = {name: out / f".{name}.part" for name, content in files.items() if content is not None}
+    try:
+        for name, part in parts.items():
+            part.write_bytes(files[name])  # type: ignore[arg-type]
+    except BaseException:
+        for part in parts.values():
+            part.unlink(missing_ok=True)
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
     for name, content in files.items():
         if content is None:
             (out / name).unlink(missing_ok=True)
         else:
-            _write_whole(out / name, content)
-    return out / "report.html"
-
-
-def _write_whole(path: Path, content: bytes) -> None:
-    """Write ``content`` to ``path`` through a temporary file beside it and a rename, so that
-    ``path`` holds the old content or the new one, never a part."""
-    part = path.with_name(f".{path.name}.part")
-    try:
-        part.write_bytes(content)
-        os.replace(part, path)
-    finally:
-        part.unlink(missing_ok=True)
+            os.replace(parts[name], out / name)
 
 
 def settings_text(settings: dict) -> str:

@@ -51,6 +51,7 @@ import numpy as np
 
 from ._validation import not_a_real_number
 from ._warnings import user_stacklevel
+from .enqueued import queue_records
 from .space import Space
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
@@ -113,8 +114,9 @@ def _near_files(path: str) -> list[str]:
         ]
     except OSError:
         return []
-    # (names that differ in their numbers alone, run2.db beside run1.db or lab.db, are a series)
-    names = [n for n in names if _series(n) != numbered]
+    # (names that differ in their numbers alone, run2.db beside run1.db or lab.db, are a series; names
+    # that differ in case alone, Lab.db beside lab.db, are not)
+    names = [n for n in names if _series(n) != numbered or (n.lower() == name.lower() and n != name)]
     near = difflib.get_close_matches(name, names, n=3, cutoff=0.8)
     return [os.path.join(folder, n) for n in near if os.path.isfile(os.path.join(folder or ".", n))]
 
@@ -1383,8 +1385,9 @@ class Study:
         ``best``, not the counts, not ``export``. In one transaction, the trial as it stood (params,
         state, value, values, error, worker, created, completed) with ``note`` (why), ``by`` (who)
         and ``withdrawn`` (when) is kept in the meta entry ``withdrawn:<id>`` and the trial's row
-        deleted; its id is never reused, and :meth:`trial` on it says it was withdrawn. Returns the
-        trial as it stood."""
+        deleted; its id is never reused, and :meth:`trial` on it says it was withdrawn. A queue entry
+        (:mod:`warmbo.enqueued`) that this trial took is removed with it: the queue would otherwise
+        take a trial it no longer finds for a point still waiting. Returns the trial as it stood."""
         if note is not None and (not isinstance(note, str) or not note.strip()):
             raise ValueError(f"note must be a non-empty str or None, got {note!r}")
         trial_id = self._check_id(trial_id)
@@ -1404,6 +1407,9 @@ class Study:
                 "withdrawn": time.time(),
             }
             self.set_meta(f"{WITHDRAWN_PREFIX}{trial_id}", json.dumps(record))
+            for entry in queue_records(self):
+                if entry.trial == trial_id:
+                    self.delete_meta(entry.key)
             self.delete_trials([trial_id])
         return trial
 
