@@ -2712,9 +2712,12 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     old.study.close()
     (workdir / "run.csv").write_text("x,mode,y\n0.6,a,0.1\n-2.0,a,6.8\n0.0,a,0.4\n")
     args = ("suggest", "--storage", "lab.db", "--json")
-    made = invoke(
-        *args, "--space", "space.json", "--seed", 0, "--prior", "old.db", "--prior", "run.csv", "-n", 2
-    )
+    given = ("--space", "space.json", "--seed", 0, "--prior", "old.db", "--prior", "run.csv", "-n", 2)
+    # a study that maximised and a table (read in the new study's direction): the direction is asked for
+    unsaid = invoke(*args, *given)
+    said = " ".join(unsaid.output.split())
+    assert unsaid.exit_code == 1 and "old.db was created to maximize, and run.csv is read in" in said, said
+    made = invoke(*args, *given, "--minimize")
     assert made.exit_code == 0, made.output
     said = " ".join(made.output.split())
     assert "a warm design from 7 source evaluations in old.db, run.csv (transfer auto)" in said
@@ -3229,6 +3232,39 @@ def test_one_result_recorded_twice_with_params_is_pointed_out(workdir):
     assert study.withdrawn()[3]["value"] == 33 and study.withdrawn()[3]["note"] == "recorded twice"
     other = invoke("observe", "--storage", "lab.db", "--params", '{"x": 0.5, "mode": "a"}', "--value", "34")
     assert other.exit_code == 0 and "note:" not in other.output, other.output  # a replicate
+
+
+def test_a_new_study_warm_from_earlier_studies_takes_their_direction(workdir):
+    # a chemist user test: `suggest --prior april.db` without --maximize created a study that
+    # minimised the yield, without a word, and the refusal of --maximize afterwards said only to leave
+    # the flag out
+    invoke("suggest", "--storage", "apr.db", "--space", "space.json", "--maximize", "-n", 2)
+    invoke("observe", "--storage", "apr.db", "--trial", 1, "--value", "62")
+    invoke("observe", "--storage", "apr.db", "--trial", 2, "--value", "30")
+    warm = invoke("suggest", "--storage", "may.db", "--space", "space.json", "--prior", "apr.db")
+    said = " ".join(warm.output.split())
+    assert warm.exit_code == 0 and "created study may.db (maximise, as apr.db;" in said, said
+    assert wb.Study("may.db").settings["direction"] == "maximize"
+    run = invoke("optimize", "objmod:f", "--space", "space.json", "--storage", "o.db", "--prior", "apr.db",
+                 "--budget", 1)  # fmt: skip
+    assert run.exit_code == 0 and "the new study maximises, as apr.db" in run.output, run.output
+    assert wb.Study("o.db").settings["direction"] == "maximize"
+    # a flag against it is kept, and said
+    other = invoke(
+        "suggest", "--storage", "jun.db", "--space", "space.json", "--prior", "apr.db", "--minimize"
+    )
+    said = " ".join(other.output.split())
+    assert other.exit_code == 0 and "note: apr.db was created to maximize; the new study minimises" in said
+    assert wb.Study("jun.db").settings["direction"] == "minimize"
+    # earlier studies in both directions: the new one's must be said
+    both = invoke("suggest", "--storage", "jul.db", "--space", "space.json", "--prior", "apr.db",
+                  "--prior", "jun.db")  # fmt: skip
+    said = " ".join(both.output.split())
+    assert both.exit_code == 1 and "give --maximize or --minimize" in said and not Path("jul.db").exists()
+    # the refusal of a flag against a study says how to start again, keeping the results
+    turned = invoke("suggest", "--storage", "jun.db", "--maximize")
+    said = " ".join(turned.output.split())
+    assert turned.exit_code == 1 and "warmbo export jun.db --complete -o results.csv" in said, said
 
 
 def test_a_mistyped_trial_id_lists_the_suggestions_waiting_for_a_result(workdir):

@@ -1014,8 +1014,13 @@ def optimize(
             flag = "--maximize" if maximize else "--minimize"
             raise ValueError(
                 f"study {redacted(storage)!r} was created to {direction} the objective; {flag} "
-                "conflicts with it "
-                "(leave the flag out to use the stored direction)"
+                "conflicts with it " + _wrong_direction_recipe(storage, flag)
+            )
+    if stored is None and task_names is None and prior:
+        maximize, inherited = _new_direction(maximize, prior)
+        if inherited:  # (optimize prints no creation line: the direction taken is said here)
+            errors.print(
+                f"the new study {'maximises' if maximize else 'minimises'}{inherited}", highlight=False
             )
     maximize = bool(maximize)
     resumed_sources = {}
@@ -1367,6 +1372,68 @@ def _check_design_size(given: int | None, kept: int | None, storage: str) -> Non
             f"with ({kept}); "
             "leave --n-initial out to resume it, or start a new study"
         )
+
+
+def _wrong_direction_recipe(storage: str, flag: str) -> str:
+    """The refusal's way on, for a study created in the wrong direction (a chemist user test left
+    --maximize out and was told only to leave the flag out): its results exported as measured, and
+    read back by a new study (a study given as --prior would have its values turned with it)."""
+    study = _study_arg(storage)
+    return (
+        "(leave the flag out to use the stored direction; if the study was created in the wrong "
+        f"direction, keep its results and start again: warmbo export {study} --complete -o results.csv, "
+        f"then warmbo suggest --space SPACE.json --storage NEW.db {flag} --prior results.csv --transfer none)"
+    )
+
+
+def _new_direction(maximize: bool | None, prior: list[str] | None) -> tuple[bool | None, str]:
+    """A new study's direction when ``--maximize/--minimize`` was left out and ``--prior`` names
+    finished studies: theirs, when they agree (a chemist user test started this month's yield study
+    from last month's without --maximize, and it minimised the yield without a word); refused when
+    they differ. Returns the direction and the words the creation line adds (``", as april.db"``).
+    A flag given against the studies' direction is kept (a study of the opposite task), said on
+    stderr."""
+    from .storage import Study, redacted, study_exists
+
+    directions = {}
+    for entry in prior or ():
+        try:
+            if study_exists(entry):
+                directions[entry] = Study(entry, readonly=True).settings.get("direction")
+        except (OSError, ValueError):  # (not a study: read as a table by _read_priors)
+            continue
+    known = {d for d in directions.values() if d in ("maximize", "minimize")}
+    if not known:
+        return maximize, ""
+    names = ", ".join(redacted(e) for e in directions)
+    if maximize is None:
+        if len(known) > 1:
+            by = "; ".join(f"{redacted(e)} {d}s" for e, d in directions.items())
+            raise ValueError(
+                f"the --prior studies go in different directions ({by}): give --maximize or --minimize "
+                "for the new study"
+            )
+        tables = [redacted(e) for e in prior or () if e not in directions]
+        if tables and known == {"maximize"}:
+            # (a table has no direction: it is read in the new study's, which must then be said; the
+            # default, minimise, reads it as before)
+            raise ValueError(
+                f"the --prior stud{'y' if len(directions) == 1 else 'ies'} {names} "
+                f"{'was' if len(directions) == 1 else 'were'} created to {next(iter(known))}, and "
+                f"{', '.join(tables)} {'is' if len(tables) == 1 else 'are'} read in the new study's "
+                "direction: give --maximize or --minimize"
+            )
+        (direction,) = known
+        return direction == "maximize", f", as {names}"
+    if known != {"maximize" if maximize else "minimize"}:
+        errors.print(
+            f"note: {names} {'was' if len(directions) == 1 else 'were'} created to "
+            f"{' and '.join(sorted(known))}; the new study "
+            f"{'maximises' if maximize else 'minimises'} as --{'maximize' if maximize else 'minimize'} "
+            "says (leave the flag out to take the earlier study's direction)",
+            highlight=False,
+        )
+    return maximize, ""
 
 
 def _entries(prior: list[str]) -> str:
@@ -1867,6 +1934,7 @@ def suggest(
                 "CSV of earlier evaluations or a finished study)"
             )
         _check_max_prior(max_prior, prior, None, held=False)
+        maximize, inherited = _new_direction(maximize, prior)
         if prior:  # read before the study is created: an error leaves nothing behind
             data, parts = _read_priors(
                 prior,
@@ -1895,7 +1963,7 @@ def suggest(
         )
         if importing:
             _import_priors(opt, prior, parts, storage, errors)
-        direction = "maximise" if opt.maximize else "minimise"
+        direction = ("maximise" if opt.maximize else "minimise") + inherited
         design = "a design"
         warm = opt.warm_design() if opt.transfer != "none" else None  # (None: every source left out)
         if warm is not None:
@@ -2147,8 +2215,7 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
             flag = "--maximize" if maximize else "--minimize"
             raise ValueError(
                 f"study {redacted(storage)} was created to {direction} the objective; {flag} "
-                "conflicts with it "
-                "(leave the flag out to use the stored direction)"
+                "conflicts with it " + _wrong_direction_recipe(storage, flag)
             )
     kept_seed = settings.get("seed")
     if seed is not None and kept_seed is not None and int(kept_seed) != seed:
