@@ -157,6 +157,24 @@ def test_ctrl_c_during_report_says_nothing_was_written(workdir, monkeypatch):
     assert not Path("lab-report").exists()
 
 
+def test_ctrl_c_that_no_command_catches_says_so(workdir, monkeypatch):
+    # a chemist user test: Ctrl-C about a second into `observe` printed the stored line, then nothing,
+    # with status 130
+    import warmbo.cli as cli
+
+    invoke("suggest", "--storage", "lab.db", "--space", "space.json", "-n", 1)
+
+    def stopped(opt):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_print_best", stopped)
+    done = invoke("observe", "--storage", "lab.db", "--trial", 1, "--value", "2")
+    assert done.exit_code == 130, done.output
+    assert "trial 1: value 2 stored" in done.output
+    assert "stopped by Ctrl-C: what is printed above was done and stored; nothing after it" in done.output
+    assert wb.Study("lab.db").trial(1).value == 2.0
+
+
 def test_report_says_what_to_do_with_a_results_folder_a_json_file_or_an_out_file(workdir):
     # the output of `warmbo reproduce NAME --quick`: a folder with report.html and results.json
     from warmbo.report import write_experiment_report
@@ -3279,6 +3297,8 @@ def test_a_mistyped_trial_id_lists_the_suggestions_waiting_for_a_result(workdir)
     assert (
         slip.exit_code == 1 and "space file 'spaec.json' does not exist: did you mean 'space.json'?" in said
     )
+    bare = invoke("status", "--storage", "lab")  # (the study's name without its ending)
+    assert bare.exit_code == 1 and "did you mean 'lab.db'?" in bare.output, bare.output
 
 
 def test_a_new_study_one_typo_from_an_existing_one_is_refused_without_create(workdir):

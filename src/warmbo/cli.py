@@ -274,8 +274,21 @@ def friendly(command):
                 if not _STATE["debug"]:
                     warnings.showwarning = _show_warning
                 return command(*args, **kwargs)
-        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        except (typer.Exit, typer.Abort):
             raise
+        except KeyboardInterrupt as exc:
+            # a Ctrl-C no command caught itself (while the study opens, a model fits, a line prints)
+            # ended with status 130 and not a word (a chemist user test): what was reported before it
+            # is stored (each change is a transaction), nothing after it was done
+            if _STATE["debug"]:
+                raise
+            signum = getattr(exc, "signum", signal.SIGINT)
+            name = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+            errors.print(
+                f"stopped by {name}: what is printed above was done and stored; nothing after it",
+                highlight=False,
+            )
+            raise typer.Exit(128 + int(signum)) from None
         except BrokenPipeError:
             # stdout's reader is gone (`warmbo export -o - | head`): stop quietly with status 1, as
             # rich does for the tables (Console.on_broken_pipe), with stdout pointed at /dev/null so

@@ -117,7 +117,13 @@ def _near_files(path: str) -> list[str]:
     # (names that differ in their numbers alone, run2.db beside run1.db or lab.db, are a series; names
     # that differ in case alone, Lab.db beside lab.db, are not)
     names = [n for n in names if _series(n) != numbered or (n.lower() == name.lower() and n != name)]
-    near = difflib.get_close_matches(name, names, n=3, cutoff=0.8)
+    # the name without its ending (`warmbo status april` for april.db: a chemist user test) first
+    ending = [
+        n for n in names if "." not in name and n.startswith(name + ".") and "." not in n[len(name) + 1 :]
+    ]
+    near = ending[:1] + [
+        n for n in difflib.get_close_matches(name, names, n=3, cutoff=0.8) if n not in ending[:1]
+    ]
     return [os.path.join(folder, n) for n in near if os.path.isfile(os.path.join(folder or ".", n))]
 
 
