@@ -371,7 +371,7 @@ def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
     assert set(capped.index) <= set(range(14))
 
 
-def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study():
+def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study(tmp_path):
     # a chemist user test: status said "95% intervals of the transfer ensemble cover 0%" of a warm
     # study that went well; status now audits the study's own GP (the one its estimate comes from)
     opt = _rgpe_study()
@@ -389,6 +389,9 @@ def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study():
     np.testing.assert_allclose(own.sd, sds * scale, rtol=1e-6)
     np.testing.assert_allclose(own.observed, [t.value for t in opt.study.trials(("complete",))], atol=1e-9)
     assert own.coverage == opt.audit(target_only=True).coverage and own.theory is None
+    # the report shows this audit too, as status does (they disagreed: a chemist user test)
+    page = opt.report(tmp_path / "r").read_text()
+    assert "of this study&#x27;s own GP cover" in page or "of this study's own GP cover" in page
     from warmbo.audit import rescaled
 
     with pytest.raises(ValueError, match="finite scale > 0"):

@@ -1593,7 +1593,8 @@ def test_observe_params_records_an_experiment_the_tool_did_not_suggest(workdir):
     typed = space.encode([{"x": 0.5, "mode": "a"}])
     gaps = [np.max(np.abs(space.encode([wb.Study("lab.db").trial(i).params]) - typed)) for i in (1, 2)]
     nearest = 1 + int(np.argmin(gaps))  # (max-norm in the encoded cube, as the command measures)
-    assert f"the nearest is trial {nearest} at" in said and f"--trial {nearest} --withdraw --note" in said
+    assert f"the nearest is trial {nearest} at" in said
+    assert f"--trial {nearest} --withdraw --note 'run at other settings: trial 3'" in said  # (the new one)
     # the settings of a pending suggestion complete it
     same = invoke("observe", "--storage", "lab.db", "--params", json.dumps(suggested), "--value", "2")
     assert same.exit_code == 0 and "suggested at these settings as trial 2" in same.output

@@ -2393,6 +2393,7 @@ def observe(
             reporter = _other_reporter(t.worker)
             if reporter is not None:
                 opt.study.set_note(t.id, f"reported by {reporter}")
+        matched = matched.replace(_NEW_TRIAL, f"trial {t.id}")
         console.print(f"trial {t.id} marked failed{matched}" + (f": {note}" if note else ""), markup=False)
         return
     with opt.study.transaction():  # (the value and its notes stored together, or neither)
@@ -2411,6 +2412,9 @@ def observe(
             f"and `warmbo status` shows it)"
         )
     kept = " (note kept)" if note is not None else ""
+    # (the withdrawal's note names the trial that replaced the suggestion: a chemist user test's
+    # write-up could not tell which result stood for the suggestion withdrawn)
+    matched = matched.replace(_NEW_TRIAL, f"trial {t.id}")
     console.print(f"trial {t.id}: {_shown_result(t, tasks)} stored{matched}{kept}", soft_wrap=True)
     surprise = _surprise_line(opt, t, storage)
     if surprise is not None:
@@ -2636,9 +2640,13 @@ def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | d
             f" (a new trial: no pending suggestion has these settings; pending: trial(s) {ids}; the nearest "
             f"is trial {near.id} at {_shown(near.params, opt.space)}: if this experiment was run instead of "
             f"it, withdraw it with warmbo observe --storage {_study_arg(storage)} --trial {near.id} "
-            "--withdraw --note 'run at other settings')"
+            f"--withdraw --note 'run at other settings: {_NEW_TRIAL}')"
         )
     return point, " (a new trial)"
+
+
+#: where ``observe``'s advice names the trial it is storing, before its id is known
+_NEW_TRIAL = "\x00new trial\x00"
 
 
 def _typed_numbers(text: str) -> dict:

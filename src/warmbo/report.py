@@ -1041,6 +1041,12 @@ def _esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _weight(value: float | None) -> str:
+    """A transfer weight as ``warmbo status`` prints it (two decimals: the report said 0.203125 where
+    status said 0.20, a chemist user test)."""
+    return "" if value is None else f"{value:.2f}"
+
+
 def _fmt(value: Any, param: Parameter | None = None) -> str:
     """Compact text for a table cell (not yet escaped); a parameter's value as
     :meth:`~warmbo.parameters.Parameter.text` gives it (the digits that tell its values apart)."""
@@ -1266,7 +1272,7 @@ def _transfer_html(report) -> str:
     """The Transfer section: method, each source's rows and weight (or learned noise), the warm design."""
     parts = [f"<h2>Transfer: {_esc(report.method)}</h2>"]
     rows = [
-        ("", [(s.name, False), (str(s.rows), True), (_fmt(s.weight), True), (_fmt(s.noise), True)])
+        ("", [(s.name, False), (str(s.rows), True), (_weight(s.weight), True), (_fmt(s.noise), True)])
         for s in report.sources
     ]
     if report.target_weight is not None:
@@ -1276,7 +1282,7 @@ def _transfer_html(report) -> str:
                 [
                     ("this study (target model)", False),
                     (str(report.n_target), True),
-                    (_fmt(report.target_weight), True),
+                    (_weight(report.target_weight), True),
                     ("", False),
                 ],
             )
