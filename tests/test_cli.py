@@ -2935,8 +2935,16 @@ def test_status_estimates_a_transfer_study_in_the_values_units(workdir):
     assert "model's estimate there:" in status and "this study's own GP, in your units" in status
     opt = wb.Optimizer.load("est.db")
     best = opt.best
-    estimate = float(re.search(r"model's estimate there: (\S+)", status).group(1))
-    assert estimate == pytest.approx(float(opt.predict(best.params, target_only=True).mean[0]), rel=1e-5)
+    shown = re.search(r"model's estimate there: (\S+) \(sd (\S+)\)", status)
+    estimate, digits = float(shown[1]), len(shown[2].partition(".")[2])  # (to the sd's digits)
+    assert estimate == pytest.approx(
+        float(opt.predict(best.params, target_only=True).mean[0]), abs=10.0**-digits
+    )
+    from warmbo.cli import _with_sd
+
+    assert [_with_sd(*ms) for ms in [(61.8589, 2.15), (0.012345, 0.00031), (1234.5, 86.0), (5.0, 0.0)]] == [
+        "61.9 (sd 2.1)", "0.01235 (sd 0.00031)", "1234 (sd 86)", "5 (sd 0)"
+    ]  # fmt: skip
     with pytest.warns(UserWarning, match="ensemble"):
         ensemble = float(opt.predict(best.params).mean[0])
     assert abs(estimate - best.value) < abs(ensemble - best.value)

@@ -3149,6 +3149,19 @@ def _audit_line(opt, storage: str) -> str:
 ESTIMATE_MIN = 5
 
 
+def _with_sd(mean: float, sd: float) -> str:
+    """``61.9 (sd 2.2)``: an estimate to the decimals of its sd's first two digits (a chemist user test
+    read ``61.8589 (sd 2.15)`` as more precise than any yield measurement); 6 significant digits
+    where the sd is zero, not finite, or far below the mean's own digits."""
+    mean, sd = float(mean), float(sd)
+    if not (math.isfinite(mean) and math.isfinite(sd) and sd > 0):
+        return f"{mean:.6g} (sd {sd:.3g})"
+    decimals = max(0, 1 - math.floor(math.log10(sd)))
+    if decimals > 9 or abs(mean) >= 1e12:
+        return f"{mean:.6g} (sd {sd:.2g})"
+    return f"{mean:.{decimals}f} (sd {sd:.{decimals}f})"
+
+
 def _estimate_line(opt) -> str | None:
     """``status``'s line on the model's estimates: the posterior mean (and sd) of the objective at
     the best measured trial and, when the model ranks another setting first, at that one (with a
@@ -3170,10 +3183,10 @@ def _estimate_line(opt) -> str | None:
         return None
     here = next(i for i, t in enumerate(complete) if t.params == best.params and t.value == best.value)
     top = max(range(len(complete)), key=lambda i: mean[i] if opt.maximize else -mean[i])
-    line = f"model's estimate there: {mean[here]:.6g} (sd {sd[here]:.3g})"
+    line = f"model's estimate there: {_with_sd(mean[here], sd[here])}"
     if complete[top].params != best.params:
         line += (
-            f"; {'highest' if opt.maximize else 'lowest'} estimate: {mean[top]:.6g} (sd {sd[top]:.3g}) "
+            f"; {'highest' if opt.maximize else 'lowest'} estimate: {_with_sd(mean[top], sd[top])} "
             f"at trial {complete[top].id}, {_shown(complete[top].params, opt.space)}"
         )
     transferring = getattr(opt, "_source", None) is not None and getattr(opt, "_refuted", None) is None
