@@ -234,7 +234,8 @@ def test_the_transfer_report_names_sources_weights_and_the_warm_design():
     text = str(report)
     assert (
         "transfer auto: 2 source task(s), 80 rows" in text
-        and "weights after 5 target trial(s) (how much the model leans on each, summing to 1): this study"
+        and "weights after 5 target trial(s) (the last model suggestion's: how much the model leans on "
+        "each, summing to 1): this study"
         in text
     )
     first = report.warm_design[0]

@@ -83,8 +83,8 @@ class TransferReport:
             total = sum(s.weight for s in weighted) + (self.target_weight or 0.0)
             summing = ", summing to 1" if abs(total - 1.0) < 1e-6 else ""
             head = (
-                f"weights after {self.n_target} target trial(s) (how much the model leans on each"
-                f"{summing}): this study {self.target_weight:.2f}"
+                f"weights after {self.n_target} target trial(s) (the last model suggestion's: how much "
+                f"the model leans on each{summing}): this study {self.target_weight:.2f}"
             )
             lines.append(f"{head}, {shown}{more}")
             if self.fell_back:
