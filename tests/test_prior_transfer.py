@@ -1210,3 +1210,23 @@ def test_a_prior_study_of_a_parameter_added_or_removed_since_says_how_to_read_it
     held = df["depth"].iloc[0]
     kept = wb.Optimizer(removed, prior=[df[(df["depth"] == held)]]).prior
     assert len(kept.y) == int((df["depth"] == held).sum())
+
+
+def test_a_prior_study_of_the_other_direction_is_said(tmp_path):
+    # a chemist user test: a yield study started from last month's without maximize minimised the
+    # yield; the CLI now takes the earlier study's direction, and Python says what it does
+    from warmbo.prior import PriorDirectionWarning
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    old = wb.Optimizer(space, storage=str(tmp_path / "old.db"), maximize=True, seed=0)
+    for x in (0.1, 0.5, 0.9):
+        old.tell({"x": x}, 10 * x)
+    old.study.close()
+    with pytest.warns(
+        PriorDirectionWarning, match=r"created to maximize, and this study minimizes.*maximize=True"
+    ):
+        turned = wb.Optimizer(space, prior=[str(tmp_path / "old.db")], seed=0)
+    assert turned.ask()["x"] == pytest.approx(0.9)  # (its best, 9.0 at 0.9, taken as this study's best)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PriorDirectionWarning)
+        wb.Optimizer(space, prior=[str(tmp_path / "old.db")], maximize=True, seed=0)

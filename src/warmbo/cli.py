@@ -1439,6 +1439,9 @@ def _new_direction(maximize: bool | None, prior: list[str] | None) -> tuple[bool
         (direction,) = known
         return direction == "maximize", f", as {names}"
     if known != {"maximize" if maximize else "minimize"}:
+        from .prior import PriorDirectionWarning
+
+        warnings.filterwarnings("ignore", category=PriorDirectionWarning)  # (said here, in the CLI's words)
         errors.print(
             f"note: {names} {'was' if len(directions) == 1 else 'were'} created to "
             f"{' and '.join(sorted(known))}; the new study "

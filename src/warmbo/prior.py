@@ -64,6 +64,7 @@ from .space import Space, SpaceError
 from .storage import _is_postgres, redacted, study_label
 
 __all__ = [
+    "PriorDirectionWarning",
     "PriorOutsideSpaceWarning",
     "as_prior",
     "check_prior",
@@ -101,6 +102,13 @@ def _dropped_warning(where: str, removed: list[str]) -> None:
         PriorParametersDroppedWarning,
         stacklevel=user_stacklevel(),
     )
+
+
+class PriorDirectionWarning(UserWarning):
+    """A prior study was created in the other direction than this study's: its values are read turned
+    (its best is taken as this study's best), which is right for an opposite task (a loss from an
+    accuracy) and wrong for the same objective started without ``maximize=True`` (a chemist user
+    test's yield study, on the command line, minimised the yield)."""
 
 
 class PriorOutsideSpaceWarning(UserWarning):
@@ -245,6 +253,16 @@ def _from_studies(
                     + ("; for a parameter renamed since, give --prior-rename OLD=NEW" if renamed else shell),
                 )
             sign = 1.0 if (study.settings.get("direction") == "maximize") == maximize else -1.0
+            if sign < 0 and study.settings.get("direction") in ("maximize", "minimize"):
+                warnings.warn(
+                    f"prior study {_shown(study)!r} was created to {study.settings['direction']}, and this "
+                    f"study {'maximizes' if maximize else 'minimizes'}: its values are read turned, its "
+                    "best taken as this study's best. If this study is the same objective, give it the "
+                    f"same direction ({'maximize=False' if maximize else 'maximize=True'}; warmbo: "
+                    f"{'--minimize' if maximize else '--maximize'})",
+                    PriorDirectionWarning,
+                    stacklevel=user_stacklevel(),
+                )
             complete = study.trials((COMPLETE,))
             if not complete:  # (among other studies it was left out without a word)
                 counts = ", ".join(f"{study.count(state)} {state}" for state in ("failed", "pending"))
