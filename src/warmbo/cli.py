@@ -3367,7 +3367,9 @@ def clean_pending(
     command lists what it keeps, whose and how old. A live run's trials (a heartbeat within the last
     30 s, from a run that has not said it stopped) are never failed by default. A value
     reported later for a cleared trial still completes it (`observe` does this on purpose). To
-    evaluate them again, use `optimize --retry-pending` instead.
+    evaluate them again, use `optimize --retry-pending` instead. A failed trial steers the model away
+    from its settings; a suggestion that will simply not be run is better withdrawn (`observe --trial
+    N --withdraw`), which the model does not read.
     """
     storage = _the_study(study, storage)
     from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS, RUN_ENDED_PREFIX
