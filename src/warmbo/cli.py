@@ -529,9 +529,9 @@ def _other_reporter(worker: str | None) -> str | None:
     :func:`~warmbo.storage.default_worker`) when the trial was taken by someone else, else None: on a
     shared lab computer one person takes the suggestions and another runs them (a user walk-through:
     status named only who had asked)."""
-    from .storage import default_worker
+    from .storage import person
 
-    me = default_worker().split("@", 1)[0] if "@" in default_worker() else None
+    me = person()
     them = worker.split("@", 1)[0] if worker and "@" in worker else None
     return me if me and them and me != them else None
 
@@ -560,16 +560,15 @@ WITHDRAWN_SHOWN = 5
 def _withdrawn_line(study) -> str | None:
     """``status``'s line on the trials taken out with ``observe --withdraw`` (the latest
     :data:`WITHDRAWN_SHOWN`, each with why and by whom); None when there are none."""
+    from .trial import why_and_who
+
     records = study.withdrawn()
     if not records:
         return None
     ids = sorted(records)
     shown = []
     for i in ids[-WITHDRAWN_SHOWN:]:
-        r = records[i]
-        said = "; ".join(
-            str(part) for part in (r.get("note"), f"by {r['by']}" if r.get("by") else None) if part
-        )
+        said = why_and_who(records[i])
         shown.append(f"trial {i}" + (f" ({said})" if said else ""))
     more = f" and {len(ids) - WITHDRAWN_SHOWN} earlier" if len(ids) > WITHDRAWN_SHOWN else ""
     return f"{len(ids)} withdrawn, read by nothing (kept in the study): {', '.join(shown)}{more}"
@@ -2298,8 +2297,6 @@ def observe(
     else's suggestion: the variable WARMBO_USER, else the login (set WARMBO_USER on a shared lab
     computer)."""
     storage = _the_study(study, storage)
-    from .optimizer import Optimizer
-    from .storage import Study
 
     if withdraw:
         _withdraw(storage, trial, value, failed, params, amend, note)
@@ -2315,13 +2312,9 @@ def observe(
         raise ValueError("--amend corrects a recorded trial: give its id with --trial")
     if note is not None and not note.strip():
         raise ValueError("--note is empty: say what to keep with the result, or leave --note out")
-    study = Study(storage)
-    multitask = study.get_meta("multitask") is not None
-    if multitask:
-        opt = load_optimizer(storage)
-    else:
-        opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
+    opt = _reporting_optimizer(storage)
     tasks = list(getattr(opt, "task_names", ()))
+    multitask = getattr(opt, "task_names", None) is not None
     numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None)
     point = None if params is None else _parse_params(params, opt.space)
     typed = None if params is None else _typed_numbers(params)
@@ -2446,16 +2439,28 @@ def observe(
     _print_best(opt)
 
 
+def _reporting_optimizer(storage: str):
+    """The optimizer ``observe`` records with: a multi-task study's as stored, else a plain one on
+    the study's space and direction (a result needs no model, sources or schedule)."""
+    from .optimizer import Optimizer
+    from .storage import Study
+
+    study = Study(storage)
+    if study.get_meta("multitask") is not None:
+        return load_optimizer(storage)
+    return Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
+
+
 def _reported_trial(opt, trial_id: int):
     """The trial ``observe --trial`` names; for an id the study does not hold, the error lists the
     pending suggestions (a mistyped id said only "no trial with id 99", a chemist user test)."""
-    from .storage import TrialNotFoundError
+    from .storage import WITHDRAWN_PREFIX, TrialNotFoundError
 
     try:
         return opt.study.trial(trial_id)
     except TrialNotFoundError as exc:
         pending = [t.id for t in opt.study.trials(("pending",))]
-        if not pending or "withdrawn" in str(exc):
+        if not pending or opt.study.get_meta(f"{WITHDRAWN_PREFIX}{trial_id}") is not None:
             raise
         shown = ", ".join(str(i) for i in pending[:10]) + (", ..." if len(pending) > 10 else "")
         raise TrialNotFoundError(
@@ -2466,8 +2471,6 @@ def _reported_trial(opt, trial_id: int):
 def _withdraw(storage: str, trial, value, failed: bool, params, amend: bool, note) -> None:
     """``observe --withdraw``: take trial ``trial`` out of the study (:meth:`Optimizer.withdraw`),
     saying what it held and that it is kept; the other result options are refused with it."""
-    from .optimizer import Optimizer
-    from .storage import Study
 
     given = [
         flag
@@ -2488,11 +2491,7 @@ def _withdraw(storage: str, trial, value, failed: bool, params, amend: bool, not
         raise ValueError("--withdraw needs the trial to take out: --trial ID (`warmbo status` lists them)")
     if note is not None and not note.strip():
         raise ValueError("--note is empty: say why the trial is withdrawn, or leave --note out")
-    study = Study(storage)
-    if study.get_meta("multitask") is not None:
-        opt = load_optimizer(storage)
-    else:
-        opt = Optimizer(study.space, storage=storage, maximize=study.settings.get("direction") == "maximize")
+    opt = _reporting_optimizer(storage)
     tasks = list(getattr(opt, "task_names", ()))
     t = opt.withdraw(trial, note=note)
     held = _shown_result(t, tasks) if t.is_complete else t.state + (f": {t.error}" if t.error else "")
@@ -3372,7 +3371,7 @@ def clean_pending(
     N --withdraw`), which the model does not read.
     """
     storage = _the_study(study, storage)
-    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS, RUN_ENDED_PREFIX
+    from .optimizer import HEARTBEAT_INTERVAL, LIVE_BEATS, RUN_ENDED_PREFIX, live_run_trials
     from .storage import Study
 
     if older_than is not None and not (math.isfinite(older_than) and older_than >= 0):
@@ -3387,6 +3386,8 @@ def clean_pending(
         beats = study.last_beats()  # the heartbeat, else creation
         beating = study.last_beats(beating_only=True)  # trials a run looks after
 
+        running = live_run_trials(study, now)  # (a stopped run is not live, whatever its heartbeat)
+
         def silent(t) -> float:
             return now - beats.get(t.id, t.created)
 
@@ -3395,11 +3396,11 @@ def clean_pending(
             with contextlib.suppress(ValueError):
                 ended[key[len(RUN_ENDED_PREFIX) :]] = float(value)
 
-        def run_ended(t) -> bool:  # its run stopped after the trial's last heartbeat
+        def run_ended(t) -> bool:  # its run stopped after the trial's last heartbeat (said in the list)
             return t.worker in ended and ended[t.worker] >= beats.get(t.id, t.created)
 
-        def live_run(t) -> bool:  # (a stopped run is not live, whatever its heartbeat)
-            return t.id in beating and silent(t) <= live and not run_ended(t)
+        def live_run(t) -> bool:
+            return t.id in running
 
         def clears(t) -> bool:
             if live_run(t):

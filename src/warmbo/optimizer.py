@@ -663,13 +663,26 @@ def _basis(trials) -> tuple[tuple[int, float], ...]:
     return tuple((t.id, t.value) for t in trials if t.state == COMPLETE)
 
 
-def _ended_after(stamp: str, beat: float) -> bool:
-    """Whether a ``run_ended:<worker>`` entry (a time, :meth:`Optimizer._record_run_ended`) is at or
-    after ``beat``; an entry that is not a number says nothing."""
-    try:
-        return float(stamp) >= beat
-    except ValueError:
-        return False
+def live_run_trials(study: Study, now: float | None = None) -> dict[int, float]:
+    """The pending trials a live run is evaluating, id -> seconds since their last heartbeat: a
+    heartbeat within :data:`LIVE_BEATS` x :data:`HEARTBEAT_INTERVAL` s, from a run that has not
+    recorded that it stopped since (``run_ended:<worker>``, :meth:`Optimizer._record_run_ended`: a
+    stopped run is not live, whatever its heartbeat). ``warmbo clean-pending`` never clears them by
+    default, and :meth:`Optimizer.withdraw` refuses them."""
+    now = time.time() if now is None else now
+    ended = {}
+    for key, stamp in study.meta_items(RUN_ENDED_PREFIX).items():
+        with contextlib.suppress(ValueError):
+            ended[key[len(RUN_ENDED_PREFIX) :]] = float(stamp)
+    beating = study.last_beats(beating_only=True)
+    live = {}
+    for trial in study.trials((PENDING,)):
+        beat = beating.get(trial.id)
+        if beat is None or now - beat > LIVE_BEATS * HEARTBEAT_INTERVAL:
+            continue
+        if ended.get(trial.worker, -math.inf) < beat:
+            live[trial.id] = now - beat
+    return live
 
 
 def _row_key(params: dict, value: float) -> str:
@@ -3158,19 +3171,13 @@ class Optimizer:
                     "--transfer none), not a trial of this study's own: correct the data and import them "
                     "again, or remove the import (opt.remove_prior, warmbo prior remove)"
                 )
-            if stored.state == PENDING:
-                beat = self.study.last_beats(beating_only=True).get(stored.id)
-                ended = self.study.get_meta(f"{RUN_ENDED_PREFIX}{stored.worker}")
-                if (
-                    beat is not None
-                    and time.time() - beat <= LIVE_BEATS * HEARTBEAT_INTERVAL
-                    and not (ended is not None and _ended_after(ended, beat))
-                ):
-                    raise StorageError(
-                        f"trial {stored.id} is being evaluated by a live run ({stored.worker}, heartbeat "
-                        f"{time.time() - beat:.0f} s ago): withdrawing it would make that run fail when it "
-                        "reports; stop the run first, or withdraw the trial once it has reported"
-                    )
+            silent = live_run_trials(self.study).get(stored.id) if stored.state == PENDING else None
+            if silent is not None:
+                raise StorageError(
+                    f"trial {stored.id} is being evaluated by a live run ({stored.worker}, heartbeat "
+                    f"{silent:.0f} s ago): withdrawing it would make that run fail when it reports; stop "
+                    "the run first, or withdraw the trial once it has reported"
+                )
             return self.study.withdraw(stored.id, note=note, by=person())
 
     def _amended_id(self, trial) -> int:

@@ -55,7 +55,7 @@ from scipy import stats
 from .audit import Audit, audit_header, audit_rows
 from .pareto import pareto_mask
 from .space import Categorical, Float, Int, Parameter, Space
-from .trial import COMPLETE, STATES, Trial, amendment_note
+from .trial import COMPLETE, STATES, Trial, amendment_note, why_and_who
 
 __all__ = [
     "BestSoFar",
@@ -1119,7 +1119,7 @@ def _withdrawn_html(withdrawn: Mapping[int, dict]) -> str:
                 held = f"value {float(r['value']):.6g}"
             except (TypeError, ValueError):
                 held = "a value"
-        said = "; ".join(str(p) for p in (r.get("note"), f"by {r['by']}" if r.get("by") else None) if p)
+        said = why_and_who(r)
         items.append(f"trial {i} (was {held}" + (f"; {said}" if said else "") + ")")
     return (
         f"<li>Withdrawn: {len(withdrawn)}, read by nothing (kept in the study): {_esc(', '.join(items))}</li>"

@@ -160,6 +160,16 @@ class SettingConflictError(StorageError):
 WITHDRAWN_PREFIX = "withdrawn:"
 
 
+def _withdrawn_record(text: str) -> dict:
+    """A ``withdrawn:<id>`` meta entry's record (:meth:`Study.withdraw`); ``{}`` for one edited by hand
+    into something else."""
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return {}
+    return record if isinstance(record, dict) else {}
+
+
 class TrialNotFoundError(StorageError, KeyError):
     """No trial with the given id exists in the study."""
 
@@ -1426,13 +1436,8 @@ class Study:
         out = {}
         for key, text in self.meta_items(WITHDRAWN_PREFIX).items():
             suffix = key[len(WITHDRAWN_PREFIX) :]
-            if not suffix.isdigit():
-                continue
-            try:
-                record = json.loads(text)
-            except ValueError:
-                record = {}
-            out[int(suffix)] = record if isinstance(record, dict) else {}
+            if suffix.isdigit():
+                out[int(suffix)] = _withdrawn_record(text)
         return out
 
     def _missing(self, trial_id: int, where: str = "") -> TrialNotFoundError:
@@ -1440,11 +1445,7 @@ class Study:
         value reported later for it is refused in words, not "no trial with id")."""
         text = self.get_meta(f"{WITHDRAWN_PREFIX}{trial_id}")
         if text is not None:
-            try:
-                record = json.loads(text)
-            except ValueError:
-                record = {}
-            record = record if isinstance(record, dict) else {}
+            record = _withdrawn_record(text)
             who = f" by {record['by']}" if record.get("by") else ""
             why = f" ({record['note']})" if record.get("note") else ""
             return TrialNotFoundError(

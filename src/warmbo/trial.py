@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES", "amendment_note"]
+__all__ = ["Trial", "History", "PENDING", "COMPLETE", "FAILED", "STATES", "amendment_note", "why_and_who"]
 
 PENDING = "pending"
 COMPLETE = "complete"
@@ -162,6 +162,14 @@ class History(list):
         return History((t for t in self if t.is_complete), self.task_names)
 
 
+def why_and_who(record: dict) -> str:
+    """``recorded twice; by ana``: the ``note`` and ``by`` of a correction's or a withdrawal's record
+    (:meth:`warmbo.storage.Study.amend`, :meth:`~warmbo.storage.Study.withdraw`), either or both; ""
+    for neither."""
+    by = f"by {record['by']}" if record.get("by") else None
+    return "; ".join(str(part) for part in (record.get("note"), by) if part)
+
+
 def amendment_note(earlier: list[dict], task_names=()) -> str:
     """One line on what an amended trial held before: ``amended, was value 55.2 (why)`` from the
     records :meth:`warmbo.storage.Study.amendments` returns (oldest first; the latest is shown, with
@@ -181,6 +189,6 @@ def amendment_note(earlier: list[dict], task_names=()) -> str:
     except (TypeError, ValueError, AttributeError):  # a hand-edited record: say it exists
         return "amended"
     times = f" {len(earlier)}x" if len(earlier) > 1 else ""
-    said = "; ".join(str(p) for p in (last.get("note"), f"by {last['by']}" if last.get("by") else None) if p)
+    said = why_and_who(last)
     why = f" ({said})" if said else ""
     return f"amended{times}, was {was}{why}"
