@@ -58,6 +58,11 @@ _VARIANTS = (
     "auto-restart-half",
     "auto-restart-full",
     "auto-restart-fill",
+    "auto-inc-best",
+    "auto-inc-observed",
+    "auto-inc-mean",
+    "auto-aligned",
+    "auto-aligned-m",
 )
 
 ARMS = ("none", "avg-rank", "rgpe", "auto", "auto-mean6", "auto-mean11", *_VARIANTS)
@@ -130,7 +135,26 @@ def _variant(arm: str):
         own = [t for t in trials if t.worker != optimizer_module.PRIOR_WORKER]
         return len(own) < optimizer_module.default_n_initial(len(self.space.params))
 
+    acquisition_for = optimizer_module.Optimizer._acquisition_for
+    alignment = baselines.RGPE._alignment
+
+    def aligned(self, X, z):
+        """``auto-aligned``: RGPE(align_sources=True), each source's mean mapped onto the target's
+        scale by the least-squares line through the target's observations (session 42)."""
+        saved = self.align_sources
+        if arm == "auto-aligned-m" and X.shape[0] < min(max(3, 2 * X.shape[1]), 20):
+            return alignment(self, X, z)  # ``auto-aligned-m``: from the cold design's size on
+        self.align_sources = True
+        try:
+            return alignment(self, X, z)
+        finally:
+            self.align_sources = saved
+
     def apply():
+        if arm.startswith("auto-aligned"):
+            baselines.RGPE._alignment = aligned
+        if arm.startswith("auto-inc-"):
+            optimizer_module.Optimizer._acquisition_for = _incumbent(arm[len("auto-inc-") :])[1]
         if arm == "auto-noverdict":
             optimizer_module.COLD_VERDICT = False
         if arm == "auto-restart-none":
@@ -159,6 +183,8 @@ def _variant(arm: str):
             baselines.RGPE._gp = lambda self, dim, base=None: gp(self, dim, default_model)
 
     def undo():
+        baselines.RGPE._alignment = alignment
+        optimizer_module.Optimizer._acquisition_for = acquisition_for
         optimizer_module.COLD_VERDICT = verdict
         optimizer_module.Optimizer._restart_size, optimizer_module.Optimizer._restart_due = (
             restart_size,
@@ -185,6 +211,24 @@ def _mean_until(k: int):
     def acquisition_for(self, reference):
         if self._source is not None and reference.n_observations < k:
             return PosteriorMean()
+        return original(self, reference)
+
+    return original, acquisition_for
+
+
+def _incumbent(incumbent: str):
+    """``auto-inc-*``: ``auto`` whose EI takes ``incumbent`` (``"best"``: the best observed value,
+    ``auto``'s until session 42; ``"observed"``: the ensemble's best mean at the target's observed
+    points; ``"mean"``: its best mean anywhere, 003 eq. 11). The ensemble's mean carries the
+    sources' scale: at a point observed many times it sat ~10 above the observations (session 42,
+    bench/warm_categorical.py)."""
+    from warmbo.acquisition import EI
+
+    original = optimizer_module.Optimizer._acquisition_for
+
+    def acquisition_for(self, reference):
+        if self._source is not None:
+            return EI(incumbent=incumbent)
         return original(self, reference)
 
     return original, acquisition_for

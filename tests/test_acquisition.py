@@ -37,7 +37,7 @@ def test_ucb_uses_round_t_and_the_model_info_gain(gp):
     np.testing.assert_allclose(acq.bind(gp)(X), mean + root * std, rtol=1e-12)
 
 
-@pytest.mark.parametrize("incumbent", ["best", "mean"])
+@pytest.mark.parametrize("incumbent", ["best", "observed", "mean"])
 def test_ei_equals_monte_carlo_within_three_standard_errors(gp, incumbent):
     acq = EI(incumbent=incumbent).bind(gp)
     X = np.random.default_rng(3).random((400, 2))
@@ -67,6 +67,23 @@ def test_ei_incumbents(gp):
     dense = np.max(gp.predict(Space.box([(0, 1), (0, 1)]).sample_encoded(4096, seed=0))[0])
     assert searched >= at_data - 1e-12
     assert searched >= dense - 1e-6
+
+
+def test_the_observed_incumbent_is_the_largest_posterior_mean_at_the_data_in_closed_form():
+    # a GP with fixed hyperparameters and no output scaling: mu(X) = K (K + s2 I)^-1 y, computed
+    # densely here; the incumbent is its largest entry, below the best observation when that one
+    # is a lucky draw, and it ignores the space (no search: the data only)
+    rng = np.random.default_rng(5)
+    X = rng.random((15, 2))
+    y = np.sin(5 * X[:, 0]) + X[:, 1] + 0.3 * rng.standard_normal(15)
+    kernel = ConstantKernel(1.0) * RBF([0.3, 0.5])
+    gp = GP(kernel, noise=0.09).fit(X, y)
+    K = kernel(X, X)
+    dense = K @ np.linalg.solve(K + 0.09 * np.eye(15), y)
+    observed = EI("observed").bind(gp, space=Space.box([(0, 1), (0, 1)])).incumbent
+    assert observed == pytest.approx(np.max(dense), rel=1e-10)
+    assert observed < np.max(y)  # noise sd 0.3: the best observation is above the model's mean there
+    assert PI("observed").bind(gp).incumbent == pytest.approx(observed, rel=1e-12)
 
 
 def test_ei_and_pi_at_zero_std_are_the_plain_improvement():

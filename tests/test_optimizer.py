@@ -1726,15 +1726,28 @@ def test_load_restores_a_ucb_schedule_and_warns_about_a_model_it_cannot_rebuild(
 
 
 def test_load_warns_about_an_acquisition_it_cannot_rebuild_and_not_about_defaults(tmp_path):
-    custom, default = f"sqlite:///{tmp_path / 'ei.db'}", f"sqlite:///{tmp_path / 'default.db'}"
-    wb.Optimizer(SPACE, acquisition=wb.EI(xi=0.1), seed=0, storage=custom).study.close()
-    with pytest.warns(wb.optimizer.RestoreWarning, match=r"acquisition=EI\(.*xi=0.1.*pass acquisition="):
+    custom, default = f"sqlite:///{tmp_path / 'mean.db'}", f"sqlite:///{tmp_path / 'default.db'}"
+    wb.Optimizer(SPACE, acquisition=wb.PosteriorMean(), seed=0, storage=custom).study.close()
+    with pytest.warns(wb.optimizer.RestoreWarning, match=r"acquisition=PosteriorMean\(.*pass acquisition="):
         wb.Optimizer.load(custom).study.close()
     wb.Optimizer(SPACE, seed=0, storage=default).study.close()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         reloaded = wb.Optimizer.load(default)
     assert reloaded.acquisition == wb.EI()
+    reloaded.study.close()
+
+
+@pytest.mark.parametrize(
+    "given", [wb.EI(xi=0.1), wb.EI(), wb.EI(incumbent="observed"), wb.PI(incumbent="mean", xi=0.01)], ids=repr
+)
+def test_load_rebuilds_an_ei_or_pi_the_caller_passed(tmp_path, given):
+    url = f"sqlite:///{tmp_path / 'ei.db'}"
+    wb.Optimizer(SPACE, acquisition=given, seed=0, storage=url).study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reloaded = wb.Optimizer.load(url)
+    assert reloaded.acquisition == given
     reloaded.study.close()
 
 

@@ -300,9 +300,14 @@ class UCB(Acquisition):
 
 
 # ---------------------------------------------------------------------------- EI and PI
+#: EI's and PI's incumbents: the best observation, the model's best mean at the observations, its best
+#: mean anywhere
+INCUMBENTS = ("best", "observed", "mean")
+
+
 def _check_incumbent(incumbent) -> None:
-    if incumbent not in ("best", "mean"):
-        raise ValueError(f"incumbent must be 'best' or 'mean', got {incumbent!r}")
+    if incumbent not in INCUMBENTS:
+        raise ValueError(f"incumbent must be 'best', 'observed' or 'mean', got {incumbent!r}")
 
 
 def _check_xi(xi) -> None:
@@ -311,7 +316,9 @@ def _check_xi(xi) -> None:
 
 
 def incumbent_value(model, incumbent: str, space=None) -> float:
-    """The incumbent of EI/PI: best observed y (``"best"``) or ``mu+ = max_x mu(x)`` (``"mean"``).
+    """The incumbent of EI/PI: best observed y (``"best"``), the largest posterior mean at the
+    observed inputs ``max_j mu(x_j)`` (``"observed"``, the plug-in incumbent of Picheny et al. 2013)
+    or ``mu+ = max_x mu(x)`` (``"mean"``).
 
     ``mu+`` is the largest posterior mean over the training inputs and, when a ``space`` is given,
     over the maximiser's search of the whole space (003 eq. 11).
@@ -324,7 +331,7 @@ def incumbent_value(model, incumbent: str, space=None) -> float:
             raise ValueError("EI/PI with incumbent='best' need a model with y_train_ (its observed outputs)")
         return float(np.max(y))
     value = float(np.max(model.predict(model.X_train_)[0]))
-    if space is not None:
+    if space is not None and incumbent == "mean":
         from .maximize import maximize
 
         result = maximize(PosteriorMean().bind(model), space, seed=0, n_starts=3)
@@ -449,8 +456,9 @@ class EI(Acquisition):
 
     Parameters
     ----------
-    incumbent : {"best", "mean"}
-        ``y+`` = the best observed value, or ``mu+ = max_x mu_{t-1}(x)`` (003 eq. 11).
+    incumbent : {"best", "observed", "mean"}
+        ``y+`` = the best observed value, ``max_j mu_{t-1}(x_j)`` over the observed inputs (the
+        plug-in incumbent), or ``mu+ = max_x mu_{t-1}(x)`` (003 eq. 11).
     xi : float
         Optional margin: improvement is measured over ``incumbent + xi`` (0 in the papers).
     """
@@ -487,7 +495,7 @@ class PI(Acquisition):
 
     Parameters
     ----------
-    incumbent : {"best", "mean"}
+    incumbent : {"best", "observed", "mean"}
         As for :class:`EI`.
     xi : float
         Margin over the incumbent.

@@ -99,7 +99,7 @@ from ._threads import blas_limited, blas_threads, source_threads
 from ._validation import check_int, check_seconds
 from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
-from .acquisition import EI, UCB, Acquisition
+from .acquisition import EI, PI, UCB, Acquisition
 from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale, rescaled
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
@@ -332,9 +332,15 @@ class SmallModelWarning(UserWarning):
 SMALL_MAX_TRIALS = 20
 
 
+#: an EI or PI as the study stores it (its repr), which load() rebuilds
+_STORED_INCUMBENT = re.compile(
+    r"(?P<kind>EI|PI)\(incumbent='(?P<incumbent>best|observed|mean)', xi=(?P<xi>[0-9.e+-]+)\)"
+)
+
+
 class RestoreWarning(UserWarning):
     """``Optimizer.load`` cannot rebuild a setting the study was created with (a model, a kernel or
-    an acquisition other than GP-UCB) and uses the default. ``lost`` holds ``(argument, stored
+    an acquisition other than GP-UCB, EI and PI) and uses the default. ``lost`` holds ``(argument, stored
     repr)`` pairs, for callers that say it in their own terms (the CLI)."""
 
     def __init__(self, lost: Sequence[tuple[str, str]]):
@@ -1353,8 +1359,9 @@ class Optimizer:
         otherwise the default (:func:`default_n_initial`, or the warm design's).
 
         A GP-UCB acquisition is restored with its schedule (the stored ``repr``, read by
-        :func:`~warmbo.bounds.parse_schedule`, which evaluates nothing). A model or kernel passed at
-        creation, or another acquisition, cannot be rebuilt from what the study stores: ``load``
+        :func:`~warmbo.bounds.parse_schedule`, which evaluates nothing), an EI or PI with its
+        incumbent and margin. A model or kernel passed at creation, or another acquisition, cannot
+        be rebuilt from what the study stores: ``load``
         then warns (:class:`RestoreWarning`) and resumes with the default, unless ``model=`` /
         ``kernel=`` / ``acquisition=`` are given again.
         """
@@ -1415,8 +1422,12 @@ class Optimizer:
         stored = settings.get("acquisition")
         if stored is not None and not {"acquisition", "schedule"} & set(overrides):
             schedule = parse_schedule(stored)
+            incumbent = _STORED_INCUMBENT.fullmatch(stored)
             if schedule is not None and stored.startswith("UCB("):
                 out["acquisition"] = UCB(schedule)
+            elif incumbent is not None and stored != repr(EI()):
+                kind = EI if incumbent["kind"] == "EI" else PI
+                out["acquisition"] = kind(incumbent=incumbent["incumbent"], xi=float(incumbent["xi"]))
             elif stored != repr(EI()):
                 lost.append(("acquisition", stored))
         if lost:

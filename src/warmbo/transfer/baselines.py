@@ -828,6 +828,7 @@ class RGPE(_TransferModel):
         "prevent_dilution",
         "source_fit_points",
         "map_target",
+        "align_sources",
     )
     #: sources are modelled one GP each, so the optimizer caps prior rows per source, not in total
     separate_sources = True
@@ -843,12 +844,14 @@ class RGPE(_TransferModel):
         prevent_dilution: bool = True,
         source_fit_points: int | None = 100,
         map_target: bool = False,
+        align_sources: bool = False,
     ):
         super().__init__(source, kernel, noise, seed, fit_hyperparameters)
         self.n_samples = n_samples
         self.prevent_dilution = prevent_dilution
         self.source_fit_points = source_fit_points
         self.map_target = map_target
+        self.align_sources = align_sources
 
     def _validate_extra(self) -> None:
         if (
@@ -861,6 +864,8 @@ class RGPE(_TransferModel):
             raise ValueError(f"prevent_dilution must be True or False, got {self.prevent_dilution!r}")
         if not isinstance(self.map_target, bool | np.bool_):
             raise ValueError(f"map_target must be True or False, got {self.map_target!r}")
+        if not isinstance(self.align_sources, bool | np.bool_):
+            raise ValueError(f"align_sources must be True or False, got {self.align_sources!r}")
         if self.source_fit_points is not None:
             check_int(self.source_fit_points, "source_fit_points (or None)", 10)
 
@@ -1025,6 +1030,25 @@ class RGPE(_TransferModel):
         self.target_model_ = self._target_gp(X.shape[1]).fit(X, z)
         self.ranking_losses_ = self._ranking_losses(X, z)
         self.weights_ = self._weights(self.ranking_losses_, X.shape[0])
+        self.alignment_ = self._alignment(X, z)
+
+    def _alignment(self, X, z) -> np.ndarray:
+        """``(a_i, b_i)`` per source (rows): its GP's mean as ``a_i mu_i + b_i`` on the target's
+        scale. Identity unless ``align_sources``; then the least-squares line through
+        ``(mu_i(x_j), z_j)`` over the target's observations, ``a_i >= 0`` (ranking, which sets the
+        weights, is unchanged by it), with at least 3 observations and a source mean that varies
+        across them."""
+        out = np.tile([1.0, 0.0], (len(self.source_models_), 1))
+        if not self.align_sources or X.shape[0] < 3:
+            return out
+        for i, model in enumerate(self.source_models_):
+            mu = model.predict(X)[0]
+            spread = mu - mu.mean()
+            if float(spread @ spread) <= 1e-12:
+                continue
+            a = max(float(spread @ (z - z.mean()) / (spread @ spread)), 0.0)
+            out[i] = (a, float(z.mean() - a * mu.mean()))
+        return out
 
     def _ranking_losses(self, X, z) -> np.ndarray:
         n, S = X.shape[0], int(self.n_samples)
@@ -1086,9 +1110,16 @@ class RGPE(_TransferModel):
                 mu, sigma = self._source_predictions(i, model, X, digest)
             else:
                 mu, sigma = model.predict(X)
+            if i < n_sources:
+                a, b = self._aligned(i)
+                mu, sigma = a * mu + b, a * sigma
             mean += weight * mu
             var += weight**2 * sigma**2
         return mean, np.sqrt(var)
+
+    def _aligned(self, i: int) -> tuple[float, float]:
+        alignment = getattr(self, "alignment_", None)
+        return (1.0, 0.0) if alignment is None else (float(alignment[i, 0]), float(alignment[i, 1]))
 
     def _source_predictions(self, i: int, model: GP, X: np.ndarray, digest) -> tuple[np.ndarray, np.ndarray]:
         """Source GP ``i``'s ``predict(X)``, kept for point sets seen before (identified by
@@ -1116,10 +1147,14 @@ class RGPE(_TransferModel):
         mean, var = 0.0, 0.0
         dmean = np.zeros_like(x)
         dvar = np.zeros_like(x)
-        for weight, model in zip(self.weights_, self._members(), strict=True):
+        n_sources = len(self.source_models_)
+        for i, (weight, model) in enumerate(zip(self.weights_, self._members(), strict=True)):
             if weight == 0:
                 continue
             mu, sigma, dmu, dsigma = model.predict_gradient(x)
+            if i < n_sources:
+                a, b = self._aligned(i)
+                mu, sigma, dmu, dsigma = a * mu + b, a * sigma, a * dmu, a * dsigma
             mean += weight * mu
             var += weight**2 * sigma**2
             dmean += weight * dmu
