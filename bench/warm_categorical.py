@@ -217,7 +217,7 @@ def main() -> None:
         "results": results,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1))
+    args.out.write_text(json.dumps(out, separators=(",", ":")))  # every run's settings: kept compact
 
 
 if __name__ == "__main__":
