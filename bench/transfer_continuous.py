@@ -33,7 +33,7 @@ from pathlib import Path  # noqa: E402
 import auto_variants  # noqa: E402 - the arms' patches
 import numpy as np  # noqa: E402
 from scipy.stats import binomtest  # noqa: E402
-from warm_design_model_maxima import SETTINGS, task  # noqa: E402
+from warm_design_model_maxima import SETTINGS, evaluate, task  # noqa: E402
 
 import warmbo as wb  # noqa: E402
 from warmbo.benchmarks._common import git_commit, machine_info, write_results  # noqa: E402
@@ -63,13 +63,7 @@ def run(arm: str, dim: int, X, y, labels, target, floor: float, budget: int, see
     apply()
     try:
         start = time.process_time()
-        opt = wb.Optimizer(space, prior=prior, seed=seed)
-        values = []
-        for _ in range(budget):
-            p = opt.ask()
-            value = float(target(np.array([[p[n] for n in space.names]]))[0])
-            opt.tell(p, value)
-            values.append(value)
+        values = evaluate(wb.Optimizer(space, prior=prior, seed=seed), target, budget)
         cpu = time.process_time() - start
     finally:
         undo()

@@ -74,16 +74,22 @@ def run(X, y, labels, target, dim, budget, seed, moved: bool) -> np.ndarray:
     if not moved:
         optimizer_module.source_model_maxima = lambda design, *a, **k: design
     try:
-        opt = wb.Optimizer(space, prior=prior, seed=seed)
-        values = []
-        for _ in range(budget):
-            p = opt.ask()
-            value = float(target(np.array([[p[n] for n in space.names]]))[0])
-            opt.tell(p, value)
-            values.append(value)
+        values = evaluate(wb.Optimizer(space, prior=prior, seed=seed), target, budget)
     finally:
         optimizer_module.source_model_maxima = saved
     return np.minimum.accumulate(values)
+
+
+def evaluate(opt, target, budget: int) -> list[float]:
+    """``budget`` ask/tell rounds of ``opt`` on ``target`` (a function of unit-cube points); the
+    values in order."""
+    values = []
+    for _ in range(budget):
+        p = opt.ask()
+        value = float(target(np.array([[p[n] for n in opt.space.names]]))[0])
+        opt.tell(p, value)
+        values.append(value)
+    return values
 
 
 def main() -> None:
