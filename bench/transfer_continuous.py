@@ -33,27 +33,10 @@ from pathlib import Path  # noqa: E402
 import auto_variants  # noqa: E402 - the arms' patches
 import numpy as np  # noqa: E402
 from scipy.stats import binomtest  # noqa: E402
-from warm_design_model_maxima import SETTINGS, evaluate, task  # noqa: E402
+from warm_design_model_maxima import SETTINGS, draw, evaluate  # noqa: E402
 
 import warmbo as wb  # noqa: E402
 from warmbo.benchmarks._common import git_commit, machine_info, write_results  # noqa: E402
-from warmbo.benchmarks.quality import problem  # noqa: E402
-
-
-def draw(name: str, shift: float, n_sources: int, rows: int, seed: int):
-    """The sources (X, y in the maximisation convention, labels), the target and its floor."""
-    fn = problem(name)
-    rng = np.random.default_rng([seed, int(shift * 1000), fn.dim])
-    X, y, labels = [], [], []
-    for s in range(n_sources):
-        f, _, _ = task(fn, rng, shift)
-        U = rng.random((rows, fn.dim))
-        X.append(U)
-        y.append(-f(U))
-        labels += [f"s{s}"] * rows
-    target, a, b = task(fn, rng, shift)
-    floor = min(float(target(rng.random((20_000, fn.dim))).min()), a * fn.optimum_value + b)
-    return fn.dim, np.vstack(X), np.concatenate(y), labels, target, floor
 
 
 def run(arm: str, dim: int, X, y, labels, target, floor: float, budget: int, seed: int) -> dict:

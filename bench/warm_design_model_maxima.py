@@ -57,6 +57,25 @@ def task(fn, rng, shift):
     return f, a, b
 
 
+def draw(name: str, shift: float, n_sources: int, rows: int, seed: int):
+    """One draw of a setting: ``(dim, X, y, labels, target, floor)``, the sources' rows (y in the
+    maximisation convention), the target and its minimum."""
+    fn = problem(name)
+    rng = np.random.default_rng([seed, int(shift * 1000), fn.dim])
+    X, y, labels = [], [], []
+    for s in range(n_sources):
+        f, _, _ = task(fn, rng, shift)
+        U = rng.random((rows, fn.dim))
+        X.append(U)
+        y.append(-f(U))  # maximisation convention
+        labels += [f"s{s}"] * rows
+    target, a, b = task(fn, rng, shift)
+    # the target's minimum: a f* + b where u* - delta lies in the cube; clipping otherwise moves it,
+    # and the best of a dense sample is the floor
+    floor = min(float(target(rng.random((20_000, fn.dim))).min()), a * fn.optimum_value + b)
+    return fn.dim, np.vstack(X), np.concatenate(y), labels, target, floor
+
+
 def regrets(target, points, floor):
     """Best-so-far regret of the target at ``points``, in order."""
     return np.minimum.accumulate(target(points)) - floor
@@ -109,20 +128,7 @@ def main() -> None:
         fn = problem(name)
         plain, moved, seconds = [], [], []
         for seed in range(args.seeds):
-            rng = np.random.default_rng([seed, int(shift * 1000), fn.dim])
-            X, y, labels = [], [], []
-            for s in range(n_sources):
-                f, _, _ = task(fn, rng, shift)
-                U = rng.random((rows, fn.dim))
-                X.append(U)
-                y.append(-f(U))  # maximisation convention
-                labels += [f"s{s}"] * rows
-            X, y = np.vstack(X), np.concatenate(y)
-            target, a, b = task(fn, rng, shift)
-            # the target's minimum: a f* + b where u* - delta lies in the cube; clipping otherwise
-            # moves it, and the best of a dense sample is the floor
-            dense = rng.random((20_000, fn.dim))
-            floor = min(float(target(dense).min()), a * fn.optimum_value + b)
+            _, X, y, labels, target, floor = draw(name, shift, n_sources, rows, seed)
             if args.budget:
                 for arm, out in (("plain", plain), ("moved", moved)):
                     start = time.process_time()
