@@ -245,13 +245,20 @@ class PostgresStudy(Study):
         self._key = _lock_key(self.name)
         self._refuse_placeholder_password()
         conn = self._connect()  # fails early, with the server's own words, if the server is unreachable
-        if self.readonly:
-            meta = self._meta_rows(conn)
-            if not meta:
-                raise StorageError(self._no_study())
-            self._check_meta(meta, space, settings or {})
-        else:
-            self._initialise(space, settings or {})
+        try:
+            if self.readonly:
+                meta = self._meta_rows(conn)
+                if not meta:
+                    raise StorageError(self._no_study())
+                self._check_meta(meta, space, settings or {})
+            else:
+                self._initialise(space, settings or {})
+        except BaseException:
+            # closed here: the error's traceback holds this object in a reference cycle, and a
+            # collection of it finalises the psycopg connection and its closer in any order (one
+            # warned "deleted while still open" after `Study(url_of_no_study)`)
+            self.close()
+            raise
 
     @staticmethod
     def study_name(url: str) -> str:
