@@ -56,6 +56,23 @@ def test_maximize_flag_and_initial_design():
     assert wb.Optimizer(wb.Space.box([(0, 1)] * 4)).n_initial == 8
 
 
+def test_a_categorical_counts_its_choices_less_one_in_the_cold_design():
+    from warmbo.optimizer import design_dimension
+
+    def space(*categoricals):
+        return wb.Space(
+            [wb.Float("t", 60, 110), wb.Int("n", 1, 5)]
+            + [wb.Categorical(f"c{i}", list("abcdefgh")[:k]) for i, k in enumerate(categoricals)]
+        )
+
+    # two numbers: d = 2 + sum(k - 1); a yes/no choice counts 1 as before, one choice counts 1
+    assert [design_dimension(space(*ks)) for ks in [(), (2,), (3,), (4, 3), (1,)]] == [2, 3, 4, 7, 3]
+    assert [wb.Optimizer(space(*ks)).n_initial for ks in [(2,), (3,), (4, 3), (8, 8, 8)]] == [6, 8, 14, 20]
+    # the first 8 suggestions (the design) of a 4-way categorical beside 2 numbers: every choice
+    opt = wb.Optimizer(space(4), seed=0)
+    assert {p["c0"] for p in opt.ask(opt.n_initial)} == set("abcd")
+
+
 def test_cold_design_is_two_points_per_parameter_at_most_20(tmp_path):
     from warmbo.optimizer import default_n_initial
 

@@ -97,7 +97,8 @@ NewDesignOption = Annotated[
     typer.Option(
         "--n-initial",
         help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
-        "for d parameters; queued configurations count towards them); an existing study keeps its own.",
+        "for d parameters, a k-way categorical counting k - 1; queued configurations count towards "
+        "them); an existing study keeps its own.",
         min=1,
         show_default=False,
     ),
@@ -883,7 +884,8 @@ def optimize(
         typer.Option(
             "--n-initial",
             help="Design points before the model chooses (default min(max(3, 2 d), 20) Sobol points "
-            "for d parameters; 2-3 warm points with --prior). A resumed study keeps its own (another "
+            "for d parameters, a k-way categorical counting k - 1; 2-3 warm points with --prior). "
+            "A resumed study keeps its own (another "
             "value is refused).",
             min=1,
             show_default=False,

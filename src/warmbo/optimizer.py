@@ -7,9 +7,10 @@ One round of :meth:`Optimizer.ask`, inside one store transaction:
 
 - The model sees outputs in the maximisation convention (``y`` or ``-y`` when minimising).
 - The first ``n_initial`` trials (default :func:`default_n_initial`: ``min(max(3, 2 d), 20)`` for d
-  parameters) follow a scrambled Sobol design; after that every point maximises the acquisition
-  (with transfer sources the design is the warm design, and ``transfer="auto"`` replaces one model
-  ask by a cold design point, the probe: :meth:`Optimizer._probe_due`).
+  parameters, a k-way categorical counting k - 1) follow a scrambled Sobol design; after that every
+  point maximises the acquisition (with transfer sources the design is the warm design, and
+  ``transfer="auto"`` replaces one model ask by a cold design point, the probe:
+  :meth:`Optimizer._probe_due`).
   No point is suggested twice while the space has points left: pending, failed and evaluated
   points are excluded on every space (see ``_busy``), until a finite space
   (``space.cardinality``) has been exhausted. Design points are
@@ -160,6 +161,7 @@ __all__ = [
     "RepeatedFailureError",
     "UnansweredAskWarning",
     "default_n_initial",
+    "design_dimension",
 ]
 
 #: a run whose first this-many evaluations (in the order they were started) all fail with the same
@@ -211,11 +213,27 @@ _REFUTED_KEY = "transfer_refuted"
 _clock = time.monotonic
 
 
-def default_n_initial(n_params: int) -> int:
-    """The size of the cold Sobol design for ``n_params`` parameters: ``min(max(3, 2 d), 20)``.
+def design_dimension(space: Space) -> int:
+    """The d of :func:`default_n_initial` for ``space``: one per parameter, ``k - 1`` for a
+    categorical of k choices (the degrees of freedom of its one-hot block: what the design must
+    spread over before the model can weigh every choice).
 
-    Two points per parameter (by parameters, not by encoded width: ten 4-way categoricals are 10
-    parameters, not 40), at least 3, and at most :data:`MAX_COLD_DESIGN`. The cap matters from
+    Before session 42 a categorical counted once whatever its choices. On two lab campaigns with
+    one 3- or 4-way categorical that decides the best value (bench/warm_categorical.py's cold arm,
+    bench/categorical_campaign.py) the model then never weighed the best choice at the settings it
+    had found in 10 of 30 and 3 of 20 seeds; counting k - 1 (designs of 10 and 12 points instead of
+    8) took that to 5 of 30 and 0 of 20 (Optuna's GPSampler, 10 random points first: 2 of 30, 0 of
+    20). Spaces without a categorical of 3 or more choices are unchanged (every problem of the
+    quality and transfer benchmarks).
+    """
+    return sum(max(1, len(p.choices) - 1) if isinstance(p, Categorical) else 1 for p in space.params)
+
+
+def default_n_initial(n_params: int) -> int:
+    """The size of the cold Sobol design for d = ``n_params`` (:func:`design_dimension`: parameters,
+    a k-way categorical counting k - 1): ``min(max(3, 2 d), 20)``.
+
+    Two points per dimension, at least 3, and at most :data:`MAX_COLD_DESIGN`. The cap matters from
     d = 11 on, where 2 d Sobol points would take most of a budget of 25-50 evaluations before the
     model chooses one: on the eight problems of d = 12 to 20 measured (``python
     bench/initial_design.py``, docs/optimizer.md), 20 points gave a lower median regret than 2 d
@@ -923,7 +941,7 @@ class Optimizer:
         blas_threads(), source_threads()
         n_initial_given = n_initial is not None
         if n_initial is None:
-            n_initial = default_n_initial(len(space.params))
+            n_initial = default_n_initial(design_dimension(space))
         check_int(n_initial, "n_initial", 1)
         if seed is not None and (
             isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63
@@ -2392,7 +2410,7 @@ class Optimizer:
             return False
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         first = self.n_initial + PROBE_AFTER
-        m = default_n_initial(len(self.space.params))
+        m = default_n_initial(design_dimension(self.space))
         if not first <= len(own) < first + m or sum(t.state == COMPLETE for t in own) < 2:
             return False
         warm = self.warm_design()
@@ -2440,7 +2458,9 @@ class Optimizer:
         if self._source is None or not COLD_FALLBACK:
             return False
         weight = getattr(reference, "sources_weight_", None)
-        return weight is not None and weight == 0 and n_trials < default_n_initial(len(self.space.params))
+        return (
+            weight is not None and weight == 0 and n_trials < default_n_initial(design_dimension(self.space))
+        )
 
     def _verdict(self, trials: Sequence[Trial]) -> tuple[Refutation | None, bool]:
         """The probe's verdict on this study's sources (:mod:`warmbo.transfer.verdict`): whether two
@@ -2457,7 +2477,7 @@ class Optimizer:
             return None, False
         if self._other_verdict:
             return None, False
-        m = default_n_initial(len(self.space.params))
+        m = default_n_initial(design_dimension(self.space))
         window = self.n_initial + PROBE_AFTER + 2 * m
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         n_own = len(own)
@@ -2489,7 +2509,7 @@ class Optimizer:
         review found right sources set aside by their own second point)."""
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         X = self._encode_trials(own) if X is None else X
-        cold = taken(X, self._cold_design_head(default_n_initial(len(self.space.params))))
+        cold = taken(X, self._cold_design_head(default_n_initial(design_dimension(self.space))))
         warm = self.warm_design()
         if warm is not None and len(warm):
             cold &= ~taken(X, warm.points)
@@ -2560,7 +2580,7 @@ class Optimizer:
         points stayed stuck in low dimensions (Hartmann-3 with one negated source: mean regret 0.50
         against 0.12 with half the design); the whole design spent the budget again at d = 6
         (Hartmann-6 with a noise source: median 0.48 against 0.19; cold 0.14)."""
-        return (default_n_initial(len(self.space.params)) + 1) // 2
+        return (default_n_initial(design_dimension(self.space)) + 1) // 2
 
     def _restart_due(self, trials: Sequence[Trial]) -> bool:
         """Whether this ask, in a study whose sources were set aside, takes the cold design's next
@@ -2571,7 +2591,7 @@ class Optimizer:
     def _cold_held(self, trials: Sequence[Trial]) -> int:
         """How many of the cold design's first m points are among the study's own ``trials``."""
         own = [t for t in trials if t.worker != PRIOR_WORKER]
-        head = self._cold_design_head(default_n_initial(len(self.space.params)))
+        head = self._cold_design_head(default_n_initial(design_dimension(self.space)))
         return int(taken(head, self._encode_trials(own)).sum()) if own else 0
 
     _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
@@ -2709,7 +2729,7 @@ class Optimizer:
             return None if warm is None else warm.points
         if not before_results:
             return None
-        size = max(self.n_initial, default_n_initial(len(self.space.params)))
+        size = max(self.n_initial, default_n_initial(design_dimension(self.space)))
         warm = self.warm_design()
         if index >= size or warm is None or not taken(warm.points, busy_X).all():
             return None
