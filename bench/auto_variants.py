@@ -118,7 +118,7 @@ def _variant(arm: str):
         if self._source is None:
             return False
         weight = getattr(reference, "sources_weight_", None)
-        m = optimizer_module.default_n_initial(len(self.space.params))
+        m = optimizer_module.cold_design_size(self.space)
         if weight is None or weight != 0 or n_complete >= 2 * m:
             return False
         complete = [t for t in self.study.trials() if t.state == "complete"]
@@ -133,7 +133,7 @@ def _variant(arm: str):
 
     def restart_fill(self, trials):
         own = [t for t in trials if t.worker != optimizer_module.PRIOR_WORKER]
-        return len(own) < optimizer_module.default_n_initial(len(self.space.params))
+        return len(own) < optimizer_module.cold_design_size(self.space)
 
     acquisition_for = optimizer_module.Optimizer._acquisition_for
     alignment = baselines.RGPE._alignment
@@ -161,11 +161,11 @@ def _variant(arm: str):
             optimizer_module.Optimizer._restart_size = lambda self: 0
         if arm == "auto-restart-half":
             optimizer_module.Optimizer._restart_size = lambda self: (
-                (optimizer_module.default_n_initial(len(self.space.params)) + 1) // 2
+                (optimizer_module.cold_design_size(self.space) + 1) // 2
             )
         if arm == "auto-restart-full":
-            optimizer_module.Optimizer._restart_size = lambda self: optimizer_module.default_n_initial(
-                len(self.space.params)
+            optimizer_module.Optimizer._restart_size = lambda self: optimizer_module.cold_design_size(
+                self.space
             )
         if arm == "auto-restart-fill":
             optimizer_module.Optimizer._restart_due = restart_fill

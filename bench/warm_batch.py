@@ -62,7 +62,7 @@ def main() -> None:
                 f = suite.objective(task, seed)
                 top, bottom = suite.truth_range(f)
                 prior = _prior(f, suite.sources(task, seed, 100))
-                cold_size = optimizer_module.default_n_initial(len(f.space.params))
+                cold_size = optimizer_module.cold_design_size(f.space)
                 for factor in (1, 2):
                     k = min(factor * cold_size, 20)
                     out = {}

@@ -160,6 +160,7 @@ __all__ = [
     "RepeatedPointsWarning",
     "RepeatedFailureError",
     "UnansweredAskWarning",
+    "cold_design_size",
     "default_n_initial",
     "design_dimension",
 ]
@@ -227,6 +228,13 @@ def design_dimension(space: Space) -> int:
     quality and transfer benchmarks).
     """
     return sum(max(1, len(p.choices) - 1) if isinstance(p, Categorical) else 1 for p in space.params)
+
+
+def cold_design_size(space: Space) -> int:
+    """The cold Sobol design's size for ``space``, ``default_n_initial(design_dimension(space))``:
+    the default ``n_initial`` and the size every rule of the transfer loop calls the cold design's
+    (the fallback, the probe, the verdict's restart)."""
+    return default_n_initial(design_dimension(space))
 
 
 def default_n_initial(n_params: int) -> int:
@@ -941,7 +949,7 @@ class Optimizer:
         blas_threads(), source_threads()
         n_initial_given = n_initial is not None
         if n_initial is None:
-            n_initial = default_n_initial(design_dimension(space))
+            n_initial = cold_design_size(space)
         check_int(n_initial, "n_initial", 1)
         if seed is not None and (
             isinstance(seed, bool) or not isinstance(seed, int | np.integer) or not 0 <= seed < 2**63
@@ -1443,10 +1451,12 @@ class Optimizer:
             incumbent = _STORED_INCUMBENT.fullmatch(stored)
             if schedule is not None and stored.startswith("UCB("):
                 out["acquisition"] = UCB(schedule)
-            elif incumbent is not None and stored != repr(EI()):
+            elif stored == repr(EI()):
+                pass  # the default
+            elif incumbent is not None:
                 kind = EI if incumbent["kind"] == "EI" else PI
                 out["acquisition"] = kind(incumbent=incumbent["incumbent"], xi=float(incumbent["xi"]))
-            elif stored != repr(EI()):
+            else:
                 lost.append(("acquisition", stored))
         if lost:
             warnings.warn(RestoreWarning(lost), stacklevel=user_stacklevel())
@@ -2410,7 +2420,7 @@ class Optimizer:
             return False
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         first = self.n_initial + PROBE_AFTER
-        m = default_n_initial(design_dimension(self.space))
+        m = cold_design_size(self.space)
         if not first <= len(own) < first + m or sum(t.state == COMPLETE for t in own) < 2:
             return False
         warm = self.warm_design()
@@ -2458,9 +2468,7 @@ class Optimizer:
         if self._source is None or not COLD_FALLBACK:
             return False
         weight = getattr(reference, "sources_weight_", None)
-        return (
-            weight is not None and weight == 0 and n_trials < default_n_initial(design_dimension(self.space))
-        )
+        return weight is not None and weight == 0 and n_trials < cold_design_size(self.space)
 
     def _verdict(self, trials: Sequence[Trial]) -> tuple[Refutation | None, bool]:
         """The probe's verdict on this study's sources (:mod:`warmbo.transfer.verdict`): whether two
@@ -2477,7 +2485,7 @@ class Optimizer:
             return None, False
         if self._other_verdict:
             return None, False
-        m = default_n_initial(design_dimension(self.space))
+        m = cold_design_size(self.space)
         window = self.n_initial + PROBE_AFTER + 2 * m
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         n_own = len(own)
@@ -2509,7 +2517,7 @@ class Optimizer:
         review found right sources set aside by their own second point)."""
         own = [t for t in trials if t.worker != PRIOR_WORKER]
         X = self._encode_trials(own) if X is None else X
-        cold = taken(X, self._cold_design_head(default_n_initial(design_dimension(self.space))))
+        cold = taken(X, self._cold_design_head(cold_design_size(self.space)))
         warm = self.warm_design()
         if warm is not None and len(warm):
             cold &= ~taken(X, warm.points)
@@ -2580,7 +2588,7 @@ class Optimizer:
         points stayed stuck in low dimensions (Hartmann-3 with one negated source: mean regret 0.50
         against 0.12 with half the design); the whole design spent the budget again at d = 6
         (Hartmann-6 with a noise source: median 0.48 against 0.19; cold 0.14)."""
-        return (default_n_initial(design_dimension(self.space)) + 1) // 2
+        return (cold_design_size(self.space) + 1) // 2
 
     def _restart_due(self, trials: Sequence[Trial]) -> bool:
         """Whether this ask, in a study whose sources were set aside, takes the cold design's next
@@ -2591,7 +2599,7 @@ class Optimizer:
     def _cold_held(self, trials: Sequence[Trial]) -> int:
         """How many of the cold design's first m points are among the study's own ``trials``."""
         own = [t for t in trials if t.worker != PRIOR_WORKER]
-        head = self._cold_design_head(default_n_initial(design_dimension(self.space)))
+        head = self._cold_design_head(cold_design_size(self.space))
         return int(taken(head, self._encode_trials(own)).sum()) if own else 0
 
     _multitask = False  # MultiTaskOptimizer: the one optimizer that opens multi-task studies
@@ -2729,7 +2737,7 @@ class Optimizer:
             return None if warm is None else warm.points
         if not before_results:
             return None
-        size = max(self.n_initial, default_n_initial(design_dimension(self.space)))
+        size = max(self.n_initial, cold_design_size(self.space))
         warm = self.warm_design()
         if index >= size or warm is None or not taken(warm.points, busy_X).all():
             return None
