@@ -10,6 +10,7 @@ import math
 import multiprocessing
 import pickle
 import time
+import warnings
 
 import numpy as np
 import optuna
@@ -749,6 +750,29 @@ def test_a_prior_that_cannot_be_read_is_refused_when_the_sampler_is_made(tmp_pat
         DataError, match=r"cell.csv, row 2 \(line 3\), column 'x': value 'abc' is not a number"
     ):
         study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=2)
+
+
+def test_a_prior_study_of_the_sampler_s_direction_is_read_without_a_direction_warning(tmp_path):
+    # a user test: WarmboSampler(prior=a minimised warmbo study) for a minimising Optuna study warned
+    # PriorDirectionWarning ("this study maximizes") when the sampler was made, before any direction
+    # was known; the prior is read in the study's direction by the first model proposal, which warns
+    # only when the two differ
+    from warmbo.prior import PriorDirectionWarning
+
+    old = str(tmp_path / "old.db")
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=old, seed=0)  # minimises
+    for x in (0.1, 0.5, 0.9):
+        opt.tell({"x": x}, (x - 0.5) ** 2)
+    opt.study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PriorDirectionWarning)
+        study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=old))
+        study.optimize(lambda t: (t.suggest_float("x", 0.0, 1.0) - 0.5) ** 2, n_trials=2)
+    assert study.trials[0].params["x"] == pytest.approx(0.5)  # the prior's best, read as a minimum
+    turned = optuna.create_study(direction="maximize", sampler=WarmboSampler(seed=0, prior=old))
+    with pytest.warns(PriorDirectionWarning, match="created to minimize, and this study maximizes"):
+        # (trial 0 is the prior's best; the model that reads the prior proposes trial 1)
+        turned.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=2)
 
 
 def test_a_dataframe_is_a_prior_as_for_the_optimizer(tmp_path):

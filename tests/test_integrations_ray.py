@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import signal
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -459,6 +460,28 @@ def test_a_prior_that_cannot_be_read_is_refused_when_the_searcher_is_made(tmp_pa
         DataError, match=r"every row .*row 1 \(line 2\), column 'x': value 5.0 is outside \[0.0, 1.0\]"
     ):
         search.set_search_properties(None, None, {"x": tune.uniform(0.0, 1.0)})
+
+
+def test_a_minimised_prior_study_for_a_minimising_searcher_is_read_without_a_direction_warning(tmp_path):
+    # a user test: WarmboSearch(metric=..., mode="min", prior=[a minimised study]) without a space
+    # warned PriorDirectionWarning ("this study maximizes") when it was made
+    from warmbo.prior import PriorDirectionWarning
+
+    old = str(tmp_path / "old.db")
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=old, seed=0)  # minimises
+    for x in (0.1, 0.5, 0.9):
+        opt.tell({"x": x}, (x - 0.5) ** 2)
+    opt.study.close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PriorDirectionWarning)
+        search = WarmboSearch(metric="loss", mode="min", seed=0, prior=[old])
+        search.set_search_properties(None, None, {"x": tune.uniform(0.0, 1.0)})
+        first = search.suggest("t0")
+    assert first["x"] == pytest.approx(0.5)  # the prior's best, read as a minimum
+    turned = WarmboSearch(metric="score", mode="max", seed=0, prior=[old])
+    with pytest.warns(PriorDirectionWarning, match="created to minimize, and this study maximizes"):
+        turned.set_search_properties(None, None, {"x": tune.uniform(0.0, 1.0)})
+        turned.suggest("t0")
 
 
 def test_a_dataframe_prior_with_a_failed_trial_is_read_once(tmp_path):

@@ -394,8 +394,13 @@ def check_prior(prior) -> None:
 
     For the integrations, whose space is known only at the first proposal (Optuna's define-by-run)
     or once the run starts: a bad prior is refused when the sampler or searcher is made, before
-    any evaluation is spent. A :class:`~warmbo.data.TaskData` is already valid; nothing is warned."""
-    _read(prior, None, True, None, None, partial=False, outside=None)
+    any evaluation is spent. A :class:`~warmbo.data.TaskData` is already valid; nothing is warned.
+    Neither is a study's direction (:class:`PriorDirectionWarning`): the new study's is not known
+    here, and the read with it says so when they differ (a user test: a minimising sampler warned
+    that the minimised prior was read for a study that maximizes)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=PriorDirectionWarning)
+        _read(prior, None, True, None, None, partial=False, outside=None)
 
 
 class PriorFormError(DataError):
