@@ -2317,6 +2317,11 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
         finished = [t for t in opt.history if t.state != "pending"]
         assert 3 <= len(finished) < 20 and all(t.is_failed for t in finished)
         assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
+        # (a user test: a bug of the objective fails good points for good unless they are withdrawn)
+        failed = sorted(t.id for t in finished)[:3]
+        assert raised.value.failed == tuple(failed)
+        assert f"withdraw trials {', '.join(map(str, failed))} first" in str(raised.value)
+        assert "opt.withdraw(id)" in str(raised.value) and "--withdraw" in str(raised.value)
 
 
 def test_a_run_stops_when_every_value_returned_is_of_a_wrong_type_and_takes_a_one_number_array():
@@ -2591,3 +2596,19 @@ def test_withdrawing_a_trial_a_live_run_evaluates_is_refused(tmp_path):
     assert opt.withdraw(busy).id == busy.trial_id and len(opt.study) == 0
     waiting = opt.ask()  # a suggestion waiting for a person (no heartbeat) may go at once
     assert opt.withdraw(waiting.trial_id).is_pending and len(opt.study) == 0
+
+
+def test_optuna_s_attribute_names_say_the_warmbo_ones():
+    # a user test: opt.best_params and opt.optimize met a bare AttributeError, while the constructor's
+    # Optuna words (direction=, n_trials=) say the warmbo one
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    opt.tell({"x": 0.25}, 1.0)
+    with pytest.raises(AttributeError, match=r"'best_params' \(Optuna's word\): use opt\.best\.params"):
+        opt.best_params  # noqa: B018
+    with pytest.raises(AttributeError, match=r"use opt\.run\(objective, budget=N\)"):
+        opt.optimize(lambda p: p["x"], n_trials=3)
+    with pytest.raises(AttributeError, match=r"use opt\.history\.to_dataframe\(\)"):
+        opt.trials_dataframe()
+    assert not hasattr(opt, "best_value") and opt.best.value == 1.0
+    with pytest.raises(AttributeError, match=r"^'Optimizer' object has no attribute 'bets'$"):
+        opt.bets  # noqa: B018

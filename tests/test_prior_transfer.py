@@ -560,6 +560,28 @@ def test_a_rename_reaches_the_studies_of_a_list_that_holds_csv_files_too(tmp_pat
     assert {"x": 0.5, "b": 1.0} in list(data.params) and len(data) == 2
 
 
+def test_a_renamed_parameter_s_error_gives_the_python_form_that_reads_it(tmp_path):
+    # a user test: Optimizer(prior=[study]) with a parameter renamed since said only the CLI's
+    # "--prior-rename OLD=NEW"; the Python form is as_prior(..., rename=...), which now reads as said
+    import warmbo.prior  # (the message's own spelling)
+
+    old_space = wb.Space([wb.Float("pos", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    where = str(tmp_path / "old.db")
+    old = wb.Optimizer(old_space, seed=0, storage=where)
+    for pos, b in ((0.5, 1.0), (-2.0, 2.0), (2.5, -1.0)):
+        old.tell({"pos": pos, "b": b}, (pos - 0.5) ** 2 + (b - 1.0) ** 2)
+    old.study.close()
+    space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("b", -3.0, 3.0)])
+    with pytest.raises(DataError) as refused:
+        wb.Optimizer(space, prior=[where], seed=0)
+    said = str(refused.value)
+    assert f"prior=warmbo.prior.as_prior([{where!r}], space, maximize, rename={{'OLD': 'NEW'}})" in said
+    assert "--prior-rename OLD=NEW" in said
+    maximize = False
+    opt = wb.Optimizer(space, prior=warmbo.prior.as_prior([where], space, maximize, rename={"pos": "x"}))
+    assert opt.ask() == {"x": 0.5, "b": 1.0}  # the prior's best, read under the new name
+
+
 def test_two_in_memory_studies_are_two_source_tasks():
     # before: both were labelled ':memory:', so their rows were one source task in one GP
     space = wb.Space([wb.Float("x", -3.0, 3.0), wb.Float("y", -3.0, 3.0)])

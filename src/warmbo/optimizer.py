@@ -435,11 +435,14 @@ class RepeatedFailureError(RuntimeError):
     """:meth:`Optimizer.run` stopped because the first :data:`FIRST_FAILURES` evaluations of the run
     all failed with the same error (warmbo's refusal of a returned value: of the same type).
     ``error`` is the first one (as the trials store it), ``pending`` the
-    ids of this run's trials still being evaluated then, left pending."""
+    ids of this run's trials still being evaluated then, left pending, ``failed`` the ids of the
+    failed trials (their points are not proposed again unless they are withdrawn: the message says
+    how, since a bug of the objective fails good points; a user test)."""
 
-    def __init__(self, error: str, pending: Sequence[int] = ()):
+    def __init__(self, error: str, pending: Sequence[int] = (), failed: Sequence[int] = ()):
         self.error = error
         self.pending = tuple(pending)
+        self.failed = tuple(failed)
         left = (
             f"; trial(s) {', '.join(map(str, self.pending))} were still running and are left pending: "
             "run with retry_pending=True to evaluate them)"
@@ -453,10 +456,17 @@ class RepeatedFailureError(RuntimeError):
                 " (the objective gets a dict of parameters, params['lr'], not an Optuna trial: the space "
                 "is the Optimizer's, wb.Space([wb.Float('lr', 1e-4, 1e-1, log=True), ...]); docs/optuna.md)"
             )
+        again = ""
+        if self.failed:
+            ids = ", ".join(map(str, self.failed))
+            again = (
+                f"; if the error was the objective's, not those points', withdraw trials {ids} first so "
+                f"that they can be: opt.withdraw(id) for each, or warmbo observe STUDY --trial ID --withdraw"
+            )
         super().__init__(
             f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}{hint}; stopped "
             "instead of spending the budget on it. Fix the objective and run again (the failed trials stay "
-            "in the study, and their points are not proposed again" + left
+            "in the study, and their points are not proposed again" + again + left
         )
 
 
@@ -469,10 +479,12 @@ class _FirstFailures:
     def __init__(self):
         self.outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
         self.deciding = True
+        self.failed: tuple[int, ...] = ()
 
     def stops(self, trial: Trial, unfinished: Iterable[int]) -> str | None:
-        """Record a finished ``trial``; the repeated error when the run should stop there, else None.
-        ``unfinished``: the ids of the run's trials started and not finished yet."""
+        """Record a finished ``trial``; the repeated error when the run should stop there, else None
+        (the failed trials' ids are then :attr:`failed`). ``unfinished``: the ids of the run's trials
+        started and not finished yet."""
         self.outcomes[trial.id] = trial.error if trial.state == FAILED else None
         if not self.deciding:
             return None
@@ -484,6 +496,7 @@ class _FirstFailures:
         if None in errors or len(errors) != 1:
             return None
         error = self.outcomes[first[0]]
+        self.failed = tuple(first)
         if len({self.outcomes[i] for i in first}) > 1:
             error += " (and the same for the other values returned)"
         return error
@@ -734,6 +747,36 @@ _THEIR_WORDS = {
     "search_space": "the space, as the first argument",
     "n_startup_trials": "n_initial=",
 }
+
+
+#: Optuna's names of what an Optimizer has under other names (a user test met a bare AttributeError
+#: for ``opt.best_params`` and ``opt.optimize``, where the constructor's Optuna words say the warmbo one)
+_THEIR_ATTRIBUTES = {
+    "best_params": "opt.best.params",
+    "best_value": "opt.best.value",
+    "best_trial": "opt.best (its params and value; the trials are opt.history)",
+    "optimize": "opt.run(objective, budget=N), N the total of finished trials",
+    "trials": "opt.history",
+    "trials_dataframe": "opt.history.to_dataframe()",
+    "enqueue_trial": "opt.enqueue(params)",
+    "get_trials": "opt.history",
+}
+
+
+def _their_attribute(name: str) -> property:
+    """A property that raises the AttributeError naming the warmbo word for Optuna's ``name`` (a
+    property, not ``__getattr__``, which would also replace an AttributeError raised inside another
+    property's getter)."""
+
+    def refuse(self):
+        raise AttributeError(
+            f"'{type(self).__name__}' object has no attribute {name!r} (Optuna's word): use "
+            f"{_THEIR_ATTRIBUTES[name]}",
+            name=name,
+            obj=self,
+        )
+
+    return property(refuse, doc=f"Not an attribute: Optuna's word; use {_THEIR_ATTRIBUTES[name]}.")
 
 
 def _not_a_space(space) -> str:
@@ -3824,7 +3867,7 @@ class Optimizer:
                                 running.clear()
                                 still = {t.id for t in self.study.trials((PENDING,))}
                                 stopping = [i for i in stopping if i in still]
-                            raise RepeatedFailureError(error, sorted(stopping))
+                            raise RepeatedFailureError(error, sorted(stopping), first_failures.failed)
         except KeyboardInterrupt as interrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
@@ -4209,6 +4252,11 @@ class Optimizer:
 
     def __exit__(self, *exc_info) -> None:
         self.close()
+
+
+for _name in _THEIR_ATTRIBUTES:
+    setattr(Optimizer, _name, _their_attribute(_name))
+del _name
 
 
 def failure_text(exc: BaseException) -> str:

@@ -244,8 +244,9 @@ def _from_studies(
                 raise DataError(
                     differs
                     + (
-                        "; for a parameter renamed since, read it under its new name (warmbo optimize: "
-                        "--prior-rename OLD=NEW)"
+                        "; for a parameter renamed since, read it under its new name: "
+                        f"prior=warmbo.prior.as_prior([{_shown(study)!r}], space, maximize, "
+                        "rename={'OLD': 'NEW'}) (warmbo optimize: --prior-rename OLD=NEW)"
                         if renamed
                         else python
                     ),
