@@ -13,8 +13,10 @@ Session 42 ran Optuna's samplers on the same campaign (``--method``; defaults, c
 noise): GPSampler found Pd on 20 of 20 seeds (mean best 86.4%, worst 84.6%), TPE on 16 (80.5%,
 63.8%), warmbo 17 (84.0%, 65.7%): warmbo's cold optimizer is behind Optuna's GP on this problem, as
 on bench/warm_categorical.py's (20 of 30 seeds against 28).
-Then the cold design counted the 4-way categorical as 3 parameters (12 points instead of 8,
-``warmbo.optimizer.design_dimension``): warmbo found Pd on 20 of 20 seeds (mean 86.3%, worst 84.8%).
+Then the cold design counted the 4-way categorical as 3 parameters (12 points instead of 8):
+warmbo found Pd on 20 of 20 seeds (mean 86.3%, worst 84.8%). Session 43 undid that rule, worse on
+seven problems outside these two (bench/categorical_design.py); the results file is this script's
+run at the design of 8 again.
 
     python bench/categorical_campaign.py            # 20 seeds, about a minute on 2 cores
     python bench/categorical_campaign.py --seeds 5

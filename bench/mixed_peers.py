@@ -14,6 +14,17 @@ so the same configuration always scores the same:
   ``alpha`` and ``learning_rate_init`` (log floats), ``activation`` (3 choices), ``solver`` (3
   choices).
 
+Three more, added in session 43 for bench/categorical_design.py (a 3- or 4-way categorical that
+decides the score; run here with ``--problems``, not by default):
+
+* ``svc-digits``: ``SVC`` on standardised digits; ``C`` and ``gamma`` (log floats), ``kernel`` (4
+  choices), ``degree`` (int 2-5, used by the polynomial kernel only).
+* ``rf-wine``: ``RandomForestClassifier`` on wine; ``n_estimators`` (log int 10-50), ``criterion``
+  (3 choices, two of which, entropy and log loss, are the same criterion), ``max_features`` (sqrt,
+  log2 or all), ``max_depth`` (int 1-20), ``min_samples_leaf`` (log int 1-20).
+* ``knn-digits``: ``KNeighborsClassifier`` on standardised digits; ``n_neighbors`` (log int 1-64),
+  ``weights`` (2 choices), ``metric`` (4 choices).
+
 Every method gets the same budget and seeds 0..n-1 with its defaults: ``wb.Optimizer(space,
 seed=seed, maximize=True)``, ``optuna.samplers.TPESampler(seed=seed)``,
 ``optuna.samplers.GPSampler(seed=seed)``. For each run the script records the best CV accuracy
@@ -94,13 +105,35 @@ PROBLEMS = {
         ("activation", "cat", ["relu", "tanh", "logistic"], False),
         ("solver", "cat", ["adam", "sgd", "lbfgs"], False),
     ],
+    "svc-digits": [
+        ("C", "float", (1e-2, 1e3), True),
+        ("gamma", "float", (1e-5, 1.0), True),
+        ("kernel", "cat", ["linear", "poly", "rbf", "sigmoid"], False),
+        ("degree", "int", (2, 5), False),
+    ],
+    "rf-wine": [
+        ("n_estimators", "int", (10, 50), True),
+        ("criterion", "cat", ["gini", "entropy", "log_loss"], False),
+        ("max_features", "cat", ["sqrt", "log2", "all"], False),
+        ("max_depth", "int", (1, 20), False),
+        ("min_samples_leaf", "int", (1, 20), True),
+    ],
+    "knn-digits": [
+        ("n_neighbors", "int", (1, 64), True),
+        ("weights", "cat", ["uniform", "distance"], False),
+        ("metric", "cat", ["euclidean", "manhattan", "chebyshev", "cosine"], False),
+    ],
 }
+#: What ``python bench/mixed_peers.py`` runs without ``--problems`` (the session-40 set).
+DEFAULT_PROBLEMS = ("sgd-digits", "hgb-cancer", "mlp-wine")
 
 
 def make_objective(problem: str):
-    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
     from sklearn.linear_model import SGDClassifier
+    from sklearn.neighbors import KNeighborsClassifier
     from sklearn.neural_network import MLPClassifier
+    from sklearn.svm import SVC
 
     if problem == "sgd-digits":
         X, y = _data("digits", scale=True)
@@ -120,6 +153,25 @@ def make_objective(problem: str):
         def objective(p):
             p = dict(p, hidden_layer_sizes=(p["hidden_layer_sizes"],))
             return _cv(MLPClassifier(**p, max_iter=200, random_state=0), X, y)
+
+    elif problem == "svc-digits":
+        X, y = _data("digits", scale=True)
+
+        def objective(p):
+            return _cv(SVC(**p), X, y)
+
+    elif problem == "rf-wine":
+        X, y = _data("wine", scale=False)
+
+        def objective(p):
+            p = dict(p, max_features=None if p["max_features"] == "all" else p["max_features"])
+            return _cv(RandomForestClassifier(**p, random_state=0), X, y)
+
+    elif problem == "knn-digits":
+        X, y = _data("digits", scale=True)
+
+        def objective(p):
+            return _cv(KNeighborsClassifier(**p), X, y)
 
     else:
         raise ValueError(f"unknown problem {problem!r}; choose from {sorted(PROBLEMS)}")
@@ -206,7 +258,7 @@ def run_one(method: str, problem: str, seed: int, budget: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems", nargs="+", default=list(PROBLEMS), choices=list(PROBLEMS))
+    parser.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS), choices=list(PROBLEMS))
     parser.add_argument("--methods", nargs="+", default=["warmbo", "optuna-tpe", "optuna-gp"])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--budget", type=int, default=30)
