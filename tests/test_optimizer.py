@@ -56,8 +56,10 @@ def test_maximize_flag_and_initial_design():
     assert wb.Optimizer(wb.Space.box([(0, 1)] * 4)).n_initial == 8
 
 
-def test_a_categorical_counts_its_choices_less_one_in_the_cold_design():
-    from warmbo.optimizer import design_dimension
+def test_a_categorical_counts_one_parameter_in_the_cold_design_whatever_its_choices():
+    # session 42 counted a k-way categorical as k - 1; measured on seven problems outside the two that
+    # suggested it (bench/categorical_design.py), the larger design was worse, and it was undone
+    from warmbo.optimizer import cold_design_size
 
     def space(*categoricals):
         return wb.Space(
@@ -65,12 +67,12 @@ def test_a_categorical_counts_its_choices_less_one_in_the_cold_design():
             + [wb.Categorical(f"c{i}", list("abcdefgh")[:k]) for i, k in enumerate(categoricals)]
         )
 
-    # two numbers: d = 2 + sum(k - 1); a yes/no choice counts 1 as before, one choice counts 1
-    assert [design_dimension(space(*ks)) for ks in [(), (2,), (3,), (4, 3), (1,)]] == [2, 3, 4, 7, 3]
-    assert [wb.Optimizer(space(*ks)).n_initial for ks in [(2,), (3,), (4, 3), (8, 8, 8)]] == [6, 8, 14, 20]
-    # the first 8 suggestions (the design) of a 4-way categorical beside 2 numbers: every choice
+    sizes = [(), (2,), (3,), (4, 3), (8, 8, 8), (1,)]
+    assert [cold_design_size(space(*ks)) for ks in sizes] == [4, 6, 6, 8, 10, 6]
+    assert [wb.Optimizer(space(*ks)).n_initial for ks in sizes] == [4, 6, 6, 8, 10, 6]
+    # the design of a 4-way categorical beside 2 numbers (6 points) still tries 3 of its choices or more
     opt = wb.Optimizer(space(4), seed=0)
-    assert {p["c0"] for p in opt.ask(opt.n_initial)} == set("abcd")
+    assert len({p["c0"] for p in opt.ask(opt.n_initial)}) >= 3
 
 
 def test_cold_design_is_two_points_per_parameter_at_most_20(tmp_path):

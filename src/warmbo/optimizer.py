@@ -162,7 +162,6 @@ __all__ = [
     "UnansweredAskWarning",
     "cold_design_size",
     "default_n_initial",
-    "design_dimension",
 ]
 
 #: a run whose first this-many evaluations (in the order they were started) all fail with the same
@@ -214,32 +213,26 @@ _REFUTED_KEY = "transfer_refuted"
 _clock = time.monotonic
 
 
-def design_dimension(space: Space) -> int:
-    """The d of :func:`default_n_initial` for ``space``: one per parameter, ``k - 1`` for a
-    categorical of k choices (the degrees of freedom of its one-hot block: what the design must
-    spread over before the model can weigh every choice).
-
-    Before session 42 a categorical counted once whatever its choices. On two lab campaigns with
-    one 3- or 4-way categorical that decides the best value (bench/warm_categorical.py's cold arm,
-    bench/categorical_campaign.py) the model then never weighed the best choice at the settings it
-    had found in 10 of 30 and 3 of 20 seeds; counting k - 1 (designs of 10 and 12 points instead of
-    8) took that to 5 of 30 and 0 of 20 (Optuna's GPSampler, 10 random points first: 2 of 30, 0 of
-    20). Spaces without a categorical of 3 or more choices are unchanged (every problem of the
-    quality and transfer benchmarks).
-    """
-    return sum(max(1, len(p.choices) - 1) if isinstance(p, Categorical) else 1 for p in space.params)
-
-
 def cold_design_size(space: Space) -> int:
-    """The cold Sobol design's size for ``space``, ``default_n_initial(design_dimension(space))``:
-    the default ``n_initial`` and the size every rule of the transfer loop calls the cold design's
-    (the fallback, the probe, the verdict's restart)."""
-    return default_n_initial(design_dimension(space))
+    """The cold Sobol design's size for ``space``, ``default_n_initial(len(space.params))``: the
+    default ``n_initial`` and the size every rule of the transfer loop calls the cold design's (the
+    fallback, the probe, the verdict's restart). A categorical counts one parameter whatever its
+    choices.
+
+    Session 42 counted a k-way categorical as k - 1 (the degrees of freedom of its one-hot block),
+    from two lab campaigns where a larger design found the best catalyst more often (10 -> 5 of 30
+    and 3 -> 0 of 20 seeds trapped at another catalyst's optimum). Measured in session 43 on seven
+    problems that played no part in it (``python bench/categorical_design.py``, docs/optimizer.md),
+    the larger design was worse on CoCaBO's Func2C (lower regret after 50 evaluations in 5 seeds of
+    20, higher in 15, sign test p = 0.04) and Func3C (7 and 13) and level on five scikit-learn
+    problems, so parameters are counted again, as before session 42.
+    """
+    return default_n_initial(len(space.params))
 
 
 def default_n_initial(n_params: int) -> int:
-    """The size of the cold Sobol design for d = ``n_params`` (:func:`design_dimension`: parameters,
-    a k-way categorical counting k - 1): ``min(max(3, 2 d), 20)``.
+    """The size of the cold Sobol design for d = ``n_params`` parameters (a categorical counts one:
+    :func:`cold_design_size`): ``min(max(3, 2 d), 20)``.
 
     Two points per dimension, at least 3, and at most :data:`MAX_COLD_DESIGN`. The cap matters from
     d = 11 on, where 2 d Sobol points would take most of a budget of 25-50 evaluations before the
