@@ -1124,6 +1124,20 @@ def test_a_mistyped_study_name_names_the_studies_the_database_holds(postgres_ser
     assert "give study=enzyme-walk in the URL" in said, said
     far = runner.invoke(app, ["suggest", postgres_server.url("ph-screen-walk"), "--space", "space.json"])
     assert far.exit_code == 0 and "note:" not in far.output, far.output
+    assert "NewStudyWarning" not in created.output and "did you mean" not in created.output  # (said once)
+    # in Python, the new study warns as a new SQLite file beside one of a close name does (a user
+    # test: Optimizer(storage=...study=lr-sweeep) with study=lr-sweeep at hand said nothing)
+    from warmbo.storage import NewStudyWarning
+
+    with pytest.warns(
+        NewStudyWarning, match=r"created a new study 'enzyme-wlak'.*did you mean study=enzyme-walk"
+    ):
+        wb.Optimizer(SPACE, storage=postgres_server.url("enzyme-wlak"), seed=0).close()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NewStudyWarning)
+        wb.Optimizer(SPACE, storage=postgres_server.url("enzyme-wlak"), seed=0).close()  # (it exists now)
+        wb.Optimizer(SPACE, storage=postgres_server.url("kinetics-walk"), seed=0).close()  # (no close name)
+        wb.Optimizer(SPACE, storage=postgres_server.url("kinetics-walk-2"), seed=0).close()  # (a series)
 
 
 def test_a_url_with_the_printed_stars_for_a_password_says_what_they_are(postgres_server, tmp_path):

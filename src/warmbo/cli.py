@@ -1943,6 +1943,10 @@ def suggest(
     data = parts = held = None
     if space is not None and not study_exists(storage):
         _refuse_a_slip(storage, create)
+        from .storage import NewStudyWarning, _is_postgres
+
+        if _is_postgres(storage):  # (_say_similar_studies' note says it, in the command's words)
+            warnings.filterwarnings("ignore", category=NewStudyWarning)
         if fixed is not None:  # (checked first: a bad one must not leave a new study behind)
             held = _parse_params(fixed, space, "--fixed", partial=True)
         if transfer not in (None, "none") and not prior:

@@ -92,7 +92,8 @@ _WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "d
 
 
 class NewStudyWarning(UserWarning):
-    """A new study was created beside an existing file of a close name (a mistyped path?)."""
+    """A new study was created beside an existing file of a close name, or in a PostgreSQL database
+    that holds a study of a close name (a mistyped path or ``study=``?)."""
 
 
 def _series(name: str) -> str:

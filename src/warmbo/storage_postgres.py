@@ -35,14 +35,17 @@ import json
 import os
 import threading
 import time
+import warnings
 import weakref
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from ._warnings import user_stacklevel
 from .space import Space
 from .storage import (
     _OPENING_KEYS,
     _SCHEMA_VERSION,
     ConnectionLostError,
+    NewStudyWarning,
     StorageError,
     Study,
     _Closer,
@@ -50,6 +53,7 @@ from .storage import (
     _finite_vector,
     _inherit,
     _new_lock,
+    _series,
     default_worker,
     redacted,
 )
@@ -461,6 +465,7 @@ class PostgresStudy(Study):
 
     def _initialise(self, space: Space | None, settings: dict) -> None:
         conn = self._connect()
+        similar: list[str] = []
         with self._lock:
             conn.execute("BEGIN")
             try:
@@ -479,6 +484,9 @@ class PostgresStudy(Study):
                         "settings": json.dumps(settings),
                         "created": repr(time.time()),
                     }
+                    # (names that differ in their numbers alone, run-2 beside run-1, are a series,
+                    # as for SQLite files)
+                    similar = [n for n in self.similar_studies() if _series(n) != _series(self.name)]
                     conn.execute("INSERT INTO warmbo_studies (name) VALUES (%s)", (self.name,))
                     for key, value in meta.items():
                         conn.execute(
@@ -490,6 +498,15 @@ class PostgresStudy(Study):
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+        if similar:
+            # (a user test: study=lr-sweeep beside lr-sweep split a sweep over two studies without a
+            # word, where a new SQLite file beside one of a close name warns the same)
+            warnings.warn(
+                f"created a new study {self.name!r} in {self._where()}; did you mean study={similar[0]}, "
+                "which exists? (a mistyped study= starts a study with no trials)",
+                NewStudyWarning,
+                stacklevel=user_stacklevel(),
+            )
 
     # ------------------------------------------------------------------ reading
     def version(self) -> tuple[int, int]:
