@@ -234,10 +234,15 @@ def test_the_transfer_report_names_sources_weights_and_the_warm_design():
     text = str(report)
     assert (
         "transfer auto: 2 source task(s), 80 rows" in text
-        and "weights after 5 target trial(s) (the last model suggestion's: how much the model leans on "
+        and "weights after 5 target trial(s) (the model fitted to them: how much the model leans on "
         "each, summing to 1): this study"
         in text
     )
+    # what status shows is the last model ask's, one tell earlier after a run (a user test read the
+    # two, 0.76 after 12 and 0.75 after 11, as the same "last model suggestion's")
+    stored = opt.stored_transfer_report()
+    assert stored.n_target == 4 and not stored.fitted_now
+    assert "weights after 4 target trial(s) (the last model suggestion's: how much" in str(stored)
     first = report.warm_design[0]
     assert f"first x={first['x']:.6g}, y={first['y']:.6g}" in text  # short numbers, not a raw dict
     assert TransferReport.from_dict(report.to_dict()) == report  # what the study stores round-trips

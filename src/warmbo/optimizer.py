@@ -1755,12 +1755,16 @@ class Optimizer:
         task with its rows and the fitted model's weight for it (``auto``/``rgpe``) or its learned noise
         (``envelope``), and the warm design. None when this optimizer has no transfer sources.
 
-        The model is fitted to the complete trials if no ask has fitted it yet (two are needed).
+        The model is fitted to the complete trials if no ask has fitted it yet (two are needed), so
+        its weights are those of every complete trial; ``warmbo status`` and
+        :meth:`stored_transfer_report` show those the last model ask stored (one tell earlier, after
+        a run), and each line says which.
         """
         if self._source is None:
             return None
         model = self._current_model() or self.model
-        return self._transfer_report(model, self.study.count(COMPLETE))
+        report = self._transfer_report(model, self.study.count(COMPLETE))
+        return replace(report, fitted_now=True) if report.target_weight is not None else report
 
     def stored_transfer_report(self) -> TransferReport | None:
         """The transfer report a study shows (``warmbo status``, :meth:`report`) without fitting a

@@ -39,6 +39,10 @@ class TransferReport:
     warm_design: tuple[dict, ...] = ()
     warm_scores: tuple[float, ...] = ()
     refuted: str | None = None  # the verdict that set the sources aside (warmbo.transfer.verdict)
+    #: the weights of a model fitted to the study's complete trials for this report
+    #: (``Optimizer.transfer_report()``), not those the last model ask stored (``warmbo status``):
+    #: after a tell the two differ, and a user test read both as "the last model suggestion's"
+    fitted_now: bool = False
 
     @property
     def fell_back(self) -> bool:
@@ -60,6 +64,7 @@ class TransferReport:
             tuple(data.get("warm_design", ())),
             tuple(data.get("warm_scores", ())),
             data.get("refuted"),
+            bool(data.get("fitted_now", False)),
         )
 
     def __str__(self) -> str:
@@ -82,8 +87,9 @@ class TransferReport:
             # (a chemist user test read "target 0.50, task lab.db 0.50" as two measured values)
             total = sum(s.weight for s in weighted) + (self.target_weight or 0.0)
             summing = ", summing to 1" if abs(total - 1.0) < 1e-6 else ""
+            whose = "the model fitted to them" if self.fitted_now else "the last model suggestion's"
             head = (
-                f"weights after {self.n_target} target trial(s) (the last model suggestion's: how much "
+                f"weights after {self.n_target} target trial(s) ({whose}: how much "
                 f"the model leans on each{summing}): this study {self.target_weight:.2f}"
             )
             lines.append(f"{head}, {shown}{more}")
