@@ -1,0 +1,156 @@
+"""Objectives that fail: how the default Optimizer's constant liar (a failed trial fantasised at the
+worst value observed) does where failures have a region, where they are random, and against
+Optuna's samplers, which leave failed trials out of their models.
+
+A user test (session 43) minimised ``(x - 0.3)^2 + (y + 0.2)^2`` on ``[-2, 2]^2`` with ``x > 0.5``
+raising (the best learning rate just below divergence) and found warmbo's median best after 20
+trials behind Optuna's GPSampler's. Four scenarios on that square, 20 seeds, 25 evaluations,
+regret of the best complete value (every arm minimises):
+
+* ``cliff-near-optimum``: the user test's; the optimum 0.2 from the failing region;
+* ``region-far``: the same function, failing where ``x < -1`` (a quarter of the square, far from
+  the optimum);
+* ``random-20%``: the same function, failing at 20% of the points whatever their place (a hash of
+  the point: the same point always fails or never does), as transient crashes would;
+* ``optimum-on-the-edge``: ``-x + 0.3 (y - 0.5)^2``, failing where ``x > 0.5``: the best feasible
+  value lies on the failing region's edge.
+
+Arms: ``liar`` (the default), ``ignore`` (failed points left out of the model, only never proposed
+again: ``Optimizer._fantasise_failed = False``, what Optuna does), ``optuna-gp`` and ``optuna-tpe``
+(defaults; ``catch=(RuntimeError,)``; the GP needs ``torch``: ``make bench-peers``). Reported per
+scenario and arm: the median, mean and worst regret and the median number of failed evaluations.
+Written to ``bench/results/failures.json`` with the machine, git commit and load average.
+
+    python bench/failures.py                                    # ~4 min on one core
+    python bench/failures.py --arms liar,ignore --seeds 5
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import hashlib  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import warmbo as wb  # noqa: E402
+import warmbo.optimizer as optimizer_module  # noqa: E402
+from warmbo.benchmarks._common import machine_info, write_results  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results" / "failures.json"
+ARMS = ("liar", "ignore", "optuna-gp", "optuna-tpe")
+SPACE = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
+
+
+def _bowl(p: dict) -> float:
+    return (p["x"] - 0.3) ** 2 + (p["y"] + 0.2) ** 2
+
+
+def _slope(p: dict) -> float:
+    return -p["x"] + 0.3 * (p["y"] - 0.5) ** 2
+
+
+def _random_fifth(p: dict) -> bool:
+    key = repr((round(p["x"], 9), round(p["y"], 9))).encode()
+    return int(hashlib.md5(key).hexdigest(), 16) % 100 < 20
+
+
+#: name -> (objective, fails(params), the least value where it does not fail)
+SCENARIOS = {
+    "cliff-near-optimum": (_bowl, lambda p: p["x"] > 0.5, 0.0),
+    "region-far": (_bowl, lambda p: p["x"] < -1.0, 0.0),
+    "random-20%": (_bowl, _random_fifth, 0.0),
+    "optimum-on-the-edge": (_slope, lambda p: p["x"] > 0.5, -0.5),
+}
+
+
+def run(arm: str, scenario: str, seed: int, budget: int) -> dict:
+    f, fails, least = SCENARIOS[scenario]
+
+    def objective(p: dict) -> float:
+        if fails(p):
+            raise RuntimeError("diverged")
+        return f(p)
+
+    if arm in ("liar", "ignore"):
+        optimizer_module.Optimizer._fantasise_failed = arm == "liar"
+        try:
+            opt = wb.Optimizer(SPACE, seed=seed)
+            opt.run(objective, budget=budget, progress=False)
+        finally:
+            optimizer_module.Optimizer._fantasise_failed = True
+        values = [t.value for t in opt.history if t.state == "complete"]
+        failed = sum(t.state == "failed" for t in opt.history)
+    else:
+        import optuna
+
+        kind = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
+        study = optuna.create_study(sampler=kind(seed=seed))
+        study.optimize(
+            lambda t: objective({"x": t.suggest_float("x", -2.0, 2.0), "y": t.suggest_float("y", -2.0, 2.0)}),
+            n_trials=budget,
+            catch=(RuntimeError,),
+        )
+        values = [t.value for t in study.trials if t.value is not None]
+        failed = sum(t.value is None for t in study.trials)
+    return {"seed": seed, "regret": (min(values) - least) if values else None, "failed": failed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arms", default=",".join(ARMS))
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--budget", type=int, default=25)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    arms, scenarios = args.arms.split(","), args.scenarios.split(",")
+    for a in arms:
+        if a not in ARMS:
+            parser.error(f"unknown arm {a!r}; choose from {', '.join(ARMS)}")
+    for s in scenarios:
+        if s not in SCENARIOS:
+            parser.error(f"unknown scenario {s!r}; choose from {', '.join(SCENARIOS)}")
+    warnings.simplefilter("ignore")
+    if any(a.startswith("optuna") for a in arms):
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
+    out = {
+        "what": __doc__.splitlines()[0],
+        "command": "python bench/failures.py " + " ".join(sys.argv[1:]),
+        "machine": machine_info(),
+        "load_average_start": os.getloadavg(),
+        "budget": args.budget,
+        "results": {},
+    }
+    print("| scenario | arm | median | mean | worst | failed (median) |")
+    print("|---|---|---|---|---|---|")
+    for scenario in scenarios:
+        out["results"][scenario] = {}
+        for arm in arms:
+            runs = [run(arm, scenario, seed, args.budget) for seed in range(args.seeds)]
+            regrets = [r["regret"] if r["regret"] is not None else float("inf") for r in runs]
+            summary = {
+                "median": statistics.median(regrets),
+                "mean": statistics.mean(regrets),
+                "worst": max(regrets),
+                "median_failed": statistics.median(r["failed"] for r in runs),
+            }
+            out["results"][scenario][arm] = {"summary": summary, "runs": runs}
+            print(
+                f"| {scenario} | {arm} | {summary['median']:.3g} | {summary['mean']:.3g} | "
+                f"{summary['worst']:.3g} | {summary['median_failed']:g} |",
+                flush=True,
+            )
+        write_results(args.out, out)
+
+
+if __name__ == "__main__":
+    main()
