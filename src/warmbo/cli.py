@@ -97,7 +97,7 @@ NewDesignOption = Annotated[
     typer.Option(
         "--n-initial",
         help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
-        "for d parameters, a k-way categorical counting k - 1; queued configurations count towards "
+        "for d parameters, a categorical counting one; queued configurations count towards "
         "them); an existing study keeps its own.",
         min=1,
         show_default=False,
@@ -884,7 +884,7 @@ def optimize(
         typer.Option(
             "--n-initial",
             help="Design points before the model chooses (default min(max(3, 2 d), 20) Sobol points "
-            "for d parameters, a k-way categorical counting k - 1; 2-3 warm points with --prior). "
+            "for d parameters, a categorical counting one; 2-3 warm points with --prior). "
             "A resumed study keeps its own (another "
             "value is refused).",
             min=1,
