@@ -4,8 +4,8 @@ Optuna's samplers, which leave failed trials out of their models.
 
 A user test (session 43) minimised ``(x - 0.3)^2 + (y + 0.2)^2`` on ``[-2, 2]^2`` with ``x > 0.5``
 raising (the best learning rate just below divergence) and found warmbo's median best after 20
-trials behind Optuna's GPSampler's. Four scenarios on that square, 20 seeds, 25 evaluations,
-regret of the best complete value (every arm minimises):
+trials behind Optuna's GPSampler's. Four scenarios on that square (25 evaluations) and two on
+Hartmann-6 (50 evaluations), 20 seeds, regret of the best complete value (every arm minimises):
 
 * ``cliff-near-optimum``: the user test's; the optimum 0.2 from the failing region;
 * ``region-far``: the same function, failing where ``x < -1`` (a quarter of the square, far from
@@ -13,10 +13,16 @@ regret of the best complete value (every arm minimises):
 * ``random-20%``: the same function, failing at 20% of the points whatever their place (a hash of
   the point: the same point always fails or never does), as transient crashes would;
 * ``optimum-on-the-edge``: ``-x + 0.3 (y - 0.5)^2``, failing where ``x > 0.5``: the best feasible
-  value lies on the failing region's edge.
+  value lies on the failing region's edge;
+* ``hartmann6-corner``: Hartmann-6, failing where ``x0 + x1 + x2 > 1.8`` (a corner; the optimum's
+  sum is 0.83);
+* ``hartmann6-random-10%``: Hartmann-6, failing at 10% of the points wherever they are.
 
-Arms: ``liar`` (the default), ``ignore`` (failed points left out of the model, only never proposed
-again: ``Optimizer._fantasise_failed = False``, what Optuna does), ``optuna-gp`` and ``optuna-tpe``
+Arms: ``liar`` (``Optimizer(failures="liar")``, the constant liar), ``classifier``
+(``failures="classifier"``: EI weighed by a classifier's probability of success, Gelbart et al.
+2014, :mod:`warmbo.feasibility`), ``ignore`` (failed points left out of the
+model, only never proposed again: ``Optimizer._fantasise_failed = False``, what Optuna does),
+``optuna-gp`` and ``optuna-tpe``
 (defaults; ``catch=(RuntimeError,)``; the GP needs ``torch``: ``make bench-peers``). Reported per
 scenario and arm: the median, mean and worst regret and the median number of failed evaluations.
 Written to ``bench/results/failures.json`` with the machine, git commit and load average.
@@ -39,13 +45,18 @@ import sys  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import warmbo as wb  # noqa: E402
 import warmbo.optimizer as optimizer_module  # noqa: E402
 from warmbo.benchmarks._common import machine_info, write_results  # noqa: E402
+from warmbo.problems.functions import hartmann6  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "failures.json"
-ARMS = ("liar", "ignore", "optuna-gp", "optuna-tpe")
+ARMS = ("liar", "ignore", "classifier", "optuna-gp", "optuna-tpe")
 SPACE = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
+HARTMANN6 = hartmann6()
+SPACE6 = wb.Space([wb.Float(f"x{i}", 0.0, 1.0) for i in range(6)])
 
 
 def _bowl(p: dict) -> float:
@@ -56,32 +67,45 @@ def _slope(p: dict) -> float:
     return -p["x"] + 0.3 * (p["y"] - 0.5) ** 2
 
 
-def _random_fifth(p: dict) -> bool:
-    key = repr((round(p["x"], 9), round(p["y"], 9))).encode()
-    return int(hashlib.md5(key).hexdigest(), 16) % 100 < 20
+def _random(p: dict, percent: int) -> bool:
+    key = repr(tuple(round(v, 9) for v in p.values())).encode()
+    return int(hashlib.md5(key).hexdigest(), 16) % 100 < percent
 
 
-#: name -> (objective, fails(params), the least value where it does not fail)
+def _hartmann6(p: dict) -> float:
+    return float(HARTMANN6(np.array([[p[f"x{i}"] for i in range(6)]]))[0])
+
+
+#: name -> (space, objective, fails(params), the least value where it does not fail, budget)
 SCENARIOS = {
-    "cliff-near-optimum": (_bowl, lambda p: p["x"] > 0.5, 0.0),
-    "region-far": (_bowl, lambda p: p["x"] < -1.0, 0.0),
-    "random-20%": (_bowl, _random_fifth, 0.0),
-    "optimum-on-the-edge": (_slope, lambda p: p["x"] > 0.5, -0.5),
+    "cliff-near-optimum": (SPACE, _bowl, lambda p: p["x"] > 0.5, 0.0, 25),
+    "region-far": (SPACE, _bowl, lambda p: p["x"] < -1.0, 0.0, 25),
+    "random-20%": (SPACE, _bowl, lambda p: _random(p, 20), 0.0, 25),
+    "optimum-on-the-edge": (SPACE, _slope, lambda p: p["x"] > 0.5, -0.5, 25),
+    # Hartmann-6 (its optimum's first three coordinates sum to 0.83): a corner failing, and 10% anywhere
+    "hartmann6-corner": (
+        SPACE6,
+        _hartmann6,
+        lambda p: p["x0"] + p["x1"] + p["x2"] > 1.8,
+        HARTMANN6.optimum_value,
+        50,
+    ),
+    "hartmann6-random-10%": (SPACE6, _hartmann6, lambda p: _random(p, 10), HARTMANN6.optimum_value, 50),
 }
 
 
-def run(arm: str, scenario: str, seed: int, budget: int) -> dict:
-    f, fails, least = SCENARIOS[scenario]
+def run(arm: str, scenario: str, seed: int) -> dict:
+    space, f, fails, least, budget = SCENARIOS[scenario]
 
     def objective(p: dict) -> float:
         if fails(p):
             raise RuntimeError("diverged")
         return f(p)
 
-    if arm in ("liar", "ignore"):
-        optimizer_module.Optimizer._fantasise_failed = arm == "liar"
+    if arm in ("liar", "ignore", "classifier"):
+        optimizer_module.Optimizer._fantasise_failed = arm != "ignore"
         try:
-            opt = wb.Optimizer(SPACE, seed=seed)
+            opt = wb.Optimizer(space, seed=seed, failures="classifier" if arm == "classifier" else "liar")
             opt.run(objective, budget=budget, progress=False)
         finally:
             optimizer_module.Optimizer._fantasise_failed = True
@@ -93,7 +117,7 @@ def run(arm: str, scenario: str, seed: int, budget: int) -> dict:
         kind = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
         study = optuna.create_study(sampler=kind(seed=seed))
         study.optimize(
-            lambda t: objective({"x": t.suggest_float("x", -2.0, 2.0), "y": t.suggest_float("y", -2.0, 2.0)}),
+            lambda t: objective({p.name: t.suggest_float(p.name, p.low, p.high) for p in space.params}),
             n_trials=budget,
             catch=(RuntimeError,),
         )
@@ -107,7 +131,6 @@ def main() -> None:
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
     parser.add_argument("--seeds", type=int, default=20)
-    parser.add_argument("--budget", type=int, default=25)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
     arms, scenarios = args.arms.split(","), args.scenarios.split(",")
@@ -127,7 +150,7 @@ def main() -> None:
         "command": "python bench/failures.py " + " ".join(sys.argv[1:]),
         "machine": machine_info(),
         "load_average_start": os.getloadavg(),
-        "budget": args.budget,
+        "budgets": {name: SCENARIOS[name][-1] for name in scenarios},
         "results": {},
     }
     print("| scenario | arm | median | mean | worst | failed (median) |")
@@ -135,7 +158,7 @@ def main() -> None:
     for scenario in scenarios:
         out["results"][scenario] = {}
         for arm in arms:
-            runs = [run(arm, scenario, seed, args.budget) for seed in range(args.seeds)]
+            runs = [run(arm, scenario, seed) for seed in range(args.seeds)]
             regrets = [r["regret"] if r["regret"] is not None else float("inf") for r in runs]
             summary = {
                 "median": statistics.median(regrets),

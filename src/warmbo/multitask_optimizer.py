@@ -340,6 +340,7 @@ class MultiTaskOptimizer(Optimizer):
             worker=worker,
             heartbeat_grace=heartbeat_grace,
             reclaim=reclaim,
+            failures="liar",  # (its acquisition is no EI: failed points are the liar's, per task)
         )
         self.model = self.model.clone(seed=self.seed)  # the stored seed when none was given
         self.acquisition = self._acquisition(1.0, 1.0)

@@ -8,7 +8,9 @@ their design points come from:
    believer, Ginsbourger et al. 2010), which collapses the uncertainty there, so several workers get
    different points; failed points, when given, at the worst value observed (a constant liar; for
    a multi-task model each task's worst value), so the search moves away from configurations that
-   fail. The model is updated with ``add`` when it
+   fail. (The optimizer's default gives no failed points but a ``success`` classifier instead: the
+   acquisition is weighed by it, :mod:`warmbo.feasibility`, and ``near`` keeps the search off the
+   failed points' near-duplicates.) The model is updated with ``add`` when it
    has one, refitted on the union otherwise; hyperparameters are not refitted. A model whose ``add``
    takes a ``noise`` (the GP) sees the pending points' fantasies as (nearly) noise-free, variance
    ``min(FANTASY_NOISE, its noise level)`` on the scale it models (standardised for the default GP),
@@ -87,6 +89,7 @@ import warnings
 
 import numpy as np
 
+from .feasibility import SuccessWeighted
 from .kernels import Kernel
 from .kernels.base import Constant, Product, Sum
 from .kernels.stationary import Stationary
@@ -188,6 +191,8 @@ def suggest(
     seed: int | None = None,
     n_anchors: int = 5,
     fixed=None,
+    success=None,
+    near: np.ndarray | None = None,
 ) -> np.ndarray | None:
     """The encoded point that maximises ``acquisition`` on ``reference`` fantasised at the pending
     and failed points, or None when the search found only excluded points.
@@ -212,6 +217,13 @@ def suggest(
     fixed : warmbo.fixed.Fixed, optional
         Parameters held at given values: the acquisition is maximised over the others
         (``maximize(fixed=...)``).
+    success : warmbo.feasibility.SuccessClassifier, optional
+        Where evaluations succeed: the bound acquisition (EI or PI) is weighed by its probability
+        (:class:`warmbo.feasibility.SuccessWeighted`); the caller then gives no ``failed`` points.
+    near : array (k, d), optional
+        Encoded points (the failed ones, with ``success``) whose near-duplicates the search avoids as
+        it avoids the pending points' (:func:`too_close`): EI there is often the largest, and a
+        point 1e-6 from a failed one is the same experiment again.
     """
     d = space.dim
     pending = np.empty((0, d)) if pending is None else np.asarray(pending, dtype=np.float64).reshape(-1, d)
@@ -249,6 +261,8 @@ def suggest(
             if told.shape[0]:
                 model = fantasise(model, told, np.concatenate(values), noise)
         bound = acquisition.bind(model, space=space, reference=reference)
+        if success is not None:  # (EI or PI weighed by the chance of success: warmbo.feasibility)
+            bound = SuccessWeighted(bound, success)
         if fixed is not None and callable(getattr(bound, "on_slice", None)):
             bound = bound.on_slice(reference, space, fixed)  # (EI, PI: the slice's own incumbent)
         x = maximize(
@@ -258,7 +272,7 @@ def suggest(
             exclude=exclude,
             anchors=best_observations(reference, n_anchors),
             screen=None if space.is_finite else getattr(model, "screen_", None),
-            avoid=too_close(reference, pending),
+            avoid=too_close(reference, pending if near is None else np.vstack([pending, near])),
             fixed=fixed,
         ).x
     if taken(x[None, :], exclude)[0]:

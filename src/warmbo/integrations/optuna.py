@@ -23,8 +23,9 @@ What the optimizer sees. The sampler keeps one in-memory :class:`~warmbo.optimiz
 storage: complete trials are told with their values, running trials (of any worker, any process)
 become pending points, fantasised by the optimizer (kriging believer) so that parallel workers do
 not propose the same point, and failed or pruned trials become failed points (not proposed again,
-fantasised as the worst value observed; when every point of a finite space is one of these, the
-trial comes from the independent sampler, as Optuna repeats points). A result is recorded at the
+read by the optimizer's failure model, ``failures=``: a classifier of success by default; when
+every point of a finite space is one of these, the trial comes from the independent sampler, as
+Optuna repeats points). A result is recorded at the
 point Optuna evaluated: when that is not the proposal (Optuna replaced a value outside a changed
 distribution, or the objective never asked for a parameter), the proposal is withdrawn. A running
 trial's full proposal is stored in its system attributes (``warmbo:params``) as soon as it is made,
