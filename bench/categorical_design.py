@@ -48,7 +48,7 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 import warmbo as wb  # noqa: E402
-from warmbo.benchmarks._common import machine_info, sign_test, write_results  # noqa: E402
+from warmbo.benchmarks._common import listed, machine_info, sign_test, write_results  # noqa: E402
 from warmbo.optimizer import default_n_initial  # noqa: E402
 from warmbo.problems.mixed import MIXED_FUNCTIONS  # noqa: E402
 
@@ -133,13 +133,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=None, help="default: 20 for functions, 10 for sklearn")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    problems, arms = args.problems.split(","), args.arms.split(",")
-    for p in problems:
-        if p not in PROBLEMS:
-            parser.error(f"unknown problem {p!r}; choose from {', '.join(PROBLEMS)}")
-    for a in arms:
-        if a not in ARMS:
-            parser.error(f"unknown arm {a!r}; choose from {', '.join(ARMS)}")
+    problems, arms = (
+        listed(parser, args.problems, PROBLEMS, "problem"),
+        listed(parser, args.arms, ARMS, "arm"),
+    )
     warnings.simplefilter("ignore")
     if any(a.startswith("optuna") for a in arms):
         import optuna

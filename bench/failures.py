@@ -49,7 +49,7 @@ import numpy as np  # noqa: E402
 
 import warmbo as wb  # noqa: E402
 import warmbo.optimizer as optimizer_module  # noqa: E402
-from warmbo.benchmarks._common import machine_info, write_results  # noqa: E402
+from warmbo.benchmarks._common import listed, machine_info, write_results  # noqa: E402
 from warmbo.problems.functions import hartmann6  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "failures.json"
@@ -133,13 +133,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    arms, scenarios = args.arms.split(","), args.scenarios.split(",")
-    for a in arms:
-        if a not in ARMS:
-            parser.error(f"unknown arm {a!r}; choose from {', '.join(ARMS)}")
-    for s in scenarios:
-        if s not in SCENARIOS:
-            parser.error(f"unknown scenario {s!r}; choose from {', '.join(SCENARIOS)}")
+    arms, scenarios = (
+        listed(parser, args.arms, ARMS, "arm"),
+        listed(parser, args.scenarios, SCENARIOS, "scenario"),
+    )
     warnings.simplefilter("ignore")
     if any(a.startswith("optuna") for a in arms):
         import optuna

@@ -88,6 +88,20 @@ def postgres_url(postgres_server) -> str:
 
 
 @pytest.fixture
+def minimised_study(tmp_path) -> str:
+    """The path of a finished warmbo study that minimises ``(x - 0.5)^2`` on ``x in [0, 1]`` (three
+    trials, its best at 0.5): a prior whose direction the integrations must read as it is."""
+    import warmbo as wb
+
+    path = str(tmp_path / "minimised.db")
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=path, seed=0)
+    for x in (0.1, 0.5, 0.9):
+        opt.tell({"x": x}, (x - 0.5) ** 2)
+    opt.study.close()
+    return path
+
+
+@pytest.fixture
 def likelihood_rows(monkeypatch) -> list[int]:
     """The number of rows of every GP hyperparameter-objective evaluation made while the test runs
     (which GPs were fitted: a stored fit that is reused shows as no evaluation on its rows)."""

@@ -752,18 +752,14 @@ def test_a_prior_that_cannot_be_read_is_refused_when_the_sampler_is_made(tmp_pat
         study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=2)
 
 
-def test_a_prior_study_of_the_sampler_s_direction_is_read_without_a_direction_warning(tmp_path):
+def test_a_prior_study_of_the_sampler_s_direction_is_read_without_a_direction_warning(minimised_study):
     # a user test: WarmboSampler(prior=a minimised warmbo study) for a minimising Optuna study warned
     # PriorDirectionWarning ("this study maximizes") when the sampler was made, before any direction
     # was known; the prior is read in the study's direction by the first model proposal, which warns
     # only when the two differ
     from warmbo.prior import PriorDirectionWarning
 
-    old = str(tmp_path / "old.db")
-    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=old, seed=0)  # minimises
-    for x in (0.1, 0.5, 0.9):
-        opt.tell({"x": x}, (x - 0.5) ** 2)
-    opt.study.close()
+    old = minimised_study
     with warnings.catch_warnings():
         warnings.simplefilter("error", PriorDirectionWarning)
         study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=old))

@@ -462,16 +462,14 @@ def test_a_prior_that_cannot_be_read_is_refused_when_the_searcher_is_made(tmp_pa
         search.set_search_properties(None, None, {"x": tune.uniform(0.0, 1.0)})
 
 
-def test_a_minimised_prior_study_for_a_minimising_searcher_is_read_without_a_direction_warning(tmp_path):
+def test_a_minimised_prior_study_for_a_minimising_searcher_is_read_without_a_direction_warning(
+    minimised_study,
+):
     # a user test: WarmboSearch(metric=..., mode="min", prior=[a minimised study]) without a space
     # warned PriorDirectionWarning ("this study maximizes") when it was made
     from warmbo.prior import PriorDirectionWarning
 
-    old = str(tmp_path / "old.db")
-    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=old, seed=0)  # minimises
-    for x in (0.1, 0.5, 0.9):
-        opt.tell({"x": x}, (x - 0.5) ** 2)
-    opt.study.close()
+    old = minimised_study
     with warnings.catch_warnings():
         warnings.simplefilter("error", PriorDirectionWarning)
         search = WarmboSearch(metric="loss", mode="min", seed=0, prior=[old])

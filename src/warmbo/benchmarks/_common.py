@@ -242,6 +242,16 @@ def utc_now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def listed(parser, text: str, allowed, what: str) -> list[str]:
+    """The comma-separated names of a bench script's option ``text`` (``--arms a,b``), each one of
+    ``allowed``; an unknown one ends the script with ``parser.error`` naming ``what`` it is."""
+    names = text.split(",")
+    for name in names:
+        if name not in allowed:
+            parser.error(f"unknown {what} {name!r}; choose from {', '.join(allowed)}")
+    return names
+
+
 def write_results(path: str | Path, results: dict) -> None:
     """Record the load average at the end in ``results`` and write them as JSON to ``path`` (its folder
     made if needed), the closing step of the bench scripts' paired experiments."""
