@@ -2328,7 +2328,9 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
         assert 3 <= len(finished) < 20 and all(t.is_failed for t in finished)
         assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)
         # (a user test: a bug of the objective fails good points for good unless they are withdrawn)
-        failed = sorted(t.id for t in finished)[:3]
+        # (every failed trial of the run, not only the first three: a review found 1, 2, 3 named of
+        # 1, 2, 3, 6, 7, 10 with six workers)
+        failed = sorted(t.id for t in finished)
         assert raised.value.failed == tuple(failed)
         assert f"withdraw trials {', '.join(map(str, failed))} first" in str(raised.value)
         assert "opt.withdraw(id)" in str(raised.value) and "--withdraw" in str(raised.value)

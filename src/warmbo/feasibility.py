@@ -6,13 +6,19 @@ an evaluation succeeds, ``a(x) = EI(x) Pr[success at x]``, EI taken over the com
 The probability comes from a Gaussian-process classifier of the trials' outcomes (complete = 1,
 failed = 0), scikit-learn's :class:`~sklearn.gaussian_process.GaussianProcessClassifier` (Laplace
 approximation, Rasmussen & Williams alg. 3.1-3.2) with a ``Constant * Matern-5/2`` ARD kernel on the
-encoded unit cube, its hyperparameters by ML-II. Where failures have no place (transient ones), the
-classifier's lengthscales grow and the probability is about the success rate everywhere, which leaves
-EI's ranking as it is; where they have a region, the probability falls there.
+encoded unit cube, its hyperparameters by ML-II at every fit. The probability is the logistic of the
+latent posterior mean, ``Pr[success at u] = sigma(k(u, X)^T (y - pi))`` (R&W eq. 3.21), not the
+approximation's average of the logistic over the latent variance: where the failures are separable
+(a cliff) the Laplace posterior's variance hardly shrinks at the training points (its weights
+``pi (1 - pi)`` vanish there), so the averaged probability stayed at 0.3 at points that had failed
+and the search went back to them (a review; measured in docs/optimizer.md). Away from every trial the
+latent mean returns to 0 and the probability to 1/2. Where failures have no place (transient ones)
+the lengthscales grow and the probability is about the same everywhere, which leaves EI's ranking
+nearly as it is.
 
-Written here: only the weighting of a bound acquisition (:class:`SuccessWeighted`, with the gradient
-of the probability by central differences, since scikit-learn gives none). The classifier is
-scikit-learn's.
+Written here: the latent mean's probability, from the fitted classifier's own arrays, and the
+weighting of a bound acquisition (:class:`SuccessWeighted`, with the probability's gradient by
+central differences). The classifier is scikit-learn's.
 """
 
 from __future__ import annotations
@@ -21,8 +27,12 @@ import warnings
 
 import numpy as np
 
-__all__ = ["SuccessClassifier", "SuccessWeighted"]
+__all__ = ["MAX_TRIALS", "SuccessClassifier", "SuccessWeighted"]
 
+#: the classifier sees at most this many trials: the failed ones and the complete ones, each kept
+#: whole while the other leaves room, else drawn at random (an ML-II fit of 1000 trials took 13 s on
+#: one core at d = 6, of 200 about 0.2 s)
+MAX_TRIALS = 200
 #: central-difference step (in the unit cube) of the probability's gradient
 _STEP = 1e-5
 #: the probability is never taken below this (its log stays finite, and a point the classifier
@@ -30,25 +40,17 @@ _STEP = 1e-5
 _FLOOR = 1e-12
 
 
-#: the classifier sees at most this many trials: every failed one up to half of it, then complete
-#: ones drawn at random (a fit of 1000 trials took 13 s, of 300 about 0.5 s, and with the
-#: hyperparameters held 0.6 s and 0.03 s: ``bench``-free figures of one core, d = 6)
-MAX_TRIALS = 300
-
-
 class SuccessClassifier:
     """``Pr[success at u]`` from the encoded points ``U`` (n, d) of a study's finished trials and
-    whether each succeeded (``ok``, n booleans: complete or failed). ``kernel``: a fitted kernel
-    (:attr:`kernel_` of an earlier classifier) to use as it is, without the ML-II fit of its
-    hyperparameters (the optimizer refits them when the failures change, or the trials reach a
-    power of two). At most :data:`MAX_TRIALS` trials are used (chosen with ``seed``)."""
+    whether each succeeded (``ok``, n booleans: complete or failed); at most :data:`MAX_TRIALS` of
+    them, drawn with ``seed`` (any non-negative int). ``U`` and ``ok`` keep what it was fitted on."""
 
-    def __init__(self, U, ok, seed: int = 0, kernel=None):
+    def __init__(self, U, ok, seed: int = 0):
         from sklearn.gaussian_process import GaussianProcessClassifier
         from sklearn.gaussian_process.kernels import ConstantKernel, Matern
 
-        U = np.asarray(U, dtype=np.float64)
-        ok = np.asarray(ok, dtype=bool)
+        U = np.array(U, dtype=np.float64)
+        ok = np.array(ok, dtype=bool)
         if U.ndim != 2 or ok.shape != (U.shape[0],):
             raise ValueError(f"SuccessClassifier needs U (n, d) and ok (n,), got {U.shape} and {ok.shape}")
         if ok.all() or not ok.any():
@@ -57,31 +59,45 @@ class SuccessClassifier:
         if U.shape[0] > MAX_TRIALS:
             rng = np.random.default_rng(seed)
             failed, complete = np.flatnonzero(~ok), np.flatnonzero(ok)
-            failed = rng.choice(failed, min(len(failed), MAX_TRIALS // 2), replace=False)
-            complete = rng.choice(complete, min(len(complete), MAX_TRIALS - len(failed)), replace=False)
-            keep = np.sort(np.concatenate([failed, complete]))
-            U, ok = U[keep], ok[keep]
-        self.U, self.ok = U, ok  # (what it was fitted on)
-        if kernel is None:
-            kernel = ConstantKernel(1.0, (1e-2, 1e3)) * Matern(
-                length_scale=np.full(d, 0.5), length_scale_bounds=(1e-2, 1e2), nu=2.5
+            n_complete = min(len(complete), max(MAX_TRIALS // 2, MAX_TRIALS - len(failed)))
+            n_failed = min(len(failed), MAX_TRIALS - n_complete)
+            keep = np.sort(
+                np.concatenate(
+                    [
+                        rng.choice(failed, n_failed, replace=False),
+                        rng.choice(complete, n_complete, replace=False),
+                    ]
+                )
             )
-            self.classifier = GaussianProcessClassifier(kernel, random_state=seed)
-        else:
-            self.classifier = GaussianProcessClassifier(kernel, optimizer=None)
+            U, ok = U[keep], ok[keep]
+        U.setflags(write=False)
+        ok.setflags(write=False)
+        self.U, self.ok = U, ok
+        kernel = ConstantKernel(1.0, (1e-2, 1e3)) * Matern(
+            length_scale=np.full(d, 0.5), length_scale_bounds=(1e-2, 1e2), nu=2.5
+        )
+        # (scikit-learn takes seeds below 2**32; the optimizer's may be up to 2**63)
+        self._classifier = GaussianProcessClassifier(kernel, random_state=int(seed) % 2**32)
         with warnings.catch_warnings():  # (a lengthscale at its bound: no place to failures, as meant)
             warnings.simplefilter("ignore")
-            self.classifier.fit(U, ok.astype(int))
+            self._classifier.fit(U, ok.astype(int))
+        fitted = self._classifier.base_estimator_
+        self._alpha = np.asarray(fitted.y_train_ - fitted.pi_, dtype=np.float64)  # (y - pi), R&W eq. 3.21
 
     @property
     def kernel_(self):
-        """The fitted kernel (its hyperparameters), to give a later classifier as ``kernel``."""
-        return self.classifier.kernel_
+        """The fitted kernel (its hyperparameters)."""
+        return self._classifier.kernel_
+
+    def latent_mean(self, U) -> np.ndarray:
+        """The latent posterior mean ``k(u, X)^T (y - pi)`` at the encoded points ``U`` (m, d)."""
+        U = np.atleast_2d(np.asarray(U, dtype=np.float64))
+        return self.kernel_(U, self.U) @ self._alpha
 
     def probability(self, U) -> np.ndarray:
-        """``Pr[success]`` at the encoded points ``U`` (m, d), at least :data:`_FLOOR`."""
-        U = np.atleast_2d(np.asarray(U, dtype=np.float64))
-        return np.maximum(self.classifier.predict_proba(U)[:, 1], _FLOOR)
+        """``Pr[success]``, the logistic of :meth:`latent_mean`, at ``U`` (m, d); at least :data:`_FLOOR`."""
+        f = self.latent_mean(U)
+        return np.maximum(0.5 * (1.0 + np.tanh(0.5 * f)), _FLOOR)  # (the logistic, without overflow)
 
     def probability_and_gradient(self, U) -> tuple[np.ndarray, np.ndarray]:
         """``Pr[success]`` (m,) and its gradient (m, d) by central differences, one batched call."""

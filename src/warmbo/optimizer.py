@@ -946,13 +946,16 @@ class Optimizer:
     reclaim : {"retry", "fail"}
         What happens to a reclaimed trial: ``"retry"`` (default) hands the same trial (same id and
         point) to the asking worker as its next suggestion; ``"fail"`` marks it failed.
-    failures : {"classifier", "liar"}
-        What the model makes of failed trials. ``"classifier"`` (default): EI (or PI) over the
-        complete trials, weighed by the probability that an evaluation succeeds, from a Gaussian-process
-        classifier of the study's outcomes (Gelbart et al. 2014; :mod:`warmbo.feasibility`).
-        ``"liar"``: each failed point fantasised at the worst value observed (a constant liar, as
-        before session 43). Either way a failed point is not proposed again. With UCB, or a
-        multi-task optimizer, failures are always the liar's. Measured in docs/optimizer.md.
+    failures : {"classifier", "liar"}, optional
+        What the model makes of failed trials. ``"classifier"`` (default for a new study): EI (or PI)
+        over the complete trials, weighed by the probability that an evaluation succeeds, from a
+        Gaussian-process classifier of the study's outcomes (Gelbart et al. 2014;
+        :mod:`warmbo.feasibility`). ``"liar"``: each failed point fantasised at the worst value
+        observed (a constant liar, as before session 43). Either way a failed point is not proposed
+        again. With an acquisition other than EI or PI (UCB, the posterior mean), or a multi-task
+        optimizer, failures are always the liar's. Kept with the study: an existing study opened
+        without it keeps its own (studies made before session 43 take the default). Measured in
+        docs/optimizer.md.
 
     Examples
     --------
@@ -983,17 +986,16 @@ class Optimizer:
         reclaim: str = "retry",
         output_transform: str | None = None,
         max_trials: int | None = None,
-        failures: str = "classifier",
+        failures: str | None = None,
         **unknown,
     ):
         if unknown:
             _refuse_unknown(unknown, type(self).__name__)
-        if failures not in FAILURE_MODELS:
+        if failures is not None and failures not in FAILURE_MODELS:
             raise ValueError(
                 f"failures must be one of {', '.join(map(repr, FAILURE_MODELS))}, got {failures!r}"
             )
-        self.failures = failures
-        self._success_kernel = None  # (failures counted, kernel) of the last classifier fitted
+        self.failures = failures or FAILURE_MODELS[0]
         if isinstance(space, list | tuple) and space and all(isinstance(p, Parameter) for p in space):
             space = Space(list(space))  # (a list of parameters, as WarmboSearchCV takes it)
         if not isinstance(space, Space):
@@ -1158,6 +1160,8 @@ class Optimizer:
             "failures": self.failures,
         }
         self.study = Study(storage, space, settings)
+        if failures is None and self.study.settings.get("failures") in FAILURE_MODELS:
+            self.failures = self.study.settings["failures"]  # (a study keeps its own unless one is given)
         stored_seed = self.study.settings.get("seed")
         if not seed_given and stored_seed is not None and int(stored_seed) != self.seed:
             # another process created the study between the look above and now: use its seed
@@ -1456,8 +1460,6 @@ class Optimizer:
         kwargs.update(cls._restored_acquisition(settings, overrides))
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]
-        if settings.get("failures") in FAILURE_MODELS and not cls._multitask:  # (studies before: default)
-            kwargs["failures"] = settings["failures"]
         if not {"prior", "model"} & set(overrides) and overrides.get("transfer") != "none":
             try:
                 stored = cls.stored_sources(study)
@@ -2444,20 +2446,11 @@ class Optimizer:
             and isinstance(self.acquisition, EI | PI)
             and any(t.state == COMPLETE for t in finished)  # (every own trial failed: the liar's)
         ):
-            # EI weighed by the chance of success where failures are, instead of the liar there
-            n = len(finished)
-            # its hyperparameters refitted when the failures change or the trials reach a power of
-            # two (one fit of 300 trials ~0.5 s, with them held ~0.03 s), else held
-            kept = self._success_kernel
-            refit = kept is None or kept[0] != len(failed) or n & (n - 1) == 0
+            # EI weighed by the chance of success where failures are, instead of the liar there (fitted
+            # at every ask: a suggestion depends on the study, not on what this object asked before)
             success = SuccessClassifier(
-                self._encode_trials(finished),
-                [t.state == COMPLETE for t in finished],
-                seed=self.seed,
-                kernel=None if refit else kept[1],
+                self._encode_trials(finished), [t.state == COMPLETE for t in finished], seed=self.seed
             )
-            if refit:
-                self._success_kernel = (len(failed), success.kernel_)
             near, failed = self._encode_trials(failed), []
         x = suggest(
             reference,
@@ -3912,7 +3905,12 @@ class Optimizer:
                                 running.clear()
                                 still = {t.id for t in self.study.trials((PENDING,))}
                                 stopping = [i for i in stopping if i in still]
-                            raise RepeatedFailureError(error, sorted(stopping), first_failures.failed)
+                            # every trial of this run that failed (with several workers, more than
+                            # the first three did before the run stopped)
+                            failed_here = set(first_failures.failed) | {
+                                t.id for t in self.study.trials((FAILED,)) if t.id in created
+                            }
+                            raise RepeatedFailureError(error, sorted(stopping), sorted(failed_here))
         except KeyboardInterrupt as interrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
