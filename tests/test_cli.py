@@ -3674,6 +3674,22 @@ def test_optimize_refuses_another_seed_or_transform_on_a_resumed_study(workdir):
     assert again.exit_code == 0 and len(wb.Study("k.db").trials()) == 4
 
 
+def test_optimize_takes_the_failure_model_and_a_resumed_study_keeps_its_own(workdir):
+    # (session 43: failed evaluations weigh EI by a classifier of success by default; --failures liar
+    # keeps the constant liar, stored with a new study)
+    args = ("optimize", "objmod:f", "--space", "space.json", "--budget")
+    assert invoke(*args, 3, "--storage", "c.db", "--seed", 0).exit_code == 0
+    assert wb.Study("c.db").settings["failures"] == "classifier"
+    assert invoke(*args, 3, "--storage", "l.db", "--seed", 0, "--failures", "liar").exit_code == 0
+    assert wb.Study("l.db").settings["failures"] == "liar"
+    assert wb.Optimizer.load("l.db").failures == "liar"
+    resumed = invoke("optimize", "objmod:f", "--storage", "l.db", "--budget", 4)
+    assert resumed.exit_code == 0 and len(wb.Study("l.db").trials()) == 4
+    bad = invoke(*args, 3, "--storage", "b.db", "--failures", "ignore")
+    assert bad.exit_code == 1 and "failures must be one of 'classifier', 'liar', got 'ignore'" in bad.output
+    assert not (workdir / "b.db").exists()  # (refused before a study was made)
+
+
 def test_a_log_parameter_from_zero_is_refused_in_the_files_words(workdir):
     # before: 'parameter a: log=True requires low > 0, got low=0.0' (Python's keyword, not the JSON)
     space = {"params": [{"type": "float", "name": "a", "low": 0, "high": 1, "log": True}]}

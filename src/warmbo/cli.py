@@ -902,6 +902,17 @@ def optimize(
             show_default=False,
         ),
     ] = None,
+    failures: Annotated[
+        str | None,
+        typer.Option(
+            "--failures",
+            help="How the model reads failed evaluations: classifier (default for a new study: the "
+            "chance of success, learned from where evaluations failed, weighs each choice) or liar "
+            "(each failure fantasised at the worst value seen). A resumed study keeps its own unless "
+            "this is given.",
+            show_default=False,
+        ),
+    ] = None,
     max_trials: MaxTrialsOption = None,
     n_trials: Annotated[int | None, typer.Option("--n-trials", hidden=True)] = None,
     direction: Annotated[str | None, typer.Option("--direction", hidden=True)] = None,
@@ -1072,6 +1083,10 @@ def optimize(
             raise ValueError(
                 "--prior is for single-objective studies; a multi-task study starts from its trials"
             )
+        if failures is not None:
+            raise ValueError(
+                "--failures applies to single-objective studies (a multi-task one fantasises them)"
+            )
         if output_transform not in (None, "none"):
             raise ValueError("--output-transform is for single-objective studies")
         if max_trials is not None:
@@ -1099,6 +1114,7 @@ def optimize(
         raise ValueError(
             "--directions, --scalarization, --ref and --budget-eps apply to multi-task studies: give --tasks"
         )
+    kwargs_failures = {} if failures is None else {"failures": failures}  # (Optimizer refuses others)
     from .transfer.registry import TRANSFER_METHODS
 
     if transfer is not None and method is not None and transfer != method:
@@ -1173,6 +1189,7 @@ def optimize(
             storage=storage,
             output_transform=output_transform,
             max_trials=max_trials,
+            **kwargs_failures,
             **kwargs,
         )
     if resumed_sources and getattr(opt, "_refuted", None) is not None:
