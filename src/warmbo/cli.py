@@ -1114,7 +1114,6 @@ def optimize(
         raise ValueError(
             "--directions, --scalarization, --ref and --budget-eps apply to multi-task studies: give --tasks"
         )
-    kwargs_failures = {} if failures is None else {"failures": failures}  # (Optimizer refuses others)
     from .transfer.registry import TRANSFER_METHODS
 
     if transfer is not None and method is not None and transfer != method:
@@ -1189,7 +1188,7 @@ def optimize(
             storage=storage,
             output_transform=output_transform,
             max_trials=max_trials,
-            **kwargs_failures,
+            failures=failures,  # (None: the study's own, or the default; Optimizer refuses other names)
             **kwargs,
         )
     if resumed_sources and getattr(opt, "_refuted", None) is not None:

@@ -2437,24 +2437,21 @@ class Optimizer:
         if fixed is None and self._sources_lost(reference, len(trials)):
             # the sources have no weight: the cold optimizer, so its space-filling design first
             return self._cold_design_point(0, busy_X)
+        acquisition = self._acquisition_for(reference)
         failed = [t for t in trials if t.state == FAILED] if self._fantasise_failed else []
         success = near = None
-        finished = [t for t in trials if t.state in (COMPLETE, FAILED) and t.worker != PRIOR_WORKER]
-        if (
-            failed
-            and self.failures == "classifier"
-            and isinstance(self.acquisition, EI | PI)
-            and any(t.state == COMPLETE for t in finished)  # (every own trial failed: the liar's)
-        ):
-            # EI weighed by the chance of success where failures are, instead of the liar there (fitted
-            # at every ask: a suggestion depends on the study, not on what this object asked before)
-            success = SuccessClassifier(
-                self._encode_trials(finished), [t.state == COMPLETE for t in finished], seed=self.seed
-            )
-            near, failed = self._encode_trials(failed), []
+        if failed and self.failures == "classifier" and isinstance(acquisition, EI | PI):
+            finished = [t for t in trials if t.state in (COMPLETE, FAILED) and t.worker != PRIOR_WORKER]
+            if any(t.state == COMPLETE for t in finished):  # (every own trial failed: the liar's)
+                # EI weighed by the chance of success where failures are, instead of the liar there
+                # (fitted at every ask: a suggestion depends on the study, not on this object's past)
+                success = SuccessClassifier(
+                    self._encode_trials(finished), [t.state == COMPLETE for t in finished], seed=self.seed
+                )
+                near, failed = self._encode_trials(failed), []
         x = suggest(
             reference,
-            self._acquisition_for(reference),
+            acquisition,
             self.space,
             pending=self._encode_trials([t for t in trials if t.state == PENDING]),
             failed=self._encode_trials(failed),
