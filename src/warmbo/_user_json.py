@@ -23,9 +23,9 @@ __all__ = ["as_typed", "plainly", "point_problem", "space_problem", "value_probl
 
 #: what the space file's parameters hold, by type (the keys a parameter of that type takes)
 _KEYS = {
-    "float": ("type", "name", "low", "high", "log", "step"),
-    "int": ("type", "name", "low", "high", "log", "step"),
-    "categorical": ("type", "name", "choices"),
+    "float": ("type", "name", "low", "high", "log", "step", "when"),
+    "int": ("type", "name", "low", "high", "log", "step", "when"),
+    "categorical": ("type", "name", "choices", "when"),
 }
 _REQUIRED = {
     "float": ("name", "low", "high"),
@@ -110,7 +110,7 @@ def plainly(message: str) -> str:
 def point_problem(point: dict, space, partial: bool = False) -> str | None:
     """What is wrong with ``point`` (a JSON object of parameter values) for ``space``; None if nothing.
     ``partial``: some of the parameters (``suggest --fixed``), not every one."""
-    missing = [] if partial else [name for name in space.names if name not in point]
+    missing = [] if partial else space.missing(point)
     unknown = [name for name in point if name not in space.names]
     if unknown:
         said = _unknown_names(unknown, space.names, "the study has no parameter")

@@ -2758,7 +2758,7 @@ def _parse_params(text: str, space, option: str = "--params", partial: bool = Fa
         raise ValueError(f"{option}: {exc}") from None
     if not isinstance(point, dict):
         raise ValueError(f"{option} must be a JSON object such as '{{{example}}}', got {text!r}")
-    some = partial and not all(name in point for name in space.names)
+    some = partial and bool(space.missing(point))
     problem = point_problem(point, space, some)  # (in the words typed; the library's speak Python)
     if problem is not None:
         if "outside its range" in problem or "not on its grid" in problem:

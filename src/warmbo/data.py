@@ -316,7 +316,13 @@ def _convert_point(
 
     With ``outside`` (a list), a row whose value lies outside its parameter's range (a number out of
     bounds or off the grid, a choice the parameter does not have) is described in it and None is
-    returned, instead of a DataError; a cell that is not a value at all is still refused."""
+    returned, instead of a DataError; a cell that is not a value at all is still refused.
+
+    In a conditional space only the parameters active at the row are read (parents first): a cell of
+    an inactive one is ignored, whatever it holds (empty, NaN, a value written anyway), and a row
+    may lack its column altogether."""
+    if space.is_conditional:
+        return _convert_conditional(space, row, cols, where, outside)
     point: dict[str, Any] = {}
     for p, col in zip(space.params, cols, strict=True):
         try:
@@ -335,6 +341,50 @@ def _convert_point(
         except SpaceError as exc:
             raise DataError(f"{where}: {exc}") from None
     return point
+
+
+def _convert_conditional(
+    space: Space, row: Mapping[Any, Any], cols: Sequence[Any], where: str, outside: list[str] | None
+) -> dict[str, Any] | None:
+    """:func:`_convert_point` for a conditional space: each parameter read in an order that puts
+    parents first, and only when the values read so far make it active."""
+    conditions = space._conditions  # type: ignore[attr-defined]
+    read: dict[str, Any] = {}
+    for i in conditions.order:
+        p, col = space.params[i], cols[i]
+        parents = [(space.params[parent].name, allowed) for parent, allowed in conditions.pairs[i]]
+        if not all(
+            name in read and space.params[space._index[name]].index(read[name]) in allowed  # type: ignore[attr-defined]
+            for name, allowed in parents
+        ):
+            continue
+        cell = row.get(col)
+        if _no_value(cell):
+            raise DataError(f"{_at(where, col)}: missing value ({space._why_active(p.name)})")
+        try:
+            read[p.name] = _convert_value(p, cell)
+        except _CellError as exc:
+            raise DataError(f"{_at(where, col)}: {exc}") from None
+        except SpaceError as exc:
+            message = f"{_at(where, col)}: {_strip_param_prefix(str(exc), p.name)}"
+            if outside is None or not _a_value_of_its_kind(p, cell):
+                raise DataError(message) from None
+            outside.append(message)
+            return None
+    return {n: read[n] for n in space.names if n in read}
+
+
+def _always(space: Space) -> set[str]:
+    """The names of the parameters without ``when`` (active at every point)."""
+    return {p.name for p in space.params if p.when is None}
+
+
+def _optional_columns(space: Space | None, cols: Sequence[Any]) -> set[Any]:
+    """The columns a data file may lack: those of a conditional space's conditional parameters
+    (a file of linear SVMs has no ``gamma`` column)."""
+    if space is None or not space.is_conditional:
+        return set()
+    return {col for p, col in zip(space.params, cols, strict=True) if p.when is not None}
 
 
 def _a_value_of_its_kind(p: Parameter, value: Any) -> bool:
@@ -944,7 +994,7 @@ class TaskData:
                 raise DataError(
                     f"{where}: a record must be a mapping of parameter name to value, got {rec!r}"
                 )
-            missing = [n for n in names if n not in rec]
+            missing = [n for n in names if n not in rec and (not space.is_conditional or n in _always(space))]
             if missing:
                 raise DataError(f"{where}: missing parameter(s) {missing!r}")
             params.append(_convert_point(space, rec, names, where, outside))
@@ -992,7 +1042,7 @@ class TaskData:
                 raise DataError(f"{self.source}: cannot write column {c!r} twice; choose another y/task name")
         for p in self.space.params:
             if isinstance(p, Categorical):
-                for v in {_canonical(pt[p.name]): pt[p.name] for pt in self.params}.values():
+                for v in {_canonical(pt[p.name]): pt[p.name] for pt in self.params if p.name in pt}.values():
                     try:
                         back = _convert_value(p, _text(v))
                     except (_CellError, SpaceError):
@@ -1010,7 +1060,7 @@ class TaskData:
             writer = csv.writer(f, delimiter=delimiter)
             writer.writerow(header)
             for i, pt in enumerate(self.params):
-                row = [_text(pt[n]) for n in names] + [repr(float(self.y[i]))]
+                row = [_text(pt[n]) if n in pt else "" for n in names] + [repr(float(self.y[i]))]
                 if self.task is not None:
                     row.append(str(self.task[i]))
                 writer.writerow(row)
@@ -1049,7 +1099,8 @@ def _read_csv(
             f"{source}: the decimal mark {decimal!r} is also the field delimiter: give delimiter=';'"
         )
     cols = _columns(() if space is None else space.names, x, y, task, source)
-    needed = [*cols, y] + ([task] if task is not None else [])
+    optional = _optional_columns(space, cols)
+    needed = [*(c for c in cols if c not in optional), y] + ([task] if task is not None else [])
     kinds = [] if space is None else [p.kind for p in space.params]
     numeric = [c for c, kind in zip(cols, kinds, strict=False) if kind in ("float", "int")] + [y]
     params: list[dict[str, Any]] = []
@@ -1100,7 +1151,7 @@ def _read_csv(
                         if isinstance(cell, str) and _DECIMAL_COMMA.fullmatch(cell.strip()):
                             row[c] = cell.strip().replace(",", ".")
                 if skip_incomplete and (
-                    absent or any(row[c] is not None and not row[c].strip() for c in cols)
+                    absent or any(row.get(c) is not None and not row[c].strip() for c in cols)
                 ):
                     incomplete += 1
                     continue
@@ -1167,7 +1218,8 @@ def _read_dataframe(
     found = list(df.columns)
     y = _history_y(found, y)
     cols = _columns(() if space is None else space.names, x, y, task, source)
-    needed = [*cols, y] + ([task] if task is not None else [])
+    optional = _optional_columns(space, cols)
+    needed = [*(c for c in cols if c not in optional), y] + ([task] if task is not None else [])
     for c in needed:
         if found.count(c) > 1:
             raise DataError(f"{source}: duplicate column {c!r}")
@@ -1194,7 +1246,7 @@ def _read_dataframe(
     left_out = 0  # rows outside the space's ranges (outside)
     for i, row in enumerate(rows):
         where = f"{source}, row {i + 1}" + (f" (index {index[i]!r})" if index is not None else "")
-        if skip_incomplete and (absent or any(_missing(row[c]) for c in cols)):
+        if skip_incomplete and (absent or any(_missing(row.get(c)) for c in cols)):
             incomplete += 1
             continue
         state = _unfinished_state(row, y)
@@ -1270,6 +1322,8 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
         for i, record in enumerate(records, start=1):
             # keys that are no parameter (a "y", a "trial") are ignored, as a CSV file's other columns
             missing = [name for name in space.names if name not in record]
+            if space.is_conditional:  # (a conditional parameter may be absent: validate says if it is active)
+                missing = [name for name in missing if name in _always(space)]
             if missing:
                 others = [key for key in record if key not in space.names]
                 raise DataError(
@@ -1277,7 +1331,7 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
                     + (f" (it has {', '.join(map(repr, others))})" if others else "")
                 )
             try:
-                points.append(space.validate({name: record[name] for name in space.names}))
+                points.append(space.validate({name: record[name] for name in space.names if name in record}))
             except SpaceError as exc:
                 raise DataError(f"{source}, configuration {i}: {exc}") from None
         return points
@@ -1289,7 +1343,8 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
         raise DataError(f"{source}: empty file")
     names = [h.strip() for h in rows[0][1]]
     try:
-        _check_missing(source, space.names, names)
+        optional = _optional_columns(space, space.names)
+        _check_missing(source, [n for n in space.names if n not in optional], names)
     except DataError as exc:
         # (the CLI's enqueue --file: its option is --delimiter; a user test was told --prior-delimiter)
         hint = _delimiter_hint(names, delimiter, shell=True, option="--delimiter")

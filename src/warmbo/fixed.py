@@ -84,6 +84,13 @@ def fix(space: Space, values: Mapping[str, Any]) -> Fixed:
             f"fixed: unknown parameter name(s) {unknown!r}{hint}; space has {list(space.names)!r}"
         )
     params = {p.name: p.validate(values[p.name]) for p in space.params if p.name in values}
+    if space.is_conditional:  # a held parameter must be active: its parents held at values that make it so
+        for name in params:
+            if not space._settled_active(params, name):
+                raise SpaceError(
+                    f"fixed: {name!r} is a conditional parameter ({space._why_active(name)}); hold its "
+                    "parent(s) at such values too"
+                )
     columns, encoded = [], []
     for p in space.params:
         if p.name in params:

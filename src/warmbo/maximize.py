@@ -58,7 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._lbfgsb import minimize_lbfgsb
-from .space import Categorical, Float
+from .space import INACTIVE, Categorical, Float
 
 __all__ = [
     "MaximizeResult",
@@ -248,7 +248,8 @@ def _neighbours(space, anchors: np.ndarray, n: int, seed: int | None) -> np.ndar
         rows = which == i
         sl = space.slice_of(space.params[i].name)
         out[rows, sl] = values[rows, sl]
-    return out
+    # a parent changed: its children become active at the sample's values, or inactive
+    return space.snap(out) if space.is_conditional else out
 
 
 def _joint_lbfgsb(
@@ -319,7 +320,11 @@ def _categorical_columns(space) -> np.ndarray:
 def _pool(space, U: np.ndarray, fixed) -> np.ndarray:
     """The distinct snapped candidates (with the fixed values, when some are held)."""
     snapped = space.snap(U)
-    return np.unique(snapped if fixed is None else fixed.apply(snapped), axis=0)
+    if fixed is not None:
+        snapped = fixed.apply(snapped)
+        if space.is_conditional:
+            snapped = space.snap(snapped)
+    return np.unique(snapped, axis=0)
 
 
 def maximize(
@@ -435,6 +440,8 @@ def maximize(
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     if fixed is not None:
         U = fixed.apply(U)
+        if space.is_conditional:  # (a held parent makes its children active or inactive)
+            U = space.snap(U)
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away
     score = acq.log_values if getattr(acq, "has_log", False) else acq
@@ -465,6 +472,10 @@ def maximize(
         held = np.asarray(starts)[:, categorical]
         boxes[:, categorical, 0] = held
         boxes[:, categorical, 1] = held
+    if space.is_conditional:  # the climb keeps each start's inactive parameters where they are
+        inactive = space._inactive_columns(np.asarray(starts))
+        boxes[inactive, 0] = INACTIVE
+        boxes[inactive, 1] = INACTIVE
     if use_gradient:
 
         def fun(u):
@@ -500,6 +511,8 @@ def maximize(
     snapped = space.snap(np.asarray(finals))
     if fixed is not None:  # (idempotent on the fixed columns' valid encodings; exact to the bit)
         snapped = fixed.apply(snapped)
+        if space.is_conditional:
+            snapped = space.snap(snapped)
     final_values = _evaluate(score, snapped)
     n_evals += snapped.shape[0]
     busy = taken(snapped, exclude)

@@ -227,6 +227,47 @@ def _off_grid(name: str, value: Any, low: Any, step: Any, below: Any, above: Any
 # ----------------------------------------------------------------------------------------------
 
 
+def _check_when(name: str, when: Any) -> tuple[tuple[str, tuple[Any, ...]], ...] | None:
+    """``when={"kernel": ["rbf", "poly"]}`` as ``(("kernel", ("rbf", "poly")),)``: parents sorted by
+    name, each with its values (one value or a sequence of them; duplicates dropped). The values are
+    checked against the parent's choices by :class:`~warmbo.space.Space`, which knows the parent."""
+    if when is None:
+        return None
+    if isinstance(when, tuple) and all(isinstance(c, tuple) and len(c) == 2 for c in when):
+        when = dict(when)  # (the stored form, given back: a dataclasses.replace)
+    if not isinstance(when, Mapping) or not when:
+        raise SpaceError(
+            f"parameter {name!r}: when must be a non-empty dict of parent parameter to its value(s) that "
+            f"make {name!r} active, e.g. when={{'kernel': ['rbf', 'poly']}}; got {when!r}"
+        )
+    out = []
+    for parent, values in when.items():
+        if not isinstance(parent, str) or not parent:
+            raise SpaceError(f"parameter {name!r}: when's keys are parameter names, got {parent!r}")
+        if parent == name:
+            raise SpaceError(f"parameter {name!r}: when names the parameter itself")
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            values = [values]
+        kept: list[Any] = []
+        for v in values:
+            if _choice_key(v) is None:
+                raise SpaceError(
+                    f"parameter {name!r}: when[{parent!r}] value {v!r} of type {type(v).__name__} is not a "
+                    "str, int, float or bool (a choice of the categorical parameter it names)"
+                )
+            if _choice_key(v) not in [_choice_key(k) for k in kept]:
+                kept.append(v.item() if isinstance(v, np.generic) else v)
+        if not kept:
+            raise SpaceError(f"parameter {name!r}: when[{parent!r}] lists no value")
+        out.append((parent, tuple(kept)))
+    return tuple(sorted(out, key=lambda c: c[0]))
+
+
+def _when_dict(when: tuple[tuple[str, tuple[Any, ...]], ...]) -> dict[str, Any]:
+    """The stored ``when`` as written: a parent's one value alone, several as a list."""
+    return {parent: values[0] if len(values) == 1 else list(values) for parent, values in when}
+
+
 class Parameter:
     """Common interface of :class:`Float`, :class:`Int` and :class:`Categorical`.
 
@@ -236,6 +277,9 @@ class Parameter:
 
     name: str
     kind: ClassVar[str] = ""
+    #: the parent parameters and their values that make this one active (``None``: always active);
+    #: set with ``when=`` (every subclass), checked by :class:`~warmbo.space.Space`
+    when: Any = None
 
     @property
     def width(self) -> int:
@@ -306,6 +350,9 @@ class Parameter:
             v = getattr(self, f.name)
             if f.name in skip and v == skip[f.name]:
                 continue
+            if f.name == "when":
+                d["when"] = _when_dict(v)
+                continue
             d[f.name] = list(v) if isinstance(v, tuple) else v
         return d
 
@@ -363,7 +410,10 @@ class Parameter:
                 continue
             if f.default is not dataclasses.MISSING and value == f.default and type(value) is type(f.default):
                 continue
-            text = repr(list(value)) if isinstance(value, tuple) else repr(value)
+            if f.name == "when":
+                text = repr(_when_dict(value))
+            else:
+                text = repr(list(value)) if isinstance(value, tuple) else repr(value)
             required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
             parts.append(text if required and not f.kw_only else f"{f.name}={text}")
         return f"wb.{type(self).__name__}({', '.join(parts)})"
@@ -396,6 +446,7 @@ class Float(Parameter):
     high: float
     log: bool = False
     step: float | None = field(default=None, kw_only=True)
+    when: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "float"
 
@@ -427,9 +478,10 @@ class Float(Parameter):
         object.__setattr__(self, "high", high)
         object.__setattr__(self, "log", log)
         object.__setattr__(self, "step", step)
+        object.__setattr__(self, "when", _check_when(name, self.when))
 
     def _defaults(self) -> dict[str, Any]:
-        return {"step": None}
+        return {"step": None, "when": None}
 
     def _size(self) -> float:
         return math.inf if self.step is None else float(self._count + 1)  # type: ignore[attr-defined]
@@ -569,6 +621,7 @@ class Int(Parameter):
     high: int
     log: bool = False
     step: int = field(default=1, kw_only=True)
+    when: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "int"
 
@@ -595,9 +648,10 @@ class Int(Parameter):
         object.__setattr__(self, "high", high)
         object.__setattr__(self, "log", log)
         object.__setattr__(self, "step", step)
+        object.__setattr__(self, "when", _check_when(name, self.when))
 
     def _defaults(self) -> dict[str, Any]:
-        return {"step": 1}
+        return {"step": 1, "when": None}
 
     @property
     def _n(self) -> int:
@@ -676,6 +730,7 @@ class Categorical(Parameter):
 
     name: str
     choices: Sequence[Any]  # stored as a tuple (__post_init__); any sequence is accepted
+    when: Mapping[str, Any] | None = field(default=None, kw_only=True)
 
     kind: ClassVar[str] = "categorical"
 
@@ -708,6 +763,10 @@ class Categorical(Parameter):
             raise SpaceError(f"parameter {name!r}: choices must be non-empty")
         object.__setattr__(self, "choices", tuple(choices))
         object.__setattr__(self, "_index", index)
+        object.__setattr__(self, "when", _check_when(name, self.when))
+
+    def _defaults(self) -> dict[str, Any]:
+        return {"when": None}
 
     @property
     def width(self) -> int:
@@ -722,10 +781,10 @@ class Categorical(Parameter):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Categorical):
             return NotImplemented
-        return self.name == other.name and self._keys() == other._keys()
+        return self.name == other.name and self._keys() == other._keys() and self.when == other.when
 
     def __hash__(self) -> int:
-        return hash((Categorical, self.name, self._keys()))
+        return hash((Categorical, self.name, self._keys(), self.when))
 
     def _field_equal(self, other: Parameter, name: str) -> bool:
         if name == "choices" and isinstance(other, Categorical):

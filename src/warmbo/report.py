@@ -805,7 +805,11 @@ class _Slice(NamedTuple):
 
 
 def _encode_points(space: Space, points: Sequence[Mapping[str, Any]]) -> np.ndarray:
-    """Encode points parameter by parameter (works for grid spaces off their candidates too)."""
+    """Encode points parameter by parameter (works for grid spaces off their candidates too). In a
+    conditional space a parameter inactive at a point is left out, and one active there but missing
+    (a child a slice's parent value switches on) encodes at the middle of its range."""
+    if space.is_conditional:
+        return space._encode_valid([{k: pt[k] for k in space.active(pt) if k in pt} for pt in points])
     U = np.empty((len(points), space.dim), dtype=np.float64)
     for p in space.params:
         U[:, space.slice_of(p.name)] = p.encode([pt[p.name] for pt in points])
@@ -815,6 +819,11 @@ def _encode_points(space: Space, points: Sequence[Mapping[str, Any]]) -> np.ndar
 def _check_best_params(space: Space, best_params: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(best_params, Mapping):
         raise TypeError(f"best_params must be a mapping of parameter name to value, got {best_params!r}")
+    if space.is_conditional:  # (its active parameters only)
+        try:
+            return space.validate(best_params)
+        except ValueError as exc:
+            raise ValueError(f"best_params: {exc}") from None
     missing = [n for n in space.names if n not in best_params]
     if missing:
         raise ValueError(f"best_params is missing parameter(s) {missing!r}")
@@ -845,17 +854,19 @@ def _call_predict(predict: Predict, U: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 def _posterior_slices(space: Space, best_params: Mapping[str, Any], predict: Predict) -> list[_Slice]:
-    """Slices through the best point along every parameter, from one batched ``predict`` call."""
+    """Slices through the best point along every parameter (of a conditional space: every parameter
+    active at the best point), from one batched ``predict`` call."""
     best = _check_best_params(space, best_params)
+    swept = [p for p in space.params if p.name in best]
     points: list[dict[str, Any]] = []
     spans: list[tuple[int, int, list[Any]]] = []
-    for p in space.params:
+    for p in swept:
         values = _sweep_values(p)
         spans.append((len(points), len(points) + len(values), values))
         points.extend({**best, p.name: v} for v in values)
     mean, std = _call_predict(predict, _encode_points(space, points))
     out = []
-    for p, (start, stop, values) in zip(space.params, spans, strict=True):
+    for p, (start, stop, values) in zip(swept, spans, strict=True):
         if isinstance(p, Categorical):
             x = np.arange(len(values), dtype=np.float64)
             best_x = float(p.index(best[p.name]))

@@ -65,8 +65,9 @@ def sources_text(data: TaskData, settings: dict, data_digest: str | None = None)
         "digest": digest(data) if data_digest is None else data_digest,
         "source": str(data.source),
         "names": list(names),
-        # (points are canonical, plain Python values, as the study's own trials store them)
-        "columns": [[p[name] for p in data.params] for name in names],
+        # (points are canonical, plain Python values, as the study's own trials store them; null for a
+        # conditional parameter inactive at the point)
+        "columns": [[p.get(name) for p in data.params] for name in names],
         "y": [float(v) for v in data.y],
         "task": None if data.task is None else [str(t) for t in data.task],
     }
@@ -83,6 +84,8 @@ def _in_space(columns: list, space: Space) -> bool:
     from .space import Categorical, Float, Int
 
     for p, column in zip(space.params, columns, strict=True):
+        if p.when is not None:  # (null where the parameter is inactive; which rows, from_records checks)
+            column = [v for v in column if v is not None]
         if isinstance(p, Categorical):
             allowed = {(type(c), c) for c in p.choices}
             if not all((type(v), v) in allowed for v in column):
@@ -122,7 +125,10 @@ def sources_from_text(text: str, space: Space) -> tuple[TaskData, dict]:
         names, columns = list(record["names"]), record["columns"]
         settings = dict(record["settings"])
         if names == list(space.names):
-            params = [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+            params = [
+                {n: v for n, v in zip(names, row, strict=True) if v is not None}
+                for row in zip(*columns, strict=True)
+            ]
             y, task, digest_stored = record["y"], record["task"], record["digest"]
     except (ValueError, KeyError, TypeError, AttributeError, zlib.error) as exc:
         raise DataError(f"the study's stored transfer sources are unreadable ({exc})") from None

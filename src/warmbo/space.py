@@ -8,12 +8,18 @@ This module owns the description of *what an optimizer may propose*:
   models and acquisition optimizers work in, and its inverse (:meth:`Space.encode`,
   :meth:`Space.decode`, :meth:`Space.snap`);
 * validation of user points, initial designs (scrambled Sobol, :meth:`Space.sample`) and
-  JSON-serialisable round trips (:meth:`Space.to_dict`, :meth:`Space.from_dict`).
+  JSON-serialisable round trips (:meth:`Space.to_dict`, :meth:`Space.from_dict`);
+* conditional parameters (``when=``; :mod:`warmbo.conditions`): a point holds its active
+  parameters only, and an inactive parameter's columns encode as :data:`INACTIVE`.
 
 The parameter types and their encodings live in :mod:`warmbo.parameters` (re-exported here).
 
 All errors raised for invalid input are :class:`SpaceError` (a ``ValueError``) whose message
 names the parameter and the offending value.
+
+Why this file is long: one class, whose every method (validate, encode, decode, snap, sample,
+cardinality, diff) has a branch for grid spaces and one for conditional spaces beside the plain
+case; the branches read best next to each other.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .conditions import INACTIVE, Conditions
 from .parameters import (
     _SOBOL_WARNING,
     GRID_RTOL,
@@ -45,6 +52,7 @@ from .parameters import (
 )
 
 __all__ = [
+    "INACTIVE",
     "Categorical",
     "Float",
     "Int",
@@ -104,11 +112,14 @@ class Space:
         object.__setattr__(self, "_slices", tuple(slices))
         object.__setattr__(self, "_col_names", tuple(col_names))
         object.__setattr__(self, "_dim", start)
+        object.__setattr__(self, "_conditions", Conditions.of(params, index, tuple(slices)))
         object.__setattr__(self, "_tree", None)
         object.__setattr__(self, "_distinct", None)
         object.__setattr__(self, "_gaps", None)
         pts, enc = None, None
         if self.candidate_points is not None:
+            if self.is_conditional:
+                raise SpaceError("a grid space (candidate_points) cannot have conditional parameters (when=)")
             pts, enc = self._check_candidates(self.candidate_points)
         object.__setattr__(self, "candidate_points", pts)
         object.__setattr__(self, "_candidates", enc)
@@ -155,6 +166,51 @@ class Space:
         return np.tile(np.array([0.0, 1.0]), (self.dim, 1))
 
     @property
+    def is_conditional(self) -> bool:
+        """True when some parameter is active only for some values of others (``when=``)."""
+        return self._conditions is not None  # type: ignore[attr-defined]
+
+    def active(self, point: Mapping[str, Any]) -> tuple[str, ...]:
+        """The names of the parameters active at ``point`` (in the space's order): every parameter of
+        an unconditional space; in a conditional one, those whose parents are active and take one of
+        the values their ``when`` lists. Only the parents' values are read (each is validated)."""
+        if not isinstance(point, Mapping):
+            raise SpaceError(f"a point must be a mapping of parameter name to value, got {point!r}")
+        if self._conditions is None:  # type: ignore[attr-defined]
+            return self.names
+        flags = self._conditions.flags(point)  # type: ignore[attr-defined]
+        return tuple(n for n, on in zip(self.names, flags, strict=True) if on)
+
+    def missing(self, point: Mapping[str, Any]) -> list[str]:
+        """The parameters a point needs and lacks, in the space's order: every name it does not have
+        in an unconditional space; in a conditional one, those active at it (a parent it lacks is
+        listed, its children are not: whether they are needed depends on the parent's value). A
+        parent's invalid value is left for :meth:`validate` to name."""
+        if self._conditions is None:  # type: ignore[attr-defined]
+            return [n for n in self.names if n not in point]
+        return self._conditions.missing(point)  # type: ignore[attr-defined]
+
+    def _settled_active(self, point: Mapping[str, Any], name: str) -> bool:
+        """Whether the values ``point`` holds make ``name`` active whatever the other parameters are."""
+        conditions = self._conditions  # type: ignore[attr-defined]
+        return conditions is None or conditions.settled(point, self._index[name])  # type: ignore[attr-defined]
+
+    def _why_active(self, name: str) -> str:
+        """``"'gamma' when kernel is one of ['rbf', 'poly']"``, or ``"'C' always"``."""
+        conditions = self._conditions  # type: ignore[attr-defined]
+        return f"{name!r} always" if conditions is None else conditions.why(self._index[name])  # type: ignore[attr-defined]
+
+    def _inactive_columns(self, U: FloatArray) -> NDArray[np.bool_]:
+        """``(n, dim)``: the encoded columns of the parameters inactive at each row."""
+        return self._conditions.inactive_columns(U)  # type: ignore[attr-defined]
+
+    def _canonical(self, U: FloatArray) -> FloatArray:
+        """``U`` (n, dim) with every inactive parameter's columns at :data:`INACTIVE` (a copy); ``U``
+        itself on an unconditional space."""
+        conditions = self._conditions  # type: ignore[attr-defined]
+        return U if conditions is None else conditions.canonical(U)
+
+    @property
     def is_finite(self) -> bool:
         """True only for grid spaces (a finite set of candidates)."""
         return self.candidate_points is not None
@@ -177,6 +233,8 @@ class Space:
         size = 1  # (an int: 5 points, not 5.0, and exact beyond 2**53)
         for v in sizes:
             size *= int(v)
+        if self._conditions is not None:  # type: ignore[attr-defined]
+            size = self._conditions.count(size)  # type: ignore[attr-defined]
         # beyond a float's range, inf as the float product gave (math.isfinite of such an int raises)
         return size if size <= sys.float_info.max else math.inf
 
@@ -245,6 +303,17 @@ class Space:
         unknown = [k for k in point if k not in self._index]  # type: ignore[attr-defined]
         if unknown:
             raise SpaceError(f"unknown parameter name(s) {unknown!r}; space has {list(self.names)!r}")
+        if self._conditions is not None:  # type: ignore[attr-defined]
+            missing = self.missing(point)
+            if missing:
+                raise SpaceError(
+                    f"missing parameter(s) {missing!r} in point {dict(point)!r} (active there: "
+                    + "; ".join(self._why_active(n) for n in missing)
+                    + ")"
+                )
+            flags = self._conditions.flags(point)  # type: ignore[attr-defined]
+            # an inactive parameter's value is dropped: it changes nothing at this point
+            return {p.name: p.validate(point[p.name]) for p, on in zip(self.params, flags, strict=True) if on}
         missing = [n for n in self.names if n not in point]
         if missing:
             raise SpaceError(f"missing parameter(s) {missing!r} in point {dict(point)!r}")
@@ -352,6 +421,13 @@ class Space:
 
     def _encode_valid(self, vals: list[dict[str, Any]]) -> FloatArray:
         out = np.empty((len(vals), self.dim), dtype=np.float64)
+        if self._conditions is not None:  # type: ignore[attr-defined]
+            out.fill(INACTIVE)  # (a valid point holds its active parameters only)
+            for p, sl in zip(self.params, self._slices, strict=True):  # type: ignore[attr-defined]
+                rows = [i for i, v in enumerate(vals) if p.name in v]
+                if rows:
+                    out[rows, sl] = p._encode_valid([vals[i][p.name] for i in rows])
+            return out
         for p, sl in zip(self.params, self._slices, strict=True):  # type: ignore[attr-defined]
             out[:, sl] = p._encode_valid([v[p.name] for v in vals])
         return out
@@ -416,7 +492,14 @@ class Space:
             (p._decode_written if as_written and isinstance(p, Float) else p._decode_clipped)(A[:, sl])  # type: ignore[attr-defined]
             for p, sl in zip(self.params, self._slices, strict=True)
         ]
-        return [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
+        points = [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
+        if self._conditions is not None:  # type: ignore[attr-defined]
+            mask = self._conditions.mask(A)  # type: ignore[attr-defined]
+            points = [
+                {n: v for (n, v), on in zip(point.items(), flags, strict=True) if on}
+                for point, flags in zip(points, mask, strict=True)
+            ]
+        return points
 
     def snap(self, U: ArrayLike) -> FloatArray:
         """Project encoded points onto valid encodings, ``encode(decode(U))``.
@@ -443,6 +526,7 @@ class Space:
             out = np.empty_like(A)
             for p, sl in zip(self.params, self._slices, strict=True):  # type: ignore[attr-defined]
                 out[:, sl] = p._snap_clipped(A[:, sl])
+            out = self._canonical(out)
         return out[0].copy() if single else np.array(out)
 
     # -- sampling ------------------------------------------------------------------------------
@@ -463,6 +547,8 @@ class Space:
             u = sampler.random(n)
         columns = [p._from_uniform(u[:, j]) for j, p in enumerate(self.params)]
         vals = [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
+        if self._conditions is not None:  # type: ignore[attr-defined]
+            vals = [self._validate_base(v) for v in vals]  # (the inactive parameters dropped)
         return vals, self._encode_valid(vals)
 
     def sample(self, n: int, seed: Seed = None) -> list[dict[str, Any]]:

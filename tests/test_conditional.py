@@ -1,0 +1,344 @@
+"""Conditional parameters (``when=``): a parameter active only for some values of a categorical parent.
+
+Oracles: brute-force enumeration of a finite conditional space (its distinct canonical points) for
+``cardinality``; the definition of activity (parents active and at a listed value) checked point by
+point on random encodings; the model's prediction at two points that differ only in an inactive value
+(the same encoded row, so bit-for-bit the same prediction).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import warmbo as wb
+from warmbo.data import DataError, TaskData
+from warmbo.fixed import fix
+from warmbo.maximize import maximize
+from warmbo.space import INACTIVE, SpaceError
+
+
+def svm_space() -> wb.Space:
+    return wb.Space(
+        [
+            wb.Float("C", 1e-2, 1e3, log=True),
+            wb.Float("gamma", 1e-5, 1.0, log=True, when={"kernel": ["poly", "rbf", "sigmoid"]}),
+            wb.Categorical("kernel", ["linear", "poly", "rbf", "sigmoid"]),
+            wb.Int("degree", 2, 5, when={"kernel": "poly"}),
+        ]
+    )
+
+
+def nested_space() -> wb.Space:
+    """model -> (tree: depth; net: optimizer -> (sgd: momentum)), all finite."""
+    return wb.Space(
+        [
+            wb.Categorical("model", ["tree", "net"]),
+            wb.Int("depth", 1, 3, when={"model": "tree"}),
+            wb.Categorical("optimizer", ["adam", "sgd"], when={"model": "net"}),
+            wb.Float("momentum", 0.0, 0.9, step=0.3, when={"optimizer": "sgd"}),
+            wb.Int("width", 1, 2),
+        ]
+    )
+
+
+def svm_objective(p: dict) -> float:
+    """Maximised; 'gamma' and 'degree' are read only where they are active (a KeyError otherwise)."""
+    value = -((np.log10(p["C"]) - 1.0) ** 2)
+    if p["kernel"] == "linear":
+        return value - 1.0
+    value -= (np.log10(p["gamma"]) + 2.0) ** 2
+    if p["kernel"] == "poly":
+        value -= 0.5 + (p["degree"] - 3) ** 2
+    return value - (2.0 if p["kernel"] == "sigmoid" else 0.0)
+
+
+# -- parameters ----------------------------------------------------------------------------------
+
+
+def test_when_is_stored_sorted_and_round_trips():
+    p = wb.Float("x", 0.0, 1.0, when={"b": "u", "a": ["y", "x", "y"]})
+    assert p.when == (("a", ("y", "x")), ("b", ("u",)))
+    assert p.to_dict()["when"] == {"a": ["y", "x"], "b": "u"}
+    assert wb.Float.from_dict(p.to_dict()) == p
+    assert repr(p) == "wb.Float('x', 0.0, 1.0, when={'a': ['y', 'x'], 'b': 'u'})"
+    assert eval(repr(p), {"wb": wb}) == p
+    c = wb.Categorical("c", ["p", "q"], when={"a": "x"})
+    assert c != wb.Categorical("c", ["p", "q"]) and hash(c) != hash(wb.Categorical("c", ["p", "q"]))
+    assert wb.Int("n", 1, 3).to_dict() == {"type": "int", "name": "n", "low": 1, "high": 3, "log": False}
+
+
+@pytest.mark.parametrize(
+    ("when", "match"),
+    [
+        ({}, "non-empty dict"),
+        ("kernel", "non-empty dict"),
+        ({"x": "a"}, "names the parameter itself"),
+        ({"k": []}, "lists no value"),
+        ({"k": [None]}, "is not a str, int, float or bool"),
+    ],
+)
+def test_malformed_when_is_refused(when, match):
+    with pytest.raises(SpaceError, match=match):
+        wb.Float("x", 0.0, 1.0, when=when)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ([wb.Float("x", 0.0, 1.0, when={"k": "a"})], "not a parameter of the space"),
+        ([wb.Int("k", 0, 2), wb.Float("x", 0.0, 1.0, when={"k": 1})], "a int parameter; a parent must be"),
+        ([wb.Categorical("k", ["a"]), wb.Float("x", 0.0, 1.0, when={"k": "b"})], "not one of 'k'"),
+        (
+            [wb.Categorical("a", ["x"], when={"b": "y"}), wb.Categorical("b", ["y"], when={"a": "x"})],
+            "cycle: a -> b -> a",
+        ),
+    ],
+)
+def test_inconsistent_conditions_are_refused(params, match):
+    with pytest.raises(SpaceError, match=match):
+        wb.Space(params)
+
+
+def test_a_grid_space_cannot_be_conditional():
+    assert not wb.Space.grid([[0.0, 1.0], [1.0, 0.0]]).is_conditional
+    params = [wb.Categorical("k", ["a"]), wb.Float("x", 0.0, 1.0, when={"k": "a"})]
+    with pytest.raises(SpaceError, match="grid space"):
+        wb.Space(params, candidate_points=[[0.0, 0.5]])
+
+
+# -- points and encoding ----------------------------------------------------------------------
+
+
+def test_validate_keeps_the_active_parameters_and_names_what_is_missing():
+    space = svm_space()
+    assert space.is_conditional
+    assert space.validate({"C": 1, "kernel": "linear", "gamma": 0.1, "degree": 9}) == {
+        "C": 1.0,
+        "kernel": "linear",
+    }
+    assert space.validate({"kernel": "poly", "degree": 4, "gamma": 0.5, "C": 2}) == {
+        "C": 2.0,
+        "gamma": 0.5,
+        "kernel": "poly",
+        "degree": 4,
+    }
+    with pytest.raises(
+        SpaceError, match=r"missing parameter\(s\) \['degree'\].*'degree' when kernel is 'poly'"
+    ):
+        space.validate({"C": 1, "kernel": "poly", "gamma": 0.5})
+    with pytest.raises(SpaceError, match=r"\['kernel'\]"):
+        space.validate({"C": 1})
+    with pytest.raises(SpaceError, match="outside"):
+        space.validate({"C": 1, "kernel": "rbf", "gamma": 2.0})
+    assert space.missing({"C": 1}) == ["kernel"]
+    assert space.missing({"C": 1, "kernel": "poly"}) == ["gamma", "degree"]
+    assert space.missing({"kernel": "bogus"}) == ["C"]  # (the bad value is validate's to name)
+    assert space.active({"kernel": "rbf"}) == ("C", "gamma", "kernel")
+
+
+def test_nested_conditions_follow_the_parent_chain():
+    space = nested_space()
+    assert space.validate({"model": "tree", "depth": 2, "optimizer": "sgd", "momentum": 0.3, "width": 1}) == {
+        "model": "tree",
+        "depth": 2,
+        "width": 1,
+    }
+    assert space.active({"model": "net", "optimizer": "sgd"}) == ("model", "optimizer", "momentum", "width")
+    assert space.active({"model": "net", "optimizer": "adam"}) == ("model", "optimizer", "width")
+    with pytest.raises(SpaceError, match="momentum"):
+        space.validate({"model": "net", "optimizer": "sgd", "width": 2})
+
+
+def _brute_force_points(space: wb.Space) -> set[tuple]:
+    """Every distinct canonical point of a finite space, from the product of all values."""
+    values = [p.choices if isinstance(p, wb.Categorical) else p.decode(
+        (np.arange(int(p._size())) + 0.5)[:, None] / p._size()) for p in space.params]  # fmt: skip
+    seen = set()
+    for combo in itertools.product(*values):
+        point = space.validate(dict(zip(space.names, combo, strict=True)))
+        seen.add(tuple(sorted(point.items())))
+    return seen
+
+
+def test_cardinality_counts_the_distinct_points():
+    space = nested_space()
+    # tree: 3 depths x 2 widths; net+adam: 2; net+sgd: 4 momenta x 2 = 8 -> 16
+    assert space.cardinality == len(_brute_force_points(space)) == 16
+    assert svm_space().cardinality == math.inf
+
+
+def test_encoding_puts_inactive_columns_at_the_constant_and_decoding_leaves_them_out():
+    space = svm_space()
+    rng = np.random.default_rng(0)
+    U = rng.random((400, space.dim))
+    snapped = space.snap(U)
+    points = space.decode(U)
+    for u, point in zip(snapped, points, strict=True):
+        kernel = point["kernel"]
+        assert ("gamma" in point) == (kernel != "linear")
+        assert ("degree" in point) == (kernel == "poly")
+        if kernel == "linear":
+            assert u[space.slice_of("gamma")] == INACTIVE
+        if kernel != "poly":
+            assert u[space.slice_of("degree")] == INACTIVE
+    assert np.array_equal(space.snap(snapped), snapped)  # idempotent
+    assert np.allclose(space.encode(points), snapped, rtol=0, atol=1e-12)  # snap == encode(decode(.))
+    for point in space.sample(64, seed=1):
+        assert set(point) == set(space.active(point))
+        assert space.validate(point) == point
+
+
+# -- the model and the search -------------------------------------------------------------------
+
+
+def _run(space, n=16, seed=0, **kwargs) -> wb.Optimizer:
+    opt = wb.Optimizer(space, seed=seed, maximize=True, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        opt.run(svm_objective, budget=n, progress=False)
+    return opt
+
+
+def test_optimizer_suggests_active_parameters_only_and_never_repeats():
+    space = svm_space()
+    opt = _run(space, n=24)
+    trials = opt.history
+    assert len(trials) == 24 and all(t.state == "complete" for t in trials)
+    for t in trials:
+        assert set(t.params) == set(space.active(t.params))  # (svm_objective raises on a missing one)
+    encoded = space.encode([t.params for t in trials])
+    assert np.unique(encoded, axis=0).shape[0] == 24
+    # the best kernel (rbf, gamma 1e-2, C 10: value 0) is found on this budget
+    assert opt.best.params["kernel"] == "rbf" and opt.best.value > -0.5
+
+
+def test_points_differing_only_in_an_inactive_value_are_one_point_to_the_model():
+    opt = _run(svm_space(), n=12)
+    mean, std = opt.predict(
+        [{"C": 5.0, "kernel": "linear"}, {"C": 5.0, "kernel": "linear", "gamma": 0.9, "degree": 5}]
+    )
+    assert mean[0] == mean[1] and std[0] == std[1]
+    rbf = opt.predict([{"C": 5.0, "kernel": "rbf", "gamma": 1e-4}, {"C": 5.0, "kernel": "rbf", "gamma": 0.5}])
+    assert rbf.mean[0] != rbf.mean[1]  # (an active gamma matters)
+
+
+def test_the_search_returns_canonical_points():
+    space = svm_space()
+    opt = _run(space, n=10)
+    model = opt.fit_model()
+    acq = wb.EI().bind(model, space=space)
+    for seed in range(3):
+        x = maximize(acq, space, seed=seed, anchors=space.encode([t.params for t in opt.history])).x
+        assert np.array_equal(space.snap(x), x)
+
+
+def test_fixed_parents_switch_children_on_and_off():
+    space = svm_space()
+    opt = _run(space, n=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        poly = opt.ask(fixed={"kernel": "poly"})
+        assert poly["kernel"] == "poly" and set(poly) == {"C", "gamma", "kernel", "degree"}
+        opt.tell(poly, svm_objective(poly))
+        linear = opt.ask(fixed={"kernel": "linear"})
+    assert set(linear) == {"C", "kernel"}
+    assert fix(space, {"kernel": "poly", "degree": 3}).params == {"kernel": "poly", "degree": 3}
+    with pytest.raises(SpaceError, match="hold its parent"):
+        fix(space, {"degree": 3})
+    with pytest.raises(SpaceError, match="hold its parent"):
+        fix(space, {"kernel": "rbf", "degree": 3})
+
+
+def test_a_told_inactive_value_is_dropped_and_the_study_resumes(tmp_path):
+    space = svm_space()
+    path = str(tmp_path / "svm.db")
+    opt = wb.Optimizer(space, seed=0, maximize=True, storage=path)
+    opt.tell({"C": 1.0, "kernel": "linear", "gamma": 0.3}, -1.0)
+    opt.tell({"C": 10.0, "kernel": "rbf", "gamma": 0.01}, 0.0)
+    with pytest.raises(ValueError, match="degree"):
+        opt.tell({"C": 10.0, "kernel": "poly", "gamma": 0.01}, 0.0)
+    again = wb.Optimizer(space, seed=0, maximize=True, storage=path)
+    assert [t.params for t in again.history] == [
+        {"C": 1.0, "kernel": "linear"},
+        {"C": 10.0, "gamma": 0.01, "kernel": "rbf"},
+    ]
+    frame = again.history.to_dataframe()
+    assert np.isnan(frame["gamma"].iloc[0]) and frame["gamma"].iloc[1] == 0.01
+    suggestion = again.ask()
+    assert set(suggestion) == set(space.active(suggestion))
+
+
+def test_a_conditional_study_warms_a_new_one(tmp_path):
+    space = svm_space()
+    path = str(tmp_path / "old.db")
+    _run(space, n=14, storage=path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        new = wb.Optimizer(space, seed=1, maximize=True, prior=[path])
+        first = new.ask()
+    best_old = wb.Optimizer(space, seed=0, maximize=True, storage=path).best.params
+    # the warm design starts at the earlier study's best point (to round-off: it is decoded)
+    assert set(first) == set(best_old)
+    assert np.allclose(space.encode(first), space.encode(best_old), rtol=0, atol=1e-12)
+    assert len(new.prior.params) == 14
+    # the sources stored with a study (null where inactive) read back as the same rows
+    stored = str(tmp_path / "new.db")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wb.Optimizer(space, seed=1, maximize=True, prior=[path], storage=stored)
+    data = wb.Optimizer.stored_sources(wb.Optimizer(space, maximize=True, storage=stored).study)["prior"]
+    assert list(data.params) == list(new.prior.params)
+    assert any("gamma" not in p for p in data.params) and any("gamma" in p for p in data.params)
+
+
+def test_csv_and_records_hold_inactive_parameters_as_empty(tmp_path):
+    space = svm_space()
+    points = [{"C": 1.0, "kernel": "linear"}, {"C": 2.0, "gamma": 0.1, "kernel": "poly", "degree": 3}]
+    data = TaskData.from_records(points, [0.5, 0.25], space)
+    path = tmp_path / "rows.csv"
+    data.to_csv(path)
+    lines = path.read_text().splitlines()
+    assert lines[0] == "C,gamma,kernel,degree,y" and lines[1] == "1.0,,linear,,0.5"
+    back = TaskData.from_csv(path, space)
+    assert list(back.params) == points and list(back.y) == [0.5, 0.25]
+    # a file of linear SVMs alone has no gamma or degree column: read all the same
+    (tmp_path / "linear.csv").write_text("C,kernel,y\n3.0,linear,0.1\n")
+    assert list(TaskData.from_csv(tmp_path / "linear.csv", space).params) == [{"C": 3.0, "kernel": "linear"}]
+    (tmp_path / "bad.csv").write_text("C,gamma,kernel,degree,y\n3.0,,rbf,,0.1\n")
+    with pytest.raises(DataError, match="row 1.*gamma.*missing value \\('gamma' when kernel is one of"):
+        TaskData.from_csv(tmp_path / "bad.csv", space)
+    with pytest.raises(DataError, match=r"missing parameter\(s\) \['C'\]"):
+        TaskData.from_records([{"kernel": "linear"}], [0.0], space)
+
+
+def test_the_report_slices_through_the_active_parameters(tmp_path):
+    from warmbo.report import _posterior_slices
+
+    space = svm_space()
+    opt = _run(space, n=12)
+    best = {"C": 10.0, "gamma": 0.01, "kernel": "rbf"}
+
+    def predict(U):
+        return opt.fit_model().predict(U)
+
+    slices = _posterior_slices(space, best, predict)
+    assert [s.param.name for s in slices] == ["C", "gamma", "kernel"]
+    path = opt.report(tmp_path / "report")
+    assert (tmp_path / "report" / "slices.png").stat().st_size > 1000
+    assert "Posterior mean and mean" in path.read_text()
+
+
+def test_a_space_file_may_hold_when(tmp_path):
+    import json
+
+    from warmbo._user_json import point_problem
+
+    space = svm_space()
+    assert wb.Space.from_dict(json.loads(json.dumps(space.to_dict()))) == space
+    assert point_problem({"C": 1.0, "kernel": "linear"}, space) is None
+    assert "degree" in point_problem({"C": 1.0, "kernel": "poly", "gamma": 0.1}, space)
