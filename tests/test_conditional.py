@@ -342,3 +342,21 @@ def test_a_space_file_may_hold_when(tmp_path):
     assert wb.Space.from_dict(json.loads(json.dumps(space.to_dict()))) == space
     assert point_problem({"C": 1.0, "kernel": "linear"}, space) is None
     assert "degree" in point_problem({"C": 1.0, "kernel": "poly", "gamma": 0.1}, space)
+
+
+def test_jenattons_function_has_its_minimum_where_stated():
+    from warmbo.problems.conditional import JENATTON_MINIMUM, jenatton
+
+    f, flat = jenatton(), jenatton(conditional=False)
+    assert f(f.optimizers[0]) == flat(flat.optimizers[0]) == JENATTON_MINIMUM == 0.1
+    rng = np.random.default_rng(0)
+    points = f.space.decode(rng.random((5000, f.space.dim)))
+    values = np.array([f(p) for p in points])
+    assert values.min() > JENATTON_MINIMUM and max(len(p) for p in points) == 4
+    # each branch's minimum, at its floats' zeros: 0.1, 0.2, 0.3, 0.4
+    zeros = {name: 0.0 for name in ("x4", "x5", "x6", "x7", "r8", "r9")}
+    branches = [{"x1": 0, "x2": 0}, {"x1": 0, "x2": 1}, {"x1": 1, "x3": 0}, {"x1": 1, "x3": 1}]
+    assert [flat({**zeros, "x2": 0, "x3": 0, **b}) for b in branches] == pytest.approx([0.1, 0.2, 0.3, 0.4])
+    # the flat function reads the active parameters only: changing an inactive one changes nothing
+    point = {**zeros, "x1": 0, "x2": 0, "x3": 1, "x5": 0.9, "r9": 0.7}
+    assert flat(point) == f({k: point[k] for k in f.space.active(point)}) == 0.1

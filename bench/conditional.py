@@ -1,0 +1,253 @@
+"""Conditional parameters (``when=``) against the same parameters declared flat, and Optuna.
+
+Session 43 found warmbo behind Optuna on ``svc-digits`` (bench/mixed_peers.py): its late asks went to
+the linear kernel again and again, at new values of ``gamma`` and ``degree``, which a linear SVM
+ignores but the GP, with one lengthscale per parameter across every kernel, took for unexplored
+ground. With ``when=`` the model sees a linear SVM as a point in ``C`` alone. This script measures
+that on problems chosen before running it (session 44), each with parameters that matter only for
+some values of a categorical:
+
+* ``jenatton``: Jenatton et al.'s tree-structured function (:mod:`warmbo.problems.conditional`),
+  9 parameters of which at most 4 are active, minimised, regret after 10, 25 and 50 evaluations,
+  20 seeds;
+* ``svc-digits``: ``gamma`` when ``kernel`` is poly, rbf or sigmoid, ``degree`` when poly;
+* ``sgd-digits``: ``l1_ratio`` when ``penalty`` is elasticnet;
+* ``mlp-wine``: ``learning_rate_init`` when ``solver`` is adam or sgd (lbfgs ignores it);
+* ``cash-digits``: the model and its own hyperparameters (logistic regression ``C``; random forest
+  ``n_estimators`` and ``max_depth``; k-NN ``n_neighbors`` and ``weights``; RBF SVM ``C`` and
+  ``gamma``), 3-fold accuracy on standardised digits;
+
+the four scikit-learn problems (bench/mixed_peers.py's definitions) maximise 3-fold accuracy; the
+loss is the error rate of the best after 15 and 30 evaluations, 10 seeds.
+
+Arms, alternating within each seed, each with its defaults:
+
+* ``conditional``: ``wb.Optimizer(space, seed=s)`` on the space with ``when=``;
+* ``flat``: the same on the same parameters without ``when=`` (every parameter in every point; the
+  objective reads the active ones only): warmbo before conditional parameters;
+* ``optuna-tpe``: ``TPESampler(seed=s)`` asked define-by-run, a parameter only where it is active
+  (TPE's own way with conditional spaces);
+* ``optuna-gp``: ``GPSampler(seed=s)`` on the flat space (it models one fixed space; asked
+  define-by-run it would sample the conditional parameters at random).
+
+Reported per problem and checkpoint: each arm's median and bootstrap 95% interval, and
+``conditional`` against ``flat`` seed by seed (lower / higher / equal, two-sided sign test). BLAS held
+to one thread. Written to ``bench/results/conditional.json`` with the machine, git commit and load.
+
+    python bench/conditional.py                       # ~40 min on one core
+    python bench/conditional.py --problems jenatton --seeds 5 --arms conditional,flat
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+import warmbo as wb  # noqa: E402
+from warmbo.benchmarks._common import (  # noqa: E402
+    bootstrap_median_ci,
+    git_commit,
+    listed,
+    machine_info,
+    sign_test,
+    write_results,
+)
+from warmbo.problems.conditional import jenatton  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+import mixed_peers  # noqa: E402
+
+RESULTS = Path(__file__).parent / "results" / "conditional.json"
+ARMS = ("conditional", "flat", "optuna-tpe", "optuna-gp")
+PROBLEMS = ("jenatton", "svc-digits", "sgd-digits", "mlp-wine", "cash-digits")
+SETTINGS = {"function": (50, (10, 25, 50), 20), "sklearn": (30, (15, 30), 10)}
+
+#: the conditions added to bench/mixed_peers.py's spaces
+CONDITIONS = {
+    "svc-digits": {"gamma": {"kernel": ["poly", "rbf", "sigmoid"]}, "degree": {"kernel": "poly"}},
+    "sgd-digits": {"l1_ratio": {"penalty": "elasticnet"}},
+    "mlp-wine": {"learning_rate_init": {"solver": ["adam", "sgd"]}},
+}
+CASH = [
+    wb.Categorical("model", ["logreg", "forest", "knn", "svm"]),
+    wb.Float("logreg_C", 1e-3, 1e3, log=True, when={"model": "logreg"}),
+    wb.Int("forest_n_estimators", 10, 100, log=True, when={"model": "forest"}),
+    wb.Int("forest_max_depth", 2, 20, when={"model": "forest"}),
+    wb.Int("knn_n_neighbors", 1, 50, log=True, when={"model": "knn"}),
+    wb.Categorical("knn_weights", ["uniform", "distance"], when={"model": "knn"}),
+    wb.Float("svm_C", 1e-2, 1e3, log=True, when={"model": "svm"}),
+    wb.Float("svm_gamma", 1e-5, 1.0, log=True, when={"model": "svm"}),
+]
+
+
+def spaces(name: str) -> tuple[wb.Space, wb.Space]:
+    """``(conditional, flat)``: the problem's space with and without ``when=``."""
+    if name == "jenatton":
+        return jenatton().space, jenatton(conditional=False).space
+    params = CASH if name == "cash-digits" else list(mixed_peers.warmbo_space(name).params)
+    added = CONDITIONS.get(name, {})
+    conditional = [dataclasses.replace(p, when=added[p.name]) if p.name in added else p for p in params]
+    return wb.Space(conditional), wb.Space([dataclasses.replace(p, when=None) for p in conditional])
+
+
+def objective(name: str, space: wb.Space):
+    """``(f, to_loss, kind)``: ``f`` of a parameter dict; ``to_loss`` maps its value to the loss."""
+    if name == "jenatton":
+        f = jenatton()
+        return (lambda p: f._fn(p)), (lambda v: v - f.optimum_value), "function"
+    if name != "cash-digits":
+        f = mixed_peers.make_objective(name)  # (scikit-learn ignores a parameter its model does not use)
+        active = spaces(name)[0]
+        return (lambda p: f({k: p[k] for k in active.active(p)})), (lambda v: 1.0 - v), "sklearn"
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+
+    X, y = mixed_peers._data("digits", scale=True)
+
+    def cash(p):
+        model = p["model"]
+        if model == "logreg":
+            estimator = LogisticRegression(C=p["logreg_C"], max_iter=300)
+        elif model == "forest":
+            estimator = RandomForestClassifier(
+                n_estimators=p["forest_n_estimators"], max_depth=p["forest_max_depth"], random_state=0
+            )
+        elif model == "knn":
+            estimator = KNeighborsClassifier(n_neighbors=p["knn_n_neighbors"], weights=p["knn_weights"])
+        else:
+            estimator = SVC(C=p["svm_C"], gamma=p["svm_gamma"])
+        return mixed_peers._cv(estimator, X, y)
+
+    return cash, (lambda v: 1.0 - v), "sklearn"
+
+
+def _suggest(trial, p: wb.Parameter):
+    if isinstance(p, wb.Categorical):
+        return trial.suggest_categorical(p.name, list(p.choices))
+    if isinstance(p, wb.Int):
+        return trial.suggest_int(p.name, p.low, p.high, log=p.log)
+    return trial.suggest_float(p.name, p.low, p.high, log=p.log)
+
+
+def optuna_params(space: wb.Space, trial) -> dict:
+    """The trial's parameters: every one of a flat space; of a conditional one, parents first and a
+    parameter only where the values suggested so far make it active (define-by-run)."""
+    order = range(len(space.params)) if not space.is_conditional else space._conditions.order
+    out: dict = {}
+    for i in order:
+        p = space.params[i]
+        if space._settled_active(out, p.name):
+            out[p.name] = _suggest(trial, p)
+    return {n: out[n] for n in space.names if n in out}
+
+
+def run(arm: str, name: str, seed: int, budget: int) -> dict:
+    """One run: the loss of the best value after each evaluation, the optimizer's CPU seconds."""
+    conditional, flat = spaces(name)
+    space = flat if arm in ("flat", "optuna-gp") else conditional
+    f, to_loss, kind = objective(name, conditional)
+    values: list[float] = []
+    spent = [0.0]
+    sign = -1.0 if kind == "function" else 1.0  # every arm maximises
+
+    def timed(params: dict) -> float:
+        started = time.process_time()
+        value = float(f(params))
+        spent[0] += time.process_time() - started
+        values.append(to_loss(value))
+        return sign * value
+
+    started = time.process_time()
+    if arm in ("conditional", "flat"):
+        opt = wb.Optimizer(space, seed=seed, maximize=True)
+        opt.run(timed, budget=budget, progress=False)
+    else:
+        import optuna
+
+        kind_ = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
+        study = optuna.create_study(direction="maximize", sampler=kind_(seed=seed))
+        study.optimize(lambda trial: timed(optuna_params(space, trial)), n_trials=budget)
+    cpu = time.process_time() - started
+    return {"seed": seed, "loss": np.minimum.accumulate(values).tolist(), "optimizer_cpu_s": cpu - spent[0]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", default=",".join(PROBLEMS))
+    parser.add_argument("--arms", default=",".join(ARMS))
+    parser.add_argument("--seeds", type=int, default=None, help="default: 20 for jenatton, 10 for sklearn")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+    problems = listed(parser, args.problems, PROBLEMS, "problem")
+    arms = listed(parser, args.arms, ARMS, "arm")
+    warnings.simplefilter("ignore")
+    if any(a.startswith("optuna") for a in arms):
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+    out = {
+        "what": __doc__.splitlines()[0],
+        "command": "python bench/conditional.py " + " ".join(sys.argv[1:]),
+        "git": git_commit(),
+        "machine": machine_info(),
+        "load_average_start": os.getloadavg(),
+        "results": {},
+    }
+    for name in problems:
+        _, _, kind = objective(name, spaces(name)[0])
+        budget, checkpoints, seeds = SETTINGS[kind]
+        seeds = args.seeds or seeds
+        runs: dict[str, list[dict]] = {a: [] for a in arms}
+        for seed in range(seeds):
+            for arm in arms:
+                runs[arm].append(run(arm, name, seed, budget))
+            print(
+                f"{name} seed {seed}: " + ", ".join(f"{a} {runs[a][-1]['loss'][-1]:.4g}" for a in arms),
+                flush=True,
+            )
+        entry: dict = {"kind": kind, "budget": budget, "arms": {}}
+        for arm in arms:
+            loss = np.array([r["loss"] for r in runs[arm]])
+            entry["arms"][arm] = {
+                "median": {c: float(np.median(loss[:, c - 1])) for c in checkpoints},
+                "interval": {c: bootstrap_median_ci(loss[:, c - 1]) for c in checkpoints},
+                "median_optimizer_cpu_s": float(np.median([r["optimizer_cpu_s"] for r in runs[arm]])),
+                "runs": runs[arm],
+            }
+        if {"conditional", "flat"} <= set(arms):
+            new = np.array([r["loss"] for r in runs["conditional"]])
+            old = np.array([r["loss"] for r in runs["flat"]])
+            entry["conditional_vs_flat"] = {c: sign_test(new[:, c - 1], old[:, c - 1]) for c in checkpoints}
+        out["results"][name] = entry
+        out["load_average_end"] = os.getloadavg()
+        write_results(args.out, out)
+    print()
+    print("| problem | after | " + " | ".join(arms) + " | conditional vs flat (lower-higher-equal, p) |")
+    print("|---|---|" + "---|" * len(arms) + "---|")
+    for name, entry in out["results"].items():
+        for c in entry["arms"][arms[0]]["median"]:
+            cells = []
+            for a in arms:
+                lo, hi = entry["arms"][a]["interval"][c]
+                cells.append(f"{entry['arms'][a]['median'][c]:.3g} [{lo:.3g}, {hi:.3g}]")
+            st = entry.get("conditional_vs_flat", {}).get(c)
+            test = f"{st['wins']}-{st['losses']}-{st['ties']} ({st['p_value']:.2g})" if st else ""
+            print(f"| {name} | {c} | " + " | ".join(cells) + f" | {test} |")
+    print(f"load average start {out['load_average_start']}, end {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
