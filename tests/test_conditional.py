@@ -360,3 +360,53 @@ def test_jenattons_function_has_its_minimum_where_stated():
     # the flat function reads the active parameters only: changing an inactive one changes nothing
     point = {**zeros, "x1": 0, "x2": 0, "x3": 1, "x5": 0.9, "r9": 0.7}
     assert flat(point) == f({k: point[k] for k in f.space.active(point)}) == 0.1
+
+
+SVM_SCRIPT = """
+import argparse
+parser = argparse.ArgumentParser()
+parser.add_argument("--kernel")
+parser.add_argument("--C", type=float)
+parser.add_argument("--gamma", type=float, default=None)
+args = parser.parse_args()
+assert (args.gamma is None) == (args.kernel == "linear"), args
+print((args.C - 3.0) ** 2 + (0.0 if args.gamma is None else args.gamma))
+"""
+
+
+def test_the_command_line_leaves_out_an_inactive_parameters_argument(tmp_path, monkeypatch):
+    import json
+    import sys
+
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    space = wb.Space([
+        wb.Categorical("kernel", ["linear", "rbf"]),
+        wb.Float("C", 0.1, 10.0),
+        wb.Float("gamma", 1e-3, 1.0, log=True, when={"kernel": "rbf"}),
+    ])  # fmt: skip
+    (tmp_path / "space.json").write_text(json.dumps(space.to_dict()))
+    (tmp_path / "svm.py").write_text(SVM_SCRIPT)
+    base = ["optimize", "--space", "space.json", "--budget", "8", "--storage", "svm.db", "--seed", "0"]
+    cmd = f"{sys.executable} svm.py --kernel={{kernel}} --C={{C}} --gamma={{gamma}}"
+    done = CliRunner().invoke(app, [*base, "--cmd", cmd])
+    assert done.exit_code == 0, done.output
+    trials = wb.Study("svm.db").trials()
+    assert len(trials) == 8 and all(t.state == "complete" for t in trials)  # (the script asserts)
+    assert {t.params["kernel"] for t in trials} == {"linear", "rbf"}
+    assert all(("gamma" in t.params) == (t.params["kernel"] == "rbf") for t in trials)
+    alone = CliRunner().invoke(app, [*base, "--cmd", f"{sys.executable} svm.py --gamma {{gamma}}"])
+    assert alone.exit_code != 0 and "e.g. --gamma={gamma}" in " ".join(alone.output.split())
+
+
+def test_a_dataframe_with_nan_where_a_parameter_is_inactive_reads_back():
+    space = svm_space()
+    opt = _run(space, n=10)
+    frame = opt.history.to_dataframe()
+    assert frame["gamma"].isna().any() and frame["degree"].isna().any()
+    data = TaskData.from_dataframe(frame, space, y="value")
+    assert list(data.params) == [t.params for t in opt.history]
+    assert list(data.y) == [t.value for t in opt.history]

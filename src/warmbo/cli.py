@@ -1077,7 +1077,10 @@ def optimize(
     if objective:
         fn = load_callable(objective)
     else:
-        fn = CommandObjective(cmd, tuple(space.names), timeout, tuple(task_names or ()), value_regex)
+        conditional = tuple(p.name for p in space.params if p.when is not None)
+        fn = CommandObjective(
+            cmd, tuple(space.names), timeout, tuple(task_names or ()), value_regex, conditional
+        )
     if task_names is not None:
         if prior:
             raise ValueError(

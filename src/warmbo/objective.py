@@ -224,6 +224,10 @@ class CommandObjective:
     value_regex : str, optional
         Regular expression whose capture group(s) in its last match give the value(s), instead of
         the last line of the output (see :func:`parse_values`).
+    conditional : tuple of str
+        The space's conditional parameters (``when=``): an argument holding one of them is left out
+        where it is inactive, so it must carry its option with it (``--gamma={gamma}``); a
+        placeholder standing alone as an argument is refused.
     """
 
     template: str
@@ -231,6 +235,7 @@ class CommandObjective:
     timeout: float | None = None
     tasks: tuple[str, ...] = ()
     value_regex: str | None = None
+    conditional: tuple[str, ...] = ()
 
     def __post_init__(self):
         try:
@@ -265,6 +270,17 @@ class CommandObjective:
                 f"--cmd uses {listed}, which name(s) no parameter; the space has {list(self.names)} "
                 "(write {{ and }} for literal braces)"
             )
+        alone = [
+            m.group(1)
+            for arg in argv[1:]
+            if (m := _TEMPLATE.fullmatch(arg)) and m.group(1) in self.conditional
+        ]
+        if alone:  # (left out where inactive, "--gamma {gamma}" would leave "--gamma" without its value)
+            raise ValueError(
+                f"--cmd: {{{alone[0]}}} is a conditional parameter (when=) and stands alone as an argument; "
+                f"an argument holding it is left out where it is inactive, so write it with its option as "
+                f"one argument, e.g. --{alone[0]}={{{alone[0]}}}"
+            )
         if self.timeout is not None:
             object.__setattr__(self, "timeout", check_seconds(self.timeout, "--timeout"))
         if self.value_regex is not None:
@@ -285,14 +301,18 @@ class CommandObjective:
             ) from None
 
     def argv(self, params: dict) -> list[str]:
-        """The argument list for one evaluation (placeholders replaced inside each argument)."""
+        """The argument list for one evaluation (placeholders replaced inside each argument; an
+        argument holding a parameter the point lacks, an inactive conditional one, left out)."""
 
         def replace(match: re.Match) -> str:
             if match.group(1) is None:
                 return match.group(0)[0]  # "{{" -> "{", "}}" -> "}"
             return str(params[match.group(1)])
 
-        return [_TEMPLATE.sub(replace, arg) for arg in shlex.split(self.template)]
+        def absent(arg: str) -> bool:
+            return any(m.group(1) is not None and m.group(1) not in params for m in _TEMPLATE.finditer(arg))
+
+        return [_TEMPLATE.sub(replace, arg) for arg in shlex.split(self.template) if not absent(arg)]
 
     def __call__(self, params: dict):
         argv = self.argv(params)
