@@ -181,10 +181,11 @@ class Conditions:
                 mask[:, i] &= mask[:, parent] & np.isin(chosen[parent], list(allowed))
         return mask
 
-    def inactive_columns(self, U: FloatArray) -> NDArray[np.bool_]:
-        """``(n, dim)``: the encoded columns of the parameters inactive at each row."""
+    def inactive_columns(self, U: FloatArray, mask: NDArray[np.bool_] | None = None) -> NDArray[np.bool_]:
+        """``(n, dim)``: the encoded columns of the parameters inactive at each row (``mask``: the
+        rows' :meth:`mask`, when the caller has it)."""
         widths = [sl.stop - sl.start for sl in self.slices]
-        return ~np.repeat(self.mask(U), widths, axis=1)
+        return ~np.repeat(self.mask(U) if mask is None else mask, widths, axis=1)
 
     def canonical(self, U: FloatArray) -> FloatArray:
         """A copy of ``U`` (n, dim) with every inactive parameter's columns at :data:`INACTIVE`."""

@@ -547,9 +547,22 @@ class Space:
             u = sampler.random(n)
         columns = [p._from_uniform(u[:, j]) for j, p in enumerate(self.params)]
         vals = [dict(zip(self.names, row, strict=True)) for row in zip(*columns, strict=True)]
-        if self._conditions is not None:  # type: ignore[attr-defined]
-            vals = [self._validate_base(v) for v in vals]  # (the inactive parameters dropped)
-        return vals, self._encode_valid(vals)
+        conditions = self._conditions  # type: ignore[attr-defined]
+        if conditions is None:
+            return vals, self._encode_valid(vals)
+        # every parameter encoded, then the inactive ones dropped by the encoding's mask (validating
+        # each point in Python was half the CPU of an ask)
+        U = np.empty((n, self.dim), dtype=np.float64)
+        for p, sl, column in zip(self.params, self._slices, columns, strict=True):  # type: ignore[attr-defined]
+            U[:, sl] = p._encode_valid(column)
+        mask = conditions.mask(U)
+        U[conditions.inactive_columns(U, mask)] = INACTIVE
+        names = self.names
+        vals = [
+            {n: point[n] for n, on in zip(names, flags, strict=True) if on}
+            for point, flags in zip(vals, mask, strict=True)
+        ]
+        return vals, U
 
     def sample(self, n: int, seed: Seed = None) -> list[dict[str, Any]]:
         """Draw ``n`` valid points (scrambled Sobol; candidates for grid spaces).
