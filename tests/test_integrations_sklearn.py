@@ -365,6 +365,30 @@ def test_a_list_of_dicts_gives_each_candidate_its_own_dicts_parameters(digits, t
     assert warm.optimizer_.transfer_report() is not None
 
 
+def test_a_list_of_dicts_is_a_conditional_space_and_an_older_study_resumes_flat(digits, tmp_path):
+    from warmbo.integrations.sklearn import DICT_PARAMETER, _Dicts
+
+    X, y = digits
+    search = WarmboSearchCV(
+        SVC(), LINEAR_OR_RBF, n_iter=8, cv=3, random_state=0, storage=str(tmp_path / "new.db")
+    )
+    search.fit(X, y)
+    space = search.optimizer_.space
+    assert space.is_conditional and space.params[space.names.index("gamma")].when == ((DICT_PARAMETER, (1,)),)
+    for t in search.optimizer_.study.trials():  # a point holds its own dict's parameters only
+        assert ("gamma" in t.params) == (t.params[DICT_PARAMETER] == 1)
+        assert (f"kernel (dict {1 - t.params[DICT_PARAMETER]})" in t.params) is False
+    # a study stored before session 44 held every parameter in every point: it resumes as it was
+    old = str(tmp_path / "old.db")
+    flat = _Dicts(LINEAR_OR_RBF, flat=True).space
+    assert not flat.is_conditional
+    first = wb.Optimizer(flat, maximize=True, storage=old)
+    first.tell(flat.sample(1, seed=0)[0], 0.5)
+    again = WarmboSearchCV(SVC(), LINEAR_OR_RBF, n_iter=3, cv=3, random_state=0, storage=old).fit(X, y)
+    assert again.optimizer_.space == flat and len(again.optimizer_.study.trials()) == 4
+    assert all("gamma" in t.params for t in again.optimizer_.study.trials())
+
+
 def test_a_finite_list_of_dicts_evaluates_each_candidate_once(digits):
     # the union space has 2 x 2 x 2 x 2 = 16 points (the dict, a one-choice kernel per dict, C, gamma)
     # but 2 + 4 = 6 candidates: points that differ only in the other dict's gamma are one candidate,

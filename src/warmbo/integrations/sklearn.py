@@ -106,11 +106,14 @@ class _Dicts:
     picks the dict, and the space holds the union of the dicts' parameters. A name that every dict
     holding it defines alike is one parameter; one defined differently (``C`` over other ranges) is
     one parameter per dict, ``"C (dict 1)"``. A candidate gives the estimator the chosen dict's
-    parameters alone, by their own names; the others are in the point and change nothing, so two
-    points that differ only there are one candidate (:meth:`key`). Written by hand: neither
+    parameters alone, by their own names. A parameter that not every dict holds is conditional
+    (``when={"search space dict": [the dicts holding it]}``, :mod:`warmbo.conditions`): a point
+    holds the chosen dict's parameters only. Studies stored before session 44 hold every parameter
+    in every point (``flat``): they are searched as they were, and two of their points that differ
+    only in another dict's parameters are one candidate (:meth:`key`). Written by hand: neither
     library maps the one form to the other."""
 
-    def __init__(self, dicts: Sequence) -> None:
+    def __init__(self, dicts: Sequence, flat: bool = False) -> None:
         per_dict = []
         for i, given in enumerate(dicts):
             if not isinstance(given, dict) or not given:
@@ -137,12 +140,25 @@ class _Dicts:
                     self.values[inner] = labels
                 for j, _ in defined if alike else [(i, None)]:
                     self.active[j][name] = inner
+        if not flat:  # a parameter of some dicts only: active where one of them is chosen
+            holders = {
+                inner: [i for i, used in enumerate(self.active) if inner in used.values()]
+                for inner in (p.name for p in params)
+            }
+            params = [
+                p if p.name == DICT_PARAMETER or len(holders[p.name]) == len(per_dict)
+                else dataclasses.replace(p, when={DICT_PARAMETER: holders[p.name]})
+                for p in params
+            ]  # fmt: skip
+        self.flat = flat
         self.space = Space(params)
-        # the value an inactive parameter takes in a prior's point (any value: it changes nothing)
-        self._filler = self.space.decode(np.zeros((1, self.space.dim)))[0]
+        # the value an inactive parameter takes in a flat space's prior point (any: it changes nothing)
+        self._filler = self.space.decode(np.zeros((1, self.space.dim)))[0] if flat else {}
         self.cardinality = sum(
             math.prod(
-                Space([self.space.params[self.space.names.index(inner)]]).cardinality
+                Space(
+                    [dataclasses.replace(self.space.params[self.space.names.index(inner)], when=None)]
+                ).cardinality
                 for inner in used.values()
             )
             for used in self.active
@@ -184,6 +200,22 @@ class _Dicts:
             f"the prior's candidate {row!r} has the parameters of none of the search_space's dicts "
             f"({'; '.join(', '.join(used) for used in self.active)})"
         )
+
+
+def _stored_space(storage) -> Space | None:
+    """The space of the study at ``storage``, or None when there is none (nothing is created)."""
+    if storage is None:
+        return None
+    from ..storage import StorageError, Study
+
+    try:
+        study = Study(storage)
+    except StorageError:
+        return None
+    try:
+        return study.space
+    finally:
+        study.close()
 
 
 def _labelled(prior, values: dict[str, dict]):
@@ -581,9 +613,17 @@ class WarmboSearchCV(BaseSearchCV):
     def _dicts(self) -> _Dicts | None:
         """The list-of-dicts form of ``search_space`` (two dicts or more), else None."""
         space = self.search_space
-        if isinstance(space, list | tuple) and len(space) > 1 and all(isinstance(d, dict) for d in space):
-            return _Dicts(space)
-        return None
+        if not (
+            isinstance(space, list | tuple) and len(space) > 1 and all(isinstance(d, dict) for d in space)
+        ):
+            return None
+        dicts = _Dicts(space)
+        stored = _stored_space(self.storage)
+        if stored is not None and stored != dicts.space:
+            flat = _Dicts(space, flat=True)
+            if stored == flat.space:  # (a study stored before conditional parameters: searched as it was)
+                return flat
+        return dicts
 
     @staticmethod
     def _unseen(dicts: _Dicts, seen: dict, seed: int | None, round_: int) -> list[dict]:
@@ -593,7 +633,10 @@ class WarmboSearchCV(BaseSearchCV):
         for _ in range(64):
             points = dicts.space.sample(64, seed=int(rng.integers(2**31)))
             for point in points:
-                point[DICT_PARAMETER] = int(rng.integers(len(dicts.active)))
+                chosen = int(rng.integers(len(dicts.active)))
+                if not dicts.flat and point[DICT_PARAMETER] != chosen:
+                    continue  # (a conditional space's point holds its own dict's parameters only)
+                point[DICT_PARAMETER] = chosen
                 if dicts.key(dicts.candidate(point)) not in seen:
                     return [point]
         return []
