@@ -41,14 +41,20 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 import warmbo as wb  # noqa: E402
-from warmbo.benchmarks._common import listed, machine_info, sign_test, write_results  # noqa: E402
+from warmbo.benchmarks._common import (  # noqa: E402
+    listed,
+    machine_info,
+    optuna_start,
+    sign_test,
+    timed_run,
+    write_results,
+)
 from warmbo.optimizer import default_n_initial  # noqa: E402
 from warmbo.problems.mixed import MIXED_FUNCTIONS  # noqa: E402
 
@@ -97,28 +103,15 @@ def design_size(arm: str, space: wb.Space) -> int:
 def run(arm: str, name: str, seed: int, budget: int) -> dict:
     """One run: the loss of the best value after each evaluation, the optimizer's CPU seconds."""
     space, objective, to_loss, _ = _problem(name)
-    values: list[float] = []
-    spent = [0.0]
-
-    def timed(params: dict) -> float:
-        started = time.process_time()
-        value = float(objective(params))
-        spent[0] += time.process_time() - started
-        values.append(to_loss(value))
-        return -values[-1]  # every arm maximises minus the loss
-
-    started = time.process_time()
     if arm in ("parameters", "choices"):
-        opt = wb.Optimizer(space, seed=seed, maximize=True, n_initial=design_size(arm, space))
-        opt.run(timed, budget=budget, progress=False)
-    else:
-        import optuna
 
-        kind = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
-        study = optuna.create_study(direction="maximize", sampler=kind(seed=seed))
-        study.optimize(lambda trial: timed(_optuna_params(space, trial)), n_trials=budget)
-    cpu = time.process_time() - started
-    return {"seed": seed, "loss": np.minimum.accumulate(values).tolist(), "optimizer_cpu_s": cpu - spent[0]}
+        def start(timed) -> None:
+            opt = wb.Optimizer(space, seed=seed, maximize=True, n_initial=design_size(arm, space))
+            opt.run(timed, budget=budget, progress=False)
+
+    else:
+        start = optuna_start(arm, seed, budget, lambda trial: _optuna_params(space, trial))
+    return {"seed": seed, **timed_run(start, objective, to_loss)}
 
 
 def _interval(x: np.ndarray, rng: np.random.Generator) -> list[float]:

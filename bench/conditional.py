@@ -48,7 +48,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 import warnings  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -60,7 +59,9 @@ from warmbo.benchmarks._common import (  # noqa: E402
     git_commit,
     listed,
     machine_info,
+    optuna_start,
     sign_test,
+    timed_run,
     write_results,
 )
 from warmbo.problems.conditional import jenatton  # noqa: E402
@@ -158,30 +159,15 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
     """One run: the loss of the best value after each evaluation, the optimizer's CPU seconds."""
     conditional, flat = spaces(name)
     space = flat if arm in ("flat", "optuna-gp") else conditional
-    f, to_loss, kind = objective(name, conditional)
-    values: list[float] = []
-    spent = [0.0]
-    sign = -1.0 if kind == "function" else 1.0  # every arm maximises
-
-    def timed(params: dict) -> float:
-        started = time.process_time()
-        value = float(f(params))
-        spent[0] += time.process_time() - started
-        values.append(to_loss(value))
-        return sign * value
-
-    started = time.process_time()
+    f, to_loss, _ = objective(name, conditional)
     if arm in ("conditional", "flat"):
-        opt = wb.Optimizer(space, seed=seed, maximize=True)
-        opt.run(timed, budget=budget, progress=False)
-    else:
-        import optuna
 
-        kind_ = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
-        study = optuna.create_study(direction="maximize", sampler=kind_(seed=seed))
-        study.optimize(lambda trial: timed(optuna_params(space, trial)), n_trials=budget)
-    cpu = time.process_time() - started
-    return {"seed": seed, "loss": np.minimum.accumulate(values).tolist(), "optimizer_cpu_s": cpu - spent[0]}
+        def start(timed) -> None:
+            wb.Optimizer(space, seed=seed, maximize=True).run(timed, budget=budget, progress=False)
+
+    else:
+        start = optuna_start(arm, seed, budget, lambda trial: optuna_params(space, trial))
+    return {"seed": seed, **timed_run(start, f, to_loss)}
 
 
 def main() -> None:

@@ -91,7 +91,7 @@ def test_malformed_when_is_refused(when, match):
     ("params", "match"),
     [
         ([wb.Float("x", 0.0, 1.0, when={"k": "a"})], "not a parameter of the space"),
-        ([wb.Int("k", 0, 2), wb.Float("x", 0.0, 1.0, when={"k": 1})], "a int parameter; a parent must be"),
+        ([wb.Int("k", 0, 2), wb.Float("x", 0.0, 1.0, when={"k": 1})], "an int parameter; a parent must be"),
         ([wb.Categorical("k", ["a"]), wb.Float("x", 0.0, 1.0, when={"k": "b"})], "not one of 'k'"),
         (
             [wb.Categorical("a", ["x"], when={"b": "y"}), wb.Categorical("b", ["y"], when={"a": "x"})],
@@ -407,6 +407,150 @@ def test_a_dataframe_with_nan_where_a_parameter_is_inactive_reads_back():
     opt = _run(space, n=10)
     frame = opt.history.to_dataframe()
     assert frame["gamma"].isna().any() and frame["degree"].isna().any()
+    assert list(frame.columns[-4:]) == ["C", "gamma", "kernel", "degree"]  # (the space's order)
     data = TaskData.from_dataframe(frame, space, y="value")
     assert list(data.params) == [t.params for t in opt.history]
     assert list(data.y) == [t.value for t in opt.history]
+
+
+# -- found by a review (session 44): code that assumed a point holds every parameter --------------
+
+
+def small_svm() -> wb.Space:
+    return wb.Space([
+        wb.Categorical("kernel", ["linear", "rbf"]),
+        wb.Float("C", 0.1, 10.0),
+        wb.Float("gamma", 0.1, 1.0, when={"kernel": "rbf"}),
+    ])  # fmt: skip
+
+
+def test_a_rounded_copy_completes_its_pending_trial_beside_pending_trials_of_other_branches():
+    opt = wb.Optimizer(small_svm(), seed=0)
+    pending = opt.ask(4)
+    assert {p["kernel"] for p in pending} == {"linear", "rbf"}
+    linear = next(p for p in pending if p["kernel"] == "linear")
+    trial = opt.tell({"kernel": "linear", "C": float(f"{linear['C']:.6g}")}, 1.0)
+    assert trial.id == linear.trial_id and trial.params == dict(linear)
+
+
+def test_export_report_and_observe_on_the_command_line(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    opt = wb.Optimizer(small_svm(), seed=0, storage="svm.db")
+    opt.run(lambda p: p["C"] + p.get("gamma", 0.0), budget=6, progress=False)
+    done = CliRunner().invoke(app, ["export", "--storage", "svm.db", "-o", "out.csv"])
+    assert done.exit_code == 0, done.output
+    rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert rows[0].startswith("trial,state,kernel,C,gamma,y") and len(rows) == 7
+    for row, t in zip(rows[1:], opt.history, strict=True):
+        assert (row.split(",")[4] == "") == (t.params["kernel"] == "linear")
+    # a pending linear suggestion observed with its C as a table prints it
+    suggestion = next(s for s in opt.ask(4) if s["kernel"] == "linear")
+    typed = f'{{"kernel": "linear", "C": {suggestion["C"]:.6g}}}'
+    done = CliRunner().invoke(app, ["observe", "--storage", "svm.db", "--params", typed, "--value", "2"])
+    assert done.exit_code == 0 and f"trial {suggestion.trial_id}: value 2 stored" in done.output, done.output
+    from warmbo.cli import _shown, _texts
+
+    assert _shown({"kernel": "linear", "C": 1.0}, small_svm()) == "kernel=linear, C=1"  # (no "gamma=")
+    assert _texts(small_svm(), {"kernel": "linear", "C": 1.0}) == ["linear", "1", ""]
+    assert _texts(small_svm(), {"C": 1.0}) == ["(chosen)", "1", "(chosen)"]  # (a partial enqueued point)
+    # nested conditions: a slice whose parent value switches on a parent without a value
+    nested = wb.Optimizer(nested_space(), seed=0, storage="nested.db")
+    nested.run(
+        lambda p: (p["depth"] - 2) ** 2 if p["model"] == "tree" else 5.0 - p["width"],
+        budget=10,
+        progress=False,
+    )
+    assert nested.best.params["model"] == "tree"
+    done = CliRunner().invoke(app, ["report", "--storage", "nested.db", "--out", "rep"])
+    assert done.exit_code == 0 and (tmp_path / "rep" / "slices.png").exists(), done.output
+
+
+def test_enqueue_reads_a_point_whole_without_its_inactive_values_and_refuses_a_repeat():
+    space = wb.Space([
+        wb.Categorical("m", ["a", "b"]),
+        wb.Float("x", 0.0, 1.0, when={"m": "a"}),
+        wb.Float("y", 0.0, 1.0, when={"m": "b"}),
+        wb.Float("z", 0.0, 1.0),
+    ])  # fmt: skip
+    opt = wb.Optimizer(space, seed=0)
+    assert opt.enqueue({"m": "a", "x": 0.5, "z": 0.1, "y": 0.3}) == [{"m": "a", "x": 0.5, "z": 0.1}]
+    assert opt.ask() == {"m": "a", "x": 0.5, "z": 0.1}
+    opt.tell({"m": "b", "y": 0.2, "z": 0.4}, 1.0)
+    with pytest.warns(UserWarning, match="not queued"):
+        assert opt.enqueue({"m": "b", "y": 0.2, "z": 0.4, "x": 0.9}) == []
+    # a partial point: its parent's choice, the rest chosen by the ask that takes it
+    assert opt.enqueue({"m": "b"}) == [{"m": "b"}]
+    taken = opt.ask()
+    assert taken["m"] == "b" and set(taken) == {"m", "y", "z"}
+
+
+def test_a_held_parent_draws_the_children_it_switches_on():
+    space = svm_space()
+    opt = wb.Optimizer(space, seed=0, n_initial=12)
+    points = []
+    for _ in range(12):
+        p = opt.ask(fixed={"kernel": "poly"})
+        points.append(p)
+        opt.tell(p, svm_objective(p))
+    gammas = np.log10([p["gamma"] for p in points])
+    # drawn over the range, not left at the inactive constant (log-centre 1e-2.5 before the fix)
+    assert len(set(np.round(gammas, 6))) == 12 and gammas.min() < -3.5 and gammas.max() > -1.0
+    assert len({p["degree"] for p in points}) >= 3
+
+
+def test_cardinality_is_counted_once_and_bounded_for_many_parents():
+    space = nested_space()
+    assert space.cardinality == 16 and space._distinct == 16  # (cached: an ask reads it)
+    many = wb.Space(
+        [wb.Categorical(f"p{i}", list(range(10))) for i in range(6)]
+        + [wb.Int(f"c{i}", 1, 3, when={f"p{i}": 0}) for i in range(6)]
+    )
+    # 10**6 assignments of the parents: beyond COUNT_LIMIT, the unconditional product (an upper bound)
+    assert many.cardinality == 10**6 * 3**6
+
+
+def test_ray_points_to_evaluate_take_a_conditional_point():
+    pytest.importorskip("ray")
+    from warmbo.integrations.ray import WarmboSearch
+
+    search = WarmboSearch(
+        space=small_svm(), metric="loss", mode="min", points_to_evaluate=[{"kernel": "linear", "C": 1.0}]
+    )
+    assert search._point(0, {"kernel": "linear", "C": 1.0, "gamma": 0.5}) == {"kernel": "linear", "C": 1.0}
+    with pytest.raises(ValueError, match="no value for gamma"):
+        search._point(0, {"kernel": "rbf", "C": 1.0})
+
+
+def test_messages_name_the_condition_and_print_when_as_written():
+    from warmbo._user_json import point_problem
+
+    space = svm_space()
+    assert "('degree' when kernel is 'poly')" in point_problem(
+        {"C": 1.0, "kernel": "poly", "gamma": 0.1}, space
+    )
+    other = wb.Space(
+        [*space.params[:1], dataclasses_replace(space.params[1], when={"kernel": "rbf"}), *space.params[2:]]
+    )
+    assert (
+        "parameter 'gamma': when {'kernel': 'rbf'} != {'kernel': ['poly', 'rbf', 'sigmoid']}"
+        in other.diff(space)
+    )
+    with pytest.raises(SpaceError, match="must be a value or a list of values"):
+        wb.Float("x", 0.0, 1.0, when={"k": {"a": 1}})
+
+
+def dataclasses_replace(p, **changes):
+    import dataclasses
+
+    return dataclasses.replace(p, **changes)
+
+
+def test_dataframe_columns_follow_the_space_when_the_first_trial_lacks_a_parameter():
+    opt = wb.Optimizer(small_svm(), seed=0)
+    opt.tell({"kernel": "linear", "C": 1.0}, 1.0)
+    opt.tell({"kernel": "rbf", "C": 2.0, "gamma": 0.5}, 2.0)
+    assert list(opt.history.to_dataframe().columns[-3:]) == ["kernel", "C", "gamma"]

@@ -116,6 +116,10 @@ def point_problem(point: dict, space, partial: bool = False) -> str | None:
         said = _unknown_names(unknown, space.names, "the study has no parameter")
         return f"{said}; its parameters are {_names(space.names)}"
     if missing:
+        if space.is_conditional:  # (the parameters active at the point: say why they are needed)
+            return (
+                f"give a value for {_names(missing)} too ({'; '.join(space._why_active(n) for n in missing)})"
+            )
         return f"give a value for {_names(missing)} too (every parameter: {_names(space.names)})"
     if partial and not point:
         return f"give a value for one parameter at least (of {_names(space.names)})"

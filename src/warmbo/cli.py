@@ -466,8 +466,14 @@ def _count(n: int, noun: str) -> str:
 
 def _texts(space, params) -> list[str]:
     """The parameters' values as tables show them, in the space's order (:meth:`Parameter.text`: a
-    float has the digits that tell its parameter's values apart)."""
-    return [p.text(params[p.name]) if p.name in params else "(chosen)" for p in space.params]
+    float has the digits that tell its parameter's values apart); a parameter the point lacks is
+    "(chosen)" (an enqueued point's, for the suggestion to choose), or blank where the point's values
+    make it inactive (a conditional parameter: ``when=``)."""
+    off = space.inactive(params)
+    return [
+        p.text(params[p.name]) if p.name in params else "" if p.name in off else "(chosen)"
+        for p in space.params
+    ]
 
 
 def _trials_table(optimizer, limit: int | None = None) -> Table:
@@ -2692,7 +2698,11 @@ def _matches_as_typed(params: dict, point: dict, typed: dict, space) -> bool:
     and so does ``85.73124``; ``85.7`` does not (a setting chosen by hand is meant as typed)."""
     from decimal import Decimal
 
+    if set(params) != set(point):  # (a conditional space: other parameters active)
+        return False
     for p in space.params:
+        if p.name not in params:
+            continue
         stored, given = params[p.name], typed.get(p.name)
         if p.kind == "float" and given is not None and isinstance(stored, float) and given.is_finite():
             digit = min(given.as_tuple().exponent, Decimal(p.text(stored)).as_tuple().exponent)
@@ -2711,7 +2721,9 @@ def _shown_result(t, tasks) -> str:
 
 
 def _shown(params: dict, space) -> str:
-    return ", ".join(f"{name}={text}" for name, text in zip(space.names, _texts(space, params), strict=True))
+    off = space.inactive(params)  # (a conditional space: the parameters the point does not use left out)
+    pairs = zip(space.names, _texts(space, params), strict=True)
+    return ", ".join(f"{name}={text}" for name, text in pairs if name not in off)
 
 
 def _parse_values(text: str, n_tasks: int | None) -> list[float]:
@@ -2777,7 +2789,7 @@ def _parse_params(text: str, space, option: str = "--params", partial: bool = Fa
     try:
         return fix(space, point).params if some else space.validate(point)
     except ValueError as exc:
-        raise ValueError(f"{option}: {plainly(str(exc))}") from None
+        raise ValueError(f"{option}: {plainly(str(exc).removeprefix('fixed: '))}") from None
 
 
 #: ``status`` lists every trial up to this many, else the last 50 (``--last``, ``--all``)

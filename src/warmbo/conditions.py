@@ -32,8 +32,8 @@ __all__ = ["INACTIVE", "Conditions"]
 #: the encoded value of every column of an inactive conditional parameter
 INACTIVE = 0.5
 #: above this many assignments of the parents, :meth:`Conditions.count` returns the unconditional
-#: product (an upper bound) instead of an exact count
-COUNT_LIMIT = 2**20
+#: product (an upper bound) instead of an exact count (counting takes ~10 us an assignment)
+COUNT_LIMIT = 2**16
 
 Pairs = tuple[tuple[int, frozenset[int]], ...]
 
@@ -121,6 +121,21 @@ class Conditions:
                     break
         return [p.name for p, on in zip(self.params, decided, strict=True) if on and p.name not in point]
 
+    def inactive(self, point: Mapping[str, Any]) -> set[str]:
+        """The parameters that the values ``point`` holds make inactive whatever the others are (a
+        parent present at a value not listed, or itself inactive so)."""
+        off = [False] * len(self.params)
+        for i in self.order:
+            for parent, allowed in self.pairs[i]:
+                try:
+                    known = self.params[parent].name in point and self._at(point, parent) not in allowed
+                except SpaceError:
+                    known = False
+                if off[parent] or known:
+                    off[i] = True
+                    break
+        return {p.name for p, o in zip(self.params, off, strict=True) if o}
+
     def settled(self, point: Mapping[str, Any], i: int) -> bool:
         """Whether ``point``'s values make parameter i active whatever the others are: each parent in
         the point, settled active itself and at a listed value."""
@@ -203,8 +218,9 @@ def _pair(p: Parameter, parent: str, values: tuple, params: tuple[Parameter, ...
         )
     q = params[index[parent]]
     if not isinstance(q, Categorical):
+        article = "an" if q.kind == "int" else "a"
         raise SpaceError(
-            f"parameter {p.name!r}: when names {parent!r}, a {q.kind} parameter; a parent must be "
+            f"parameter {p.name!r}: when names {parent!r}, {article} {q.kind} parameter; a parent must be "
             "categorical (list its values with wb.Categorical)"
         )
     allowed = []

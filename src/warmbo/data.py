@@ -1425,7 +1425,7 @@ def trials_to_csv(
                 [
                     t.id,
                     t.state,
-                    *(_text(t.params[n]) for n in space.names),
+                    *(_text(t.params[n]) if n in t.params else "" for n in space.names),
                     "" if t.value is None else repr(float(t.value)),
                     *("" if v is None else repr(float(v)) for v in values),
                     t.worker or "",

@@ -241,15 +241,16 @@ def _neighbours(space, anchors: np.ndarray, n: int, seed: int | None) -> np.ndar
     looks one category away from the best observations."""
     discrete = [i for i, p in enumerate(space.params) if p._discrete]
     rng = np.random.default_rng(None if seed is None else seed + 1)
-    out = anchors[rng.integers(anchors.shape[0], size=n)].copy()
+    base = anchors[rng.integers(anchors.shape[0], size=n)]
+    out = base.copy()
     values = space.sample_encoded(n, seed=rng)
     which = rng.choice(discrete, size=n)
     for i in discrete:
         rows = which == i
         sl = space.slice_of(space.params[i].name)
         out[rows, sl] = values[rows, sl]
-    # a parent changed: its children become active at the sample's values, or inactive
-    return space.snap(out) if space.is_conditional else out
+    # a parent changed: its children become active (drawn, not left at the inactive constant) or inactive
+    return space._activated(base, out, rng) if space.is_conditional else out
 
 
 def _joint_lbfgsb(
@@ -439,9 +440,13 @@ def maximize(
     if local and any(p._discrete for p in space.params):
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     if fixed is not None:
-        U = fixed.apply(U)
-        if space.is_conditional:  # (a held parent makes its children active or inactive)
-            U = space.snap(U)
+        held = fixed.apply(U)
+        # (a held parent switches its children on, drawn, or off)
+        U = (
+            space._activated(U, held, np.random.default_rng([0 if seed is None else seed, 2]))
+            if space.is_conditional
+            else held
+        )
     # with a log form, candidates and results are ranked by log EI: where EI underflows to 0 they
     # would all tie, and the climb in log EI would be thrown away
     score = acq.log_values if getattr(acq, "has_log", False) else acq

@@ -2379,7 +2379,10 @@ class Optimizer:
         """``x`` with the ``fixed`` values (a design point is the design's with them set; a model point
         has them already: the search held them), or, when that point is taken, a free point with
         them (:func:`warmbo.fixed.free_point`)."""
-        x = self.space.snap(fixed.apply(x))
+        # (children a held parent switches on are drawn, not left at the constant of inactive columns)
+        x = self.space._activated(
+            x[None, :], fixed.apply(x)[None, :], np.random.default_rng([self.seed or 0, index])
+        )[0]
         if not self.space.is_finite:  # (a grid space snaps to its nearest candidate, which may not hold them)
             x = fixed.apply(x)
         if fixed.holds(x[None, :])[0] and not self._collides(x, busy_X):
@@ -3237,8 +3240,13 @@ class Optimizer:
     def _rounded_copy(self, suggested: dict, told: dict) -> bool:
         """Whether ``told`` is ``suggested`` with its continuous floats rounded to 6 significant digits
         or more: within 5e-6 of their value (half a unit of the 6th digit is at most that; and 1e-12
-        of the range, for values near 0); every integer, categorical and grid parameter equal."""
+        of the range, for values near 0); every integer, categorical and grid parameter equal; the
+        same parameters present (a conditional space's points hold their active ones only)."""
+        if set(suggested) != set(told):
+            return False
         for p in self.space.params:
+            if p.name not in suggested:
+                continue
             a, b = suggested[p.name], told[p.name]
             if type(p) is Float and p.step is None:
                 if abs(a - b) > 5e-6 * max(abs(a), abs(b)) + 1e-12 * (p.high - p.low):
@@ -3408,15 +3416,20 @@ class Optimizer:
 
     def _queue_point(self, point: Mapping) -> dict:
         """A queued point validated: a whole one by the space, one naming some of the parameters
-        (a partial one) by :func:`~warmbo.fixed.fix`; one naming none is the space's to refuse."""
+        (a partial one) by :func:`~warmbo.fixed.fix`; one naming none is the space's to refuse. In a
+        conditional space the values its others make inactive are dropped first, and a point is
+        whole when it names every parameter active at it."""
+        if isinstance(point, Mapping) and self.space.is_conditional:
+            off = self.space.inactive(point)
+            point = {k: v for k, v in point.items() if k not in off}
         named = sum(name in point for name in self.space.names)
-        if 0 < named < len(self.space.names):
+        if named and self.space.missing(point):
             return fix(self.space, point).params
         return self.space.validate(point)
 
     def _whole(self, params: Mapping) -> bool:
-        """Whether validated ``params`` name every parameter (not a partial queued point)."""
-        return len(params) == len(self.space.names)
+        """Whether validated ``params`` name every parameter active at them (not a partial queued point)."""
+        return not self.space.missing(params)
 
     def queued(self) -> list[dict]:
         """The points :meth:`enqueue` queued that the next asks will take, in the order they take them

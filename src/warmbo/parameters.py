@@ -246,6 +246,11 @@ def _check_when(name: str, when: Any) -> tuple[tuple[str, tuple[Any, ...]], ...]
             raise SpaceError(f"parameter {name!r}: when's keys are parameter names, got {parent!r}")
         if parent == name:
             raise SpaceError(f"parameter {name!r}: when names the parameter itself")
+        if isinstance(values, Mapping):
+            raise SpaceError(
+                f"parameter {name!r}: when[{parent!r}] must be a value or a list of values of {parent!r}, "
+                f"got {values!r}"
+            )
         if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
             values = [values]
         kept: list[Any] = []

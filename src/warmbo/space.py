@@ -48,6 +48,7 @@ from .parameters import (
     SpaceError,
     _as_unit_matrix,
     _check_count,
+    _when_dict,
     param_from_dict,
 )
 
@@ -190,6 +191,12 @@ class Space:
             return [n for n in self.names if n not in point]
         return self._conditions.missing(point)  # type: ignore[attr-defined]
 
+    def inactive(self, point: Mapping[str, Any]) -> set[str]:
+        """The parameters that a (possibly partial) point's values make inactive whatever its other
+        values are: none in an unconditional space."""
+        conditions = self._conditions  # type: ignore[attr-defined]
+        return set() if conditions is None else conditions.inactive(point)
+
     def _settled_active(self, point: Mapping[str, Any], name: str) -> bool:
         """Whether the values ``point`` holds make ``name`` active whatever the other parameters are."""
         conditions = self._conditions  # type: ignore[attr-defined]
@@ -203,6 +210,25 @@ class Space:
     def _inactive_columns(self, U: FloatArray) -> NDArray[np.bool_]:
         """``(n, dim)``: the encoded columns of the parameters inactive at each row."""
         return self._conditions.inactive_columns(U)  # type: ignore[attr-defined]
+
+    def _activated(self, before: FloatArray, after: FloatArray, rng: np.random.Generator) -> FloatArray:
+        """``after`` (encoded points whose parents were changed from ``before``: held values, a
+        neighbour's new choice) snapped, with the parameters it makes active that were inactive in
+        ``before`` drawn uniformly (their columns held the constant :data:`INACTIVE`, which is the
+        middle of every range: left there, every such point would sit at the centre); nested
+        children too. ``after`` snapped on an unconditional space."""
+        conditions = self._conditions  # type: ignore[attr-defined]
+        if conditions is None:
+            return self.snap(after)
+        out = np.array(after, dtype=np.float64)
+        drawn = conditions.inactive_columns(np.asarray(before, dtype=np.float64))
+        for _ in range(len(self.params)):  # (a drawn parent may switch on its own children)
+            fresh = drawn & ~conditions.inactive_columns(out)
+            if not fresh.any():
+                break
+            out[fresh] = rng.random(int(fresh.sum()))
+            drawn &= ~fresh
+        return self.snap(out)
 
     def _canonical(self, U: FloatArray) -> FloatArray:
         """``U`` (n, dim) with every inactive parameter's columns at :data:`INACTIVE` (a copy); ``U``
@@ -234,7 +260,11 @@ class Space:
         for v in sizes:
             size *= int(v)
         if self._conditions is not None:  # type: ignore[attr-defined]
-            size = self._conditions.count(size)  # type: ignore[attr-defined]
+            counted = self._distinct  # type: ignore[attr-defined]
+            if counted is None:  # (an ask reads it: counted once)
+                counted = self._conditions.count(size)  # type: ignore[attr-defined]
+                object.__setattr__(self, "_distinct", counted)
+            size = counted
         # beyond a float's range, inf as the float product gave (math.isfinite of such an int raises)
         return size if size <= sys.float_info.max else math.inf
 
@@ -736,6 +766,9 @@ def _param_diff(p: Parameter, q: Parameter) -> list[str]:
         return [f"parameter {p.name!r}: type {p.kind} != {q.kind}"]
     out = []
     for f in dataclasses.fields(p):  # type: ignore[arg-type]
-        if f.name != "name" and not p._field_equal(q, f.name):
+        if f.name == "when" and p.when != q.when:  # (as written: {'kernel': ['rbf', 'poly']})
+            a, b = (None if w is None else _when_dict(w) for w in (p.when, q.when))
+            out.append(f"parameter {p.name!r}: when {a!r} != {b!r}")
+        elif f.name != "name" and not p._field_equal(q, f.name):
             out.append(f"parameter {p.name!r}: {f.name} {getattr(p, f.name)!r} != {getattr(q, f.name)!r}")
     return out

@@ -144,6 +144,18 @@ class History(list):
         frame = pd.DataFrame([trial.as_row(self.task_names) for trial in self])
         if frame.empty:
             return frame
+        # the parameter columns in the space's order: pandas orders them as they first appear, and a
+        # conditional space's first trial may lack some (a linear SVM's gamma went last)
+        order: list[str] = []
+        for trial in self:
+            at = -1
+            for name in trial.params:  # (each trial's own are in the space's order: merged so)
+                if name in order:
+                    at = order.index(name)
+                else:
+                    at += 1
+                    order.insert(at, name)
+        frame = frame[[c for c in frame.columns if c not in order] + order]
         from dateutil.tz import tzlocal  # (pandas' own dependency)
 
         local = tzlocal()  # (each time at its own offset: a fixed one put summer times an hour off)

@@ -252,6 +252,42 @@ def listed(parser, text: str, allowed, what: str) -> list[str]:
     return names
 
 
+def timed_run(start, evaluate: Callable[[dict], float], to_loss: Callable[[float], float]) -> dict:
+    """One run of the bench scripts' paired experiments: ``start(objective)`` runs an optimizer on
+    ``objective`` (a function of a parameter dict, to maximise, wrapping ``evaluate``); returns the
+    loss (``to_loss`` of each value) of the best after each evaluation and the optimizer's CPU seconds
+    (the run's minus the objective's own)."""
+    losses: list[float] = []
+    spent = [0.0]
+
+    def objective(params: dict) -> float:
+        started = time.process_time()
+        value = float(evaluate(params))
+        spent[0] += time.process_time() - started
+        losses.append(to_loss(value))
+        return -losses[-1]  # (every arm maximises minus the loss)
+
+    started = time.process_time()
+    start(objective)
+    cpu = time.process_time() - started
+    return {"loss": np.minimum.accumulate(losses).tolist(), "optimizer_cpu_s": cpu - spent[0]}
+
+
+def optuna_start(arm: str, seed: int, budget: int, params_of: Callable[[Any], dict]):
+    """``start`` for :func:`timed_run`: Optuna's ``GPSampler`` (``arm == "optuna-gp"``) or
+    ``TPESampler`` with its defaults and ``seed``, ``budget`` trials, ``params_of(trial)`` the trial's
+    parameters."""
+
+    def start(objective: Callable[[dict], float]) -> None:
+        import optuna
+
+        kind = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
+        study = optuna.create_study(direction="maximize", sampler=kind(seed=seed))
+        study.optimize(lambda trial: objective(params_of(trial)), n_trials=budget)
+
+    return start
+
+
 def write_results(path: str | Path, results: dict) -> None:
     """Record the load average at the end in ``results`` and write them as JSON to ``path`` (its folder
     made if needed), the closing step of the bench scripts' paired experiments."""

@@ -304,7 +304,7 @@ class WarmboSearch(Searcher):
         """``points_to_evaluate[i]`` as the flat parameter dict of the space, checked against it."""
         params = flatten_dict(dict(point), prevent_delimiter=True) if self._nested else dict(point)
         assert self._space is not None
-        missing = [n for n in self._space.names if n not in params]
+        missing = self._space.missing(params)  # (a conditional space: the parameters active at the point)
         if missing:
             raise ValueError(
                 f"points_to_evaluate[{i}] gives no value for {', '.join(missing)}: each point must give "
@@ -315,7 +315,7 @@ class WarmboSearch(Searcher):
             self._space.validate(params)
         except (SpaceError, ValueError) as exc:
             raise ValueError(f"points_to_evaluate[{i}]: {exc}") from None
-        return {n: params[n] for n in self._space.names}
+        return {n: params[n] for n in self._space.active(params)}
 
     def _check_prior(self, prior) -> None:
         """Refuse a prior that the optimizer, built inside the Tune run, would refuse: read in the
