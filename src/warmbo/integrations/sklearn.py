@@ -23,6 +23,11 @@ those trials, evaluating ``n_iter`` new candidates).
 
 Written by hand: the loop over scikit-learn's documented extension point, which neither library
 offers.
+
+Why this file is long: one estimator, whose search space comes in scikit-learn's three forms (a
+dict of distributions, warmbo parameters, a list of dicts as a conditional space, with the stored
+studies of the list's earlier, flat form read as they were), each converted here beside the loop
+that reads its candidates back.
 """
 
 from __future__ import annotations
