@@ -408,6 +408,7 @@ def test_a_dataframe_with_nan_where_a_parameter_is_inactive_reads_back():
     frame = opt.history.to_dataframe()
     assert frame["gamma"].isna().any() and frame["degree"].isna().any()
     assert list(frame.columns[-4:]) == ["C", "gamma", "kernel", "degree"]  # (the space's order)
+    assert str(frame["degree"].dtype) == "Int64" and frame["degree"].dropna().isin([2, 3, 4, 5]).all()
     data = TaskData.from_dataframe(frame, space, y="value")
     assert list(data.params) == [t.params for t in opt.history]
     assert list(data.y) == [t.value for t in opt.history]

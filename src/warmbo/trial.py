@@ -156,6 +156,10 @@ class History(list):
                     at += 1
                     order.insert(at, name)
         frame = frame[[c for c in frame.columns if c not in order] + order]
+        for name in order:  # an integer parameter some trials lack: pandas' nullable Int64, not floats
+            values = [t.params[name] for t in self if name in t.params]
+            if len(values) < len(self) and all(type(v) is int for v in values):
+                frame[name] = frame[name].astype("Int64")
         from dateutil.tz import tzlocal  # (pandas' own dependency)
 
         local = tzlocal()  # (each time at its own offset: a fixed one put summer times an hour off)
