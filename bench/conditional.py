@@ -28,13 +28,22 @@ Arms, alternating within each seed, each with its defaults:
 * ``optuna-tpe``: ``TPESampler(seed=s)`` asked define-by-run, a parameter only where it is active
   (TPE's own way with conditional spaces);
 * ``optuna-gp``: ``GPSampler(seed=s)`` on the flat space (it models one fixed space; asked
-  define-by-run it would sample the conditional parameters at random).
+  define-by-run it would sample the conditional parameters at random);
+* ``active-design`` (with ``--arms``): ``conditional`` with the cold design sized by the most
+  parameters active at one point instead of all of them (``cash-digits``: 6 points, not 16).
+
+The first round raised that design question (16 of cash-digits' 30 evaluations are the cold
+design's, for points of at most 3 parameters); its arm is measured on two problems held out for it,
+``cash-cancer`` and ``cash-wine`` (the same choice of models on breast cancer and on wine).
 
 Reported per problem and checkpoint: each arm's median and bootstrap 95% interval, and
-``conditional`` against ``flat`` seed by seed (lower / higher / equal, two-sided sign test). BLAS held
-to one thread. Written to ``bench/results/conditional.json`` with the machine, git commit and load.
+``conditional`` against ``flat`` (``active-design`` against ``conditional``) seed by seed (lower /
+higher / equal, two-sided sign test). BLAS held to one thread. Written to
+``bench/results/conditional.json`` with the machine, git commit and load.
 
     python bench/conditional.py                       # ~40 min on one core
+    python bench/conditional.py --problems cash-cancer,cash-wine --arms conditional,active-design \
+        --out bench/results/conditional_design.json
     python bench/conditional.py --problems jenatton --seeds 5 --arms conditional,flat
 """
 
@@ -64,14 +73,19 @@ from warmbo.benchmarks._common import (  # noqa: E402
     timed_run,
     write_results,
 )
+from warmbo.optimizer import default_n_initial  # noqa: E402
 from warmbo.problems.conditional import jenatton  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 import mixed_peers  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "conditional.json"
-ARMS = ("conditional", "flat", "optuna-tpe", "optuna-gp")
+ARMS = ("conditional", "flat", "optuna-tpe", "optuna-gp", "active-design")
+#: the first round's problems (what ``python bench/conditional.py`` runs)
 PROBLEMS = ("jenatton", "svc-digits", "sgd-digits", "mlp-wine", "cash-digits")
+#: held out for the design question (``--problems cash-cancer,cash-wine``): chosen after the first
+#: round, which raised it, and before any run of the ``active-design`` arm
+HELD_OUT = ("cash-cancer", "cash-wine")
 SETTINGS = {"function": (50, (10, 25, 50), 20), "sklearn": (30, (15, 30), 10)}
 
 #: the conditions added to bench/mixed_peers.py's spaces
@@ -96,7 +110,7 @@ def spaces(name: str) -> tuple[wb.Space, wb.Space]:
     """``(conditional, flat)``: the problem's space with and without ``when=``."""
     if name == "jenatton":
         return jenatton().space, jenatton(conditional=False).space
-    params = CASH if name == "cash-digits" else list(mixed_peers.warmbo_space(name).params)
+    params = CASH if name.startswith("cash-") else list(mixed_peers.warmbo_space(name).params)
     added = CONDITIONS.get(name, {})
     conditional = [dataclasses.replace(p, when=added[p.name]) if p.name in added else p for p in params]
     return wb.Space(conditional), wb.Space([dataclasses.replace(p, when=None) for p in conditional])
@@ -107,7 +121,7 @@ def objective(name: str, space: wb.Space):
     if name == "jenatton":
         f = jenatton()
         return (lambda p: f._fn(p)), (lambda v: v - f.optimum_value), "function"
-    if name != "cash-digits":
+    if not name.startswith("cash-"):
         f = mixed_peers.make_objective(name)  # (scikit-learn ignores a parameter its model does not use)
         active = spaces(name)[0]
         return (lambda p: f({k: p[k] for k in active.active(p)})), (lambda v: 1.0 - v), "sklearn"
@@ -116,7 +130,9 @@ def objective(name: str, space: wb.Space):
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.svm import SVC
 
-    X, y = mixed_peers._data("digits", scale=True)
+    X, y = mixed_peers._data(
+        {"cash-cancer": "breast_cancer"}.get(name, name.removeprefix("cash-")), scale=True
+    )
 
     def cash(p):
         model = p["model"]
@@ -160,10 +176,13 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
     conditional, flat = spaces(name)
     space = flat if arm in ("flat", "optuna-gp") else conditional
     f, to_loss, _ = objective(name, conditional)
-    if arm in ("conditional", "flat"):
+    if arm in ("conditional", "flat", "active-design"):
+        # active-design: the cold design sized by the most parameters active at one point
+        n_initial = default_n_initial(space._conditions.most_active()) if arm == "active-design" else None
 
         def start(timed) -> None:
-            wb.Optimizer(space, seed=seed, maximize=True).run(timed, budget=budget, progress=False)
+            opt = wb.Optimizer(space, seed=seed, maximize=True, n_initial=n_initial)
+            opt.run(timed, budget=budget, progress=False)
 
     else:
         start = optuna_start(arm, seed, budget, lambda trial: optuna_params(space, trial))
@@ -172,12 +191,12 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--problems", default=",".join(PROBLEMS))
+    parser.add_argument("--problems", default=",".join(PROBLEMS), help=f"of {', '.join(PROBLEMS + HELD_OUT)}")
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--seeds", type=int, default=None, help="default: 20 for jenatton, 10 for sklearn")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
-    problems = listed(parser, args.problems, PROBLEMS, "problem")
+    problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
     warnings.simplefilter("ignore")
     if any(a.startswith("optuna") for a in arms):
@@ -213,25 +232,33 @@ def main() -> None:
                 "median_optimizer_cpu_s": float(np.median([r["optimizer_cpu_s"] for r in runs[arm]])),
                 "runs": runs[arm],
             }
-        if {"conditional", "flat"} <= set(arms):
-            new = np.array([r["loss"] for r in runs["conditional"]])
-            old = np.array([r["loss"] for r in runs["flat"]])
-            entry["conditional_vs_flat"] = {c: sign_test(new[:, c - 1], old[:, c - 1]) for c in checkpoints}
+        for arm, base in (("conditional", "flat"), ("active-design", "conditional")):
+            if {arm, base} <= set(arms):
+                new = np.array([r["loss"] for r in runs[arm]])
+                old = np.array([r["loss"] for r in runs[base]])
+                entry[f"{arm}_vs_{base}"] = {c: sign_test(new[:, c - 1], old[:, c - 1]) for c in checkpoints}
         out["results"][name] = entry
         out["load_average_end"] = os.getloadavg()
         write_results(args.out, out)
     print()
-    print("| problem | after | " + " | ".join(arms) + " | conditional vs flat (lower-higher-equal, p) |")
-    print("|---|---|" + "---|" * len(arms) + "---|")
+    tests = [
+        k
+        for k in ("conditional_vs_flat", "active-design_vs_conditional")
+        if set(k.split("_vs_")) <= set(arms)
+    ]
+    print("| problem | after | " + " | ".join([*arms, *tests]) + " |")
+    print("|---|---|" + "---|" * (len(arms) + len(tests)))
     for name, entry in out["results"].items():
         for c in entry["arms"][arms[0]]["median"]:
             cells = []
             for a in arms:
                 lo, hi = entry["arms"][a]["interval"][c]
                 cells.append(f"{entry['arms'][a]['median'][c]:.3g} [{lo:.3g}, {hi:.3g}]")
-            st = entry.get("conditional_vs_flat", {}).get(c)
-            test = f"{st['wins']}-{st['losses']}-{st['ties']} ({st['p_value']:.2g})" if st else ""
-            print(f"| {name} | {c} | " + " | ".join(cells) + f" | {test} |")
+            said = []
+            for k in tests:
+                st = entry.get(k, {}).get(c)
+                said.append(f"{st['wins']}-{st['losses']}-{st['ties']} ({st['p_value']:.2g})" if st else "")
+            print(f"| {name} | {c} | " + " | ".join([*cells, *said]) + " |")
     print(f"load average start {out['load_average_start']}, end {os.getloadavg()}")
 
 

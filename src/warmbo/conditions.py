@@ -183,6 +183,21 @@ class Conditions:
             total += size
         return total
 
+    def most_active(self) -> int:
+        """The most parameters active at one point (over every assignment of the parents; every
+        parameter beyond :data:`COUNT_LIMIT` assignments)."""
+        parents = sorted({parent for pairs in self.pairs for parent, _ in pairs})
+        assignments = 1
+        for i in parents:
+            assignments *= len(self.params[i].choices)  # type: ignore[attr-defined]
+        if assignments > COUNT_LIMIT:
+            return len(self.params)
+        choices = (self.params[i].choices for i in parents)  # type: ignore[attr-defined]
+        return max(
+            sum(self.flags({self.params[i].name: v for i, v in zip(parents, values, strict=True)}))
+            for values in itertools.product(*choices)
+        )
+
     # -- encodings ---------------------------------------------------------------------------------
     def mask(self, U: FloatArray) -> NDArray[np.bool_]:
         """``(n, len(params))``: whether each parameter is active at each encoded row (a parent's
