@@ -555,3 +555,10 @@ def test_dataframe_columns_follow_the_space_when_the_first_trial_lacks_a_paramet
     opt.tell({"kernel": "linear", "C": 1.0}, 1.0)
     opt.tell({"kernel": "rbf", "C": 2.0, "gamma": 0.5}, 2.0)
     assert list(opt.history.to_dataframe().columns[-3:]) == ["kernel", "C", "gamma"]
+
+
+def test_most_active_is_the_largest_point():
+    for space in (svm_space(), nested_space(), small_svm()):
+        sizes = {len(p) for p in space.sample(512, seed=0)}
+        assert space._conditions.most_active() == max(sizes)
+    assert nested_space()._conditions.most_active() == 4  # model, optimizer, momentum, width
