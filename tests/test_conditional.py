@@ -562,3 +562,12 @@ def test_most_active_is_the_largest_point():
         sizes = {len(p) for p in space.sample(512, seed=0)}
         assert space._conditions.most_active() == max(sizes)
     assert nested_space()._conditions.most_active() == 4  # model, optimizer, momentum, width
+
+
+def test_a_when_value_is_stored_as_its_parents_choice():
+    space = wb.Space([wb.Categorical("a", [1, 2]), wb.Float("x", 0.0, 1.0, when={"a": 1.0})])
+    assert space.params[1].when == (("a", (1,)),) and type(space.params[1].when[0][1][0]) is int
+    assert space == wb.Space([wb.Categorical("a", [1, 2]), wb.Float("x", 0.0, 1.0, when={"a": 1})])
+    assert "when={'a': 1}" in repr(space)
+    with pytest.raises(SpaceError, match="not one of 'a'"):
+        wb.Space([wb.Categorical("a", [1, 2]), wb.Float("x", 0.0, 1.0, when={"a": True})])

@@ -17,6 +17,7 @@ and a few masks over the encoding, which no library offers for warmbo's encoding
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -222,6 +223,31 @@ class Conditions:
         out = np.array(U, dtype=np.float64)
         out[self.inactive_columns(out)] = INACTIVE
         return out
+
+
+def canonical_when(params: tuple[Parameter, ...], index: dict[str, int]) -> tuple[Parameter, ...]:
+    """``params`` with each ``when`` value written as its parent's choice (``1.0`` for a choice ``1``
+    is that choice, and is stored and shown as ``1``); values that name no choice are left for
+    :meth:`Conditions.of` to refuse."""
+    out = []
+    for p in params:
+        when = p.when
+        if when:
+            written = []
+            for parent, values in when:
+                q = params[index[parent]] if parent in index else None
+                if isinstance(q, Categorical):
+                    try:
+                        values = tuple(q.choices[q.index(v)] for v in values)
+                    except SpaceError:
+                        pass
+                written.append((parent, values))
+            if [(n, [(type(v), v) for v in vs]) for n, vs in written] != [
+                (n, [(type(v), v) for v in vs]) for n, vs in when
+            ]:
+                p = dataclasses.replace(p, when=tuple(written))
+        out.append(p)
+    return tuple(out)
 
 
 def _pair(p: Parameter, parent: str, values: tuple, params: tuple[Parameter, ...], index: dict[str, int]):

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .conditions import INACTIVE, Conditions
+from .conditions import INACTIVE, Conditions, canonical_when
 from .parameters import (
     _SOBOL_WARNING,
     GRID_RTOL,
@@ -108,6 +108,7 @@ class Space:
             slices.append(slice(start, start + p.width))
             col_names.extend([p.name] * p.width)
             start += p.width
+        params = canonical_when(params, index)  # (when={"k": 1.0} for a choice 1: stored as 1)
         object.__setattr__(self, "params", params)
         object.__setattr__(self, "_index", index)
         object.__setattr__(self, "_slices", tuple(slices))
