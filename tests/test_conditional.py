@@ -571,3 +571,11 @@ def test_a_when_value_is_stored_as_its_parents_choice():
     assert "when={'a': 1}" in repr(space)
     with pytest.raises(SpaceError, match="not one of 'a'"):
         wb.Space([wb.Categorical("a", [1, 2]), wb.Float("x", 0.0, 1.0, when={"a": True})])
+
+
+def test_a_held_child_stays_held_in_the_design_and_the_search():
+    opt = wb.Optimizer(svm_space(), seed=0, n_initial=6)
+    for _ in range(12):  # 6 design points, then the model's
+        p = opt.ask(fixed={"kernel": "poly", "degree": 3})
+        assert p["kernel"] == "poly" and p["degree"] == 3 and "gamma" in p
+        opt.tell(p, svm_objective(p))

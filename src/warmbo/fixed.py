@@ -112,6 +112,7 @@ def free_point(space: Space, held: Fixed, exclude: np.ndarray | None, seed: int)
         pool = pool[np.random.default_rng(seed).permutation(pool.shape[0])]
     else:
         drawn = space.sample_encoded(256, seed=seed)
-        pool = space._activated(drawn, held.apply(drawn), np.random.default_rng([seed, 1]))
+        # (a held parent's children drawn; a held child is held again after the draw)
+        pool = held.apply(space._activated(drawn, held.apply(drawn), np.random.default_rng([seed, 1])))
     free = pool[~taken(pool, exclude)] if exclude is not None and len(exclude) else pool
     return free[0].copy() if free.shape[0] else None

@@ -442,8 +442,8 @@ def maximize(
     if fixed is not None:
         held = fixed.apply(U)
         # (a held parent switches its children on, drawn, or off)
-        U = (
-            space._activated(U, held, np.random.default_rng([0 if seed is None else seed, 2]))
+        U = (  # (a held child is held again after the draw)
+            fixed.apply(space._activated(U, held, np.random.default_rng([0 if seed is None else seed, 2])))
             if space.is_conditional
             else held
         )
