@@ -6,9 +6,10 @@ names is active there and takes one of the listed values (a parent is a
 parameter depends on itself). A point holds its active parameters only, and every column of an
 inactive parameter encodes as the constant :data:`INACTIVE` (the cube's centre, as far from one end
 of a range as from the other), so two points that differ only in values that change nothing are one
-point to the model. This is imputation by a constant, which Levesque, Durand, Gagne & Sabourin
-(2017, "Bayesian optimization for conditional hyperparameter spaces", IJCNN) compared with kernels
-built for conditional spaces; it is the simplest treatment, and ``bench/conditional.py`` measures it.
+point to the model. This is imputation by a constant, the simplest treatment of conditional spaces
+(Levesque, Durand, Gagne & Sabourin, "Bayesian optimization for conditional hyperparameter spaces",
+IJCNN 2017, discuss it beside kernels built for them; I could not check their figures here), and
+``bench/conditional.py`` measures it against the same parameters declared flat.
 
 :class:`Conditions` is built by :class:`~warmbo.space.Space` (None for a space without ``when``) and
 answers the questions a space asks of its points and encodings. Written by hand: a topological order
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,21 +159,33 @@ class Conditions:
         ]
         return f"{p.name!r} when " + " and ".join(parts)
 
-    def count(self, bound: int) -> int:
-        """The distinct points of a finite conditional space: over every assignment of the parents,
-        the product of the sizes of the other active parameters, each distinct set of active parents'
-        values once; ``bound`` (the unconditional product) beyond :data:`COUNT_LIMIT` assignments."""
+    def _assignments(self) -> tuple[list[int], Iterator[tuple[dict[str, Any], list[bool]]]] | None:
+        """The parents (indices) and, for every assignment of their choices, the point of those values
+        and its :meth:`flags`; None beyond :data:`COUNT_LIMIT` assignments."""
         parents = sorted({parent for pairs in self.pairs for parent, _ in pairs})
         assignments = 1
         for i in parents:
             assignments *= len(self.params[i].choices)  # type: ignore[attr-defined]
         if assignments > COUNT_LIMIT:
+            return None
+        names = [self.params[i].name for i in parents]
+        points = (
+            dict(zip(names, values, strict=True))
+            for values in itertools.product(*(self.params[i].choices for i in parents))  # type: ignore[attr-defined]
+        )
+        return parents, ((point, self.flags(point)) for point in points)
+
+    def count(self, bound: int) -> int:
+        """The distinct points of a finite conditional space: over every assignment of the parents,
+        the product of the sizes of the other active parameters, each distinct set of active parents'
+        values once; ``bound`` (the unconditional product) beyond :data:`COUNT_LIMIT` assignments."""
+        enumerated = self._assignments()
+        if enumerated is None:
             return bound
+        parents, assignments = enumerated
         seen: set[tuple] = set()
         total = 0
-        for values in itertools.product(*(self.params[i].choices for i in parents)):  # type: ignore[attr-defined]
-            point = {self.params[i].name: v for i, v in zip(parents, values, strict=True)}
-            flags = self.flags(point)
+        for point, flags in assignments:
             key = tuple((i, point[self.params[i].name]) for i in parents if flags[i])
             if key in seen:
                 continue
@@ -187,17 +200,10 @@ class Conditions:
     def most_active(self) -> int:
         """The most parameters active at one point (over every assignment of the parents; every
         parameter beyond :data:`COUNT_LIMIT` assignments)."""
-        parents = sorted({parent for pairs in self.pairs for parent, _ in pairs})
-        assignments = 1
-        for i in parents:
-            assignments *= len(self.params[i].choices)  # type: ignore[attr-defined]
-        if assignments > COUNT_LIMIT:
+        enumerated = self._assignments()
+        if enumerated is None:
             return len(self.params)
-        choices = (self.params[i].choices for i in parents)  # type: ignore[attr-defined]
-        return max(
-            sum(self.flags({self.params[i].name: v for i, v in zip(parents, values, strict=True)}))
-            for values in itertools.product(*choices)
-        )
+        return max(sum(flags) for _, flags in enumerated[1])
 
     # -- encodings ---------------------------------------------------------------------------------
     def mask(self, U: FloatArray) -> NDArray[np.bool_]:

@@ -352,11 +352,7 @@ def _convert_conditional(
     read: dict[str, Any] = {}
     for i in conditions.order:
         p, col = space.params[i], cols[i]
-        parents = [(space.params[parent].name, allowed) for parent, allowed in conditions.pairs[i]]
-        if not all(
-            name in read and space.params[space._index[name]].index(read[name]) in allowed  # type: ignore[attr-defined]
-            for name, allowed in parents
-        ):
+        if not conditions.settled(read, i):  # (what is read so far is active: inactive at this row)
             continue
         cell = row.get(col)
         if _no_value(cell):
@@ -987,6 +983,8 @@ class TaskData:
         if not rows:
             raise DataError(f"{source}: no data rows")
         names = space.names
+        # the names a record must hold: every one, or in a conditional space those active everywhere
+        needed = _always(space) if space.is_conditional else set(names)
         params = []
         for i, rec in enumerate(rows, start=1):
             where = f"{source}, row {i}"
@@ -994,7 +992,7 @@ class TaskData:
                 raise DataError(
                     f"{where}: a record must be a mapping of parameter name to value, got {rec!r}"
                 )
-            missing = [n for n in names if n not in rec and (not space.is_conditional or n in _always(space))]
+            missing = [n for n in names if n not in rec and n in needed]
             if missing:
                 raise DataError(f"{where}: missing parameter(s) {missing!r}")
             params.append(_convert_point(space, rec, names, where, outside))

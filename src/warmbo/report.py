@@ -809,9 +809,11 @@ def _encode_points(space: Space, points: Sequence[Mapping[str, Any]]) -> np.ndar
     conditional space a parameter inactive at a point is left out, and one active there but missing
     (a child a slice's parent value switches on) encodes at the middle of its range."""
     if space.is_conditional:
-        return space._encode_valid(
-            [{k: v for k, v in pt.items() if k not in space.inactive(pt)} for pt in points]
-        )
+        kept = []
+        for pt in points:
+            off = space.inactive(pt)  # (once a point, not once a key)
+            kept.append({k: v for k, v in pt.items() if k not in off})
+        return space._encode_valid(kept)
     U = np.empty((len(points), space.dim), dtype=np.float64)
     for p in space.params:
         U[:, space.slice_of(p.name)] = p.encode([pt[p.name] for pt in points])
