@@ -156,3 +156,10 @@ def test_a_mistyped_study_path_is_said_with_the_study_of_the_nearest_name(tmp_pa
         warnings.simplefilter("error", NewStudyWarning)
         wb.Optimizer(SPACE, storage="run2.db")
         wb.Optimizer(SPACE, storage="another-2.db")  # (beside another.db: a series too)
+    # but case and separators are not numbers: before, the series folded both, so neither warned
+    wb.Optimizer(SPACE, storage="lr-sweep.db").study.close()
+    for slip in ("Lr-Sweep.db", "lr_sweep.db", "Run1.db"):
+        meant = "run1.db" if slip[-4].isdigit() else "lr-sweep.db"
+        with pytest.warns(NewStudyWarning, match=rf"creating a new study '{slip}'; did you mean '{meant}'"):
+            wb.Optimizer(SPACE, storage=slip).study.close()
+        Path(slip).unlink()  # (or the next slip's nearest name is this one)

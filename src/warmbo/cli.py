@@ -270,8 +270,10 @@ def friendly(command):
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
+        from .storage import closing_opened
+
         try:
-            with warnings.catch_warnings():  # restores Python's showwarning after the command
+            with warnings.catch_warnings(), closing_opened():  # (restores Python's showwarning after)
                 if not _STATE["debug"]:
                     warnings.showwarning = _show_warning
                 return command(*args, **kwargs)

@@ -97,9 +97,12 @@ class NewStudyWarning(UserWarning):
 
 
 def _series(name: str) -> str:
-    """A file name without its digits and separators: ``run-2.db``, ``run1.db`` and ``run.db`` are
-    one series (a user walk-through: lab2.db, created with --prior lab.db, warned)."""
-    return re.sub(r"[\d_\-.\s]+", "", name.lower())
+    """A name without its numbers (each with the separator before it): ``run-2.db``, ``run1.db`` and
+    ``run.db`` are one series (a user walk-through: lab2.db, created with --prior lab.db, warned), so
+    are ``2026-03-plate`` and ``2026-04-plate``. Case and other separators count: ``Lr-Sweep`` and
+    ``lr_sweep`` beside ``lr-sweep`` are slips to warn of, not a series (before, the series folded
+    case and dropped every separator, so neither warned)."""
+    return re.sub(r"[_\-.\s]?\d+", "", name)
 
 
 def _near_files(path: str) -> list[str]:
@@ -115,9 +118,8 @@ def _near_files(path: str) -> list[str]:
         ]
     except OSError:
         return []
-    # (names that differ in their numbers alone, run2.db beside run1.db or lab.db, are a series; names
-    # that differ in case alone, Lab.db beside lab.db, are not)
-    names = [n for n in names if _series(n) != numbered or (n.lower() == name.lower() and n != name)]
+    # (names that differ in their numbers alone, run2.db beside run1.db or lab.db, are a series)
+    names = [n for n in names if _series(n) != numbered]
     # the name without its ending (`warmbo status april` for april.db: a chemist user test) first
     ending = [
         n for n in names if "." not in name and n.startswith(name + ".") and "." not in n[len(name) + 1 :]
@@ -237,6 +239,24 @@ def _new_lock(study: Study) -> threading.RLock:
     """The study's write lock, made again in a forked child (:func:`_after_fork`)."""
     _STUDIES.add(study)
     return threading.RLock()
+
+
+@contextmanager
+def closing_opened() -> Iterator[None]:
+    """Close, on the way out, this thread's connection of every study opened inside: a command of
+    the CLI run in-process (typer's ``CliRunner``, a notebook calling ``warmbo.cli.app``) left them
+    to the garbage collector. After an error the study sits in the traceback's reference cycle, and
+    the collector may finalise psycopg's connection before the study's closer, so it warned "deleted
+    while still open" (the CLI's ``observe`` of a second value, a PostgreSQL test). Studies opened
+    before stay open; other threads close their own as they end (:meth:`Study.close`)."""
+    before = weakref.WeakSet(_STUDIES)
+    try:
+        yield
+    finally:
+        for study in list(_STUDIES):
+            if study not in before:
+                with contextlib.suppress(Exception):  # (a connection the server dropped: gone already)
+                    study.close()
 
 
 def _after_fork() -> None:

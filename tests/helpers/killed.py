@@ -24,5 +24,6 @@ def tell_then_kill(storage, told: int = 8, timeout: float = 60.0) -> list[int]:
             os.kill(proc.pid, signal.SIGKILL)
             break
     proc.wait(timeout=timeout)
+    proc.stdout.close()
     assert proc.returncode == -signal.SIGKILL
     return ids
