@@ -30,7 +30,10 @@ Arms, alternating within each seed, each with its defaults:
 * ``optuna-gp``: ``GPSampler(seed=s)`` on the flat space (it models one fixed space; asked
   define-by-run it would sample the conditional parameters at random);
 * ``active-design`` (with ``--arms``): ``conditional`` with the cold design sized by the most
-  parameters active at one point instead of all of them (``cash-digits``: 6 points, not 16).
+  parameters active at one point instead of all of them (``cash-digits``: 6 points, not 16);
+* ``warmbo-sampler`` (with ``--arms``): ``WarmboSampler(seed=s)`` asked define-by-run, as TPE is
+  (session 45: it read the conditions from the trials; before, every branch's parameter came from
+  its ``RandomSampler``).
 
 The first round raised that design question (16 of cash-digits' 30 evaluations are the cold
 design's, for points of at most 3 parameters); its arm is measured on two problems held out for it,
@@ -45,6 +48,8 @@ higher / equal, two-sided sign test). BLAS held to one thread. Written to
     python bench/conditional.py --problems cash-cancer,cash-wine --arms conditional,active-design \
         --out bench/results/conditional_design.json
     python bench/conditional.py --problems jenatton --seeds 5 --arms conditional,flat
+    python bench/conditional.py --problems svc-digits,cash-digits,cash-cancer,cash-wine \
+        --arms warmbo-sampler,conditional,optuna-tpe --out bench/results/conditional_sampler.json
 """
 
 from __future__ import annotations
@@ -80,7 +85,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import mixed_peers  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "conditional.json"
-ARMS = ("conditional", "flat", "optuna-tpe", "optuna-gp", "active-design")
+ARMS = ("conditional", "flat", "optuna-tpe", "optuna-gp", "active-design", "warmbo-sampler")
 #: the first round's problems (what ``python bench/conditional.py`` runs)
 PROBLEMS = ("jenatton", "svc-digits", "sgd-digits", "mlp-wine", "cash-digits")
 #: held out for the design question (``--problems cash-cancer,cash-wine``): chosen after the first
@@ -199,10 +204,11 @@ def main() -> None:
     problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
     warnings.simplefilter("ignore")
-    if any(a.startswith("optuna") for a in arms):
+    if any(a.startswith("optuna") or a == "warmbo-sampler" for a in arms):
         import optuna
 
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        # (ERROR: WarmboSampler says, as a warning, which parameters it samples independently)
+        optuna.logging.set_verbosity(optuna.logging.ERROR)
     out = {
         "what": __doc__.splitlines()[0],
         "command": "python bench/conditional.py " + " ".join(sys.argv[1:]),

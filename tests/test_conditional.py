@@ -579,3 +579,59 @@ def test_a_held_child_stays_held_in_the_design_and_the_search():
         p = opt.ask(fixed={"kernel": "poly", "degree": 3})
         assert p["kernel"] == "poly" and p["degree"] == 3 and "gamma" in p
         opt.tell(p, svm_objective(p))
+
+
+def test_a_sampler_s_prior_of_a_conditional_space_keeps_the_rows_that_hold_their_active_parameters(tmp_path):
+    # subspace_prior (WarmboSampler's reading of a prior) took a row only when it held every
+    # parameter of the space: in a conditional space, a linear SVM's row (no gamma, no degree) was
+    # another branch's and left out, for every form of prior. Now a row needs its active parameters;
+    # a row lacking one (an rbf SVM without gamma) is another branch's still, and is left out
+    import pandas as pd
+
+    from warmbo.prior import subspace_prior
+
+    space = svm_space()
+    rows = [
+        ({"C": 1.0, "kernel": "linear"}, 0.1),
+        ({"C": 2.0, "kernel": "linear", "gamma": 0.5}, 0.2),  # (an inactive value: dropped)
+        ({"C": 3.0, "kernel": "poly", "gamma": 0.1, "degree": 3}, 0.3),
+        ({"C": 4.0, "kernel": "rbf"}, 0.4),  # (gamma active and absent: left out)
+        ({"C": 5.0, "kernel": "rbf", "gamma": 0.01, "other": 7}, 0.5),  # (another parameter: dropped)
+    ]
+    kept = [0.1, 0.2, 0.3, 0.5]
+    points = [{"C": 1.0, "kernel": "linear"}, {"C": 2.0, "kernel": "linear"}, rows[2][0]]
+    points.append({"C": 5.0, "gamma": 0.01, "kernel": "rbf"})
+    X, y = [dict(p) for p, _ in rows], [v for _, v in rows]
+    csv_path = tmp_path / "rows.csv"
+    csv_path.write_text(
+        "C,gamma,kernel,degree,y\n"
+        + "".join(f"{p['C']},{p.get('gamma', '')},{p['kernel']},{p.get('degree', '')},{v}\n" for p, v in rows)
+    )
+    wide = wb.Space([*space.params, wb.Int("other", 0, 9, when={"kernel": "rbf"})])
+    study = str(tmp_path / "wide.db")
+    opt = wb.Optimizer(wide, storage=study, seed=0)
+    for p, v in rows:
+        if not wide.missing(p) and p["kernel"] != "rbf":  # (its rbf rows would need 'other')
+            opt.tell(p, v)
+    opt.tell({"C": 5.0, "kernel": "rbf", "gamma": 0.01, "other": 7}, 0.5)
+    opt.study.close()
+    forms = {
+        "(X, y)": (X, y),
+        "records": [{**p, "y": v} for p, v in rows],
+        "CSV": str(csv_path),
+        "DataFrame": pd.read_csv(csv_path),
+        "TaskData": TaskData.from_records(
+            [{k: v for k, v in p.items() if k in wide.names} for p, _ in rows if not wide.missing(p)],
+            [v for p, v in rows if not wide.missing(p)],
+            wide,
+        ),
+        "warmbo study": study,
+    }
+    for name, prior in forms.items():
+        data = subspace_prior(prior, space, maximize=False)
+        assert sorted(data.y) == kept, name  # (TaskData and the study never held the rbf row without gamma)
+        assert sorted(map(sorted, (p.items() for p in data.params))) == sorted(
+            map(sorted, (p.items() for p in points))
+        ), name
+    # a row lacking a parent (no kernel) is another branch's too; no row left: None
+    assert subspace_prior(([{"C": 1.0}], [0.0]), space, maximize=False) is None

@@ -432,14 +432,170 @@ def svm_or_forest(trial: optuna.Trial) -> float:
     return (trial.suggest_int("depth", 2, 16) - 5) ** 2 / 10
 
 
+def above_a_threshold(trial: optuna.Trial) -> float:
+    """Parameters asked when a number is large: no categorical parameter decides them."""
+    x = trial.suggest_float("x", 0.0, 1.0)
+    if x <= 0.5:
+        return (x - 0.3) ** 2
+    y, k = trial.suggest_float("y", 0.0, 1.0), trial.suggest_int("k", 1, 3)
+    return (x - 0.7) ** 2 + (y - 0.5) ** 2 + 0.1 * k - 1.0  # (the better branch: warmbo goes there)
+
+
 def test_a_conditional_parameter_sampled_independently_is_said_once(caplog):
-    # a user test's conditional space logged one such line per trial: 15 in 25 trials
+    # a user test's conditional space logged one such line per trial: 15 in 25 trials. A branch's
+    # parameters are warmbo's now (the next test); parameters asked when a number is large are not
     study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=4))
+    for x in (0.2, 0.9):  # (both branches among the startup trials)
+        study.enqueue_trial({"x": x})
+    with caplog.at_level("WARNING"):
+        study.optimize(above_a_threshold, n_trials=16)
+    said = [r.getMessage() for r in caplog.records if "is sampled by RandomSampler" in r.getMessage()]
+    assert sorted(m.split("'")[1] for m in said) == ["k", "y"], said  # one line per parameter
+    assert all("said once per parameter" in m for m in said)
+    assert study.sampler.optimizer.space.names == ("x",)
+
+
+def test_a_branch_s_parameters_are_proposed_by_warmbo_with_the_conditions_the_trials_show(caplog):
+    # before: the relative search space was the intersection of the trials' parameters, so C and
+    # depth (each in one branch) came from RandomSampler in every trial; warmbo chose the model alone
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=4))
+    study.enqueue_trial({"model": "svm"})
+    study.enqueue_trial({"model": "rf"})
     with caplog.at_level("WARNING"):
         study.optimize(svm_or_forest, n_trials=16)
-    said = [r.getMessage() for r in caplog.records if "is sampled by RandomSampler" in r.getMessage()]
-    assert sorted(m.split("'")[1] for m in said) == ["C", "depth"], said  # one line per parameter
-    assert all("said once per parameter" in m for m in said)
+    assert "is sampled by RandomSampler" not in caplog.text  # (both branches seen before trial 4)
+    space = study.sampler.optimizer.space
+    assert {p.name: p.when for p in space.params} == {
+        "C": (("model", ("svm",)),),
+        "depth": (("model", ("rf",)),),
+        "model": None,
+    }
+    assert space.active({"model": "svm"}) == ("C", "model")
+    assert space.active({"model": "rf"}) == ("depth", "model")
+    later = study.trials[4:]
+    for trial in later:  # each proposal holds its branch's parameter, as Optuna evaluated it
+        proposal = json.loads(trial.system_attrs[f"{PARAMS_KEY}:0"])
+        assert proposal == trial.params, (trial.number, proposal, trial.params)
+    assert {t.params["model"] for t in later} == {"svm", "rf"}
+    assert study.sampler.optimizer.study.count("complete") == 16
+    # C's optimum is 10**0.5 (value 0) and depth's 5 (value 0): warmbo found a branch's optimum
+    assert study.best_value < 0.05, study.best_params
+
+
+def changing(trial: optuna.Trial) -> float:
+    """Every parameter in every trial, but ``b``'s range changes at trial 12 and ``c`` has one value."""
+    a = trial.suggest_float("a", 0.0, 1.0)
+    b = trial.suggest_float("b", 0.0, 1.0 if trial.number < 12 else 2.0)
+    c = trial.suggest_categorical("c", ["only"])
+    return a + b + (c == "only") + trial.suggest_int("d", 1, 4, log=True)
+
+
+def test_without_conditions_the_search_space_is_optuna_s_intersection_search_space():
+    # the oracle: Optuna's own IntersectionSearchSpace, single-valued distributions left out (what
+    # the sampler used before conditions were read from the trials), after every trial
+    from optuna.search_space import IntersectionSearchSpace
+
+    from warmbo.integrations.optuna import conditional_search_space
+
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    for n in range(20):
+        study.optimize(changing, n_trials=1)
+        complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        ours = conditional_search_space(complete)
+        theirs = {k: v for k, v in IntersectionSearchSpace().calculate(study).items() if not v.single()}
+        assert dict(ours) == theirs and list(ours) == list(theirs) and ours.when == {}, n
+    assert list(ours) == ["a", "d"]  # (b's range changed: left out, as Optuna leaves it)
+
+
+def nested(trial: optuna.Trial) -> float:
+    """A tree: the SVM's kernel, gamma for rbf and poly, degree for poly; the forest's depth; k-NN
+    with nothing more; and ``extra`` when the number ``x`` is large (no categorical decides it)."""
+    x = trial.suggest_float("x", 0.0, 1.0)
+    model = trial.suggest_categorical("model", ["svm", "rf", "knn"])
+    if x > 0.7:
+        trial.suggest_float("extra", 0.0, 1.0)
+    if model == "svm":
+        kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+        if kernel != "linear":
+            trial.suggest_float("gamma", 1e-3, 1.0, log=True)
+        if kernel == "poly":
+            trial.suggest_int("degree", 2, 5)
+    elif model == "rf":
+        trial.suggest_int("depth", 2, 16)
+    return x
+
+
+def test_the_conditions_of_a_tree_are_read_from_the_trials_parents_first():
+    from warmbo.integrations.optuna import conditional_search_space
+
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=3))
+    study.optimize(nested, n_trials=80)
+    ours = conditional_search_space(study.trials)
+    assert list(ours) == ["degree", "depth", "gamma", "kernel", "model", "x"]  # (extra: left out)
+    assert ours.when == {
+        "kernel": {"model": ["svm"]},
+        "gamma": {"kernel": ["rbf", "poly"]},  # (in the order of the choices)
+        "degree": {"kernel": ["poly"]},
+        "depth": {"model": ["rf"]},
+    }
+    space = SpaceMap(ours, ours.when).space
+    assert space.active({"model": "svm", "kernel": "poly"}) == ("degree", "gamma", "kernel", "model", "x")
+    assert space.active({"model": "knn"}) == ("model", "x")
+    for trial in study.trials:  # every trial is a point of the space: the parameters active at it
+        point = SpaceMap(ours, ours.when).to_warmbo(trial.params)
+        assert set(point) == set(trial.params) - {"extra"}, trial.params
+    # a value of a parent not seen yet leaves its children out: with 6 trials, no poly kernel
+    early = conditional_search_space(study.trials[:6])
+    seen = {t.params.get("kernel") for t in study.trials[:6]}
+    assert "poly" not in seen and "degree" not in early, seen
+    # the sampler proposes on this space: a trial that asks for what the conditions leave out (a
+    # poly kernel, unseen) is read as the point of its active parameters, and corrects them next
+    mapped = SpaceMap(early, early.when)
+    late_poly = next(t for t in study.trials if t.params.get("kernel") == "poly")
+    assert "degree" not in mapped.to_warmbo(late_poly.params)
+
+
+def test_a_condition_on_a_choice_warmbo_holds_as_its_index_is_read_as_that_index():
+    # a CategoricalDistribution with None among its choices is a warmbo Categorical of the indices
+    from warmbo.integrations.optuna import conditional_search_space
+
+    def objective(trial):
+        if trial.suggest_categorical("scaler", [None, "std"]) is None:
+            return trial.suggest_float("clip", 0.0, 1.0)
+        return 1.0
+
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    study.optimize(objective, n_trials=12)
+    ours = conditional_search_space(study.trials)
+    assert ours.when == {"clip": {"scaler": [None]}}
+    mapped = SpaceMap(ours, ours.when)
+    assert dict(mapped.space.params[0].when) == {"scaler": (0,)}  # (the index of None)
+    assert mapped.to_warmbo({"scaler": "std"}) == {"scaler": 1}
+    assert mapped.to_optuna(mapped.to_warmbo({"scaler": None, "clip": 0.25})) == {
+        "clip": 0.25,
+        "scaler": None,
+    }
+    with pytest.raises(ValueError, match=r"missing parameter\(s\) \['clip'\]"):
+        mapped.to_warmbo({"scaler": None})  # (clip is active there)
+
+
+def test_an_enqueued_branch_parameter_is_held_only_with_the_parent_that_makes_it_active():
+    # warmbo's ask(fixed=...) refuses a conditional parameter held without its parents: the sampler
+    # holds it only where the given values make it active, and chooses the rest
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=4))
+    for model in ("svm", "rf", "svm", "rf"):
+        study.enqueue_trial({"model": model})
+    study.optimize(svm_or_forest, n_trials=4)
+    study.enqueue_trial({"C": 2.0})  # no model: C is held only if warmbo's model is the SVM
+    study.enqueue_trial({"model": "svm", "C": 2.0})  # every active value given: Optuna's own
+    study.enqueue_trial({"model": "rf", "C": 2.0})  # C inactive with a forest: depth is warmbo's
+    study.optimize(svm_or_forest, n_trials=3)
+    assert [t.state.name for t in study.trials] == ["COMPLETE"] * 7
+    lone, given, forest = study.trials[4:]
+    assert given.params == {"model": "svm", "C": 2.0}
+    assert forest.params["model"] == "rf" and "C" not in forest.params
+    assert lone.params.get("C", 2.0) == 2.0  # (Optuna's fixed value, when the objective asks for it)
+    assert study.sampler.optimizer.study.count("complete") == 7
 
 
 def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_rows(tmp_path, caplog):
@@ -469,7 +625,9 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
     opt.tell({"C": 3.0}, 0.0)
     opt.study.close()
     svm_values = sorted(v for p, v in rows if p["model"] == "svm")
-    expected = {  # the prior values the search spaces {C, model} and {model} see (None: no prior)
+    # the prior values the search spaces {C, model} and {model, C when svm, depth when rf} see (None:
+    # no prior): every row of a branch holds its parameters, so the second space reads them all
+    expected = {
         "optuna studies": (svm_values, sorted(y)),
         "(X, y)": (svm_values, sorted(y)),
         "CSV": (svm_values, sorted(y)),
@@ -494,11 +652,16 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
         with caplog.at_level("WARNING"):
             study.optimize(svm_or_forest, n_trials=3)
             seen = [study.sampler.optimizer.prior]
-            study.enqueue_trial({"model": "rf", "depth": 5})  # then {model}: C is the independent sampler's
+            study.enqueue_trial({"model": "rf", "depth": 5})  # then both branches, each with its own
             study.optimize(svm_or_forest, n_trials=3)
             seen.append(study.sampler.optimizer.prior)
         assert [t.state.name for t in study.trials] == ["COMPLETE"] * 6, name
-        assert study.sampler.optimizer.space.names == ("model",)
+        space = study.sampler.optimizer.space
+        assert space.names == ("C", "depth", "model") and space.is_conditional, name
+        assert space.active({"model": "svm"}) == ("C", "model") and space.active({"model": "rf"}) == (
+            "depth",
+            "model",
+        )
         for data, values in zip(seen, expected[name], strict=True):
             if values is None:
                 assert data is None, name

@@ -370,6 +370,27 @@ def _convert_conditional(
     return {n: read[n] for n in space.names if n in read}
 
 
+def _lacks_active(space: Space, row: Mapping[Any, Any], cols: Sequence[Any]) -> bool:
+    """Whether a row of a conditional space lacks a value of a parameter active at it (with
+    ``skip_incomplete``: another branch's row, left out). Parents are read first; a cell of an
+    inactive parameter does not count, and a parent's value that is not one of its values is left
+    to :func:`_convert_point` to name."""
+    conditions = space._conditions  # type: ignore[attr-defined]
+    read: dict[str, Any] = {}
+    for i in conditions.order:
+        p, col = space.params[i], cols[i]
+        if not conditions.settled(read, i):
+            continue
+        cell = row.get(col)
+        if _missing(cell):
+            return True
+        try:
+            read[p.name] = _convert_value(p, cell)
+        except (_CellError, SpaceError):
+            return False
+    return False
+
+
 def _always(space: Space) -> set[str]:
     """The names of the parameters without ``when`` (active at every point)."""
     return {p.name for p in space.params if p.when is None}
@@ -1149,7 +1170,9 @@ def _read_csv(
                         if isinstance(cell, str) and _DECIMAL_COMMA.fullmatch(cell.strip()):
                             row[c] = cell.strip().replace(",", ".")
                 if skip_incomplete and (
-                    absent or any(row.get(c) is not None and not row[c].strip() for c in cols)
+                    _lacks_active(space, row, cols)
+                    if space is not None and space.is_conditional
+                    else absent or any(row.get(c) is not None and not row[c].strip() for c in cols)
                 ):
                     incomplete += 1
                     continue
@@ -1244,7 +1267,11 @@ def _read_dataframe(
     left_out = 0  # rows outside the space's ranges (outside)
     for i, row in enumerate(rows):
         where = f"{source}, row {i + 1}" + (f" (index {index[i]!r})" if index is not None else "")
-        if skip_incomplete and (absent or any(_missing(row.get(c)) for c in cols)):
+        if skip_incomplete and (
+            _lacks_active(space, row, cols)
+            if space is not None and space.is_conditional
+            else absent or any(_missing(row.get(c)) for c in cols)
+        ):
             incomplete += 1
             continue
         state = _unfinished_state(row, y)

@@ -213,7 +213,7 @@ def _from_studies(
                     f"{onto[0]!r}; a rename onto a parameter the prior study has needs that one renamed too"
                 )
             other = space is not None and (study.space != space or any(k != v for k, v in names.items()))
-            if partial and not set(space.names) <= set(names.values()):
+            if partial and not space.is_conditional and not set(space.names) <= set(names.values()):
                 continue  # (another branch of a conditional space: none of its trials lies in this one)
             if partial:  # (its other parameters, of another branch, are left out of its rows)
                 names = {k: v for k, v in names.items() if v in space.names}
@@ -224,7 +224,7 @@ def _from_studies(
                 # trials was read as it stands)
                 _dropped_warning(_shown(study), sorted(set(names.values()) - set(space.names)))
                 names = {k: v for k, v in names.items() if v in space.names}
-            if other and set(names.values()) != set(space.names):
+            if other and set(names.values()) != set(space.names) and not (partial and space.is_conditional):
                 shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
                 if shown:
                     only_here = sorted(set(space.names) - set(names.values()))
@@ -279,6 +279,8 @@ def _from_studies(
             left: list[tuple[int, str]] = []  # (trial id, why) of the trials this space leaves out
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items() if k in names}
+                if partial and space.is_conditional and _lacks(space, trial_params):
+                    continue  # (a trial of another branch of a conditional search space)
                 if other:  # (other bounds or choices: only the trials in this study's space are read)
                     try:
                         space.validate(trial_params)
@@ -534,11 +536,18 @@ def _read(
         if space is None:
             return None
         if partial and prior.space != space:
-            if not set(space.names) <= set(prior.space.names):
+            records = [{n: p[n] for n in space.names if n in p} for p in prior.params]
+            whole = [k for k, p in enumerate(records) if not _lacks(space, p)]
+            if not whole:
                 raise _NoRows
-            records = [{n: p[n] for n in space.names} for p in prior.params]
+            task = None if prior.task is None else [prior.task[k] for k in whole]
             return TaskData.from_records(
-                records, prior.y, space, task=prior.task, source=prior.source, outside=outside
+                [records[k] for k in whole],
+                prior.y[whole],
+                space,
+                task=task,
+                source=prior.source,
+                outside=outside,
             )
         if prior.space != space:
             raise DataError(
@@ -841,12 +850,24 @@ def _records(X: list, y, task, space: Space, partial: bool, outside, source: str
     if partial:
         if len(X) != len(y):
             raise DataError(f"{source}: X has {len(X)} rows and y {len(y)} values")
-        whole = [k for k, p in enumerate(X) if not isinstance(p, Mapping) or set(space.names) <= set(p)]
+        whole = [k for k, p in enumerate(X) if not isinstance(p, Mapping) or not _lacks(space, p)]
         if not whole:
             raise _NoRows
         X, y = [X[k] for k in whole], y[whole]
         task = None if task is None else [task[k] for k in whole]
     return TaskData.from_records(X, y, space, task=task, source=source, outside=outside)
+
+
+def _lacks(space: Space, point: Mapping) -> bool:
+    """Whether ``point`` lacks a parameter of ``space`` it needs: any, in an unconditional space; in a
+    conditional one, a parent or a parameter its parents' values make active (the row of another
+    branch). A parent's value that is not one of its values is left to the reading to name."""
+    if not space.is_conditional:
+        return not set(space.names) <= set(point)
+    try:
+        return any(name not in point for name in space.missing(point))
+    except SpaceError:
+        return False
 
 
 def _is_pair(obj) -> bool:

@@ -274,14 +274,18 @@ def timed_run(start, evaluate: Callable[[dict], float], to_loss: Callable[[float
 
 
 def optuna_start(arm: str, seed: int, budget: int, params_of: Callable[[Any], dict]):
-    """``start`` for :func:`timed_run`: Optuna's ``GPSampler`` (``arm == "optuna-gp"``) or
-    ``TPESampler`` with its defaults and ``seed``, ``budget`` trials, ``params_of(trial)`` the trial's
-    parameters."""
+    """``start`` for :func:`timed_run`: Optuna's ``GPSampler`` (``arm == "optuna-gp"``), warmbo's
+    own ``WarmboSampler`` (``"warmbo-sampler"``) or ``TPESampler`` with its defaults and ``seed``,
+    ``budget`` trials, ``params_of(trial)`` the trial's parameters."""
 
     def start(objective: Callable[[dict], float]) -> None:
         import optuna
 
-        kind = optuna.samplers.GPSampler if arm == "optuna-gp" else optuna.samplers.TPESampler
+        from ..integrations.optuna import WarmboSampler
+
+        kind = {"optuna-gp": optuna.samplers.GPSampler, "warmbo-sampler": WarmboSampler}.get(
+            arm, optuna.samplers.TPESampler
+        )
         study = optuna.create_study(direction="maximize", sampler=kind(seed=seed))
         study.optimize(lambda trial: objective(params_of(trial)), n_trials=budget)
 

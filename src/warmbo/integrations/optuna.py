@@ -14,9 +14,15 @@ owns the translation between the two libraries and nothing of the optimisation i
   :class:`~warmbo.space.Categorical` of the same choices (or of their indices, for choices warmbo
   does not take, such as ``None``).
 - :class:`WarmboSampler`: the ``optuna.samplers.BaseSampler`` contract. The relative search space is
-  the intersection of the distributions of the study's completed trials, single-valued ones left
-  out (as ``GPSampler`` and multivariate ``TPESampler`` do); every other parameter, and every
-  parameter of the first ``n_startup_trials`` trials, comes from the independent sampler.
+  read from the study's completed trials (:func:`conditional_search_space`): the parameters in all
+  of them, as Optuna's intersection search space (``GPSampler``'s, multivariate ``TPESampler``'s),
+  and the parameters of a define-by-run branch, each with the condition the trials show (``C`` when
+  ``model`` is ``"svm"``: warmbo's ``when=``), so that warmbo proposes a branch's parameters too;
+  single-valued distributions are left out. Every other parameter (asked when a number is large, or
+  whose range changed), and every parameter of the first ``n_startup_trials`` trials, comes from the
+  independent sampler. Before, every branch's parameter came from the independent sampler: on the
+  choice of a model and its hyperparameters (``bench/conditional.py``, cash-digits) the error after
+  30 trials fell from 0.0189 to 0.0150 (10 of 10 seeds lower), level with TPE's define-by-run.
 
 What the optimizer sees. The sampler keeps one in-memory :class:`~warmbo.optimizer.Optimizer` per
 (study, relative search space) and, before each proposal, brings it up to date with the Optuna
@@ -65,6 +71,8 @@ before the first trial), which would otherwise be split into modules OptunaHub w
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import json
 import math
 import threading
@@ -82,7 +90,6 @@ from optuna.distributions import (
     IntDistribution,
 )
 from optuna.samplers import BaseSampler, RandomSampler
-from optuna.search_space import IntersectionSearchSpace
 from optuna.study import StudyDirection
 from optuna.trial import FrozenTrial, TrialState
 
@@ -94,7 +101,7 @@ from ..transfer.registry import TRANSFER_METHODS
 from ..transfer.warm_design import design_size
 from ..trial import COMPLETE, FAILED, PENDING
 
-__all__ = ["SpaceMap", "WarmboSampler"]
+__all__ = ["SpaceMap", "WarmboSampler", "conditional_search_space"]
 
 #: system attribute (split in chunks ``:0``, ``:1``, ...) holding a running trial's proposal
 PARAMS_KEY = "warmbo:params"
@@ -195,11 +202,24 @@ class SpaceMap:
     {'lr': 0.01, 'units': 64}
     """
 
-    def __init__(self, distributions: Mapping[str, BaseDistribution]):
+    def __init__(
+        self,
+        distributions: Mapping[str, BaseDistribution],
+        when: Mapping[str, Mapping[str, Sequence]] | None = None,
+    ):
         if not distributions:
             raise ValueError("the search space is empty: there is nothing for warmbo to propose")
         self.distributions = dict(distributions)
+        self.when = {name: dict(condition) for name, condition in (when or {}).items()}
         self.dimensions = [_Dimension(name, d) for name, d in self.distributions.items()]
+        by_name = {dim.name: dim for dim in self.dimensions}
+        for dim in self.dimensions:
+            if dim.name in self.when:  # (a parent's Optuna choices as its warmbo values: an index if odd)
+                condition = {
+                    parent: [by_name[parent].to_warmbo(v) for v in values]
+                    for parent, values in self.when[dim.name].items()
+                }
+                dim.parameter = dataclasses.replace(dim.parameter, when=condition)
         self.space = Space([dim.parameter for dim in self.dimensions])
         # (the same space: odd categorical choices are read as their index in prior rows too)
         self.user_space = self.space
@@ -209,16 +229,49 @@ class SpaceMap:
         return list(self.distributions)
 
     def to_warmbo(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """The warmbo point of Optuna parameters (extra names are ignored; a missing name or a value
+        """The warmbo point of Optuna parameters: the parameters active at it (extra names are
+        ignored, and so are the values of inactive parameters; a missing active parameter or a value
         outside its distribution is a ValueError)."""
-        missing = [n for n in self.distributions if n not in params]
+        point, wrong = {}, {}
+        for dim in self.dimensions:
+            if dim.name in params:
+                try:
+                    point[dim.name] = dim.to_warmbo(params[dim.name])
+                except ValueError as error:
+                    wrong[dim.name] = error
+        if not self.when:
+            missing = [n for n in self.distributions if n not in params]
+            if missing:
+                raise ValueError(f"missing parameter(s) {missing!r} in {dict(params)!r}")
+            if wrong:
+                raise next(iter(wrong.values()))
+            return point
+        for name, error in wrong.items():  # (a parent's value before the children it decides)
+            if not self.space.inactive(point) >= {name}:
+                raise error
+        point = {n: v for n, v in point.items() if n not in wrong}
+        missing = self.space.missing(point)
         if missing:
             raise ValueError(f"missing parameter(s) {missing!r} in {dict(params)!r}")
-        return {dim.name: dim.to_warmbo(params[dim.name]) for dim in self.dimensions}
+        active = self.space.active(point)
+        return {n: point[n] for n in active}
+
+    def lacks(self, params: Mapping[str, Any]) -> bool:
+        """Whether Optuna parameters lack one the point needs (a parent, or a parameter its parents'
+        values make active): another branch's trial. A value outside its distribution is not a lack
+        but a row outside the space, said by :meth:`to_warmbo`."""
+        if not self.when:
+            return not set(self.distributions) <= set(params)
+        settled = {}
+        for dim in self.dimensions:
+            if dim.name in params:
+                with contextlib.suppress(ValueError):
+                    settled[dim.name] = dim.to_warmbo(params[dim.name])
+        return any(name not in params for name in self.space.missing(settled))
 
     def to_optuna(self, point: Mapping[str, Any]) -> dict[str, Any]:
-        """The Optuna parameters of a warmbo point."""
-        return {dim.name: dim.to_optuna(point[dim.name]) for dim in self.dimensions}
+        """The Optuna parameters of a warmbo point (its active parameters)."""
+        return {dim.name: dim.to_optuna(point[dim.name]) for dim in self.dimensions if dim.name in point}
 
 
 def _close(cache: _Cache, point: dict, encoded: np.ndarray) -> bool:
@@ -292,6 +345,79 @@ def trial_params(trial: FrozenTrial) -> dict[str, Any]:
     return params
 
 
+class _SearchSpace(dict):
+    """A relative search space: Optuna's dict of distributions, which Optuna hands back to
+    :meth:`WarmboSampler.sample_relative`, with ``when``: the conditions of its parameters that are
+    not in every completed trial (:func:`conditional_search_space`)."""
+
+    def __init__(self, distributions: Mapping[str, BaseDistribution], when: Mapping[str, dict]):
+        super().__init__(distributions)
+        self.when = dict(when)
+
+
+def conditional_search_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
+    """The search space of a define-by-run objective, read from its completed ``trials``: every
+    parameter with one distribution in all of them (more than one value), a parameter in some of
+    them only with the condition the trials show for it.
+
+    A parameter ``p`` absent from some trials is conditional on a categorical parameter ``c`` when
+    the trials say so without exception: ``c`` is in every trial that holds ``p``, and each value of
+    ``c`` seen goes with ``p`` always or never (``p`` is active where ``c`` is active and takes one of
+    the values ``V`` seen with it): ``when={c: V}`` (:class:`~warmbo.space.Parameter`). Of several
+    such ``c``, the one in the most trials (a model rather than the SVM kernel the branch also
+    asks for); only parameters in more trials than ``p`` (or as many, and seen first) are tried, so
+    no condition can come back to ``p``. A parameter with no such ``c`` (asked when a number is
+    large, say, or whose parent has no condition itself) is left out, and so is one whose
+    distribution differs between trials (a changed range, a branch's own): Optuna's independent
+    sampler proposes them, as it does every parameter of a sampler's intersection search space.
+
+    A value of ``c`` not seen yet is taken to leave ``p`` out. When the objective asks for ``p``
+    there anyway, Optuna's independent sampler proposes it, and the next completed trial corrects
+    the condition. With every parameter in every trial, this is Optuna's intersection search space
+    (``IntersectionSearchSpace``), the single-valued distributions left out."""
+    distributions: dict[str, BaseDistribution] = {}
+    changed: set[str] = set()
+    holding: dict[str, set[int]] = {}
+    for i, trial in enumerate(trials):
+        for name, distribution in trial.distributions.items():
+            if distributions.setdefault(name, distribution) != distribution:
+                changed.add(name)
+            holding.setdefault(name, set()).add(i)
+    names = [n for n in distributions if n not in changed and not distributions[n].single()]
+    # (the most held first, then as first seen: a parent is decided before the parameters it decides)
+    order = sorted(names, key=lambda n: -len(holding[n]))
+    kept: list[str] = []
+    when: dict[str, dict] = {}
+    for name in order:
+        if len(holding[name]) == len(trials):
+            kept.append(name)
+            continue
+        for parent in kept:
+            values = _condition(trials, holding, name, parent, distributions[parent])
+            if values is not None:
+                kept.append(name)
+                when[name] = {parent: values}
+                break
+    return _SearchSpace({n: distributions[n] for n in sorted(kept)}, when)
+
+
+def _condition(
+    trials: Sequence[FrozenTrial], holding: dict[str, set[int]], name: str, parent: str, distribution
+) -> list | None:
+    """The values of ``parent`` with which the trials hold ``name``, in the order of its choices, when
+    ``parent`` is categorical, in every trial that holds ``name``, and each of its values seen goes
+    with ``name`` always or never (:func:`conditional_search_space`); None otherwise."""
+    if not isinstance(distribution, CategoricalDistribution) or not holding[name] <= holding[parent]:
+        return None
+    with_name: dict[int, bool] = {}
+    for i in holding[parent]:
+        index = distribution.to_internal_repr(trials[i].params[parent])
+        held = i in holding[name]
+        if with_name.setdefault(index, held) != held:
+            return None
+    return [distribution.choices[int(k)] for k in sorted(with_name) if with_name[k]]
+
+
 class _Cache:
     """The optimizer of one (study, relative search space), and which Optuna trial is which warmbo
     trial (``known``: Optuna ``_trial_id`` -> (warmbo trial id or None if out of the space, state)).
@@ -308,10 +434,12 @@ class _Cache:
 class WarmboSampler(BaseSampler):
     """An Optuna sampler that proposes with warmbo's :class:`~warmbo.optimizer.Optimizer`.
 
-    Single-objective studies only. The relative search space (parameters present with the same
-    distribution in every completed trial) is proposed jointly by warmbo; other parameters and the
-    startup trials come from ``independent_sampler``. Running trials are pending points of the
-    optimizer, so parallel workers on one storage propose different points.
+    Single-objective studies only. The relative search space is proposed jointly by warmbo: the
+    parameters present with the same distribution in every completed trial, and those of a
+    define-by-run branch (present in some trials, with the condition on a categorical parameter the
+    trials show: :func:`conditional_search_space`). Other parameters and the startup trials come
+    from ``independent_sampler``. Running trials are pending points of the optimizer, so parallel
+    workers on one storage propose different points.
 
     Parameters
     ----------
@@ -408,9 +536,6 @@ class WarmboSampler(BaseSampler):
         self.optimizer_options = options
         self.warn_independent_sampling = warn_independent_sampling
         self._independent_sampler = independent_sampler or RandomSampler(seed=seed)
-        # one IntersectionSearchSpace per study (storage, study id): an instance keeps the space and
-        # the trials it has read, so one shared by two studies gave the second the first's space
-        self._intersections: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
         self._cache: _Cache | None = None
         self._relative: set[int] = set()  # trials whose relative parameters warmbo proposed
@@ -420,13 +545,11 @@ class WarmboSampler(BaseSampler):
         state = self.__dict__.copy()
         state["_lock"] = None
         state["_cache"] = None
-        state["_intersections"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self._lock = threading.Lock()
-        self._intersections = weakref.WeakKeyDictionary()
 
     @property
     def optimizer(self) -> Optimizer | None:
@@ -451,13 +574,7 @@ class WarmboSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: optuna.Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        studies = self._intersections.setdefault(study._storage, {})
-        intersection = studies.setdefault(study._study_id, IntersectionSearchSpace())
-        return {
-            name: distribution
-            for name, distribution in intersection.calculate(study).items()
-            if not distribution.single()
-        }
+        return conditional_search_space(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
 
     def sample_relative(
         self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -470,7 +587,7 @@ class WarmboSampler(BaseSampler):
         with self._lock:
             cache = self._cache_for(study, search_space)
             held = self._fixed(cache, trial)
-            if len(held) == len(cache.map.dimensions):
+            if held and not cache.map.space.missing(held):
                 return {}  # (every value given: Optuna takes them, there is nothing to choose)
             for attempt in range(_ATTEMPTS):
                 self._sync(cache, study, current=trial._trial_id)
@@ -514,7 +631,10 @@ class WarmboSampler(BaseSampler):
                     held[dim.name] = dim.to_warmbo(given[dim.name])
                 except ValueError:
                     continue
-        return held
+        # a conditional parameter is held where the held values make it active (its parents given
+        # too); otherwise the optimizer chooses for the point its parents' values make
+        space = cache.map.space
+        return {n: v for n, v in held.items() if space._settled_active(held, n)}
 
     @staticmethod
     def _collides(cache: _Cache, study: optuna.Study, trial: FrozenTrial, suggestion) -> bool:
@@ -566,8 +686,9 @@ class WarmboSampler(BaseSampler):
             optuna.logging.get_logger(__name__).warning(
                 f"WarmboSampler: parameter {param_name!r} of trial {trial.number} is sampled by "
                 f"{type(self._independent_sampler).__name__}, because it is not in every completed "
-                "trial with the same distribution (a conditional or changed parameter); said once per "
-                "parameter"
+                "trial with the same distribution, nor decided by a categorical parameter's value in "
+                "them (asked when a number is large, a branch not seen yet, or a changed range); said "
+                "once per parameter"
             )
         return self._independent_sampler.sample_independent(study, trial, param_name, param_distribution)
 
@@ -620,11 +741,12 @@ class WarmboSampler(BaseSampler):
 
     # -- the optimizer behind the sampler
     def _cache_for(self, study: optuna.Study, search_space: dict[str, BaseDistribution]) -> _Cache:
-        key = (study._study_id, tuple(search_space.items()))
+        when = getattr(search_space, "when", {})  # (a plain dict: every parameter in every trial)
+        key = (study._study_id, tuple(search_space.items()), repr(sorted(when.items())))
         # the storage by identity, not id(): a new study's storage may take a freed one's address
         if self._cache is not None and self._cache.key == key and self._cache.storage() is study._storage:
             return self._cache
-        space_map = SpaceMap(search_space)
+        space_map = SpaceMap(search_space, when)
         maximize = study.direction == StudyDirection.MAXIMIZE
         prior = None if self.prior is None else self._prior_data(space_map, maximize)
         optimizer = Optimizer(
@@ -700,7 +822,7 @@ class WarmboSampler(BaseSampler):
                     raise ValueError(f"prior study {source.study_name!r} has several objectives")
                 sign = 1.0 if (source.direction == StudyDirection.MAXIMIZE) == maximize else -1.0
                 for trial in source.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)):
-                    if not set(space_map.names) <= set(trial.params):
+                    if space_map.lacks(trial.params):
                         continue  # (another branch of a conditional space, or other parameters)
                     try:
                         point = space_map.to_warmbo(trial.params)
