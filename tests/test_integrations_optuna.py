@@ -25,6 +25,16 @@ from warmbo.storage import StorageError
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
+
+@pytest.fixture(autouse=True)
+def _optuna_log_reaches_caplog():
+    """The sampler logs under Optuna's ``optuna`` logger, which does not propagate to the root
+    logger that pytest's ``caplog`` reads: let it, for each test."""
+    optuna.logging.enable_propagation()
+    yield
+    optuna.logging.disable_propagation()
+
+
 BRANIN_MIN = 5.0 / (4.0 * math.pi)  # 0.397887...
 
 
@@ -453,6 +463,26 @@ def test_a_conditional_parameter_sampled_independently_is_said_once(caplog):
     assert sorted(m.split("'")[1] for m in said) == ["k", "y"], said  # one line per parameter
     assert all("said once per parameter" in m for m in said)
     assert study.sampler.optimizer.space.names == ("x",)
+
+
+def test_the_sampler_s_warnings_follow_optuna_s_verbosity(caplog):
+    # before: its logger, warmbo.integrations.optuna, was outside Optuna's tree, so
+    # set_verbosity(ERROR) left its warnings on (printed by Python's last-resort handler)
+    said = []
+    for verbosity in (optuna.logging.ERROR, optuna.logging.WARNING):
+        optuna.logging.set_verbosity(verbosity)
+        try:
+            study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=2))
+            for x in (0.2, 0.9):
+                study.enqueue_trial({"x": x})
+            caplog.clear()
+            with caplog.at_level("DEBUG"):
+                study.optimize(above_a_threshold, n_trials=12)
+            said.append([r for r in caplog.records if "is sampled by RandomSampler" in r.getMessage()])
+        finally:
+            optuna.logging.set_verbosity(optuna.logging.WARNING)
+    assert said[0] == [] and said[1], said
+    assert all(r.name == "optuna.warmbo.integrations.optuna" for r in said[1])
 
 
 def test_a_branch_s_parameters_are_proposed_by_warmbo_with_the_conditions_the_trials_show(caplog):

@@ -596,7 +596,7 @@ class WarmboSampler(BaseSampler):
                 except SpaceExhaustedError:
                     # a finite space (categorical, int, step parameters) whose every point is pending
                     # or failed (e.g. pruned): warmbo proposes none again, but Optuna may repeat one
-                    optuna.logging.get_logger(__name__).warning(
+                    _logger().warning(
                         f"WarmboSampler: every point of the search space of {', '.join(cache.map.names)} is "
                         f"running, failed or pruned; trial {trial.number} is sampled by "
                         f"{type(self._independent_sampler).__name__}"
@@ -683,7 +683,7 @@ class WarmboSampler(BaseSampler):
         if self.warn_independent_sampling and trial._trial_id in self._relative and param_name not in said:
             # once per parameter (a user test's conditional space logged 15 such lines in 25 trials)
             said.add(param_name)
-            optuna.logging.get_logger(__name__).warning(
+            _logger().warning(
                 f"WarmboSampler: parameter {param_name!r} of trial {trial.number} is sampled by "
                 f"{type(self._independent_sampler).__name__}, because it is not in every completed "
                 "trial with the same distribution, nor decided by a categorical parameter's value in "
@@ -838,7 +838,7 @@ class WarmboSampler(BaseSampler):
             if not rows:
                 # earlier studies of other parameters, or of other ranges: a search space they do not
                 # reach is optimised without them (this one is asked again when the space changes)
-                optuna.logging.get_logger(__name__).warning(
+                _logger().warning(
                     f"WarmboSampler: no complete trial of the prior studies lies in the search space of "
                     f"{', '.join(space_map.names)}; it is optimised without them"
                 )
@@ -850,7 +850,7 @@ class WarmboSampler(BaseSampler):
             # the prior of a conditional search space whose rows are all of another branch than the
             # parameters the trials share so far (or a space with a parameter the prior never had)
             names = _prior_names(prior)
-            optuna.logging.get_logger(__name__).warning(
+            _logger().warning(
                 f"WarmboSampler: no row of the prior holds every parameter of the search space "
                 f"({', '.join(space_map.names)})"
                 + (f"; the prior's columns are {', '.join(map(str, names))}" if names else "")
@@ -885,6 +885,14 @@ def _prior_names(prior) -> list:
 
 
 _NO_VALUE = object()
+
+
+def _logger():
+    """The sampler's logger, under Optuna's ``optuna`` logger: ``optuna.logging.set_verbosity`` sets
+    its level too, and its lines look like Optuna's own. Before, it was ``warmbo.integrations.optuna``,
+    outside Optuna's tree: ``set_verbosity(optuna.logging.ERROR)`` left its warnings on, printed by
+    Python's last-resort handler without Optuna's format."""
+    return optuna.logging.get_logger(f"optuna.{__name__}")
 
 
 def _table_rows(item) -> list[tuple[dict, float]] | None:
