@@ -628,6 +628,114 @@ def test_an_enqueued_branch_parameter_is_held_only_with_the_parent_that_makes_it
     assert study.sampler.optimizer.study.count("complete") == 7
 
 
+def model_c_or_n(trial: optuna.Trial) -> float:
+    """Three models: C for the SVM and logistic regression (the SVM's kernel too), n for the forest."""
+    model = trial.suggest_categorical("model", ["svm", "logreg", "rf"])
+    if model == "rf":
+        return trial.suggest_int("n", 10, 100) / 100
+    c = trial.suggest_float("C", 1e-3, 1e3, log=True)
+    if model == "svm":
+        trial.suggest_categorical("kernel", ["rbf", "linear"])
+    return abs(math.log10(c)) + (model == "svm")
+
+
+def test_a_parent_a_wrapping_sampler_takes_out_takes_its_children_out_too():
+    # a review: PartialFixedSampler deletes the parameters it fixes from the space this sampler
+    # inferred, and the conditions of their children named a parent that was gone: KeyError 'model'
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=3))
+    for model in ("svm", "logreg", "rf"):
+        study.enqueue_trial({"model": model})
+    study.optimize(model_c_or_n, n_trials=6)
+    inner = study.sampler
+    study.sampler = optuna.samplers.PartialFixedSampler({"model": "logreg"}, inner)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        study.optimize(model_c_or_n, n_trials=3)
+    assert [t.state.name for t in study.trials] == ["COMPLETE"] * 9
+    assert all(t.params["model"] == "logreg" and "C" in t.params for t in study.trials[6:])
+    # (C's parent is out, so C is too: the wrapped trials are the independent sampler's, no proposal)
+    assert [f"{PARAMS_KEY}:0" in t.system_attrs for t in study.trials[3:]] == [True] * 3 + [False] * 3
+
+
+def test_a_value_of_a_parent_not_seen_yet_keeps_its_children_so_prior_rows_keep_theirs(tmp_path):
+    # a review: with C inferred as active for logreg alone (no SVM trial yet), every SVM row of a
+    # prior was read as the one point {model: svm}, C dropped, whatever its C and its value. A value
+    # not seen is now taken to hold the parameter: the SVM rows keep C, and lack n, so n's rows
+    # (the forest's) and C's are each their branch's
+    from warmbo.integrations.optuna import conditional_search_space
+
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=4))
+    source.optimize(model_c_or_n, n_trials=40)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    for model in ("logreg", "rf", "logreg", "rf"):
+        study.enqueue_trial({"model": model})
+    study.optimize(model_c_or_n, n_trials=4)
+    inferred = conditional_search_space(study.trials)
+    assert inferred.when == {"C": {"model": ["svm", "logreg"]}, "n": {"model": ["svm", "rf"]}}
+    sampler = WarmboSampler(seed=0, prior=[source], n_startup_trials=4)
+    data = sampler._prior_data(SpaceMap(inferred, inferred.when), maximize=False)
+    svm = [t for t in source.trials if t.params["model"] == "svm"]
+    assert len(svm) > 5
+    # every SVM row lacks n (active for an SVM until a trial shows otherwise): left out, not collapsed
+    assert sorted(data.y) == sorted(t.value for t in source.trials if t.params["model"] != "svm")
+    assert all(("C" in p) == (p["model"] == "logreg") for p in data.params)
+
+
+def test_a_prior_s_na_cells_of_another_branch_are_absences_and_a_none_choice_is_a_value(tmp_path):
+    # a review: a CSV prior's NA in an inactive parameter's cell was read as a value, so the row of
+    # another branch was kept and then refused ("column 'C': missing value"), stopping the study
+    from warmbo.prior import subspace_prior
+
+    path = tmp_path / "na.csv"
+    path.write_text(
+        "model,C,scaler,n,y\nsvm,1.0,none,NA,0.5\nrf,NA,NA,30,0.7\nlogreg,2.0,NA,NA,0.4\nlogreg,null,none,NA,0.9\n"
+    )
+    space = wb.Space(
+        [
+            wb.Categorical("model", ["svm", "logreg", "rf"]),
+            wb.Float("C", 1e-3, 1e3, log=True, when={"model": ["svm", "logreg"]}),
+            wb.Categorical("scaler", ["none", "std"], when={"model": "svm"}),
+            wb.Int("n", 10, 100, when={"model": "rf"}),
+        ]
+    )
+    data = subspace_prior(str(path), space, maximize=False)
+    # the last row lacks C (null): another branch's; 'none' is the scaler's choice, not an absence
+    assert list(data.y) == [0.5, 0.7, 0.4]
+    assert list(data.params) == [
+        {"model": "svm", "C": 1.0, "scaler": "none"},
+        {"model": "rf", "n": 30},
+        {"model": "logreg", "C": 2.0},
+    ]
+    flat = wb.Space([wb.Categorical("model", ["svm", "logreg", "rf"]), wb.Float("C", 1e-3, 1e3, log=True)])
+    data = subspace_prior(str(path), flat, maximize=False)  # (a flat relative space: NA is an absence)
+    assert list(data.y) == [0.5, 0.4]
+
+
+def test_a_warmbo_study_s_trials_of_another_branch_are_left_out_without_a_word(tmp_path):
+    # a review: in a relative space still flat ({C, model}, before a forest trial completed), a prior
+    # warmbo study's forest rows (no C) were said to lie "outside the ranges" of the space
+    from warmbo.prior import PriorOutsideSpaceWarning
+
+    space = wb.Space(
+        [
+            wb.Categorical("model", ["svm", "logreg", "rf"]),
+            wb.Float("C", 1e-3, 1e3, log=True, when={"model": ["svm", "logreg"]}),
+            wb.Int("n", 10, 100, when={"model": "rf"}),
+        ]
+    )
+    db = str(tmp_path / "old.db")
+    opt = wb.Optimizer(space, storage=db, seed=0)
+    for p, v in (({"model": "rf", "n": 20}, 0.2), ({"model": "logreg", "C": 1.0}, 0.1)):
+        opt.tell(p, v)
+    opt.study.close()
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=db, n_startup_trials=1))
+    study.enqueue_trial({"model": "logreg", "C": 3.0})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PriorOutsideSpaceWarning)
+        study.optimize(model_c_or_n, n_trials=2)
+    assert list(study.sampler.optimizer.prior.y) == [0.1]
+
+
 def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_rows(tmp_path, caplog):
     # before, every prior but a list of Optuna studies failed the first proposal whose relative search
     # space held a parameter some prior rows lack: an (X, y) pair ("row 2: missing parameter(s)

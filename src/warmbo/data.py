@@ -246,6 +246,23 @@ def _no_value(value: Any) -> bool:
     return _missing(value) or (isinstance(value, str) and value.strip().lower() in NO_VALUE)
 
 
+def _absent(p: Parameter | None, cell: Any) -> bool:
+    """Whether a parameter's cell holds no value: :func:`_missing`, or a :data:`NO_VALUE` marker
+    (``NA``, ``null``, ...) that is not one of the parameter's own choices (a Categorical may offer
+    ``"none"``: a value, not an absence)."""
+    if _missing(cell):
+        return True
+    if not (isinstance(cell, str) and cell.strip().lower() in NO_VALUE):
+        return False
+    if isinstance(p, Categorical):
+        try:
+            _convert_categorical(p, cell)
+        except (_CellError, SpaceError):
+            return True
+        return False
+    return True
+
+
 def _unfinished_state(row: Mapping[str, Any], y: Any) -> str | None:
     """The state of a row that is a trial without an objective value: a missing ``y`` (an empty CSV
     cell; None or NaN in a DataFrame), and a ``state`` column other than complete (Optuna's ``FAIL``,
@@ -355,7 +372,7 @@ def _convert_conditional(
         if not conditions.settled(read, i):  # (what is read so far is active: inactive at this row)
             continue
         cell = row.get(col)
-        if _no_value(cell):
+        if _absent(p, cell):
             raise DataError(f"{_at(where, col)}: missing value ({space._why_active(p.name)})")
         try:
             read[p.name] = _convert_value(p, cell)
@@ -382,7 +399,7 @@ def _lacks_active(space: Space, row: Mapping[Any, Any], cols: Sequence[Any]) -> 
         if not conditions.settled(read, i):
             continue
         cell = row.get(col)
-        if _missing(cell):
+        if _absent(p, cell):  # (as _convert_conditional reads it: an empty cell, NaN, NA, null, ...)
             return True
         try:
             read[p.name] = _convert_value(p, cell)
@@ -828,8 +845,9 @@ class TaskData:
             The decimal mark of the file's numbers: ``","`` reads ``52,1`` as 52.1 (a spreadsheet
             in a European locale writes ``;`` between fields and ``,`` in numbers).
         skip_incomplete : bool, default False
-            Leave out the rows without a value for every parameter (an empty cell in a parameter
-            column, or a parameter without a column), instead of refusing them: the rows of a
+            Leave out the rows without a value for every parameter (an empty cell, ``NA`` or
+            ``null`` in a parameter column, or a parameter without a column; in a conditional
+            ``space``, every parameter active at the row), instead of refusing them: the rows of a
             conditional search space (an Optuna study's ``trials_dataframe()``) that belong to
             another branch than ``space``. Their ``y`` and ``task`` cells are not read. The result
             holds no row when every row is left out.
@@ -889,7 +907,8 @@ class TaskData:
         Column labels are matched exactly (not stripped). Parameters as in :meth:`from_csv`;
         string cells are converted the same way, other values are validated as they are. A missing
         value (None, NaN, pandas' NA, a blank string) is what an empty cell is in a CSV file: in a
-        parameter column, an error (or, with ``skip_incomplete``, the row left out); in ``y``, a
+        parameter column, an error (or, with ``skip_incomplete``, the row left out, as are ``NA``,
+        ``null`` and the other markers of :data:`NO_VALUE` that are not a choice); in ``y``, a
         trial without a value (see Warns). Rows are numbered from 1 in messages.
 
         Raises
@@ -1145,6 +1164,7 @@ def _read_csv(
                 if names.count(c) > 1:
                     raise DataError(f"{source}: duplicate column {c!r} in the header")
             absent = [c for c in cols if c not in names] if skip_incomplete else []
+            pairs = list(zip(space.params if space is not None else [None] * len(cols), cols, strict=True))
             try:
                 _check_missing(source, [c for c in needed if c not in absent], names)
             except DataError as exc:
@@ -1172,7 +1192,7 @@ def _read_csv(
                 if skip_incomplete and (
                     _lacks_active(space, row, cols)
                     if space is not None and space.is_conditional
-                    else absent or any(row.get(c) is not None and not row[c].strip() for c in cols)
+                    else absent or any(row.get(c) is not None and _absent(q, row[c]) for q, c in pairs)
                 ):
                     incomplete += 1
                     continue
@@ -1245,6 +1265,7 @@ def _read_dataframe(
         if found.count(c) > 1:
             raise DataError(f"{source}: duplicate column {c!r}")
     absent = [c for c in cols if c not in found] if skip_incomplete else []
+    pairs = list(zip(space.params if space is not None else [None] * len(cols), cols, strict=True))
     try:
         _check_missing(source, [c for c in needed if c not in absent], found)
     except DataError as exc:
@@ -1270,7 +1291,7 @@ def _read_dataframe(
         if skip_incomplete and (
             _lacks_active(space, row, cols)
             if space is not None and space.is_conditional
-            else absent or any(_missing(row.get(c)) for c in cols)
+            else absent or any(_absent(q, row.get(c)) for q, c in pairs)
         ):
             incomplete += 1
             continue

@@ -279,7 +279,7 @@ def _from_studies(
             left: list[tuple[int, str]] = []  # (trial id, why) of the trials this space leaves out
             for trial in complete:
                 trial_params = {names[k]: v for k, v in trial.params.items() if k in names}
-                if partial and space.is_conditional and _lacks(space, trial_params):
+                if partial and _lacks(space, trial_params):
                     continue  # (a trial of another branch of a conditional search space)
                 if other:  # (other bounds or choices: only the trials in this study's space are read)
                     try:

@@ -362,18 +362,23 @@ def conditional_search_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
 
     A parameter ``p`` absent from some trials is conditional on a categorical parameter ``c`` when
     the trials say so without exception: ``c`` is in every trial that holds ``p``, and each value of
-    ``c`` seen goes with ``p`` always or never (``p`` is active where ``c`` is active and takes one of
-    the values ``V`` seen with it): ``when={c: V}`` (:class:`~warmbo.space.Parameter`). Of several
-    such ``c``, the one in the most trials (a model rather than the SVM kernel the branch also
-    asks for); only parameters in more trials than ``p`` (or as many, and seen first) are tried, so
-    no condition can come back to ``p``. A parameter with no such ``c`` (asked when a number is
-    large, say, or whose parent has no condition itself) is left out, and so is one whose
-    distribution differs between trials (a changed range, a branch's own): Optuna's independent
-    sampler proposes them, as it does every parameter of a sampler's intersection search space.
+    ``c`` seen goes with ``p`` always or never. ``p`` is then active where ``c`` is active and takes
+    a value ``V`` other than those seen without ``p``: ``when={c: V}``
+    (:class:`~warmbo.space.Parameter`). Of several such ``c``, the one in the most trials (a model
+    rather than the SVM kernel the branch also asks for); only parameters in more trials than ``p``
+    (or as many, and seen first) are tried, so no condition can come back to ``p``. A parameter
+    with no such ``c`` (asked when a number is large, say, or whose only such ``c`` is left out
+    itself) is left out, and so is one whose distribution differs between trials (a changed range,
+    a branch's own): Optuna's independent sampler proposes them, as it does every parameter of a
+    sampler's intersection search space.
 
-    A value of ``c`` not seen yet is taken to leave ``p`` out. When the objective asks for ``p``
-    there anyway, Optuna's independent sampler proposes it, and the next completed trial corrects
-    the condition. With every parameter in every trial, this is Optuna's intersection search space
+    A value of ``c`` not seen yet is taken to hold ``p``: only the trials' absences take a parameter
+    out. Then a prior's rows of a branch the study has not tried yet keep their ``p`` (with ``p``
+    inactive there, they were read as one point, ``c`` alone, whatever their ``p``: a review), and
+    rows without it are another branch's, left out. When the objective does not ask for ``p`` at
+    such a value, the proposal's ``p`` is not evaluated, and the next completed trial corrects the
+    condition (the optimizer is rebuilt from the storage, which holds what was evaluated). With
+    every parameter in every trial, this is Optuna's intersection search space
     (``IntersectionSearchSpace``), the single-valued distributions left out."""
     distributions: dict[str, BaseDistribution] = {}
     changed: set[str] = set()
@@ -404,9 +409,10 @@ def conditional_search_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
 def _condition(
     trials: Sequence[FrozenTrial], holding: dict[str, set[int]], name: str, parent: str, distribution
 ) -> list | None:
-    """The values of ``parent`` with which the trials hold ``name``, in the order of its choices, when
-    ``parent`` is categorical, in every trial that holds ``name``, and each of its values seen goes
-    with ``name`` always or never (:func:`conditional_search_space`); None otherwise."""
+    """The values of ``parent`` that make ``name`` active, in the order of its choices: every value but
+    those the trials show without ``name``, when ``parent`` is categorical, in every trial that holds
+    ``name``, and each of its values seen goes with ``name`` always or never
+    (:func:`conditional_search_space`); None otherwise."""
     if not isinstance(distribution, CategoricalDistribution) or not holding[name] <= holding[parent]:
         return None
     with_name: dict[int, bool] = {}
@@ -415,7 +421,30 @@ def _condition(
         held = i in holding[name]
         if with_name.setdefault(index, held) != held:
             return None
-    return [distribution.choices[int(k)] for k in sorted(with_name) if with_name[k]]
+    choices = distribution.choices
+    return [choices[k] for k in range(len(choices)) if with_name.get(k, True)]
+
+
+def _present(search_space: Mapping[str, BaseDistribution]) -> Mapping[str, BaseDistribution]:
+    """``search_space`` without the parameters whose parents are not in it (parents' parents and so
+    on): a sampler around this one may take a parameter out of the space it inferred (Optuna's
+    ``PartialFixedSampler`` takes out the ones it fixes; a KeyError before), and a parameter whose
+    parent is out goes too (its activity is not known), left to the independent sampler."""
+    when = getattr(search_space, "when", {})
+    kept = {n: c for n, c in when.items() if n in search_space}
+    while True:
+        gone = [
+            n
+            for n, c in kept.items()
+            if not all(p in search_space and (p not in when or p in kept) for p in c)
+        ]
+        if not gone:
+            break
+        for n in gone:
+            del kept[n]
+    if len(kept) == len(when):
+        return search_space
+    return _SearchSpace({n: d for n, d in search_space.items() if n in kept or n not in when}, kept)
 
 
 class _Cache:
@@ -579,6 +608,7 @@ class WarmboSampler(BaseSampler):
     def sample_relative(
         self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
     ) -> dict[str, Any]:
+        search_space = _present(search_space)
         if not search_space:
             return {}
         complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
