@@ -49,7 +49,11 @@ higher / equal, two-sided sign test). BLAS held to one thread. Written to
         --out bench/results/conditional_design.json
     python bench/conditional.py --problems jenatton --seeds 5 --arms conditional,flat
     python bench/conditional.py --problems svc-digits,cash-digits,cash-cancer,cash-wine \
-        --arms warmbo-sampler,conditional,optuna-tpe --out bench/results/conditional_sampler.json
+        --arms warmbo-sampler,conditional,optuna-tpe --out bench/results/conditional_sampler.json \
+        --before bench/results/conditional_sampler_before.json
+
+``conditional_sampler_before.json`` is the same command's ``warmbo-sampler`` arm at git b94920d (the
+sampler before session 45, with this script's arm added), the baseline ``--before`` compares with.
 """
 
 from __future__ import annotations
@@ -200,7 +204,16 @@ def main() -> None:
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--seeds", type=int, default=None, help="default: 20 for jenatton, 10 for sklearn")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="a results file of an earlier commit: each arm in both is compared with it, seed by seed "
+        "(no run when --out exists already and holds every problem)",
+    )
     args = parser.parse_args()
+    if args.before is not None and args.out.exists():
+        compare(args.before, args.out)
+        return
     problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
     warnings.simplefilter("ignore")
@@ -266,6 +279,32 @@ def main() -> None:
                 said.append(f"{st['wins']}-{st['losses']}-{st['ties']} ({st['p_value']:.2g})" if st else "")
             print(f"| {name} | {c} | " + " | ".join([*cells, *said]) + " |")
     print(f"load average start {out['load_average_start']}, end {os.getloadavg()}")
+    if args.before is not None:
+        compare(args.before, args.out)
+
+
+def compare(before: Path, after: Path) -> None:
+    """Each arm of ``after`` against the same arm of ``before`` (an earlier commit's run), per problem
+    and checkpoint: medians, and lower-higher-equal seed by seed with the two-sided sign test."""
+    import json
+
+    old, new = json.loads(before.read_text()), json.loads(after.read_text())
+    print(f"\n{after} (git {new['git']}) against {before} (git {old['git']})")
+    print("| problem | arm | after | median before | median now | now lower-higher-equal (p) |")
+    print("|---|---|---|---|---|---|")
+    for name, entry in new["results"].items():
+        for arm, result in entry["arms"].items():
+            earlier = old["results"].get(name, {}).get("arms", {}).get(arm)
+            if earlier is None:
+                continue
+            a = np.array([r["loss"] for r in result["runs"]])
+            b = np.array([r["loss"] for r in earlier["runs"]])
+            for c in result["median"]:
+                st = sign_test(a[:, int(c) - 1], b[:, int(c) - 1])
+                print(
+                    f"| {name} | {arm} | {c} | {earlier['median'][c]:.3g} | {result['median'][c]:.3g} | "
+                    f"{st['wins']}-{st['losses']}-{st['ties']} ({st['p_value']:.2g}) |"
+                )
 
 
 if __name__ == "__main__":
