@@ -373,11 +373,12 @@ def conditional_search_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
     sampler's intersection search space.
 
     A value of ``c`` not seen yet is taken to hold ``p``: only the trials' absences take a parameter
-    out. Then a prior's rows of a branch the study has not tried yet keep their ``p`` (with ``p``
-    inactive there, they were read as one point, ``c`` alone, whatever their ``p``: a review), and
-    rows without it are another branch's, left out. When the objective does not ask for ``p`` at
-    such a value, the proposal's ``p`` is not evaluated, and the next completed trial corrects the
-    condition (the optimizer is rebuilt from the storage, which holds what was evaluated). With
+    out. So a prior's rows of a branch the study has not tried yet keep their ``p``, and rows without
+    it are another branch's, left out (a review: when an unseen value left ``p`` out, every such row
+    was read as the one point ``{c: value}``, whatever its ``p``). When the objective does not ask
+    for ``p`` at such a value, the proposal's ``p`` is not evaluated, and the next completed trial
+    corrects the condition (the optimizer is rebuilt from the storage, which holds what was
+    evaluated). With
     every parameter in every trial, this is Optuna's intersection search space
     (``IntersectionSearchSpace``), the single-valued distributions left out."""
     distributions: dict[str, BaseDistribution] = {}
