@@ -33,7 +33,10 @@ Arms, alternating within each seed, each with its defaults:
   parameters active at one point instead of all of them (``cash-digits``: 6 points, not 16);
 * ``warmbo-sampler`` (with ``--arms``): ``WarmboSampler(seed=s)`` asked define-by-run, as TPE is
   (session 45: it read the conditions from the trials; before, every branch's parameter came from
-  its ``RandomSampler``).
+  its ``RandomSampler``);
+* ``warmbo-sampler-warm`` (with ``--arms``, the ``cash-`` problems): the same with
+  ``prior=[study]``, an Optuna study of 30 random trials (seed 1000 + s) of the same choice of
+  models on another data set (:data:`WARM_SOURCE`): a warm start of a conditional search space.
 
 The first round raised that design question (16 of cash-digits' 30 evaluations are the cold
 design's, for points of at most 3 parameters); its arm is measured on two problems held out for it,
@@ -89,7 +92,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 import mixed_peers  # noqa: E402
 
 RESULTS = Path(__file__).parent / "results" / "conditional.json"
-ARMS = ("conditional", "flat", "optuna-tpe", "optuna-gp", "active-design", "warmbo-sampler")
+ARMS = (
+    "conditional",
+    "flat",
+    "optuna-tpe",
+    "optuna-gp",
+    "active-design",
+    "warmbo-sampler",
+    "warmbo-sampler-warm",
+)
+#: the related problem whose Optuna study is the prior of ``warmbo-sampler-warm``
+WARM_SOURCE = {"cash-digits": "cash-cancer", "cash-cancer": "cash-wine", "cash-wine": "cash-cancer"}
 #: the first round's problems (what ``python bench/conditional.py`` runs)
 PROBLEMS = ("jenatton", "svc-digits", "sgd-digits", "mlp-wine", "cash-digits")
 #: held out for the design question (``--problems cash-cancer,cash-wine``): chosen after the first
@@ -193,6 +206,24 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
             opt = wb.Optimizer(space, seed=seed, maximize=True, n_initial=n_initial)
             opt.run(timed, budget=budget, progress=False)
 
+    elif arm == "warmbo-sampler-warm":
+        import optuna
+
+        from warmbo.integrations.optuna import WarmboSampler
+
+        # the prior: 30 random trials of the same choice of models on another data set
+        related, _, _ = objective(WARM_SOURCE[name], conditional)
+        source = optuna.create_study(
+            direction="maximize", sampler=optuna.samplers.RandomSampler(seed=1000 + seed)
+        )
+        source.optimize(lambda trial: related(optuna_params(space, trial)), n_trials=30)
+
+        def start(timed) -> None:
+            study = optuna.create_study(
+                direction="maximize", sampler=WarmboSampler(seed=seed, prior=[source])
+            )
+            study.optimize(lambda trial: timed(optuna_params(space, trial)), n_trials=budget)
+
     else:
         start = optuna_start(arm, seed, budget, lambda trial: optuna_params(space, trial))
     return {"seed": seed, **timed_run(start, f, to_loss)}
@@ -204,6 +235,7 @@ def main() -> None:
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--seeds", type=int, default=None, help="default: 20 for jenatton, 10 for sklearn")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--checkpoints", help="evaluations to report after (default: 10,25,50 or 15,30)")
     parser.add_argument(
         "--before",
         type=Path,
@@ -217,7 +249,7 @@ def main() -> None:
     problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
     warnings.simplefilter("ignore")
-    if any(a.startswith("optuna") or a == "warmbo-sampler" for a in arms):
+    if any(a.startswith(("optuna", "warmbo-sampler")) for a in arms):
         import optuna
 
         # (ERROR: WarmboSampler says, as a warning, which parameters it samples independently)
@@ -233,6 +265,8 @@ def main() -> None:
     for name in problems:
         _, _, kind = objective(name, spaces(name)[0])
         budget, checkpoints, seeds = SETTINGS[kind]
+        if args.checkpoints:
+            checkpoints = tuple(int(c) for c in args.checkpoints.split(","))
         seeds = args.seeds or seeds
         runs: dict[str, list[dict]] = {a: [] for a in arms}
         for seed in range(seeds):

@@ -681,6 +681,73 @@ def test_a_value_of_a_parent_not_seen_yet_keeps_its_children_so_prior_rows_keep_
     assert all(("C" in p) == (p["model"] == "logreg") for p in data.params)
 
 
+def test_a_prior_of_optuna_studies_gives_the_space_its_branches_from_the_first_trial():
+    # before, the conditions came from this study's trials alone: after its first trial (the prior's
+    # best, an SVM) the space was {C, kernel, model}, and the prior's forest rows were left out
+    from warmbo.integrations.optuna import conditional_search_space
+
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=4))
+    source.optimize(model_c_or_n, n_trials=40)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    study.enqueue_trial({"model": "svm"})
+    study.optimize(model_c_or_n, n_trials=1)
+    alone = conditional_search_space(study.trials)
+    assert list(alone) == ["C", "kernel", "model"] and alone.when == {}
+    read = conditional_search_space(study.trials, source.trials)
+    assert list(read) == ["C", "kernel", "model", "n"]
+    assert read.when == {
+        "C": {"model": ["svm", "logreg"]},
+        "kernel": {"model": ["svm"]},
+        "n": {"model": ["rf"]},
+    }
+    # this study's trials decide where the prior contradicts them: here C with a forest too
+    study.enqueue_trial({"model": "rf", "C": 1.0})
+
+    def with_c(trial):  # (the objective changed: C for every model)
+        c = trial.suggest_float("C", 1e-3, 1e3, log=True)
+        return model_c_or_n(trial) + c
+
+    study.optimize(with_c, n_trials=1)
+    read = conditional_search_space(study.trials, source.trials)
+    assert "C" not in read.when and "C" in read, read.when  # (own: in every trial of this study)
+
+    # a prior trial whose distribution of a parameter is not this study's is left out of the reading
+    def other_ranges(trial):
+        if trial.suggest_categorical("model", ["svm", "logreg", "rf"]) == "rf":
+            return trial.suggest_int("n", 10, 200) / 100  # (n in [10, 200], C linear in [0, 1])
+        return trial.suggest_float("C", 0.0, 1.0)
+
+    other = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=5))
+    other.optimize(other_ranges, n_trials=20)
+    ours = conditional_search_space(study.trials, other.trials)
+    assert (
+        ours == conditional_search_space(study.trials)
+        and ours.when == conditional_search_space(study.trials).when
+    )
+
+
+def test_a_parameter_of_the_prior_alone_is_left_to_the_independent_sampler_until_asked():
+    # Optuna refuses a relative value of another kind than the objective asks for ("Cannot set
+    # different distribution kind"): a parameter only the prior's trials hold may have changed kind
+    source = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=4))
+    source.optimize(model_c_or_n, n_trials=40)  # (n: an int)
+
+    def n_as_a_choice(trial):
+        model = trial.suggest_categorical("model", ["svm", "logreg", "rf"])
+        if model == "rf":
+            return {"small": 0.3, "big": 0.1}[trial.suggest_categorical("n", ["small", "big"])]
+        return abs(math.log10(trial.suggest_float("C", 1e-3, 1e3, log=True)))
+
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=[source], n_startup_trials=1))
+    study.enqueue_trial({"model": "svm", "C": 1.0})
+    study.enqueue_trial({"model": "rf"})  # (warmbo proposes n, an int of the prior: not given to Optuna)
+    study.optimize(n_as_a_choice, n_trials=6)
+    assert [t.state.name for t in study.trials] == ["COMPLETE"] * 6
+    assert study.trials[1].params["n"] in ("small", "big")
+    proposal = json.loads(study.trials[1].system_attrs[f"{PARAMS_KEY}:0"])
+    assert isinstance(proposal["n"], int)  # (warmbo proposed the prior's int; Optuna asked a choice)
+
+
 def test_a_prior_s_na_cells_of_another_branch_are_absences_and_a_none_choice_is_a_value(tmp_path):
     # a review: a CSV prior's NA in an inactive parameter's cell was read as a value, so the row of
     # another branch was kept and then refused ("column 'C': missing value"), stopping the study
@@ -765,8 +832,9 @@ def test_a_prior_of_a_conditional_search_space_gives_each_relative_space_its_row
     svm_values = sorted(v for p, v in rows if p["model"] == "svm")
     # the prior values the search spaces {C, model} and {model, C when svm, depth when rf} see (None:
     # no prior): every row of a branch holds its parameters, so the second space reads them all
-    expected = {
-        "optuna studies": (svm_values, sorted(y)),
+    expected = {  # (a prior of Optuna studies: the conditions are read from its trials too, so the
+        # first space has both branches already)
+        "optuna studies": (sorted(y), sorted(y)),
         "(X, y)": (svm_values, sorted(y)),
         "CSV": (svm_values, sorted(y)),
         "DataFrame": (svm_values, sorted(y)),

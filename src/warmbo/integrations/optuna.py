@@ -355,7 +355,9 @@ class _SearchSpace(dict):
         self.when = dict(when)
 
 
-def conditional_search_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
+def conditional_search_space(
+    trials: Sequence[FrozenTrial], prior_trials: Sequence[FrozenTrial] = ()
+) -> _SearchSpace:
     """The search space of a define-by-run objective, read from its completed ``trials``: every
     parameter with one distribution in all of them (more than one value), a parameter in some of
     them only with the condition the trials show for it.
@@ -380,7 +382,39 @@ def conditional_search_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
     corrects the condition (the optimizer is rebuilt from the storage, which holds what was
     evaluated). With
     every parameter in every trial, this is Optuna's intersection search space
-    (``IntersectionSearchSpace``), the single-valued distributions left out."""
+    (``IntersectionSearchSpace``), the single-valued distributions left out.
+
+    ``prior_trials``, the complete trials of earlier studies of the objective (a prior of Optuna
+    studies), are read with ``trials`` for the conditions, so that the space has its branches from
+    the first trial on and the prior's rows of every branch hold their parameters. A prior trial
+    whose distribution of a parameter differs from this study's is left out of that reading; a
+    parameter of the prior alone is in the space (:meth:`WarmboSampler.sample_relative` leaves its
+    proposal to the independent sampler until this study's trials hold it: Optuna would refuse a
+    value of another kind). Where the prior's trials contradict a condition this study's trials
+    show, or a parameter they leave out is in this study's space, this study's trials decide."""
+    own = _read_space(trials)
+    if not prior_trials:
+        return own
+    seen: dict[str, BaseDistribution] = {}
+    changed: set[str] = set()
+    for trial in trials:
+        for name, distribution in trial.distributions.items():
+            if seen.setdefault(name, distribution) != distribution:
+                changed.add(name)
+    agreeing = [t for t in prior_trials if all(seen.get(n, d) == d for n, d in t.distributions.items())]
+    both = _read_space([*trials, *agreeing])
+    names = {n: d for n, d in both.items() if n not in changed}
+    when = {n: c for n, c in both.when.items() if n in names}
+    for name, distribution in own.items():
+        if name not in names:
+            names[name] = distribution
+            if name in own.when:
+                when[name] = own.when[name]
+    return _present(_SearchSpace(dict(sorted(names.items())), when))
+
+
+def _read_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
+    """:func:`conditional_search_space` of ``trials`` alone."""
     distributions: dict[str, BaseDistribution] = {}
     changed: set[str] = set()
     holding: dict[str, set[int]] = {}
@@ -575,6 +609,7 @@ class WarmboSampler(BaseSampler):
         state = self.__dict__.copy()
         state["_lock"] = None
         state["_cache"] = None
+        state.pop("_prior_complete", None)  # (read again from the prior studies)
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -604,7 +639,24 @@ class WarmboSampler(BaseSampler):
     def infer_relative_search_space(
         self, study: optuna.Study, trial: FrozenTrial
     ) -> dict[str, BaseDistribution]:
-        return conditional_search_space(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+        complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+        return conditional_search_space(complete, self._prior_trials())
+
+    def _prior_trials(self) -> list[FrozenTrial]:
+        """The complete trials of a prior of Optuna studies (read once), for the conditions of the
+        search space (:func:`conditional_search_space`); [] for any other prior."""
+        cached = self.__dict__.get("_prior_complete")
+        if cached is None:
+            prior = self.prior
+            studies = (
+                isinstance(prior, list | tuple) and prior and all(isinstance(s, optuna.Study) for s in prior)
+            )
+            cached = self._prior_complete = (
+                [t for s in prior for t in s.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+                if studies
+                else []
+            )
+        return cached
 
     def sample_relative(
         self, study: optuna.Study, trial: FrozenTrial, search_space: dict[str, BaseDistribution]
@@ -637,6 +689,15 @@ class WarmboSampler(BaseSampler):
                 cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
                 params = cache.map.to_optuna(suggestion)
                 _publish(study, trial, PARAMS_KEY, json.dumps(params))
+                # a parameter of the prior's trials alone: Optuna would refuse a value of another
+                # kind than the objective asks for (an int where it now asks a choice), so the
+                # independent sampler proposes it until this study's trials hold it (the proposal,
+                # not evaluated as it stands, is withdrawn: _settle). Not said as independent sampling
+                own = {n for t in complete for n in t.distributions}
+                withheld = [n for n in params if n not in own]
+                if withheld:
+                    self.__dict__.setdefault("_said_independent", set()).update(withheld)
+                    params = {n: v for n, v in params.items() if n in own}
                 if attempt + 1 == _ATTEMPTS or not self._collides(cache, study, trial, suggestion):
                     break
                 # another worker proposed the same point at the same time: withdraw ours and ask
