@@ -36,7 +36,9 @@ Arms, alternating within each seed, each with its defaults:
   its ``RandomSampler``);
 * ``warmbo-sampler-warm`` (with ``--arms``, the ``cash-`` problems): the same with
   ``prior=[study]``, an Optuna study of 30 random trials (seed 1000 + s) of the same choice of
-  models on another data set (:data:`WARM_SOURCE`): a warm start of a conditional search space.
+  models on another data set (:data:`WARM_SOURCE`): a warm start of a conditional search space;
+* ``conditional-warm`` (with ``--arms``, the ``cash-`` problems): ``conditional`` with the same
+  trials as ``prior=`` (an ``(X, y)`` pair, ``transfer="auto"``).
 
 The first round raised that design question (16 of cash-digits' 30 evaluations are the cold
 design's, for points of at most 3 parameters); its arm is measured on two problems held out for it,
@@ -100,6 +102,7 @@ ARMS = (
     "active-design",
     "warmbo-sampler",
     "warmbo-sampler-warm",
+    "conditional-warm",
 )
 #: the related problem whose Optuna study is the prior of ``warmbo-sampler-warm``
 WARM_SOURCE = {"cash-digits": "cash-cancer", "cash-cancer": "cash-wine", "cash-wine": "cash-cancer"}
@@ -206,22 +209,25 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
             opt = wb.Optimizer(space, seed=seed, maximize=True, n_initial=n_initial)
             opt.run(timed, budget=budget, progress=False)
 
-    elif arm == "warmbo-sampler-warm":
+    elif arm in ("warmbo-sampler-warm", "conditional-warm"):
         import optuna
 
         from warmbo.integrations.optuna import WarmboSampler
 
         # the prior: 30 random trials of the same choice of models on another data set
         related, _, _ = objective(WARM_SOURCE[name], conditional)
-        source = optuna.create_study(
-            direction="maximize", sampler=optuna.samplers.RandomSampler(seed=1000 + seed)
-        )
+        random = optuna.samplers.RandomSampler(seed=1000 + seed)
+        source = optuna.create_study(direction="maximize", sampler=random)
         source.optimize(lambda trial: related(optuna_params(space, trial)), n_trials=30)
 
         def start(timed) -> None:
-            study = optuna.create_study(
-                direction="maximize", sampler=WarmboSampler(seed=seed, prior=[source])
-            )
+            if arm == "conditional-warm":  # (warmbo's own loop, the same trials as its prior)
+                rows = ([t.params for t in source.trials], [t.value for t in source.trials])
+                opt = wb.Optimizer(space, seed=seed, maximize=True, prior=rows)
+                opt.run(timed, budget=budget, progress=False)
+                return
+            sampler = WarmboSampler(seed=seed, prior=[source])
+            study = optuna.create_study(direction="maximize", sampler=sampler)
             study.optimize(lambda trial: timed(optuna_params(space, trial)), n_trials=budget)
 
     else:
@@ -249,7 +255,7 @@ def main() -> None:
     problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
     warnings.simplefilter("ignore")
-    if any(a.startswith(("optuna", "warmbo-sampler")) for a in arms):
+    if any(a.startswith(("optuna", "warmbo-sampler")) or a.endswith("-warm") for a in arms):
         import optuna
 
         # (ERROR: WarmboSampler says, as a warning, which parameters it samples independently)
