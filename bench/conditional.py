@@ -37,6 +37,8 @@ Arms, alternating within each seed, each with its defaults:
 * ``warmbo-sampler-warm`` (with ``--arms``, the ``cash-`` problems): the same with
   ``prior=[study]``, an Optuna study of 30 random trials (seed 1000 + s) of the same choice of
   models on another data set (:data:`WARM_SOURCE`): a warm start of a conditional search space;
+* ``warmbo-sampler-warm10`` (with ``--arms``): ``warmbo-sampler-warm`` with 10 random startup
+  trials kept (``n_startup_trials=10``, as without a prior; the first is still the prior's best);
 * ``conditional-warm`` (with ``--arms``, the ``cash-`` problems): ``conditional`` with the same
   trials as ``prior=`` (an ``(X, y)`` pair, ``transfer="auto"``).
 
@@ -102,6 +104,7 @@ ARMS = (
     "active-design",
     "warmbo-sampler",
     "warmbo-sampler-warm",
+    "warmbo-sampler-warm10",
     "conditional-warm",
 )
 #: the related problem whose Optuna study is the prior of ``warmbo-sampler-warm``
@@ -209,7 +212,7 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
             opt = wb.Optimizer(space, seed=seed, maximize=True, n_initial=n_initial)
             opt.run(timed, budget=budget, progress=False)
 
-    elif arm in ("warmbo-sampler-warm", "conditional-warm"):
+    elif arm in ("warmbo-sampler-warm", "warmbo-sampler-warm10", "conditional-warm"):
         import optuna
 
         from warmbo.integrations.optuna import WarmboSampler
@@ -226,7 +229,8 @@ def run(arm: str, name: str, seed: int, budget: int) -> dict:
                 opt = wb.Optimizer(space, seed=seed, maximize=True, prior=rows)
                 opt.run(timed, budget=budget, progress=False)
                 return
-            sampler = WarmboSampler(seed=seed, prior=[source])
+            startup = {"warmbo-sampler-warm10": 10}.get(arm)  # (default with a prior: 1)
+            sampler = WarmboSampler(seed=seed, prior=[source], n_startup_trials=startup)
             study = optuna.create_study(direction="maximize", sampler=sampler)
             study.optimize(lambda trial: timed(optuna_params(space, trial)), n_trials=budget)
 
