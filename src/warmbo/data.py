@@ -1365,11 +1365,12 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
         if not records:
             raise DataError(f"{source}: the list holds no configuration")
         points = []
+        # (a conditional parameter may be absent: validate says whether it is active)
+        always = _always(space) if space.is_conditional else set(space.names)
+        needed = [n for n in space.names if n in always]
         for i, record in enumerate(records, start=1):
             # keys that are no parameter (a "y", a "trial") are ignored, as a CSV file's other columns
-            missing = [name for name in space.names if name not in record]
-            if space.is_conditional:  # (a conditional parameter may be absent: validate says if it is active)
-                missing = [name for name in missing if name in _always(space)]
+            missing = [name for name in needed if name not in record]
             if missing:
                 others = [key for key in record if key not in space.names]
                 raise DataError(

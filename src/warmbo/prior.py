@@ -224,7 +224,7 @@ def _from_studies(
                 # trials was read as it stands)
                 _dropped_warning(_shown(study), sorted(set(names.values()) - set(space.names)))
                 names = {k: v for k, v in names.items() if v in space.names}
-            if other and set(names.values()) != set(space.names) and not (partial and space.is_conditional):
+            if other and not partial and set(names.values()) != set(space.names):
                 shown = ", ".join(f"{k} as {v}" for k, v in names.items() if k != v)
                 if shown:
                     only_here = sorted(set(space.names) - set(names.values()))
@@ -862,8 +862,6 @@ def _lacks(space: Space, point: Mapping) -> bool:
     """Whether ``point`` lacks a parameter of ``space`` it needs: any, in an unconditional space; in a
     conditional one, a parent or a parameter its parents' values make active (the row of another
     branch). A parent's value that is not one of its values is left to the reading to name."""
-    if not space.is_conditional:
-        return not set(space.names) <= set(point)
     try:
         return any(name not in point for name in space.missing(point))
     except SpaceError:

@@ -395,12 +395,7 @@ def conditional_search_space(
     own = _read_space(trials)
     if not prior_trials:
         return own
-    seen: dict[str, BaseDistribution] = {}
-    changed: set[str] = set()
-    for trial in trials:
-        for name, distribution in trial.distributions.items():
-            if seen.setdefault(name, distribution) != distribution:
-                changed.add(name)
+    seen, changed, _ = _distributions(trials)
     agreeing = [t for t in prior_trials if all(seen.get(n, d) == d for n, d in t.distributions.items())]
     both = _read_space([*trials, *agreeing])
     names = {n: d for n, d in both.items() if n not in changed}
@@ -413,8 +408,11 @@ def conditional_search_space(
     return _present(_SearchSpace(dict(sorted(names.items())), when))
 
 
-def _read_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
-    """:func:`conditional_search_space` of ``trials`` alone."""
+def _distributions(
+    trials: Sequence[FrozenTrial],
+) -> tuple[dict[str, BaseDistribution], set[str], dict[str, set[int]]]:
+    """Each parameter's distribution as first seen in ``trials``, the parameters whose distribution
+    changed between trials, and the indices of the trials that hold each parameter."""
     distributions: dict[str, BaseDistribution] = {}
     changed: set[str] = set()
     holding: dict[str, set[int]] = {}
@@ -423,6 +421,12 @@ def _read_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
             if distributions.setdefault(name, distribution) != distribution:
                 changed.add(name)
             holding.setdefault(name, set()).add(i)
+    return distributions, changed, holding
+
+
+def _read_space(trials: Sequence[FrozenTrial]) -> _SearchSpace:
+    """:func:`conditional_search_space` of ``trials`` alone."""
+    distributions, changed, holding = _distributions(trials)
     names = [n for n in distributions if n not in changed and not distributions[n].single()]
     # (the most held first, then as first seen: a parent is decided before the parameters it decides)
     order = sorted(names, key=lambda n: -len(holding[n]))
@@ -672,6 +676,7 @@ class WarmboSampler(BaseSampler):
             held = self._fixed(cache, trial)
             if held and not cache.map.space.missing(held):
                 return {}  # (every value given: Optuna takes them, there is nothing to choose)
+            own = {n for t in complete for n in t.distributions}  # (this study's parameters)
             for attempt in range(_ATTEMPTS):
                 self._sync(cache, study, current=trial._trial_id)
                 try:
@@ -693,7 +698,6 @@ class WarmboSampler(BaseSampler):
                 # kind than the objective asks for (an int where it now asks a choice), so the
                 # independent sampler proposes it until this study's trials hold it (the proposal,
                 # not evaluated as it stands, is withdrawn: _settle). Not said as independent sampling
-                own = {n for t in complete for n in t.distributions}
                 withheld = [n for n in params if n not in own]
                 if withheld:
                     self.__dict__.setdefault("_said_independent", set()).update(withheld)
