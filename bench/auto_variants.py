@@ -54,6 +54,10 @@ _VARIANTS = (
     "auto-noprobe",
     "auto-gated",
     "auto-noverdict",
+    "auto-repeats",
+    "auto-apart-all",
+    "auto-apart-ties",
+    "auto-apart-stalled",
     "auto-restart-none",
     "auto-restart-half",
     "auto-restart-full",
@@ -88,7 +92,11 @@ def _variant(arm: str):
     aside); ``auto-restart-none`` / ``-half`` / ``-full`` / ``-fill`` set them aside with no cold
     points first / the cold design's first ceil(m/2) points (as ``auto`` does since session 36;
     the session's runs had ``auto`` take all m) / all m / its points while the study holds fewer
-    than m trials (the cold fallback's rule). The run
+    than m trials (the cold fallback's rule). Session 46's near-repeats
+    (:meth:`warmbo.Optimizer._plateau`): ``auto-repeats`` is ``auto`` without the rule (before
+    session 46), ``auto-apart-ties`` is ``auto`` as shipped, ``auto-apart-all`` avoids near-repeats
+    of every complete trial, ``auto-apart-stalled`` of each pair of which the later did not improve
+    on the best before it. The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
@@ -129,13 +137,38 @@ def _variant(arm: str):
         optimizer_module.Optimizer._restart_size,
         optimizer_module.Optimizer._restart_due,
     )
-    verdict = optimizer_module.COLD_VERDICT
+    verdict, apart = optimizer_module.COLD_VERDICT, optimizer_module.ENSEMBLE_APART
 
     def restart_fill(self, trials):
         own = [t for t in trials if t.worker != optimizer_module.PRIOR_WORKER]
         return len(own) < optimizer_module.cold_design_size(self.space)
 
     acquisition_for = optimizer_module.Optimizer._acquisition_for
+    plateau = optimizer_module.Optimizer._plateau
+
+    def stalled(self, reference, trials):
+        """``auto-apart-stalled`` (session 46, not kept): the search avoids near-repeats of a pair of
+        the study's complete trials within the batch correlation of which the later did not improve
+        on the best before it (a tie never does; nor does a noisy replicate, mostly), both of them."""
+        from warmbo.suggest import near_pairs
+
+        weight = getattr(reference, "sources_weight_", None)
+        if self.transfer != "auto" or self._source is None or self._refuted is not None or not weight:
+            return None
+        own = [t for t in trials if t.state == "complete" and t.worker != optimizer_module.PRIOR_WORKER]
+        if len(own) < 2:
+            return None
+        X = self._encode_trials(own)
+        pairs = near_pairs(reference, X)
+        if pairs is None:
+            return None
+        signed = np.array([t.value for t in own], dtype=np.float64) * (1.0 if self.maximize else -1.0)
+        best_before = np.concatenate([[-np.inf], np.maximum.accumulate(signed)[:-1]])
+        earlier = np.tril(pairs, k=-1)  # (k, j): trial k beside an earlier trial j
+        later = earlier.any(axis=1) & (signed <= best_before)
+        flat = later | (earlier & later[:, None]).any(axis=0)
+        return X[flat] if flat.any() else None
+
     alignment = baselines.RGPE._alignment
 
     def aligned(self, X, z):
@@ -157,6 +190,12 @@ def _variant(arm: str):
             optimizer_module.Optimizer._acquisition_for = _incumbent(arm[len("auto-inc-") :])[1]
         if arm == "auto-noverdict":
             optimizer_module.COLD_VERDICT = False
+        if arm == "auto-repeats":
+            optimizer_module.ENSEMBLE_APART = None
+        if arm in ("auto-apart-all", "auto-apart-ties"):
+            optimizer_module.ENSEMBLE_APART = arm[len("auto-apart-") :]
+        if arm == "auto-apart-stalled":
+            optimizer_module.Optimizer._plateau = stalled
         if arm == "auto-restart-none":
             optimizer_module.Optimizer._restart_size = lambda self: 0
         if arm == "auto-restart-half":
@@ -186,6 +225,8 @@ def _variant(arm: str):
         baselines.RGPE._alignment = alignment
         optimizer_module.Optimizer._acquisition_for = acquisition_for
         optimizer_module.COLD_VERDICT = verdict
+        optimizer_module.ENSEMBLE_APART = apart
+        optimizer_module.Optimizer._plateau = plateau
         optimizer_module.Optimizer._restart_size, optimizer_module.Optimizer._restart_due = (
             restart_size,
             restart_due,

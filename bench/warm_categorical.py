@@ -17,6 +17,8 @@ the new one on T0 = 88 C. Per seed s:
   EI takes the best observation);
 * ``warm-aligned`` / ``warm-aligned-m``: ``warm`` with bench/auto_variants.py's ``auto-aligned`` /
   ``auto-aligned-m`` (each source GP's mean mapped onto the study's scale; session 42, not kept);
+* ``warm-repeats``: ``warm`` without the ensemble's rule against near-repeats of the study's own
+  trials (bench/auto_variants.py's ``auto-repeats``; ``warm`` before session 46);
 * ``optuna-gp`` / ``optuna-tpe``: Optuna's GPSampler / TPESampler with their defaults, cold, 20
   trials (they need ``torch``: ``make bench-peers`` installs it).
 
@@ -58,6 +60,10 @@ ARMS = (
     "warm-mean",
     "warm-aligned",
     "warm-aligned-m",
+    "warm-repeats",
+    "warm-apart-all",
+    "warm-apart-ties",
+    "warm-apart-stalled",
     "optuna-gp",
     "optuna-tpe",
 )
@@ -150,8 +156,8 @@ def _optuna(arm: str, seed: int, budget: int) -> list[dict]:
 
 def run(arm: str, seed: int, budget: int) -> dict:
     if arm.startswith(
-        "warm-aligned"
-    ):  # transfer="auto" with RGPE(align_sources=True): bench/auto_variants.py
+        ("warm-aligned", "warm-repeats", "warm-apart-")
+    ):  # transfer="auto" patched: bench/auto_variants.py
         import auto_variants
 
         apply, undo = auto_variants._variant(arm.replace("warm", "auto"))

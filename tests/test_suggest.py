@@ -4,7 +4,7 @@ import numpy as np
 
 import warmbo as wb
 from warmbo.kernels import RBF
-from warmbo.suggest import BATCH_CORRELATION, best_observations, fantasise, suggest, too_close
+from warmbo.suggest import BATCH_CORRELATION, best_observations, crowded, fantasise, suggest, too_close
 
 SPACE = wb.Space.box([(0.0, 1.0)])
 
@@ -97,6 +97,33 @@ def test_too_close_flags_points_correlated_with_a_pending_one_a_priori():
     # the search keeps that far from a pending point
     x = suggest(gp, wb.EI(), SPACE, pending=np.array([[0.4]]), seed=0)
     assert abs(x[0] - 0.4) >= 0.2 * np.sqrt(-2 * np.log(BATCH_CORRELATION))
+
+
+def test_crowded_flags_the_points_with_another_within_the_batch_correlation():
+    from scipy.spatial.distance import cdist
+
+    from warmbo.kernels import Constant, Linear, Matern
+
+    class Fitted:
+        def __init__(self, kernel):
+            self.kernel_ = kernel
+
+    lengthscale = np.array([0.2, 0.5])
+    model = Fitted(Constant(3.0) * Matern(nu=2.5, lengthscale=list(lengthscale)))
+    rng = np.random.default_rng(4)
+    points = rng.random((12, 2))
+    # pairs placed 0.02 lengthscales apart (correlation 0.9997) and 0.05 apart (0.998)
+    points = np.vstack([points, points[0] + [0.02 * 0.2, 0.0], points[1] + [0.0, 0.05 * 0.5]])
+    # the oracle: Matern-5/2's correlation (1 + sqrt5 r + 5 r^2 / 3) exp(-sqrt5 r) of the scaled distance
+    r = cdist(points / lengthscale, points / lengthscale)
+    corr = (1 + np.sqrt(5) * r + 5 * r**2 / 3) * np.exp(-np.sqrt(5) * r)
+    np.fill_diagonal(corr, 0.0)
+    expected = (corr > BATCH_CORRELATION).any(axis=1)
+    assert expected[[0, 12]].all() and not expected[[1, 13]].any()  # (the oracle sees what was placed)
+    np.testing.assert_array_equal(crowded(model, points), expected)
+    assert list(crowded(model, points[:1])) == [False]  # a point alone is not crowded by itself
+    assert crowded(model, np.empty((0, 2))) is None
+    assert crowded(Fitted(Constant(2.0) * Linear()), points) is None  # (as too_close: not a distance)
 
 
 def test_too_close_keeps_out_of_kernels_that_are_not_stationary():

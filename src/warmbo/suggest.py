@@ -95,7 +95,16 @@ from .kernels.base import Constant, Product, Sum
 from .kernels.stationary import Stationary
 from .maximize import maximize, taken
 
-__all__ = ["suggest", "fantasise", "best_observations", "too_close", "FANTASY_NOISE", "BATCH_CORRELATION"]
+__all__ = [
+    "suggest",
+    "fantasise",
+    "best_observations",
+    "too_close",
+    "crowded",
+    "near_pairs",
+    "FANTASY_NOISE",
+    "BATCH_CORRELATION",
+]
 
 #: noise variance of a pending point's fantasy observation, on the scale the GP models (standardised
 #: for the default GP), capped by the GP's own noise level (None: that noise level, the behaviour
@@ -136,12 +145,8 @@ def too_close(model, points: np.ndarray, threshold: float | None = None):
     (a multi-task GP, a model without one), one for another input dimension, or one that is not
     stationary (:func:`_stationary`): nothing is avoided."""
     points = np.asarray(points, dtype=np.float64)
-    if points.ndim != 2 or points.shape[0] == 0:
-        return None
-    kernel = getattr(model, "kernel_", None)
-    if not isinstance(kernel, Kernel) or not _stationary(kernel):
-        return None
-    if kernel.input_dim not in (None, points.shape[1]):
+    kernel = _distance_kernel(model, points)
+    if kernel is None:
         return None
     limit = BATCH_CORRELATION if threshold is None else float(threshold)
     with np.errstate(all="ignore"):
@@ -155,6 +160,41 @@ def too_close(model, points: np.ndarray, threshold: float | None = None):
         return np.any(corr > limit, axis=1)  # (NaN, from a zero prior variance, compares False)
 
     return near
+
+
+def crowded(model, points: np.ndarray, threshold: float | None = None) -> np.ndarray | None:
+    """``(k,) bool``: which of ``points`` (k, d) have another of them within the prior correlation
+    ``threshold`` (default :data:`BATCH_CORRELATION`) under ``model.kernel_``, as :func:`too_close`
+    measures it; None where :func:`too_close` is (no points, no such kernel)."""
+    pairs = near_pairs(model, points, threshold)
+    return None if pairs is None else pairs.any(axis=1)
+
+
+def near_pairs(model, points: np.ndarray, threshold: float | None = None) -> np.ndarray | None:
+    """``(k, k) bool``: which pairs of ``points`` (k, d) lie within the prior correlation
+    ``threshold`` (default :data:`BATCH_CORRELATION`) under ``model.kernel_`` (:func:`too_close`'s
+    measure), a point not paired with itself; None where :func:`too_close` is."""
+    points = np.asarray(points, dtype=np.float64)
+    kernel = _distance_kernel(model, points)
+    if kernel is None:
+        return None
+    limit = BATCH_CORRELATION if threshold is None else float(threshold)
+    with np.errstate(all="ignore"):
+        scale = np.sqrt(np.asarray(kernel(points), dtype=np.float64))  # (the prior sd at each point)
+        corr = np.asarray(kernel(points, points), dtype=np.float64) / (scale[:, None] * scale[None, :])
+    np.fill_diagonal(corr, -np.inf)
+    return corr > limit  # (NaN, from a zero prior variance, compares False)
+
+
+def _distance_kernel(model, points: np.ndarray) -> Kernel | None:
+    """``model.kernel_`` when its prior correlation measures distance between ``points`` (k, d), k >= 1:
+    a stationary kernel (:func:`_stationary`) of their input dimension; else None."""
+    if points.ndim != 2 or points.shape[0] == 0:
+        return None
+    kernel = getattr(model, "kernel_", None)
+    if not isinstance(kernel, Kernel) or not _stationary(kernel):
+        return None
+    return kernel if kernel.input_dim in (None, points.shape[1]) else None
 
 
 def _stationary(kernel: Kernel) -> bool:
