@@ -58,6 +58,7 @@ _VARIANTS = (
     "auto-apart-all",
     "auto-apart-ties",
     "auto-apart-stalled",
+    "auto-apart-noise",
     "auto-restart-none",
     "auto-restart-half",
     "auto-restart-full",
@@ -146,6 +147,26 @@ def _variant(arm: str):
     acquisition_for = optimizer_module.Optimizer._acquisition_for
     plateau = optimizer_module.Optimizer._plateau
 
+    def within_noise(self, reference, trials):
+        """``auto-apart-noise`` (session 46): the shipped rule with "one value" read as values
+        within one noise sd of the target GP (a tie on a noisy objective): pairs of the target GP's
+        own points within the batch correlation whose values differ by at most that sd."""
+        from warmbo.suggest import near_pairs
+
+        weight = getattr(reference, "sources_weight_", None)
+        if self.transfer != "auto" or self._source is None or self._refuted is not None or not weight:
+            return None
+        target = getattr(reference, "target_model_", None)
+        if target is None or target.noise_level_ is None or target.X_train_.shape[0] < 2:
+            return None
+        X, z = target.X_train_, np.asarray(target.y_train_, dtype=np.float64)
+        pairs = near_pairs(reference, X)
+        if pairs is None:
+            return None
+        sd = float(np.sqrt(target.noise_level_)) * float(target.y_std_)
+        flat = (pairs & (np.abs(z[:, None] - z[None, :]) <= sd)).any(axis=1)
+        return X[flat] if flat.any() else None
+
     def stalled(self, reference, trials):
         """``auto-apart-stalled`` (session 46, not kept): the search avoids near-repeats of a pair of
         the study's complete trials within the batch correlation of which the later did not improve
@@ -196,6 +217,8 @@ def _variant(arm: str):
             optimizer_module.ENSEMBLE_APART = arm[len("auto-apart-") :]
         if arm == "auto-apart-stalled":
             optimizer_module.Optimizer._plateau = stalled
+        if arm == "auto-apart-noise":
+            optimizer_module.Optimizer._plateau = within_noise
         if arm == "auto-restart-none":
             optimizer_module.Optimizer._restart_size = lambda self: 0
         if arm == "auto-restart-half":

@@ -64,6 +64,7 @@ ARMS = (
     "warm-apart-all",
     "warm-apart-ties",
     "warm-apart-stalled",
+    "warm-apart-noise",
     "optuna-gp",
     "optuna-tpe",
 )

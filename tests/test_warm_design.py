@@ -628,11 +628,14 @@ def _beside_ties(opt, f, n):
         if model is not None and getattr(model, "sources_weight_", 0) > 0 and len(done) > 1:
             X = opt.space.encode([t.params for t in done])
             values = np.array([t.value for t in done])
-            tied = np.array([np.sum(values == v) > 1 for v in values])
-            flat = crowded(model, X[tied]) if tied.any() else None
-            if flat is not None and flat.any():
+            flat = np.zeros(len(done), dtype=bool)
+            for value in np.unique(values):  # (pairs of one value, close to each other)
+                group = np.flatnonzero(values == value)
+                if group.size > 1:
+                    flat[group[crowded(model, X[group])]] = True
+            if flat.any():
                 chances += 1
-                beside += bool(too_close(model, X[tied][flat])(opt.space.encode([dict(suggestion)]))[0])
+                beside += bool(too_close(model, X[flat])(opt.space.encode([dict(suggestion)]))[0])
         opt.tell(suggestion, f(suggestion))
     return beside, chances
 
@@ -682,3 +685,25 @@ def test_the_rule_against_ties_never_acts_on_an_objective_without_ties_nor_for_r
     assert asked("auto", "all") != before  # (while the rule against every near-repeat acts here)
     # rgpe stays as published: even the rule against every near-repeat leaves it alone
     assert asked("rgpe", "all") == asked("rgpe", None)
+
+
+def test_the_trials_avoided_are_the_close_pairs_of_one_value_and_none_without_one(monkeypatch):
+    X, y, task = meta_data([(0.3, 0.6)])
+    opt = wb.Optimizer(SPACE, prior=wb.TaskData.from_numpy(X, y, SPACE, task=task), seed=0, maximize=True)
+    for point, value in [
+        ((0.50, 0.50), -1.0),
+        ((0.50, 0.5001), -1.0),  # beside the first, the same value: a pair
+        ((0.90, 0.10), -2.0),
+        ((0.10, 0.90), -2.0),  # the same value, far apart: not a pair
+        ((0.30, 0.60), 0.0),
+        ((0.30, 0.6001), 0.5),  # close, other values: not a pair
+    ]:
+        opt.tell(opt.ask(fixed={"x": point[0], "y": point[1]}), value)
+    opt.ask()  # (fits the ensemble: opt.model_)
+    model, trials = opt.model_, opt.study.trials()
+    assert model.sources_weight_ > 0
+    avoided = opt._plateau(model, [t for t in trials if t.state == "complete"])
+    np.testing.assert_allclose(np.sort(avoided, axis=0), [[0.5, 0.5], [0.5, 0.5001]])
+    # only the latest PLATEAU_TRIALS own trials are read (pairs cost the square of a group)
+    monkeypatch.setattr(wb.optimizer, "PLATEAU_TRIALS", 4)
+    assert opt._plateau(model, [t for t in trials if t.state == "complete"]) is None
