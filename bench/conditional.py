@@ -61,6 +61,16 @@ higher / equal, two-sided sign test). BLAS held to one thread. Written to
 
 ``conditional_sampler_before.json`` is the same command's ``warmbo-sampler`` arm at git b94920d (the
 sampler before session 45, with this script's arm added), the baseline ``--before`` compares with.
+
+Session 46's near-repeats (docs/transfer.md, "Near-repeats"): the warm arms as shipped and with each
+rule measured (``--variant``), against ``conditional_warm_digits20.json`` (before the rule):
+
+    python bench/conditional.py --problems cash-digits --seeds 20 \
+        --arms warmbo-sampler-warm,conditional-warm --checkpoints 5,10,20,30 \
+        --out bench/results/conditional_warm_digits20_plateau.json  # (add --variant auto-apart-all,
+        # -stalled or -noise: ..._plateau_all.json, _stalled.json, _noise.json)
+    python bench/conditional.py --before bench/results/conditional_warm_digits20.json \
+        --out bench/results/conditional_warm_digits20_plateau.json
 """
 
 from __future__ import annotations
@@ -252,10 +262,19 @@ def main() -> None:
         help="a results file of an earlier commit: each arm in both is compared with it, seed by seed "
         "(no run when --out exists already and holds every problem)",
     )
+    parser.add_argument(
+        "--variant",
+        help="one of bench/auto_variants.py's auto-* arms, applied to every transfer='auto' in the run "
+        "(the warm arms; session 46: auto-repeats, auto-apart-all, auto-apart-stalled, auto-apart-noise)",
+    )
     args = parser.parse_args()
     if args.before is not None and args.out.exists():
         compare(args.before, args.out)
         return
+    if args.variant:  # (for the whole process: every warm arm's transfer="auto" is patched)
+        import auto_variants
+
+        auto_variants._variant(args.variant)[0]()
     problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
     warnings.simplefilter("ignore")
