@@ -97,7 +97,8 @@ def _variant(arm: str):
     (:meth:`warmbo.Optimizer._plateau`): ``auto-repeats`` is ``auto`` without the rule (before
     session 46), ``auto-apart-ties`` is ``auto`` as shipped, ``auto-apart-all`` avoids near-repeats
     of every complete trial, ``auto-apart-stalled`` of each pair of which the later did not improve
-    on the best before it. The run
+    on the best before it, ``auto-apart-noise`` of pairs within one noise sd of the target GP
+    (docs/transfer.md, "Near-repeats": none of the three kept). The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""

@@ -2573,9 +2573,12 @@ class Optimizer:
         trial (``ENSEMBLE_APART = "all"``) also took the ensemble's refinement of smooth objectives:
         on bench/transfer_continuous.py's related sources it ended behind after 10 evaluations in 38
         draws of 80 and ahead in 22 (p = 0.05), though it helped the noisy lab problem of
-        bench/warm_categorical.py (Pd found in 23 of 30 seeds instead of 19). A smooth or noisy
-        objective never gives two exactly equal values, so there this rule never acts. A cold GP's
-        variance collapses at its observations, and ``rgpe`` stays as published."""
+        bench/warm_categorical.py (Pd found in 23 of 30 seeds instead of 19). This rule acts only
+        where two trials have exactly one value (a quantised objective, a plateau, a point told
+        twice), which a smooth or noisy objective does not give. Ties shrink the target GP's
+        lengthscale along the flat direction, and the radius with it, so the search can still
+        step just outside: the rule halved the near-repeats on a rounded bowl, not more. A cold
+        GP's variance collapses at its observations, and ``rgpe`` stays as published."""
         if ENSEMBLE_APART is None or self._source is None or self._refuted is not None:
             return None
         weight = getattr(reference, "sources_weight_", None)
