@@ -35,9 +35,13 @@ Optuna repeats points). A result is recorded at the
 point Optuna evaluated: when that is not the proposal (Optuna replaced a value outside a changed
 distribution, or the objective never asked for a parameter), the proposal is withdrawn. A running
 trial's full proposal is stored in its system attributes (``warmbo:params``) as soon as it is made,
-because Optuna records a parameter only when the objective asks for it. Everything the sampler knows
-is therefore in the Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after
-unpickling or when the search space changes.
+because Optuna records a parameter only when the objective asks for it. The hyperparameters of the
+optimizer's last fit are kept in the study's system attributes (``warmbo:warm_start:<digest>``, one
+per relative search space), so that a new sampler (a resumed study, another process or worker)
+starts its first fit from them, as a warmbo optimizer resuming a stored study does, instead of a
+full multi-start fit (bench/sampler_first_ask.py). Everything the sampler knows is therefore in the
+Optuna storage and the ``prior``; its optimizer is a cache, rebuilt after unpickling or when the
+search space changes.
 
 Prior knowledge: ``prior=`` takes what ``Optimizer(prior=...)`` takes, in the units of the Optuna
 parameters (an ``(X, y)`` pair of parameter dicts or of rows in the search space's order, i.e.
@@ -73,6 +77,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import json
 import math
 import threading
@@ -109,6 +114,10 @@ PARAMS_KEY = "warmbo:params"
 _CHUNK = 2000
 #: system attribute set once a running trial's proposal has been checked against concurrent ones
 CHECKED_KEY = "warmbo:checked"
+#: study system attribute (one per relative search space: ``warmbo:warm_start:<digest>``) holding the
+#: hyperparameters of the optimizer's last fit, so that a new sampler object (another process,
+#: another worker, a resumed study) starts its first fit from them
+WARM_START_KEY = "warmbo:warm_start"
 # a concurrent proposal closer than this (max norm on the unit cube) to ours is the same point
 _COLLISION = 1e-3
 # seconds to wait for a concurrent worker's decision on a colliding point
@@ -497,6 +506,9 @@ class _Cache:
         self.map = space_map
         self.optimizer = optimizer
         self.known: dict[int, tuple[int | None, str]] = {}
+        # the study system attribute of this search space's warm start, and its last value there
+        self.warm_key = f"{WARM_START_KEY}:{hashlib.sha1(repr(key[1:]).encode()).hexdigest()[:16]}"
+        self.warm_text: str | None = None
 
 
 class WarmboSampler(BaseSampler):
@@ -709,6 +721,7 @@ class WarmboSampler(BaseSampler):
                 cache.optimizer.study.delete_trials([suggestion.trial_id])
                 del cache.known[trial._trial_id]
             study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
+            self._keep_warm_start(cache, study)
             self._relative.add(trial._trial_id)
         return params
 
@@ -859,7 +872,26 @@ class WarmboSampler(BaseSampler):
         if self._cache is not None:
             self._cache.optimizer.study.close()
         self._cache = _Cache(key, study._storage, space_map, optimizer)
+        stored = study._storage.get_study_system_attrs(study._study_id).get(self._cache.warm_key)
+        if isinstance(stored, str):
+            # the last fit of any sampler on this study and search space: this optimizer's first fit
+            # starts from it, as a warmbo optimizer resuming a stored study does (without it the
+            # first proposal of every new process was a full multi-start fit: 1.2 s at 256 trials,
+            # d = 6, against 0.03 s for the next; bench/sampler_first_ask.py)
+            optimizer.study.set_meta("warm_start", stored)
+            optimizer._warm_start = optimizer._stored_warm_start()  # (read when it was made)
+            self._cache.warm_text = stored
         return self._cache
+
+    @staticmethod
+    def _keep_warm_start(cache: _Cache, study: optuna.Study) -> None:
+        """Store the optimizer's last fit's hyperparameters in the study (:data:`WARM_START_KEY`)
+        when they changed. A record longer than an RDB storage keeps (a very large space) is not
+        stored: the next process fits from scratch, as before."""
+        text = cache.optimizer.study.get_meta("warm_start")
+        if text and text != cache.warm_text and len(text) <= _CHUNK:
+            study._storage.set_study_system_attr(study._study_id, cache.warm_key, text)
+            cache.warm_text = text
 
     def _n_initial(self, prior: TaskData | None, maximize: bool) -> int:
         """The optimizer's design size. Without a prior the startup trials are the design (1: the
