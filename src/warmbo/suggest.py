@@ -144,20 +144,13 @@ def too_close(model, points: np.ndarray, threshold: float | None = None):
     fitted kernel of ``model`` (``model.kernel_``); None when there are no points, or no such kernel
     (a multi-task GP, a model without one), one for another input dimension, or one that is not
     stationary (:func:`_stationary`): nothing is avoided."""
-    points = np.asarray(points, dtype=np.float64)
-    kernel = _distance_kernel(model, points)
-    if kernel is None:
+    correlation = _correlation(model, points)
+    if correlation is None:
         return None
     limit = BATCH_CORRELATION if threshold is None else float(threshold)
-    with np.errstate(all="ignore"):
-        prior = np.asarray(kernel(points), dtype=np.float64)
 
     def near(U: np.ndarray) -> np.ndarray:
-        U = np.asarray(U, dtype=np.float64)
-        with np.errstate(all="ignore"):
-            cross = np.asarray(kernel(U, points), dtype=np.float64)
-            corr = cross / np.sqrt(np.asarray(kernel(U), dtype=np.float64)[:, None] * prior[None, :])
-        return np.any(corr > limit, axis=1)  # (NaN, from a zero prior variance, compares False)
+        return np.any(correlation(U) > limit, axis=1)  # (NaN, from a zero prior variance, compares False)
 
     return near
 
@@ -174,27 +167,36 @@ def near_pairs(model, points: np.ndarray, threshold: float | None = None) -> np.
     """``(k, k) bool``: which pairs of ``points`` (k, d) lie within the prior correlation
     ``threshold`` (default :data:`BATCH_CORRELATION`) under ``model.kernel_`` (:func:`too_close`'s
     measure), a point not paired with itself; None where :func:`too_close` is."""
-    points = np.asarray(points, dtype=np.float64)
-    kernel = _distance_kernel(model, points)
-    if kernel is None:
+    correlation = _correlation(model, points)
+    if correlation is None:
         return None
-    limit = BATCH_CORRELATION if threshold is None else float(threshold)
-    with np.errstate(all="ignore"):
-        scale = np.sqrt(np.asarray(kernel(points), dtype=np.float64))  # (the prior sd at each point)
-        corr = np.asarray(kernel(points, points), dtype=np.float64) / (scale[:, None] * scale[None, :])
+    corr = correlation(points)
     np.fill_diagonal(corr, -np.inf)
-    return corr > limit  # (NaN, from a zero prior variance, compares False)
+    return corr > (BATCH_CORRELATION if threshold is None else float(threshold))
 
 
-def _distance_kernel(model, points: np.ndarray) -> Kernel | None:
-    """``model.kernel_`` when its prior correlation measures distance between ``points`` (k, d), k >= 1:
-    a stationary kernel (:func:`_stationary`) of their input dimension; else None."""
+def _correlation(model, points: np.ndarray):
+    """``U -> (m, k)``: the prior correlations ``k(u, p) / sqrt(k(u, u) k(p, p))`` of encoded points U
+    with ``points`` (k, d) under ``model.kernel_``, or None unless that kernel measures distance
+    between them: a stationary kernel (:func:`_stationary`) of their input dimension, k >= 1."""
+    points = np.asarray(points, dtype=np.float64)
     if points.ndim != 2 or points.shape[0] == 0:
         return None
     kernel = getattr(model, "kernel_", None)
     if not isinstance(kernel, Kernel) or not _stationary(kernel):
         return None
-    return kernel if kernel.input_dim in (None, points.shape[1]) else None
+    if kernel.input_dim not in (None, points.shape[1]):
+        return None
+    with np.errstate(all="ignore"):
+        prior = np.asarray(kernel(points), dtype=np.float64)  # (the diagonal: each point's prior variance)
+
+    def correlation(U: np.ndarray) -> np.ndarray:
+        U = np.asarray(U, dtype=np.float64)
+        with np.errstate(all="ignore"):
+            cross = np.asarray(kernel(U, points), dtype=np.float64)
+            return cross / np.sqrt(np.asarray(kernel(U), dtype=np.float64)[:, None] * prior[None, :])
+
+    return correlation
 
 
 def _stationary(kernel: Kernel) -> bool:
