@@ -1308,3 +1308,17 @@ def test_a_new_sampler_on_a_study_starts_its_first_fit_from_the_hyperparameters_
     assert cache.warm_key == keys[0] and cache.optimizer._warm_start == {}  # (same space, same name)
     run(other, 1)
     assert keys[0] in other._storage.get_study_system_attrs(other._study_id)
+
+
+def test_a_warm_start_the_storage_refuses_costs_nothing_but_the_record(monkeypatch):
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, n_startup_trials=2))
+    refused = []
+
+    def busy(study_id, key, value):
+        refused.append(key)
+        raise optuna.exceptions.StorageInternalError("database is locked")
+
+    monkeypatch.setattr(study._storage, "set_study_system_attr", busy)
+    study.optimize(lambda t: (t.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=5)
+    assert len(study.trials) == 5 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
+    assert refused and study.sampler._cache.warm_text is None  # (tried again at the next proposal)

@@ -886,11 +886,17 @@ class WarmboSampler(BaseSampler):
     @staticmethod
     def _keep_warm_start(cache: _Cache, study: optuna.Study) -> None:
         """Store the optimizer's last fit's hyperparameters in the study (:data:`WARM_START_KEY`)
-        when they changed. A record longer than an RDB storage keeps (a very large space) is not
-        stored: the next process fits from scratch, as before."""
+        when they changed. A record longer than :data:`_CHUNK` (a very large space) is not stored,
+        nor one the storage refuses: the next new sampler then fits from scratch, as before. Two
+        workers storing at once is one write: an RDB storage ignores the second insert of a key."""
         text = cache.optimizer.study.get_meta("warm_start")
         if text and text != cache.warm_text and len(text) <= _CHUNK:
-            study._storage.set_study_system_attr(study._study_id, cache.warm_key, text)
+            try:
+                study._storage.set_study_system_attr(study._study_id, cache.warm_key, text)
+            except optuna.exceptions.StorageInternalError as error:  # (a busy database, say)
+                # a lost record costs the next new sampler one full fit; the trial goes on
+                _logger().debug(f"WarmboSampler: the warm start was not stored ({error})")
+                return
             cache.warm_text = text
 
     def _n_initial(self, prior: TaskData | None, maximize: bool) -> int:
