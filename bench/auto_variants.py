@@ -154,8 +154,7 @@ def _variant(arm: str):
         own points within the batch correlation whose values differ by at most that sd."""
         from warmbo.suggest import near_pairs
 
-        weight = getattr(reference, "sources_weight_", None)
-        if self.transfer != "auto" or self._source is None or self._refuted is not None or not weight:
+        if not self._sources_weigh(reference):
             return None
         target = getattr(reference, "target_model_", None)
         if target is None or target.noise_level_ is None or target.X_train_.shape[0] < 2:
@@ -174,8 +173,7 @@ def _variant(arm: str):
         on the best before it (a tie never does; nor does a noisy replicate, mostly), both of them."""
         from warmbo.suggest import near_pairs
 
-        weight = getattr(reference, "sources_weight_", None)
-        if self.transfer != "auto" or self._source is None or self._refuted is not None or not weight:
+        if not self._sources_weigh(reference):
             return None
         own = [t for t in trials if t.state == "complete" and t.worker != optimizer_module.PRIOR_WORKER]
         if len(own) < 2:

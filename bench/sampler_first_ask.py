@@ -108,7 +108,7 @@ def _forget_warm_start(url: str) -> None:
 
 def _child(*args: str) -> str:
     return subprocess.run(
-        [sys.executable, __file__, *args], check=True, capture_output=True, text=True, env=os.environ
+        [sys.executable, __file__, *args], check=True, capture_output=True, text=True
     ).stdout
 
 

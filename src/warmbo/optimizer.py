@@ -2579,10 +2579,7 @@ class Optimizer:
         lengthscale along the flat direction, and the radius with it, so the search can still
         step just outside: the rule halved the near-repeats on a rounded bowl, not more. A cold
         GP's variance collapses at its observations, and ``rgpe`` stays as published."""
-        if ENSEMBLE_APART is None or self._source is None or self._refuted is not None:
-            return None
-        weight = getattr(reference, "sources_weight_", None)
-        if self.transfer != "auto" or weight is None or weight <= 0:
+        if ENSEMBLE_APART is None or not self._sources_weigh(reference):
             return None
         own = [t for t in trials if t.state == COMPLETE and t.worker != PRIOR_WORKER and t.value is not None]
         own = own[-PLATEAU_TRIALS:]
@@ -2601,6 +2598,14 @@ class Optimizer:
                 if tied.any():
                     flat.append(X[tied])
         return np.vstack(flat) if flat else None
+
+    def _sources_weigh(self, reference) -> bool:
+        """Whether ``transfer="auto"``'s ensemble ``reference`` gives its sources weight
+        (``sources_weight_ > 0``) and no verdict has set them aside: when :meth:`_plateau` acts."""
+        if self.transfer != "auto" or self._source is None or self._refuted is not None:
+            return False
+        weight = getattr(reference, "sources_weight_", None)
+        return weight is not None and weight > 0
 
     def _sources_lost(self, reference, n_trials: int) -> bool:
         """Whether this ask takes the cold design's next point instead of the model's: the transfer
