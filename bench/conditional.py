@@ -274,6 +274,10 @@ def main() -> None:
     if args.variant:  # (for the whole process: every warm arm's transfer="auto" is patched)
         import auto_variants
 
+        if args.variant not in auto_variants._VARIANTS:
+            parser.error(
+                f"unknown --variant {args.variant!r}; choose from {', '.join(auto_variants._VARIANTS)}"
+            )
         auto_variants._variant(args.variant)[0]()
     problems = listed(parser, args.problems, PROBLEMS + HELD_OUT, "problem")
     arms = listed(parser, args.arms, ARMS, "arm")
