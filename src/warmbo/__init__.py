@@ -17,6 +17,7 @@ from .space import Categorical, Float, Int, Space
 from .storage import Study
 from .transfer.envelope import Envelope
 from .transfer.metakel import MetaKeL
+from .transfer.taf import TAF
 from .transfer.tuned_prior import TunedPrior
 from .trial import History, Trial
 
@@ -33,6 +34,7 @@ __all__ = [
     "ScalarizedUCB",
     "Categorical",
     "EI",
+    "TAF",
     "Envelope",
     "Float",
     "GP",

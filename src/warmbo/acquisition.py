@@ -25,6 +25,8 @@ Formulas (mu, sigma the posterior mean and standard deviation; 003 eqs. 8-11):
   incumbent ``y+`` = best observation (``"best"``) or ``mu+ = max_x mu(x)`` (``"mean"``, 003 eq. 11,
   better under noise);
 - PI (Kushner 1964): ``Phi((mu - y+ - xi) / sigma)``;
+- TAF (Wistuba et al. 2018), on a transfer ensemble: ``w_T EI_T + sum_i w_i max(mu_i - max_j mu_i(x_j),
+  0)`` (:class:`warmbo.TAF`, :mod:`warmbo.transfer.taf`); EI on any other model;
 - posterior mean ``mu(x)`` (used for ``mu+`` and for the inference regret of 000).
 
 Multi-task (001), for a :class:`~warmbo.models.MultiTaskGP` or its budgeted version:

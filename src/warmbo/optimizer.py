@@ -142,6 +142,7 @@ from .storage import (
 from .suggest import best_observations, crowded, suggest, too_close
 from .transfer.registry import TRANSFER_METHODS, separate_sources, transfer_model
 from .transfer.sources import as_sources
+from .transfer.taf import TAF
 from .transfer.transfer_report import SourceSummary, TransferReport, transfer_report
 from .transfer.verdict import Refutation, confirmation_due, refutation
 from .transfer.warm_design import WarmDesign, design_size, source_model_maxima, warm_design
@@ -371,7 +372,7 @@ SMALL_MAX_TRIALS = 20
 
 #: an EI or PI as the study stores it (its repr), which load() rebuilds
 _STORED_INCUMBENT = re.compile(
-    r"(?P<kind>EI|PI)\(incumbent='(?P<incumbent>best|observed|mean)', xi=(?P<xi>[0-9.e+-]+)\)"
+    r"(?P<kind>EI|TAF|PI)\(incumbent='(?P<incumbent>best|observed|mean)', xi=(?P<xi>[0-9.e+-]+)\)"
 )
 
 
@@ -882,7 +883,11 @@ class Optimizer:
         at every ask; a model with a ``seed`` parameter left at None gets this optimizer's seed.
         Default: see :func:`~warmbo.models.default_model`.
     acquisition : Acquisition, optional
-        Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given).
+        Default ``EI()`` (or ``UCB(schedule)`` when ``schedule`` is given). With ``prior=``,
+        ``TAF()`` (the transfer acquisition function: the study's own EI plus each source's
+        predicted improvement, instead of EI on the ensemble's mean) suits spaces whose sources
+        favour one branch, such as the choice of model on another data set; see docs/transfer.md,
+        "TAF".
     schedule : Schedule, optional
         Confidence schedule beta_t for GP-UCB: the acquisition is then ``UCB(schedule)``, or the
         given ``UCB()`` with this schedule (a UCB given a schedule of its own, ``Srinivas()`` included,
@@ -1527,7 +1532,7 @@ class Optimizer:
             elif stored == repr(EI()):
                 pass  # the default
             elif incumbent is not None:
-                kind = EI if incumbent["kind"] == "EI" else PI
+                kind = {"EI": EI, "TAF": TAF, "PI": PI}[incumbent["kind"]]
                 out["acquisition"] = kind(incumbent=incumbent["incumbent"], xi=float(incumbent["xi"]))
             else:
                 lost.append(("acquisition", stored))

@@ -1117,6 +1117,33 @@ class RGPE(_TransferModel):
             var += weight**2 * sigma**2
         return mean, np.sqrt(var)
 
+    def transfer_acquisition(self, incumbent: str = "best", xi: float = 0.0, space=None):
+        """The transfer acquisition function of this ensemble (:mod:`warmbo.transfer.taf`), bound:
+        what :class:`~warmbo.acquisition.TAF` asks of a model, EI's ``incumbent`` and ``xi``."""
+        self._check_fitted()
+        from .taf import TransferAcquisition
+
+        return TransferAcquisition(self, incumbent, xi, space)
+
+    def source_mean(self, i: int, X) -> tuple[np.ndarray, np.ndarray]:
+        """Source GP ``i``'s mean and standard deviation at X (m, d) on the ensemble's standardised
+        scale (aligned, with ``align_sources``); kept for large point sets as :meth:`predict` keeps them."""
+        X = np.asarray(X, dtype=np.float64)
+        model = self.source_models_[i]
+        if X.shape[0] >= _SOURCE_PREDICTIONS_CACHED_FROM:
+            digest = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes(), digest_size=16).digest())
+            mu, sigma = self._source_predictions(i, model, X, digest)
+        else:
+            mu, sigma = model.predict(X)
+        a, b = self._aligned(i)
+        return a * mu + b, a * sigma
+
+    def source_mean_gradient(self, i: int, x) -> tuple[float, np.ndarray]:
+        """Source GP ``i``'s mean at one point x (d,) and its gradient, as :meth:`source_mean` scales it."""
+        mu, _, dmu, _ = self.source_models_[i].predict_gradient(np.asarray(x, dtype=np.float64))
+        a, b = self._aligned(i)
+        return a * float(mu) + b, a * np.asarray(dmu, dtype=np.float64)
+
     def _aligned(self, i: int) -> tuple[float, float]:
         alignment = getattr(self, "alignment_", None)
         return (1.0, 0.0) if alignment is None else (float(alignment[i, 0]), float(alignment[i, 1]))
