@@ -68,6 +68,7 @@ _VARIANTS = (
     "auto-inc-mean",
     "auto-aligned",
     "auto-aligned-m",
+    "auto-taf",
 )
 
 ARMS = ("none", "avg-rank", "rgpe", "auto", "auto-mean6", "auto-mean11", *_VARIANTS)
@@ -98,7 +99,9 @@ def _variant(arm: str):
     session 46), ``auto-apart-ties`` is ``auto`` as shipped, ``auto-apart-all`` avoids near-repeats
     of every complete trial, ``auto-apart-stalled`` of each pair of which the later did not improve
     on the best before it, ``auto-apart-noise`` of pairs within one noise sd of the target GP
-    (docs/transfer.md, "Near-repeats": none of the three kept). The run
+    (docs/transfer.md, "Near-repeats": none of the three kept). Session 47: ``auto-taf`` is ``auto``
+    with ``acquisition=wb.TAF()`` (the transfer acquisition function, :mod:`warmbo.transfer.taf`)
+    instead of EI on the ensemble's posterior. The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
@@ -106,6 +109,7 @@ def _variant(arm: str):
     from warmbo.transfer import baselines
 
     target_gp, gp, fallback = baselines.RGPE._target_gp, baselines.RGPE._gp, optimizer_module.COLD_FALLBACK
+
     probe = optimizer_module.COLD_PROBE
 
     sources_lost = optimizer_module.Optimizer._sources_lost
@@ -210,6 +214,8 @@ def _variant(arm: str):
             optimizer_module.Optimizer._acquisition_for = _incumbent(arm[len("auto-inc-") :])[1]
         if arm == "auto-noverdict":
             optimizer_module.COLD_VERDICT = False
+        if arm == "auto-taf":
+            optimizer_module.Optimizer._acquisition_for = _taf
         if arm == "auto-repeats":
             optimizer_module.ENSEMBLE_APART = None
         if arm in ("auto-apart-all", "auto-apart-ties"):
@@ -277,6 +283,15 @@ def _mean_until(k: int):
         return original(self, reference)
 
     return original, acquisition_for
+
+
+def _taf(self, reference):
+    """``auto-taf``'s acquisition: TAF with the optimizer's EI settings (session 47)."""
+    from warmbo.acquisition import EI
+    from warmbo.transfer.taf import TAF
+
+    acquisition = self.acquisition
+    return TAF(incumbent=acquisition.incumbent, xi=acquisition.xi) if type(acquisition) is EI else acquisition
 
 
 def _incumbent(incumbent: str):

@@ -19,6 +19,8 @@ the new one on T0 = 88 C. Per seed s:
   ``auto-aligned-m`` (each source GP's mean mapped onto the study's scale; session 42, not kept);
 * ``warm-repeats``: ``warm`` without the ensemble's rule against near-repeats of the study's own
   trials (bench/auto_variants.py's ``auto-repeats``; ``warm`` before session 46);
+* ``warm-taf``: ``warm`` with ``acquisition=wb.TAF()``, the transfer acquisition function
+  (bench/auto_variants.py's ``auto-taf``; session 47);
 * ``optuna-gp`` / ``optuna-tpe``: Optuna's GPSampler / TPESampler with their defaults, cold, 20
   trials (they need ``torch``: ``make bench-peers`` installs it).
 
@@ -65,6 +67,7 @@ ARMS = (
     "warm-apart-ties",
     "warm-apart-stalled",
     "warm-apart-noise",
+    "warm-taf",
     "optuna-gp",
     "optuna-tpe",
 )
@@ -157,7 +160,7 @@ def _optuna(arm: str, seed: int, budget: int) -> list[dict]:
 
 def run(arm: str, seed: int, budget: int) -> dict:
     if arm.startswith(
-        ("warm-aligned", "warm-repeats", "warm-apart-")
+        ("warm-aligned", "warm-repeats", "warm-apart-", "warm-taf")
     ):  # transfer="auto" patched: bench/auto_variants.py
         import auto_variants
 
