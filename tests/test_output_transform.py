@@ -95,9 +95,14 @@ def test_bad_output_transform_arguments():
     with pytest.raises(ValueError, match="unknown output_transform 'log'"):
         wb.Optimizer(SPACE, output_transform="log")
     prior = ([{"x": 0.0, "y": 0.0}, {"x": 1.0, "y": 1.0}], [1.0, 0.0])
-    with pytest.raises(ValueError, match="applies to the optimizer's own GP"):
-        wb.Optimizer(SPACE, prior=prior, output_transform="yeo-johnson")
+    with pytest.raises(
+        ValueError, match="applies to the optimizer's own GP and to transfer='auto'; transfer='rgpe' puts"
+    ):
+        wb.Optimizer(SPACE, prior=prior, transfer="rgpe", output_transform="yeo-johnson")
+    with pytest.raises(ValueError, match="a transfer model has none"):
+        wb.Optimizer(SPACE, prior=prior, output_transform="auto")
     wb.Optimizer(SPACE, prior=prior, transfer="none", output_transform="yeo-johnson")  # prior told as trials
+    assert wb.Optimizer(SPACE, prior=prior, output_transform="yeo-johnson").output_transform == "yeo-johnson"
 
     class NoLikelihood:  # the model protocol without a marginal likelihood
         n_observations = 0
@@ -249,3 +254,45 @@ def test_auto_decides_at_powers_of_two_then_between_the_restarts():
 
     decisions = [n for n in range(2, 2000) if _decides_scale(n)]
     assert decisions == [2, 4, 8, 16, 32, 64, 128, 384, 768, 1536]
+
+
+def earlier_rosenbrock(n: int = 30, seed: int = 3):
+    """A related task: Rosenbrock shifted by 0.1 in x, at n random points."""
+    rng = np.random.default_rng(seed)
+    rows = [
+        {"x": float(a), "y": float(b)}
+        for a, b in zip(rng.uniform(-2, 2, n), rng.uniform(-1, 3, n), strict=True)
+    ]
+    return rows, [rosenbrock({"x": r["x"] - 0.1, "y": r["y"]}) for r in rows]
+
+
+def test_auto_transfer_on_the_yeo_johnson_scale_when_asked(tmp_path):
+    # transfer="auto" with output_transform="yeo-johnson" (session 47): the ensemble is fitted to the
+    # study's signed values on the transform's scale, predict maps back (the ensemble and the
+    # study's own GP alike), and the study keeps the transform; without it, auto stays on the plain
+    # scale, and so does a study made without sources that is given sources later
+    url = str(tmp_path / "warm.db")
+    opt = wb.Optimizer(SPACE, prior=earlier_rosenbrock(), output_transform="yeo-johnson", seed=0, storage=url)
+    opt.run(rosenbrock, budget=12, progress=False)
+    model = opt.fit_model()
+    values = np.array([t.value for t in opt.history if t.is_complete])
+    t = model.output_transform_
+    assert isinstance(t, YeoJohnson) and model.target_model_ is not None
+    np.testing.assert_allclose(model.y_train_, t.forward(-values))
+    observed = [tr.params for tr in opt.history if tr.is_complete]
+    mean, sd = opt.predict(observed, target_only=True)  # the study's own GP, in the user's units
+    assert np.median(np.abs(mean - values) / np.ptp(values)) < 0.05 and np.all(sd >= 0)
+    z = (model.y_train_ - model.y_mean_) / model.y_std_
+    own, own_sd = model.target_model_.predict(model.X_train_)
+    back, _ = t.moments(own * model.y_std_ + model.y_mean_, own_sd * model.y_std_)
+    np.testing.assert_allclose(mean, -back, rtol=1e-9)
+    assert np.max(np.abs(own - z)) < 0.5  # (the check above compares like with like)
+    assert wb.Optimizer.load(url).output_transform == "yeo-johnson"
+    plain = wb.Optimizer(SPACE, prior=earlier_rosenbrock(), seed=0)
+    plain.run(rosenbrock, budget=4, progress=False)
+    assert plain.output_transform == "none" and plain.fit_model().output_transform_ is None
+    cold_url = str(tmp_path / "cold.db")
+    cold = wb.Optimizer(SPACE, seed=0, storage=cold_url)
+    cold.run(rosenbrock, budget=3, progress=False)
+    cold.study.close()
+    assert wb.Optimizer.load(cold_url, prior=earlier_rosenbrock()).output_transform == "none"

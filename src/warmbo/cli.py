@@ -1165,9 +1165,13 @@ def optimize(
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if (method != "none" or resumed_sources) and not transform_given:
-        # a transfer model scales the values itself (a study made without sources stored the plain
-        # GP's transform)
-        output_transform = "none"
+        # the transform the study was made with, if it was made with sources and the method takes
+        # it; else the optimizer's default for the method (a study made without sources stored the
+        # plain GP's transform)
+        from .optimizer import transfer_transform
+
+        used = method if method != "none" else resumed_sources.get("transfer", "auto")
+        output_transform = transfer_transform(used, {} if stored is None else stored.settings)
     stored_size = resumed_sources.pop("n_initial", None)
     if created_sizes:
         kept = stored_size or created_sizes[method != "none" or bool(resumed_sources)]

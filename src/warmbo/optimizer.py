@@ -591,6 +591,24 @@ _WARM_FIT_TOLERANCE = 1e-5
 _WARM_RESTART_POINTS = 128
 
 
+#: the transfer method whose model may take the study's values on the Yeo-Johnson scale
+#: (``output_transform="yeo-johnson"``, not its default): ``auto``'s ensemble standardises each task on
+#: its own (its weights read only the ranks of the study's values), so its target GP can see them as a
+#: cold study's GP does (session 47, docs/transfer.md); the other methods put the sources' values and
+#: the study's on one scale themselves (``rgpe`` stays as published)
+TRANSFORMED_TRANSFER = "auto"
+
+
+def transfer_transform(method: str, settings: dict) -> str | None:
+    """The ``output_transform`` a study that transfers with ``method`` resumes with when none is
+    given: ``"yeo-johnson"`` if it was made with sources and asked for it (``auto`` only); else None,
+    the constructor's default for the method, so that a study whose sources are set aside (the
+    verdict) or all left out goes on with the plain GP's transform (a study made without sources
+    stored that one)."""
+    made_with_it = settings.get("warm_design") and settings.get("output_transform") == "yeo-johnson"
+    return "yeo-johnson" if method == TRANSFORMED_TRANSFER and made_with_it else None
+
+
 def _fit_score(model: GP, y: np.ndarray) -> float:
     """The criterion the GP's hyperparameters maximise: log marginal likelihood, LOO log predictive
     probability, or minus the LOO squared error (all on the outputs the two fits share)."""
@@ -956,10 +974,16 @@ class Optimizer:
         (:attr:`output_scale`). Default: ``"yeo-johnson"`` for the optimizer's own GP (measured on
         the quality suite, docs/optimizer.md: lower regret after 50 evaluations than ``"none"`` in
         85 of 120 paired runs, higher in 35; ``"auto"`` kept the plain scale where the transform
-        helped and won only 52 of 120), ``"none"`` with a model you pass (``model=``, a transfer
-        model), which is used as it is. :meth:`predict` maps back to your units; :meth:`audit` works on the
-        transformed scale (coverage is the same on both: the transform is monotone). Not with a
-        transfer model.
+        helped and won only 52 of 120); ``"none"`` with a model you pass (``model=``), which is used
+        as it is, and with a transfer model. ``transfer="auto"`` also takes ``"yeo-johnson"``: its
+        ensemble then sees the study's values as a cold study's GP does (session 47,
+        docs/transfer.md, "Yeo-Johnson": better on the lab campaign, HPOBench and continuous related
+        sources, but behind on the SVM target whose sources mislead); the other transfer methods put
+        the sources' values and the study's on one scale themselves and refuse it, and ``"auto"``,
+        which compares GP likelihoods, is refused with any transfer model. A resumed study that
+        transfers keeps the transform it was made with.
+        :meth:`predict` maps back to your units; :meth:`audit` works on the transformed scale
+        (coverage is the same on both: the transform is monotone).
     reclaim : {"retry", "fail"}
         What happens to a reclaimed trial: ``"retry"`` (default) hands the same trial (same id and
         point) to the asking worker as its next suggestion; ``"fail"`` marks it failed.
@@ -1129,11 +1153,16 @@ class Optimizer:
                 "output_transform='auto' compares the GP's marginal likelihood on the two scales; "
                 f"{type(model).__name__} has no log_marginal_likelihood() (use 'none' or 'yeo-johnson')"
             )
-        if output_transform != "none" and resolved != "none":
+        if output_transform == "auto" and resolved != "none":
             raise ValueError(
-                f"output_transform={output_transform!r} applies to the optimizer's own GP; a transfer model "
-                "puts the sources' values and the target's on one scale itself (use transfer='none' or "
-                "output_transform='none')"
+                "output_transform='auto' compares the GP's marginal likelihood on the two scales; a transfer "
+                "model has none (use 'yeo-johnson' or 'none')"
+            )
+        if output_transform != "none" and resolved not in ("none", TRANSFORMED_TRANSFER):
+            raise ValueError(
+                f"output_transform={output_transform!r} applies to the optimizer's own GP and to "
+                f"transfer='auto'; transfer={resolved!r} puts the sources' values and the target's on one "
+                "scale itself (use transfer='auto', transfer='none' or output_transform='none')"
             )
         self.output_transform = output_transform
         self.heartbeat_grace = None if heartbeat_grace is None else float(heartbeat_grace)
@@ -1508,10 +1537,11 @@ class Optimizer:
         if kwargs.get("n_initial") is None:  # neither given nor stored with the sources
             kwargs["n_initial"] = cls._created_n_initial(study, transferring)
         if transferring and "output_transform" not in overrides:
-            # the stored transform is the plain GP's (a study made without sources stores
-            # "yeo-johnson"); a transfer model puts the values on one scale itself: the constructor's
-            # default ("none" for a transfer model; the plain GP's when every source is left out)
-            kwargs["output_transform"] = None
+            # the transform the study was made with, if it was made with sources and the method takes
+            # it (auto: "yeo-johnson" when asked for); else the constructor's default for the method
+            # ("none" for a transfer model; the plain GP's when every source is left out): a study
+            # made without sources stored the plain GP's "yeo-johnson"
+            kwargs["output_transform"] = transfer_transform(kwargs.get("transfer") or "auto", settings)
         study.close()
         return cls(study.space, storage=storage, **kwargs)
 
@@ -2005,9 +2035,13 @@ class Optimizer:
             raise ValueError("predict needs at least two complete trials")
         encoded = self.space.encode(params)
         target = getattr(model, "target_model_", None)
+        transform = getattr(model, "output_transform_", None)
         if target_only and target is not None:
             mean, std = target.predict(encoded)  # on the target's standardised scale: to the user's
-            return Prediction(self._signed(mean * model.y_std_ + model.y_mean_), std * model.y_std_)
+            mean, std = mean * model.y_std_ + model.y_mean_, std * model.y_std_
+            if transform is not None:  # (auto's ensemble sees the Yeo-Johnson scale) back to the objective's
+                mean, std = transform.moments(mean, std)
+            return Prediction(self._signed(mean), std)
         if target is not None and getattr(model, "sources_weight_", 0.0) > 0:
             if not self._ensemble_warned:
                 self._ensemble_warned = True
@@ -2020,7 +2054,6 @@ class Optimizer:
                     TransferPredictionWarning,
                 )
         mean, std = model.predict(encoded)
-        transform = getattr(model, "output_transform_", None)
         if transform is not None:  # back to the objective's own scale
             mean, std = transform.moments(mean, std)
         return Prediction(self._signed(mean), std)
@@ -2082,6 +2115,8 @@ class Optimizer:
         # the target GP is fitted on the ensemble's standardised values: back to the user's units (as
         # predict(target_only=True) maps its posterior)
         result = rescaled(result, float(fitted.y_std_), float(self._signed(np.float64(fitted.y_mean_))))
+        if getattr(fitted, "output_transform_", None) is not None:  # (auto: the Yeo-Johnson scale)
+            result = on_transformed_scale(result, "Yeo-Johnson")
         return replace(result, subject="this study's own GP")
 
     def _audit_fitted(
