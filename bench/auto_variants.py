@@ -69,6 +69,7 @@ _VARIANTS = (
     "auto-aligned",
     "auto-aligned-m",
     "auto-taf",
+    "auto-yj",
 )
 
 ARMS = ("none", "avg-rank", "rgpe", "auto", "auto-mean6", "auto-mean11", *_VARIANTS)
@@ -101,7 +102,9 @@ def _variant(arm: str):
     on the best before it, ``auto-apart-noise`` of pairs within one noise sd of the target GP
     (docs/transfer.md, "Near-repeats": none of the three kept). Session 47: ``auto-taf`` is ``auto``
     with ``acquisition=wb.TAF()`` (the transfer acquisition function, :mod:`warmbo.transfer.taf`)
-    instead of EI on the ensemble's posterior. The run
+    instead of EI on the ensemble's posterior; ``auto-yj`` is ``auto`` with
+    ``output_transform="yeo-johnson"`` (the ensemble sees the study's values on the Yeo-Johnson scale,
+    as a cold study's GP does; patched here so that every bench script's optimizer gets it). The run
     stored in bench/results/auto_variants_map.json (git 8b37932) had the
     arms ``auto`` (= today's ``auto-old``), ``auto-map`` (= ``auto-nofallback``) and ``auto-map-all``
     (then without the fallback)."""
@@ -138,6 +141,16 @@ def _variant(arm: str):
         complete = [t for t in self.study.trials() if t.state == "complete"]
         sobol = self.space.sample_encoded(int(2 ** math.ceil(math.log2(4 * m))), self.seed)
         return int(taken(self._encode_trials(complete), sobol).sum()) < m
+
+    fit_scaled = optimizer_module.Optimizer._fit_scaled
+
+    def yeo_johnson(self, X, y, transform):
+        """``auto-yj`` (session 47): ``output_transform="yeo-johnson"`` for the transfer model, for
+        optimizers the bench scripts build without it (the transform fitted to the study's signed
+        values at every ask, as :meth:`Optimizer.fit_model` does when it is given)."""
+        if transform is None and self._source is not None:
+            transform = optimizer_module.YeoJohnson.fit(y)
+        return fit_scaled(self, X, y, transform)
 
     restart_size, restart_due = (
         optimizer_module.Optimizer._restart_size,
@@ -216,6 +229,8 @@ def _variant(arm: str):
             optimizer_module.COLD_VERDICT = False
         if arm == "auto-taf":
             optimizer_module.Optimizer._acquisition_for = _taf
+        if arm == "auto-yj":
+            optimizer_module.Optimizer._fit_scaled = yeo_johnson
         if arm == "auto-repeats":
             optimizer_module.ENSEMBLE_APART = None
         if arm in ("auto-apart-all", "auto-apart-ties"):
@@ -251,6 +266,7 @@ def _variant(arm: str):
 
     def undo():
         baselines.RGPE._alignment = alignment
+        optimizer_module.Optimizer._fit_scaled = fit_scaled
         optimizer_module.Optimizer._acquisition_for = acquisition_for
         optimizer_module.COLD_VERDICT = verdict
         optimizer_module.ENSEMBLE_APART = apart

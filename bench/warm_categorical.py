@@ -21,6 +21,8 @@ the new one on T0 = 88 C. Per seed s:
   trials (bench/auto_variants.py's ``auto-repeats``; ``warm`` before session 46);
 * ``warm-taf``: ``warm`` with ``acquisition=wb.TAF()``, the transfer acquisition function
   (bench/auto_variants.py's ``auto-taf``; session 47);
+* ``warm-yj``: ``warm`` with ``output_transform="yeo-johnson"`` (the transfer model sees the study's
+  values on the Yeo-Johnson scale, as a cold study's GP does; session 47);
 * ``optuna-gp`` / ``optuna-tpe``: Optuna's GPSampler / TPESampler with their defaults, cold, 20
   trials (they need ``torch``: ``make bench-peers`` installs it).
 
@@ -68,6 +70,7 @@ ARMS = (
     "warm-apart-stalled",
     "warm-apart-noise",
     "warm-taf",
+    "warm-yj",
     "optuna-gp",
     "optuna-tpe",
 )
@@ -128,7 +131,9 @@ def _warmbo(arm: str, seed: int, budget: int) -> list[dict]:
     kwargs: dict = {}
     if arm != "cold":
         kwargs["prior"] = [_earlier_study(seed, budget)]
-    if arm.startswith("warm-"):
+    if arm == "warm-yj":
+        kwargs["output_transform"] = "yeo-johnson"
+    elif arm.startswith("warm-"):
         kwargs["acquisition"] = wb.EI(incumbent=arm[len("warm-") :])
     opt = wb.Optimizer(SPACE, maximize=True, seed=seed, **kwargs)
     opt.run(lambda p: lab_yield(p, TARGET_T0) + rng.normal(0.0, NOISE), budget=budget, progress=False)
