@@ -140,6 +140,43 @@ def test_cli_output_transform_is_stored_and_kept_on_resume(tmp_path, monkeypatch
     assert bad.exit_code != 0 and "unknown output_transform 'box-cox'" in bad.output
 
 
+def test_cli_auto_transfer_keeps_the_transform_it_was_given(tmp_path, monkeypatch):
+    # A study made without sources stores the plain GP's transform in its settings; given sources
+    # later with --output-transform yeo-johnson, auto's choice is kept with the study, so the next
+    # run without the flag goes on with it (it went back to "none" before: a review of session 47).
+    # The study's record says what each run's optimizer used.
+    from warmbo.optimizer import TRANSFER_TRANSFORM_META
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "space.json").write_text(
+        json.dumps({"params": [{"type": "float", "name": "x", "low": -2.0, "high": 2.0}]})
+    )
+    (tmp_path / "objmod_transfer_scale.py").write_text("def f(p):\n    return (p['x'] - 0.5) ** 4 * 1000\n")
+    xs = np.linspace(-2.0, 2.0, 20)
+    (tmp_path / "earlier.csv").write_text("x,value\n" + "".join(f"{x},{(x - 0.4) ** 4 * 900}\n" for x in xs))
+    runner = CliRunner()
+    base = ["optimize", "objmod_transfer_scale:f", "--storage", "c.db"]
+    prior = ["--prior", "earlier.csv", "--prior-y", "value"]
+    done = runner.invoke(app, [*base, "--space", "space.json", "--budget", "3", "--seed", "0"])
+    assert done.exit_code == 0, done.output
+    given = runner.invoke(app, [*base, "--budget", "5", *prior, "--output-transform", "yeo-johnson"])
+    assert given.exit_code == 0, given.output
+    assert wb.Study("c.db").get_meta(TRANSFER_TRANSFORM_META) == "yeo-johnson"
+    again = runner.invoke(app, [*base, "--budget", "7"])
+    assert again.exit_code == 0, again.output
+    assert wb.Study("c.db").get_meta(TRANSFER_TRANSFORM_META) == "yeo-johnson"
+    assert wb.Optimizer.load("c.db").output_transform == "yeo-johnson" and len(wb.Study("c.db").trials()) == 7
+    plain = runner.invoke(app, [*base, "--budget", "8", "--output-transform", "none"])  # auto: either scale
+    assert plain.exit_code == 0, plain.output
+    assert wb.Study("c.db").get_meta(TRANSFER_TRANSFORM_META) == "none"
+    assert wb.Optimizer.load("c.db").output_transform == "none"
+    # another method takes no transform: "none" is accepted though the study was made with the plain
+    # GP's Yeo-Johnson (it was refused, naming the stored one, and without the flag ran on "none")
+    other = runner.invoke(app, [*base, "--budget", "9", "--transfer", "rgpe", "--output-transform", "none"])
+    assert other.exit_code == 0, other.output
+    assert len(wb.Study("c.db").trials()) == 9
+
+
 @pytest.mark.parametrize("lmbda", [0.0, 0.4, 1.0, 1.7, 2.0])
 def test_log_derivative_matches_finite_differences_of_forward(lmbda):
     t = YeoJohnson(lmbda, 3.0, 2.5, 0.2, 1.7)

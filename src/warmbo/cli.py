@@ -1023,20 +1023,6 @@ def optimize(
                 f"--seed {seed}: study {redacted(storage)} keeps the seed it was created with ({kept_seed}); "
                 "leave --seed out to go on with it, or start a new study"
             )
-        from .optimizer import OUTPUT_TRANSFORMS
-
-        kept_transform = stored.settings.get("output_transform")
-        if (
-            transform_given
-            and output_transform in OUTPUT_TRANSFORMS  # (an unknown name: the optimizer says so)
-            and kept_transform is not None
-            and output_transform != kept_transform
-        ):
-            raise ValueError(
-                f"--output-transform {output_transform}: study {redacted(storage)} keeps the transform "
-                f"it was created with ({kept_transform}); leave --output-transform out to go on with it, "
-                "or start a new study"
-            )
     if stored is not None and task_names is None:
         if output_transform is None:  # a resumed study keeps its stored transform
             output_transform = stored.settings.get("output_transform")
@@ -1061,6 +1047,25 @@ def optimize(
     if stored is not None and task_names is None and not prior and named not in ("none", "gp"):
         # a resumed study transfers as it did (with another --transfer method, from the same sources)
         resumed_sources = Optimizer.stored_sources(stored)
+    recorded_transform = None  # (auto's transform kept with a study: optimizer.transfer_transform)
+    if stored is not None and task_names is None:
+        from .optimizer import OUTPUT_TRANSFORMS, TRANSFER_TRANSFORM_META
+
+        recorded_transform = stored.get_meta(TRANSFER_TRANSFORM_META)
+        kept_transform = stored.settings.get("output_transform")
+        transferring = bool(resumed_sources) or (bool(prior) and named not in ("none", "gp"))
+        if (
+            transform_given
+            and not transferring  # (a transfer model's scale: the optimizer checks what it takes)
+            and output_transform in OUTPUT_TRANSFORMS  # (an unknown name: the optimizer says so)
+            and kept_transform is not None
+            and output_transform != kept_transform
+        ):
+            raise ValueError(
+                f"--output-transform {output_transform}: study {redacted(storage)} keeps the transform "
+                f"it was created with ({kept_transform}); leave --output-transform out to go on with it, "
+                "or start a new study"
+            )
     replaced = _stored_sources_or_none(stored) if task_names is None and prior else None
     # the method (and cap) stored with the sources: new --prior files are used with it too
     kept_transfer = Optimizer.stored_transfer(stored) if stored is not None and task_names is None else {}
@@ -1171,7 +1176,9 @@ def optimize(
         from .optimizer import transfer_transform
 
         used = method if method != "none" else resumed_sources.get("transfer", "auto")
-        output_transform = transfer_transform(used, {} if stored is None else stored.settings)
+        output_transform = transfer_transform(
+            used, {} if stored is None else stored.settings, recorded_transform
+        )
     stored_size = resumed_sources.pop("n_initial", None)
     if created_sizes:
         kept = stored_size or created_sizes[method != "none" or bool(resumed_sources)]

@@ -599,14 +599,24 @@ _WARM_RESTART_POINTS = 128
 TRANSFORMED_TRANSFER = "auto"
 
 
-def transfer_transform(method: str, settings: dict) -> str | None:
+#: study meta key: the ``output_transform`` the last optimizer that transferred with ``auto`` used
+#: (a study made without sources stores the plain GP's transform in its settings, so a choice made
+#: when sources were given later is kept here)
+TRANSFER_TRANSFORM_META = "transfer_output_transform"
+
+
+def transfer_transform(method: str, settings: dict, recorded: str | None = None) -> str | None:
     """The ``output_transform`` a study that transfers with ``method`` resumes with when none is
-    given: ``"yeo-johnson"`` if it was made with sources and asked for it (``auto`` only); else None,
-    the constructor's default for the method, so that a study whose sources are set aside (the
-    verdict) or all left out goes on with the plain GP's transform (a study made without sources
-    stored that one)."""
-    made_with_it = settings.get("warm_design") and settings.get("output_transform") == "yeo-johnson"
-    return "yeo-johnson" if method == TRANSFORMED_TRANSFER and made_with_it else None
+    given: ``"yeo-johnson"`` if its last ``auto`` optimizer used it (``recorded``, the study's
+    :data:`TRANSFER_TRANSFORM_META`; for a study without that record, if it was made with sources
+    and asked for it); else None, the constructor's default for the method, so that a study whose
+    sources are set aside (the verdict) or all left out goes on with the plain GP's transform."""
+    if method != TRANSFORMED_TRANSFER:
+        return None
+    if recorded is None:
+        made_with_it = settings.get("warm_design") and settings.get("output_transform") == "yeo-johnson"
+        recorded = "yeo-johnson" if made_with_it else None
+    return "yeo-johnson" if recorded == "yeo-johnson" else None
 
 
 def _fit_score(model: GP, y: np.ndarray) -> float:
@@ -981,7 +991,8 @@ class Optimizer:
         sources, but behind on the SVM target whose sources mislead); the other transfer methods put
         the sources' values and the study's on one scale themselves and refuse it, and ``"auto"``,
         which compares GP likelihoods, is refused with any transfer model. A resumed study that
-        transfers keeps the transform it was made with.
+        transfers with ``auto`` keeps the scale its last ``auto`` optimizer used
+        (:func:`transfer_transform`).
         :meth:`predict` maps back to your units; :meth:`audit` works on the transformed scale
         (coverage is the same on both: the transform is monotone).
     reclaim : {"retry", "fail"}
@@ -1231,6 +1242,11 @@ class Optimizer:
                 )
         if self.prior is not None and self.transfer != "none" and not self.study.readonly:
             self._store_sources()  # (also sources all left out as uninformative: they replace the stored)
+        if self._source is not None and self.transfer == TRANSFORMED_TRANSFER and not self.study.readonly:
+            # the scale auto's ensemble sees, for the next object that resumes the study
+            # (transfer_transform): a study made without sources keeps the plain GP's in its settings
+            if self.study.get_meta(TRANSFER_TRANSFORM_META) != self.output_transform:
+                self.study.set_meta(TRANSFER_TRANSFORM_META, self.output_transform)
         if self._source is not None:
             self._restore_source_fits()
         # the probe's verdict against the sources (transfer="auto"), once reached: kept with the study,
@@ -1541,7 +1557,9 @@ class Optimizer:
             # it (auto: "yeo-johnson" when asked for); else the constructor's default for the method
             # ("none" for a transfer model; the plain GP's when every source is left out): a study
             # made without sources stored the plain GP's "yeo-johnson"
-            kwargs["output_transform"] = transfer_transform(kwargs.get("transfer") or "auto", settings)
+            kwargs["output_transform"] = transfer_transform(
+                kwargs.get("transfer") or "auto", settings, study.get_meta(TRANSFER_TRANSFORM_META)
+            )
         study.close()
         return cls(study.space, storage=storage, **kwargs)
 

@@ -47,8 +47,13 @@ class TransferAcquisition(Bound):
     """TAF bound to a fitted RGPE ensemble (module docstring), on the ensemble's standardised scale.
 
     ``model`` is the ensemble (an :class:`~warmbo.transfer.baselines.RGPE`, fantasies included);
-    ``incumbent`` and ``xi`` are EI's (``xi`` on the user's scale, divided here by the target's
-    standard deviation). Values are in standardised units: the same argmax as on the user's scale.
+    ``incumbent`` and ``xi`` are EI's (``xi`` on the scale of the values the ensemble was fitted to,
+    as for EI: the user's units, or the Yeo-Johnson scale with ``output_transform="yeo-johnson"``;
+    divided here by the target's standard deviation). Values are in standardised units: the same
+    argmax. The baselines ``max_j mu_i(x_j)`` run over the points the ensemble holds: the study's
+    complete trials and the pending ones it was told (kriging believer); failed points too with
+    ``failures="liar"`` (fantasised at the worst value), not with ``"classifier"``, where the
+    probability of success weighs the whole acquisition instead.
     """
 
     def __init__(self, model, incumbent: str = "best", xi: float = 0.0, space=None):
