@@ -1170,9 +1170,9 @@ def optimize(
     # the optimizer encodes and signs the sources as it does its own trials
     kwargs = dict(prior=data, transfer=method) if method != "none" else {"transfer": "none"}
     if (method != "none" or resumed_sources) and not transform_given:
-        # the transform the study was made with, if it was made with sources and the method takes
-        # it; else the optimizer's default for the method (a study made without sources stored the
-        # plain GP's transform)
+        # auto: the scale its last auto optimizer used (the study's record); else, and for the other
+        # methods, the optimizer's default for the method (a study made without sources stored the
+        # plain GP's transform in its settings)
         from .optimizer import transfer_transform
 
         used = method if method != "none" else resumed_sources.get("transfer", "auto")
