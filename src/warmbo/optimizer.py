@@ -988,7 +988,7 @@ class Optimizer:
         as it is, and with a transfer model. ``transfer="auto"`` also takes ``"yeo-johnson"``: its
         ensemble then sees the study's values as a cold study's GP does (session 47,
         docs/transfer.md, "Yeo-Johnson": better on the lab campaign, HPOBench and continuous related
-        sources, but behind on the SVM target whose sources mislead); the other transfer methods put
+        sources, behind on the SVM grids); the other transfer methods put
         the sources' values and the study's on one scale themselves and refuse it, and ``"auto"``,
         which compares GP likelihoods, is refused with any transfer model. A resumed study that
         transfers with ``auto`` keeps the scale its last ``auto`` optimizer used
