@@ -981,7 +981,13 @@ def optimize(
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
     from .objective import CommandObjective, load_callable
-    from .optimizer import Optimizer, SourcesReplacedWarning
+    from .optimizer import (
+        OUTPUT_TRANSFORMS,
+        TRANSFER_TRANSFORM_META,
+        Optimizer,
+        SourcesReplacedWarning,
+        transfer_transform,
+    )
     from .storage import Study, study_exists
 
     _refuse_optuna_spellings(n_trials, direction, storage)
@@ -1049,8 +1055,6 @@ def optimize(
         resumed_sources = Optimizer.stored_sources(stored)
     recorded_transform = None  # (auto's transform kept with a study: optimizer.transfer_transform)
     if stored is not None and task_names is None:
-        from .optimizer import OUTPUT_TRANSFORMS, TRANSFER_TRANSFORM_META
-
         recorded_transform = stored.get_meta(TRANSFER_TRANSFORM_META)
         kept_transform = stored.settings.get("output_transform")
         transferring = bool(resumed_sources) or (bool(prior) and named not in ("none", "gp"))
@@ -1173,8 +1177,6 @@ def optimize(
         # auto: the scale its last auto optimizer used (the study's record); else, and for the other
         # methods, the optimizer's default for the method (a study made without sources stored the
         # plain GP's transform in its settings)
-        from .optimizer import transfer_transform
-
         used = method if method != "none" else resumed_sources.get("transfer", "auto")
         output_transform = transfer_transform(
             used, {} if stored is None else stored.settings, recorded_transform

@@ -122,6 +122,14 @@ def _share(obj, memo: dict) -> None:
         _share(item, memo)
 
 
+def _points_digest(X: np.ndarray):
+    """The key under which RGPE keeps its source GPs' predictions at X, or None for a point set too
+    small to keep (:data:`_SOURCE_PREDICTIONS_CACHED_FROM`)."""
+    if X.shape[0] < _SOURCE_PREDICTIONS_CACHED_FROM:
+        return None
+    return (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes(), digest_size=16).digest())
+
+
 def _believed(gp: GP, X: np.ndarray, noise: float | None) -> GP:
     """A copy of ``gp`` told its own posterior mean at X (the kriging believer), with noise variance
     ``noise`` capped by its noise level (None: that level). A copy: a source GP is shared by clones
@@ -1099,20 +1107,12 @@ class RGPE(_TransferModel):
     def _predict_z(self, X):
         mean = np.zeros(X.shape[0])
         var = np.zeros(X.shape[0])
-        digest = None
-        if X.shape[0] >= _SOURCE_PREDICTIONS_CACHED_FROM:
-            digest = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes(), digest_size=16).digest())
+        digest = _points_digest(X)
         n_sources = len(self.source_models_)
         for i, (weight, model) in enumerate(zip(self.weights_, self._members(), strict=True)):
             if weight == 0:
                 continue
-            if digest is not None and i < n_sources:
-                mu, sigma = self._source_predictions(i, model, X, digest)
-            else:
-                mu, sigma = model.predict(X)
-            if i < n_sources:
-                a, b = self._aligned(i)
-                mu, sigma = a * mu + b, a * sigma
+            mu, sigma = self._source_moments(i, X, digest) if i < n_sources else model.predict(X)
             mean += weight * mu
             var += weight**2 * sigma**2
         return mean, np.sqrt(var)
@@ -1125,21 +1125,23 @@ class RGPE(_TransferModel):
 
         return TransferAcquisition(self, incumbent, xi, space)
 
-    def source_mean(self, i: int, X) -> tuple[np.ndarray, np.ndarray]:
-        """Source GP ``i``'s mean and standard deviation at X (m, d) on the ensemble's standardised
-        scale (aligned, with ``align_sources``); kept for large point sets as :meth:`predict` keeps them."""
+    def source_means(self, X, indices) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The mean and standard deviation at X (m, d) of each source GP in ``indices``, on the
+        ensemble's standardised scale (aligned, with ``align_sources``), as :meth:`predict` uses them
+        (kept for large point sets, whose digest is taken once for all of them)."""
         X = np.asarray(X, dtype=np.float64)
+        digest = _points_digest(X)
+        return [self._source_moments(i, X, digest) for i in indices]
+
+    def _source_moments(self, i: int, X: np.ndarray, digest) -> tuple[np.ndarray, np.ndarray]:
+        """Source GP ``i``'s aligned moments at X; from the cache when ``digest`` is given."""
         model = self.source_models_[i]
-        if X.shape[0] >= _SOURCE_PREDICTIONS_CACHED_FROM:
-            digest = (X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes(), digest_size=16).digest())
-            mu, sigma = self._source_predictions(i, model, X, digest)
-        else:
-            mu, sigma = model.predict(X)
+        mu, sigma = model.predict(X) if digest is None else self._source_predictions(i, model, X, digest)
         a, b = self._aligned(i)
         return a * mu + b, a * sigma
 
     def source_mean_gradient(self, i: int, x) -> tuple[float, np.ndarray]:
-        """Source GP ``i``'s mean at one point x (d,) and its gradient, as :meth:`source_mean` scales it."""
+        """Source GP ``i``'s mean at one point x (d,) and its gradient, as :meth:`source_means` scales it."""
         mu, _, dmu, _ = self.source_models_[i].predict_gradient(np.asarray(x, dtype=np.float64))
         a, b = self._aligned(i)
         return a * float(mu) + b, a * np.asarray(dmu, dtype=np.float64)

@@ -66,10 +66,10 @@ class TransferAcquisition(Bound):
         )
         X = np.asarray(model.X_train_, dtype=np.float64)
         #: (index, weight, baseline): the sources with a weight, each with ``max_j mu_i(x_j)``
+        weighted = [(i, float(w)) for i, w in enumerate(model.weights_[:-1]) if w > 0]
+        means = model.source_means(X, [i for i, _ in weighted])
         self.sources = tuple(
-            (i, float(w), float(np.max(model.source_mean(i, X)[0])))
-            for i, w in enumerate(model.weights_[:-1])
-            if w > 0
+            (i, w, float(np.max(mu))) for (i, w), (mu, _) in zip(weighted, means, strict=True)
         )
 
     def _with(self, ei: _BoundEI, sources) -> TransferAcquisition:
@@ -88,17 +88,19 @@ class TransferAcquisition(Bound):
         on = fixed.holds(X) if X.shape[0] else np.zeros(0, dtype=bool)
         if not np.any(on):
             return self._with(ei, self.sources)
+        means = self.model.source_means(X[on], [i for i, _, _ in self.sources])
         sources = tuple(
-            (i, w, min(base, float(np.max(self.model.source_mean(i, X[on])[0]))))
-            for i, w, base in self.sources
+            (i, w, min(base, float(np.max(mu))))
+            for (i, w, base), (mu, _) in zip(self.sources, means, strict=True)
         )
         return self._with(ei, sources)
 
     def __call__(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         out = self.target_weight * self.ei(X) if self.target_weight > 0 else np.zeros(X.shape[0])
-        for i, w, base in self.sources:
-            out = out + w * np.maximum(self.model.source_mean(i, X)[0] - base, 0.0)
+        means = self.model.source_means(X, [i for i, _, _ in self.sources])
+        for (_, w, base), (mu, _) in zip(self.sources, means, strict=True):
+            out = out + w * np.maximum(mu - base, 0.0)
         return out
 
     def value_and_gradient(self, x) -> tuple[float, np.ndarray]:
