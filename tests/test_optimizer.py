@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import os
 import pickle
 import re
@@ -2334,6 +2335,34 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
         assert raised.value.failed == tuple(failed)
         assert f"withdraw trials {', '.join(map(str, failed))} first" in str(raised.value)
         assert "opt.withdraw(id)" in str(raised.value) and "--withdraw" in str(raised.value)
+
+
+def test_nan_from_an_objective_that_has_returned_values_is_a_region_not_a_broken_objective():
+    # a user test: a continued run (notebook style, "10 more") whose first three asks fell beside a
+    # learning rate that diverges (NaN) stopped with "Fix the objective" in 3 seeds of 10
+    space = wb.Space([wb.Float("lr", 1e-5, 1.0, log=True)])
+    opt = wb.Optimizer(space, seed=0, maximize=True)
+    opt.run(lambda p: math.log10(p["lr"]) + 5, budget=4, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        opt.run(lambda p: float("nan"), budget=9, progress=False)  # every new value NaN: runs its budget
+    states = [t.state for t in opt.history]
+    assert states == ["complete"] * 4 + ["failed"] * 5
+    assert all("returned nan" in t.error for t in opt.history if t.is_failed)
+    # a study without a value of its own yet (prior rows are not the objective's): still stopped
+    fresh = wb.Optimizer(space, seed=0, maximize=True)
+    fresh.add_prior(wb.TaskData.from_records([{"lr": 0.01}, {"lr": 0.001}], [3.0, 2.0], space))
+    for objective in (lambda p: float("nan"), lambda p: -math.inf):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+            with pytest.raises(wb.optimizer.RepeatedFailureError, match="not a finite number"):
+                fresh.run(objective, budget=20, progress=False)
+    assert fresh.study.count("failed") == 6
+    # other repeated errors still stop a continued run (a bug added between runs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        with pytest.raises(wb.optimizer.RepeatedFailureError, match="NameError"):
+            opt.run(_typo, budget=20, progress=False)
 
 
 def test_a_run_stops_when_every_value_returned_is_of_a_wrong_type_and_takes_a_one_number_array():

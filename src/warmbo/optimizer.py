@@ -488,16 +488,22 @@ class _FirstFailures:
     Decided once they have all finished, so fast failures finishing before slow successes (several
     workers) do not count alone."""
 
-    def __init__(self):
+    def __init__(self, answered: bool = False):
         self.outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
         self.deciding = True
         self.failed: tuple[int, ...] = ()
+        # the study holds values the objective returned before this run: a NaN or inf it returns now
+        # is its answer for a region (a learning rate that diverges), not a broken objective (a
+        # user test: a continued run asking three times beside a diverging region stopped with "fix
+        # the objective")
+        self.answered = answered
 
     def stops(self, trial: Trial, unfinished: Iterable[int]) -> str | None:
         """Record a finished ``trial``; the repeated error when the run should stop there, else None
         (the failed trials' ids are then :attr:`failed`). ``unfinished``: the ids of the run's trials
         started and not finished yet."""
-        self.outcomes[trial.id] = trial.error if trial.state == FAILED else None
+        failed = trial.state == FAILED and not (self.answered and _NONFINITE.fullmatch(trial.error or ""))
+        self.outcomes[trial.id] = trial.error if failed else None
         if not self.deciding:
             return None
         first = sorted([*self.outcomes, *unfinished])[:FIRST_FAILURES]
@@ -512,6 +518,10 @@ class _FirstFailures:
         if len({self.outcomes[i] for i in first}) > 1:
             error += " (and the same for the other values returned)"
         return error
+
+
+#: what :meth:`Optimizer.run` stores for an objective that returned NaN or inf (:class:`_FirstFailures`)
+_NONFINITE = re.compile(r"the objective returned -?(nan|inf), not a finite number")
 
 
 def _error_kind(error: str | None) -> str | None:
@@ -3814,7 +3824,9 @@ class Optimizer:
         prior rows (:meth:`add_prior`) do not count. An exception in the objective (or a value that is
         not a finite number) marks the trial failed and the run goes on, unless the first
         :data:`FIRST_FAILURES` evaluations of the run all fail with the same error (a typo raising
-        NameError every time): the run then stops with a :class:`RepeatedFailureError`, as
+        NameError every time; NaN or inf every time only when the study holds no value yet, since a
+        study that does has seen the objective work, and NaN is then its answer for a region): the
+        run then stops with a :class:`RepeatedFailureError`, as
         ``warmbo optimize`` does, instead of spending its budget on it. Runs sharing a study leave
         places in the budget to each other's live evaluations (pending trials with a heartbeat within
         ``LIVE_BEATS`` heartbeat intervals), so they stop together at ``budget`` finished trials;
@@ -3893,6 +3905,7 @@ class Optimizer:
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
         n_prior = self._prior_rows()  # read once: a run adds no prior rows
+        first_failures.answered = self.study.count(COMPLETE) > n_prior  # (values of this objective)
 
         def finished() -> int:
             return self._finished(n_prior)
