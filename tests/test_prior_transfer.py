@@ -1203,6 +1203,21 @@ def test_rows_of_a_prior_outside_the_ranges_are_left_out_with_a_warning_and_all_
         )
     with pytest.raises(DataError, match="every row of the prior lies outside this study's space"):
         wb.Optimizer(space, prior=df.iloc[[1]])
+    # every row outside, given as (X, y) or as records, in a list or alone, with or without transfer:
+    # before, an IndexError from the check for a source given twice (a user test)
+    box = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("n", 1, 6)])
+    pair = (np.array([[0.2, 2.5], [0.4, 3.5]]), np.array([1.0, 2.0]))
+    dicts = ([{"x": 5.0, "n": 2}, {"x": 6.0, "n": 3}], [1.0, 2.0])
+    records = [{"x": 5.0, "n": 2, "y": 1.0}]
+    for prior, first in (
+        (pair, "'n': value 2.5 is not an integer"),
+        (dicts, "'x': value 5.0"),
+        (records, "5.0"),
+    ):
+        for given in (prior, [prior]) if prior is not records else (records,):  # (records: one source)
+            for transfer in ("auto", "none"):
+                with pytest.raises(DataError, match=f"every row of the prior lies outside.*{first}"):
+                    wb.Optimizer(box, prior=given, transfer=transfer)
     with pytest.raises(DataError, match="not a number|finite"):  # malformed: still an error
         wb.Optimizer(space, prior=pd.DataFrame({"x": [0.2, float("nan")], "c": ["a", "b"], "y": [1.0, 2.0]}))
 

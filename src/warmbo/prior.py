@@ -593,8 +593,12 @@ def _read(
             _check_pair(X, y)
             return None
         if isinstance(X[0], Mapping):
-            return _records(list(X), y, None, space, partial, outside, "<prior (X, y)>")
-        return TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
+            data = _records(list(X), y, None, space, partial, outside, "<prior (X, y)>")
+        else:
+            data = TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
+        if not len(data):  # every row outside the space: said by the caller, as for a DataFrame
+            raise _NoRows
+        return data
     if isinstance(prior, list | tuple) and prior and all(isinstance(item, Mapping) for item in prior):
         missing = sum("y" not in item for item in prior)
         if space is not None and "y" in space.names:  # (then 'y' is a parameter, not the value)
@@ -617,7 +621,10 @@ def _read(
         if space is None:
             _check_pair(X, [item["y"] for item in prior])
             return None
-        return _records(X, [item["y"] for item in prior], labels, space, partial, outside, "<prior records>")
+        data = _records(X, [item["y"] for item in prior], labels, space, partial, outside, "<prior records>")
+        if not len(data):
+            raise _NoRows
+        return data
     if (
         isinstance(prior, tuple)
         and len(prior) > 2
