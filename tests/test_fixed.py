@@ -119,6 +119,18 @@ def test_maximize_on_a_grid_slice_is_exhaustive_over_the_candidates_that_hold_it
     assert result.n_evaluations == slice_.shape[0]
 
 
+def test_an_empty_fixed_asks_as_none_does():
+    # a user test: fixed={} (a dict built conditionally, Ax's fixed_features={}) raised "holds no
+    # parameter"; it is the same ask as fixed=None, in the design and after it
+    plain, empty = wb.Optimizer(MIXED, seed=0), wb.Optimizer(MIXED, seed=0)
+    for _ in range(plain.n_initial + 2):
+        a, b = plain.ask(), empty.ask(fixed={})
+        assert dict(a) == dict(b)
+        plain.tell(a, _loss(a))
+        empty.tell(b, _loss(b))
+    assert [dict(s) for s in empty.ask(2, fixed={})] == [dict(s) for s in plain.ask(2)]
+
+
 def test_free_point_draws_a_point_of_the_slice_that_is_not_taken():
     space = Space([Int("a", 0, 2), Categorical("b", ["x", "y"])])
     held = fix(space, {"b": "x"})

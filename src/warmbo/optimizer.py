@@ -3032,7 +3032,7 @@ class Optimizer:
             from silent workers wait for an ask without ``fixed``. A point taken already (pending,
             failed or evaluated) is never returned: when the design's point with these values is, a
             random free point with them is. ``fixed`` naming every parameter asks for that point
-            (:meth:`enqueue` queues it instead).
+            (:meth:`enqueue` queues it instead); an empty dict holds nothing, as None does.
 
         Returns
         -------
@@ -3054,6 +3054,8 @@ class Optimizer:
             counts as running; ``ask(n)`` asks for a batch, ``tell`` or ``tell_failed`` closes it.
         """
         count = 1 if n is None else check_int(n, "n", 1)
+        if isinstance(fixed, Mapping) and not fixed:
+            fixed = None  # nothing held (a dict built conditionally, Ax's fixed_features={})
         held = None if fixed is None else fix(self.space, fixed)
         by_hand = n is None and self._asks_by_hand and threading.current_thread() is threading.main_thread()
         if by_hand:
