@@ -163,3 +163,21 @@ def test_a_mistyped_study_path_is_said_with_the_study_of_the_nearest_name(tmp_pa
         with pytest.warns(NewStudyWarning, match=rf"creating a new study '{slip}'; did you mean '{meant}'"):
             wb.Optimizer(SPACE, storage=slip).study.close()
         Path(slip).unlink()  # (or the next slip's nearest name is this one)
+    # a user test was warned at distinct short names one letter apart and at a script of the same stem:
+    # only an SQLite file is a study to mean, and a one-letter slip counts in names of 4 or more
+    for name in ("t1.db", "pk.db", "src.db", "c1.db"):
+        wb.Optimizer(SPACE, storage=name).study.close()
+    Path("experiment.py").write_text("import warmbo\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NewStudyWarning)
+        for name in ("experiment.db", "pp.db", "srcmax.db", "cv.db", "c2.db"):
+            wb.Optimizer(SPACE, storage=name).study.close()
+    for slip, meant in (
+        ("persist.bd", "persist.db"),
+        ("perxist.db", "persist.db"),
+        ("pesrist.db", "persist.db"),
+    ):
+        with pytest.warns(NewStudyWarning, match=rf"did you mean '{meant}'") as said:
+            wb.Optimizer(SPACE, storage=slip).study.close()
+        assert said[0].filename == __file__  # (the user's line)
+        Path(slip).unlink()

@@ -214,6 +214,21 @@ def test_a_param_distributions_dict_is_a_search_space_with_none_among_the_choice
         WarmboSearchCV(SVC(), {"C": "big"}, n_iter=2).fit(X, y)
 
 
+def test_a_warning_under_fit_points_at_the_users_line(digits, tmp_path):
+    # a user test: the NewStudyWarning of a mistyped storage= was attributed to
+    # sklearn/model_selection/_search.py, not to the line calling fit
+    from warmbo.storage import NewStudyWarning
+
+    X, y = digits
+    WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=2, random_state=0, storage=str(tmp_path / "tuning.db")).fit(
+        X[:200], y[:200]
+    )
+    search = WarmboSearchCV(SVC(), SPACE, n_iter=2, cv=2, random_state=0, storage=str(tmp_path / "tunig.db"))
+    with pytest.warns(NewStudyWarning, match="did you mean") as said:
+        search.fit(X[:200], y[:200])
+    assert [w.filename for w in said if w.category is NewStudyWarning] == [__file__]
+
+
 def test_n_iter_above_a_finite_spaces_size_runs_each_point_once_with_a_warning(digits):
     # a user test: 10 candidates on a 6-point space cross-validated one point four times, silently
     from sklearn.tree import DecisionTreeClassifier

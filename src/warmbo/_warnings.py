@@ -6,7 +6,10 @@ entry point that does linear algebra (``MetaKeL.fit``, ``GP.fit``, ``Optimizer.a
 wrapper is one more frame, so such warnings pointed at ``_threads.py`` instead of the user's code.
 :func:`warn` instead attributes the warning to the first frame outside the warmbo package (the
 approach of pandas' ``find_stack_level``), which is the same line whatever the depth or the
-wrappers. Python 3.12's ``skip_file_prefixes`` does the same, but warmbo supports 3.10.
+wrappers. Python 3.12's ``skip_file_prefixes`` does the same, but warmbo supports 3.10. Frames of
+the libraries that call warmbo for the user (scikit-learn's search and cross-validation, joblib,
+Optuna's study loop: :data:`_CALLERS`) are passed over too, so a warning raised under
+``WarmboSearchCV(...).fit(X, y)`` points at that line, not at ``sklearn/model_selection/_search.py``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,21 @@ from contextlib import contextmanager
 __all__ = ["UnansweredAskWarning", "held_warnings", "warn", "user_stacklevel"]
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+#: libraries whose frames stand between the user's line and warmbo's (:func:`user_stacklevel`)
+_CALLERS = ("sklearn", "joblib", "optuna")
+
+
+def _inside(filename: str) -> bool:
+    """Whether a frame's file is warmbo's or one of :data:`_CALLERS`' (those already imported)."""
+    path = os.path.abspath(filename)
+    if path.startswith(_PACKAGE):
+        return True
+    for name in _CALLERS:
+        module = sys.modules.get(name)
+        where = getattr(module, "__file__", None)
+        if where and path.startswith(os.path.dirname(os.path.abspath(where)) + os.sep):
+            return True
+    return False
 
 
 class UnansweredAskWarning(UserWarning):
@@ -32,10 +50,11 @@ class UnansweredAskWarning(UserWarning):
 
 def user_stacklevel() -> int:
     """The ``stacklevel`` that makes a ``warnings.warn`` in the calling function point at the first
-    frame outside warmbo (the outermost frame if every frame is inside, e.g. under ``python -m``)."""
+    frame outside warmbo and the libraries calling it (:data:`_CALLERS`; the outermost frame if every
+    frame is inside, e.g. under ``python -m``)."""
     frame = sys._getframe(1)  # the function that will call warnings.warn: stacklevel 1
     level = 1
-    while frame.f_back is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+    while frame.f_back is not None and _inside(frame.f_code.co_filename):
         frame = frame.f_back
         level += 1
     return level

@@ -130,6 +130,51 @@ def _near_files(path: str) -> list[str]:
     return [os.path.join(folder, n) for n in near if os.path.isfile(os.path.join(folder or ".", n))]
 
 
+def _looks_mistyped(typed: str, existing: str) -> bool:
+    """Whether a new study's file name ``typed`` is the existing study ``existing``'s with a slip: the
+    same name but for case or a separator (``Lr-Sweep.db``, ``lr_sweep.db`` for ``lr-sweep.db``),
+    another ending (``lab.bd``), or one letter added, left out, changed or two neighbours swapped in
+    a name of at least 4 characters before its ending (``persit.db`` for ``persist.db``). A shorter
+    name differs in one letter from many others (a user test was warned at ``c1.db`` beside ``t1.db``,
+    ``pp.db`` beside ``pk.db``, and ``experiment.db`` beside the script ``experiment.py``: only an
+    SQLite file is a study to mean)."""
+    a, b = os.path.basename(typed), os.path.basename(existing)
+
+    def folded(name: str) -> str:
+        return re.sub(r"[_\-.\s]", "-", name.casefold())
+
+    if folded(a) == folded(b):
+        return True
+    (stem_a, end_a), (stem_b, end_b) = os.path.splitext(a), os.path.splitext(b)
+    if stem_a == stem_b:
+        return True
+    if end_a != end_b or min(len(stem_a), len(stem_b)) < 4:
+        return False
+    return _one_edit(stem_a, stem_b)
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by one insertion, deletion, substitution or swap of neighbours."""
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and (a[diff[0]], a[diff[1]]) == (b[diff[1]], b[diff[0]])
+        )
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
+
+
+def _sqlite_file(path: str) -> bool:
+    """Whether the file at ``path`` begins as an SQLite database does."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
 class StorageError(ValueError):
     """A storage URL, a study file or a stored record is unusable."""
 
@@ -642,7 +687,9 @@ class Study:
             if Path(self.path).is_file() and not os.access(self.path, os.R_OK):
                 raise StorageError(f"cannot read study {self.path!r}: permission denied")
             if not Path(self.path).exists():
-                near = _near_files(self.path)
+                near = [
+                    p for p in _near_files(self.path) if _looks_mistyped(self.path, p) and _sqlite_file(p)
+                ]
                 if near:  # (a new study beside one of a close name: a mistyped path, most likely)
                     warnings.warn(
                         f"creating a new study {self.path!r}; did you mean {near[0]!r}, which exists? "
