@@ -4,6 +4,7 @@ warmbo.transfer.registry). Sources are given in the user's own units and signed 
 from __future__ import annotations
 
 import copy
+import re
 import warnings
 
 import numpy as np
@@ -1220,6 +1221,55 @@ def test_rows_of_a_prior_outside_the_ranges_are_left_out_with_a_warning_and_all_
                     wb.Optimizer(box, prior=given, transfer=transfer)
     with pytest.raises(DataError, match="not a number|finite"):  # malformed: still an error
         wb.Optimizer(space, prior=pd.DataFrame({"x": [0.2, float("nan")], "c": ["a", "b"], "y": [1.0, 2.0]}))
+
+
+def test_a_data_prior_with_columns_that_vary_and_are_no_parameters_says_so(tmp_path):
+    # a user test: a DataFrame of last week's trials with a 'dropout' column this space has not was
+    # read without a word (values at other dropouts as this study's), where the study was refused
+    import pandas as pd
+
+    from warmbo.prior import PriorColumnsIgnoredWarning, PriorParametersDroppedWarning
+
+    old = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("dropout", 0.0, 1.0)]), seed=0)
+    old.run(lambda p: (p["x"] - 0.3) ** 2 + p["dropout"], budget=6, progress=False)
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    df = old.history.to_dataframe()
+    csv = tmp_path / "old.csv"
+    df.rename(columns={"value": "y"}).to_csv(csv, index=False)
+    records = [{"x": r["x"], "dropout": r["dropout"], "y": r["value"]} for r in df.to_dict("records")]
+    pair = ([{"x": r["x"], "dropout": r["dropout"]} for r in records], [r["y"] for r in records])
+    for prior, where in (
+        (df, "DataFrame"),
+        (str(csv), repr(str(csv))),
+        (records, "records"),
+        (pair, "(X, y)"),
+    ):
+        for transfer in ("auto", "none"):
+            with pytest.warns(
+                PriorColumnsIgnoredWarning, match=rf"prior {re.escape(where)} has columns .*'dropout'"
+            ):
+                opt = wb.Optimizer(space, prior=prior, transfer=transfer)
+            assert len(opt.prior) == 6  # (read, as before; the warning says what was left out)
+    assert issubclass(PriorColumnsIgnoredWarning, PriorParametersDroppedWarning)  # (one filter for both)
+    # the rows at the value held now: nothing varies, nothing said; nor for notes, a constant column,
+    # warmbo's own columns (worker, error, created, ...) or a column of the space
+    held = df.assign(dropout=0.5)
+    notes = pd.DataFrame(
+        {
+            "x": [0.1, 0.2, 0.3],
+            "y": [1.0, 2.0, 3.0],
+            "remark": ["a", "b", "c"],
+            "lab": ["A"] * 3,
+            "note": ["r", "r", "s"],
+        }
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for prior in (held, notes, df.drop(columns=["dropout"])):
+            wb.Optimizer(space, prior=prior)
+    # a text column of a few repeated values reads as a removed categorical
+    with pytest.warns(PriorColumnsIgnoredWarning, match="'optimiser'"):
+        wb.Optimizer(space, prior=notes.assign(optimiser=["adam", "sgd", "adam"]))
 
 
 def test_a_prior_study_of_a_parameter_added_or_removed_since_says_how_to_read_it(tmp_path):

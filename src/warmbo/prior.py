@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from ._warnings import user_stacklevel
-from .data import DataError, TaskData, _check_csv, _check_dataframe
+from .data import DataError, TaskData, _check_csv, _check_dataframe, _history_y
 from .source_record import (  # noqa: F401  (the stored sources' record: there since session 34)
     _digest_of,
     digest,
@@ -64,6 +64,7 @@ from .space import Space, SpaceError
 from .storage import _is_postgres, redacted, study_label
 
 __all__ = [
+    "PriorColumnsIgnoredWarning",
     "PriorDirectionWarning",
     "PriorOutsideSpaceWarning",
     "as_prior",
@@ -100,6 +101,82 @@ def _dropped_warning(where: str, removed: list[str]) -> None:
         f"line: warmbo export {shlex.quote(where)} --complete --out old.csv, keep those rows, "
         "--prior old.csv)",
         PriorParametersDroppedWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+class PriorColumnsIgnoredWarning(PriorParametersDroppedWarning):
+    """A prior given as data (a DataFrame, a CSV file, records) has columns that are not parameters of
+    the study and vary between its rows: perhaps a parameter removed since, whose rows are then of
+    other settings (a user test: a DataFrame of last week's trials with a ``dropout`` column the new
+    space has not was read without a word, where the same trials given as a study were refused)."""
+
+
+#: columns of a prior's data that are no parameters: warmbo's ``history.to_dataframe()`` and ``warmbo
+#: export``, Optuna's ``trials_dataframe()`` (``number``, ``datetime_*``), and a lab's notes
+_NOT_PARAMETERS = frozenset(
+    {"id", "trial", "number", "state", "value", "y", "task", "created", "completed", "duration", "worker"}
+    | {"error", "amended", "note", "notes", "comment", "comments", "datetime_start", "datetime_complete"}
+)
+_NOT_PARAMETER_PREFIXES = ("warmbo_", "value_", "user_attrs_", "system_attrs_")
+#: a text column with more distinct values than this (or a value per row) reads as notes, not a setting
+_TEXT_CHOICES = 8
+
+
+def _unknown_columns(names, used) -> list[str]:
+    """The column names among ``names`` outside ``used`` and :data:`_NOT_PARAMETERS`."""
+    return [
+        n
+        for n in names
+        if isinstance(n, str)
+        and n not in used
+        and n not in _NOT_PARAMETERS
+        and not n.startswith(_NOT_PARAMETER_PREFIXES)
+    ]
+
+
+def _varying_columns(rows, used) -> list[str]:
+    """The columns of ``rows`` (dicts) outside ``used`` and :data:`_NOT_PARAMETERS` whose values differ
+    between rows: numbers (or booleans) taking two or more values, or text taking 2 to
+    :data:`_TEXT_CHOICES` values, some of them repeated (a removed categorical parameter; a free-text
+    column with a value per row is notes). Missing values (None, NaN, blank) are not values."""
+    names = _unknown_columns({key: None for row in rows for key in row}, used)
+    varying = []
+    for name in names:
+        values = [row.get(name) for row in rows]
+        values = [v for v in values if v is not None and not (isinstance(v, str) and not v.strip())]
+        values = [v for v in values if not (isinstance(v, float) and v != v)]
+        numbers = set()
+        for v in values:
+            try:
+                numbers.add(float(v))
+            except (TypeError, ValueError):
+                break
+        else:
+            if len(numbers) > 1:
+                varying.append(name)
+            continue
+        texts = {str(v) for v in values}
+        if 2 <= len(texts) <= _TEXT_CHOICES and len(texts) < len(values):
+            varying.append(name)
+    return varying
+
+
+def _columns_ignored(where: str, rows, space: Space, y="y", task=None) -> None:
+    """Warn (:class:`PriorColumnsIgnoredWarning`) of the columns of a prior's rows that are no
+    parameters of ``space`` and vary (:func:`_varying_columns`)."""
+    used = {*space.names, y, *([task] if task is not None else [])}
+    varying = _varying_columns(rows, used)
+    if not varying:
+        return
+    names = ", ".join(repr(c) for c in varying)
+    held = " & ".join(f"(df[{c!r}] == VALUE)" for c in varying)
+    warnings.warn(
+        f"prior {where} has columns that are not parameters of this study and vary between its rows "
+        f"({names}): they are left out, so rows that differ only in them are read as the same "
+        f"settings. If a column is a parameter removed since, keep the rows at the value it is held at "
+        f"now (pandas: df[{held}]); if it holds notes, drop it (df.drop(columns=[{names}])) to say so",
+        PriorColumnsIgnoredWarning,
         stacklevel=user_stacklevel(),
     )
 
@@ -564,6 +641,8 @@ def _read(
         data = TaskData.from_csv(text, space, task=task, skip_incomplete=partial, outside=outside)
         if not len(data):
             raise _NoRows
+        if not partial:  # (a subspace's rows hold the other branches' parameters on purpose)
+            _csv_columns_ignored(text, space, task)
         return data
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
@@ -574,6 +653,10 @@ def _read(
         )
         if not len(data):
             raise _NoRows
+        columns = list(prior.columns)
+        if not partial and _unknown_columns(columns, {*space.names, task}):
+            y = _history_y(columns, "y")  # (warmbo's own history frame: its 'value')
+            _columns_ignored("DataFrame", prior.to_dict("records"), space, y, task)
         return data
     if _is_pair(prior):
         X, y = prior
@@ -594,6 +677,8 @@ def _read(
             return None
         if isinstance(X[0], Mapping):
             data = _records(list(X), y, None, space, partial, outside, "<prior (X, y)>")
+            if not partial and len(data):
+                _columns_ignored("(X, y)", list(X), space)
         else:
             data = TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
         if not len(data):  # every row outside the space: said by the caller, as for a DataFrame
@@ -624,6 +709,8 @@ def _read(
         data = _records(X, [item["y"] for item in prior], labels, space, partial, outside, "<prior records>")
         if not len(data):
             raise _NoRows
+        if not partial:
+            _columns_ignored("records", X, space)
         return data
     if (
         isinstance(prior, tuple)
@@ -903,6 +990,20 @@ def _is_location(obj) -> bool:
     from .storage import Study
 
     return isinstance(obj, str | os.PathLike | Study)
+
+
+def _csv_columns_ignored(path: str, space: Space, task) -> None:
+    """:func:`_columns_ignored` for a CSV prior read with the defaults (its rows are read again only
+    when its header names a column that is no parameter)."""
+    import csv
+
+    with open(path, newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        header = [(h or "").strip() for h in reader.fieldnames or ()]
+        if not _unknown_columns(header, {*space.names, task}):
+            return
+        rows = [{(k or "").strip(): v for k, v in row.items()} for row in reader]
+    _columns_ignored(repr(path), rows, space, "y", task)
 
 
 def _has_column(path: str, name: str) -> bool:
