@@ -547,6 +547,10 @@ def test_output_contract_reads_the_last_line(stdout, tasks, expected):
         ('{"value": "0.25"}', (), "not a number"),
         ('{"acc": 0.9}', ("acc", "lat"), 'no key(s) ["lat"]'),
         ("{value: 1}", (), "not valid JSON"),
+        # float() reads these as 15 and 42; --value and a CSV cell refuse them (a user test stored 15)
+        ("1_5\n", (), "must be a single number, got '1_5'"),
+        ("\u0664\u0662\n", (), "must be a single number"),
+        ("0.5 1_0\n", ("acc", "lat"), "must be 2 numbers"),
     ],
 )
 def test_output_contract_refuses_anything_else(stdout, tasks, message):
@@ -1455,6 +1459,40 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops(workdir):
     )
     assert invoke("optimize", "flaky:f", *args[1:5], "--storage", "flaky.db").exit_code == 0
     assert len(wb.Study("flaky.db").trials()) == 20
+    # output that never parses stops too, though it quotes a different output each time (a user test:
+    # `print(f"loss {x}")` spent the whole budget on failures and exited 0)
+    for i, (command, refusal) in enumerate(
+        [
+            ("echo loss {x}", "the last line of the output must be a single number"),
+            ("""echo '{{"value": "{x}"}}'""", 'the JSON value of "value"'),
+            ("echo {{value: {x}}}", "is not valid JSON"),
+        ]
+    ):
+        result = invoke(*args[:5], "--seed", 0, "--storage", f"unread{i}.db", "--cmd", command)
+        assert result.exit_code == 1 and "the first 3 evaluations of this run all failed" in result.output
+        assert refusal in result.output, result.output
+        assert [t.state for t in wb.Study(f"unread{i}.db").trials()] == ["failed"] * 3
+    result = invoke(*args[:5], "--storage", "regex.db", "--cmd", "echo acc={x}", "--value-regex", "acc=(.*)")
+    assert result.exit_code == 0 and len(wb.Study("regex.db").trials()) == 20  # (a value each time)
+
+
+def test_a_command_output_refusal_is_one_error_whatever_the_output():
+    from warmbo.objective import output_refusal_kind
+
+    kinds = set()
+    for out in ("loss 0.1", "loss 0.2"):
+        with pytest.raises(ObjectiveError) as error:
+            parse_values(out + "\n")
+        kinds.add(output_refusal_kind(str(error.value)))
+    assert kinds == {
+        "the last line of the output must be a single number; print the value last, or use --value-regex"
+    }
+    for out in ("acc=x1", "acc=x2"):
+        with pytest.raises(ObjectiveError) as error:
+            parse_values(out, (), re.compile(r"acc=(\S+)"))
+        kinds.add(output_refusal_kind(str(error.value)))
+    assert len(kinds) == 2
+    assert output_refusal_kind("ValueError: diverged at step 37") == "ValueError: diverged at step 37"
 
 
 def test_status_shows_whole_values_when_piped_and_audit_names_its_scale(workdir):

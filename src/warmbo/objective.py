@@ -68,11 +68,46 @@ def load_callable(spec: str):
     return function
 
 
-def _number(text: str, what: str) -> float:
-    try:
+def _numeral(text: str) -> float | None:
+    """``text`` as a number when it is a plain decimal numeral (or nan/inf, refused as not finite
+    later), else None: ``float`` also reads ``1_5`` as 15 and Arabic-Indic digits (a user test: a
+    command printing ``1_5`` stored 15), where ``--value`` and a CSV cell refuse them."""
+    from .data import _NOT_FINITE_WORDS, NUMERAL
+
+    if NUMERAL.fullmatch(text) or text.lower().lstrip("+-") in _NOT_FINITE_WORDS:
         return float(text)
-    except ValueError:
-        raise ObjectiveError(f"{what} {text[:80]!r} is not a number") from None
+    return None
+
+
+def _number(text: str, what: str) -> float:
+    value = _numeral(text)
+    if value is None:
+        raise ObjectiveError(f"{what} {text[:80]!r} is not a number")
+    return value
+
+
+#: warmbo's own words for output it cannot read, with the part that quotes the output (which differs
+#: at every trial) replaced: what :func:`output_refusal_kind` compares
+_OUTPUT_REFUSALS = (
+    (
+        re.compile(r"(the last line of the output must be .*?), got .*(; print the value last.*)", re.S),
+        r"\1\2",
+    ),
+    (re.compile(r"the last line .* is not valid JSON: .*", re.S), "the last line is not valid JSON"),
+    (re.compile(r"the last line .* must be a JSON object", re.S), "the last line must be a JSON object"),
+    (re.compile(r"(the JSON value of .*) is .*, not a number", re.S), r"\1 is not a number"),
+    (re.compile(r"(--value-regex captured) .* is not a number", re.S), r"\1 no number"),
+)
+
+
+def output_refusal_kind(message: str) -> str:
+    """``message`` with the output a refusal of :func:`parse_values` quotes left out ("got 'loss
+    0.0356'" differs at every trial, so a command printing ``loss 0.0356`` spent its whole budget on
+    failures instead of stopping after three, a user test); any other message unchanged."""
+    for pattern, kind in _OUTPUT_REFUSALS:
+        if pattern.fullmatch(message):
+            return pattern.sub(kind, message)
+    return message
 
 
 def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | None = None):
@@ -137,10 +172,10 @@ def parse_values(stdout: str, tasks: tuple[str, ...] = (), regex: re.Pattern | N
     expected = f"{n} numbers (one per task: {', '.join(tasks)})" if tasks else "a single number"
     values = []
     for token in tokens if len(tokens) == n else ():
-        try:
-            values.append(float(token))
-        except ValueError:
+        value = _numeral(token)
+        if value is None:
             break
+        values.append(value)
     if len(values) != n:
         raise ObjectiveError(
             f"the last line of the output must be {expected}, got {last[:80]!r}; "

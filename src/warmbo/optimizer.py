@@ -528,10 +528,13 @@ def _error_kind(error: str | None) -> str | None:
     """What :class:`_FirstFailures` compares: the error as stored, except that warmbo's own refusal of
     a returned value names the value's type, not the value ("got {'loss': 0.31} (dict)" differs at
     every trial, so an objective returning a dict spent its whole budget on failures;
-    :func:`~warmbo.storage.value_refusal_kind`). The user's own messages are compared whole: a message
-    that differs between trials ("diverged at step 37") may depend on the configuration, and the run
-    goes on."""
-    return None if error is None else value_refusal_kind(error)
+    :func:`~warmbo.storage.value_refusal_kind`), and a command's output it cannot read is one error
+    whatever the output (:func:`~warmbo.objective.output_refusal_kind`). The user's own messages are
+    compared whole: a message that differs between trials ("diverged at step 37") may depend on the
+    configuration, and the run goes on."""
+    from .objective import output_refusal_kind
+
+    return None if error is None else output_refusal_kind(value_refusal_kind(error))
 
 
 class TransferPredictionWarning(UserWarning):
