@@ -3859,3 +3859,39 @@ def test_warmbo_user_names_the_person_on_a_shared_login(workdir, monkeypatch):
     monkeypatch.setenv("WARMBO_USER", "  ")  # (blank: the login's name, as without it)
     invoke("suggest", "--storage", "lab.db", "-n", 1)
     assert wb.Study("lab.db").trials()[-1].worker.startswith(f"{getpass.getuser()}@")
+
+
+def test_observe_refuses_a_trial_a_live_run_is_evaluating_and_a_run_says_when_its_result_is_dropped(workdir):
+    # a user test: `observe --trial 1` while `warmbo optimize` evaluated trial 1 stored the person's
+    # value, and the run dropped its own measurement without a word (--withdraw was refused)
+    space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Categorical("mode", ["a", "; touch pwned"])])
+    run = wb.Optimizer(space, storage="live.db", seed=0)
+    evaluating = run.ask()
+    run.heartbeat()  # what a run does while it evaluates: its trial is now a live run's
+    person = wb.Optimizer.load("live.db").ask()  # a suggestion waiting for a person: no heartbeat
+    for given in (("--trial", evaluating.trial_id), ("--params", json.dumps(dict(evaluating)))):
+        result = invoke("observe", "live.db", *given, "--value", 5)
+        assert (
+            result.exit_code == 1
+            and f"trial {evaluating.trial_id} is being evaluated by a live run" in result.output
+        )
+        assert "--amend" in result.output
+    assert invoke("observe", "live.db", "--trial", person.trial_id, "--value", 4).exit_code == 0
+    assert [(t.id, t.state, t.value) for t in wb.Study("live.db").trials()] == [
+        (evaluating.trial_id, "pending", None),
+        (person.trial_id, "complete", 4.0),
+    ]
+    # a run whose trial someone records meanwhile (a Python tell, another worker) says so
+    (workdir / "meddle.py").write_text(
+        "import warmbo as wb\n"
+        "def f(p):\n"
+        "    study = wb.Study('meddled.db')\n"
+        "    pending = study.trials(('pending',))[-1]\n"
+        "    study.complete(pending.id, 5.0)\n"
+        "    return 1.0\n"
+    )
+    result = invoke("optimize", "meddle:f", "--space", "space.json", "--budget", 2, "--storage", "meddled.db")
+    assert result.exit_code == 0, result.output
+    assert "warning: trial 1 was recorded by another worker meanwhile" in result.output
+    assert "this evaluation's outcome is not stored" in result.output
+    assert [t.value for t in wb.Study("meddled.db").trials()] == [5.0, 5.0]

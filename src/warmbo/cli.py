@@ -1687,6 +1687,7 @@ def _run(
         BudgetNotReachedWarning,
         HeldElsewhereWarning,
         InterruptedRunWarning,
+        RecordedElsewhereWarning,
         RepeatedFailureError,
         TrialFailedWarning,
     )
@@ -1718,6 +1719,7 @@ def _run(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TrialFailedWarning)  # reported by the callback instead
+            warnings.simplefilter("always", RecordedElsewhereWarning)  # (no callback sees it: said here)
             warnings.simplefilter("error", BudgetNotReachedWarning)  # but a run that cannot go on is an error
             warnings.simplefilter("ignore", BudgetHeldWarning)  # _print_in_flight says it, with the command
             warnings.simplefilter("ignore", HeldElsewhereWarning)
@@ -1726,8 +1728,10 @@ def _run(
             shown = warnings.showwarning
 
             def show(message, category, *args, **kwargs):
-                if issubclass(category, InterruptedRunWarning):
-                    _on_stderr(Text(str(message)))
+                if issubclass(category, InterruptedRunWarning | RecordedElsewhereWarning):
+                    _on_stderr(
+                        Text(f"warning: {message}" if category is RecordedElsewhereWarning else str(message))
+                    )
                 elif issubclass(category, BudgetAlreadyReachedWarning):  # in the command's words
                     held = message.held
                     _on_stderr(
@@ -2417,6 +2421,7 @@ def observe(
     target = trial if trial is not None else point
     if trial is None:  # a dict matching a pending suggestion completes it; any other is a new trial
         target, matched = _pending_match(opt, point, typed, storage)
+    _refuse_live_run_trial(opt, target)
     if failed:
         if trial is not None and stored.is_failed:
             # a failure reported twice (two people, or once more with another reason): the second
@@ -2645,6 +2650,28 @@ def _measurement_interval(opt, trials, params: dict) -> tuple[float, float] | No
     spread = max(1.0, float(np.sqrt(np.mean(z**2))))
     reach = EXTERNAL_FACTOR * float(norm.isf(OUTLIER_ALPHA / 2.0)) * sd_y * spread
     return float(mean[0]) - reach, float(mean[0]) + reach
+
+
+def _refuse_live_run_trial(opt, target: int | dict) -> None:
+    """Refuse to report a result for a pending trial that a live run is evaluating (``target``: its
+    id, or the settings of the pending trial ``--params`` matched): the run's own result would then be
+    dropped when it ends (a user test: ``observe --trial 1`` on a running ``optimize``'s trial replaced
+    the command's measurement without a word, where ``--withdraw`` was refused)."""
+    from .optimizer import live_run_trials
+
+    live = live_run_trials(opt.study)
+    if not live:
+        return
+    pending = {t.id: t for t in opt.study.trials(("pending",))}
+    ids = [target] if isinstance(target, int) else [i for i, t in pending.items() if t.params == target]
+    for trial_id in ids:
+        if trial_id in live and trial_id in pending:
+            raise ValueError(
+                f"trial {trial_id} is being evaluated by a live run ({pending[trial_id].worker}, heartbeat "
+                f"{live[trial_id]:.0f} s ago), which records its own result when the evaluation ends: "
+                "reporting one now would drop the run's. Check the trial id; to replace the run's result, "
+                "wait until it is recorded and use --amend, or stop the run first"
+            )
 
 
 def _pending_match(opt, point: dict, typed: dict, storage: str) -> tuple[int | dict, str]:

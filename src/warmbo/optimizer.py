@@ -542,6 +542,11 @@ class TransferPredictionWarning(UserWarning):
     weighted): its mean ranks settings but need not be on the scale of the user's values."""
 
 
+class RecordedElsewhereWarning(TrialFailedWarning):
+    """:meth:`Optimizer.run`: a trial it was evaluating was recorded by someone else meanwhile (a
+    ``warmbo observe``, another worker that took it over), so the run's own outcome is not stored."""
+
+
 class BudgetNotReachedWarning(TrialFailedWarning):
     """:meth:`Optimizer.run` stopped before its budget: no point of the space was left to evaluate."""
 
@@ -4376,7 +4381,7 @@ class Optimizer:
                     warnings.warn(
                         f"trial {suggestion.trial_id} was recorded by another worker meanwhile ({error}); "
                         "this evaluation's outcome is not stored",
-                        TrialFailedWarning,
+                        RecordedElsewhereWarning,
                         stacklevel=3,
                     )
                     return stored
