@@ -1285,6 +1285,34 @@ def test_a_prior_file_that_grew_or_was_corrected_adds_only_its_new_rows(workdir)
     assert invoke("prior", "remove", "t.db", "--file", "other.csv").exit_code == 1
 
 
+def test_a_prior_study_that_grew_adds_only_its_new_trials_and_is_listed_and_removed_by_its_file(workdir):
+    # a user test: importing a prior study again after it had grown stored its earlier trials a
+    # second time (its imports kept no source), 'prior list' showed "-" and 'prior remove --file
+    # src.db' found no import of it
+    source = wb.Optimizer(
+        wb.Space([wb.Float("x", -2.0, 2.0), wb.Categorical("mode", ["a", "; touch pwned"])]), storage="src.db"
+    )
+    for x in (0.1, 0.7):
+        source.tell({"x": x, "mode": "a"}, x**2)
+    args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)
+    args += ("--transfer", "none", "--budget", 0)
+
+    def prior_rows():
+        return sorted(t.params["x"] for t in wb.Study("t.db").trials() if t.worker == "prior")
+
+    assert invoke(*args, "--prior", "src.db").exit_code == 0
+    source.tell({"x": 1.5, "mode": "a"}, 2.25)
+    grown = invoke(*args, "--prior", "sqlite:///src.db")  # (the same study, another spelling)
+    assert grown.exit_code == 0, grown.output
+    assert "imported 1 prior evaluations" in grown.output and "skipped 2 row(s)" in grown.output
+    assert prior_rows() == [0.1, 0.7, 1.5]
+    listing = "".join(invoke("prior", "list", "t.db").output.split()).replace("│", "")
+    assert listing.count(str(workdir / "src.db").replace(" ", "")) == 2
+    removed = invoke("prior", "remove", "t.db", "--file", "./src.db")
+    assert removed.exit_code == 0 and "removed 3 prior rows" in removed.output
+    assert prior_rows() == []
+
+
 def test_prior_csv_options_read_a_semicolon_file_with_its_own_value_column(workdir):
     (workdir / "eu.csv").write_text("x;mode;loss\n0.4;a;0.01\n1.0;a;0.25\n")
     args = ("optimize", "objmod:f", "--space", "space.json", "--storage", "t.db", "--seed", 0)

@@ -1257,12 +1257,10 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
     """``--transfer none``: each ``--prior`` imported as trials of the study, once, tagged by its
     file's hash (the rows an earlier version of the file already imported are skipped); ``out`` is
     the console the lines go to."""
-    from .prior import names_a_study
-
     for entry, part in zip(prior, parts, strict=True):  # one import, with its own tag, per source
         started = time.perf_counter()
         tag = _prior_tag(entry, part)
-        source = None if names_a_study(entry) else str(Path(entry).resolve())
+        source = _prior_source(entry)
         fresh = opt.priors().get(tag) is None
         added = opt.add_prior(_single_task(part), tag=tag, source=source)
         seconds = time.perf_counter() - started
@@ -1637,6 +1635,20 @@ def _single_task(part):
     if part.task is None:
         return part
     return TaskData(part.params, part.y, None, part.space, source=part.source)
+
+
+def _prior_source(entry: str) -> str:
+    """Where a ``--transfer none`` import comes from, as its record keeps it (``prior list``'s
+    ``from``, ``prior remove --file``): a CSV file's or an SQLite study's absolute path, a PostgreSQL
+    study's URL without its password. Before, a study's imports kept none, so importing a study that
+    had grown since stored its earlier rows a second time (a user test: 22 rows twice), where a CSV
+    file's later version adds only its new rows."""
+    from .prior import names_a_study
+    from .storage import _is_postgres, parse_url
+
+    if _is_postgres(entry):
+        return redacted(entry)
+    return str(Path(parse_url(entry) if names_a_study(entry) else entry).resolve())
 
 
 def _prior_tag(entry: str, part) -> str:
@@ -3394,7 +3406,10 @@ def prior_remove(
     tag: Annotated[str | None, typer.Option("--tag", help="Remove the rows of this import.")] = None,
     file: Annotated[
         str | None,
-        typer.Option("--file", help="Remove the rows of every import of this CSV file (each version of it)."),
+        typer.Option(
+            "--file",
+            help="Remove the rows of every import of this CSV file or study (each version of it).",
+        ),
     ] = None,
     all_rows: Annotated[bool, typer.Option("--all", help="Remove every prior row and tag.")] = False,
 ) -> None:
@@ -3409,7 +3424,7 @@ def prior_remove(
     if all_rows:
         removed = opt.remove_prior()
     elif file is not None:
-        removed = opt.remove_prior(source=str(Path(file).resolve()))
+        removed = opt.remove_prior(source=_prior_source(file))
     else:
         removed = opt.remove_prior(tag)
     console.print(f"removed {removed} prior rows from {redacted(storage)}")
