@@ -1165,7 +1165,16 @@ def optimize(
     data = parts = None
     if prior:
         data, parts = _read_priors(
-            prior, space, task, maximize, prior_y, prior_delimiter, storage, prior_rename, prior_decimal
+            prior,
+            space,
+            task,
+            maximize,
+            prior_y,
+            prior_delimiter,
+            storage,
+            prior_rename,
+            prior_decimal,
+            extra=method != "none",
         )
         if method == "none":  # checked before the study is created: an error leaves nothing behind
             _check_importable(prior, parts, task)
@@ -1512,10 +1521,13 @@ def _read_priors(
     storage,
     prior_rename: list[str] | None = None,
     prior_decimal: str = ".",
+    extra: bool = False,
 ):
     """Every ``--prior`` of ``optimize`` or ``suggest``, read and validated, with a line before and
     after (a large folder of runs takes a moment): ``(data, parts)``, ``data`` one TaskData with a
-    source task per entry (:func:`warmbo.prior.join_sources`), ``parts`` each entry's own rows."""
+    source task per entry (:func:`warmbo.prior.join_sources`), ``parts`` each entry's own rows.
+    ``extra``: a prior study with parameters this one has not is read on the shared ones, with a
+    warning (for a transfer method, as ``prior=[url]`` in Python; ``--transfer none`` refuses it)."""
     from .prior import join_sources
 
     started = time.perf_counter()
@@ -1525,7 +1537,9 @@ def _read_priors(
         raise ValueError(f"--prior-decimal must be '.' or ',', got {prior_decimal!r}")
     csv_options = {"y": prior_y, "delimiter": _delimiter(prior_delimiter), "decimal": prior_decimal}
     _check_distinct_priors(prior)
-    parts = [_read_prior(entry, space, task, maximize, csv_options, storage, rename) for entry in prior]
+    parts = [
+        _read_prior(entry, space, task, maximize, csv_options, storage, rename, extra) for entry in prior
+    ]
     data = join_sources(prior, parts, space)
     seconds = time.perf_counter() - started
     errors.print(f"read and validated {_count(len(data), 'row')} in {seconds:.1f} s", highlight=False)
@@ -1557,18 +1571,19 @@ def _read_prior(
     csv_options: dict | None = None,
     storage=None,
     rename: dict | None = None,
+    extra: bool = False,
 ):
     """One ``--prior``: a CSV file (``--task`` names its source column, if any; ``csv_options``: the
     value column ``y`` and the ``delimiter``) or a finished study (its complete trials, read in this
     study's direction, as the Python API's ``prior=[url]``; not the study at ``storage`` itself)."""
     from .data import TaskData
-    from .prior import as_prior, left_out_rows, names_a_study
+    from .prior import _csv_columns_ignored, as_prior, left_out_rows, names_a_study
     from .storage import redacted
 
     if names_a_study(entry):
         if task is not None:
             raise ValueError(f"{redacted(entry)}: --task splits a CSV file; a study is one source task")
-        return as_prior([entry], space, maximize, storage, rename)
+        return as_prior([entry], space, maximize, storage, rename, extra=extra)
     options = dict(csv_options or {})
     if rename:  # this file's column OLD holds parameter NEW (a file that has NEW itself keeps it)
         header = _csv_header(entry, options.get("delimiter", ","))
@@ -1576,6 +1591,9 @@ def _read_prior(
     outside: list[str] = []  # rows outside the space's ranges: left out with a warning, as a study's
     data = TaskData.from_csv(Path(entry), space, task=task, outside=outside, **options)
     left_out_rows(outside, len(data))  # (every row outside: an error naming the first)
+    _csv_columns_ignored(
+        entry, space, task, options.get("y", "y"), options.get("delimiter", ","), options.get("x")
+    )
     return data
 
 
@@ -2023,6 +2041,7 @@ def suggest(
                 storage,
                 prior_rename,
                 prior_decimal,
+                extra=transfer != "none",
             )
             if transfer == "none":
                 _check_importable(prior, parts, task)
@@ -2103,6 +2122,7 @@ def suggest(
                         storage,
                         prior_rename,
                         prior_decimal,
+                        extra=transfer != "none",
                     )
                     if transfer == "none":
                         _check_importable(prior, parts, task)

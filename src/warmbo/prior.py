@@ -162,10 +162,10 @@ def _varying_columns(rows, used) -> list[str]:
     return varying
 
 
-def _columns_ignored(where: str, rows, space: Space, y="y", task=None) -> None:
+def _columns_ignored(where: str, rows, space: Space, y="y", task=None, extra=()) -> None:
     """Warn (:class:`PriorColumnsIgnoredWarning`) of the columns of a prior's rows that are no
-    parameters of ``space`` and vary (:func:`_varying_columns`)."""
-    used = {*space.names, y, *([task] if task is not None else [])}
+    parameters of ``space`` and vary (:func:`_varying_columns`); ``extra``: other columns read."""
+    used = {*space.names, y, *([task] if task is not None else []), *extra}
     varying = _varying_columns(rows, used)
     if not varying:
         return
@@ -992,18 +992,19 @@ def _is_location(obj) -> bool:
     return isinstance(obj, str | os.PathLike | Study)
 
 
-def _csv_columns_ignored(path: str, space: Space, task) -> None:
-    """:func:`_columns_ignored` for a CSV prior read with the defaults (its rows are read again only
-    when its header names a column that is no parameter)."""
+def _csv_columns_ignored(path, space: Space, task, y="y", delimiter=",", x=None) -> None:
+    """:func:`_columns_ignored` for a CSV prior (its rows are read again only when its header names a
+    column that is no parameter); ``x``: ``{parameter: column}`` read under other names."""
     import csv
 
+    used = {*space.names, task, y, *((x or {}).values())}
     with open(path, newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
+        reader = csv.DictReader(fh, delimiter=delimiter)
         header = [(h or "").strip() for h in reader.fieldnames or ()]
-        if not _unknown_columns(header, {*space.names, task}):
+        if not _unknown_columns(header, used):
             return
         rows = [{(k or "").strip(): v for k, v in row.items()} for row in reader]
-    _columns_ignored(repr(path), rows, space, "y", task)
+    _columns_ignored(repr(str(path)), rows, space, y, task, extra=used)
 
 
 def _has_column(path: str, name: str) -> bool:
