@@ -185,6 +185,14 @@ def test_read_points_reads_csv_and_json_and_names_what_is_wrong(tmp_path):
     assert read_points(js, SPACE) == [KNOWN[0]]
     with pytest.raises(DataError, match="does not exist"):
         read_points(tmp_path / "none.csv", SPACE)
+    # a spreadsheet's Latin-1 or UTF-16 file: before, the codec's words alone, naming no file
+    for encoding in ("latin-1", "utf-16"):
+        csv.write_bytes("x,z\n0.5,0.25 caf\u00e9\n".encode(encoding))
+        with pytest.raises(DataError, match=r"c\.csv: not a UTF-8 text file .*CSV UTF-8"):
+            read_points(csv, SPACE)
+    js.write_bytes('{"x": 0.5, "z": "caf\u00e9"}'.encode("latin-1"))
+    with pytest.raises(DataError, match=r"c\.json: not a UTF-8 text file"):
+        read_points(js, SPACE)
 
 
 # ------------------------------------------------------------------ the command line

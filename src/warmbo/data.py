@@ -1355,7 +1355,9 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
         try:
             with open(source, encoding="utf-8-sig") as f:
                 data = json.load(f)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{source}: not a UTF-8 text file ({exc}); save it again as UTF-8") from None
+        except ValueError as exc:
             raise DataError(f"{source}: not JSON ({exc})") from None
         records = [data] if isinstance(data, Mapping) else data
         if not isinstance(records, list) or not all(isinstance(r, Mapping) for r in records):
@@ -1383,9 +1385,17 @@ def read_points(path: str | os.PathLike[str], space: Space, delimiter: str = ","
                 raise DataError(f"{source}, configuration {i}: {exc}") from None
         return points
     points = []
-    with open(source, newline="", encoding="utf-8-sig") as f:
-        reader = csv.reader(f, delimiter=delimiter)
-        rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    try:
+        with open(source, newline="", encoding="utf-8-sig") as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            rows = [(reader.line_num, row) for row in reader if any(c.strip() for c in row)]
+    except UnicodeDecodeError as exc:  # (a user test: the codec's words alone, naming no file)
+        raise DataError(
+            f"{source}: not a UTF-8 text file ({exc}); if a spreadsheet wrote it, save it again "
+            'as "CSV UTF-8" (Excel: File > Save As > CSV UTF-8)'
+        ) from None
+    except csv.Error as exc:
+        raise DataError(f"{source}: malformed CSV ({exc})") from None
     if not rows:
         raise DataError(f"{source}: empty file")
     names = [h.strip() for h in rows[0][1]]
