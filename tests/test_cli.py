@@ -3955,3 +3955,38 @@ def test_a_prior_study_with_a_parameter_removed_since_is_read_as_in_python(workd
     said = " ".join(from_csv.output.split())
     assert "warning: prior " in said and "has columns that are not parameters of this study and vary" in said
     assert "('layers')" in said and "'trial'" not in said and "'worker'" not in said
+
+
+def test_a_signal_lost_inside_an_extension_during_suggest_prints_no_traceback(capsys, monkeypatch):
+    # a user test, once in ~45: SIGTERM during `suggest -n 30` landed inside scipy's Sobol
+    # initialisation (Cython), and Python printed "Exception ignored in ..." with a traceback before
+    # the right "stopped by SIGTERM"; an exception raised in __del__ is lost the same way
+    import signal as signals
+
+    import typer
+
+    from warmbo.cli import _ask_all_or_nothing
+
+    class Lost:
+        def __del__(self):
+            os.kill(os.getpid(), signals.SIGTERM)
+            for _ in range(1000):  # the handler runs between bytecodes, here: its exception is lost
+                time.sleep(0.001)
+
+    class Asking:
+        def ask(self, n):
+            Lost()  # (collected at once)
+            return []
+
+    seen = []  # what Python's hook would print ("Exception ignored in ...")
+
+    def hook(unraisable):
+        seen.append(type(unraisable.exc_value).__name__)
+
+    monkeypatch.setattr(sys, "unraisablehook", hook)
+    with pytest.raises(typer.Exit) as stopped:
+        _ask_all_or_nothing(Asking(), 30)
+    assert stopped.value.exit_code == 128 + signals.SIGTERM
+    said = capsys.readouterr()
+    assert "stopped by SIGTERM: no suggestion was stored" in said.err + said.out
+    assert seen == [] and sys.unraisablehook is hook  # (and the hook is given back)

@@ -2260,6 +2260,16 @@ def _ask_all_or_nothing(opt, n: int, fixed: dict | None = None):
     previous = {}
     if threading.current_thread() is threading.main_thread():  # signals reach only the main thread
         previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    hook = sys.unraisablehook
+
+    def dropped(unraisable) -> None:
+        # the signal's exception lost inside a C extension (scipy's Sobol initialisation): Python
+        # printed its traceback ("Exception ignored in ...") without --debug (a user test); the record
+        # above says the stop instead
+        if not isinstance(unraisable.exc_value, _Terminated | KeyboardInterrupt):
+            hook(unraisable)
+
+    sys.unraisablehook = dropped
     suggestions = None
     try:
         suggestions = opt.ask(n) if fixed is None else opt.ask(n, fixed=fixed)
@@ -2281,6 +2291,7 @@ def _ask_all_or_nothing(opt, n: int, fixed: dict | None = None):
         errors.print(f"stopped by {name}: {kept[0] if kept else what}", highlight=False)
         raise typer.Exit(128 + int(signum)) from None
     finally:
+        sys.unraisablehook = hook
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return suggestions
