@@ -3839,6 +3839,38 @@ def test_a_prior_file_with_decimal_commas_is_read_with_prior_decimal(workdir):
     assert sorted(t.value for t in wb.Study("de.db").trials() if t.is_complete) == [1.5, 2.0]
 
 
+def test_observe_does_not_flag_a_right_value_where_the_other_trials_say_nothing(workdir):
+    # a user test: after five trials of a warm start at 84-85 (buffer hepes), an exact 64.6 with a
+    # buffer never tried, far from them, was "far outside what the other 5 trials predict" (the
+    # prediction there is the prior's, its amplitude set by the cluster); a typo inside it still is
+    space = {
+        "params": [
+            {"type": "float", "name": "conc_mM", "low": 0.01, "high": 100, "log": True},
+            {"type": "float", "name": "temp_C", "low": 20, "high": 95},
+            {"type": "int", "name": "stir_rpm", "low": 100, "high": 1200, "step": 100},
+            {"type": "categorical", "name": "buffer", "choices": ["tris", "hepes", "pbs"]},
+        ]
+    }
+    (workdir / "lab.json").write_text(json.dumps(space))
+    assert (
+        invoke("suggest", "--space", "lab.json", "--storage", "o.db", "--maximize", "--seed", 0).exit_code
+        == 0
+    )
+    assert invoke("observe", "o.db", "--trial", 1, "--withdraw").exit_code == 0
+    cluster = [((3.3, 72.8, 600), 84.921), ((5.5, 71.8, 800), 84.35), ((4.5, 70.7, 600), 84.925)]
+    cluster += [((1.8, 66.8, 500), 84.607), ((8.5, 76.6, 600), 84.011)]
+    for (conc, temp, rpm), value in cluster:
+        point = {"conc_mM": conc, "temp_C": temp, "stir_rpm": rpm, "buffer": "hepes"}
+        said = invoke("observe", "o.db", "--params", json.dumps(point), "--value", value)
+        assert said.exit_code == 0 and "warning" not in said.output, said.output
+    far = {"conc_mM": 0.057, "temp_C": 80.8, "stir_rpm": 500, "buffer": "pbs"}
+    said = invoke("observe", "o.db", "--params", json.dumps(far), "--value", 64.597)
+    assert said.exit_code == 0 and "warning" not in said.output, said.output
+    inside = {"conc_mM": 4.0, "temp_C": 71.5, "stir_rpm": 600, "buffer": "hepes"}
+    typo = invoke("observe", "o.db", "--params", json.dumps(inside), "--value", 8.49)
+    assert "warning: 8.49 lies far outside what the other 6 trials predict" in typo.output, typo.output
+
+
 @pytest.mark.parametrize("maximize", [True, False])
 def test_observes_check_flags_a_typo_under_the_default_output_transform(tmp_path, maximize):
     # a review: the interval was widened on the Yeo-Johnson scale and mapped back, so its far side
