@@ -1629,7 +1629,8 @@ def test_suggest_with_a_space_creates_a_study_for_experiments_run_by_hand(workdi
     before = study_rows("new.db")
     (workdir / "other.json").write_text(json.dumps({"params": SPACE["params"][:1]}))
     for option, message in [
-        (("--space", "other.json"), "different space (the space file's first, the study's second: "),
+        # (named: a user test read "only in other space" as the space file's)
+        (("--space", "other.json"), "the study's second: parameter 'mode' only in the study"),
         (("--minimize",), "--minimize conflicts"),
         (("--seed", 8), "keeps the seed it was created with (7)"),
         (("--n-initial", 5), "keeps the design size it was created with (3)"),
@@ -4022,3 +4023,24 @@ def test_a_signal_lost_inside_an_extension_during_suggest_prints_no_traceback(ca
     said = capsys.readouterr()
     assert "stopped by SIGTERM: no suggestion was stored" in said.err + said.out
     assert seen == [] and sys.unraisablehook is hook  # (and the hook is given back)
+
+
+def test_small_words_of_a_user_test(workdir):
+    # export --out a folder: "exists: give --force", then with --force "Is a directory"
+    assert (
+        invoke("optimize", "objmod:f", "--space", "space.json", "--budget", 2, "--storage", "w.db").exit_code
+        == 0
+    )
+    (workdir / "rep").mkdir()
+    for extra in ((), ("--force",)):
+        said = invoke("export", "w.db", "--out", "rep", *extra)
+        assert (
+            said.exit_code == 1
+            and "rep is a folder: give a file name, e.g. --out rep/trials.csv" in said.output
+        )
+    # --budget 0 (an import, a look at the table) is not told it evaluated nothing and to give --budget 2
+    again = invoke("optimize", "objmod:f", "--budget", 0, "--storage", "w.db")
+    assert again.exit_code == 0 and "nothing was evaluated" not in again.output, again.output
+    assert "nothing was evaluated. For 1 more, give --budget 3" in invoke(
+        "optimize", "objmod:f", "--budget", 1, "--storage", "w.db"
+    ).output.replace("\n", " ")

@@ -93,8 +93,10 @@ def test_run_evaluates_the_queued_points_first(tmp_path):
 def test_a_point_already_in_the_study_or_the_queue_is_not_queued_twice(tmp_path):
     opt = wb.Optimizer(SPACE, storage=str(tmp_path / "s.db"), seed=0)
     opt.tell(KNOWN[0], 1.0)
-    with pytest.warns(UserWarning, match=r"not queued.*'x': 0.5.*trial 1, complete"):
+    with pytest.warns(UserWarning, match=r'not queued.*\{"x": 0.5, .*trial 1, complete'):  # (JSON)
         assert opt.enqueue(KNOWN) == [KNOWN[1]]
+    with pytest.warns(UserWarning, match=r'\{"x": 0.123457, "z": 0.5\} \(queued already'):
+        wb.Optimizer(SPACE).enqueue([{"x": 0.1234567891, "z": 0.5}] * 2)
     with pytest.warns(UserWarning, match="queued already"):
         assert opt.enqueue([KNOWN[1]]) == []
     with pytest.warns(UserWarning, match="queued already"):  # twice in one call

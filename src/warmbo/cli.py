@@ -1762,6 +1762,8 @@ def _run(
                     _on_stderr(
                         Text(f"warning: {message}" if category is RecordedElsewhereWarning else str(message))
                     )
+                elif issubclass(category, BudgetAlreadyReachedWarning) and budget == 0:
+                    pass  # (--budget 0 asks for nothing: an import of --prior rows, the study's table)
                 elif issubclass(category, BudgetAlreadyReachedWarning):  # in the command's words
                     held = message.held
                     _on_stderr(
@@ -2301,7 +2303,9 @@ def _check_creation_options(stored, storage: str, space, maximize, seed, n_initi
     """``suggest``'s creation options on a study that exists: the same values are accepted (the
     command that created the study can be run again), a different one is refused."""
     if space is not None and space != stored.space:
-        differences = "; ".join(space.diff(stored.space)) or "different structure"
+        differences = (
+            "; ".join(space.diff(stored.space, ("the space file", "the study"))) or "different structure"
+        )
         raise ValueError(
             f"study {redacted(storage)} was created with a different space (the space file's first, "
             "the study's "
@@ -3081,6 +3085,8 @@ def export(
     from .data import trials_to_csv
 
     to_stdout = str(out) == "-"
+    if not to_stdout and out.is_dir():  # (before: "exists: give --force", then "Is a directory")
+        raise ValueError(f"{out} is a folder: give a file name, e.g. --out {Path(out) / 'trials.csv'}")
     if not to_stdout and out.exists() and not force:
         raise ValueError(f"{out} exists: give --force to replace it, or another --out")
     opt = load_optimizer(storage, readonly=True, transfer="none")

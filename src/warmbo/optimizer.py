@@ -788,6 +788,13 @@ def live_run_trials(study: Study, now: float | None = None) -> dict[int, float]:
     return live
 
 
+def _point_text(point: Mapping) -> str:
+    """A point as JSON for a message, floats to 6 significant digits (a user test read a Python dict,
+    ``{'conc_mM': 4.6126788595166826}``, where the CLI takes JSON)."""
+    shown = {k: float(f"{v:.6g}") if isinstance(v, float) else v for k, v in point.items()}
+    return json.dumps(shown, ensure_ascii=False, default=str)
+
+
 def _row_key(params: dict, value: float) -> str:
     """A prior row's identity for re-imports: its parameters and value, exactly (JSON of the stored
     Python values, as the study keeps them)."""
@@ -3551,9 +3558,9 @@ class Optimizer:
                         if trial.params == point
                         else f", within {DUPLICATE_TOLERANCE:g} of the space's range"
                     )
-                    skipped.append(f"{point} (trial {trial.id}, {trial.state}{same})")
+                    skipped.append(f"{_point_text(point)} (trial {trial.id}, {trial.state}{same})")
                 elif held and taken(self.space.encode([point]), self.space.encode(held))[0]:
-                    skipped.append(f"{point} (queued already)")
+                    skipped.append(f"{_point_text(point)} (queued already)")
                 else:
                     held.append(point)
                     fresh.append(point)
@@ -4619,7 +4626,7 @@ class _ProgressBar:
 
     def _description(self) -> str:
         best = self.optimizer.best
-        return "best: -" if best is None else f"best: {best.value:.6g}"
+        return "best: none yet" if best is None else f"best: {best.value:.6g}"  # (was "best: - -")
 
     def _unit(self) -> str:
         if self.in_study == self.completed:

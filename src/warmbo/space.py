@@ -721,13 +721,16 @@ class Space:
             raise SpaceError(f"'params' must be a list of parameter descriptions, got {params!r}")
         return cls(tuple(param_from_dict(p) for p in params), candidate_points=d.get("candidate_points"))
 
-    def diff(self, other: Space) -> list[str]:
+    def diff(self, other: Space, names: tuple[str, str] = ("this space", "other space")) -> list[str]:
         """Human-readable differences to ``other``; empty iff ``self == other``.
 
         Parameters
         ----------
         other : Space
             Space to compare with.
+        names : (str, str)
+            What the messages call ``self`` and ``other`` (the CLI: "the space file", "the study";
+            a user test read "only in other space" as the space file's).
 
         Returns
         -------
@@ -739,8 +742,9 @@ class Space:
         out: list[str] = []
         mine = {p.name: p for p in self.params}
         theirs = {p.name: p for p in other.params}
-        out += [f"parameter {n!r} only in this space" for n in self.names if n not in theirs]
-        out += [f"parameter {n!r} only in other space" for n in other.names if n not in mine]
+        this, that = names
+        out += [f"parameter {n!r} only in {this}" for n in self.names if n not in theirs]
+        out += [f"parameter {n!r} only in {that}" for n in other.names if n not in mine]
         for n in self.names:
             if n in theirs:
                 out += _param_diff(mine[n], theirs[n])
@@ -750,9 +754,9 @@ class Space:
             out.append(f"parameter order differs: {order_a!r} != {order_b!r}")
         a, b = self.candidate_points, other.candidate_points
         if a is not None and b is None:
-            out.append(f"this space is a grid of {a.shape[0]} candidates, other space is not a grid")
+            out.append(f"{this} is a grid of {a.shape[0]} candidates, {that} is not a grid")
         elif a is None and b is not None:
-            out.append(f"other space is a grid of {b.shape[0]} candidates, this space is not a grid")
+            out.append(f"{that} is a grid of {b.shape[0]} candidates, {this} is not a grid")
         elif a is not None and b is not None:
             if a.shape != b.shape:
                 out.append(f"grid candidates: shape {a.shape} != {b.shape}")

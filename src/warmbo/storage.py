@@ -1017,7 +1017,9 @@ class Study:
                 f"study {self._label()}: the stored space or settings are unreadable ({exc})"
             ) from None
         if space is not None and space != stored_space:
-            differences = "; ".join(space.diff(stored_space)) or "different structure"
+            differences = "; ".join(space.diff(stored_space, ("the space given", "the study"))) or (
+                "different structure"
+            )
             advice = (
                 # (prior= refuses a multi-task study: its values are utilities of task vectors)
                 "start a new multi-task study and give it this study's task values with "
