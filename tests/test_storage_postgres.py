@@ -1476,3 +1476,74 @@ def test_a_trial_taken_over_by_a_commit_stored_before_the_drop_is_the_asks(postg
     assert [(t.id, t.state, t.worker) for t in Study(postgres_url).trials()] == [
         (lost.trial_id, "pending", "machine-b")
     ]
+
+
+class _ServerDrops:
+    """A trigger on the server that drops the writing connection (``pg_terminate_backend`` of its own
+    backend) the first ``times`` times a row of ``table`` matching ``condition`` is written for the
+    study at ``url``: the server's own drop in the middle of that write (a restart, a failover)."""
+
+    def __init__(self, url: str, table: str, condition: str, times: int = 1):
+        import psycopg
+
+        from warmbo.storage_postgres import split_url
+
+        conninfo, self.study = split_url(url)
+        self.admin = psycopg.connect(conninfo, autocommit=True)
+        self.name = f"drop_{self.study}"
+        self.admin.execute(f"CREATE SEQUENCE {self.name}")
+        self.admin.execute(
+            f"CREATE FUNCTION {self.name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+            f"IF NEW.study = '{self.study}' AND ({condition}) AND nextval('{self.name}') <= {int(times)} "
+            "THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF; RETURN NEW; END $$"
+        )
+        self.admin.execute(
+            f"CREATE TRIGGER {self.name} BEFORE INSERT OR UPDATE ON {table} "
+            f"FOR EACH ROW EXECUTE FUNCTION {self.name}()"
+        )
+
+    def fired(self) -> tuple[int, bool]:
+        """The number of matching writes so far (the first ``times`` were dropped), and whether any was."""
+        return self.admin.execute(f"SELECT last_value, is_called FROM {self.name}").fetchone()
+
+    def close(self, table: str) -> None:
+        self.admin.execute(f"DROP TRIGGER {self.name} ON {table}")
+        self.admin.execute(f"DROP FUNCTION {self.name}()")
+        self.admin.execute(f"DROP SEQUENCE {self.name}")
+        self.admin.close()
+
+
+def test_an_ask_goes_on_when_the_server_drops_the_connection_of_its_fits_record(postgres_url):
+    # a user test: one pg_terminate_backend during the write of the warm start (the hyperparameters an
+    # ask keeps for the next optimizer) stopped the worker with ConnectionLostError, where a drop in
+    # the ask's insert is survived; the ask now makes those writes again on a new connection
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0, n_initial=3)
+    drops = _ServerDrops(postgres_url, "warmbo_meta", "NEW.key = 'warm_start'", times=2)
+    try:
+        opt.run(branin, budget=7, progress=False)
+        assert drops.fired()[0] >= 3  # (two drops, then the writes went through)
+    finally:
+        drops.close("warmbo_meta")
+    trials = Study(postgres_url).trials()
+    assert [t.state for t in trials] == ["complete"] * 7
+    assert json.loads(Study(postgres_url).get_meta("warm_start"))["theta"]
+
+
+def test_tell_goes_on_when_the_server_drops_the_connection_of_its_write(postgres_url):
+    # a user test: docs/scale.md's team ask/tell worker died at `opt.tell(s, v)` on one drop, its value
+    # lost; a value told is now written again on a new connection (a trial's value told twice is the
+    # same trial), and a new trial's too when its COMMIT did not get through
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0)
+    s = opt.ask()
+    drops = _ServerDrops(postgres_url, "warmbo_trials", "NEW.state = 'complete'", times=2)
+    try:
+        told = opt.tell(s, 3.0)
+        new = opt.tell({"x0": 1.0, "x1": 2.0}, 4.0)  # (the third write: through at once)
+        assert drops.fired()[0] == 4  # (two drops, the value told again, the new trial)
+    finally:
+        drops.close("warmbo_trials")
+    assert (told.id, told.value) == (s.trial_id, 3.0)
+    assert [(t.id, t.state, t.value) for t in Study(postgres_url).trials()] == [
+        (s.trial_id, "complete", 3.0),
+        (new.id, "complete", 4.0),
+    ]

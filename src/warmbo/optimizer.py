@@ -3294,6 +3294,19 @@ class Optimizer:
                 self._claim(entry, suggestion)
                 return suggestion
 
+        def chosen(snapshot: list[Trial], held: Fixed | None):
+            """The point the model (or the design) chooses; its records of the fit (the warm start,
+            the transfer report, the source fits: writes of their own) made again while the server
+            drops the connection (a user test: one pg_terminate_backend during the warm start's write
+            stopped the worker, where the insert's own drop is survived)."""
+            while True:
+                try:
+                    return self._next_point(snapshot, len(snapshot), held)
+                except ConnectionLostError as exc:
+                    lost.append(exc)
+                    if len(lost) > LOST_CONNECTION_RETRIES:
+                        raise StorageError(self._lost_ask_message(lost)) from None
+
         claimed: list[tuple[int, dict]] = []  # (a trial taken over, recorded as an insert is)
         reclaimed = None if fixed is not None else written(self._reclaim, claimed, claimed)
         if reclaimed is not None:
@@ -3308,7 +3321,7 @@ class Optimizer:
                 for _ in range(attempts):
                     version = self.study.version()  # before the snapshot: a write in between is a change
                     snapshot = list(self.study.snapshot())
-                    x = self._next_point(snapshot, len(snapshot), held)
+                    x = chosen(snapshot, held)
                     suggestion = written(checked, stored, x, snapshot, version, entry, held)
                     if suggestion is not None:
                         return suggestion
@@ -3422,11 +3435,24 @@ class Optimizer:
         store before this returns.
         """
         self._tells += 1
-        with self.study.transaction():
-            trial_id = self._resolve(trial_or_params)
-            if trial_id is None:
-                return self.study.add_trial(trial_or_params, COMPLETE, value=value, worker=self.worker)
-            return self.study.complete(trial_id, value)
+        for attempt in range(LOST_CONNECTION_RETRIES + 1):
+            trial_id = None
+            try:
+                with self.study.transaction():
+                    trial_id = self._resolve(trial_or_params)
+                    if trial_id is None:
+                        return self.study.add_trial(
+                            trial_or_params, COMPLETE, value=value, worker=self.worker
+                        )
+                    return self.study.complete(trial_id, value)
+            except ConnectionLostError as exc:
+                # the server dropped the connection (a restart, pg_terminate_backend): told again on a
+                # new one, as an ask's write is; a trial's value told again is the stored one if the
+                # first COMMIT got through, but a new trial's insert could then be stored twice (a user
+                # test: the team recipe's worker died on one drop, its value lost)
+                if attempt == LOST_CONNECTION_RETRIES or (exc.at_commit and trial_id is None):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def amend(self, trial, value=None, failed: bool = False, note: str | None = None) -> Trial:
         """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed
