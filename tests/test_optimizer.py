@@ -1930,11 +1930,21 @@ def test_a_run_resumed_after_its_process_was_killed_says_what_holds_its_budget(t
         f"stopped at 5 of 6 finished trials: 1 evaluation(s) in flight on other workers "
         f"(trial(s) {left.trial_id}" in message
     )
-    assert "retry_pending=True" in message
+    assert "retry_pending=True" in message and "after 30 s" in message
+    # at once, retry_pending leaves it to its run, which may be alive on its machine (a user test: a
+    # worker started with --retry-pending evaluated two live workers' points a second time)
+    with pytest.warns(
+        wb.optimizer.LiveTrialsLeftWarning, match=f"trial\\(s\\) {left.trial_id} are being evaluated"
+    ):
+        resumed.run(branin_objective, budget=6, progress=False, retry_pending=True)
+    assert resumed.study.trial(left.trial_id).state == "pending"
+    killed.study.heartbeat([left.trial_id], now=time.time() - 31)  # 30 s later, as it says
     with warnings.catch_warnings():
         warnings.simplefilter("error", wb.optimizer.HeldElsewhereWarning)
-        resumed.run(branin_objective, budget=6, progress=False, retry_pending=True)  # as it says
-    assert resumed.study.count("complete") == 6
+        warnings.simplefilter("error", wb.optimizer.LiveTrialsLeftWarning)
+        resumed.run(branin_objective, budget=7, progress=False, retry_pending=True)
+    assert resumed.study.trial(left.trial_id).state == "complete"
+    assert resumed.study.count("complete") == 7
 
 
 def test_a_killed_process_of_this_machine_holds_no_place_in_a_resumed_runs_budget(tmp_path):
@@ -1963,6 +1973,14 @@ def test_a_killed_process_of_this_machine_holds_no_place_in_a_resumed_runs_budge
     assert _dead_here(f"alice@{socket.gethostname()}:{gone.pid}:ThreadPoolExecutor-0_1")
     alive = f"bob@{socket.gethostname()}:{os.getppid()}"  # (a live process: this one's parent)
     assert not _dead_here(alive) and not _dead_here(f"alice@elsewhere:{gone.pid}") and not _dead_here("lab")
+    # nor is it a live run's trial for clean-pending, observe or retry_pending (a user test: clean-pending
+    # kept a kill -9'd run's trial as "being evaluated by a live run" for 30 s)
+    killed.study.heartbeat([left.trial_id])
+    assert left.trial_id not in wb.optimizer.live_run_trials(resumed.study)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.LiveTrialsLeftWarning)
+        resumed.run(branin_objective, budget=7, progress=False, retry_pending=True)
+    assert resumed.study.trial(left.trial_id).state == "complete"
 
 
 def test_a_run_checks_its_budget_again_where_it_inserts_the_trial(tmp_path):

@@ -1853,7 +1853,8 @@ def _print_in_flight(opt, budget: int) -> None:
         errors.print(
             f"stopped at {finished} of {budget} finished trials: {len(live)} evaluation(s) in flight on "
             f"other workers hold the remaining place(s) (last heartbeat {live[-1]:.0f} s ago at most); "
-            "if those workers are gone, run the same command again in 30 s, or now with --retry-pending",
+            "if those workers are gone, run the same command again in 30 s (with --retry-pending to "
+            "evaluate their trials too)",
             highlight=False,
         )
 

@@ -410,6 +410,10 @@ class BudgetHeldWarning(UserWarning):
     interrupted still beat fresh, and so hold the remaining places."""
 
 
+class LiveTrialsLeftWarning(UserWarning):
+    """``run(retry_pending=True)`` left the pending trials live runs are evaluating to them."""
+
+
 class HeldElsewhereWarning(UserWarning):
     """``run`` stopped short of its budget because other workers' evaluations hold the remaining
     places: live runs sharing the study (how they end together), or a process just killed, whose
@@ -783,7 +787,9 @@ def live_run_trials(study: Study, now: float | None = None) -> dict[int, float]:
         beat = beating.get(trial.id)
         if beat is None or now - beat > LIVE_BEATS * HEARTBEAT_INTERVAL:
             continue
-        if ended.get(trial.worker, -math.inf) < beat:
+        # a run of this machine whose process is gone (kill -9) is not live, however fresh its last
+        # beat (a user test: clean-pending kept a killed run's trial as "being evaluated" for 30 s)
+        if ended.get(trial.worker, -math.inf) < beat and not _dead_here(trial.worker):
             live[trial.id] = now - beat
     return live
 
@@ -3894,10 +3900,11 @@ class Optimizer:
             study's total beside them when it holds more (``5/5 trials (14 in the study)``), and the
             best value so far.
         retry_pending : bool
-            First evaluate every trial left pending by an earlier run (a killed run's trial beats
-            fresh for 30 s, so no beat tells it from a live one at once: use it when no other worker
-            is evaluating). A trial another worker records meanwhile keeps that result (with a
-            ``TrialFailedWarning``), and the run goes on.
+            First evaluate every trial left pending by an earlier run, except those a live run is
+            evaluating (a heartbeat within the last 30 s, :func:`live_run_trials`; a killed run of
+            this machine is known dead at once, one of another machine after those 30 s: a
+            :class:`LiveTrialsLeftWarning` names them). A trial another worker records meanwhile
+            keeps that result (a :class:`RecordedElsewhereWarning`), and the run goes on.
         timeout : float, optional
             Seconds after which the run asks for no new point: the clock is read before each ask, as
             Optuna's ``optimize(timeout=)`` reads it before each trial, so a point asked for before
@@ -3938,7 +3945,24 @@ class Optimizer:
         unstarted: list[tuple[int, dict]] = []
         created: set[int] = set()  # the trials this run inserted (not the retried or reclaimed ones)
         if retry_pending:
-            queue = [Suggestion(t.params, t.id) for t in self.study.trials((PENDING,))]
+            # not the trials live runs are evaluating now (a user test: a third worker started with
+            # --retry-pending evaluated two live workers' points a second time, at the same moment)
+            # (this worker's own, under its name, are its: a worker restarted under its name retries
+            # what its killed process left, as BudgetHeldWarning advises)
+            pending = self.study.trials((PENDING,))
+            live = {
+                i
+                for i in live_run_trials(self.study)
+                if any(t.id == i and t.worker != self.worker for t in pending)
+            }
+            queue = [Suggestion(t.params, t.id) for t in pending if t.id not in live]
+            if len(queue) < len(pending):
+                _warn(
+                    f"trial(s) {', '.join(str(i) for i in sorted(live))} are being evaluated by live runs "
+                    "(a heartbeat within the last 30 s) and are left to them; a run of another machine "
+                    "killed just now beats for 30 s more: retry again then",
+                    LiveTrialsLeftWarning,
+                )
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
         first_failures = _FirstFailures()
@@ -4176,8 +4200,10 @@ class Optimizer:
                     f"run stopped at {finished()} of {budget} finished trials: {len(others)} evaluation(s) "
                     f"in flight on other workers (trial(s) {', '.join(map(str, others))}; last heartbeat "
                     f"{min(fresh[t] for t in others):.0f} s ago at most) hold the remaining place(s). If "
-                    "those workers are gone (a process killed), run again with retry_pending=True to "
-                    f"evaluate their trials now, or after {LIVE_BEATS * beating.interval:.0f} s",
+                    "those workers are gone (a process killed on another machine), run again after "
+                    f"{LIVE_BEATS * beating.interval:.0f} s, when their trials hold no place any more "
+                    "(with retry_pending=True to evaluate them too; until then it leaves them to their "
+                    "runs, which may be alive)",
                     HeldElsewhereWarning,
                     stacklevel=user_stacklevel(),
                 )
