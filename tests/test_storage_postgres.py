@@ -1547,3 +1547,41 @@ def test_tell_goes_on_when_the_server_drops_the_connection_of_its_write(postgres
         (s.trial_id, "complete", 3.0),
         (new.id, "complete", 4.0),
     ]
+
+
+def test_a_server_that_stays_down_is_waited_for_once_not_at_every_step(postgres_url, monkeypatch):
+    # a user test: with the server down, a run gave up after ~200 s where its message said 60: its
+    # value's write, its check of the trial and its record that the run stopped each waited the full
+    # patience. Once a reconnection has waited in vain, the next ones within that time try once
+    import psycopg
+
+    import warmbo.storage_postgres as backend
+    from warmbo.storage_postgres import split_url
+
+    study = Study(postgres_url, SPACE, {"direction": "minimize"})
+    study.add_trial({"x0": 1.0, "x1": 2.0}, "complete", value=1.0)
+    monkeypatch.setattr(backend, "RECONNECT_PATIENCE", 1.5)
+    real = psycopg.connect
+
+    def down(*args, **kwargs):
+        raise psycopg.OperationalError("connection failed: Connection refused")
+
+    with psycopg.connect(split_url(postgres_url)[0], autocommit=True) as admin:
+        pid = study._connect()._conn.info.backend_pid
+        monkeypatch.setattr(psycopg, "connect", down)
+        assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone() == (True,)
+    started = time.monotonic()
+    with pytest.raises(StorageError, match="could not connect again within 2 s"):
+        study.trials()
+    assert 1.5 <= time.monotonic() - started < 5
+    for step in (study.trials, lambda: study.get_meta("warm_start")):
+        started = time.monotonic()
+        with pytest.raises(
+            StorageError, match=r"could not connect again \(the server could not be reached for"
+        ):
+            step()
+        assert time.monotonic() - started < 1.0
+    monkeypatch.setattr(psycopg, "connect", real)  # the server is back: read, and waited for again after
+    assert [t.value for t in study.trials()] == [1.0]
+    assert study._unreachable_since is None
+    study.close()

@@ -201,20 +201,34 @@ class _Connection:
         return self._conn.execute(query, params)
 
     def reconnect(self) -> None:
-        """Replace the dropped connection, waiting for the server for up to RECONNECT_PATIENCE s."""
+        """Replace the dropped connection, waiting for the server for up to RECONNECT_PATIENCE s; once
+        the study has waited that long in vain, its next reconnections within the following
+        RECONNECT_PATIENCE s try once each (a user test: a run whose server was down gave up after
+        about 200 s, three waits of 60 s in a row, its value's, its check of the trial's and its
+        record that the run stopped, while its message said 60 s)."""
         lost = "lost the connection to the server, and could not" if self._conn is not None else "could not"
         with contextlib.suppress(Exception):  # (the dropped one's socket and client state)
             self._conn.close()
-        deadline = time.monotonic() + RECONNECT_PATIENCE
+        study = self._study
+        gave_up = getattr(study, "_unreachable_since", None)
+        waited = gave_up is not None and time.monotonic() - gave_up < RECONNECT_PATIENCE
+        deadline = time.monotonic() + (0.0 if waited else RECONNECT_PATIENCE)
         pause = 0.1
         while True:
             try:
-                self._conn = self._study._open_connection()
+                self._conn = study._open_connection()
+                study._unreachable_since = None
                 return
             except StorageError as exc:
                 if _refused(exc):  # (no restart makes it accept this connection)
                     raise StorageError(f"{lost} connect again: {exc}") from None
                 if time.monotonic() > deadline:
+                    if waited:
+                        raise StorageError(
+                            f"{lost} connect again (the server could not be reached for "
+                            f"{time.monotonic() - gave_up + RECONNECT_PATIENCE:.0f} s): {exc}"
+                        ) from None
+                    study._unreachable_since = time.monotonic()
                     raise StorageError(
                         f"{lost} connect again within {RECONNECT_PATIENCE:.0f} s: {exc}"
                     ) from None
@@ -237,6 +251,7 @@ class PostgresStudy(Study):
                 "a postgresql:// study needs the psycopg driver: pip install 'warmbo[postgres]'"
             ) from None
         self._psycopg = psycopg
+        self._unreachable_since: float | None = None  # (when a reconnection last waited in vain)
         self.url = storage
         self.conninfo, self.name = split_url(storage)
         self.path = f"{urlsplit(self.conninfo).path.lstrip('/')}?study={self.name}"  # used in messages
