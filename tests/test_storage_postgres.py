@@ -1169,6 +1169,24 @@ def test_a_mistyped_study_name_names_the_studies_the_database_holds(postgres_ser
     said = " ".join(created.output.split())
     assert "note: the database also holds the study enzyme-walk; this command created the new study " in said
     assert "give study=enzyme-walk in the URL" in said, said
+    # two neighbouring letters swapped, or a letter's case: refused, as the same slip of an SQLite
+    # path is (a user test: `warmbo optimize --space ... study=ta1` beside at1 ran a second study)
+    for slip in ("enzmye-walk", "Enzyme-Walk"):
+        for command in (["suggest"], ["optimize", "--cmd", "echo 1", "--budget", "1"]):
+            refused = runner.invoke(
+                app, [*command, "--storage", postgres_server.url(slip), "--space", "space.json"]
+            )
+            assert refused.exit_code == 1, refused.output
+            said = " ".join(refused.output.split())
+            assert (
+                f"no study '{slip}' in that database, and 'enzyme-walk' is one: did you mean "
+                "study=enzyme-walk?" in said
+            )
+            assert "add --create" in said and not study_exists(postgres_server.url(slip))
+    made = runner.invoke(
+        app, ["suggest", "--storage", postgres_server.url("enzmye-walk"), "--space", "space.json", "--create"]
+    )
+    assert made.exit_code == 0 and study_exists(postgres_server.url("enzmye-walk")), made.output
     far = runner.invoke(app, ["suggest", postgres_server.url("ph-screen-walk"), "--space", "space.json"])
     assert far.exit_code == 0 and "note:" not in far.output, far.output
     assert "NewStudyWarning" not in created.output and "did you mean" not in created.output  # (said once)

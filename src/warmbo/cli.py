@@ -2178,11 +2178,27 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
     only a warning on stderr, easy to miss under the suggestions). ``--create`` creates it anyway.
     Only what is nearly always a slip is refused (:func:`_a_slip`: the same name with another
     ending, two neighbouring letters swapped); other close names (``cold.db`` beside ``old.db``)
-    keep :class:`~warmbo.storage.NewStudyWarning`. PostgreSQL studies get
-    :func:`_say_similar_studies`' note after creation instead."""
+    keep :class:`~warmbo.storage.NewStudyWarning`. A PostgreSQL study's name is refused by the same
+    rule when the database holds the name it slips from (a user test: ``study=ta1`` beside ``at1``
+    ran as a new study); other close names get :func:`_say_similar_studies`' note after creation."""
     from .storage import NewStudyWarning, _is_postgres, _near_files, parse_url, study_exists
 
     if _is_postgres(storage):
+        if create:
+            return
+        from .storage_postgres import split_url, study_names
+
+        name = split_url(storage)[1]
+        try:
+            names = study_names(storage)
+        except Exception:  # noqa: BLE001 - a server that cannot be read: opening the study says why
+            return
+        near = [n for n in names if _a_slip(name, n)]
+        if name not in names and near:
+            raise ValueError(
+                f"no study {name!r} in that database, and {near[0]!r} is one: did you mean study={near[0]}? "
+                f"To start a new study {name!r}, add --create"
+            )
         return
     path = parse_url(storage)
     if path == ":memory:" or Path(path).exists():

@@ -139,18 +139,30 @@ def _looks_mistyped(typed: str, existing: str) -> bool:
     ``pp.db`` beside ``pk.db``, and ``experiment.db`` beside the script ``experiment.py``: only an
     SQLite file is a study to mean)."""
     a, b = os.path.basename(typed), os.path.basename(existing)
-
-    def folded(name: str) -> str:
-        return re.sub(r"[_\-.\s]", "-", name.casefold())
-
-    if folded(a) == folded(b):
-        return True
     (stem_a, end_a), (stem_b, end_b) = os.path.splitext(a), os.path.splitext(b)
-    if stem_a == stem_b:
+    if _folded(a) == _folded(b) or stem_a == stem_b:
         return True
-    if end_a != end_b or min(len(stem_a), len(stem_b)) < 4:
+    return end_a == end_b and _mistyped_name(stem_a, stem_b)
+
+
+def _folded(name: str) -> str:
+    return re.sub(r"[_\-.\s]", "-", name.casefold())
+
+
+def _mistyped_name(typed: str, existing: str) -> bool:
+    """Whether the name ``typed`` is ``existing`` with a slip: the same but for case or a separator,
+    two neighbouring characters swapped, or (in names of 4 characters or more) one character added,
+    left out or changed."""
+    if typed == existing:
         return False
-    return _one_edit(stem_a, stem_b)
+    if _folded(typed) == _folded(existing):
+        return True
+    if len(typed) == len(existing):
+        diff = [i for i in range(len(typed)) if typed[i] != existing[i]]
+        swapped = len(diff) == 2 and diff[1] == diff[0] + 1
+        if swapped and (typed[diff[0]], typed[diff[1]]) == (existing[diff[1]], existing[diff[0]]):
+            return True
+    return min(len(typed), len(existing)) >= 4 and _one_edit(typed, existing)
 
 
 def _one_edit(a: str, b: str) -> bool:

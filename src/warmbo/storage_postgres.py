@@ -107,6 +107,22 @@ def split_url(url: str) -> tuple[str, str]:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), (names[0] if names else "default")
 
 
+def study_names(url: str) -> list[str]:
+    """The names of the studies the database of ``url`` holds, sorted ([] when it holds no warmbo
+    tables); the server's refusal as a StorageError."""
+    import psycopg
+
+    conninfo, _ = split_url(url)
+    timeout = {} if "connect_timeout" in conninfo else {"connect_timeout": CONNECT_TIMEOUT}
+    try:
+        with psycopg.connect(conninfo, autocommit=True, **timeout) as conn:
+            if not conn.execute("SELECT to_regclass('warmbo_studies') IS NOT NULL").fetchone()[0]:
+                return []
+            return [row[0] for row in conn.execute("SELECT name FROM warmbo_studies ORDER BY name")]
+    except psycopg.Error as exc:
+        raise StorageError(f"cannot read the studies of {redacted(conninfo)}: {type(exc).__name__}") from None
+
+
 def _lock_key(name: str) -> int:
     """A signed 64-bit advisory-lock key for a study name."""
     return int.from_bytes(hashlib.sha256(f"warmbo:{name}".encode()).digest()[:8], "big", signed=True)
