@@ -2186,7 +2186,7 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
     if _is_postgres(storage):
         if create:
             return
-        from .storage_postgres import split_url, study_names
+        from .storage_postgres import split_url, study_names, study_parameter
 
         name = split_url(storage)[1]
         try:
@@ -2196,7 +2196,8 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
         near = [n for n in names if _a_slip(name, n)]
         if name not in names and near:
             raise ValueError(
-                f"no study {name!r} in that database, and {near[0]!r} is one: did you mean study={near[0]}? "
+                f"no study {name!r} in that database, and {near[0]!r} is one: did you mean "
+                f"{study_parameter(near[0])}? "
                 f"To start a new study {name!r}, add --create"
             )
         return
@@ -2242,6 +2243,12 @@ def _sqlite_header(path: str) -> bool:
         return False
 
 
+def _study_parameter(name: str) -> str:
+    from .storage_postgres import study_parameter
+
+    return study_parameter(name)
+
+
 def _say_similar_studies(study) -> None:
     """After ``suggest --space`` created a PostgreSQL study: the database's studies with a close name,
     since a mistyped ``study=`` (``enzym`` for ``enzyme``) creates a new study rather than failing,
@@ -2252,7 +2259,11 @@ def _say_similar_studies(study) -> None:
         errors.print(
             f"note: the database also holds the stud{'ies' if len(similar) > 1 else 'y'} {names}; this "
             f"command created the new study {study.name}: if you meant "
-            + ("one of them, give its name" if len(similar) > 1 else f"it, give study={similar[0]}")
+            + (
+                "one of them, give its name"
+                if len(similar) > 1
+                else f"it, give {_study_parameter(similar[0])}"
+            )
             + " in the URL",
             highlight=False,
             soft_wrap=True,

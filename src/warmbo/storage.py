@@ -146,7 +146,8 @@ def _looks_mistyped(typed: str, existing: str) -> bool:
 
 
 def _folded(name: str) -> str:
-    return re.sub(r"[_\-.\s]", "-", name.casefold())
+    """``name`` without case, its separators one ('+' too: a space in a URL)."""
+    return re.sub(r"[_\-.\s+]", "-", name.casefold())
 
 
 def _mistyped_name(typed: str, existing: str) -> bool:

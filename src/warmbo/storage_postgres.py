@@ -33,11 +33,12 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import threading
 import time
 import warnings
 import weakref
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from ._warnings import user_stacklevel
 from .space import Space
@@ -52,6 +53,7 @@ from .storage import (
     _finite_value,
     _finite_vector,
     _inherit,
+    _mistyped_name,
     _new_lock,
     _series,
     default_worker,
@@ -93,18 +95,30 @@ def is_postgres_url(url) -> bool:
 
 
 def split_url(url: str) -> tuple[str, str]:
-    """``(conninfo, study name)`` of a PostgreSQL study URL (the ``study`` query parameter removed)."""
+    """``(conninfo, study name)`` of a PostgreSQL study URL (the ``study`` query parameter removed).
+    The name is percent-decoded as libpq decodes a URL's parameters, ``+`` kept (a user test:
+    ``study=a+b`` opened the study ``'a b'``, form-encoding's reading)."""
     parts = urlsplit(url.strip())
     query = parse_qsl(parts.query, keep_blank_values=True)
-    names = [v for k, v in query if k == "study"]
+    names = [
+        unquote(piece.partition("=")[2])
+        for piece in parts.query.split("&")
+        if piece.partition("=")[0] == "study"
+    ]
     if len(names) > 1 or (names and not names[0]):
-        raise StorageError(f"malformed storage URL {redacted(url)!r}: give one non-empty study=NAME")
+        shown = re.sub(r"[?&]mode=ro$", "", redacted(url).strip())  # (the read-only form: not what was typed)
+        raise StorageError(f"malformed storage URL {shown!r}: give one non-empty study=NAME")
     if not parts.path or parts.path == "/":
         raise StorageError(
             f"malformed storage URL {redacted(url)!r}: name the database, postgresql://user@host/db"
         )
     rest = urlencode([(k, v) for k, v in query if k not in ("study", "mode")])
     return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), (names[0] if names else "default")
+
+
+def study_parameter(name: str) -> str:
+    """``study=NAME`` as a URL holds it (percent-encoded: ``study=a%20b`` for the study ``'a b'``)."""
+    return f"study={quote(name, safe='-_.~')}"
 
 
 def study_names(url: str) -> list[str]:
@@ -311,7 +325,7 @@ class PostgresStudy(Study):
             more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
             listed = ", ".join(shown) + more
             held = (
-                f"; did you mean study={similar[0]}? (the database holds the studies {listed})"
+                f"; did you mean {study_parameter(similar[0])}? (the database holds the studies {listed})"
                 if similar
                 else f"; the database holds the studies {listed}"
             )
@@ -333,8 +347,12 @@ class PostgresStudy(Study):
         ``enzym`` or ``Enzyme``), closest first: what a mistyped ``study=`` meant."""
         others = [n for n in (self.study_names() if names is None else names) if n != self.name]
         folded = {n.casefold(): n for n in others}
-        close = difflib.get_close_matches(self.name.casefold(), list(folded), n=3, cutoff=0.75)
-        return [folded[n] for n in close]
+        close = [
+            folded[n] for n in difflib.get_close_matches(self.name.casefold(), list(folded), n=3, cutoff=0.75)
+        ]
+        # and the slips difflib scores low in short names: 'at1' for 'ta1', 'a b' for 'a+b'
+        slips = [n for n in others if n not in close and _mistyped_name(self.name, n)]
+        return (close + slips)[:3]
 
     @property
     def reference(self) -> str:
@@ -533,8 +551,9 @@ class PostgresStudy(Study):
             # (a user test: study=lr-sweeep beside lr-sweep split a sweep over two studies without a
             # word, where a new SQLite file beside one of a close name warns the same)
             warnings.warn(
-                f"created a new study {self.name!r} in {self._where()}; did you mean study={similar[0]}, "
-                "which exists? (a mistyped study= starts a study with no trials)",
+                f"created a new study {self.name!r} in {self._where()}; did you mean "
+                f"{study_parameter(similar[0])}, which exists? (a mistyped study= starts a study with no "
+                "trials)",
                 NewStudyWarning,
                 stacklevel=user_stacklevel(),
             )
@@ -583,7 +602,9 @@ class PostgresStudy(Study):
                 .fetchone()
             )
             where = (
-                f" (it is a trial of study {other[0]!r}: give study={other[0]} in the URL)" if other else ""
+                f" (it is a trial of study {other[0]!r}: give {study_parameter(other[0])} in the URL)"
+                if other
+                else ""
             )
             raise self._missing(trial_id, where)
         return self._trial(row)
