@@ -1034,3 +1034,24 @@ def test_a_report_stopped_while_it_is_made_leaves_the_folder_as_it_was(tmp_path,
     opt.report(out)
     after = {p.name: p.read_bytes() for p in out.iterdir()}
     assert set(after) == set(before) and after["report.html"] != before["report.html"]
+
+
+def test_a_grid_of_more_values_than_ticks_gets_ticks_on_the_grid_that_do_not_run_together():
+    # a user test: stir_rpm (100 to 1200 in steps of 100) got ticks at 150, 450, 1050, and "1050" ran
+    # into "1200" ("10501200" in the rendered report)
+    space = Space((Int("stir_rpm", 100, 1200, step=100), Float("t", 20.0, 95.0, step=0.5), Int("n", 1, 5000)))
+    trials = [
+        Trial(i + 1, {"stir_rpm": 100 * (i + 1), "t": 20.0 + 5 * i, "n": 400 * i + 1}, COMPLETE, float(i))
+        for i in range(12)
+    ]
+    fig = plot_observed(trials, space, maximize=False)
+    fig.canvas.draw()
+    rpm, t, n = (a for a in fig.axes if a.get_visible())
+    ticks = [v for v in rpm.get_xticks() if 100 <= v <= 1200]
+    assert 3 <= len(ticks) <= 5 and all(v % 100 == 0 for v in ticks), ticks
+    for ax in (rpm, t, n):  # no two labels overlap
+        boxes = [label.get_window_extent() for label in ax.get_xticklabels() if label.get_text()]
+        assert len(boxes) >= 2
+        assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:], strict=False)), [
+            label.get_text() for label in ax.get_xticklabels()
+        ]

@@ -447,6 +447,8 @@ def _log_subs(low: float, high: float) -> tuple[float, ...] | None:
 
 #: a step parameter with at most this many grid values gets a tick on each
 _MAX_GRID_TICKS = 9
+#: at most this many ticks on a grid of more values than :data:`_MAX_GRID_TICKS`
+_GRID_TICKS_SHOWN = 5
 
 
 def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
@@ -475,8 +477,14 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
         # a few grid values (a temperature in steps of 5): a tick on each, and nothing between them
         ax.set_xticks(_sweep_values(p))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    elif _has_step(p) and p._size() <= _N_SWEEP:
+        # more grid values than fit (not a fine grid, whose round ticks serve): every k-th, on the grid (a user test's stir_rpm in steps of
+        # 100 from 100 to 1200 got ticks at 150, 450, 1050, and "1050" ran into "1200")
+        values = _sweep_values(p)
+        ax.set_xticks(values[:: -(-len(values) // _GRID_TICKS_SHOWN)])
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     elif isinstance(p, Int):
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4, integer=True))
 
 
 def _has_step(p: Parameter) -> bool:
