@@ -161,6 +161,8 @@ __all__ = [
     "BudgetNotReachedWarning",
     "BudgetHeldWarning",
     "HeldElsewhereWarning",
+    "LiveTrialsLeftWarning",
+    "RecordedElsewhereWarning",
     "InterruptedRunWarning",
     "RepeatedPointsWarning",
     "RepeatedFailureError",

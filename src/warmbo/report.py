@@ -478,8 +478,9 @@ def _set_numeric_x_axis(ax: Axes, p: Parameter) -> None:
         ax.set_xticks(_sweep_values(p))
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     elif _has_step(p) and p._size() <= _N_SWEEP:
-        # more grid values than fit (not a fine grid, whose round ticks serve): every k-th, on the grid (a user test's stir_rpm in steps of
-        # 100 from 100 to 1200 got ticks at 150, 450, 1050, and "1050" ran into "1200")
+        # more grid values than fit (not a fine grid, whose round ticks serve): every k-th, on the
+        # grid (a user test's stir_rpm in steps of 100 from 100 to 1200 got ticks at 150, 450, 1050,
+        # and "1050" ran into "1200")
         values = _sweep_values(p)
         ax.set_xticks(values[:: -(-len(values) // _GRID_TICKS_SHOWN)])
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
