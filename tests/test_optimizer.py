@@ -1973,10 +1973,12 @@ def test_a_killed_process_of_this_machine_holds_no_place_in_a_resumed_runs_budge
     assert _dead_here(f"alice@{socket.gethostname()}:{gone.pid}:ThreadPoolExecutor-0_1")
     alive = f"bob@{socket.gethostname()}:{os.getppid()}"  # (a live process: this one's parent)
     assert not _dead_here(alive) and not _dead_here(f"alice@elsewhere:{gone.pid}") and not _dead_here("lab")
-    # nor is it a live run's trial for clean-pending, observe or retry_pending (a user test: clean-pending
-    # kept a kill -9'd run's trial as "being evaluated by a live run" for 30 s)
+    # retry_pending evaluates it at once, as the budget counts it (a user test's worker with
+    # --retry-pending evaluated live workers' points again: those are left; this one is dead), but
+    # clean-pending, observe and withdraw still take it for a live run's (another container's
+    # process, of this host name and its own process ids, may be alive)
     killed.study.heartbeat([left.trial_id])
-    assert left.trial_id not in wb.optimizer.live_run_trials(resumed.study)
+    assert left.trial_id in wb.optimizer.live_run_trials(resumed.study)
     with warnings.catch_warnings():
         warnings.simplefilter("error", wb.optimizer.LiveTrialsLeftWarning)
         resumed.run(branin_objective, budget=7, progress=False, retry_pending=True)

@@ -3596,7 +3596,7 @@ def clean_pending(
     for t in stale:  # (whose and how old, as for those kept: the line gave the ids only)
         if t.id in beating and run_ended(t):
             why = "its run has stopped (interrupted, or stopped by an error)"
-        elif t.id in beating and silent(t) <= live:
+        elif t.id in beating and silent(t) <= live and older_than is not None:
             why = f"silent {_duration(silent(t))}, --older-than {older_than:g} s"
         elif t.id in beating:
             why = f"its run's heartbeat stopped {_duration(silent(t))} ago"

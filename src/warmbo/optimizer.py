@@ -789,9 +789,7 @@ def live_run_trials(study: Study, now: float | None = None) -> dict[int, float]:
         beat = beating.get(trial.id)
         if beat is None or now - beat > LIVE_BEATS * HEARTBEAT_INTERVAL:
             continue
-        # a run of this machine whose process is gone (kill -9) is not live, however fresh its last
-        # beat (a user test: clean-pending kept a killed run's trial as "being evaluated" for 30 s)
-        if ended.get(trial.worker, -math.inf) < beat and not _dead_here(trial.worker):
+        if ended.get(trial.worker, -math.inf) < beat:
             live[trial.id] = now - beat
     return live
 
@@ -880,7 +878,9 @@ def _dead_here(worker: str | None) -> bool:
     process of this machine that no longer exists. Only where the name says this host and no process
     has that id (a process of another user exists as far as this asks); a name of another form, or of
     another machine, is never taken for dead. (Two containers with one host name and their own process
-    ids could take a live one for dead: the run would then evaluate one trial more than its budget.)"""
+    ids could take a live one for dead: a run would then evaluate one trial more than its budget, or,
+    with ``retry_pending``, evaluate that trial's point a second time; ``clean-pending``, ``observe``
+    and ``withdraw`` do not use it, :func:`live_run_trials`.)"""
     if not worker or os.name != "posix":  # (Windows' os.kill(pid, 0) ends the process)
         return False
     match = _WORKER.match(worker)
@@ -3950,12 +3950,14 @@ class Optimizer:
             # not the trials live runs are evaluating now (a user test: a third worker started with
             # --retry-pending evaluated two live workers' points a second time, at the same moment)
             # (this worker's own, under its name, are its: a worker restarted under its name retries
-            # what its killed process left, as BudgetHeldWarning advises)
+            # what its killed process left, as BudgetHeldWarning advises; and a process of this machine
+            # that no longer exists evaluates nothing, as the budget counts it: _dead_here)
             pending = self.study.trials((PENDING,))
+            workers = {t.id: t.worker for t in pending}
             live = {
                 i
                 for i in live_run_trials(self.study)
-                if any(t.id == i and t.worker != self.worker for t in pending)
+                if workers.get(i) != self.worker and not _dead_here(workers.get(i))
             }
             queue = [Suggestion(t.params, t.id) for t in pending if t.id not in live]
             if len(queue) < len(pending):
