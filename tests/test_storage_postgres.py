@@ -1624,3 +1624,19 @@ def test_a_study_name_in_the_url_is_decoded_as_libpq_decodes_and_written_back_en
     with pytest.raises(StorageError) as caught:
         Study(base + "study=")
     assert "mode=ro" not in str(caught.value) and "give one non-empty study=NAME" in str(caught.value)
+
+
+def test_a_dict_told_whose_commit_got_through_before_the_drop_is_one_trial(postgres_url, monkeypatch):
+    # a review: tell(dict) resolved the dict again after a drop at the COMMIT that had stored the
+    # value; the trial was then complete, the dict matched no pending trial, and a second trial was
+    # stored. The trial the first attempt resolved is told again instead
+    opt = wb.Optimizer(SPACE, storage=postgres_url, seed=0)
+    s = opt.ask()
+    drops = _Drops(
+        opt.study, monkeypatch, "commit-stored", when=lambda n: n == 1, of="UPDATE warmbo_trials SET state"
+    )
+    told = opt.tell(dict(s), 1.5)
+    drops.admin.close()
+    assert drops.dropped == 1
+    assert told.id == s.trial_id
+    assert [(t.id, t.state, t.value) for t in Study(postgres_url).trials()] == [(s.trial_id, "complete", 1.5)]

@@ -3443,22 +3443,26 @@ class Optimizer:
         store before this returns.
         """
         self._tells += 1
+        resolved: list[int | None] = []  # (the trial the first attempt resolved: kept for the next)
         for attempt in range(LOST_CONNECTION_RETRIES + 1):
-            trial_id = None
             try:
                 with self.study.transaction():
-                    trial_id = self._resolve(trial_or_params)
-                    if trial_id is None:
+                    if not resolved:
+                        resolved.append(self._resolve(trial_or_params))
+                    if resolved[0] is None:
                         return self.study.add_trial(
                             trial_or_params, COMPLETE, value=value, worker=self.worker
                         )
-                    return self.study.complete(trial_id, value)
+                    return self.study.complete(resolved[0], value)
             except ConnectionLostError as exc:
                 # the server dropped the connection (a restart, pg_terminate_backend): told again on a
-                # new one, as an ask's write is; a trial's value told again is the stored one if the
-                # first COMMIT got through, but a new trial's insert could then be stored twice (a user
-                # test: the team recipe's worker died on one drop, its value lost)
-                if attempt == LOST_CONNECTION_RETRIES or (exc.at_commit and trial_id is None):
+                # new one, as an ask's write is (a user test: the team recipe's worker died on one
+                # drop, its value lost). The trial the first attempt resolved is told again, its value
+                # the stored one if that COMMIT got through (a dict resolved again would no longer
+                # match a pending trial, and be stored as a second one: a review); a new trial whose
+                # COMMIT may have got through is not inserted again
+                new_trial = bool(resolved) and resolved[0] is None
+                if attempt == LOST_CONNECTION_RETRIES or (exc.at_commit and new_trial):
                     raise
         raise AssertionError("unreachable")  # pragma: no cover
 
