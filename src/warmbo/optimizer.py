@@ -530,6 +530,17 @@ class _FirstFailures:
 _NONFINITE = re.compile(r"the objective returned -?(nan|inf), not a finite number")
 
 
+def _non_finite(value) -> float | None:
+    """``value`` as a float when it is a number that is NaN or infinite (a Python or numpy float, a
+    one-number array), else None."""
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind == "f":
+        value = value.reshape(())
+    if isinstance(value, float | np.floating) or (isinstance(value, np.ndarray) and value.ndim == 0):
+        number = float(value)
+        return None if math.isfinite(number) else number
+    return None
+
+
 def _error_kind(error: str | None) -> str | None:
     """What :class:`_FirstFailures` compares: the error as stored, except that warmbo's own refusal of
     a returned value names the value's type, not the value ("got {'loss': 0.31} (dict)" differs at
@@ -4425,9 +4436,11 @@ class Optimizer:
                 raise
             except ValueError as error:
                 reason = str(error)
-                if isinstance(value, float) and not math.isfinite(value):  # (an int is finite)
-                    # (the store's message advises tell_failed, which a run's objective never calls)
-                    reason = f"the objective returned {value!r}, not a finite number"
+                number = _non_finite(value)
+                if number is not None:
+                    # (the store's message advises tell_failed, which a run's objective never calls;
+                    # as a float: numpy's repr, np.float64(nan), escaped _FirstFailures, a review)
+                    reason = f"the objective returned {number!r}, not a finite number"
                 warnings.warn(
                     f"trial {suggestion.trial_id} failed: {reason}", TrialFailedWarning, stacklevel=3
                 )
