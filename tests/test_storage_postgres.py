@@ -1183,6 +1183,17 @@ def test_a_mistyped_study_name_names_the_studies_the_database_holds(postgres_ser
                 "study=enzyme-walk?" in said
             )
             assert "add --create" in said and not study_exists(postgres_server.url(slip))
+    # names of a series are not slips (a review: run.v2 beside run.v1, run12 beside run21 were refused)
+    from warmbo.cli import _a_name_slip
+
+    for typed, existing in (
+        ("run.v2", "run.v1"),
+        ("run12", "run21"),
+        ("exp.2", "exp.1"),
+        ("lr.1e-3", "lr.1e-4"),
+    ):
+        assert not _a_name_slip(typed, existing)
+    assert _a_name_slip("ta1", "at1") and _a_name_slip("Lab", "lab") and not _a_name_slip("lab", "lab")
     made = runner.invoke(
         app, ["suggest", "--storage", postgres_server.url("enzmye-walk"), "--space", "space.json", "--create"]
     )

@@ -2193,7 +2193,7 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
             names = study_names(storage)
         except Exception:  # noqa: BLE001 - a server that cannot be read: opening the study says why
             return
-        near = [n for n in names if _a_slip(name, n)]
+        near = [n for n in names if _a_name_slip(name, n)]
         if name not in names and near:
             raise ValueError(
                 f"no study {name!r} in that database, and {near[0]!r} is one: did you mean "
@@ -2213,6 +2213,27 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
             f"no study at {path!r}, and {near[0]!r} beside it is one: did you mean --storage {near[0]}? "
             f"To start a new study at {path!r}, add --create"
         )
+
+
+def _a_name_slip(typed: str, existing: str) -> bool:
+    """Whether the PostgreSQL study name ``typed`` is ``existing`` with a letter's case changed or two
+    neighbouring characters swapped, numbers aside (``run.v2`` beside ``run.v1``, ``run12`` beside
+    ``run21`` are a series, not a slip: a review; :func:`_a_slip`'s other endings are a file's)."""
+    from .storage import _series
+
+    if typed == existing or _series(typed) == _series(existing):
+        return False
+    if typed.lower() == existing.lower():
+        return True
+    if len(typed) != len(existing):
+        return False
+    diff = [i for i in range(len(typed)) if typed[i] != existing[i]]
+    return (
+        len(diff) == 2
+        and diff[1] == diff[0] + 1
+        and typed[diff[0]] == existing[diff[1]]
+        and typed[diff[1]] == existing[diff[0]]
+    )
 
 
 def _a_slip(typed: str, existing: str) -> bool:
