@@ -4044,3 +4044,19 @@ def test_small_words_of_a_user_test(workdir):
     assert "nothing was evaluated. For 1 more, give --budget 3" in invoke(
         "optimize", "objmod:f", "--budget", 1, "--storage", "w.db"
     ).output.replace("\n", " ")
+
+
+def test_a_prior_studys_source_is_one_whatever_its_spelling_and_keeps_no_password():
+    # a review: a PostgreSQL prior's source kept the URL as typed (its password too, printed in the
+    # advice to remove it), and another spelling of the same study was another source
+    from warmbo.cli import _prior_source
+
+    spellings = [
+        "postgres://lab:secret@db.example:5432/lab?study=enzyme&sslmode=require",
+        "postgresql://lab:secret@db.example:5432/lab?sslmode=require&study=enzyme",
+        "postgresql://lab:***@db.example:5432/lab?study=enzyme&sslmode=require",  # (as printed)
+    ]
+    sources = {_prior_source(url) for url in spellings}
+    assert sources == {"postgresql://lab:***@db.example:5432/lab?sslmode=require&study=enzyme"}
+    assert "secret" not in _prior_source("postgresql://lab@db/lab?study=a%20b&password=secret")
+    assert _prior_source("postgresql://lab@db/lab?study=a%20b").endswith("?study=a%20b")

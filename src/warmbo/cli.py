@@ -1291,8 +1291,8 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
             out.print(
                 f"  {record['gone']} row(s) imported from an earlier version of {redacted(entry)} are "
                 "no longer "
-                f"in it and stay in the study; to keep only the file's rows: 'warmbo prior remove "
-                f"{_study_arg(storage)} --file {shlex.quote(entry)}', then import it again",
+                f"in it and stay in the study; to keep only its current rows: 'warmbo prior remove "
+                f"{_study_arg(storage)} --file {shlex.quote(redacted(entry))}', then import it again",
                 soft_wrap=True,
             )
 
@@ -1664,8 +1664,16 @@ def _prior_source(entry: str) -> str:
     from .prior import names_a_study
     from .storage import _is_postgres, parse_url
 
-    if _is_postgres(entry):
-        return redacted(entry)
+    if _is_postgres(entry):  # (whatever its spelling: scheme, parameters' order; no password: a review)
+        from urllib.parse import parse_qsl, urlencode, urlsplit
+
+        from .storage_postgres import split_url, study_parameter
+
+        conninfo, name = split_url(entry)
+        parts = urlsplit(conninfo)
+        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        where = redacted(f"postgresql://{parts.netloc}{parts.path}?{query}".rstrip("?"))
+        return f"{where}{'&' if query else '?'}{study_parameter(name)}"
     return str(Path(parse_url(entry) if names_a_study(entry) else entry).resolve())
 
 
