@@ -1616,22 +1616,35 @@ def test_a_server_that_stays_down_is_waited_for_once_not_at_every_step(postgres_
     study.close()
 
 
-def test_a_study_name_in_the_url_is_decoded_as_libpq_decodes_and_written_back_encoded(postgres_server):
-    # a user test: study=a+b opened the study 'a b' (form-encoding's reading of '+'), hints printed
-    # "give study=a b in the URL", and an empty study= was quoted with a mode=ro never typed
+def test_a_study_name_in_the_url_is_written_back_encoded_and_the_other_parameters_reach_libpq(
+    postgres_server,
+):
+    # a user test: hints printed "give study=a b in the URL" for the study 'a b', and an empty study=
+    # was quoted with a mode=ro never typed; a review: the other parameters were re-encoded
+    # (options=-c%20search_path%3Dlab reached libpq as -c+search_path=lab). '+' in study= is a space,
+    # as it always was (a study made through study=a+b is 'a b', and that URL still opens it)
+    from psycopg.conninfo import conninfo_to_dict
+
     from warmbo.storage_postgres import split_url, study_parameter
 
     base = postgres_server.url("x").rsplit("study=", 1)[0]
-    assert split_url(base + "study=a+b")[1] == "a+b"
+    assert split_url(base + "study=a+b")[1] == "a b"
     assert split_url(base + "study=a%20b")[1] == "a b"
     assert split_url(base + "study=caf%C3%A9")[1] == "café"
     assert study_parameter("a b") == "study=a%20b" and study_parameter("lr-sweep_2.x") == "study=lr-sweep_2.x"
-    assert split_url(base + study_parameter("a+b & c"))[1] == "a+b & c"  # (round trip)
-    spaced = wb.Optimizer(SPACE, storage=base + "study=a%20b", seed=0)
+    for name in ("a+b & c", "a b", "x=y"):
+        assert split_url(base + study_parameter(name))[1] == name  # (round trip)
+    conninfo, _ = split_url(base + "study=s&options=-c%20search_path%3Dlab&application_name=a%20b&mode=ro")
+    said = conninfo_to_dict(conninfo)
+    assert (
+        said["options"] == "-c search_path=lab" and said["application_name"] == "a b" and "mode" not in said
+    )
+    spaced = wb.Optimizer(SPACE, storage=base + "study=a+b", seed=0)
     spaced.tell({"x0": 1.0, "x1": 1.0}, 1.0)
     spaced.close()
-    with pytest.raises(StorageError, match=r"no study 'a\+b' .*did you mean study=a%20b\?"):
-        Study(base + "study=a+b")
+    assert len(Study(base + study_parameter("a b"))) == 1
+    with pytest.raises(StorageError, match=r"no study 'a-b' .*did you mean study=a%20b\?"):
+        Study(base + "study=a-b")
     with pytest.raises(StorageError) as caught:
         Study(base + "study=")
     assert "mode=ro" not in str(caught.value) and "give one non-empty study=NAME" in str(caught.value)

@@ -38,7 +38,7 @@ import threading
 import time
 import warnings
 import weakref
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, unquote_plus, urlsplit, urlunsplit
 
 from ._warnings import user_stacklevel
 from .space import Space
@@ -95,16 +95,13 @@ def is_postgres_url(url) -> bool:
 
 
 def split_url(url: str) -> tuple[str, str]:
-    """``(conninfo, study name)`` of a PostgreSQL study URL (the ``study`` query parameter removed).
-    The name is percent-decoded as libpq decodes a URL's parameters, ``+`` kept (a user test:
-    ``study=a+b`` opened the study ``'a b'``, form-encoding's reading)."""
+    """``(conninfo, study name)`` of a PostgreSQL study URL (the ``study`` and ``mode`` query parameters
+    removed, the others passed to libpq as written: re-encoded, ``options=-c%20search_path%3Dlab``
+    reached libpq as ``-c+search_path=lab``, a review). The name is decoded as a query's value is,
+    ``+`` a space (``study=a+b`` is the study ``'a b'``, as it always was)."""
     parts = urlsplit(url.strip())
     query = parse_qsl(parts.query, keep_blank_values=True)
-    names = [
-        unquote(piece.partition("=")[2])
-        for piece in parts.query.split("&")
-        if piece.partition("=")[0] == "study"
-    ]
+    names = [v for k, v in query if k == "study"]
     if len(names) > 1 or (names and not names[0]):
         shown = re.sub(r"[?&]mode=ro$", "", redacted(url).strip())  # (the read-only form: not what was typed)
         raise StorageError(f"malformed storage URL {shown!r}: give one non-empty study=NAME")
@@ -112,12 +109,18 @@ def split_url(url: str) -> tuple[str, str]:
         raise StorageError(
             f"malformed storage URL {redacted(url)!r}: name the database, postgresql://user@host/db"
         )
-    rest = urlencode([(k, v) for k, v in query if k not in ("study", "mode")])
+    kept = [
+        piece
+        for piece in parts.query.split("&")
+        if piece and unquote_plus(piece.partition("=")[0]) not in ("study", "mode")
+    ]
+    rest = "&".join(kept)
     return urlunsplit((parts.scheme, parts.netloc, parts.path, rest, "")), (names[0] if names else "default")
 
 
 def study_parameter(name: str) -> str:
-    """``study=NAME`` as a URL holds it (percent-encoded: ``study=a%20b`` for the study ``'a b'``)."""
+    """``study=NAME`` as a URL holds it (percent-encoded: ``study=a%20b`` for the study ``'a b'``,
+    ``study=a%2Bb`` for ``'a+b'``)."""
     return f"study={quote(name, safe='-_.~')}"
 
 
