@@ -465,6 +465,52 @@ def test_fit_mean_profiles_the_constant_out_of_the_ml2_objective():
     assert fitted.log_marginal_likelihood() > plain.log_marginal_likelihood() + 1.0
 
 
+@pytest.mark.parametrize("kind", ["loo", "loo-mse"])
+def test_fit_mean_reestimates_the_constant_without_each_held_out_point_in_the_loo_objectives(kind):
+    # a user test: the LOO kinds ignored fit_mean, so y + 100 changed the fitted hyperparameters (the
+    # LOO-MSE fit's error on fresh points grew 9 times). Oracle: for each i, the GLS constant and the
+    # posterior of y_i from the other n - 1 points alone, with the constant's uncertainty (flat prior)
+    X, y, _ = data(n=15, d=2, seed=7, noise=0.1)
+    kernel = Constant(1.1) * Matern(2.5, [0.3, 0.5])
+    gp = GP(kernel, noise=0.02, fit_mean=True)
+    params = np.append(kernel.theta, np.log(0.02))
+    noise = np.full(15, 0.02)
+    value, grad = gp.objective(X, y, kernel, noise, True, params, kind)
+    K = kernel.evaluate(X, X) + 0.02 * np.eye(15)
+    terms = []
+    for i in range(15):
+        keep = np.arange(15) != i
+        Ainv = np.linalg.inv(K[np.ix_(keep, keep)])
+        ones = np.ones(14)
+        c = ones @ Ainv @ y[keep] / (ones @ Ainv @ ones)
+        k = K[i, keep]
+        mean = c + k @ Ainv @ (y[keep] - c)
+        h = 1.0 - k @ Ainv @ ones  # (the constant's own uncertainty, universal kriging)
+        var = K[i, i] - k @ Ainv @ k + h**2 / (ones @ Ainv @ ones)
+        r = y[i] - mean
+        terms.append(
+            r**2 if kind == "loo-mse" else -(-0.5 * np.log(var) - r**2 / (2 * var) - 0.5 * np.log(2 * np.pi))
+        )
+    assert value == pytest.approx(np.mean(terms) if kind == "loo-mse" else np.sum(terms), rel=1e-9)
+    assert gp.objective(X, y + 100.0, kernel, noise, True, params, kind)[0] == pytest.approx(value, rel=1e-9)
+    h = 1e-6
+    numeric = np.array(
+        [
+            (
+                gp.objective(X, y, kernel, noise, True, params + h * e, kind)[0]
+                - gp.objective(X, y, kernel, noise, True, params - h * e, kind)[0]
+            )
+            / (2 * h)
+            for e in np.eye(params.size)
+        ]
+    )
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+    shifted = [
+        GP(kernel, noise=0.02, optimizer=kind, fit_mean=True, seed=0).fit(X, y + s) for s in (0.0, 100.0)
+    ]
+    np.testing.assert_allclose(shifted[0].kernel_.theta, shifted[1].kernel_.theta, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("fit_mean", [False, True])
 @pytest.mark.parametrize("k", [0, 1, 7])
 def test_extend_equals_a_fresh_fit_on_all_the_data(k, fit_mean):

@@ -301,7 +301,10 @@ class GP(RegressorModel):
         estimate ``c = 1^T (K + Lambda)^{-1} y / 1^T (K + Lambda)^{-1} 1`` (R&W Section 2.7), which
         with ``optimizer="ml2"`` is profiled out of the marginal likelihood at every step of the fit
         (the gradient of the profiled likelihood is the one at fixed ``c``: dlog p / dc = 0 there),
-        as BoTorch's ``ConstantMean`` is fitted jointly with the kernel. Far from the data the
+        as BoTorch's ``ConstantMean`` is fitted jointly with the kernel. With ``"loo"`` and
+        ``"loo-mse"`` each held-out point is predicted with ``c`` re-estimated from the others
+        (Dubrule 1983: the LOO formulas with ``(K + Lambda)^{-1}`` replaced by the precision projected
+        off the constant). Far from the data the
         posterior mean returns to ``c``, not to the average observation; after :meth:`fit`,
         ``y_mean_`` holds it on the user's scale.
 
@@ -1196,6 +1199,14 @@ class GP(RegressorModel):
         _add_to_diagonal(A, noise)
         L, _ = cholesky(A, max_jitter=0.0, name="K + noise")
         Ainv = _inverse_from_cholesky(L)
+        if self.fit_mean:
+            # the constant mean re-estimated without each held-out point: Dubrule's (1983) leave-one-out
+            # of kriging with an unknown mean, the same formulas with A^-1 replaced by the precision
+            # projected off the mean, P = A^-1 - A^-1 1 1^T A^-1 / 1^T A^-1 1 (P 1 = 0, so the
+            # objective does not move with a constant added to y; and dP = -P dA P, as dA^-1 is).
+            # Before, the LOO kinds ignored fit_mean: y + 100 changed the fit (a user test)
+            u = Ainv.sum(axis=1)
+            Ainv = Ainv - np.outer(u, u) / u.sum()
         alpha = Ainv @ ys
         c = np.diag(Ainv)
         dKs = np.moveaxis(dK, 2, 0)  # (q, n, n)
