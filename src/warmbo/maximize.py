@@ -434,10 +434,16 @@ def maximize(
         raise ValueError(f"screen must be an array of shape (m, {d}) with m >= 1 (encoded points)")
     U = _candidates(space, n_candidates, seed) if screen is None else screen
     categorical = _categorical_columns(space)
+    discrete = any(p._discrete for p in space.params)
     if local and screen is None:
         near = _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)
-        U = np.vstack([U, space.snap(near) if categorical.size else near])
-    if local and any(p._discrete for p in space.params):
+        # snapped wherever a parameter is discrete, so that candidates are ranked by the values of
+        # points that exist: an integer's relaxed encoding between two values (layers 2.4) scored
+        # above every real point, took every start, and snapped back beside the incumbent, while the
+        # real point the model preferred (layers 3, EI 300 times higher) was never compared (a user
+        # test: 77 of 80 trials at layers=2, the optimum at 3)
+        U = np.vstack([U, space.snap(near) if discrete else near])
+    if local and discrete:
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
     if fixed is not None:
         held = fixed.apply(U)
