@@ -1317,3 +1317,20 @@ def test_a_prior_study_of_the_other_direction_is_said(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error", PriorDirectionWarning)
         wb.Optimizer(space, prior=[str(tmp_path / "old.db")], maximize=True, seed=0)
+
+
+def test_a_history_frame_saved_as_csv_is_a_prior_as_the_frame_is(tmp_path):
+    # a user test: opt.history.to_dataframe() worked as a prior, and the same frame saved with
+    # to_csv did not ("missing column(s) 'y'": the frame's values are its 'value' column)
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 4), wb.Categorical("c", ["a", "b"])])
+    old = wb.Optimizer(space, seed=0)
+    old.run(lambda p: p["x"] + p["k"] + (p["c"] == "b"), budget=6, progress=False)
+    frame = old.history.to_dataframe()
+    frame.to_csv(tmp_path / "week1.csv", index=False)
+    for transfer in ("auto", "none"):
+        from_frame = wb.Optimizer(space, prior=frame, transfer=transfer)
+        from_csv = wb.Optimizer(space, prior=str(tmp_path / "week1.csv"), transfer=transfer)
+        assert [
+            (dict(p), float(y)) for p, y in zip(from_csv.prior.params, from_csv.prior.y, strict=True)
+        ] == [(dict(p), float(y)) for p, y in zip(from_frame.prior.params, from_frame.prior.y, strict=True)]
+        assert sorted(from_csv.prior.y) == sorted(t.value for t in old.history)
