@@ -369,6 +369,7 @@ def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
     capped = opt.audit(max_held_out=5)
     assert capped.held_out == 5 and not capped.decidable
     assert set(capped.index) <= set(range(14))
+    assert capped.index.dtype.kind == "i"  # (positions that index the data: a user test got floats)
 
 
 def test_audit_target_only_audits_the_studys_own_gp_of_a_transfer_study(tmp_path):

@@ -172,8 +172,8 @@ def check_levels(levels) -> tuple[float, ...]:
     return tuple(sorted(set(values)))
 
 
-def _frozen(array) -> np.ndarray:
-    out = np.array(array, dtype=np.float64)
+def _frozen(array, dtype=np.float64) -> np.ndarray:
+    out = np.array(array, dtype=dtype)
     out.setflags(write=False)
     return out
 
@@ -258,7 +258,7 @@ class Audit:
     method: str
     theory: TheoryAudit | None = None
     warnings: tuple[str, ...] = ()
-    index: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
+    index: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0), np.intp), repr=False)
     observed: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
     mean: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
     sd: np.ndarray = field(default_factory=lambda: _frozen(np.zeros(0)), repr=False)
@@ -629,7 +629,7 @@ def _assemble(
             [f"observation {i}" for i in index] if labels is None else [labels[i] for i in index],
             external,
         ),
-        index=_frozen(index),
+        index=_frozen(index, np.intp),  # (positions: integers that index the data, a user test)
         observed=_frozen(observed),
         mean=_frozen(mean),
         sd=_frozen(sd),
