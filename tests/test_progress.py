@@ -49,7 +49,7 @@ def test_one_line_per_finished_task_with_its_counts_and_times():
         bar.update(second, advance=1)
         bar.advance(second)  # past its total: no second line
     lines = out.getvalue().splitlines()
-    assert lines[0] == "branin: GP-UCB - 3/3 runs done in 6.0 s, 6.0 s elapsed"
+    assert lines[0] == "branin: GP-UCB - 3/3 runs done in 6.0 s"  # (the same time once: a user test)
     assert lines[1].endswith("GP-EI  - 2/2 runs done in 3.0 s, 9.0 s elapsed")  # not wrapped
     assert len(lines) == 2
 
@@ -72,7 +72,7 @@ def test_optimizer_run_prints_plain_lines_when_stdout_is_piped(capsys):
     opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=5)  # progress=True by default
     out = capsys.readouterr().out
     best = opt.best.value
-    assert re.fullmatch(rf"best: {best:.6g} - 5/5 trials done in [\d.]+ s, [\d.]+ s elapsed\n", out)
+    assert re.fullmatch(rf"best: {best:.6g} - 5/5 trials done in [\d.]+ s(, [\d.]+ s elapsed)?\n", out)
     opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=6, progress=False)
     assert capsys.readouterr().out == ""
 
@@ -85,7 +85,7 @@ def test_a_resumed_run_counts_its_own_trials_on_the_terminal_and_when_piped(caps
     opt.run(lambda p: (p["x"] - 0.3) ** 2, budget=14)
     out = capsys.readouterr().out
     assert re.fullmatch(
-        r"best: \S+ - 5/5 trials \(14 in the study\) done in [\d.]+ s, [\d.]+ s elapsed\n", out
+        r"best: \S+ - 5/5 trials \(14 in the study\) done in [\d.]+ s(, [\d.]+ s elapsed)?\n", out
     )
     terminal = io.StringIO()
     monkeypatch.setattr(rich, "_console", Console(file=terminal, force_terminal=True, width=120))

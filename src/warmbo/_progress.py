@@ -82,7 +82,8 @@ class LineProgress:
     """Plain-text stand-in for :class:`rich.progress.Progress`: one line per finished task.
 
     A line reads ``"<description> - <completed>/<total> <unit> done in <s> s, <s> s elapsed"``: the
-    task's own time, then the time since the progress was entered. ``unit`` is a field given to
+    task's own time, then the time since the progress was entered, when it differs (a single task's
+    line gives its time once). ``unit`` is a field given to
     ``add_task`` (rich keeps it as an unused task field), ``"runs"`` by default.
 
     Parameters
@@ -159,8 +160,12 @@ class LineProgress:
             return
         total = "?" if task.total is None else f"{task.total:g}"
         done = f"{task.completed:g}/{total} {task.unit} done"
+        own, elapsed = f"{now - task.started:.1f}", f"{now - self.start:.1f}"
+        since = (
+            "" if own == elapsed else f", {elapsed} s elapsed"
+        )  # (one task: the same time twice, a user test)
         self.console.print(
-            f"{task.description} - {done} in {now - task.started:.1f} s, {now - self.start:.1f} s elapsed",
+            f"{task.description} - {done} in {own} s{since}",
             markup=False,
             highlight=False,
             soft_wrap=True,
