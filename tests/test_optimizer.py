@@ -719,7 +719,7 @@ def test_a_failed_point_never_raises_the_incumbent(transform):
 
     def spy(self, model, space=None, reference=None):
         bound = original(self, model, space, reference)
-        captured["incumbent"] = bound.incumbent
+        captured["incumbent"], captured["kind"], captured["model"] = bound.incumbent, self.incumbent, model
         fitted = reference if reference is not None else model
         captured["transform"] = getattr(fitted, "output_transform_", None)
         return bound
@@ -729,11 +729,18 @@ def test_a_failed_point_never_raises_the_incumbent(transform):
         opt.ask()
     finally:
         wb.EI.bind = original
-    best = max(t.value for t in opt.history if t.is_complete)
     scale = captured["transform"]  # the incumbent is on the GP's scale
     assert (scale is None) == (transform == "none")
+    # under the classifier of success (the default with a failed trial), EI improves on the model's
+    # best mean at the complete points (Gelbart et al. 2014's incumbent: a lucky noisy measurement made
+    # EI vanish near the optimum, session 48); the failed point is none of them
+    complete = opt.space.encode([t.params for t in opt.history if t.is_complete])
+    model = captured["model"]
+    assert captured["kind"] == "observed" and model.X_train_.shape[0] == complete.shape[0]
+    assert captured["incumbent"] == pytest.approx(float(np.max(model.predict(complete)[0])))
+    best = max(t.value for t in opt.history if t.is_complete)  # (without noise: the best measured)
     expected = best if scale is None else float(scale.forward(np.array([best]))[0])
-    assert captured["incumbent"] == pytest.approx(expected)
+    assert captured["incumbent"] == pytest.approx(expected, abs=0.05)
 
 
 def test_grid_initial_design_never_repeats_a_candidate():
@@ -2681,3 +2688,33 @@ def test_optuna_s_attribute_names_say_the_warmbo_ones():
     assert not hasattr(opt, "best_value") and opt.best.value == 1.0
     with pytest.raises(AttributeError, match=r"^'Optimizer' object has no attribute 'bets'$"):
         opt.bets  # noqa: B018
+
+
+def test_a_run_warns_of_its_first_failures_and_sums_up_the_others():
+    # a user test: 74 failed trials of a notebook's run gave 74 warnings, each naming its trial (so
+    # Python's filters never folded them), burying the progress line
+    from warmbo.optimizer import FAILURE_WARNINGS
+
+    def objective(p):
+        if (p["x0"] * 1000) % 3 >= 1:  # about two thirds of the points fail
+            raise ValueError(f"diverged at {p['x0']:.4f}")
+        return p["x0"]
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0, failures="liar")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt.run(objective, budget=30, progress=False)
+    said = [str(w.message) for w in caught if issubclass(w.category, wb.optimizer.TrialFailedWarning)]
+    failed = [t for t in opt.history if t.is_failed]
+    assert len(failed) > FAILURE_WARNINGS + 3  # (enough failures for the rule to matter)
+    assert len(said) == FAILURE_WARNINGS + 1
+    assert all(
+        text.startswith(f"trial {t.id} failed: ValueError: diverged")
+        for t, text in zip(failed[:FAILURE_WARNINGS], said[:FAILURE_WARNINGS], strict=True)
+    )
+    assert said[-1].startswith(
+        f"{len(failed) - FAILURE_WARNINGS} more trial(s) of this run failed (the last, trial {failed[-1].id}:"
+    )
+    assert all(
+        w.filename == __file__ for w in caught if issubclass(w.category, wb.optimizer.TrialFailedWarning)
+    )
