@@ -180,6 +180,10 @@ class IGPUCB(Schedule):
     Notes
     -----
     ``gamma_{t-1}`` is ``model.info_gain()`` of the t - 1 points the model holds (module docstring).
+    ``B`` and ``R`` are in the units of the model's outputs: on a :class:`~warmbo.Optimizer`, the
+    objective standardised (``normalize_y``) and, by default, Yeo-Johnson transformed, so the same
+    numbers fit the objective in any units (docs/optimizer.md, "Choosing the model, acquisition and
+    schedule").
     """
 
     B: float
