@@ -414,3 +414,25 @@ def test_import_warmbo_does_not_load_scikit_learn():
     code = "import sys, warmbo; print(sorted(m for m in sys.modules if m.split('.')[0] == 'sklearn'))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_transfer_estimators_reprs_show_every_setting_changed():
+    # a user test: TunedPrior(..., normalize=False) printed without normalize, and Envelope(kernel=,
+    # fit_hyperparameters=False) without either, so the repr described another estimator
+    shown = repr(wb.TunedPrior(free.Polynomial(2, 1.0), C=1.0, normalize=False, max_aux=50))
+    assert (
+        shown
+        == "TunedPrior(free.Polynomial(degree=2, offset=1.0), C=1.0, learner='svm', normalize=False, max_aux=50)"
+    )
+    assert repr(wb.TunedPrior(free.Polynomial(2, 1.0))).endswith("C=None, learner='svm')")
+    changed = wb.Envelope(
+        source=SOURCE, kernel=RBF(0.3), fit_hyperparameters=False, source_map="identity", seed=2
+    )
+    for setting in (
+        "kernel=RBF(lengthscale=0.3)",
+        "fit_hyperparameters=False",
+        "seed=2",
+        "source_map='identity'",
+    ):
+        assert setting in repr(changed)
+    assert repr(wb.Envelope(source=SOURCE)) == "Envelope(tau0=5.0, nu0=3.0, noise=None)"

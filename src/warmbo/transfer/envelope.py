@@ -46,6 +46,7 @@ Choices where the text leaves room (see :class:`Envelope`):
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 import time
 import warnings
@@ -207,8 +208,15 @@ class Envelope(RegressorModel):
 
     # ------------------------------------------------------------------ settings
     def __repr__(self) -> str:
-        extra = "" if self.source_map == "affine" else f", source_map={self.source_map!r}"
-        return f"Envelope(tau0={self.tau0}, nu0={self.nu0}, noise={self.noise}{extra})"
+        # tau0, nu0 and noise always (as before), the other settings when changed from their defaults
+        # (a user test's kernel and fit_hyperparameters=False went unshown)
+        parts = [f"tau0={self.tau0}", f"nu0={self.nu0}", f"noise={self.noise}"]
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name in ("kernel", "fit_hyperparameters", "seed", "source_map"):
+            value = getattr(self, name)
+            if value is not defaults[name].default and value != defaults[name].default:
+                parts.append(f"{name}={value!r}")
+        return f"Envelope({', '.join(parts)})"
 
     def _validate(self) -> None:
         if self.source_map not in ("affine", "identity"):

@@ -29,6 +29,7 @@ and cancel: relative kernel errors of 7 to 25 in the same test.)
 
 from __future__ import annotations
 
+import inspect
 import numbers
 import warnings
 
@@ -254,7 +255,15 @@ class TunedPrior(ModelBase):
         return self.free_.tau_for(A.shape[1]) * (self.alpha_ @ self.free_.theta(A))
 
     def __repr__(self) -> str:
-        return f"TunedPrior({self.free_kernel!r}, C={self.C!r}, learner={self.learner!r})"
+        # every setting changed from its default (a user test's normalize=False went unshown), as
+        # scikit-learn's repr does; C and learner always, as before
+        parts = [repr(self.free_kernel), f"C={self.C!r}", f"learner={self.learner!r}"]
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name in ("normalize", "tune_scale", "max_aux", "centre"):
+            value = getattr(self, name)
+            if value != defaults[name].default:
+                parts.append(f"{name}={value!r}")
+        return f"TunedPrior({', '.join(parts)})"
 
     def __sklearn_is_fitted__(self) -> bool:
         return "kernel_" in self.__dict__
