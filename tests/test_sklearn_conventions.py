@@ -421,8 +421,8 @@ def test_the_transfer_estimators_reprs_show_every_setting_changed():
     # fit_hyperparameters=False) without either, so the repr described another estimator
     shown = repr(wb.TunedPrior(free.Polynomial(2, 1.0), C=1.0, normalize=False, max_aux=50))
     assert (
-        shown
-        == "TunedPrior(free.Polynomial(degree=2, offset=1.0), C=1.0, learner='svm', normalize=False, max_aux=50)"
+        shown == "TunedPrior(free.Polynomial(degree=2, offset=1.0), C=1.0, learner='svm', normalize=False, "
+        "max_aux=50)"
     )
     assert repr(wb.TunedPrior(free.Polynomial(2, 1.0))).endswith("C=None, learner='svm')")
     changed = wb.Envelope(
