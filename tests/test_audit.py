@@ -606,3 +606,16 @@ def test_cli_audit_and_status(tmp_path, monkeypatch):
     assert out.exit_code == 1 and "levels must lie strictly between 0 and 1" in out.output
     out = runner.invoke(app, ["audit", "-s", "small.db"])
     assert out.exit_code == 0 and "not decidable" in out.output
+
+
+def test_an_audits_repr_is_one_short_line():
+    # a user test: repr() was one line of mapping proxies and whole warning paragraphs
+    import warmbo as wb
+
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0)
+    opt.run(lambda p: float(np.sin(5 * p["x0"])), budget=14, progress=False)
+    result = opt.audit()
+    shown = repr(result)
+    assert "\n" not in shown and "mappingproxy" not in shown and len(shown) < 160
+    assert shown.startswith(f"Audit(held_out={result.held_out} of {result.n}, coverage={{50%: ")
+    assert f"{len(result.warnings)} warning(s)" in shown if result.warnings else "warning" not in shown

@@ -321,6 +321,16 @@ class Audit:
         line of mapping proxies)."""
         printer.text(str(self))
 
+    def __repr__(self) -> str:
+        """One short line: the held-out count, each level's coverage, the number of warnings (the
+        dataclass's repr was a line of mapping proxies and whole warning paragraphs, which a plain
+        Python console or a log shows: a user test); ``str()`` is the table."""
+        covered = ", ".join(f"{percent(v)}: {percent(c)}" for v, c in self.coverage.items())
+        said = f", {len(self.warnings)} warning(s)" if self.warnings else ""
+        return (
+            f"Audit(held_out={self.held_out} of {self.n}, coverage={{{covered}}}{said}; str() for the table)"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready content (levels as strings, as JSON keys must be)."""
         return {
