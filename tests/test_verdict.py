@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import warmbo as wb
-from warmbo.optimizer import SourcesSetAsideWarning, default_n_initial
+from warmbo.optimizer import _REFUTED_KEY, SourcesSetAsideWarning, default_n_initial
 from warmbo.transfer.verdict import Refutation, confirmation_due, refutation
 
 
@@ -362,3 +362,33 @@ def test_a_study_past_the_window_is_not_sent_back_to_a_cold_design(tmp_path):
         p = again.ask()
         again.tell(p, f(p))
     assert again._refuted is None
+
+
+def test_a_verdict_whose_record_is_lost_with_the_connection_is_reached_again_and_kept(tmp_path, monkeypatch):
+    # a review: the ask that reached the verdict set the sources aside in memory before writing it; a
+    # connection dropped in that write (the ask is made again on a new one) left it set aside in this
+    # object only, never stored nor said. Now it is undone, and the ask made again reaches it again
+    from warmbo.storage import ConnectionLostError
+
+    fn, space = _hartmann3()
+    f = _value(fn, space)
+    opt = wb.Optimizer(space, seed=4, prior=_negated_sources(fn, space), storage=str(tmp_path / "s.db"))
+    for _ in range(8):
+        p = opt.ask()
+        opt.tell(p, f(p))
+    real = type(opt.study).set_metas
+    dropped = []
+
+    def drop_once(study, items):
+        if _REFUTED_KEY in items and not dropped:
+            dropped.append(True)
+            raise ConnectionLostError("the server dropped the connection (a test)")
+        return real(study, items)
+
+    monkeypatch.setattr(type(opt.study), "set_metas", drop_once)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt.ask()
+    assert dropped == [True]
+    assert [w for w in caught if issubclass(w.category, SourcesSetAsideWarning)]
+    assert opt._refuted is not None and opt.study.get_meta(_REFUTED_KEY) is not None

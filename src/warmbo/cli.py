@@ -2265,11 +2265,9 @@ def _a_slip(typed: str, existing: str) -> bool:
 def _sqlite_header(path: str) -> bool:
     """Whether the file at ``path`` begins as an SQLite database does (notes.txt beside notes.tx is
     no study, though ``study_exists`` leaves an unreadable file to the opening's own message)."""
-    try:
-        with open(path, "rb") as f:
-            return f.read(16) == b"SQLite format 3\x00"
-    except OSError:
-        return False
+    from .storage import _sqlite_file
+
+    return _sqlite_file(path)
 
 
 def _study_parameter(name: str) -> str:
@@ -2325,7 +2323,7 @@ def _ask_all_or_nothing(opt, n: int, fixed: dict | None = None):
         # the signal's exception lost inside a C extension (scipy's Sobol initialisation): Python
         # printed its traceback ("Exception ignored in ...") without --debug (a user test); the record
         # above says the stop instead
-        if not isinstance(unraisable.exc_value, _Terminated | KeyboardInterrupt):
+        if not isinstance(unraisable.exc_value, _Terminated):  # (a Ctrl-C lost so is not recorded: said)
             hook(unraisable)
 
     sys.unraisablehook = dropped

@@ -2807,6 +2807,10 @@ class Optimizer:
         (:meth:`_restart_due`). ``reached``: the trials of the ask with which this object reached
         the verdict (it keeps it with the study and says so once); None when it was read from the
         study."""
+        before = tuple(  # (an object being made has not all of them yet)
+            getattr(self, name, None)
+            for name in ("_refuted", "model", "output_transform", "_warm_start", "_fixed_fit", "_inspected")
+        )
         self._refuted = refuted
         self.model = default_model(self.space.dim, self.seed, self._kernel)
         if self._transform_default:
@@ -2817,12 +2821,20 @@ class Optimizer:
         if not self.study.readonly:
             record = {"digest": self._prior_digest, "transfer": self.transfer, **refuted.to_dict()}
             report = self._transfer_report(self.model, self.study.count(COMPLETE))
-            self.study.set_metas(
-                {
-                    _REFUTED_KEY: json.dumps(record),
-                    "transfer_report": json.dumps(report.to_dict(), default=str),
-                }
-            )
+            try:
+                self.study.set_metas(
+                    {
+                        _REFUTED_KEY: json.dumps(record),
+                        "transfer_report": json.dumps(report.to_dict(), default=str),
+                    }
+                )
+            except BaseException:
+                # not stored (a dropped connection: the ask makes it again): as it was, so that the ask
+                # made again reaches the verdict again and stores it (a review: it found the sources set
+                # aside in memory, never stored the verdict nor said it)
+                (self._refuted, self.model, self.output_transform, self._warm_start, self._fixed_fit,
+                 self._inspected) = before  # fmt: skip
+                raise
         first = max(0, self._restart_size() - self._cold_held(reached))
         then = {0: "its GP alone", 1: "the cold design's next point first"}.get(
             first, f"the cold design's next {first} points first"
