@@ -1270,6 +1270,18 @@ def test_a_data_prior_with_columns_that_vary_and_are_no_parameters_says_so(tmp_p
     # a text column of a few repeated values reads as a removed categorical
     with pytest.warns(PriorColumnsIgnoredWarning, match="'optimiser'"):
         wb.Optimizer(space, prior=notes.assign(optimiser=["adam", "sgd", "adam"]))
+    # nor are bookkeeping columns named (a review): an index written by to_csv (read back as
+    # 'Unnamed: 0' by pandas), seeds and replicates, dates and times, other metrics of the same runs
+    kept = notes.assign(
+        seed=[0, 1, 0], date=["2026-01-01", "2026-01-01", "2026-01-02"], accuracy=[0.9, 0.8, 0.85]
+    ).assign(when=pd.to_datetime(["2026-01-01 10:00", "2026-01-01 11:00", "2026-01-02 09:00"]))
+    kept.to_csv(tmp_path / "kept.csv")  # (with its index)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for prior in (kept, str(tmp_path / "kept.csv"), pd.read_csv(tmp_path / "kept.csv")):
+            wb.Optimizer(space, prior=prior)
+    with pytest.warns(PriorColumnsIgnoredWarning, match="'use_bn'"):  # (a flag: a removed setting)
+        wb.Optimizer(space, prior=kept.assign(use_bn=[True, False, True]))
 
 
 def test_a_prior_study_of_a_parameter_added_or_removed_since_says_how_to_read_it(tmp_path):

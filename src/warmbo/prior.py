@@ -117,8 +117,12 @@ class PriorColumnsIgnoredWarning(PriorParametersDroppedWarning):
 _NOT_PARAMETERS = frozenset(
     {"id", "trial", "number", "state", "value", "y", "task", "created", "completed", "duration", "worker"}
     | {"error", "amended", "note", "notes", "comment", "comments", "datetime_start", "datetime_complete"}
+    # (a review: an index written by to_csv, replicates and dates, other metrics of the same runs)
+    | {"", "index", "level_0", "seed", "rep", "replicate", "repeat", "run", "date", "datetime"}
+    | {"timestamp", "time_stamp", "runtime", "elapsed", "accuracy", "acc", "loss", "score", "f1"}
+    | {"auc", "rmse", "mae", "mse", "r2", "precision", "recall"}
 )
-_NOT_PARAMETER_PREFIXES = ("warmbo_", "value_", "user_attrs_", "system_attrs_")
+_NOT_PARAMETER_PREFIXES = ("warmbo_", "value_", "user_attrs_", "system_attrs_", "Unnamed: ")
 #: a text column with more distinct values than this (or a value per row) reads as notes, not a setting
 _TEXT_CHOICES = 8
 
@@ -136,15 +140,21 @@ def _unknown_columns(names, used) -> list[str]:
 
 
 def _varying_columns(rows, used) -> list[str]:
-    """The columns of ``rows`` (dicts) outside ``used`` and :data:`_NOT_PARAMETERS` whose values differ
-    between rows: numbers (or booleans) taking two or more values, or text taking 2 to
-    :data:`_TEXT_CHOICES` values, some of them repeated (a removed categorical parameter; a free-text
-    column with a value per row is notes). Missing values (None, NaN, blank) are not values."""
-    names = _unknown_columns({key: None for row in rows for key in row}, used)
+    """The columns of ``rows`` (dicts, or ``{column: values}``) outside ``used`` and
+    :data:`_NOT_PARAMETERS` whose values differ between rows: numbers (or booleans) taking two or more
+    values, or text taking 2 to :data:`_TEXT_CHOICES` values, some of them repeated (a removed
+    categorical parameter; a free-text column with a value per row is notes). Missing values (None,
+    NaN, blank) are not values; a column of dates or times is no setting."""
+    columns = rows if isinstance(rows, Mapping) else None
+    names = _unknown_columns(
+        columns if columns is not None else {key: None for row in rows for key in row}, used
+    )
     varying = []
     for name in names:
-        values = [row.get(name) for row in rows]
+        values = list(columns[name]) if columns is not None else [row.get(name) for row in rows]
         values = [v for v in values if v is not None and not (isinstance(v, str) and not v.strip())]
+        if any(callable(getattr(v, "isoformat", None)) for v in values):
+            continue  # (datetime, date, pandas' Timestamp: when, not how)
         values = [v for v in values if not (isinstance(v, float) and v != v)]
         numbers = set()
         for v in values:
@@ -654,9 +664,10 @@ def _read(
         if not len(data):
             raise _NoRows
         columns = list(prior.columns)
-        if not partial and _unknown_columns(columns, {*space.names, task}):
+        unknown = _unknown_columns(columns, {*space.names, task}) if not partial else []
+        if unknown:  # (read column by column: the records of 100,000 rows took 1.4 s, a review)
             y = _history_y(columns, "y")  # (warmbo's own history frame: its 'value')
-            _columns_ignored("DataFrame", prior.to_dict("records"), space, y, task)
+            _columns_ignored("DataFrame", {c: list(prior[c]) for c in unknown}, space, y, task)
         return data
     if _is_pair(prior):
         X, y = prior
