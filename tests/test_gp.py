@@ -175,17 +175,7 @@ def test_objective_gradients_match_finite_differences(kind):
     params = np.append(kernel.theta, np.log(0.02))
     noise = np.full(20, 0.02)
     value, grad = gp.objective(X, y, kernel, noise, True, params, kind)
-    h = 1e-6
-    numeric = np.array(
-        [
-            (
-                gp.objective(X, y, kernel, noise, True, params + h * e, kind)[0]
-                - gp.objective(X, y, kernel, noise, True, params - h * e, kind)[0]
-            )
-            / (2 * h)
-            for e in np.eye(params.size)
-        ]
-    )
+    numeric = _central_gradient(gp, X, y, kernel, noise, params, kind)
     # central differences are accurate to O(h^2) plus round-off ~ 1e-10 / h: 1e-5 relative is safe
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
     if kind == "ml2":
@@ -403,6 +393,21 @@ def test_restarts_on_a_subset_reach_the_full_multistart_optimum_at_a_fraction_of
         default_model(3, 0).clone(restart_points=1).fit(X, y)
 
 
+def _central_gradient(gp, X, y, kernel, noise, params, kind):
+    """Central differences (h = 1e-6) of ``gp.objective`` in each hyperparameter, noise fitted."""
+    h = 1e-6
+    return np.array(
+        [
+            (
+                gp.objective(X, y, kernel, noise, True, params + h * e, kind)[0]
+                - gp.objective(X, y, kernel, noise, True, params - h * e, kind)[0]
+            )
+            / (2 * h)
+            for e in np.eye(params.size)
+        ]
+    )
+
+
 def _gls_constant(X, ys, kernel, noise):
     """The generalised least-squares constant ``1^T A^-1 y / 1^T A^-1 1`` with a dense inverse."""
     A_inv = np.linalg.inv(kernel.evaluate(X, X) + noise * np.eye(X.shape[0]))
@@ -446,17 +451,7 @@ def test_fit_mean_profiles_the_constant_out_of_the_ml2_objective():
     for shift in (-0.1, 0.1):
         assert -_lml(X, y - c - shift, kernel, 0.02) > value
     # the gradient is that of the profiled objective (central differences, as for the plain objective)
-    h = 1e-6
-    numeric = np.array(
-        [
-            (
-                gp.objective(X, y, kernel, noise, True, params + h * e, "ml2")[0]
-                - gp.objective(X, y, kernel, noise, True, params - h * e, "ml2")[0]
-            )
-            / (2 * h)
-            for e in np.eye(params.size)
-        ]
-    )
+    numeric = _central_gradient(gp, X, y, kernel, noise, params, "ml2")
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
     fitted = GP(kernel, noise=0.02, optimizer="ml2", fit_mean=True, seed=0).fit(X, y)
     plain = GP(kernel, noise=0.02, optimizer="ml2", seed=0).fit(X, y)
@@ -493,17 +488,7 @@ def test_fit_mean_reestimates_the_constant_without_each_held_out_point_in_the_lo
         )
     assert value == pytest.approx(np.mean(terms) if kind == "loo-mse" else np.sum(terms), rel=1e-9)
     assert gp.objective(X, y + 100.0, kernel, noise, True, params, kind)[0] == pytest.approx(value, rel=1e-9)
-    h = 1e-6
-    numeric = np.array(
-        [
-            (
-                gp.objective(X, y, kernel, noise, True, params + h * e, kind)[0]
-                - gp.objective(X, y, kernel, noise, True, params - h * e, kind)[0]
-            )
-            / (2 * h)
-            for e in np.eye(params.size)
-        ]
-    )
+    numeric = _central_gradient(gp, X, y, kernel, noise, params, kind)
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
     shifted = [
         GP(kernel, noise=0.02, optimizer=kind, fit_mean=True, seed=0).fit(X, y + s) for s in (0.0, 100.0)
