@@ -386,6 +386,28 @@ def test_ei_on_a_slice_improves_on_the_slices_best_not_the_whole_spaces():
     assert branches == {True, False}  # (both: slices with observations, and without (a review))
 
 
+def test_an_observed_incumbent_on_a_slice_is_the_models_best_mean_there():
+    # a review: on_slice put back the slice's best measurement, which EI(incumbent="observed") (the
+    # classifier of success's since session 48) is there to avoid under noise
+    opt = wb.Optimizer(LAB, maximize=True, seed=0)
+    rng = np.random.default_rng(0)
+    opt.run(lambda p: _lab_yield(p, rng), budget=12, progress=False)
+    model = opt.fit_model()
+    bound = EI(incumbent="observed").bind(model, space=LAB)
+    seen = 0
+    for catalyst in ("Pd", "Pt", "Ni", "Cu"):
+        fixed = fix(LAB, {"catalyst": catalyst})
+        on = fixed.holds(model.X_train_)
+        if not on.any():
+            continue
+        seen += 1
+        sliced = bound.on_slice(model, LAB, fixed)
+        best_mean = float(np.max(model.predict(model.X_train_[on])[0]))
+        assert sliced.kind == "observed"
+        assert sliced.incumbent == pytest.approx(min(bound.incumbent, best_mean), rel=1e-12)
+    assert seen >= 2
+
+
 def test_asks_on_a_weaker_slice_go_to_its_best_region_not_the_corners():
     # A user test: after 20 experiments, `suggest --fixed '{"catalyst": "Pt"}'` sent Pt to 40 C for 24 h
     # and 80 C for 24 h with 5 equivalents (0% and 43% yield) where Pt reaches 73%: EI measured

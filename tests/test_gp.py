@@ -490,6 +490,20 @@ def test_fit_mean_reestimates_the_constant_without_each_held_out_point_in_the_lo
     assert gp.objective(X, y + 100.0, kernel, noise, True, params, kind)[0] == pytest.approx(value, rel=1e-9)
     numeric = _central_gradient(gp, X, y, kernel, noise, params, kind)
     np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+    # GP.loo() gives the same held-out predictions (a review: it kept the constant fitted with y_i)
+    fixed = GP(kernel, noise=0.02, optimizer=None, normalize_y=False, fit_mean=True).fit(X, y)
+    loo_mean, loo_sd = fixed.loo()
+    dense = []
+    for i in range(15):
+        keep = np.arange(15) != i
+        Ainv = np.linalg.inv(K[np.ix_(keep, keep)])
+        ones = np.ones(14)
+        c = ones @ Ainv @ y[keep] / (ones @ Ainv @ ones)
+        k = K[i, keep]
+        h = 1.0 - k @ Ainv @ ones
+        dense.append((c + k @ Ainv @ (y[keep] - c), K[i, i] - k @ Ainv @ k + h**2 / (ones @ Ainv @ ones)))
+    np.testing.assert_allclose(loo_mean, [m for m, _ in dense], rtol=1e-9)
+    np.testing.assert_allclose(loo_sd, [np.sqrt(v) for _, v in dense], rtol=1e-9)
     shifted = [
         GP(kernel, noise=0.02, optimizer=kind, fit_mean=True, seed=0).fit(X, y + s) for s in (0.0, 100.0)
     ]

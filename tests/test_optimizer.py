@@ -2718,3 +2718,29 @@ def test_a_run_warns_of_its_first_failures_and_sums_up_the_others():
     assert all(
         w.filename == __file__ for w in caught if issubclass(w.category, wb.optimizer.TrialFailedWarning)
     )
+
+
+def test_a_run_inside_another_keeps_each_ones_failure_warnings():
+    # a review: a run made inside another's callback, on the same object, reset the outer run's
+    # count and left None, and the outer run ended in a TypeError after all its work
+    opt = wb.Optimizer(wb.Space.box([(0.0, 1.0)]), seed=0, failures="liar")
+
+    def failing(p):
+        if (p["x0"] * 1000) % 3 >= 1:
+            raise ValueError(f"diverged at {p['x0']:.4f}")
+        return p["x0"]
+
+    inner = []
+
+    def callback(o, trial):
+        if not inner and len(o.history) >= 12:
+            inner.append(True)
+            o.run(failing, budget=len(o.history) + 3, progress=False)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        opt.run(failing, budget=30, progress=False, callbacks=[callback])
+    assert inner == [True] and len(opt.history) >= 30
+    summaries = [str(w.message) for w in caught if "more trial(s) of this run failed" in str(w.message)]
+    assert summaries and all(text.split()[0].isdigit() for text in summaries)
+    assert getattr(opt, "_failures_said", None) is None  # (given back: no run is under way)

@@ -1282,6 +1282,8 @@ def test_a_data_prior_with_columns_that_vary_and_are_no_parameters_says_so(tmp_p
             wb.Optimizer(space, prior=prior)
     with pytest.warns(PriorColumnsIgnoredWarning, match="'use_bn'"):  # (a flag: a removed setting)
         wb.Optimizer(space, prior=kept.assign(use_bn=[True, False, True]))
+    with pytest.warns(PriorColumnsIgnoredWarning, match="'loss'"):  # (text: SGDClassifier's loss=)
+        wb.Optimizer(space, prior=kept.assign(loss=["hinge", "log_loss", "hinge"]))
 
 
 def test_a_prior_study_of_a_parameter_added_or_removed_since_says_how_to_read_it(tmp_path):

@@ -364,7 +364,10 @@ def test_a_study_past_the_window_is_not_sent_back_to_a_cold_design(tmp_path):
     assert again._refuted is None
 
 
-def test_a_verdict_whose_record_is_lost_with_the_connection_is_reached_again_and_kept(tmp_path, monkeypatch):
+@pytest.mark.parametrize("where", ["write", "read"])
+def test_a_verdict_whose_record_is_lost_with_the_connection_is_reached_again_and_kept(
+    tmp_path, monkeypatch, where
+):
     # a review: the ask that reached the verdict set the sources aside in memory before writing it; a
     # connection dropped in that write (the ask is made again on a new one) left it set aside in this
     # object only, never stored nor said. Now it is undone, and the ask made again reaches it again
@@ -385,7 +388,18 @@ def test_a_verdict_whose_record_is_lost_with_the_connection_is_reached_again_and
             raise ConnectionLostError("the server dropped the connection (a test)")
         return real(study, items)
 
-    monkeypatch.setattr(type(opt.study), "set_metas", drop_once)
+    if where == "write":
+        monkeypatch.setattr(type(opt.study), "set_metas", drop_once)
+    else:  # (a read before the write: the report's, a review)
+        report = type(opt)._transfer_report
+
+        def drop_in_report(self, *args, **kwargs):
+            if not dropped and self._refuted is not None:
+                dropped.append(True)
+                raise ConnectionLostError("the server dropped the connection (a test)")
+            return report(self, *args, **kwargs)
+
+        monkeypatch.setattr(type(opt), "_transfer_report", drop_in_report)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         opt.ask()

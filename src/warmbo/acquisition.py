@@ -344,10 +344,11 @@ def incumbent_value(model, incumbent: str, space=None) -> float:
 class _BoundIncumbent(MomentBound):
     """What EI and PI share: the incumbent (y+ or mu+, 003 eq. 11) and the margin xi."""
 
-    def __init__(self, model, incumbent: float, xi: float):
+    def __init__(self, model, incumbent: float, xi: float, kind: str = "best"):
         super().__init__(model)
         self.incumbent = incumbent
         self.xi = xi
+        self.kind = kind  # (how the incumbent was chosen: on_slice chooses the slice's the same way)
 
     def on_slice(self, reference, space, fixed) -> _BoundIncumbent:
         """This bound, improving on the best of the slice where ``fixed`` holds its parameters
@@ -362,15 +363,17 @@ class _BoundIncumbent(MomentBound):
         if X is None or y is None or np.ndim(y) != 1 or not len(y):
             return self
         on = fixed.holds(np.asarray(X, dtype=np.float64))
-        if np.any(on):
+        if np.any(on) and self.kind == "best":
             value = float(np.max(np.asarray(y, dtype=np.float64)[on]))
+        elif np.any(on):  # (the model's best mean there: a review found the best measurement put back)
+            value = float(np.max(reference.predict(np.asarray(X, dtype=np.float64)[on])[0]))
         else:
             from .maximize import maximize
 
             value = float(
                 maximize(PosteriorMean().bind(reference), space, seed=0, n_starts=3, fixed=fixed).value
             )
-        return type(self)(self.model, min(self.incumbent, value), self.xi)
+        return type(self)(self.model, min(self.incumbent, value), self.xi, self.kind)
 
     def _improvement(self, mean, std):
         """``mu - y+ - xi``, where sigma > 0, and ``z = (mu - y+ - xi) / sigma`` there (0 elsewhere)."""
@@ -473,7 +476,7 @@ class EI(Acquisition):
         _check_xi(self.xi)
 
     def bind(self, model, space=None, reference=None) -> Bound:
-        return _BoundEI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
+        return _BoundEI(model, incumbent_value(model, self.incumbent, space), float(self.xi), self.incumbent)
 
 
 class _BoundPI(_BoundIncumbent):
@@ -511,7 +514,7 @@ class PI(Acquisition):
         _check_xi(self.xi)
 
     def bind(self, model, space=None, reference=None) -> Bound:
-        return _BoundPI(model, incumbent_value(model, self.incumbent, space), float(self.xi))
+        return _BoundPI(model, incumbent_value(model, self.incumbent, space), float(self.xi), self.incumbent)
 
 
 # ---------------------------------------------------------------------------- multi-task (001)

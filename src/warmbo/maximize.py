@@ -443,6 +443,10 @@ def maximize(
         U = np.vstack([U, space.snap(near) if categorical.size else near])
     if local and discrete:
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])
+    if real is not None:
+        # (on the slice too, a review: picked off it, then moved onto it, the best was not the slice's;
+        # duplicates of one grid point evaluated once)
+        real = np.unique(real if fixed is None else fixed.apply(real), axis=0)
     if fixed is not None:
         held = fixed.apply(U)
         # (a held parent switches its children on, drawn, or off)

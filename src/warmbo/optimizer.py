@@ -79,6 +79,7 @@ import re
 import shlex
 import socket
 import sqlite3
+import sys
 import threading
 import time
 import warnings
@@ -2574,7 +2575,12 @@ class Optimizer:
                     self._encode_trials(finished), [t.state == COMPLETE for t in finished], seed=self.seed
                 )
                 near, failed = self._encode_trials(failed), []
-                if FAILED_INCUMBENT and acquisition.incumbent == "best" and self._source is None:
+                if (
+                    FAILED_INCUMBENT
+                    and type(acquisition) is EI
+                    and acquisition.incumbent == "best"
+                    and (self._source is None)
+                ):
                     # improvement over the model's best mean at the measured points (Gelbart, Snoek &
                     # Adams 2014: the incumbent of constrained EI is the best posterior mean among the
                     # feasible points): over the best single measurement, a lucky noisy value, EI is
@@ -2811,30 +2817,30 @@ class Optimizer:
             getattr(self, name, None)
             for name in ("_refuted", "model", "output_transform", "_warm_start", "_fixed_fit", "_inspected")
         )
-        self._refuted = refuted
-        self.model = default_model(self.space.dim, self.seed, self._kernel)
-        if self._transform_default:
-            self.output_transform = "yeo-johnson"
-        self._warm_start, self._fixed_fit, self._inspected = {}, None, None
-        if reached is None:
-            return
-        if not self.study.readonly:
-            record = {"digest": self._prior_digest, "transfer": self.transfer, **refuted.to_dict()}
-            report = self._transfer_report(self.model, self.study.count(COMPLETE))
-            try:
+        try:
+            self._refuted = refuted
+            self.model = default_model(self.space.dim, self.seed, self._kernel)
+            if self._transform_default:
+                self.output_transform = "yeo-johnson"
+            self._warm_start, self._fixed_fit, self._inspected = {}, None, None
+            if reached is None:
+                return
+            if not self.study.readonly:
+                record = {"digest": self._prior_digest, "transfer": self.transfer, **refuted.to_dict()}
+                report = self._transfer_report(self.model, self.study.count(COMPLETE))
                 self.study.set_metas(
                     {
                         _REFUTED_KEY: json.dumps(record),
                         "transfer_report": json.dumps(report.to_dict(), default=str),
                     }
                 )
-            except BaseException:
-                # not stored (a dropped connection: the ask makes it again): as it was, so that the ask
-                # made again reaches the verdict again and stores it (a review: it found the sources set
-                # aside in memory, never stored the verdict nor said it)
-                (self._refuted, self.model, self.output_transform, self._warm_start, self._fixed_fit,
-                 self._inspected) = before  # fmt: skip
-                raise
+        except BaseException:
+            # not stored (a dropped connection in its reads or its write: the ask makes it again): as it
+            # was, so that the ask made again reaches the verdict again and stores it (a review: it
+            # found the sources set aside in memory, never stored the verdict nor said it)
+            (self._refuted, self.model, self.output_transform, self._warm_start, self._fixed_fit,
+             self._inspected) = before  # fmt: skip
+            raise
         first = max(0, self._restart_size() - self._cold_held(reached))
         then = {0: "its GP alone", 1: "the cold design's next point first"}.get(
             first, f"the cold design's next {first} points first"
@@ -4016,7 +4022,9 @@ class Optimizer:
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
         first_failures = _FirstFailures()
-        self._failures_said = [0, 0, None]  # this run's failures warned of, left unsaid, the last unsaid
+        # this run's failures warned of, left unsaid, the last unsaid (a run inside another, on the same
+        # object, has its own and gives the outer one's back: _said_failures)
+        outer_said, self._failures_said = getattr(self, "_failures_said", None), [0, 0, None]
         repeat_warned = False  # (said once per run)
         timed_out = False  # (stopped by ``timeout``: the places left are not held by anyone)
 
@@ -4227,15 +4235,9 @@ class Optimizer:
                 executor.shutdown(wait=True, cancel_futures=True)
             if submitter is not None:
                 submitter.close()
-        said, self._failures_said = self._failures_said, None
-        if said[1]:
-            trial_id, text = said[2]
-            warnings.warn(
-                f"{said[1]} more trial(s) of this run failed (the last, trial {trial_id}: {text}); each "
-                "failed trial keeps its error (opt.history, Trial.error; warmbo status)",
-                TrialFailedWarning,
-                stacklevel=user_stacklevel(),
-            )
+            # (stopped by an exception: the outer run's warnings given back, this one's left unsaid, so
+            # that no warning a filter turns into an error takes the exception's place)
+            self._said_failures(outer_said, quiet=sys.exc_info()[0] is not None)
         held = self._held_by_own_worker(beating.interval) if finished() < budget and not timed_out else []
         if held:
             # only this worker's own trials (a run of this process or host:pid interrupted just before):
@@ -4449,6 +4451,19 @@ class Optimizer:
             if worker != self.worker and _dead_here(worker):
                 del fresh[i]
         return fresh
+
+    def _said_failures(self, outer, quiet: bool = False) -> None:
+        """The end of a run's failure warnings: the failures it left unsaid in one warning (not when
+        ``quiet``), and the warnings of the run it ran inside (``outer``: None for none) given back."""
+        said, self._failures_said = getattr(self, "_failures_said", None), outer
+        if said is not None and said[1] and not quiet:
+            trial_id, text = said[2]
+            warnings.warn(
+                f"{said[1]} more trial(s) of this run failed (the last, trial {trial_id}: {text}); each "
+                "failed trial keeps its error (opt.history, Trial.error; warmbo status)",
+                TrialFailedWarning,
+                stacklevel=user_stacklevel(),
+            )
 
     def _failure_warning(self, trial_id: int, text: str) -> None:
         """A :class:`TrialFailedWarning` for a failed evaluation of a run: the first

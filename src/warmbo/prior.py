@@ -117,10 +117,14 @@ class PriorColumnsIgnoredWarning(PriorParametersDroppedWarning):
 _NOT_PARAMETERS = frozenset(
     {"id", "trial", "number", "state", "value", "y", "task", "created", "completed", "duration", "worker"}
     | {"error", "amended", "note", "notes", "comment", "comments", "datetime_start", "datetime_complete"}
-    # (a review: an index written by to_csv, replicates and dates, other metrics of the same runs)
+    # (a review: an index written by to_csv, replicates and dates)
     | {"", "index", "level_0", "seed", "rep", "replicate", "repeat", "run", "date", "datetime"}
-    | {"timestamp", "time_stamp", "runtime", "elapsed", "accuracy", "acc", "loss", "score", "f1"}
-    | {"auc", "rmse", "mae", "mse", "r2", "precision", "recall"}
+    | {"timestamp", "time_stamp", "runtime", "elapsed"}
+)
+#: columns that are other metrics of the same runs when they hold numbers (text under these names is
+#: a setting: SGDClassifier's loss="hinge", a precision of "bf16", a review)
+_METRIC_NAMES = frozenset(
+    {"accuracy", "acc", "loss", "score", "f1", "auc", "rmse", "mae", "mse", "r2", "precision", "recall"}
 )
 _NOT_PARAMETER_PREFIXES = ("warmbo_", "value_", "user_attrs_", "system_attrs_", "Unnamed: ")
 #: a text column with more distinct values than this (or a value per row) reads as notes, not a setting
@@ -163,7 +167,7 @@ def _varying_columns(rows, used) -> list[str]:
             except (TypeError, ValueError):
                 break
         else:
-            if len(numbers) > 1:
+            if len(numbers) > 1 and name.lower() not in _METRIC_NAMES:
                 varying.append(name)
             continue
         texts = {str(v) for v in values}

@@ -1076,12 +1076,20 @@ class GP(RegressorModel):
         matrix ``K_t + Lambda``, on the user's scale: the predictive distribution of the held-out
         *observation* y_i, so ``sigma^2_{-i}`` includes its noise variance ``lam_i`` (:meth:`predict`
         gives the latent f, without it). The hyperparameters and the ``normalize_y`` standardisation
-        are those of the fit on all the points.
+        are those of the fit on all the points; with ``fit_mean`` the constant mean is re-estimated
+        without each point (Dubrule 1983: ``1 / [K^{-1}]_ii`` becomes ``1 / P_ii``, the diagonal of the
+        precision projected off the constant).
         """
         if self._n == 0:
             return np.zeros(0), np.zeros(0)
         Linv = solve_lower(self.L_, np.eye(self._n))
         c = np.einsum("ij,ij->j", Linv, Linv)
+        if self.fit_mean:
+            # the constant re-estimated without each point (Dubrule 1983, as the "loo" objectives
+            # are): the diagonal of the projected precision, c - u_i^2 / sum(u), u = K^-1 1; alpha_
+            # (K^-1 (y - c_hat)) is already P y (a review: the mean fitted with y_i leaked into it)
+            u = Linv.T @ Linv.sum(axis=1)
+            c = c - u**2 / u.sum()
         a = self.alpha_
         mean = (self._y - a / c) * self.y_std_ + self.y_mean_
         return mean, np.sqrt(1.0 / c) * self.y_std_
