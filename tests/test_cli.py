@@ -1491,6 +1491,12 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops(workdir):
     )
     assert invoke("optimize", "flaky:f", *args[1:5], "--storage", "flaky.db").exit_code == 0
     assert len(wb.Study("flaky.db").trials()) == 20
+    # a module objective's bug: its file and line, and how to withdraw the failed trials (a user test)
+    (workdir / "buggy.py").write_text("def f(p):\n    d = {}\n    return d['missing']\n")
+    result = invoke("optimize", "buggy:f", *args[1:5], "--storage", "buggy.db")
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and f"(raised at {workdir / 'buggy.py'}:3, in f)" in said, said
+    assert "--trial ID --withdraw, for trials 1, 2, 3" in said
     # output that never parses stops too, though it quotes a different output each time (a user test:
     # `print(f"loss {x}")` spent the whole budget on failures and exited 0)
     for i, (command, refusal) in enumerate(

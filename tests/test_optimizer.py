@@ -2352,6 +2352,10 @@ def test_a_run_whose_first_evaluations_all_fail_the_same_way_stops():
             with pytest.raises(wb.optimizer.RepeatedFailureError, match="first 3 evaluations") as raised:
                 opt.run(_typo, budget=20, n_workers=n_workers, progress=False)
         assert "NameError" in raised.value.error and "mistyped" in str(raised.value)
+        # the objective's own line, and its exception chained (a user test: no file or line anywhere)
+        assert raised.value.where.startswith(f"{__file__}:") and raised.value.where.endswith(", in _typo")
+        assert f"(raised at {raised.value.where})" in str(raised.value)
+        assert isinstance(raised.value.__cause__, NameError)
         finished = [t for t in opt.history if t.state != "pending"]
         assert 3 <= len(finished) < 20 and all(t.is_failed for t in finished)
         assert {t.id for t in opt.history if t.state == "pending"} == set(raised.value.pending)

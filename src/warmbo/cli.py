@@ -1797,17 +1797,20 @@ def _run(
             if received:  # (lost after the last trial's record)
                 raise stopped()
     except RepeatedFailureError as stop:  # (the run has killed the commands still running)
+        ids = ", ".join(map(str, stop.failed)) or "ID"
         raise RuntimeError(
-            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {stop.error}; "
-            "stopped instead of spending the budget on it. Fix the objective and run the same command "
-            "again (the failed trials stay in the study, and their points are not proposed again"
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {stop.error}"
+            + (f" (raised at {stop.where})" if stop.where else "")
+            + "; stopped instead of spending the budget on it. Fix the objective and run the same command "
+            "again (the failed trials stay in the study, and their points are not proposed again unless "
+            f"withdrawn: warmbo observe STUDY --trial ID --withdraw, for trials {ids}"
             + (
                 f"; trial(s) {', '.join(map(str, stop.pending))} were still running and are left "
                 "pending: add --retry-pending to evaluate them)"
                 if stop.pending
                 else ")"
             )
-        ) from None
+        ) from stop.__cause__  # (--debug shows the objective's own traceback: a user test)
     except BudgetNotReachedWarning as short:
         raise ValueError(f"{short} (the study holds its trials; see `warmbo status`)") from None
     except KeyboardInterrupt as exc:

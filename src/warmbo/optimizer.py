@@ -463,10 +463,12 @@ class RepeatedFailureError(RuntimeError):
     failed trials (their points are not proposed again unless they are withdrawn: the message says
     how, since a bug of the objective fails good points; a user test)."""
 
-    def __init__(self, error: str, pending: Sequence[int] = (), failed: Sequence[int] = ()):
+    def __init__(self, error: str, pending: Sequence[int] = (), failed: Sequence[int] = (), where: str = ""):
         self.error = error
         self.pending = tuple(pending)
         self.failed = tuple(failed)
+        #: where the first failure was raised in the objective's own code (``file:line, in name``), or ""
+        self.where = where
         left = (
             f"; trial(s) {', '.join(map(str, self.pending))} were still running and are left pending: "
             "run with retry_pending=True to evaluate them)"
@@ -487,8 +489,9 @@ class RepeatedFailureError(RuntimeError):
                 f"; if the error was the objective's, not those points', withdraw trials {ids} first so "
                 f"that they can be: opt.withdraw(id) for each, or warmbo observe STUDY --trial ID --withdraw"
             )
+        at = f" (raised at {where})" if where else ""
         super().__init__(
-            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}{hint}; stopped "
+            f"the first {FIRST_FAILURES} evaluations of this run all failed with: {error}{at}{hint}; stopped "
             "instead of spending the budget on it. Fix the objective and run again (the failed trials stay "
             "in the study, and their points are not proposed again" + again + left
         )
@@ -4022,6 +4025,7 @@ class Optimizer:
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
         first_failures = _FirstFailures()
+        raised: dict[int, BaseException | None] = {}  # the first failed evaluations' exceptions
         # this run's failures warned of, left unsaid, the last unsaid (a run inside another, on the same
         # object, has its own and gives the outer one's back: _said_failures)
         outer_said, self._failures_said = getattr(self, "_failures_said", None), [0, 0, None]
@@ -4155,6 +4159,8 @@ class Optimizer:
                             queue.append(suggestion)
                             continue
                         trial = self._record(suggestion, future)
+                        if trial.is_failed and len(raised) < FIRST_FAILURES and not future.cancelled():
+                            raised[trial.id] = future.exception()  # (the objective's own, for its line)
                         del running[future]  # (after the record: an interrupt during it leaves it to
                         # _record_interrupted, which stores it if it is still pending)
                         evaluate(suggestion.trial_id, False)
@@ -4191,7 +4197,12 @@ class Optimizer:
                             failed_here = set(first_failures.failed) | {
                                 t.id for t in self.study.trials((FAILED,)) if t.id in created
                             }
-                            raise RepeatedFailureError(error, sorted(stopping), sorted(failed_here))
+                            # the objective's exception, chained, and its own line in the message: a
+                            # user test's KeyError showed no file or line, with --debug neither
+                            first = raised.get(first_failures.failed[0]) if first_failures.failed else None
+                            raise RepeatedFailureError(
+                                error, sorted(stopping), sorted(failed_here), where=_user_line(first)
+                            ) from first
         except KeyboardInterrupt as interrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
@@ -4611,6 +4622,24 @@ class Optimizer:
 for _name in _THEIR_ATTRIBUTES:
     setattr(Optimizer, _name, _their_attribute(_name))
 del _name
+
+
+def _user_line(exc: BaseException | None) -> str:
+    """``file:line, in name`` of the innermost frame of ``exc``'s traceback outside warmbo and Python's
+    own library (the objective's line that raised), or "" (no exception, a command's failure)."""
+    import sysconfig
+    import traceback
+
+    if exc is None or exc.__traceback__ is None:
+        return ""
+    own = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    library = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
+    frames = [
+        f
+        for f in traceback.extract_tb(exc.__traceback__)
+        if not os.path.abspath(f.filename).startswith((own, library)) and not f.filename.startswith("<frozen")
+    ]
+    return f"{frames[-1].filename}:{frames[-1].lineno}, in {frames[-1].name}" if frames else ""
 
 
 def failure_text(exc: BaseException) -> str:
