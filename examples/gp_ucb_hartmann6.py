@@ -1,4 +1,5 @@
-"""GP-UCB on Hartmann-6 with ML-II hyperparameters, written out as the bare data path.
+"""GP-EI on Hartmann-6 with ML-II hyperparameters, written out as the bare data path (the file's name
+says GP-UCB, its first version; ``wb.UCB()`` in place of ``wb.EI()`` below is GP-UCB).
 
 Run: ``python examples/gp_ucb_hartmann6.py``. Prints the best value found against the optimum.
 """

@@ -4069,3 +4069,17 @@ def test_a_prior_studys_source_is_one_whatever_its_spelling_and_keeps_no_passwor
     assert sources == {"postgresql://lab:***@db.example:5432/lab?sslmode=require&study=enzyme"}
     assert "secret" not in _prior_source("postgresql://lab@db/lab?study=a%20b&password=secret")
     assert _prior_source("postgresql://lab@db/lab?study=a%20b").endswith("?study=a%20b")
+
+
+def test_a_module_objective_given_as_a_file_or_misspelled_is_told_how_to_name_it(workdir):
+    # a first-time user test: objective.py:loss, an absolute path and a function's case got Python's
+    # import error alone
+    (workdir / "objective.py").write_text("def loss(p):\n    return p['x']\n")
+    args = ("--space", "space.json", "--budget", 1)
+    for spec in ("objective.py:loss", f"{workdir / 'objective'}:loss"):
+        said = " ".join(invoke("optimize", spec, *args, "--storage", "a.db").output.split())
+        assert "give the module's name, not its file: objective:loss" in said, said
+    said = " ".join(invoke("optimize", "objective:Loss", *args, "--storage", "b.db").output.split())
+    assert "module 'objective' has no function 'Loss' (did you mean 'loss'?)" in said
+    said = " ".join(invoke("optimize", "elsewhere:loss", *args, "--storage", "c.db").output.split())
+    assert f"warmbo imports it from the folder it runs in ({workdir})" in said

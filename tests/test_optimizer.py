@@ -2748,3 +2748,28 @@ def test_a_run_inside_another_keeps_each_ones_failure_warnings():
     summaries = [str(w.message) for w in caught if "more trial(s) of this run failed" in str(w.message)]
     assert summaries and all(text.split()[0].isdigit() for text in summaries)
     assert getattr(opt, "_failures_said", None) is None  # (given back: no run is under way)
+
+
+def test_a_first_time_users_mistakes_are_told_what_to_do(tmp_path, monkeypatch):
+    # a first-time user test: each of these gave an error that did not say how to go on
+    monkeypatch.chdir(tmp_path)
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    # an objective that prints its value instead of returning it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        with pytest.raises(wb.optimizer.RepeatedFailureError, match=r"returned nothing; return the value"):
+            wb.Optimizer(space, seed=0).run(lambda p: print(p["x"]), budget=5, progress=False)
+    # reopening a study in the other direction (maximize=True forgotten, then added)
+    wb.Optimizer(space, storage="r.db").tell({"x": 0.5}, 0.9)
+    with pytest.raises(
+        StorageError, match=r"open it with maximize=False \(the default\); to optimise the other way"
+    ):
+        wb.Optimizer(space, storage="r.db", maximize=True)
+    # sqlite:/// with an absolute path meant: four slashes
+    with pytest.raises(StorageError, match=r"write four slashes: sqlite:////tmp/"):
+        wb.Optimizer(space, storage="sqlite://" + str(tmp_path / "no-such-folder" / "q.db"))  # (3 slashes)
+    # a MultiTaskOptimizer's reference point is given through its scalarization
+    mt = wb.MultiTaskOptimizer(space, task_names=["acc", "lat"], directions=["max", "min"], seed=0)
+    with pytest.warns(UserWarning, match=r"scalarization=wb.Chebyshev\(ref=\(\.\.\.\)\)") as said:
+        mt.run(lambda p: [0.9 * p["x"], 200 + p["x"]], budget=4, progress=False)
+    assert not any("(ref=(...) in your units" in str(w.message) for w in said)

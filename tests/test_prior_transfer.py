@@ -1348,3 +1348,14 @@ def test_a_history_frame_saved_as_csv_is_a_prior_as_the_frame_is(tmp_path):
             (dict(p), float(y)) for p, y in zip(from_csv.prior.params, from_csv.prior.y, strict=True)
         ] == [(dict(p), float(y)) for p, y in zip(from_frame.prior.params, from_frame.prior.y, strict=True)]
         assert sorted(from_csv.prior.y) == sorted(t.value for t in old.history)
+
+
+def test_a_list_of_one_row_pairs_is_refused_with_the_forms_that_work():
+    # a first-time user test: [(dict, value), ...] raised KeyError: 0
+    space = wb.Space([wb.Float("x", 0.0, 10.0), wb.Int("n", 1, 5)])
+    for prior in ([({"x": 1.0, "n": 2}, 3.0), ({"x": 5.0, "n": 3}, 1.0)], ({"x": 1.0, "n": 2}, 3.0)):
+        with pytest.raises(
+            DataError, match=r"X is one parameter dict, so this pair is one row: give the rows"
+        ):
+            wb.Optimizer(space, prior=prior)
+    assert len(wb.Optimizer(space, prior=([{"x": 1.0, "n": 2}, {"x": 5.0, "n": 3}], [3.0, 1.0])).prior) == 2

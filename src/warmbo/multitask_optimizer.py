@@ -527,7 +527,8 @@ class MultiTaskOptimizer(Optimizer):
             f"Chebyshev reference point's {ref[i] * self.signs[i] + 0.0:g}{default}: the utility "
             f"min_i lambda_i (y_i - z_i) then follows this task alone and ignores the others. Give as "
             "reference point the worst value you would accept in each task, worse than every value of "
-            "interest (ref=(...) in your units; warmbo optimize: --ref). (Said once per optimizer.)",
+            "interest (scalarization=wb.Chebyshev(ref=(...)) in your units; warmbo optimize: --ref). "
+            "(Said once per optimizer.)",
             ReferencePointWarning,
         )
 

@@ -61,10 +61,26 @@ def load_callable(spec: str):
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ValueError(f"cannot import module {module_name!r} for objective {spec!r}: {exc}") from None
+        # (a first-time user test: objective.py:loss, a path, another folder: the error alone said none)
+        stem = Path(module_name).name.removesuffix(".py")
+        hint = ""
+        if module_name.endswith(".py") or os.sep in module_name:
+            hint = f"; give the module's name, not its file: {stem}:{function_name}, run in its folder"
+        elif not Path(f"{module_name.replace('.', os.sep)}.py").exists():
+            hint = f"; warmbo imports it from the folder it runs in ({cwd}) or your PYTHONPATH"
+        raise ValueError(
+            f"cannot import module {module_name!r} for objective {spec!r}: {exc}{hint}"
+        ) from None
     function = getattr(module, function_name, None)
     if not callable(function):
-        raise ValueError(f"module {module_name!r} has no function {function_name!r}")
+        import difflib
+
+        names = [n for n in dir(module) if not n.startswith("_") and callable(getattr(module, n, None))]
+        close = difflib.get_close_matches(function_name, names, n=1) or [
+            n for n in names if n.lower() == function_name.lower()
+        ]
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"module {module_name!r} has no function {function_name!r}{hint}")
     return function
 
 

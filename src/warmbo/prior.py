@@ -675,6 +675,12 @@ def _read(
         return data
     if _is_pair(prior):
         X, y = prior
+        if isinstance(X, Mapping):  # (a first-time user test: [(dict, 3.0), ...] raised KeyError: 0)
+            raise DataError(
+                "<prior (X, y)>: X is one parameter dict, so this pair is one row: give the rows as "
+                "(list of dicts, list of values), ([{'x': 1.0}, {'x': 5.0}], [3.0, 1.0]), or as dicts "
+                "with their value under 'y', [{'x': 1.0, 'y': 3.0}, ...]"
+            )
         _check_aligned(X, y)
         if _is_dataframe(X):  # parameter columns by name, in any order
             X = X.to_dict("records")

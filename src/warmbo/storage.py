@@ -591,7 +591,9 @@ def _several_numbers(value: Any) -> bool:
 
 def _not_a_number(value: Any) -> ValueError:
     message = f"value must be a number, got {_short(value)} ({type(value).__name__})"
-    if _several_numbers(value):
+    if value is None:  # (a first-time user test: an objective that printed its value)
+        message += ": the objective returned nothing; return the value (a print() is not returned)"
+    elif _several_numbers(value):
         message += (
             f": one number per evaluation, not {len(value)} (scikit-learn's cross_val_score gives one "
             "score per fold: return scores.mean())"
@@ -691,8 +693,16 @@ class Study:
         if self.path != ":memory:":
             parent = Path(self.path).expanduser().resolve().parent
             if not parent.is_dir():
+                slash = ""
+                first = Path(self.path).parts[0] if Path(self.path).parts else ""
+                if not os.path.isabs(self.path) and first and os.path.isdir(os.sep + first):
+                    # (sqlite:///tmp/x.db is the relative path tmp/x.db: a first-time user test)
+                    slash = (
+                        f"; for the absolute path /{self.path}, write four slashes: sqlite:////{self.path}, "
+                        f"or the path alone"
+                    )
                 raise StorageError(
-                    f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist"
+                    f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist{slash}"
                 )
             if (space is None or self.readonly) and not Path(self.path).is_file():
                 # opening an existing study: leave no empty file behind for a mistyped path
@@ -1049,9 +1059,11 @@ class Study:
         stored_direction = self.settings.get("direction")
         new_direction = settings.get("direction")
         if stored_direction and new_direction and stored_direction != new_direction:
+            flag = "maximize=True" if stored_direction == "maximize" else "maximize=False (the default)"
             raise StorageError(
                 f"study {self._label()} was created to {stored_direction} the objective, "
-                f"not to {new_direction} it"
+                f"not to {new_direction} it: open it with {flag}; to optimise the other way, start a new "
+                f"study from its trials, prior=[{self.reference!r}] (a first-time user test: no way on)"
             )
         self.space = stored_space
         self.created = float(meta.get("created", "nan"))
