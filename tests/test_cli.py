@@ -4083,3 +4083,9 @@ def test_a_module_objective_given_as_a_file_or_misspelled_is_told_how_to_name_it
     assert "module 'objective' has no function 'Loss' (did you mean 'loss'?)" in said
     said = " ".join(invoke("optimize", "elsewhere:loss", *args, "--storage", "c.db").output.split())
     assert f"warmbo imports it from the folder it runs in ({workdir})" in said
+
+
+def test_warmbo_version():
+    # a first-time user test: `warmbo --version` was "No such option"
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.output.strip() == f"warmbo {wb.__version__}"

@@ -386,8 +386,25 @@ def _same_terminal(a, b) -> bool:
     return (first.st_rdev, first.st_ino) == (second.st_rdev, second.st_ino)
 
 
+def _print_version(given: bool) -> None:
+    """``warmbo --version``: the version, then exit (a first-time user test found none)."""
+    if given:
+        from . import __version__
+
+        typer.echo(f"warmbo {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def main(debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False) -> None:
+def main(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print warmbo's version and exit.", callback=_print_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
     """warmbo: Bayesian optimization that does not start cold."""
     _STATE["debug"] = debug
 
