@@ -408,6 +408,18 @@ def _central_gradient(gp, X, y, kernel, noise, params, kind):
     )
 
 
+def _universal_kriging_loo(K, y, i):
+    """The mean and variance of y_i from the other points alone, the constant mean re-estimated from
+    them (GLS) with its own uncertainty (a flat prior on it: universal kriging), densely."""
+    keep = np.arange(len(y)) != i
+    Ainv = np.linalg.inv(K[np.ix_(keep, keep)])
+    ones = np.ones(len(y) - 1)
+    c = ones @ Ainv @ y[keep] / (ones @ Ainv @ ones)
+    k = K[i, keep]
+    h = 1.0 - k @ Ainv @ ones  # (the constant's own uncertainty)
+    return c + k @ Ainv @ (y[keep] - c), K[i, i] - k @ Ainv @ k + h**2 / (ones @ Ainv @ ones)
+
+
 def _gls_constant(X, ys, kernel, noise):
     """The generalised least-squares constant ``1^T A^-1 y / 1^T A^-1 1`` with a dense inverse."""
     A_inv = np.linalg.inv(kernel.evaluate(X, X) + noise * np.eye(X.shape[0]))
@@ -472,16 +484,9 @@ def test_fit_mean_reestimates_the_constant_without_each_held_out_point_in_the_lo
     noise = np.full(15, 0.02)
     value, grad = gp.objective(X, y, kernel, noise, True, params, kind)
     K = kernel.evaluate(X, X) + 0.02 * np.eye(15)
+    dense = [_universal_kriging_loo(K, y, i) for i in range(15)]
     terms = []
-    for i in range(15):
-        keep = np.arange(15) != i
-        Ainv = np.linalg.inv(K[np.ix_(keep, keep)])
-        ones = np.ones(14)
-        c = ones @ Ainv @ y[keep] / (ones @ Ainv @ ones)
-        k = K[i, keep]
-        mean = c + k @ Ainv @ (y[keep] - c)
-        h = 1.0 - k @ Ainv @ ones  # (the constant's own uncertainty, universal kriging)
-        var = K[i, i] - k @ Ainv @ k + h**2 / (ones @ Ainv @ ones)
+    for i, (mean, var) in enumerate(dense):
         r = y[i] - mean
         terms.append(
             r**2 if kind == "loo-mse" else -(-0.5 * np.log(var) - r**2 / (2 * var) - 0.5 * np.log(2 * np.pi))
@@ -493,15 +498,6 @@ def test_fit_mean_reestimates_the_constant_without_each_held_out_point_in_the_lo
     # GP.loo() gives the same held-out predictions (a review: it kept the constant fitted with y_i)
     fixed = GP(kernel, noise=0.02, optimizer=None, normalize_y=False, fit_mean=True).fit(X, y)
     loo_mean, loo_sd = fixed.loo()
-    dense = []
-    for i in range(15):
-        keep = np.arange(15) != i
-        Ainv = np.linalg.inv(K[np.ix_(keep, keep)])
-        ones = np.ones(14)
-        c = ones @ Ainv @ y[keep] / (ones @ Ainv @ ones)
-        k = K[i, keep]
-        h = 1.0 - k @ Ainv @ ones
-        dense.append((c + k @ Ainv @ (y[keep] - c), K[i, i] - k @ Ainv @ k + h**2 / (ones @ Ainv @ ones)))
     np.testing.assert_allclose(loo_mean, [m for m, _ in dense], rtol=1e-9)
     np.testing.assert_allclose(loo_sd, [np.sqrt(v) for _, v in dense], rtol=1e-9)
     shifted = [
