@@ -2209,7 +2209,7 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
     keep :class:`~warmbo.storage.NewStudyWarning`. A PostgreSQL study's name is refused by the same
     rule when the database holds the name it slips from (a user test: ``study=ta1`` beside ``at1``
     ran as a new study); other close names get :func:`_say_similar_studies`' note after creation."""
-    from .storage import NewStudyWarning, _is_postgres, _near_files, parse_url, study_exists
+    from .storage import NewStudyWarning, _is_postgres, _near_files, _sqlite_file, parse_url, study_exists
 
     if _is_postgres(storage):
         if create:
@@ -2235,7 +2235,9 @@ def _refuse_a_slip(storage: str, create: bool) -> None:
     if create:  # (said and decided: the warning would only repeat it)
         warnings.filterwarnings("ignore", category=NewStudyWarning)
         return
-    near = [p for p in _near_files(path) if _a_slip(path, p) and _sqlite_header(p) and study_exists(p)]
+    # (an SQLite file: notes.txt beside notes.tx is no study, though study_exists leaves an unreadable
+    # file to the opening's own message)
+    near = [p for p in _near_files(path) if _a_slip(path, p) and _sqlite_file(p) and study_exists(p)]
     if near:
         raise ValueError(
             f"no study at {path!r}, and {near[0]!r} beside it is one: did you mean --storage {near[0]}? "
@@ -2247,21 +2249,11 @@ def _a_name_slip(typed: str, existing: str) -> bool:
     """Whether the PostgreSQL study name ``typed`` is ``existing`` with a letter's case changed or two
     neighbouring characters swapped, numbers aside (``run.v2`` beside ``run.v1``, ``run12`` beside
     ``run21`` are a series, not a slip: a review; :func:`_a_slip`'s other endings are a file's)."""
-    from .storage import _series
+    from .storage import _series, _swapped_neighbours
 
     if typed == existing or _series(typed) == _series(existing):
         return False
-    if typed.lower() == existing.lower():
-        return True
-    if len(typed) != len(existing):
-        return False
-    diff = [i for i in range(len(typed)) if typed[i] != existing[i]]
-    return (
-        len(diff) == 2
-        and diff[1] == diff[0] + 1
-        and typed[diff[0]] == existing[diff[1]]
-        and typed[diff[1]] == existing[diff[0]]
-    )
+    return typed.lower() == existing.lower() or _swapped_neighbours(typed, existing)
 
 
 def _a_slip(typed: str, existing: str) -> bool:
@@ -2276,24 +2268,9 @@ def _a_slip(typed: str, existing: str) -> bool:
         return True
     if stem_a.startswith(stem_b + "."):  # (lab.db.db, lab.d.db typed; not enzyme.db beside enzyme.db.bak)
         return True
-    if len(a) != len(b):
-        return False
-    diff = [i for i in range(len(a)) if a[i] != b[i]]
-    return len(diff) == 2 and diff[1] == diff[0] + 1 and (a[diff[0]], a[diff[1]]) == (b[diff[1]], b[diff[0]])
+    from .storage import _swapped_neighbours
 
-
-def _sqlite_header(path: str) -> bool:
-    """Whether the file at ``path`` begins as an SQLite database does (notes.txt beside notes.tx is
-    no study, though ``study_exists`` leaves an unreadable file to the opening's own message)."""
-    from .storage import _sqlite_file
-
-    return _sqlite_file(path)
-
-
-def _study_parameter(name: str) -> str:
-    from .storage_postgres import study_parameter
-
-    return study_parameter(name)
+    return _swapped_neighbours(a, b)
 
 
 def _say_similar_studies(study) -> None:
@@ -2302,6 +2279,8 @@ def _say_similar_studies(study) -> None:
     and the lab's results would go on in two studies."""
     similar = study.similar_studies() if hasattr(study, "similar_studies") else []
     if similar:
+        from .storage_postgres import study_parameter
+
         names = ", ".join(similar)
         errors.print(
             f"note: the database also holds the stud{'ies' if len(similar) > 1 else 'y'} {names}; this "
@@ -2309,7 +2288,7 @@ def _say_similar_studies(study) -> None:
             + (
                 "one of them, give its name"
                 if len(similar) > 1
-                else f"it, give {_study_parameter(similar[0])}"
+                else f"it, give {study_parameter(similar[0])}"
             )
             + " in the URL",
             highlight=False,

@@ -1138,9 +1138,7 @@ def _read_csv(
         )
     cols = _columns(() if space is None else space.names, x, y, task, source)
     optional = _optional_columns(space, cols)
-    needed = [*(c for c in cols if c not in optional), y] + ([task] if task is not None else [])
     kinds = [] if space is None else [p.kind for p in space.params]
-    numeric = [c for c, kind in zip(cols, kinds, strict=False) if kind in ("float", "int")] + [y]
     params: list[dict[str, Any]] = []
     ys: list[float] = []
     labels: list[str] = []
@@ -1160,12 +1158,11 @@ def _read_csv(
             if header is None:
                 raise DataError(f"{source}: empty file")
             names = [h.strip().lstrip("\ufeff").strip() for h in header]
-            if _history_y(names, y) != y:
-                # warmbo's own history.to_dataframe() saved as CSV (its 'value'), as the DataFrame
-                # itself is read (a user test: the frame worked as a prior, its CSV did not)
-                y = _history_y(names, y)
-                needed = [*(c for c in cols if c not in optional), y] + ([task] if task is not None else [])
-                numeric = [c for c, kind in zip(cols, kinds, strict=False) if kind in ("float", "int")] + [y]
+            # warmbo's own history.to_dataframe() saved as CSV: its 'value', as the DataFrame itself
+            # is read (a user test: the frame worked as a prior, its CSV did not)
+            y = _history_y(names, y)
+            needed = [*(c for c in cols if c not in optional), y] + ([task] if task is not None else [])
+            numeric = [c for c, kind in zip(cols, kinds, strict=False) if kind in ("float", "int")] + [y]
             for c in needed:
                 if names.count(c) > 1:
                     raise DataError(f"{source}: duplicate column {c!r} in the header")

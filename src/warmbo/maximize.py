@@ -439,7 +439,7 @@ def maximize(
     if local and screen is None:
         near = _local_candidates(np.clip(anchors, 0.0, 1.0), n_candidates, seed)
         if discrete and not categorical.size:
-            real = space.snap(near)  # (the relaxed local candidates as points that exist)
+            real = space.snap(near)
         U = np.vstack([U, space.snap(near) if categorical.size else near])
     if local and discrete:
         U = np.vstack([U, _neighbours(space, space.snap(np.clip(anchors, 0.0, 1.0)), n_candidates, seed)])

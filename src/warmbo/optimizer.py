@@ -3299,9 +3299,13 @@ class Optimizer:
                     found = self._lost_write_outcome(exc, recorded, mark)
                     if found is not None:
                         return found
-                    lost.append(exc)
-                    if len(lost) > LOST_CONNECTION_RETRIES:
-                        raise StorageError(self._lost_ask_message(lost)) from None
+                    count_lost(exc)
+
+        def count_lost(exc: ConnectionLostError) -> None:
+            """One more drop in this ask: past :data:`LOST_CONNECTION_RETRIES`, the ask stops."""
+            lost.append(exc)
+            if len(lost) > LOST_CONNECTION_RETRIES:
+                raise StorageError(self._lost_ask_message(lost)) from None
 
         def insert_params(params: dict) -> Suggestion:
             if admit is not None and not admit():
@@ -3362,9 +3366,7 @@ class Optimizer:
                 try:
                     return self._next_point(snapshot, len(snapshot), held)
                 except ConnectionLostError as exc:
-                    lost.append(exc)
-                    if len(lost) > LOST_CONNECTION_RETRIES:
-                        raise StorageError(self._lost_ask_message(lost)) from None
+                    count_lost(exc)
 
         claimed: list[tuple[int, dict]] = []  # (a trial taken over, recorded as an insert is)
         reclaimed = None if fixed is not None else written(self._reclaim, claimed, claimed)
@@ -4024,7 +4026,6 @@ class Optimizer:
                 )
         running: dict[Future, Suggestion] = {}
         cancelled: collections.Counter[int] = collections.Counter()  # evaluations the executor cancelled
-        first_failures = _FirstFailures()
         raised: dict[int, BaseException | None] = {}  # the first failed evaluations' exceptions
         # this run's failures warned of, left unsaid, the last unsaid (a run inside another, on the same
         # object, has its own and gives the outer one's back: _said_failures)
@@ -4035,7 +4036,7 @@ class Optimizer:
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
         n_prior = self._prior_rows()  # read once: a run adds no prior rows
-        first_failures.answered = self.study.count(COMPLETE) > n_prior  # (values of this objective)
+        first_failures = _FirstFailures(answered=self.study.count(COMPLETE) > n_prior)  # (this objective's)
 
         def finished() -> int:
             return self._finished(n_prior)

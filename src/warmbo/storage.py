@@ -156,14 +156,17 @@ def _mistyped_name(typed: str, existing: str) -> bool:
     left out or changed."""
     if typed == existing:
         return False
-    if _folded(typed) == _folded(existing):
+    if _folded(typed) == _folded(existing) or _swapped_neighbours(typed, existing):
         return True
-    if len(typed) == len(existing):
-        diff = [i for i in range(len(typed)) if typed[i] != existing[i]]
-        swapped = len(diff) == 2 and diff[1] == diff[0] + 1
-        if swapped and (typed[diff[0]], typed[diff[1]]) == (existing[diff[1]], existing[diff[0]]):
-            return True
     return min(len(typed), len(existing)) >= 4 and _one_edit(typed, existing)
+
+
+def _swapped_neighbours(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with two neighbouring characters swapped (``enyzme`` for ``enzyme``)."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and (a[diff[0]], a[diff[1]]) == (b[diff[1]], b[diff[0]])
 
 
 def _one_edit(a: str, b: str) -> bool:
@@ -171,10 +174,7 @@ def _one_edit(a: str, b: str) -> bool:
     if abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (
-            len(diff) == 2 and diff[1] == diff[0] + 1 and (a[diff[0]], a[diff[1]]) == (b[diff[1]], b[diff[0]])
-        )
+        return sum(x != y for x, y in zip(a, b, strict=True)) == 1 or _swapped_neighbours(a, b)
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     return any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
