@@ -124,18 +124,27 @@ def study_parameter(name: str) -> str:
     return f"study={quote(name, safe='-_.~')}"
 
 
+def _timeout(conninfo: str) -> dict:
+    """libpq's ``connect_timeout`` unless the URL gives its own (:data:`CONNECT_TIMEOUT`)."""
+    return {} if "connect_timeout" in conninfo else {"connect_timeout": CONNECT_TIMEOUT}
+
+
+def _names_in(conn) -> list[str]:
+    """The names of the studies a database holds, sorted ([] without warmbo's tables)."""
+    if not conn.execute("SELECT to_regclass('warmbo_studies') IS NOT NULL").fetchone()[0]:
+        return []
+    return [row[0] for row in conn.execute("SELECT name FROM warmbo_studies ORDER BY name").fetchall()]
+
+
 def study_names(url: str) -> list[str]:
     """The names of the studies the database of ``url`` holds, sorted ([] when it holds no warmbo
     tables); the server's refusal as a StorageError."""
     import psycopg
 
     conninfo, _ = split_url(url)
-    timeout = {} if "connect_timeout" in conninfo else {"connect_timeout": CONNECT_TIMEOUT}
     try:
-        with psycopg.connect(conninfo, autocommit=True, **timeout) as conn:
-            if not conn.execute("SELECT to_regclass('warmbo_studies') IS NOT NULL").fetchone()[0]:
-                return []
-            return [row[0] for row in conn.execute("SELECT name FROM warmbo_studies ORDER BY name")]
+        with psycopg.connect(conninfo, autocommit=True, **_timeout(conninfo)) as conn:
+            return _names_in(conn)
     except psycopg.Error as exc:
         raise StorageError(f"cannot read the studies of {redacted(conninfo)}: {type(exc).__name__}") from None
 
@@ -340,10 +349,7 @@ class PostgresStudy(Study):
 
     def study_names(self) -> list[str]:
         """The names of the studies the database holds (this one too, once it exists), sorted."""
-        conn = self._connect()
-        if not conn.execute("SELECT to_regclass('warmbo_studies') IS NOT NULL").fetchone()[0]:
-            return []
-        return [row[0] for row in conn.execute("SELECT name FROM warmbo_studies ORDER BY name").fetchall()]
+        return _names_in(self._connect())
 
     def similar_studies(self, names: list[str] | None = None) -> list[str]:
         """The database's other studies whose names are close to this one's (``enzyme`` for
@@ -419,8 +425,7 @@ class PostgresStudy(Study):
     def _open_connection(self):
         """A new autocommit connection to the server; a StorageError with the server's words if none."""
         try:
-            timeout = {} if "connect_timeout" in self.conninfo else {"connect_timeout": CONNECT_TIMEOUT}
-            conn = self._psycopg.connect(self.conninfo, autocommit=True, **timeout)
+            conn = self._psycopg.connect(self.conninfo, autocommit=True, **_timeout(self.conninfo))
         except self._psycopg.Error as exc:
             message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             message = self._without_password(message)
