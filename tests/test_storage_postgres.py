@@ -1592,24 +1592,26 @@ def test_a_server_that_stays_down_is_waited_for_once_not_at_every_step(postgres_
     monkeypatch.setattr(backend, "RECONNECT_PATIENCE", 1.5)
     real = psycopg.connect
 
+    attempts = []  # (the connection attempts: the wait's, not the clock's, is what is tested)
+
     def down(*args, **kwargs):
+        attempts.append(True)
         raise psycopg.OperationalError("connection failed: Connection refused")
 
     with psycopg.connect(split_url(postgres_url)[0], autocommit=True) as admin:
         pid = study._connect()._conn.info.backend_pid
         monkeypatch.setattr(psycopg, "connect", down)
         assert admin.execute("SELECT pg_terminate_backend(%s, 10000)", (pid,)).fetchone() == (True,)
-    started = time.monotonic()
     with pytest.raises(StorageError, match="could not connect again within 2 s"):
         study.trials()
-    assert 1.5 <= time.monotonic() - started < 5
+    assert len(attempts) >= 3  # (tried again and again for the patience: 0.1 s, then twice as long)
     for step in (study.trials, lambda: study.get_meta("warm_start")):
-        started = time.monotonic()
+        attempts.clear()
         with pytest.raises(
             StorageError, match=r"could not connect again \(the server could not be reached for"
         ):
             step()
-        assert time.monotonic() - started < 1.0
+        assert len(attempts) == 1  # (once: no second wait)
     monkeypatch.setattr(psycopg, "connect", real)  # the server is back: read, and waited for again after
     assert [t.value for t in study.trials()] == [1.0]
     assert study._unreachable_since is None
