@@ -606,6 +606,23 @@ def test_optimize_help_documents_the_output_contract():
     assert "The last non-empty line it prints must be the value" in text and "--value-regex" in text
 
 
+def test_help_shows_no_value_placeholder_for_flags():
+    # typer labelled every flag "<bool>" ("--prior-add <bool>"), which a user test read as taking a value
+    rows = [line for line in invoke("optimize", "--help").output.splitlines() if "--prior-add " in line]
+    assert rows and "<bool>" not in rows[0]
+    budget = [line for line in invoke("optimize", "--help").output.splitlines() if "--budget" in line]
+    assert "<int" in budget[0]  # options that take a value keep their type
+
+
+def test_the_space_format_in_the_help_is_a_space_file_the_command_reads(tmp_path):
+    from warmbo.cli import SPACE_FORMAT, load_space
+
+    example = SPACE_FORMAT[SPACE_FORMAT.index("{") : SPACE_FORMAT.rindex("}") + 1]
+    (tmp_path / "space.json").write_text(example)
+    assert load_space(tmp_path / "space.json").names == ("lr", "layers", "act")
+    assert "e.g. {" in " ".join(invoke("suggest", "--help").output.replace("│", " ").split())
+
+
 # ------------------------------------------------------------------ --cmd: timeouts
 def test_timeout_kills_the_whole_process_group(tmp_path):
     marker = tmp_path / "marker"

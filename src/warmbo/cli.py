@@ -38,6 +38,27 @@ from ._progress import live
 from ._progress import progress as progress_display
 from .storage import redacted
 
+
+def _no_type_for_flags() -> None:
+    """Help rows of flags show no value placeholder (typer >= 0.25 labels ``--quick <bool>``).
+
+    A user test read ``--prior-add <bool>`` as "type --prior-add true"; a flag takes no value. Typer
+    offers no setting for it, so its label method is wrapped for flags; older typers lack the method.
+    """
+    option = getattr(typer.core, "TyperOption", None)
+    label = getattr(option, "display_type_rich", None)
+    if label is None or getattr(label, "_warmbo_flags", False):
+        return
+
+    def display_type_rich(self, ctx):  # noqa: ANN001, ANN202  (typer's signature)
+        return None if self.is_flag and not self.count else label(self, ctx)
+
+    display_type_rich._warmbo_flags = True
+    option.display_type_rich = display_type_rich
+
+
+_no_type_for_flags()
+
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
@@ -64,13 +85,19 @@ StorageOption = Annotated[
         "(or give it as the first argument).",
     ),
 ]
+# the space file's format in every --space help (a user test found it only in docs/cli.md)
+SPACE_FORMAT = (
+    ' e.g. {"params": [{"type": "float", "name": "lr", "low": 1e-4, "high": 0.1, "log": true}, {"type": '
+    '"int", "name": "layers", "low": 1, "high": 4}, {"type": "categorical", "name": "act", "choices": '
+    '["relu", "tanh"]}]} (docs/cli.md has steps and conditions).'
+)
 # the options that create a study when there is none (`suggest --space`, `enqueue --space`)
 NewSpaceOption = Annotated[
     Path | None,
     typer.Option(
         "--space",
         help="JSON file describing the space: creates the study if there is none at --storage "
-        "(an existing study must have this very space).",
+        "(an existing study must have this very space)." + SPACE_FORMAT,
     ),
 ]
 NewDirectionOption = Annotated[
@@ -848,7 +875,7 @@ def optimize(
         ),
     ] = None,
     space_file: Annotated[
-        Path | None, typer.Option("--space", help="JSON file describing the space.")
+        Path | None, typer.Option("--space", help="JSON file describing the space." + SPACE_FORMAT)
     ] = None,
     budget: Annotated[
         int,
