@@ -2863,6 +2863,35 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     assert cold.exit_code == 1 and "give them with --prior" in cold.output
 
 
+def test_a_new_study_minimising_an_accuracy_by_default_says_so(workdir):
+    Path("objmod.py").write_text(Path("objmod.py").read_text() + "val_accuracy = f\nvalaccuracy = f\n")
+    hint = "the new study minimises (the default) and the objective names 'accuracy'"
+    first = invoke("optimize", "objmod:val_accuracy", "--space", "space.json", "-n", 2, "-s", "a.db")
+    assert first.exit_code == 0 and hint in first.output and "--maximize" in first.output
+    resumed = invoke("optimize", "objmod:val_accuracy", "-n", 3, "-s", "a.db")  # its direction was chosen
+    said = invoke(
+        "optimize", "objmod:val_accuracy", "--space", "space.json", "-n", 2, "-s", "b.db", "--minimize"
+    )
+    plain = invoke("optimize", "objmod:f", "--space", "space.json", "-n", 2, "-s", "c.db")
+    glued = invoke("optimize", "objmod:valaccuracy", "--space", "space.json", "-n", 2, "-s", "d.db")
+    regex = invoke(
+        "optimize",
+        "--cmd",
+        f"{sys.executable} train.py {{x}} {{mode}}",
+        "--value-regex",
+        "val_acc=(\\S+)",
+        "--space",
+        "space.json",
+        "-n",
+        1,
+        "-s",
+        "e.db",
+    )
+    assert "minimises (the default)" in regex.output and "'acc'" in regex.output
+    for result in (resumed, said, plain, glued):
+        assert result.exit_code == 0 and "minimises (the default)" not in result.output
+
+
 def test_exporting_a_maximised_study_says_how_to_use_it_as_a_prior_of_a_minimised_one(workdir):
     # before: nothing said that the CSV's values are maximised, and a minimised study given it as
     # --prior reads the worst configurations as the best

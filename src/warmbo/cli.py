@@ -1091,6 +1091,8 @@ def optimize(
             errors.print(
                 f"the new study {'maximises' if maximize else 'minimises'}{inherited}", highlight=False
             )
+    if stored is None and task_names is None and maximize is None:
+        _hint_higher_is_better(objective, cmd, value_regex)
     maximize = bool(maximize)
     resumed_sources = {}
     named = transfer if transfer is not None else method
@@ -1489,6 +1491,34 @@ def _wrong_direction_recipe(storage: str, flag: str) -> str:
         f"direction, keep its results and start again: warmbo export {study} --complete -o results.csv, "
         f"then warmbo suggest --space SPACE.json --storage NEW.db {flag} --prior results.csv --transfer none)"
     )
+
+
+# names of values that are better higher: a new study minimising one by default is said at its start
+_HIGHER_IS_BETTER = frozenset(
+    "acc accuracy auc auroc roc f1 fscore score r2 precision recall reward fitness yield profit "
+    "throughput likelihood loglik map ndcg bleu".split()
+)
+
+
+def _hint_higher_is_better(objective: str | None, cmd: str | None, value_regex: str | None) -> None:
+    """Say on stderr that a new study minimises (the default) when the objective's name
+    names a value that is better higher (``train:accuracy``; else --value-regex, ``val_acc=(\\S+)``;
+    else the command).
+
+    A user test minimised an accuracy for a whole run: nothing said which way the study went until
+    the table's "(minimize)". Only words of their own count (``val_acc`` splits into val, acc).
+    """
+    import re
+
+    named = objective.rsplit(":", 1)[-1] if objective else value_regex or cmd or ""
+    words = [w for w in re.split(r"[^a-z0-9]+", named.lower()) if w]
+    hits = [w for w in words if w in _HIGHER_IS_BETTER]
+    if hits:
+        errors.print(
+            f"note: the new study minimises (the default) and the objective names {hits[0]!r}: if higher "
+            "is better, stop (Ctrl-C) and start a new study with --maximize",
+            highlight=False,
+        )
 
 
 def _new_direction(maximize: bool | None, prior: list[str] | None) -> tuple[bool | None, str]:
