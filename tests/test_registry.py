@@ -81,3 +81,18 @@ def test_demo_runs_only_the_panels_asked_for(tmp_path):
     bad = runner.invoke(app, ["demo", "--quick", "--panel", "nope", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 1 and "unknown demo panel 'nope'" in bad.output
     assert not (tmp_path / "x").exists()  # nothing ran
+
+
+def test_the_demo_multitask_panel_sets_its_reference_point_below_every_noisy_observation():
+    # at 0.1 below each task's minimum, noise 0.5 took observations under it and the demo printed
+    # ReferencePointWarning at its users; a warning is an error here, over the full demo's 5 seeds
+    import warnings
+
+    from warmbo.experiments.demo import multitask_run
+    from warmbo.multitask_optimizer import ReferencePointWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReferencePointWarning)
+        for seed in range(5):
+            for method in ("MT-KB", "IT-KB"):
+                assert multitask_run(method, 30, seed)[-1] > 0.0

@@ -842,7 +842,7 @@ def demo(
             table.add_row(*row)
         console.print(table)
     else:  # a rich table is cut to 80 columns when piped: print the README's plain table
-        console.print(title, markup=False, highlight=False)
+        console.print(title, markup=False, highlight=False, soft_wrap=True)  # (one line, as the rows)
         console.print(plain_table(results), markup=False, highlight=False, soft_wrap=True)
     console.print(
         f"wrote {out / 'report.html'}, {out / 'results.json'} and {out / 'regret.png'} "
