@@ -710,3 +710,22 @@ def test_a_category_in_another_case_is_named_as_the_choice_meant():
     with pytest.raises(SpaceError) as info:  # no near choice: no guess
         space.validate({"opt": "rmsprop", "n": 16})
     assert "did you mean" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "make, said",
+    [
+        (lambda: Float("x", "0", 1), "low must be a real number, got '0' of type str"),
+        (lambda: Int("x", 0, "4"), "high must be an integer, got '4' of type str"),
+        (lambda: Float("x", 0, 1, log="true"), "log must be a bool, got 'true' of type str"),
+        (
+            lambda: Categorical("x", "ab"),
+            "choices must be a sequence such as ['relu', 'tanh'], got 'ab' of type",
+        ),
+    ],
+)
+def test_a_setting_of_the_wrong_type_is_refused_in_one_wording(make, said) -> None:
+    # three wordings before ("got '0'", "got '4' of type str", "got 'ab'"), found by a user test
+    with pytest.raises(SpaceError) as refused:
+        make()
+    assert said in str(refused.value)

@@ -102,15 +102,20 @@ def _check_name(name: Any) -> str:
     return name
 
 
+def _got(value: Any) -> str:
+    """A refused setting and its type, one wording for every kind (``'0' of type str``)."""
+    return f"{value!r} of type {type(value).__name__}"
+
+
 def _check_flag(name: str, what: str, value: Any) -> bool:
     if not _is_bool(value):
-        raise SpaceError(f"parameter {name!r}: {what} must be a bool, got {value!r}")
+        raise SpaceError(f"parameter {name!r}: {what} must be a bool, got {_got(value)}")
     return bool(value)
 
 
 def _check_float_bound(name: str, what: str, value: Any) -> float:
     if not _is_real(value):
-        raise SpaceError(f"parameter {name!r}: {what} must be a real number, got {value!r}")
+        raise SpaceError(f"parameter {name!r}: {what} must be a real number, got {_got(value)}")
     try:
         v = float(value)
     except OverflowError:
@@ -123,9 +128,7 @@ def _check_float_bound(name: str, what: str, value: Any) -> float:
 def _to_int(name: str, what: str, value: Any) -> int:
     """Convert an integral real (``int``, numpy integer, integral float) to ``int``."""
     if not _is_real(value):
-        raise SpaceError(
-            f"parameter {name!r}: {what} must be an integer, got {value!r} of type {type(value).__name__}"
-        )
+        raise SpaceError(f"parameter {name!r}: {what} must be an integer, got {_got(value)}")
     if isinstance(value, numbers.Integral):
         return int(value)
     try:
@@ -743,7 +746,9 @@ class Categorical(Parameter):
         name = _check_name(self.name)
         raw = self.choices
         if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
-            raise SpaceError(f"parameter {name!r}: choices must be a sequence, got {raw!r}")
+            raise SpaceError(
+                f"parameter {name!r}: choices must be a sequence such as ['relu', 'tanh'], got {_got(raw)}"
+            )
         choices: list[Any] = []
         index: dict[tuple[str, Any], int] = {}
         for c in raw:
