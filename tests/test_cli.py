@@ -2864,16 +2864,17 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
 
 
 def test_a_new_study_minimising_an_accuracy_by_default_says_so(workdir):
-    Path("objmod.py").write_text(Path("objmod.py").read_text() + "val_accuracy = f\nvalaccuracy = f\n")
+    # a module of its own: objmod is imported (and cached) by the tests before this one
+    Path("accmod.py").write_text(Path("objmod.py").read_text() + "val_accuracy = f\nvalaccuracy = f\n")
     hint = "the new study minimises (the default) and the objective names 'accuracy'"
-    first = invoke("optimize", "objmod:val_accuracy", "--space", "space.json", "-n", 2, "-s", "a.db")
+    first = invoke("optimize", "accmod:val_accuracy", "--space", "space.json", "-n", 2, "-s", "a.db")
     assert first.exit_code == 0 and hint in first.output and "--maximize" in first.output
-    resumed = invoke("optimize", "objmod:val_accuracy", "-n", 3, "-s", "a.db")  # its direction was chosen
+    resumed = invoke("optimize", "accmod:val_accuracy", "-n", 3, "-s", "a.db")  # its direction was chosen
     said = invoke(
-        "optimize", "objmod:val_accuracy", "--space", "space.json", "-n", 2, "-s", "b.db", "--minimize"
+        "optimize", "accmod:val_accuracy", "--space", "space.json", "-n", 2, "-s", "b.db", "--minimize"
     )
     plain = invoke("optimize", "objmod:f", "--space", "space.json", "-n", 2, "-s", "c.db")
-    glued = invoke("optimize", "objmod:valaccuracy", "--space", "space.json", "-n", 2, "-s", "d.db")
+    glued = invoke("optimize", "accmod:valaccuracy", "--space", "space.json", "-n", 2, "-s", "d.db")
     regex = invoke(
         "optimize",
         "--cmd",
