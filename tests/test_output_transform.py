@@ -333,3 +333,18 @@ def test_auto_transfer_on_the_yeo_johnson_scale_when_asked(tmp_path):
     cold.run(rosenbrock, budget=3, progress=False)
     cold.study.close()
     assert wb.Optimizer.load(cold_url, prior=earlier_rosenbrock()).output_transform == "none"
+
+
+def test_a_study_reopened_by_the_constructor_keeps_its_output_transform(tmp_path):
+    # the README's `Optimizer(space, storage=url)` of a study made with output_transform="none" went
+    # on with yeo-johnson without a word; another transform given is used, with a warning
+    url = str(tmp_path / "s.db")
+    space = wb.Space.box([(0.0, 1.0)])
+    made = wb.Optimizer(space, storage=url, output_transform="none", seed=0)
+    made.tell(made.ask(), 1.0)
+    assert wb.Optimizer(space, storage=url).output_transform == "none"
+    with pytest.warns(UserWarning, match="was made with output_transform='none'; this Optimizer uses 'auto'"):
+        other = wb.Optimizer(space, storage=url, output_transform="auto")
+    assert other.output_transform == "auto"
+    assert wb.Study(url).settings["output_transform"] == "none"  # the study keeps its own
+    assert wb.Optimizer(space, storage=str(tmp_path / "new.db")).output_transform == "yeo-johnson"

@@ -1272,6 +1272,25 @@ class Optimizer:
         self.study = Study(storage, space, settings)
         if failures is None and self.study.settings.get("failures") in FAILURE_MODELS:
             self.failures = self.study.settings["failures"]  # (a study keeps its own unless one is given)
+        kept_transform = self.study.settings.get("output_transform")
+        if (
+            model is None
+            and resolved == "none"
+            and kept_transform in OUTPUT_TRANSFORMS
+            and kept_transform != self.output_transform
+        ):
+            # a reopened study keeps its own scale, as it keeps its failure model: before, the README's
+            # `Optimizer(space, storage=url)` of a study made with output_transform="none" went on with
+            # yeo-johnson without a word (the CLI refuses another --output-transform)
+            if self._transform_default:
+                self.output_transform = kept_transform
+            else:
+                _warn(
+                    f"study {redacted(self.study.url)!r} was made with output_transform={kept_transform!r}; "
+                    f"this Optimizer uses {self.output_transform!r} (the study keeps {kept_transform!r} "
+                    "for the next one that opens it; leave output_transform out to go on with it)",
+                    UserWarning,
+                )
         stored_seed = self.study.settings.get("seed")
         if not seed_given and stored_seed is not None and int(stored_seed) != self.seed:
             # another process created the study between the look above and now: use its seed
