@@ -2863,6 +2863,24 @@ def test_suggest_starts_a_lab_study_warm_from_earlier_studies(workdir):
     assert cold.exit_code == 1 and "give them with --prior" in cold.output
 
 
+def test_suggest_and_enqueue_show_every_value_of_a_wide_space(tmp_path, monkeypatch):
+    # 30 parameters printed blank headers and cells cut to "1.…" at 80 columns (a user test): a table
+    # wider than the terminal turns to a row per parameter
+    monkeypatch.chdir(tmp_path)
+    params = [{"type": "float", "name": f"param_{i:02d}", "low": 0, "high": 1} for i in range(30)]
+    Path("wide.json").write_text(json.dumps({"params": params}))
+    shown = invoke("suggest", "--space", "wide.json", "-s", "w.db", "-n", 2, "--seed", 0)
+    assert shown.exit_code == 0 and "…" not in shown.output, shown.output
+    suggested = [t.params for t in wb.Study("w.db").trials()]
+    for i in range(30):
+        row = next(line for line in shown.output.splitlines() if f"param_{i:02d}" in line)
+        assert all(wb.Study("w.db").space.params[i].text(p[f"param_{i:02d}"]) in row for p in suggested)
+    assert "trial 1" in shown.output and "trial 2" in shown.output
+    point = json.dumps({f"param_{i:02d}": 0.5 for i in range(30)})
+    queued = invoke("enqueue", "-s", "w.db", "--params", point)
+    assert queued.exit_code == 0 and "…" not in queued.output and "param_29" in queued.output
+
+
 def test_a_new_study_minimising_an_accuracy_by_default_says_so(workdir):
     # a module of its own: objmod is imported (and cached) by the tests before this one
     Path("accmod.py").write_text(Path("objmod.py").read_text() + "val_accuracy = f\nvalaccuracy = f\n")

@@ -505,6 +505,28 @@ def _params_table(title: str, rows, space, first: str = "trial") -> Table:
     return table
 
 
+def _print_params(title: str, rows, space, first: str = "trial") -> None:
+    """Points to run, one row each; when that table is wider than the terminal (a wide space: a user
+    test's 30 parameters printed blank headers and cells cut to "1.…", the trial ids to "tr…"), one
+    row per parameter and a column per point instead, at its full width (:func:`_print_table`)."""
+    from rich.measure import Measurement
+
+    table = _params_table(title, rows, space, first)
+    natural = Measurement.get(console, console.options.update(max_width=100_000), table).maximum
+    if natural <= console.width:
+        console.print(table)
+        return
+    turned = Table(title=title)
+    turned.add_column("parameter")
+    columns = [f"{first} {trial_id}" if first == "trial" else f"{first}{trial_id}" for trial_id, _ in rows]
+    for column in columns:
+        turned.add_column(column)
+    texts = [_texts(space, params) for _, params in rows]
+    for i, name in enumerate(space.names):
+        turned.add_row(*_plain(name, *(values[i] for values in texts)))
+    _print_table(turned)
+
+
 def _count(n: int, noun: str) -> str:
     """``1 trial``, ``14 trials``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
@@ -2248,7 +2270,7 @@ def suggest(
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
         return
-    console.print(_params_table("next experiments", [(s.trial_id, s) for s in suggestions], opt.space))
+    _print_params("next experiments", [(s.trial_id, s) for s in suggestions], opt.space)
     hint = "V1,V2,..." if getattr(opt, "task_names", None) else "V"
     console.print(  # (soft-wrapped: a line broken by rich pastes as two commands)
         f"report results with: warmbo observe --storage {_study_arg(storage)} --trial ID --value {hint}",
@@ -3113,7 +3135,7 @@ def enqueue(
     if not waiting:
         console.print("the queue is empty: suggestions come from the design and the model", highlight=False)
         return
-    console.print(_params_table("queued, next first", list(enumerate(waiting, start=1)), opt.space, "#"))
+    _print_params("queued, next first", list(enumerate(waiting, start=1)), opt.space, "#")
     these = "suggestion is this one" if len(waiting) == 1 else f"{len(waiting)} suggestions are these"
     if any(len(point) < len(opt.space.names) for point in waiting):
         these += " (a (chosen) value is chosen by that suggestion, with the configuration's others held)"
