@@ -3715,7 +3715,11 @@ def clean_pending(
         )
     for t in kept:
         if live_run(t):
-            why = f"being evaluated by a live run (heartbeat {_duration(silent(t))} ago)"
+            # (a killed run's beat looks the same for a while: "live" was wrong there, a user test)
+            why = (
+                f"its run's last heartbeat was {_duration(silent(t))} ago: it may still be evaluating it "
+                f"(a run killed since is cleared once its heartbeat is {_duration(live)} old)"
+            )
         elif older_than is not None:
             why = f"silent {_duration(silent(t))}, under --older-than {older_than:g} s"
         else:
