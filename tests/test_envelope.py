@@ -280,3 +280,30 @@ def test_prepare_fits_the_source_gps_ahead_and_fit_reuses_them():
     fresh = wb.Envelope(source=sources, seed=0).fit(X, y)
     grid = SPACE.sample_encoded(16, 3)
     np.testing.assert_allclose(fitted.predict(grid)[0], fresh.predict(grid)[0], rtol=1e-10, atol=1e-12)
+
+
+def test_the_target_noise_is_the_targets_own_not_the_sources():
+    # sigma_msr^2 of eq. 17 is the target's measurement noise. It was the sources' fitted noise: a
+    # noisy source (left out, even) gave a noiseless target noise ~1 and moved its posterior mean at a
+    # target point from 0.998 to 0.195 (a user test). Now both left-out sources give one posterior,
+    # which interpolates the noiseless target; a noisy target is still read as noisy
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (10, 1))
+    y = np.sin(6 * X[:, 0])
+    Xs = rng.uniform(0, 1, (25, 1))
+    smooth = wb.Envelope(source=(Xs, np.cos(20 * Xs[:, 0] + 1.0)), seed=0).fit(X, y)
+    noisy = wb.Envelope(source=(Xs, rng.normal(size=25)), seed=0).fit(X, y)
+    assert not smooth.source_used_[0] and not noisy.source_used_[0]
+    assert noisy.source_models_[0].noise_level_ > 0.3  # the source's own noise is large
+    # (the fits start from each source's kernel, so they agree to the optimiser's tolerance)
+    assert noisy.target_noise_ == pytest.approx(smooth.target_noise_, rel=1e-4) and noisy.target_noise_ < 0.01
+    np.testing.assert_allclose(noisy.predict(X)[0], y, atol=0.05)
+    np.testing.assert_allclose(noisy.predict(X)[0], smooth.predict(X)[0], atol=1e-3)
+    # a related but noisy source with a noiseless target: the source is the noisier one (eq. 17)
+    related = wb.Envelope(source=(Xs, np.sin(6 * Xs[:, 0]) + rng.normal(0, 0.5, 25)), seed=0).fit(X, y)
+    assert related.source_used_[0] and related.target_noise_ < 0.01 < related.source_noise_[0]
+    # a noisy target (noise sd 0.3 against a spread ~0.7 of sin): its noise is estimated, not ~0
+    X2 = rng.uniform(0, 1, (30, 1))
+    loud = wb.Envelope(source=(Xs, np.cos(20 * Xs[:, 0] + 1.0)), seed=0)
+    loud.fit(X2, np.sin(6 * X2[:, 0]) + rng.normal(0, 0.3, 30))
+    assert 0.05 < loud.target_noise_ < 0.5
