@@ -1322,3 +1322,19 @@ def test_a_warm_start_the_storage_refuses_costs_nothing_but_the_record(monkeypat
     study.optimize(lambda t: (t.suggest_float("x", 0, 1) - 0.3) ** 2, n_trials=5)
     assert len(study.trials) == 5 and all(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials)
     assert refused and study.sampler._cache.warm_text is None  # (tried again at the next proposal)
+
+
+def test_a_warmbo_study_optuna_was_pointed_at_still_opens_with_its_trials(tmp_path):
+    # a user test ran optuna.create_study on a warmbo study's URL (the same sqlite:/// style): Optuna
+    # added its tables beside warmbo's, and warmbo then refused the file as "an Optuna database"
+    from warmbo.storage import ForeignTablesWarning
+
+    url = f"sqlite:///{tmp_path / 'touched.db'}"
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    wb.Optimizer(space, storage=url, seed=0).run(lambda p: p["x"], budget=3, progress=False)
+    optuna.create_study(storage=url, study_name="oops", load_if_exists=True)
+    with pytest.warns(ForeignTablesWarning, match=r"holds an Optuna storage's tables \(studies: oops\)"):
+        again = wb.Optimizer(space, storage=url)
+    assert [t.state for t in again.history] == ["complete"] * 3
+    with pytest.warns(ForeignTablesWarning):
+        assert len(wb.Optimizer(space, prior=[url], seed=0).prior.y) == 3  # and as a prior

@@ -91,6 +91,10 @@ _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
 _WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "disk I/O error")
 
 
+class ForeignTablesWarning(UserWarning):
+    """A warmbo study's SQLite file also holds another program's tables (an Optuna storage's)."""
+
+
 class NewStudyWarning(UserWarning):
     """A new study was created beside an existing file of a close name, or in a PostgreSQL database
     that holds a study of a close name (a mistyped path or ``study=``?)."""
@@ -940,6 +944,18 @@ class Study:
         tables = {t for t in tables if not t.startswith("sqlite_")}
         if {"studies", "version_info"} <= tables:
             names = [row[0] for row in conn.execute("SELECT study_name FROM studies ORDER BY study_id")]
+            if "meta" in tables:
+                # a warmbo study Optuna was once pointed at (create_study on the same URL, a user
+                # test): Optuna added its tables beside warmbo's, whose trials are intact (its own
+                # "trials" table was not made, and Optuna fails there). It was refused as Optuna's
+                warnings.warn(
+                    f"{self.path!r} is a warmbo study that also holds an Optuna storage's tables "
+                    f"(studies: {', '.join(names) or 'none'}), which warmbo leaves alone; Optuna cannot "
+                    "use this file (its trials table is warmbo's): give the Optuna study a file of its own",
+                    ForeignTablesWarning,
+                    stacklevel=user_stacklevel(),
+                )
+                return None
             return StorageError(
                 f"{self.path!r} is an Optuna database (studies: {', '.join(names) or 'none'}), not a warmbo "
                 "study: give the warmbo study a file of its own, and the Optuna study as its prior to "
