@@ -124,6 +124,7 @@ _COLLISION = 1e-3
 _DECISION_WAIT = 2.0
 # proposals per trial when concurrent workers keep colliding
 _ATTEMPTS = 3
+_MISSING = object()  # (a parameter a trial does not hold)
 # complete trials before warmbo proposes, without a prior (Optuna's GPSampler uses 10 as well)
 _STARTUP = 10
 
@@ -705,6 +706,23 @@ class WarmboSampler(BaseSampler):
                     return {}
                 cache.known[trial._trial_id] = (suggestion.trial_id, PENDING)
                 params = cache.map.to_optuna(suggestion)
+                if self._repeats_a_reduced_space(cache, own, params, complete):
+                    # the space looks finite only because parameters are left out of it (a name with
+                    # a range of its own in each branch, a user test): every point of it is measured,
+                    # and warmbo would repeat the best finished trial (12-14 of 30 trials). Optuna's
+                    # independent sampler proposes the trial instead, with the left-out parameters
+                    cache.optimizer.study.delete_trials([suggestion.trial_id])
+                    del cache.known[trial._trial_id]
+                    if not self.__dict__.get("_said_reduced"):
+                        self._said_reduced = True
+                        _logger().warning(
+                            f"WarmboSampler: every point of its search space ({', '.join(cache.map.names)}; "
+                            f"{', '.join(sorted(own - set(cache.map.names)))} left out, see "
+                            "docs/optuna.md) is measured; trials are sampled by "
+                            f"{type(self._independent_sampler).__name__} while that holds"
+                        )
+                    study._storage.set_trial_system_attr(trial._trial_id, CHECKED_KEY, True)
+                    return {}
                 _publish(study, trial, PARAMS_KEY, json.dumps(params))
                 # a parameter of the prior's trials alone: Optuna would refuse a value of another
                 # kind than the objective asks for (an int where it now asks a choice), so the
@@ -744,6 +762,16 @@ class WarmboSampler(BaseSampler):
         # too); otherwise the optimizer chooses for the point its parents' values make
         space = cache.map.space
         return {n: v for n, v in held.items() if space._settled_active(held, n)}
+
+    @staticmethod
+    def _repeats_a_reduced_space(cache: _Cache, own: set, params: dict, complete) -> bool:
+        """Whether ``params`` repeat a complete trial's values on a space that leaves some of the
+        study's parameters out (their values, the independent sampler's, tell those trials apart
+        where the space cannot). warmbo repeats a point only once it holds every point of the space
+        (docs/optimizer.md, "No point is suggested twice")."""
+        if not own - set(cache.map.names):
+            return False
+        return any(all(t.params.get(n, _MISSING) == v for n, v in params.items()) for t in complete)
 
     @staticmethod
     def _collides(cache: _Cache, study: optuna.Study, trial: FrozenTrial, suggestion) -> bool:
