@@ -572,9 +572,9 @@ class ScalarizedUCB(Acquisition):
         L of eq. (3): default the scalarisation's bound, 1 for linear and Chebyshev (001 Section 5).
         ``"tight"``: the Lipschitz constant of the expected utility itself, the average over the
         weights in use of each ``s_lambda``'s constant (``E[max_i lambda_i]`` for Chebyshev,
-        ``E[||lambda||_2]`` for linear), at most 1 and much smaller with many tasks (the review in
-        issue 17 measured MT/IT 0.77 on 001's RKHS problem with n = 20 under it, against 0.886 with
-        L = 1; not yet rerun by ``warmbo reproduce``).
+        ``E[||lambda||_2]`` for linear), at most 1 and much smaller with many tasks (``warmbo
+        reproduce multitask --part decide``: MT/IT 0.79 on 001's RKHS problem with n = 20 under it,
+        against 0.93 with L = 1; docs/reproductions/multitask.md).
     seed : int
         Seed of the weights.
     """
