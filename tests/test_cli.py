@@ -2882,6 +2882,26 @@ def test_suggest_and_enqueue_show_every_value_of_a_wide_space(tmp_path, monkeypa
     assert queued.exit_code == 0 and "…" not in queued.output and "param_29" in queued.output
 
 
+def test_an_empty_study_file_is_said_to_be_empty_and_left_as_it_is(workdir):
+    # a study truncated to 0 bytes (a full disk, a `> lab.db` slip) was restarted from trial 1
+    # without a word by the documented "rerun to resume" command, `suggest lab.db` pointed at another
+    # file and `status` called it "an SQLite database but not a warmbo study" (a user test)
+    Path("lab.db").write_bytes(b"")
+    for command in (("status", "lab.db"), ("suggest", "lab.db"), ("export", "lab.db", "--out", "x.csv")):
+        said = " ".join(invoke(*command).output.split())
+        assert "lab.db' is an empty file (0 bytes), with no study in it" in said, said
+        assert "restore it from a backup" in said and Path("lab.db").stat().st_size == 0
+    with pytest.raises(wb.storage.StorageError, match=r"is an empty file \(0 bytes\)"):
+        wb.Study("lab.db", readonly=True)
+    created = invoke("suggest", "--space", "space.json", "--storage", "lab.db")
+    said = " ".join(created.output.split())
+    assert created.exit_code == 0 and "creating a new study in 'lab.db', an empty file (0 bytes)" in said
+    assert len(wb.Study("lab.db").trials()) == 1
+    Path("touched.db").write_bytes(b"")  # (`touch` first, then create: still allowed, with the warning)
+    with pytest.warns(wb.storage.NewStudyWarning, match="an empty file"):
+        wb.Optimizer(wb.Space.from_dict(SPACE), storage="touched.db")
+
+
 def test_a_new_study_minimising_an_accuracy_by_default_says_so(workdir):
     # a module of its own: objmod is imported (and cached) by the tests before this one
     Path("accmod.py").write_text(Path("objmod.py").read_text() + "val_accuracy = f\nvalaccuracy = f\n")

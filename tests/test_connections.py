@@ -181,3 +181,66 @@ def test_a_mistyped_study_path_is_said_with_the_study_of_the_nearest_name(tmp_pa
             wb.Optimizer(SPACE, storage=slip).study.close()
         assert said[0].filename == __file__  # (the user's line)
         Path(slip).unlink()
+
+
+@pytest.mark.parametrize("how", ["moved", "deleted"])
+def test_a_study_file_moved_or_deleted_while_open_is_not_created_again_nor_written(tmp_path, how):
+    # a user test moved (or removed) the study during a run: the heartbeat thread's next connection
+    # created an empty file at the old path, the run said its trials were stored, and rerunning the
+    # command started a new study in that empty file
+    path = tmp_path / "study.db"
+    opt = wb.Optimizer(SPACE, storage=str(path), seed=0)
+    opt.tell(opt.ask(), 1.0)
+    for suffix in ("", "-wal", "-shm"):
+        if (tmp_path / f"study.db{suffix}").exists():
+            if how == "moved":
+                (tmp_path / f"study.db{suffix}").rename(tmp_path / f"moved.db{suffix}")
+            else:
+                (tmp_path / f"study.db{suffix}").unlink()
+    said = {}
+
+    def other_thread():
+        try:
+            opt.study.heartbeat([1])
+        except wb.storage.StorageError as exc:
+            said["thread"] = str(exc)
+
+    thread = threading.Thread(target=other_thread)
+    thread.start()
+    thread.join()
+    assert not path.exists()  # (not created again, empty)
+    assert "was deleted or moved while this process had it open" in said["thread"]
+    with pytest.raises(wb.storage.StorageError, match="nothing more is written to it"):
+        opt.tell(opt.ask(), 2.0)
+    assert not path.exists()
+    if how == "moved":
+        assert [t.value for t in wb.Study(str(tmp_path / "moved.db")).trials()] == [1.0]
+
+
+def test_a_study_file_replaced_by_another_is_not_written(tmp_path):
+    path = tmp_path / "study.db"
+    opt = wb.Optimizer(SPACE, storage=str(path), seed=0)
+    opt.tell(opt.ask(), 1.0)
+    other = wb.Optimizer(SPACE, storage=str(tmp_path / "other.db"), seed=1)
+    other.tell(other.ask(), 5.0)
+    other.study.close()
+    os.replace(tmp_path / "other.db", path)
+    with pytest.raises(wb.storage.StorageError, match="was replaced by another file"):
+        opt.tell({"x0": 0.5}, 3.0)  # (refused before its transaction: nothing is written anywhere)
+
+
+def test_a_full_disk_is_named_when_sqlite_cannot_open_a_study(tmp_path, monkeypatch):
+    # on a full disk even `warmbo status` failed with "cannot read study ... disk I/O error", which read
+    # as damage (a user test, tmpfs filled); SQLite's own words are kept after warmbo's
+    import shutil
+    import sqlite3
+
+    study = Study(str(tmp_path / "s.db"), SPACE)
+    said = str(study._open_error(sqlite3.OperationalError("disk I/O error")))
+    assert said.startswith("cannot read study") and "disk holding it" not in said  # (a disk with room)
+    usage = shutil.disk_usage(tmp_path)
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage._replace(free=0))
+    said = str(study._open_error(sqlite3.OperationalError("disk I/O error")))
+    assert "the disk holding it is full (0 bytes free)" in said and "SQLite says: disk I/O error" in said
+    said = str(study._write_error(sqlite3.OperationalError("database or disk is full")))
+    assert said.startswith("cannot write study") and "the disk holding it is full" in said

@@ -91,6 +91,20 @@ _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
 _WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "disk I/O error")
 
 
+def _empty_file(path: str) -> bool:
+    """Whether ``path`` is an existing file of 0 bytes."""
+    try:
+        return Path(path).is_file() and Path(path).stat().st_size == 0
+    except OSError:
+        return False
+
+
+def _file_id(path: str) -> tuple[int, int]:
+    """(device, inode) of a file: which file a path names now."""
+    found = os.stat(path)
+    return (found.st_dev, found.st_ino)
+
+
 class ForeignTablesWarning(UserWarning):
     """A warmbo study's SQLite file also holds another program's tables (an Optuna storage's)."""
 
@@ -692,6 +706,7 @@ class Study:
         self.url = storage if isinstance(storage, str) else self.path
         self.readonly = bool(readonly) or is_readonly_url(storage)
         self._immutable = False  # set when a read-only study's folder does not allow SQLite's -shm file
+        self._file_id: tuple[int, int] | None = None  # (device, inode) of the file the first write opened
         if self.readonly and self.path == ":memory:":
             raise StorageError("an in-memory study cannot be opened read-only")
         if self.path != ":memory:":
@@ -708,11 +723,20 @@ class Study:
                 raise StorageError(
                     f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist{slash}"
                 )
-            if (space is None or self.readonly) and not Path(self.path).is_file():
+            if (space is None or self.readonly) and (not Path(self.path).is_file() or _empty_file(self.path)):
                 # opening an existing study: leave no empty file behind for a mistyped path
                 raise StorageError(self._no_study())
             if Path(self.path).is_file() and not os.access(self.path, os.R_OK):
                 raise StorageError(f"cannot read study {self.path!r}: permission denied")
+            if space is not None and not self.readonly and _empty_file(self.path):
+                # (`touch lab.db` first is fine; a study truncated to 0 bytes by a full disk or a
+                # `> lab.db` slip was restarted from trial 1 without a word: a user test)
+                warnings.warn(
+                    f"creating a new study in {self.path!r}, an empty file (0 bytes): if it held a study "
+                    "(truncated by a full disk or a '>' slip), stop and restore it from a backup",
+                    NewStudyWarning,
+                    stacklevel=user_stacklevel(),
+                )
             if not Path(self.path).exists():
                 near = [
                     p for p in _near_files(self.path) if _looks_mistyped(self.path, p) and _sqlite_file(p)
@@ -742,6 +766,13 @@ class Study:
         """Where no study was found (the absolute path: a relative one depends on the folder the
         command ran in) and how to create one."""
         where = os.path.abspath(self.path)
+        if _empty_file(self.path):
+            return (
+                f"{where!r} is an empty file (0 bytes), with no study in it: if it held one (truncated by a "
+                "full disk or a '>' slip), restore it from a backup; to start a new study there, give a "
+                f"search space, `warmbo suggest --space space.json --storage {where}` (in Python, "
+                "wb.Optimizer(space, storage=...))"
+            )
         near = _near_files(self.path)
         if near:
             return f"no study at {where!r}: did you mean {near[0]!r}?"
@@ -773,7 +804,30 @@ class Study:
             return StorageError(f"cannot open study {self.path!r} (SQLite says: {text})")
         if "not a database" in text:
             return StorageError(f"{self.path!r} is not a warmbo study: it is not an SQLite database")
+        full = self._full_disk()
+        if full:  # (a full disk read as "disk I/O error": SQLite needs room for -wal and -shm to read)
+            return StorageError(f"cannot open study {self.path!r}: {full} (SQLite says: {text})")
         return StorageError(f"cannot read study {self.path!r} (SQLite says: {text})")
+
+    def _full_disk(self) -> str:
+        """Words for a full disk under the study ('' when it has room): a study on a full disk failed
+        even ``warmbo status`` with "cannot read study ... disk I/O error", which read as damage (a
+        user test); its data were intact."""
+        import shutil
+
+        if _is_postgres(self.url):
+            return ""
+        try:
+            free = shutil.disk_usage(Path(self.path).expanduser().resolve().parent).free
+        except OSError:
+            return ""
+        if free >= 1 << 20:
+            return ""
+        return (
+            f"the disk holding it is full ({free} bytes free), and SQLite needs room beside the study "
+            "(its -wal and -shm files) even to read it; free some space and run the command again (the "
+            "study's trials are not damaged by this)"
+        )
 
     def _write_error(self, exc: sqlite3.DatabaseError) -> StorageError:
         """An accurate message for a write SQLite refused (a read-only file or folder, a damaged file,
@@ -784,6 +838,9 @@ class Study:
             return StorageError(
                 f"study {self.path!r} is damaged (SQLite says: {exc}){self._integrity_hint()}"
             )
+        full = self._full_disk() if "disk" in str(exc) else ""
+        if full:
+            return StorageError(f"cannot write study {self.path!r}: {full} (SQLite says: {exc})")
         return StorageError(f"cannot write study {self.path!r} (SQLite says: {exc})")
 
     def _label(self) -> str:
@@ -808,7 +865,7 @@ class Study:
             if self.readonly:
                 conn = self._connect_readonly()
             else:
-                conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+                conn = self._connect_file()
                 conn.execute("PRAGMA synchronous = FULL")
                 # every commit is copied into the study file at once (a passive checkpoint: it waits
                 # for no reader, and copies nothing past an open reader's snapshot), not every 1000
@@ -821,6 +878,42 @@ class Study:
             self._local.closer = _Closer(conn)
             self._local.pid = os.getpid()
         return conn
+
+    def _connect_file(self) -> sqlite3.Connection:
+        """A writing connection. The first creates the file; every later one (another thread's: the
+        heartbeat, a worker) opens it only if it is there (``mode=rw``). Before, a study file moved or
+        deleted during a run was created again, empty, by the heartbeat's next connection, and
+        rerunning the command then started a new study in it (a user test)."""
+        if self._file_id is None:
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            with contextlib.suppress(OSError):
+                self._file_id = _file_id(self.path)
+            return conn
+        self._check_still_here()
+        uri = Path(self.path).absolute().as_uri()
+        try:
+            return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=60.0, isolation_level=None)
+        except sqlite3.OperationalError:
+            self._check_still_here()
+            raise
+
+    def _check_still_here(self) -> None:
+        """Refuse to go on when the study's path no longer holds the file this study opened: trials
+        written after a ``mv`` or ``rm`` would go to the moved file or to none, while the run said
+        they were stored (a user test)."""
+        if self._file_id is None or self.path == ":memory:":
+            return
+        try:
+            here = _file_id(self.path)
+        except OSError:
+            here = None
+        if here != self._file_id:
+            what = "deleted or moved" if here is None else "replaced by another file"
+            raise StorageError(
+                f"study file {self.path!r} was {what} while this process had it open: nothing more is "
+                "written to it (a moved study file holds the trials stored so far; point --storage / "
+                "storage= at it to go on)"
+            )
 
     def _connect_readonly(self) -> sqlite3.Connection:
         """A ``mode=ro`` connection; ``immutable=1`` when SQLite cannot create the WAL index (-shm)
@@ -906,6 +999,7 @@ class Study:
 
     def _begin(self, conn) -> None:
         """Open the write transaction, holding the store's writer lock (each back end its own)."""
+        self._check_still_here()
         for attempt in range(3):  # busy_timeout waits 60 s each time; transactions are short
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -976,6 +1070,8 @@ class Study:
         if foreign is not None:
             raise foreign
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables and _empty_file(self.path):
+            raise StorageError(self._no_study())
         if not {"meta", "trials"} <= tables:
             raise StorageError(
                 f"{self.path!r} is an SQLite database but not a warmbo study (no meta and trials tables)"
