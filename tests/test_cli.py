@@ -3665,6 +3665,14 @@ def test_a_suggestion_names_the_person_who_took_it(workdir):
     status = invoke("status", "--storage", "lab.db")
     said = " ".join(status.output.split())
     assert f"run {who}:4242: 1 pending (trial 3), last heartbeat" in said, said
+    assert "stopped or killed" not in said  # (its heartbeat is fresh)
+    # a run whose heartbeat stopped (kill -9) is said to be gone, with what clears its trials; it was
+    # listed as if it still ran (a user test: 19 such lines after 30 kills)
+    with wb.Study("lab.db").transaction() as conn:
+        conn.execute("UPDATE trials SET heartbeat = heartbeat - 600 WHERE id = ?", (run.id,))
+    said = " ".join(invoke("status", "--storage", "lab.db").output.split())
+    assert f"run {who}:4242: 1 pending (trial 3), last heartbeat 10 min ago - stopped or killed" in said, said
+    assert "`warmbo clean-pending` marks its trials failed" in said
 
 
 def test_the_advised_observe_command_is_one_line(workdir):

@@ -3498,6 +3498,12 @@ def _print_workers(opt) -> None:
     except Exception:  # noqa: BLE001 - (as above)
         running = set()
     now = _time.time()
+    try:
+        from .optimizer import live_run_trials
+
+        live = set(live_run_trials(opt.study, now))
+    except Exception:  # noqa: BLE001 - (as above)
+        live = running
     workers: dict[tuple[bool, str], list[float]] = {}
     ids: dict[tuple[bool, str], list[int]] = {}
     for trial in opt.study.trials(("pending",)):
@@ -3515,9 +3521,18 @@ def _print_workers(opt) -> None:
             ", ..." if len(ids[run, worker]) > 10 else ""
         )
         plural = "s" if len(ages) > 1 else ""
+        # a run killed (kill -9, a machine lost) or stopped keeps its trials pending: listed as if it
+        # still ran (19 such lines after 30 kills, a user test); said, with what clears them
+        gone = run and not any(i in live for i in ids[run, worker])
         line = (
             f"run {worker}: {len(ages)} pending (trial{plural} {shown}), "
             f"last heartbeat {_duration(min(ages))} ago"
+            + (
+                " - stopped or killed: `warmbo clean-pending` marks its trials failed, "
+                "`warmbo optimize --retry-pending` evaluates them again"
+                if gone
+                else ""
+            )
             if run
             else f"{worker}: {len(ages)} suggestion{plural} waiting for a result (trial{plural} {shown}), "
             f"the latest taken {_duration(min(ages))} ago"
