@@ -366,6 +366,10 @@ def test_audit_of_a_transfer_model_runs_and_gives_sensible_numbers():
     assert result.subject == "the transfer ensemble" and "of the transfer ensemble" in result.summary()
     assert result.warnings[0].startswith("this study transfers (rgpe) and its sources carry")
     assert "not from the kernel" in result.warnings[0]
+    # ... and the overconfident warning does not then advise fitting the kernel (a docs-reader user
+    # test got both, contradicting each other)
+    (overconfident,) = [w for w in result.warnings if w.startswith("overconfident")]
+    assert "misfit" not in overconfident and overconfident.endswith("the sources' scales, as said above")
     capped = opt.audit(max_held_out=5)
     assert capped.held_out == 5 and not capped.decidable
     assert set(capped.index) <= set(range(14))

@@ -2263,7 +2263,16 @@ class Optimizer:
                 "kernel. The ranking is what the optimizer uses; opt.audit(target_only=True) (and "
                 "warmbo status) audits this study's own GP, in your units"
             )
-            return replace(result, subject=subject, warnings=(note, *result.warnings))
+            # the calibration warnings' kernel advice contradicts the note (a docs-reader user test
+            # got both): for the ensemble they say the sources' scales, and no more
+            kernel_advice = "; the kernel is likely misfit"
+            said = tuple(
+                w[: w.index(kernel_advice)] + "; for this ensemble: the sources' scales, as said above"
+                if w.startswith("overconfident") and kernel_advice in w
+                else w
+                for w in result.warnings
+            )
+            return replace(result, subject=subject, warnings=(note, *said))
         if (
             self._source is not None
             and not own_gp
