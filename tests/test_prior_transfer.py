@@ -835,6 +835,11 @@ def test_a_source_whose_values_are_all_equal_is_left_out_with_a_warning():
     with pytest.warns(wb.optimizer.UninformativeSourceWarning, match=r"\(20 rows\): every value is 1, so it"):
         alone = wb.Optimizer(space, prior=(rows, [1.0] * 20), seed=0)
     assert alone.warm_design() is None and alone.n_initial == wb.optimizer.default_n_initial(2)
+    # the report says so (it was None, as if no source had been given: a user test)
+    report = alone.transfer_report()
+    assert [(s.rows, s.weight) for s in report.sources] == [(20, None)] and report.method == "auto"
+    assert "every source left out: each has one value throughout" in str(report)
+    assert str(report).startswith("transfer auto: 1 source task(s), 20 rows")
     cold = wb.Optimizer(space, seed=0)
     assert alone.output_transform == cold.output_transform == "yeo-johnson"  # the cold GP's, too
     for _ in range(8):  # the design and the model's asks alike
@@ -861,7 +866,9 @@ def test_sources_all_left_out_are_stored_and_replace_the_studys_and_a_reopened_s
         informative.tell(s, s["x"])
     with pytest.warns(wb.optimizer.UninformativeSourceWarning):
         flat = wb.Optimizer.load(path, prior=(rows, [1.0] * 20))
-    assert flat.warm_design() is None and flat.stored_transfer_report() is None  # not the old report
+    assert flat.warm_design() is None
+    left_out = flat.stored_transfer_report()  # not the old report: the sources given, all left out
+    assert left_out.refuted.startswith("every source left out") and left_out.target_weight is None
     # the constant rows replaced the informative ones in the store (before: the old ones came back)
     with pytest.warns(wb.optimizer.UninformativeSourceWarning):
         again = wb.Optimizer.load(path)

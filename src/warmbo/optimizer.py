@@ -1923,7 +1923,7 @@ class Optimizer:
         a run), and each line says which.
         """
         if self._source is None:
-            return None
+            return self._left_out_report()
         model = self._current_model() or self.model
         report = self._transfer_report(model, self.study.count(COMPLETE))
         return replace(report, fitted_now=True) if report.target_weight is not None else report
@@ -1936,7 +1936,8 @@ class Optimizer:
         text = self.study.get_meta("transfer_report")
         stored = TransferReport.from_dict(json.loads(text)) if text else None
         if self._source is None:  # (sources given but all left out as uninformative: none is used)
-            return None if self.prior is not None and self.transfer != "none" else stored
+            left_out = self._left_out_report()
+            return left_out if left_out is not None else stored
         given = self._transfer_report(self.model, self.study.count(COMPLETE))
         if self._refuted is not None:
             return given  # the sources as given, and the verdict that set them aside
@@ -1951,6 +1952,30 @@ class Optimizer:
         ):
             return stored
         return given
+
+    def _left_out_report(self) -> TransferReport | None:
+        """The report of sources given but every one left out as uninformative (all its values equal,
+        :func:`_informative`), or None. It was None, as if no source had been given, and only the
+        construction's warning said what happened (a user test)."""
+        if self.prior is None or self.transfer == "none":
+            return None
+        labels = (
+            np.zeros(len(self.prior.y), dtype=np.intp) if self.prior.task is None else self.prior.task
+        )
+        sources = tuple(
+            SourceSummary(
+                str(self.prior.source if self.prior.task is None else label), int((labels == label).sum())
+            )
+            for label in dict.fromkeys(labels.tolist())
+        )
+        return TransferReport(
+            self.transfer,
+            sources,
+            None,
+            self.study.count(COMPLETE),
+            refuted="every source left out: each has one value throughout, so none can say which "
+            "configurations are better (UninformativeSourceWarning); the study runs as without sources",
+        )
 
     def _transfer_report(self, model, n_target: int) -> TransferReport:
         warm = self.warm_design()
