@@ -1360,3 +1360,32 @@ def test_a_space_that_leaves_a_parameter_out_is_not_spent_on_repeats(caplog):
     points = collections.Counter(tuple(sorted(t.params.items())) for t in study.trials)
     assert max(points.values()) <= 4, points.most_common(3)
     assert "(depth, m; C left out, see docs/optuna.md) is measured" in caplog.text
+
+
+def test_a_dataframe_prior_of_a_categorical_with_none_takes_its_choices_as_written():
+    # with None among the choices warmbo models the categorical by position, and the DataFrame of
+    # trials_dataframe() (strings; None as an empty cell) was refused whole: "unknown category 'relu';
+    # choices are (0, 1, 2)" (a user test). Positions, as docs/scale.md gives None, still work, and
+    # the first trial takes the prior's best row's choice
+    choices = ["relu", None, "tanh"]
+
+    def objective(trial):
+        lr = trial.suggest_float("lr", 1e-4, 1e-1, log=True)
+        act = trial.suggest_categorical("act", choices)
+        return (math.log10(lr) + 2) ** 2 + (act == "tanh") * 0.5 + (act is None) * 0.2
+
+    old = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    old.optimize(objective, n_trials=20)
+    frame = old.trials_dataframe().rename(columns=lambda c: c.removeprefix("params_"))
+    frame = frame.rename(columns={"value": "y"})[["lr", "act", "y"]]
+    assert frame["act"].isna().any() and (frame["act"] == "relu").any()  # as Optuna writes them
+    written = optuna.create_study(sampler=WarmboSampler(seed=0, prior=frame))
+    written.optimize(objective, n_trials=2)
+    report = written.sampler.optimizer.transfer_report()
+    assert report.sources[0].rows == 20  # every row read, None's too
+    best = old.best_trial.params
+    assert written.trials[0].params == best  # the prior's best row first, its choice as written
+    positions = frame.assign(act=[choices.index(None if isinstance(a, float) else a) for a in frame["act"]])
+    by_position = optuna.create_study(sampler=WarmboSampler(seed=0, prior=positions))
+    by_position.optimize(objective, n_trials=1)
+    assert by_position.trials[0].params == best

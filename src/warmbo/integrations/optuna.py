@@ -854,6 +854,12 @@ class WarmboSampler(BaseSampler):
             inside = distribution._contains(distribution.to_internal_repr(value))
         except (TypeError, ValueError):
             inside = False
+        if not inside and isinstance(distribution, CategoricalDistribution):
+            # a prior that gives a choice by its position (None's, as docs/scale.md says): the
+            # choice at that position (the best row's act=0 gave a random choice, a user test)
+            n = len(distribution.choices)
+            if isinstance(value, int | np.integer) and not isinstance(value, bool) and 0 <= value < n:
+                return distribution.choices[int(value)]
         return value if inside else _NO_VALUE
 
     def after_trial(
@@ -1007,7 +1013,7 @@ class WarmboSampler(BaseSampler):
                 return None
             task = labels if self.transfer != "none" else None
             return TaskData.from_records(rows, values, space_map.space, task=task, source="<optuna studies>")
-        data = _user_data(prior, space_map.user_space, maximize)
+        data = _user_data(_positions(prior, space_map), space_map.user_space, maximize)
         if data is None:
             # the prior of a conditional search space whose rows are all of another branch than the
             # parameters the trials share so far (or a space with a parameter the prior never had)
@@ -1164,6 +1170,39 @@ _FORMS = (
     "optional 'task'), a warmbo study (file or URL), a list of warmbo studies, CSV paths and TaskData, "
     "or a list of optuna studies"
 )
+
+
+def _positions(prior, space_map: SpaceMap):
+    """A DataFrame prior with the values of a categorical that warmbo models by position (its choices
+    hold None, or 1 and 1.0) given as positions: a value that is a position (an int in range) stays,
+    one that is a choice (of the same type) becomes its position. ``trials_dataframe()``'s strings
+    were refused ("unknown category 'relu'; choices are (0, 1, 2)") and the whole prior thrown away
+    when ``None`` was one of the choices (a user test). An empty cell (``None``, NaN) is ``None``'s
+    position for a parameter the space holds in every trial; for a conditional one it stays empty,
+    a row of another branch. Other priors are returned as given."""
+    indexed = [dim for dim in space_map.dimensions if dim.indexed]
+    if not indexed or not (hasattr(prior, "columns") and hasattr(prior, "assign")):
+        return prior
+    choices_of = {dim.name: tuple(dim.distribution.choices) for dim in indexed if dim.name in prior.columns}
+    always = {p.name for p in space_map.space.params if p.when is None}
+
+    def position(value, choices, name):
+        empty = value is None or (isinstance(value, float) and math.isnan(value))
+        if empty:
+            return choices.index(None) if None in choices and name in always else value
+        if isinstance(value, int | np.integer) and not isinstance(value, bool) and 0 <= value < len(choices):
+            return value
+        for i, choice in enumerate(choices):
+            if choice is not None and type(choice) is type(value) and choice == value:
+                return i
+        return value
+
+    return prior.assign(
+        **{
+            name: prior[name].astype(object).map(lambda v, c=choices, n=name: position(v, c, n))
+            for name, choices in choices_of.items()
+        }
+    )
 
 
 def _user_data(prior, user_space: Space, maximize: bool) -> TaskData | None:
