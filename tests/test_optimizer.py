@@ -2563,6 +2563,11 @@ def test_another_librarys_argument_names_what_to_use_instead():
         wb.Optimizer(SPACE, direction="maximize")
     with pytest.raises(TypeError, match=r"'n_intial': did you mean n_initial=\?; 'random_state': use seed="):
         wb.Optimizer(SPACE, n_intial=3, random_state=0)
+    # docs/optuna.md's table answers these two as well (a user test met a bare TypeError for both)
+    with pytest.raises(TypeError, match=r"'load_if_exists': use no argument \(an existing study at storage="):
+        wb.Optimizer(SPACE, load_if_exists=True)
+    with pytest.raises(TypeError, match=r"'study_name': use storage= \(one study per SQLite file"):
+        wb.Optimizer(SPACE, study_name="net")
     from warmbo.optimizer import optimizer_arguments
 
     assert "maximize" in optimizer_arguments() and "unknown" not in optimizer_arguments()

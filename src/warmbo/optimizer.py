@@ -837,6 +837,9 @@ _THEIR_WORDS = {
     "sampler": "model=, acquisition= and transfer=",
     "search_space": "the space, as the first argument",
     "n_startup_trials": "n_initial=",
+    # (a user test met a bare TypeError for these two, which docs/optuna.md said were answered)
+    "load_if_exists": "no argument (an existing study at storage= is always resumed)",
+    "study_name": "storage= (one study per SQLite file; a PostgreSQL URL names it with ?study=NAME)",
 }
 
 
