@@ -343,8 +343,12 @@ def test_no_data_rows(tmp_path: Path) -> None:
 def test_missing_columns(tmp_path: Path) -> None:
     msg = csv_error(tmp_path, "a,c,x\n1,2,3\n")
     assert (
-        "prior.csv: missing column(s) 'b', 'y' (found: a, c, x); name the column of the values with y=" in msg
-    )
+        "prior.csv: missing column(s) 'b', 'y' (found: a, c, x); name the column of the values 'y', or "
+        "read the file with wb.TaskData.from_csv(path, space, y='COLUMN')" in msg
+    )  # (prior="prior.csv" takes no y=: it advised one, a user test)
+    msg = csv_error(tmp_path, "number,value,params_a,params_b\n0,2,0,1\n")  # Optuna's export
+    assert "this looks like Optuna's trials_dataframe() saved as CSV" in msg
+    assert "x={'NAME': 'params_NAME', ...}, y='value'" in msg
     msg = csv_error(tmp_path, "a,b,y\n0,1,2\n", task="task")
     assert "missing column(s) 'task'" in msg
     # a values column under another usual name is pointed at (a user test sliced warmbo's own
@@ -579,8 +583,9 @@ def test_a_header_read_as_one_column_names_the_separator_and_a_missing_value_col
     path.write_text("x;yield\n1.5;52\n")
     with pytest.raises(DataError, match=r"one column with ';'.*delimiter=';'.*--prior-delimiter ';'"):
         TaskData.from_csv(path, space)
-    with pytest.raises(DataError, match=r"missing column\(s\) 'y'.*--prior-y COLUMN"):
+    with pytest.raises(DataError, match=r"missing column\(s\) 'y'.*from_csv\(path, space, y='COLUMN'\)") as e:
         TaskData.from_csv(path, space, delimiter=";")
+    assert "--prior-y COLUMN" in e.value.shell  # (the command line's words, for the command line)
     assert TaskData.from_csv(path, space, y="yield", delimiter=";").y.tolist() == [52.0]
     path.write_text("x\ty\n1.5\t52\n")
     with pytest.raises(DataError, match=r"one column with '\\t'"):
@@ -588,7 +593,7 @@ def test_a_header_read_as_one_column_names_the_separator_and_a_missing_value_col
     path.write_text("x,z\n1.5,52\n")  # an ordinary missing column: no separator hint
     with pytest.raises(DataError) as info:
         TaskData.from_csv(path, space)
-    assert "delimiter" not in str(info.value) and "--prior-y" in str(info.value)
+    assert "delimiter" not in str(info.value) and "y='COLUMN'" in str(info.value)
 
 
 def test_a_comma_that_may_separate_thousands_is_not_read_as_a_decimal_comma(tmp_path):

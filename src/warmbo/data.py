@@ -1173,8 +1173,21 @@ def _read_csv(
             except DataError as exc:
                 hint, shell = _delimiter_hint(names, delimiter), _delimiter_hint(names, delimiter, True)
                 if not hint and y not in names:
-                    hint = "; name the column of the values with y= (warmbo optimize: --prior-y COLUMN)"
-                    shell = "; name the column of the values with --prior-y COLUMN"
+                    # (y= is TaskData.from_csv's: prior="file.csv" takes none, a user test tried)
+                    optuna_like = "value" in names and any(c.startswith("params_") for c in names)
+                    hint = (
+                        "; this looks like Optuna's trials_dataframe() saved as CSV: read it with "
+                        "wb.TaskData.from_csv(path, space, x={'NAME': 'params_NAME', ...}, y='value'), or "
+                        "rename its columns ('params_' off the parameters, 'value' to 'y')"
+                        if optuna_like
+                        else "; name the column of the values 'y', or read the file with "
+                        "wb.TaskData.from_csv(path, space, y='COLUMN') and give that"
+                    )
+                    shell = "; name the column of the values with --prior-y COLUMN" + (
+                        " (--prior-y value --prior-rename params_NAME=NAME for Optuna's export)"
+                        if optuna_like
+                        else ""
+                    )
                 raise DataError(f"{exc}{hint}", shell=f"{exc}{shell}") from None
             reader.fieldnames = names
             for row in reader:
