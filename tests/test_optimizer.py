@@ -2778,3 +2778,34 @@ def test_a_first_time_users_mistakes_are_told_what_to_do(tmp_path, monkeypatch):
     with pytest.warns(UserWarning, match=r"scalarization=wb.Chebyshev\(ref=\(\.\.\.\)\)") as said:
         mt.run(lambda p: [0.9 * p["x"], 200 + p["x"]], budget=4, progress=False)
     assert not any("(ref=(...) in your units" in str(w.message) for w in said)
+
+
+def test_the_first_fit_of_a_long_told_study_is_bounded_as_a_warm_refit_is(monkeypatch):
+    # trials told (or imported), never asked: no fit stored, and the first ask ran the prototype's
+    # full-data search to convergence (79 likelihood evaluations at n = 1012, d = 30: 8x the next ask,
+    # a user test). Counted: the full-data evaluations of that first fit, against the cap
+    import warmbo.models.gp as gp_module
+    from warmbo.optimizer import _WARM_MAX_EVALUATIONS
+
+    space = wb.Space.box([(0.0, 1.0)] * 4)
+    opt = wb.Optimizer(space, seed=0)
+    rng = np.random.default_rng(0)
+    for x in rng.random((300, 4)):
+        opt.tell(dict(zip(space.names, map(float, x), strict=True)), float(np.sum((x - 0.3) ** 2)))
+    full = []
+    guarded = gp_module.GP._guarded_objective
+
+    def counting(self, X, *args, **kwargs):
+        objective = guarded(self, X, *args, **kwargs)
+
+        def counted(params):
+            if X.shape[0] == 300:  # (the restarts' subset has 128 rows)
+                full.append(params)
+            return objective(params)
+
+        return counted
+
+    monkeypatch.setattr(gp_module.GP, "_guarded_objective", counting)
+    opt.ask()
+    assert 0 < len(full) <= _WARM_MAX_EVALUATIONS + 1  # (L-BFGS-B may overrun maxfun by one)
+    assert opt._current_model().kernel_ != opt.model.kernel  # it did fit

@@ -2106,6 +2106,22 @@ class Optimizer:
         """
         overrides = self._warm_start
         if not overrides:
+            if (
+                n_complete >= _WARM_FULL_REFIT_FROM
+                and getattr(model, "max_evaluations", 0) is None
+                and getattr(model, "optimizer", None) is not None
+            ):
+                # a long study with no fit stored yet (its trials told or imported, not asked): the
+                # prototype's multi-start fit with its full-data search bounded as a warm refit's is;
+                # the asks after go on from there (uncapped it took 79 likelihood evaluations at
+                # n = 1012, d = 30, and the first ask cost 8x the next: a user test)
+                restarts = getattr(model, "restart_points", None)
+                model = model.clone(
+                    max_evaluations=2 * _WARM_MAX_EVALUATIONS,  # (halved by GP: restarts ran on a subset)
+                    restart_points=_WARM_RESTART_POINTS
+                    if restarts is None
+                    else min(restarts, _WARM_RESTART_POINTS),
+                )
             return model, False
         kernel = overrides.get("kernel")
         current = getattr(model, "kernel", None)
