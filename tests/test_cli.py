@@ -2882,6 +2882,18 @@ def test_suggest_and_enqueue_show_every_value_of_a_wide_space(tmp_path, monkeypa
     assert queued.exit_code == 0 and "…" not in queued.output and "param_29" in queued.output
 
 
+def test_status_of_values_near_the_float_limit_prints_no_numpy_warning(workdir):
+    # a user test stored 1e308 and -1e308 (valid floats): status printed numpy's "overflow encountered
+    # in multiply" and "invalid value encountered in subtract", which say nothing of the study
+    study = wb.Study("big.db", space=wb.Space.from_dict(SPACE))
+    for i, value in enumerate([1e308, -1e308, 0.5, 0.25, 1.5, 2.0, 0.75, 1.25]):
+        trial = study.add_trial({"x": 0.1 * i + 0.05, "mode": "a"})
+        study.complete(trial.id, value)
+    shown = invoke("status", "big.db")
+    assert shown.exit_code == 0 and "best -1e+308" in shown.output, shown.output
+    assert "overflow" not in shown.output and "invalid value" not in shown.output, shown.output
+
+
 def test_an_empty_study_file_is_said_to_be_empty_and_left_as_it_is(workdir):
     # a study truncated to 0 bytes (a full disk, a `> lab.db` slip) was restarted from trial 1
     # without a word by the documented "rerun to resume" command, `suggest lab.db` pointed at another

@@ -3448,11 +3448,19 @@ def _estimate_line(opt) -> str | None:
     complete = opt.study.trials(("complete",))
     if not ESTIMATE_MIN <= len(complete) <= STATUS_AUDIT_MAX["single"]:
         return None
+    import numpy as np
+
     try:
         # (the study's own GP, which warns of nothing: a transfer ensemble's mean is a weighted sum of
         # standardised GPs, and a user read its 94.1 beside a best yield of 83.3 as "94 % is reachable")
-        mean, sd = opt.predict([t.params for t in complete], target_only=True)
+        # Values near the float limit (1e308) overflow the standardisation: no estimate then, rather
+        # than numpy's "overflow encountered in multiply" on stderr (a user test)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean, sd = opt.predict([t.params for t in complete], target_only=True)
     except (ValueError, ArithmeticError):
+        return None
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(sd))):
         return None
     here = next(i for i, t in enumerate(complete) if t.params == best.params and t.value == best.value)
     top = max(range(len(complete)), key=lambda i: mean[i] if opt.maximize else -mean[i])
