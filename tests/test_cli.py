@@ -2882,16 +2882,31 @@ def test_suggest_and_enqueue_show_every_value_of_a_wide_space(tmp_path, monkeypa
     assert queued.exit_code == 0 and "…" not in queued.output and "param_29" in queued.output
 
 
-def test_status_of_values_near_the_float_limit_prints_no_numpy_warning(workdir):
+def test_status_of_values_near_the_float_limit_prints_no_numpy_warning(tmp_path):
     # a user test stored 1e308 and -1e308 (valid floats): status printed numpy's "overflow encountered
-    # in multiply" and "invalid value encountered in subtract", which say nothing of the study
-    study = wb.Study("big.db", space=wb.Space.from_dict(SPACE))
-    for i, value in enumerate([1e308, -1e308, 0.5, 0.25, 1.5, 2.0, 0.75, 1.25]):
-        trial = study.add_trial({"x": 0.1 * i + 0.05, "mode": "a"})
-        study.complete(trial.id, value)
-    shown = invoke("status", "big.db")
-    assert shown.exit_code == 0 and "best -1e+308" in shown.output, shown.output
-    assert "overflow" not in shown.output and "invalid value" not in shown.output, shown.output
+    # in multiply" and "invalid value encountered in subtract", which say nothing of the study (its
+    # trials, rounded)
+    space = wb.Space([wb.Float("x", -5.0, 5.0), wb.Float("y", -5.0, 5.0)])
+    opt = wb.Optimizer(space, storage=str(tmp_path / "big.db"), seed=0)  # (its default transform)
+    told = [(3.506, 4.314, 1e308), (-0.484, -3.331, -1e308), (-2.071, -4.483, 0.0), (0.437, -2.924, 0.5)]
+    told += [(-0.406, -4.899, 3.0), (-0.871, -3.198, 0.5), (-0.336, -3.215, 5.0), (-0.539, -2.988, 0.0)]
+    told += [
+        (-1.035, -3.391, 1e-320),
+        (-0.772, -3.309, 4.854),
+        (-0.508, -3.425, 4.307),
+        (0.014, -3.368, 2.845),
+    ]
+    told += [(-0.493, -3.305, 3.932), (2.837, -4.269, 8.525), (-5.0, -3.115, 37.24), (5.0, -3.384, 17.92)]
+    for x, y, value in [*told, (-5.0, -3.807, 39.27)]:
+        opt.tell({"x": x, "y": y}, value)
+    shown = subprocess.run(  # (its own process: numpy says each warning once per process)
+        [sys.executable, "-m", "warmbo", "status", str(tmp_path / "big.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert shown.returncode == 0 and "best -1e+308" in shown.stdout, shown.stdout + shown.stderr
+    assert "overflow" not in shown.stderr and "invalid value" not in shown.stderr, shown.stderr
 
 
 def test_an_empty_study_file_is_said_to_be_empty_and_left_as_it_is(workdir):
