@@ -1366,3 +1366,17 @@ def test_a_list_of_one_row_pairs_is_refused_with_the_forms_that_work():
         ):
             wb.Optimizer(space, prior=prior)
     assert len(wb.Optimizer(space, prior=([{"x": 1.0, "n": 2}, {"x": 5.0, "n": 3}], [3.0, 1.0])).prior) == 2
+
+
+def test_a_report_whose_sources_all_weigh_nothing_says_the_warm_design_was_theirs():
+    # "plain GP" read as "the same as a cold start" (a user test: a pure-noise source, 4 of 12 seeds
+    # 10x behind cold): the first trials were the sources' picks all the same
+    from warmbo.transfer.transfer_report import SourceSummary, TransferReport
+
+    report = TransferReport(
+        "auto", (SourceSummary("noise.csv", 40, weight=0.0),), 1.0, 12, warm_design=({"x": 0.5}, {"x": 0.2})
+    )
+    assert report.fell_back
+    said = str(report)
+    assert "plain GP from here; the first 2 trial(s) were the warm design's, the sources' picks" in said
+    assert "sources' picks" not in str(TransferReport("auto", report.sources, 1.0, 12))  # no warm design

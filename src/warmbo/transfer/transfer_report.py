@@ -94,7 +94,15 @@ class TransferReport:
             )
             lines.append(f"{head}, {shown}{more}")
             if self.fell_back:
-                lines.append("no source ranks the target's trials better than its own model: plain GP")
+                # (a user test read "plain GP" as "the same as a cold start": the warm design's points
+                # were the sources' picks all the same, and the run is not the cold run)
+                spent = (
+                    f"; the first {len(self.warm_design)} trial(s) were the warm design's, the sources' picks"
+                    if self.warm_design
+                    else ""
+                )
+                said = "no source ranks the target's trials better than its own model: plain GP from here"
+                lines.append(said + spent)
         noisy = [s for s in self.sources if s.noise is not None]
         if not weighted and not noisy and self.method in ("auto", "rgpe", "envelope"):
             what = "learns each source's noise" if self.method == "envelope" else "weighs the sources"
