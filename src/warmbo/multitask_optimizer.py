@@ -3,14 +3,16 @@
 :class:`MultiTaskOptimizer` is the :class:`~warmbo.Optimizer` with vector observations: every
 evaluation returns one value per task (objective), the surrogate is a
 :class:`~warmbo.models.MultiTaskGP` (or :class:`~warmbo.models.BudgetedMultiTaskGP` when ``budget_eps``
-is set) and the acquisition is MT-KB's (001 eq. 3, :class:`~warmbo.acquisition.ScalarizedUCB`). The
-study store, the initial design, pending points, failures and ``run`` are the single-task optimizer's.
+is set) and the acquisition a :class:`~warmbo.acquisition.ScalarizedUCB` on that posterior: by
+default the scalarisation of the per-task upper bounds (``optimism="componentwise"``, since session
+49), or MT-KB's 001 eq. 3 as the paper states it (``optimism="norm"``). The study store, the initial
+design, pending points, failures and ``run`` are the single-task optimizer's.
 
 One round of :meth:`ask`:
 
 ``complete trials -> encode -> per-task signs and standardisation -> task structure (given, or B
-estimated, or omega fitted) -> MT posterior -> fantasise pending and failed points -> eq. 3 -> maximise
--> decode``
+estimated, or omega fitted) -> MT posterior -> fantasise pending and failed points -> acquisition
+(componentwise, or eq. 3) -> maximise -> decode``
 
 Failed trials enter the posterior as in the single-task optimizer: a constant liar, here at every
 task's worst observed value (signed, so the worst utility of any scalarisation), with the model's
