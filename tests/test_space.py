@@ -729,3 +729,19 @@ def test_a_setting_of_the_wrong_type_is_refused_in_one_wording(make, said) -> No
     with pytest.raises(SpaceError) as refused:
         make()
     assert said in str(refused.value)
+
+
+def test_a_non_positive_value_of_a_log_parameter_is_said_to_read_as_a_logarithm() -> None:
+    # a prior CSV of log10 values: its negative rows were left out as merely "outside [0.01, 1000]" and
+    # the others used as values (a user test); the message now says what the value reads as
+    with pytest.raises(
+        SpaceError, match=r"-0\.5 reads as a log10 value, 0\.316228; give the values themselves"
+    ):
+        Float("C", 1e-2, 1e3, log=True).validate(-0.5)
+    with pytest.raises(
+        SpaceError, match=r"value -2 is outside \[1, 300\] \(a log-scale parameter's values are"
+    ):
+        Int("m", 1, 300, log=True).validate(-2)
+    with pytest.raises(SpaceError) as plain:
+        Float("x", 0.5, 1.0).validate(-0.5)  # (not a log parameter: no hint)
+    assert str(plain.value).endswith("is outside [0.5, 1.0]")

@@ -102,6 +102,21 @@ def _check_name(name: Any) -> str:
     return name
 
 
+def _log_hint(parameter, value: float) -> str:
+    """For a value at or below 0 of a log-scale parameter (positive by definition), whether it reads
+    as the logarithm of one in range: a prior CSV of log10 values was read as values, its negative
+    rows left out and the rest used as they are (a user test)."""
+    if not getattr(parameter, "log", False) or value > 0:
+        return ""
+    for base, name in ((10.0, "log10"), (math.e, "natural log")):
+        if parameter.low <= base**value <= parameter.high:
+            return (
+                f" (a log-scale parameter's values are positive: {value!r} reads as a {name} value, "
+                f"{base**value:.6g}; give the values themselves)"
+            )
+    return " (a log-scale parameter's values are positive)"
+
+
 def _got(value: Any) -> str:
     """A refused setting and its type, one wording for every kind (``'0' of type str``)."""
     return f"{value!r} of type {type(value).__name__}"
@@ -520,7 +535,10 @@ class Float(Parameter):
         # value far from zero): 0.1 + 1.1 = 1.2000000000000002 is the grid value 1.2, the bound too
         tol = 0.0 if self.step is None else self._tolerance  # type: ignore[attr-defined]
         if not self.low - tol <= v <= self.high + tol:
-            raise SpaceError(f"parameter {self.name!r}: value {v!r} is outside [{self.low!r}, {self.high!r}]")
+            hint = _log_hint(self, v)
+            raise SpaceError(
+                f"parameter {self.name!r}: value {v!r} is outside [{self.low!r}, {self.high!r}]{hint}"
+            )
         if self.step is None:
             return v
         k = self._grid_index(v)
@@ -675,7 +693,10 @@ class Int(Parameter):
     def validate(self, value: Any) -> int:
         v = _to_int(self.name, "value", value)
         if not self.low <= v <= self.high:
-            raise SpaceError(f"parameter {self.name!r}: value {value!r} is outside [{self.low}, {self.high}]")
+            hint = _log_hint(self, v)
+            raise SpaceError(
+                f"parameter {self.name!r}: value {value!r} is outside [{self.low}, {self.high}]{hint}"
+            )
         if (v - self.low) % self.step:
             below = self.low + (v - self.low) // self.step * self.step
             raise _off_grid(self.name, value, self.low, self.step, below, below + self.step)
