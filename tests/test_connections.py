@@ -244,3 +244,20 @@ def test_a_full_disk_is_named_when_sqlite_cannot_open_a_study(tmp_path, monkeypa
     assert "the disk holding it is full (0 bytes free)" in said and "SQLite says: disk I/O error" in said
     said = str(study._write_error(sqlite3.OperationalError("database or disk is full")))
     assert said.startswith("cannot write study") and "the disk holding it is full" in said
+
+
+def test_a_relative_study_path_survives_a_change_of_working_folder(tmp_path, monkeypatch):
+    # an objective that changes the working folder (os.chdir into a run folder) made every later write
+    # fail as "deleted or moved" (a review of the check above), and a new thread's connection would
+    # have opened rel.db in the new folder
+    monkeypatch.chdir(tmp_path)
+    opt = wb.Optimizer(SPACE, storage="rel.db", seed=0)
+    opt.tell(opt.ask(), 1.0)
+    (tmp_path / "run1").mkdir()
+    monkeypatch.chdir(tmp_path / "run1")
+    opt.tell(opt.ask(), 2.0)
+    beat = threading.Thread(target=lambda: opt.study.heartbeat([1]))
+    beat.start()
+    beat.join()
+    assert not (tmp_path / "run1" / "rel.db").exists()
+    assert [t.value for t in wb.Study(str(tmp_path / "rel.db")).trials()] == [1.0, 2.0]

@@ -91,12 +91,20 @@ _COLUMNS = "id, params, state, value, created, completed, worker, error, vector"
 _WRITE_FAILURES = ("readonly", "unable to open", "malformed", "disk is full", "disk I/O error")
 
 
+#: seconds after which an empty study file is taken as truncated rather than being created: SQLite
+#: creates the file empty and writes its first page a moment later, and a process opening it then (a
+#: study created by several workers at once) was told to restore it from a backup (a review: 9 of 36
+#: opens of six processes started together)
+EMPTY_SETTLED = 10.0
+
+
 def _empty_file(path: str) -> bool:
-    """Whether ``path`` is an existing file of 0 bytes."""
+    """Whether ``path`` is an existing file of 0 bytes, unchanged for :data:`EMPTY_SETTLED` s."""
     try:
-        return Path(path).is_file() and Path(path).stat().st_size == 0
+        found = Path(path).stat()
     except OSError:
         return False
+    return Path(path).is_file() and found.st_size == 0 and time.time() - found.st_mtime > EMPTY_SETTLED
 
 
 def _file_id(path: str) -> tuple[int, int]:
@@ -707,6 +715,11 @@ class Study:
         self.readonly = bool(readonly) or is_readonly_url(storage)
         self._immutable = False  # set when a read-only study's folder does not allow SQLite's -shm file
         self._file_id: tuple[int, int] | None = None  # (device, inode) of the file the first write opened
+        # the file as named when the study was opened: an objective that changes the working folder
+        # (os.chdir into a run folder) must not move a relative path's study (a review: every write
+        # after a chdir was refused as "deleted or moved", and a new thread's connection would have
+        # created an empty study in the new folder)
+        self._absolute = self.path if self.path == ":memory:" else os.path.abspath(self.path)
         if self.readonly and self.path == ":memory:":
             raise StorageError("an in-memory study cannot be opened read-only")
         if self.path != ":memory:":
@@ -885,12 +898,12 @@ class Study:
         deleted during a run was created again, empty, by the heartbeat's next connection, and
         rerunning the command then started a new study in it (a user test)."""
         if self._file_id is None:
-            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            conn = sqlite3.connect(self._absolute, timeout=60.0, isolation_level=None)
             with contextlib.suppress(OSError):
-                self._file_id = _file_id(self.path)
+                self._file_id = _file_id(self._absolute)
             return conn
         self._check_still_here()
-        uri = Path(self.path).absolute().as_uri()
+        uri = Path(self._absolute).as_uri()
         try:
             return sqlite3.connect(f"{uri}?mode=rw", uri=True, timeout=60.0, isolation_level=None)
         except sqlite3.OperationalError:
@@ -904,7 +917,7 @@ class Study:
         if self._file_id is None or self.path == ":memory:":
             return
         try:
-            here = _file_id(self.path)
+            here = _file_id(self._absolute)
         except OSError:
             here = None
         if here != self._file_id:
