@@ -307,3 +307,16 @@ def test_the_target_noise_is_the_targets_own_not_the_sources():
     loud = wb.Envelope(source=(Xs, np.cos(20 * Xs[:, 0] + 1.0)), seed=0)
     loud.fit(X2, np.sin(6 * X2[:, 0]) + rng.normal(0, 0.3, 30))
     assert 0.05 < loud.target_noise_ < 0.5
+
+
+def test_an_envelope_study_is_audited_as_its_model_not_as_an_ensembles_target_gp():
+    # the target-noise GP was named target_model_, the name by which the optimizer finds a transfer
+    # ensemble's own GP: an Envelope study's audit and predict(target_only=True) used the noise helper
+    # and called it "this study's own GP" (a review)
+    space = wb.Space.box([(-3.0, 3.0), (-3.0, 3.0)])
+    Xs, ys = source(gaussian((0.0, 0.0)))
+    opt = wb.Optimizer(space, model=wb.Envelope(source=(Xs, ys), seed=0), maximize=True, seed=0, n_initial=2)
+    opt.run(lambda p: float(gaussian((0.1, 0.1))(np.array([[p["x0"], p["x1"]]]))[0]), budget=8, progress=False)
+    model = opt.fit_model()
+    assert getattr(model, "target_model_", None) is None and model.target_noise_model_ is not None
+    assert opt.audit().subject == ""

@@ -139,8 +139,10 @@ class Envelope(RegressorModel):
         unless ``fit_hyperparameters=False``.
     noise : float, optional
         Target measurement noise variance sigma_msr^2 in target standard deviations (default: from 3
-        target points on, what a GP on the target's points alone estimates by ML-II, ``target_model_``;
-        before, what the source GPs estimate, in target units).
+        target points on, what a GP on the target's points alone estimates by ML-II,
+        ``target_noise_model_``; before, and with ``fit_hyperparameters=False``, what the source GPs
+        estimate, in target units). (Not named ``target_model_``: that is a transfer ensemble's own
+        GP, which the optimizer's audit and ``predict(target_only=True)`` use.)
     tau0, nu0 : float
         Inverse-gamma prior of the source noise variance (eq. 20); defaults 5 and 3 as in 003 App. B.
     fit_hyperparameters : bool
@@ -370,8 +372,8 @@ class Envelope(RegressorModel):
             # reproducer user test: mean 0.195 against the plain GP's 0.998 at a target point). With
             # the cold GP's noise prior instead, noise-free targets got ~2e-3 and lost late precision
             # against no transfer (bench/envelope_gate.py: shifted, 33-6 paired wins -> 19-21)
-            if optimise or getattr(self, "target_model_", None) is None:
-                self.target_model_ = GP(
+            if optimise or getattr(self, "target_noise_model_", None) is None:
+                self.target_noise_model_ = GP(
                     self.source_models_[0].kernel_ if previous_gp is None else previous_gp.kernel_,
                     noise=1e-3,
                     optimizer="ml2",
@@ -380,7 +382,7 @@ class Envelope(RegressorModel):
                     seed=self.seed,
                     fit_tolerance=SCIPY_FTOL,
                 ).fit(self._X, z)
-            self.target_noise_ = float(np.clip(self.target_model_.noise_level_, 1e-6, 1.0))
+            self.target_noise_ = float(np.clip(self.target_noise_model_.noise_level_, 1e-6, 1.0))
         else:  # before 3 target points: the sources' measurement noise, in target units
             levels = [
                 m.noise_level_ * (a / std) ** 2
