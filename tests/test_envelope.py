@@ -316,7 +316,8 @@ def test_an_envelope_study_is_audited_as_its_model_not_as_an_ensembles_target_gp
     space = wb.Space.box([(-3.0, 3.0), (-3.0, 3.0)])
     Xs, ys = source(gaussian((0.0, 0.0)))
     opt = wb.Optimizer(space, model=wb.Envelope(source=(Xs, ys), seed=0), maximize=True, seed=0, n_initial=2)
-    opt.run(lambda p: float(gaussian((0.1, 0.1))(np.array([[p["x0"], p["x1"]]]))[0]), budget=8, progress=False)
+    target = gaussian((0.1, 0.1))
+    opt.run(lambda p: float(target(np.array([[p["x0"], p["x1"]]]))[0]), budget=8, progress=False)
     model = opt.fit_model()
     assert getattr(model, "target_model_", None) is None and model.target_noise_model_ is not None
     assert opt.audit().subject == ""
