@@ -1389,3 +1389,27 @@ def test_a_dataframe_prior_of_a_categorical_with_none_takes_its_choices_as_writt
     by_position = optuna.create_study(sampler=WarmboSampler(seed=0, prior=positions))
     by_position.optimize(objective, n_trials=1)
     assert by_position.trials[0].params == best
+
+
+def test_a_dataframe_prior_of_int_choices_with_none_reads_the_float_column_as_choices():
+    # trials_dataframe() writes int choices with None as floats (4.0, NaN): 1.0 was read as position 1
+    # (the choice 4) and 4.0 refused (a review). They are the choices; NaN is None
+    choices = [None, 4, 2, 1]
+    effect = {None: 0.3, 4: 0.5, 2: 0.4, 1: 0.0}
+
+    def objective(trial):
+        lr = trial.suggest_float("lr", 1e-4, 1e-1, log=True)
+        return (math.log10(lr) + 2) ** 2 + effect[trial.suggest_categorical("act", choices)]
+
+    old = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    old.optimize(objective, n_trials=20)
+    frame = old.trials_dataframe().rename(columns=lambda c: c.removeprefix("params_"))
+    frame = frame.rename(columns={"value": "y"})[["lr", "act", "y"]]
+    assert frame["act"].dtype.kind == "f"  # (as Optuna writes it)
+    study = optuna.create_study(sampler=WarmboSampler(seed=0, prior=frame))
+    study.optimize(objective, n_trials=2)
+    assert study.trials[0].params == old.best_trial.params  # the best row's choice, as written
+    source = study.sampler.optimizer.prior
+    assert len(source.y) == 20
+    read = [choices[int(np.argmax(row[:4]))] for row in source.X]  # (the one-hot columns of act)
+    assert read == [None if isinstance(a, float) and math.isnan(a) else int(a) for a in frame["act"]]

@@ -854,9 +854,14 @@ class WarmboSampler(BaseSampler):
             inside = distribution._contains(distribution.to_internal_repr(value))
         except (TypeError, ValueError):
             inside = False
-        if not inside and isinstance(distribution, CategoricalDistribution):
+        if (
+            not inside
+            and isinstance(distribution, CategoricalDistribution)
+            and _Dimension(name, distribution).indexed
+        ):
             # a prior that gives a choice by its position (None's, as docs/scale.md says): the
-            # choice at that position (the best row's act=0 gave a random choice, a user test)
+            # choice at that position (the best row's act=0 gave a random choice, a user test); only
+            # for choices warmbo models by position (batch=1 of [2, 4, 8] is no position: a review)
             n = len(distribution.choices)
             if isinstance(value, int | np.integer) and not isinstance(value, bool) and 0 <= value < n:
                 return distribution.choices[int(value)]
@@ -1187,9 +1192,16 @@ def _positions(prior, space_map: SpaceMap):
     always = {p.name for p in space_map.space.params if p.when is None}
 
     def position(value, choices, name):
-        empty = value is None or (isinstance(value, float) and math.isnan(value))
+        empty = value is None or (isinstance(value, float | np.floating) and math.isnan(value))
         if empty:
             return choices.index(None) if None in choices and name in always else value
+        if isinstance(value, float | np.floating):
+            # a column of int choices with None is float in trials_dataframe() (4.0, NaN): its values
+            # are the choices, not positions (a review: 1.0 read as position 1, 4.0 refused)
+            for i, choice in enumerate(choices):
+                if isinstance(choice, int | float) and not isinstance(choice, bool) and choice == value:
+                    return i
+            return value
         if isinstance(value, int | np.integer) and not isinstance(value, bool) and 0 <= value < len(choices):
             return value
         for i, choice in enumerate(choices):
