@@ -398,7 +398,7 @@ def test_a_study_made_before_the_settings_were_stored_still_opens(space, tmp_pat
     reopened = wb.MultiTaskOptimizer(space, storage=path, budget_eps=0.5, noise=0.2)  # nothing to check
     assert reopened.budget_eps == 0.5 and reopened.noise == 0.2 and len(reopened.history) == 1
     assert wb.MultiTaskOptimizer.load(path).budget_eps is None  # the defaults
-    assert wb.MultiTaskOptimizer.load(path).optimism == "componentwise"  # (stored since session 49)
+    assert wb.MultiTaskOptimizer.load(path).optimism == "norm"  # (eq. 3, what it ran then)
 
 
 def test_the_acquisition_scalarises_the_per_task_upper_bounds_unless_told_eq_3(space, tmp_path):
@@ -606,3 +606,17 @@ def test_a_multi_task_study_opened_with_another_space_advises_add_prior_not_prio
     ) as refused:
         wb.MultiTaskOptimizer(wb.Space([wb.Float("x", 0.0, 2.0)]), storage=url, **tasks)
     assert "prior=[" not in str(refused.value)
+
+
+def test_a_study_made_before_the_optimism_setting_keeps_eq_3_unless_told(space, tmp_path):
+    # a review: it switched to the new default without a word; a reopened study keeps what it ran
+    path = str(tmp_path / "old.db")
+    wb.MultiTaskOptimizer(space, n_tasks=2, seed=0, storage=path).tell({"x": 0.3}, [1.0, 2.0])
+    study = Study(path)
+    meta = json.loads(study.get_meta("multitask"))
+    del meta["optimism"]
+    study.set_meta("multitask", json.dumps(meta))
+    study.close()
+    assert wb.MultiTaskOptimizer(space, storage=path).acquisition.optimism == "norm"
+    told = wb.MultiTaskOptimizer(space, storage=path, optimism="componentwise")
+    assert told.acquisition.optimism == "componentwise"

@@ -137,7 +137,7 @@ class MultiTaskOptimizer(Optimizer):
         ``warmbo reproduce multitask --part decide`` found eq. 3 behind the componentwise form in 10
         of 10 paired trials on every problem (time-average regret 2-30x higher; the eq.-3 bonus
         outside the scalarisation over-explores), docs/reproductions/multitask.md. A study made
-        before the setting was stored takes this default too.
+        before the setting was stored keeps eq. 3 (``"norm"``), which it ran, unless told otherwise.
     budget_eps : float, optional
         Run MT-BKB with this accuracy eps (001 Thm 3; 0.5 in 001's experiments); None runs MT-KB.
     noise : float, default 0.1
@@ -243,6 +243,10 @@ class MultiTaskOptimizer(Optimizer):
             if value is None
         }
         mode = restored.get("mode", mode)
+        if stored is not None and "optimism" not in stored and optimism is None:
+            # a study made before the setting was stored ran eq. 3: it goes on with it, as a reopened
+            # study keeps its output transform (a review: it switched without a word)
+            restored["optimism"] = "norm"
         optimism = restored.get("optimism", optimism)
         budget_eps = restored.get("budget_eps", budget_eps)
         noise = restored.get("noise", noise)
