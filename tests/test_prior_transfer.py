@@ -1378,5 +1378,5 @@ def test_a_report_whose_sources_all_weigh_nothing_says_the_warm_design_was_their
     )
     assert report.fell_back
     said = str(report)
-    assert "plain GP from here; the first 2 trial(s) were the warm design's, the sources' picks" in said
+    assert "plain GP from here; the first trials were the warm design's, the sources' picks" in said
     assert "sources' picks" not in str(TransferReport("auto", report.sources, 1.0, 12))  # no warm design

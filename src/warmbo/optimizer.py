@@ -2116,12 +2116,11 @@ class Optimizer:
                 # the asks after go on from there (uncapped it took 79 likelihood evaluations at
                 # n = 1012, d = 30, and the first ask cost 8x the next: a user test)
                 restarts = getattr(model, "restart_points", None)
-                model = model.clone(
-                    max_evaluations=2 * _WARM_MAX_EVALUATIONS,  # (halved by GP: restarts ran on a subset)
-                    restart_points=_WARM_RESTART_POINTS
-                    if restarts is None
-                    else min(restarts, _WARM_RESTART_POINTS),
-                )
+                bounded = {"max_evaluations": 2 * _WARM_MAX_EVALUATIONS}  # (halved by GP: subset restarts)
+                # (restart_points=None, every restart on all the data, is the user's choice: a review)
+                if restarts is not None:
+                    bounded["restart_points"] = min(restarts, _WARM_RESTART_POINTS)
+                model = model.clone(**bounded)
             return model, False
         kernel = overrides.get("kernel")
         current = getattr(model, "kernel", None)

@@ -96,8 +96,9 @@ class TransferReport:
             if self.fell_back:
                 # (a user test read "plain GP" as "the same as a cold start": the warm design's points
                 # were the sources' picks all the same, and the run is not the cold run)
+                # (no count: the design's size, not how many of its points were asked, a review)
                 spent = (
-                    f"; the first {len(self.warm_design)} trial(s) were the warm design's, the sources' picks"
+                    "; the first trials were the warm design's, the sources' picks"
                     if self.warm_design
                     else ""
                 )
