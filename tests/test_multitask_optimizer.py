@@ -620,3 +620,29 @@ def test_a_study_made_before_the_optimism_setting_keeps_eq_3_unless_told(space, 
     assert wb.MultiTaskOptimizer(space, storage=path).acquisition.optimism == "norm"
     told = wb.MultiTaskOptimizer(space, storage=path, optimism="componentwise")
     assert told.acquisition.optimism == "componentwise"
+
+
+def test_a_multi_task_outlier_is_named_by_its_trial_id_in_the_audit_and_in_status(tmp_path):
+    # the warning named the row ("observation 2") where a trial id was read (trial 3 was the typo), and
+    # status left it out while the report had it (a user test)
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    path = str(tmp_path / "mt.db")
+    space = wb.Space([wb.Float("x", 0.0, 1.0), wb.Float("y", 0.0, 1.0)])
+    mt = wb.MultiTaskOptimizer(
+        space, task_names=["acc", "lat"], directions=["max", "min"], seed=0, storage=path
+    )
+    failed = mt.study.add_trial({"x": 0.5, "y": 0.5})
+    mt.study.fail(failed.id, error="crashed")  # (trial 1: rows and trial ids then differ by one)
+    rng = np.random.default_rng(0)
+    for k in range(14):
+        x, y = float(rng.random()), float(rng.random())
+        acc = 1.0 - (x - 0.7) ** 2
+        mt.tell({"x": x, "y": y}, [acc * 10 if k == 4 else acc, 100 * x + 20 * y])  # trial 6: a typo
+    warnings_ = mt.audit()["acc"].warnings
+    assert any(w.startswith("outlier: trial 6 (") for w in warnings_), warnings_
+    shown = " ".join(CliRunner().invoke(app, ["status", path]).output.split())
+    assert "warning: acc: outlier: trial 6 (" in shown, shown
+    assert "--value V1,V2,... --amend" in shown

@@ -851,6 +851,7 @@ def audit_tasks(
     signs: Sequence[float] | None = None,
     max_held_out: int = MAX_HELD_OUT,
     seed: int = 0,
+    labels: Sequence[str] | None = None,
 ) -> dict[str, Audit]:
     """Per-task LOO audit of a multi-task model (:class:`~warmbo.models.StandardisedMultiTaskGP`).
 
@@ -880,6 +881,10 @@ def audit_tasks(
         How the model sees each task (``-1``: minimised, the model is fitted on ``-Y[:, k]``).
     levels, schedule, t, max_held_out, seed
         As for :func:`audit`.
+    labels : sequence of str, optional
+        A name per observation for the warnings (the optimizer's ``trial 12``); default
+        ``observation i`` (its row: a multi-task study's warning named a row as if it were a trial
+        id, a user test).
 
     Returns
     -------
@@ -898,6 +903,10 @@ def audit_tasks(
     n, n_tasks = Y.shape
     if n < 2:
         raise ValueError(f"an audit needs at least 2 observations to leave one out, got {n}")
+    if labels is not None:
+        labels = [str(v) for v in labels]
+        if len(labels) != n:
+            raise ValueError(f"labels must name each of the {n} observations, got {len(labels)}")
     names = tuple(task_names) if task_names is not None else tuple(f"f{k}" for k in range(n_tasks))
     if len(names) != n_tasks:
         raise ValueError(f"task_names has {len(names)} names for {n_tasks} tasks")
@@ -930,6 +939,7 @@ def audit_tasks(
             method,
             theory_args,
             True,
+            labels,
         )
     return out
 

@@ -3401,7 +3401,21 @@ def _audit_line(opt, storage: str) -> str:
     except (ValueError, ArithmeticError) as exc:
         return f"audit: not available ({exc})"
     if isinstance(result, dict):
-        return "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
+        # each task's outlier warning too, as for one objective (a user test: the report had it,
+        # status not)
+        said = "; ".join(f"{name}: {a.summary()}" for name, a in result.items())
+        outliers = [
+            f"warning: {name}: {w}"
+            for name, a in result.items()
+            for w in a.warnings
+            if w.startswith("outlier")
+        ]
+        if outliers:
+            outliers.append(
+                f"to correct a trial: warmbo observe --storage {_study_arg(storage)} --trial ID "
+                "--value V1,V2,... --amend (or --failed --amend --note WHY)"
+            )
+        return "\n".join([said, *outliers])
     outliers = [f"warning: {w}" for w in result.warnings if w.startswith("outlier")]  # a typo to fix
     if outliers:  # (the warning says "amend", Python's word: the command that does it)
         outliers.append(

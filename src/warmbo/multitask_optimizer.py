@@ -698,6 +698,7 @@ class MultiTaskOptimizer(Optimizer):
             signs=self.signs,
             max_held_out=max_held_out,
             seed=int(self.seed) % 2**32,
+            labels=[f"trial {t.id}" for t in complete],
         )
 
     @blas_limited
