@@ -1055,3 +1055,28 @@ def test_a_grid_of_more_values_than_ticks_gets_ticks_on_the_grid_that_do_not_run
         assert all(a.x1 <= b.x0 for a, b in zip(boxes, boxes[1:], strict=False)), [
             label.get_text() for label in ax.get_xticklabels()
         ]
+
+
+def test_long_parameter_names_that_share_a_prefix_keep_apart_in_the_figures():
+    # cut after 40 characters, three names differing only at the end all read
+    # "encoder_transformer_block_attention_dro…" in every panel and importance bar (a user test)
+    names = [f"encoder_transformer_block_attention_dropout_probability_layer_{i}" for i in (1, 2, 3)]
+    fig = plot_importance(dict(zip(names, (0.55, 0.3, 0.15), strict=True)))
+    shown = [t.get_text() for t in fig.axes[0].get_yticklabels()] + [
+        t.get_text() for t in fig.axes[0].get_xticklabels()
+    ]
+    shown = [t for t in shown if "encoder" in t]
+    assert len(shown) == 3 and len(set(shown)) == 3, shown
+    assert all(t.endswith(f"layer_{i}") for t, i in zip(sorted(shown), (1, 2, 3), strict=True)), shown
+    space = Space([Float(n, 0.0, 1.0) for n in names])
+    trials = [
+        Trial(
+            id=i + 1,
+            params={n: float(v) for n, v in zip(names, row, strict=True)},
+            state=COMPLETE,
+            value=float(sum(row)),
+        )
+        for i, row in enumerate(np.random.default_rng(0).random((6, 3)))
+    ]
+    titles = [ax.get_title() for ax in plot_observed(trials, space, maximize=False).axes if ax.get_title()]
+    assert len(set(titles)) == 3 and all("\u2026" in t for t in titles), titles

@@ -238,14 +238,14 @@ def best_so_far_series(trials: Sequence[Trial], maximize: bool) -> BestSoFar:
 
 
 def _label(text: Any, max_chars: int = 40) -> str:
-    """A user string made safe for matplotlib text, shortened to ``max_chars`` with an ellipsis.
+    """A user string made safe for matplotlib text, shortened to ``max_chars`` as :func:`_short`
+    does, head and tail around an ellipsis: names that share a long prefix differ at the end
+    (``..._dropout_layer_1``, ``_2``, ``_3``), and cut there they all read alike in the panels and
+    the importance bars (a user test).
 
     ``$`` is escaped because it would otherwise start mathtext (and fail to parse on e.g. ``$^$``).
     """
-    s = str(text)
-    if len(s) > max_chars:
-        s = s[: max_chars - 1] + "\u2026"
-    return s.replace("$", r"\$")
+    return _short(text, max_chars)
 
 
 def _objective_label(maximize: bool, name: str = "objective", log: bool = False) -> str:
