@@ -1080,3 +1080,20 @@ def test_long_parameter_names_that_share_a_prefix_keep_apart_in_the_figures():
     ]
     titles = [ax.get_title() for ax in plot_observed(trials, space, maximize=False).axes if ax.get_title()]
     assert len(set(titles)) == 3 and all("\u2026" in t for t in titles), titles
+
+
+def test_the_best_trial_on_a_categorical_panel_is_starred_on_its_own_dot():
+    # the dots of a categorical panel are jittered and the star was drawn at the choice's centre: two
+    # marks at the best value, read as a withdrawn duplicate still plotted (a user test)
+    space = Space([Categorical("catalyst", ["Pd", "Pt", "Ru"]), Float("temp", 0.0, 1.0)])
+    trials = [
+        Trial(id=i + 1, params={"catalyst": c, "temp": t}, state=COMPLETE, value=v)
+        for i, (c, t, v) in enumerate(
+            [("Pd", 0.1, 50.0), ("Pt", 0.4, 70.5), ("Ru", 0.8, 60.0), ("Pt", 0.6, 65.0)]
+        )
+    ]
+    ax = plot_observed(trials, space, maximize=True).axes[0]
+    dots = next(line for line in ax.get_lines() if line.get_label() == "observed")
+    star = next(line for line in ax.get_lines() if line.get_label() == "best")
+    at = [x for x, y in zip(dots.get_xdata(), dots.get_ydata(), strict=True) if y == 70.5]
+    assert list(star.get_xdata()) == at and at[0] != 1.0  # (jittered off the choice's centre, 1)

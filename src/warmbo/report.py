@@ -605,15 +605,15 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
     rng = np.random.default_rng(0)
     values = np.array([float(t.value) for t in scored])  # type: ignore[arg-type]
     for ax, p in zip(axes, space.params, strict=True):
-        xs, ys, best_x = [], [], None
+        xs, ys, best_x, best_at = [], [], None, None
         for t, y in zip(scored, values, strict=True):
             x = _param_x(p, t)
             if x is None:
                 continue
+            if best is not None and t.id == best.id:
+                best_x, best_at = x, len(xs)
             xs.append(x)
             ys.append(y)
-            if best is not None and t.id == best.id:
-                best_x = x
         x_arr, y_arr = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
         failed_x, pending_x = (
             np.array([x for x in (_param_x(p, t) for t in group) if x is not None], dtype=np.float64)
@@ -621,6 +621,8 @@ def plot_observed(trials: Sequence[Trial], space: Space, maximize: bool, name: s
         )
         if isinstance(p, Categorical):
             x_arr = x_arr + rng.uniform(-0.18, 0.18, size=x_arr.size)
+            if best_at is not None:  # the star on its own dot (at the choice's centre it was a second mark)
+                best_x = float(x_arr[best_at])
             failed_x = failed_x + rng.uniform(-0.18, 0.18, size=failed_x.size)
             pending_x = pending_x + rng.uniform(-0.18, 0.18, size=pending_x.size)
         ax.plot(x_arr, y_arr, "o", color=_DOT_COLOR, label="observed", **_dots(x_arr.size))
