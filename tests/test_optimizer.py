@@ -2773,6 +2773,9 @@ def test_a_first_time_users_mistakes_are_told_what_to_do(tmp_path, monkeypatch):
     # sqlite:/// with an absolute path meant: four slashes
     with pytest.raises(StorageError, match=r"write four slashes: sqlite:////tmp/"):
         wb.Optimizer(space, storage="sqlite://" + str(tmp_path / "no-such-folder" / "q.db"))  # (3 slashes)
+    # ... and a reading that creates nothing says there is no study (it said "cannot create": a user test)
+    with pytest.raises(StorageError, match=r"^no study at 'tmp/.*folder .* does not exist; for the abs"):
+        wb.Study("sqlite://" + str(tmp_path / "no-such-folder" / "q.db"), readonly=True)
     # a MultiTaskOptimizer's reference point is given through its scalarization
     mt = wb.MultiTaskOptimizer(space, task_names=["acc", "lat"], directions=["max", "min"], seed=0)
     with pytest.warns(UserWarning, match=r"scalarization=wb.Chebyshev\(ref=\(\.\.\.\)\)") as said:

@@ -733,9 +733,9 @@ class Study:
                         f"; for the absolute path /{self.path}, write four slashes: sqlite:////{self.path}, "
                         f"or the path alone"
                     )
-                raise StorageError(
-                    f"cannot create study {self.path!r}: folder {str(parent)!r} does not exist{slash}"
-                )
+                # (a command that only reads, `warmbo report`, said "cannot create": a user test)
+                what = "no study at" if space is None or self.readonly else "cannot create study"
+                raise StorageError(f"{what} {self.path!r}: folder {str(parent)!r} does not exist{slash}")
             if (space is None or self.readonly) and (not Path(self.path).is_file() or _empty_file(self.path)):
                 # opening an existing study: leave no empty file behind for a mistyped path
                 raise StorageError(self._no_study())
