@@ -15,6 +15,7 @@ from warmbo import GP, Categorical, Float, Int, Space
 from warmbo.kernels import RBF
 from warmbo.report import (
     PNG_SIGNATURE,
+    _fmt,
     best_so_far_series,
     parameter_importance,
     pareto_trials,
@@ -1097,3 +1098,15 @@ def test_the_best_trial_on_a_categorical_panel_is_starred_on_its_own_dot():
     star = next(line for line in ax.get_lines() if line.get_label() == "best")
     at = [x for x, y in zip(dots.get_xdata(), dots.get_ydata(), strict=True) if y == 70.5]
     assert list(star.get_xdata()) == at and at[0] != 1.0  # (jittered off the choice's centre, 1)
+
+
+def test_the_report_gives_the_models_estimate_at_the_best_trial_as_status_does(tmp_path):
+    # `warmbo status` said "model's estimate there: -0.017 (sd 0.012)" beside a best single
+    # measurement of -0.063; the page, which a colleague may get alone, gave the measurement only
+    opt = wb.Optimizer(Space([Float("x", 0.0, 1.0)]), seed=0, storage=str(tmp_path / "noisy.db"))
+    rng = np.random.default_rng(0)
+    opt.run(lambda p: (p["x"] - 0.3) ** 2 + 0.05 * float(rng.standard_normal()), budget=14, progress=False)
+    page = opt.report(tmp_path / "out").read_text(encoding="utf-8")
+    best = opt.best
+    mean, sd = wb.Optimizer.load(str(tmp_path / "noisy.db")).predict([best.params])  # as status sees it
+    assert f"Model's estimate there: {_fmt(float(mean[0]))} (sd {_fmt(float(sd[0]))})" in page

@@ -1159,6 +1159,7 @@ def _summary_html(
     best: Trial | None,
     tasks: Mapping[str, str] | None,
     withdrawn: Mapping[int, dict] | None = None,
+    estimate: tuple[float, float] | None = None,
 ) -> str:
     counts = Counter(t.state for t in trials)
     states = [s for s in STATES if s in counts] + sorted(s for s in counts if s not in STATES)
@@ -1189,6 +1190,11 @@ def _summary_html(
         return "\n".join(parts)
     what = "utility" if tasks else "value"
     parts.append(f"<li>Best {what}: <strong>{_esc(_fmt(float(best.value)))}</strong> (trial {best.id})</li>")  # type: ignore[arg-type]
+    if estimate is not None:
+        parts.append(
+            f"<li>Model's estimate there: {_esc(_fmt(estimate[0]))} (sd {_esc(_fmt(estimate[1]))}): "
+            "the model's mean pools every trial, where one measurement may be a lucky draw</li>"
+        )
     parts.append("</ul>")
     parts.append("<h3>Best parameters</h3>")
     rows = [("", [(p.name, False), (_fmt(best.params.get(p.name), p), False)]) for p in space.params]
@@ -1446,7 +1452,15 @@ def write_report(
             if flat_importance:  # the PNG alone must not read as a ranking either
                 fig.axes[0].set_xlabel("posterior mean flat along every slice: equal shares")
 
-    blocks = [_summary_html(space, trials, maximize, best, tasks, withdrawn)]
+    estimate = None
+    if predict is not None and best is not None and not tasks:
+        # what `warmbo status` shows beside the best value: under noise the best single measurement
+        # is optimistic, and a colleague who gets only the page never saw it (a user test)
+        with contextlib.suppress(ValueError, ArithmeticError):
+            mean, std = _call_predict(predict, _encode_points(space, [best.params]))
+            if np.isfinite(mean[0]) and np.isfinite(std[0]):
+                estimate = (float(mean[0]), float(std[0]))
+    blocks = [_summary_html(space, trials, maximize, best, tasks, withdrawn, estimate)]
     if tasks:
         blocks.append(_tasks_html(space, trials, tasks))
     if transfer is not None:
