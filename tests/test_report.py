@@ -1110,3 +1110,25 @@ def test_the_report_gives_the_models_estimate_at_the_best_trial_as_status_does(t
     best = opt.best
     mean, sd = wb.Optimizer.load(str(tmp_path / "noisy.db")).predict([best.params])  # as status sees it
     assert f"Model's estimate there: {_fmt(float(mean[0]))} (sd {_fmt(float(sd[0]))})" in page
+
+
+def test_sections_left_out_for_want_of_trials_or_activity_are_said_on_the_page(tmp_path):
+    # one trial: no slices, importance or calibration and no word why; 4 trials: no calibration; a
+    # conditional parameter inactive at the best point: 4 parameters counted, 3 panels (a user test)
+    space = Space(
+        [
+            Float("x", 0.0, 1.0),
+            Categorical("kernel", ["rbf", "poly"]),
+            Float("gamma", 0.1, 1.0, when={"kernel": ["rbf"]}),
+        ]
+    )
+    opt = wb.Optimizer(space, seed=0, storage=str(tmp_path / "c.db"))
+    opt.tell({"x": 0.5, "kernel": "poly"}, 1.0)
+    page = opt.report(tmp_path / "one").read_text(encoding="utf-8")
+    said = "Not drawn yet: the model's figures (posterior slices, importance) from 2 complete trials on; "
+    assert said + "the calibration audit from 10 on (1 so far)" in page
+    for x, kernel, gamma, value in [(0.2, "rbf", 0.3, 2.0), (0.8, "poly", None, 0.5), (0.4, "rbf", 0.9, 1.5)]:
+        opt.tell({"x": x, "kernel": kernel, **({} if gamma is None else {"gamma": gamma})}, value)
+    page = opt.report(tmp_path / "four").read_text(encoding="utf-8")
+    assert "Not drawn yet: the calibration audit from 10 on (4 so far)" in page
+    assert page.count("Not shown: gamma, inactive at the best point.") == 2  # (slices and importance)

@@ -2374,6 +2374,17 @@ class Optimizer:
                 )
             except ValueError as exc:
                 warnings.warn(f"report without the calibration section: {exc}", RuntimeWarning, stacklevel=2)
+        n_complete = self.study.count(COMPLETE)
+        missing = []  # sections left out for want of trials, said on the page (they vanished: a user test)
+        if not task_names and model is None and n_complete:
+            missing.append("the model's figures (posterior slices, importance) from 2 complete trials on")
+        if audit is None and 0 < n_complete < MIN_HELD_OUT:
+            missing.append(f"the calibration audit from {MIN_HELD_OUT} on")
+        extra = (
+            f'<p class="note">Not drawn yet: {"; ".join(missing)} ({n_complete} so far).</p>'
+            if missing
+            else ""
+        )
         return write_report(
             out,
             self.space,
@@ -2387,6 +2398,7 @@ class Optimizer:
             amendments=self.study.amendments(),
             notes=self.study.notes(),
             withdrawn=self.study.withdrawn(),
+            extra_html=extra,
         )
 
     def _report_predictor(self, model):

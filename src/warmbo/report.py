@@ -1476,6 +1476,12 @@ def write_report(
             caption += " " + TRANSFER_SLICES_NOTE
         if name == "importance.png" and flat_importance:
             caption += " " + FLAT_IMPORTANCE_NOTE
+        if name in ("slices.png", "importance.png") and best is not None:
+            # a conditional parameter inactive at the best point has no slice: said, since the summary
+            # counts it among the parameters (a user test counted 4 and found 3 panels)
+            off = [n for n in space.names if n in space.inactive(best.params)]
+            if off:
+                caption += f" Not shown: {', '.join(off)}, inactive at the best point."
         blocks.append(_figure_html(png, name.removesuffix(".png").replace("_", " "), caption))
     if audit is not None:
         audits = {"observed": audit} if isinstance(audit, Audit) else dict(audit)
@@ -1483,6 +1489,7 @@ def write_report(
         blocks.append(_calibration_html(audits, png))
     else:
         files["calibration.png"] = None
+
     if extra_html:
         blocks.append(extra_html)
     blocks.append(_trials_html(space, trials, list(tasks or ()), amendments, notes))
