@@ -500,3 +500,61 @@ def test_a_prior_of_dicts_with_the_same_names_reads_each_row_in_its_own_dict():
         )
     dicts = warm.optimizer_.prior.params
     assert sorted(p["search space dict"] for p in dicts) == [0, 0, 0, 1, 1, 1]
+
+
+def test_a_search_stopped_in_its_cross_validation_leaves_its_candidate_to_the_next_fit(tmp_path):
+    # Ctrl-C during a candidate's folds left its trial pending for good: later fits never evaluated
+    # it, and a grid then said every candidate was done (a user test)
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.datasets import load_breast_cancer
+    from sklearn.linear_model import LogisticRegression
+
+    import warmbo as wb
+
+    calls = {"n": 0}
+
+    class Stops(BaseEstimator, ClassifierMixin):
+        def __init__(self, C=1.0):
+            self.C = C
+
+        def fit(self, X, y):
+            calls["n"] += 1
+            if calls["n"] == 4:  # the first fold of the second candidate
+                raise KeyboardInterrupt
+            self.model_ = LogisticRegression(C=self.C, max_iter=2000).fit(X, y)
+            self.classes_ = self.model_.classes_
+            return self
+
+        def predict(self, X):
+            return self.model_.predict(X)
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)[:200]
+    y = y[:200]
+    grid = {"C": [0.01, 0.1, 1.0, 10.0]}
+    url = str(tmp_path / "grid.db")
+    with pytest.raises(KeyboardInterrupt):
+        WarmboSearchCV(Stops(), grid, n_iter=4, cv=3, random_state=0, storage=url).fit(X, y)
+    assert [t.state for t in wb.Study(url).trials()] == ["complete"]  # (no pending trial left behind)
+    again = WarmboSearchCV(Stops(), grid, n_iter=4, cv=3, random_state=0, storage=url).fit(X, y)
+    assert len(again.cv_results_["params"]) == 3
+    assert sorted(t.params["C"] for t in wb.Study(url).trials()) == [0.01, 0.1, 1.0, 10.0]
+
+
+def test_a_prior_taken_as_trials_is_not_called_an_earlier_fit_of_the_study():
+    # prior=..., transfer="none" and no storage warned of "a better candidate from an earlier fit on
+    # this storage": the prior's best score, on another data set (a user test)
+    from sklearn.datasets import load_breast_cancer, load_wine
+    from sklearn.svm import SVC
+
+    Xa, ya = load_wine(return_X_y=True)
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    space = {"C": loguniform(1e-3, 1e3), "gamma": loguniform(1e-5, 1e1)}
+    first = WarmboSearchCV(SVC(), space, n_iter=6, cv=3, random_state=0).fit(
+        StandardScaler().fit_transform(Xa), ya
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        WarmboSearchCV(
+            SVC(), space, n_iter=3, cv=3, random_state=0, prior=first.cv_results_, transfer="none"
+        ).fit(Xb[:200], yb[:200])

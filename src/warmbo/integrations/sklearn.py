@@ -32,6 +32,7 @@ that reads its candidates back.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import numbers
@@ -42,7 +43,7 @@ import numpy as np
 from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
 
-from ..optimizer import Optimizer
+from ..optimizer import PRIOR_WORKER, Optimizer
 from ..parameters import SpaceError
 from ..space import Categorical, Float, Int, Parameter, Space
 from ..trial import COMPLETE, FAILED
@@ -559,6 +560,14 @@ class WarmboSearchCV(BaseSearchCV):
             stalled = 0
             try:
                 results = evaluate_candidates(candidates)
+            except (KeyboardInterrupt, SystemExit):
+                # a search stopped (Ctrl-C) in its cross-validation: its round's trials were left
+                # pending for good, never evaluated by a later fit (a finite grid then said every
+                # candidate was done: a user test); withdrawn, the next fit asks them again
+                for suggestion in [*batch, *(s for s, _ in repeats)]:
+                    with contextlib.suppress(Exception):
+                        optimizer.withdraw(suggestion, note="cross-validation interrupted")
+                raise
             except ValueError as exc:
                 # scikit-learn raises when every fit of one call failed: right for a search that
                 # evaluates all its candidates in one call, but here a call is one round, and one
@@ -593,7 +602,13 @@ class WarmboSearchCV(BaseSearchCV):
                 best = optimizer.best
                 shown = "none yet" if best is None else f"{best.value:.6g}"
                 print(f"[WarmboSearchCV] {done}/{n_iter} candidates; best score so far: {shown}")
-        earlier = optimizer.best  # (the study's best: an earlier fit's when it beats all of this fit's)
+        # the study's best: an earlier fit's when it beats all of this fit's (not a prior row imported
+        # with transfer="none": another data set's score, reported as "an earlier fit on this
+        # storage" where there was none, a user test)
+        own = [
+            t for t in optimizer.study.trials((COMPLETE,)) if t.worker != PRIOR_WORKER and t.value is not None
+        ]
+        earlier = max(own, key=lambda t: t.value, default=None)
         if earlier is not None and scored and earlier.value > max(scored):
             warnings.warn(
                 f"the study holds a better candidate from an earlier fit on this storage, "
