@@ -558,3 +558,25 @@ def test_a_prior_taken_as_trials_is_not_called_an_earlier_fit_of_the_study():
         WarmboSearchCV(
             SVC(), space, n_iter=3, cv=3, random_state=0, prior=first.cv_results_, transfer="none"
         ).fit(Xb[:200], yb[:200])
+
+
+def test_a_dataframe_prior_of_choices_held_by_label_reads_none_and_upcast_ints():
+    # with None among the choices, a DataFrame prior (parameter columns and y) was refused whole:
+    # "unknown category 3; choices are ('None', '3', '6')", and a cv_results_ export with None read
+    # 6.0 (a user test)
+    import pandas as pd
+    from sklearn.datasets import load_wine
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_wine(return_X_y=True)
+    frame = pd.DataFrame(
+        {"max_depth": [3, 6, None], "criterion": ["gini", "gini", "entropy"], "y": [0.8, 0.85, 0.9]}
+    )
+    assert frame["max_depth"].dtype.kind == "f"  # (3.0, 6.0, NaN, as pandas makes it)
+    space = {"max_depth": [None, 3, 6], "criterion": ["gini", "entropy"]}
+    search = WarmboSearchCV(
+        DecisionTreeClassifier(random_state=0), space, n_iter=2, cv=3, random_state=0, prior=frame
+    )
+    search.fit(X, y)
+    assert len(search.optimizer_.prior.y) == 3
+    assert search.cv_results_["params"][0] == {"max_depth": None, "criterion": "entropy"}  # the prior's best

@@ -229,7 +229,22 @@ def _labelled(prior, values: dict[str, dict]):
     search's ``(cv_results_["params"], cv_results_["mean_test_score"])``): its unscored candidates
     (NaN) left out with a warning, and the choices warmbo holds by label (None, tuples, estimators:
     :func:`_parameter`) written as those labels, its dicts holding the values themselves; any other
-    form (None too) as given."""
+    form (None too) as given. A DataFrame of parameter columns and ``y`` (no ``task``) whose
+    parameters include such a choice is read as that pair: its None is NaN and its ints floats once a
+    column holds None (a user test: ``unknown category 3; choices are ('None', '3', '6')``)."""
+    columns = getattr(prior, "columns", None)
+    if (
+        columns is not None
+        and "y" in columns
+        and "task" not in columns
+        and any(values.get(str(c)) for c in columns)
+    ):
+        frame = prior.astype(object)
+        rows = [
+            {str(k): (None if isinstance(v, float) and math.isnan(v) else v) for k, v in record.items()}
+            for record in frame.drop(columns=["y"]).to_dict("records")
+        ]
+        prior = (rows, np.asarray(prior["y"], dtype=np.float64))
     if not (isinstance(prior, tuple) and len(prior) == 2):
         return prior
     rows, y = prior
@@ -254,6 +269,10 @@ def _labelled(prior, values: dict[str, dict]):
         for text, choice in values[name].items():
             if choice is value or (type(choice) is type(value) and choice == value):
                 return text
+        if isinstance(value, float | np.floating) and float(value).is_integer():
+            for text, choice in values[name].items():  # (an int choice in a column that holds None: 6.0)
+                if isinstance(choice, int | np.integer) and not isinstance(choice, bool) and choice == value:
+                    return text
         for text, choice in values[name].items():  # (an estimator saved and loaded: another object)
             if type(choice) is type(value) and str(choice) == str(value):
                 return text
