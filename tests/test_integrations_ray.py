@@ -504,3 +504,23 @@ def test_a_dataframe_prior_with_a_failed_trial_is_read_once(tmp_path):
     with pytest.warns(UnfinishedRowsWarning):
         later.suggest("t0")
     assert later.optimizer.prior == search.optimizer.prior and later.optimizer.maximize
+
+
+def test_metric_and_mode_from_tune_config_are_said_where_tune_does_not_pass_them():
+    # a searcher-held space with TuneConfig(metric=, mode=) and no param_space: Tune passes neither,
+    # and the error said to give them to TuneConfig, as the user had; given both ways and differently,
+    # the searcher kept its own without a word while Tune ranked by the other (a user test)
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    bare = WarmboSearch(space, seed=0)
+    with pytest.raises(
+        RuntimeError, match=r"pass them to WarmboSearch\(metric=..., mode=...\); tune.TuneConfig's"
+    ):
+        bare.suggest("t1")
+    kept = WarmboSearch(space, metric="loss", mode="min", seed=0)
+    with pytest.warns(
+        UserWarning, match=r"optimises metric='loss', mode='min'.*TuneConfig says metric='score'"
+    ):
+        kept.set_search_properties("score", "max", {})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        WarmboSearch(space, metric="loss", mode="min", seed=0).set_search_properties("loss", "min", {})

@@ -361,6 +361,17 @@ class WarmboSearch(Searcher):
                 return False  # Tune then says that the searcher already has a search space
             self._space, self._steps = _from_tune(config)
             self._nested = True
+        if (metric and self._metric and metric != self._metric) or (
+            mode and self._mode and mode != self._mode
+        ):
+            # (Tune then ranks results by its own, while the searcher optimises its: a user test's
+            # study went the other way from Tune's get_best_result without a word)
+            warnings.warn(
+                f"WarmboSearch optimises metric={self._metric!r}, mode={self._mode!r}, as it was given; "
+                f"tune.TuneConfig says metric={metric!r}, mode={mode!r}, by which Tune ranks the results",
+                UserWarning,
+                stacklevel=2,
+            )
         if metric and not self._metric:
             self._metric = metric
         if mode and not self._mode:
@@ -380,7 +391,9 @@ class WarmboSearch(Searcher):
         if not self._metric or not self._mode:
             raise RuntimeError(
                 f"WarmboSearch needs a metric and a mode (got metric={self._metric!r}, "
-                f"mode={self._mode!r}): pass them to WarmboSearch or to tune.TuneConfig"
+                f"mode={self._mode!r}): pass them to WarmboSearch(metric=..., mode=...); "
+                "tune.TuneConfig's reach the searcher only with a param_space given to tune.Tuner "
+                "(Tune does not pass them otherwise)"
             )
         maximize = self._mode == "max"
         prior = self._prior
