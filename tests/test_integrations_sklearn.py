@@ -580,3 +580,22 @@ def test_a_dataframe_prior_of_choices_held_by_label_reads_none_and_upcast_ints()
     search.fit(X, y)
     assert len(search.optimizer_.prior.y) == 3
     assert search.cv_results_["params"][0] == {"max_depth": None, "criterion": "entropy"}  # the prior's best
+
+
+def test_storage_may_be_a_path(tmp_path):
+    # sklearn's parameter validation refused storage=pathlib.Path("x.db"), which the Optimizer takes
+    from sklearn.linear_model import LogisticRegression
+
+    import warmbo as wb
+
+    X, y = load_digits(return_X_y=True)
+    search = WarmboSearchCV(
+        make_pipeline(StandardScaler(), LogisticRegression(max_iter=200)),
+        {"logisticregression__C": loguniform(1e-2, 1e2)},
+        n_iter=2,
+        cv=2,
+        random_state=0,
+        storage=tmp_path / "x.db",
+    )
+    search.fit(X[:300], y[:300])
+    assert len(wb.Study(str(tmp_path / "x.db")).trials()) == 2

@@ -36,6 +36,7 @@ import contextlib
 import dataclasses
 import math
 import numbers
+import os
 import warnings
 from collections.abc import Sequence
 
@@ -373,7 +374,7 @@ class WarmboSearchCV(BaseSearchCV):
         "n_initial": [numbers.Integral, None],
         "prior": "no_validation",
         "transfer": [str, None],
-        "storage": [str, None],
+        "storage": [str, os.PathLike, None],  # (a pathlib.Path too: a user test had one refused)
     }
 
     def __init__(
