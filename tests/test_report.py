@@ -447,11 +447,12 @@ def test_slices_sweep_decoded_values_and_hold_the_rest_at_the_best_point():
 
     fig = plot_posterior_slices(space, best, predict, maximize=True)
     (U,) = seen
-    assert U.shape == (100 + 5 + 3, space.dim)
+    assert U.shape == (100 + 5 + 3, space.dim)  # (1e-2 is a point of the sweep: not added again)
     np.testing.assert_allclose(U, space.snap(U))  # every swept point is a valid encoding
     decoded = space.decode(U)
     lrs = [p["lr"] for p in decoded[:100]]
-    assert lrs[0] == pytest.approx(1e-4) and lrs[-1] == pytest.approx(1e-1)
+    assert lrs[0] == pytest.approx(1e-4) and lrs[-1] == pytest.approx(1e-1) and lrs == sorted(lrs)
+    assert sum(1 for v in lrs if v == pytest.approx(1e-2, rel=1e-12)) == 1
     assert np.allclose(np.diff(np.log(lrs)), np.log(1e3) / 99)  # log-uniform sweep
     assert [p["n"] for p in decoded[100:105]] == [1, 2, 3, 4, 5]  # each integer once
     assert [p["c"] for p in decoded[105:]] == ["a", "b", "c"]
@@ -1132,3 +1133,20 @@ def test_sections_left_out_for_want_of_trials_or_activity_are_said_on_the_page(t
     page = opt.report(tmp_path / "four").read_text(encoding="utf-8")
     assert "Not drawn yet: the calibration audit from 10 on (4 so far)" in page
     assert page.count("Not shown: gamma, inactive at the best point.") == 2  # (slices and importance)
+
+
+def test_the_slice_star_is_the_models_mean_at_the_best_point_itself():
+    # the star took the mean of the sweep's nearest grid point (x = 0.303 for a best x = 0.3): -0.005
+    # where the model said -0.017 (a user test)
+    space = Space([Float("x", 0.0, 1.0), Float("z", 0.0, 1.0)])
+    best = {"x": 0.3, "z": 0.77}
+
+    def predict(U):
+        U = np.atleast_2d(U)
+        return np.sin(40.0 * U[:, 0]) + U[:, 1], np.full(U.shape[0], 0.1)  # (steep: grid points differ)
+
+    fig = plot_posterior_slices(space, best, predict, maximize=False)
+    for ax, name in zip(fig.axes, ("x", "z"), strict=False):
+        star = next(line for line in ax.get_lines() if line.get_label() == "best point")
+        expected = predict(space.encode([best]))[0][0]
+        assert star.get_xdata()[0] == best[name] and star.get_ydata()[0] == pytest.approx(expected)

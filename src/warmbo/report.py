@@ -877,6 +877,10 @@ def _posterior_slices(space: Space, best_params: Mapping[str, Any], predict: Pre
     spans: list[tuple[int, int, list[Any]]] = []
     for p in swept:
         values = _sweep_values(p)
+        if not isinstance(p, Categorical) and not np.isclose(values, best[p.name], rtol=1e-9, atol=0).any():
+            # the best point itself, so that its star is the model's mean there (it was the nearest
+            # grid point's, -0.005 where the model said -0.017: a user test)
+            values = sorted([*values, best[p.name]])
         spans.append((len(points), len(points) + len(values), values))
         points.extend({**best, p.name: v} for v in values)
     mean, std = _call_predict(predict, _encode_points(space, points))
