@@ -521,6 +521,15 @@ def _outlier_warning(observed, mean, sd, labels, external=None) -> str | None:
     )
 
 
+#: the overconfident warning's reading of its cause (a transfer ensemble's audit replaces it: there
+#: the sources' scales are the cause, :meth:`warmbo.Optimizer.audit`)
+KERNEL_MISFIT = (
+    "the kernel is likely misfit: a lengthscale too long or a noise level too small makes the intervals "
+    "too narrow, and jumps or outliers the kernel cannot follow do the same; fit the hyperparameters or "
+    "try another kernel"
+)
+
+
 def _warnings(
     levels,
     counts,
@@ -565,10 +574,7 @@ def _warnings(
         worst = min(below, key=lambda v: low[v])
         out.append(
             f"overconfident: {percent(worst)} intervals cover only {percent(counts[worst] / m)} of {m} "
-            f"held-out trials (binomial test p = {low[worst]:.2g}); the kernel is likely misfit: a "
-            "lengthscale too long or a noise level too small makes the intervals too narrow, and "
-            "jumps or outliers the kernel cannot follow do the same; fit the hyperparameters or try "
-            "another kernel"
+            f"held-out trials (binomial test p = {low[worst]:.2g}); {KERNEL_MISFIT}"
         )
     # a level can only show underconfidence if even full coverage would be significant: level^m < alpha
     testable = [v for v in levels if v**m < alpha]

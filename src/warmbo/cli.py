@@ -509,11 +509,8 @@ def _print_params(title: str, rows, space, first: str = "trial") -> None:
     """Points to run, one row each; when that table is wider than the terminal (a wide space: a user
     test's 30 parameters printed blank headers and cells cut to "1.…", the trial ids to "tr…"), one
     row per parameter and a column per point instead, at its full width (:func:`_print_table`)."""
-    from rich.measure import Measurement
-
     table = _params_table(title, rows, space, first)
-    natural = Measurement.get(console, console.options.update(max_width=100_000), table).maximum
-    if natural <= console.width:
+    if _natural_width(table) <= console.width:
         console.print(table)
         return
     turned = Table(title=title)
@@ -649,12 +646,17 @@ def _withdrawn_line(study) -> str | None:
     return f"{len(ids)} withdrawn, read by nothing (kept in the study): {', '.join(shown)}{more}"
 
 
+def _natural_width(table: Table) -> int:
+    """The columns ``table`` takes when nothing is cut."""
+    from rich.measure import Measurement
+
+    return Measurement.get(console, console.options.update(max_width=100_000), table).maximum
+
+
 def _print_table(table: Table) -> None:
     """A table at its natural width, never narrower: rich shrinks a table wider than the terminal
     (and a piped output is 80 columns) by cutting every cell to "0.3…", which hides the values."""
-    from rich.measure import Measurement
-
-    natural = Measurement.get(console, console.options.update(max_width=100_000), table).maximum
+    natural = _natural_width(table)
     if natural <= console.width:
         console.print(table)
         return

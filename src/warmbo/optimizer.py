@@ -105,7 +105,7 @@ from ._validation import check_int, check_seconds
 from ._warnings import UnansweredAskWarning, user_stacklevel
 from ._warnings import warn as _warn
 from .acquisition import EI, PI, UCB, Acquisition
-from .audit import LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale, rescaled
+from .audit import KERNEL_MISFIT, LEVELS, MAX_HELD_OUT, Audit, audit, on_transformed_scale, rescaled
 from .bounds import Schedule, parse_schedule
 from .data import DataError, TaskData
 from .enqueued import QUEUE_PREFIX, QueuedPoint, is_waiting, new_records, queue_records, stale_keys
@@ -1962,12 +1962,9 @@ class Optimizer:
         construction's warning said what happened (a user test)."""
         if self.prior is None or self.transfer == "none":
             return None
-        labels = np.zeros(len(self.prior.y), dtype=np.intp) if self.prior.task is None else self.prior.task
         sources = tuple(
-            SourceSummary(
-                str(self.prior.source if self.prior.task is None else label), int((labels == label).sum())
-            )
-            for label in dict.fromkeys(labels.tolist())
+            SourceSummary(str(self.prior.source if label is None else label), len(y))
+            for label, (_, y) in self.prior.by_task().items()
         )
         return TransferReport(
             self.transfer,
@@ -2310,11 +2307,8 @@ class Optimizer:
             )
             # the calibration warnings' kernel advice contradicts the note (a docs-reader user test
             # got both): for the ensemble they say the sources' scales, and no more
-            kernel_advice = "; the kernel is likely misfit"
             said = tuple(
-                w[: w.index(kernel_advice)] + "; for this ensemble: the sources' scales, as said above"
-                if w.startswith("overconfident") and kernel_advice in w
-                else w
+                w.replace(KERNEL_MISFIT, "for this ensemble: the sources' scales, as said above")
                 for w in result.warnings
             )
             return replace(result, subject=subject, warnings=(note, *said))
@@ -2363,7 +2357,8 @@ class Optimizer:
                 complete = self._model_trials(self.study.trials((COMPLETE,)))
             model = self._fit_trials(complete)
         audit = None
-        if self.study.count(COMPLETE) >= MIN_HELD_OUT:
+        n_complete = self.study.count(COMPLETE)
+        if n_complete >= MIN_HELD_OUT:
             try:
                 # a transfer study: its own GP, as `warmbo status` shows (a chemist user test read the
                 # ensemble's "cover 62%" in the report beside status's 94% and did not know which to use)
@@ -2374,7 +2369,6 @@ class Optimizer:
                 )
             except ValueError as exc:
                 warnings.warn(f"report without the calibration section: {exc}", RuntimeWarning, stacklevel=2)
-        n_complete = self.study.count(COMPLETE)
         missing = []  # sections left out for want of trials, said on the page (they vanished: a user test)
         if not task_names and model is None and n_complete:
             missing.append("the model's figures (posterior slices, importance) from 2 complete trials on")

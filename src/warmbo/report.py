@@ -1493,7 +1493,6 @@ def write_report(
         blocks.append(_calibration_html(audits, png))
     else:
         files["calibration.png"] = None
-
     if extra_html:
         blocks.append(extra_html)
     blocks.append(_trials_html(space, trials, list(tasks or ()), amendments, notes))

@@ -38,6 +38,7 @@ import os
 import re
 import socket
 import sqlite3
+import stat
 import threading
 import time
 import warnings
@@ -101,10 +102,10 @@ EMPTY_SETTLED = 10.0
 def _empty_file(path: str) -> bool:
     """Whether ``path`` is an existing file of 0 bytes, unchanged for :data:`EMPTY_SETTLED` s."""
     try:
-        found = Path(path).stat()
+        found = os.stat(path)
     except OSError:
         return False
-    return Path(path).is_file() and found.st_size == 0 and time.time() - found.st_mtime > EMPTY_SETTLED
+    return stat.S_ISREG(found.st_mode) and found.st_size == 0 and time.time() - found.st_mtime > EMPTY_SETTLED
 
 
 def _file_id(path: str) -> tuple[int, int]:
@@ -914,7 +915,7 @@ class Study:
         """Refuse to go on when the study's path no longer holds the file this study opened: trials
         written after a ``mv`` or ``rm`` would go to the moved file or to none, while the run said
         they were stored (a user test)."""
-        if self._file_id is None or self.path == ":memory:":
+        if self._file_id is None:  # (an in-memory study, or no file opened yet)
             return
         try:
             here = _file_id(self._absolute)

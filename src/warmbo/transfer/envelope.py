@@ -265,20 +265,25 @@ class Envelope(RegressorModel):
                 if seconds is not None and time.perf_counter() - start >= seconds:
                     return None
                 if self.fit_hyperparameters:
-                    gp = GP(
-                        kernel,
-                        noise=1e-3,
-                        optimizer="ml2",
-                        n_restarts=2,
-                        noise_bounds=(1e-6, 1.0),
-                        seed=self.seed,
-                        fit_tolerance=SCIPY_FTOL,  # fitted once per source, from one start: see GP
-                    )
+                    gp = self._noise_fitting_gp(kernel, n_restarts=2)
                 else:  # the kernel as given (as the baselines' fit_hyperparameters=False)
                     fixed = FIXED_NOISE if self.noise is None else float(self.noise)
                     gp = GP(kernel, noise=fixed, optimizer=None, seed=self.seed)
                 models.append(gp.fit(task.X, task.z))
         return sources, tuple(models)
+
+    def _noise_fitting_gp(self, kernel: Kernel, n_restarts: int) -> GP:
+        """A GP whose kernel and noise are fitted by ML-II: each source's alone, and the target's alone
+        for its noise sigma_msr^2 (eq. 17). ``SCIPY_FTOL``: fitted once per data set, see GP."""
+        return GP(
+            kernel,
+            noise=1e-3,
+            optimizer="ml2",
+            n_restarts=n_restarts,
+            noise_bounds=(1e-6, 1.0),
+            seed=self.seed,
+            fit_tolerance=SCIPY_FTOL,
+        )
 
     def prepare(self, dim: int, seconds: float) -> bool:
         """Fit per-source GPs ahead of the first :meth:`fit`, for about ``seconds`` at most (the
@@ -363,6 +368,8 @@ class Envelope(RegressorModel):
         self.source_noise_ = np.array(noise)
         self.source_noise_history_.append(self.source_noise_.copy())
         previous_gp = getattr(self, "gp_", None)
+        # the combined GP's last kernel, else the first source's: where each fit below starts
+        kernel = previous_gp.kernel_ if previous_gp is not None else self.source_models_[0].kernel_
         if self.noise is not None:
             self.target_noise_ = float(self.noise)
         elif self.fit_hyperparameters and self._y.size >= 3:
@@ -373,15 +380,7 @@ class Envelope(RegressorModel):
             # the cold GP's noise prior instead, noise-free targets got ~2e-3 and lost late precision
             # against no transfer (bench/envelope_gate.py: shifted, 33-6 paired wins -> 19-21)
             if optimise or getattr(self, "target_noise_model_", None) is None:
-                self.target_noise_model_ = GP(
-                    self.source_models_[0].kernel_ if previous_gp is None else previous_gp.kernel_,
-                    noise=1e-3,
-                    optimizer="ml2",
-                    n_restarts=1,
-                    noise_bounds=(1e-6, 1.0),
-                    seed=self.seed,
-                    fit_tolerance=SCIPY_FTOL,
-                ).fit(self._X, z)
+                self.target_noise_model_ = self._noise_fitting_gp(kernel, n_restarts=1).fit(self._X, z)
             self.target_noise_ = float(np.clip(self.target_noise_model_.noise_level_, 1e-6, 1.0))
         else:  # before 3 target points: the sources' measurement noise, in target units
             levels = [
@@ -399,7 +398,6 @@ class Envelope(RegressorModel):
             [np.full(len(self.sources_[i]), self.source_noise_[i]) for i in kept]
             + [np.full(self._X.shape[0], self.target_noise_)]
         )
-        kernel = previous_gp.kernel_ if previous_gp is not None else self.source_models_[0].kernel_
         gp = GP(
             kernel,
             noise=per_point,
