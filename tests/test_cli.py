@@ -2914,7 +2914,7 @@ def test_an_empty_study_file_is_said_to_be_empty_and_left_as_it_is(workdir):
     # without a word by the documented "rerun to resume" command, `suggest lab.db` pointed at another
     # file and `status` called it "an SQLite database but not a warmbo study" (a user test)
     Path("lab.db").write_bytes(b"")
-    os.utime("lab.db", (time.time() - 60, time.time() - 60))  # (a file being created is young and empty)
+    os.utime("lab.db", (0, 0))  # (old: a file being created, young and empty, is no truncated study)
     for command in (("status", "lab.db"), ("suggest", "lab.db"), ("export", "lab.db", "--out", "x.csv")):
         said = " ".join(invoke(*command).output.split())
         assert "lab.db' is an empty file (0 bytes), with no study in it" in said, said
@@ -2926,7 +2926,7 @@ def test_an_empty_study_file_is_said_to_be_empty_and_left_as_it_is(workdir):
     assert created.exit_code == 0 and "creating a new study in 'lab.db', an empty file (0 bytes)" in said
     assert len(wb.Study("lab.db").trials()) == 1
     Path("touched.db").write_bytes(b"")  # (`touch` first, then create: still allowed, with the warning)
-    os.utime("touched.db", (time.time() - 60, time.time() - 60))
+    os.utime("touched.db", (0, 0))
     Path("young.db").write_bytes(b"")  # (another process creating it this moment: no alarm)
     with warnings.catch_warnings():
         warnings.simplefilter("error", wb.storage.NewStudyWarning)
