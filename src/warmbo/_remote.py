@@ -4,17 +4,22 @@ A ``concurrent.futures`` executor gets ``executor.submit(objective, params)`` fo
 For a ``dask.distributed`` client's executor (``client.get_executor()``) that serialises the objective,
 and everything it holds, once per evaluation: a scikit-learn objective closing over its training
 data sent the data with every trial (23 MiB per trial for a 60000 x 50 ``make_classification`` set,
-with Dask's "Sending large graph" warning each time). The objective is instead sent once, as a task
-whose result is the objective (each worker fetches it once), and each evaluation sends only the
-parameters and a reference to that task, as Dask's best practices advise. Not scattered data: a
-worker that dies takes scattered data with it for good (on a one-worker cluster every later
-evaluation was then cancelled and the run crashed), while the scheduler computes a lost task's
-result again. Every other executor is used as it is.
+with Dask's "Sending large graph" warning each time). The objective is instead sent once, as a
+worker plugin (``client.register_plugin``): every worker loads it once, a worker that joins or is
+restarted later gets it from the scheduler before its first task, and each evaluation sends only the
+parameters and the plugin's name. Two ways that were tried and left: scattered data (a worker that
+dies takes it with it for good: on a one-worker cluster every later evaluation was cancelled), and a
+task whose result is the objective, which every evaluation depended on (Dask then placed the
+evaluations by data locality on the worker holding it, so a harmless evaluation queued behind one
+that killed that worker, was counted among the tasks at each of its deaths, and failed with
+``KilledWorker``). Every other executor is used as it is. Written here because Dask has no
+"send this function once" call of its own for futures (its advice is to scatter, which is the first
+of the two above).
 """
 
 from __future__ import annotations
 
-import warnings
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
@@ -22,24 +27,29 @@ from typing import Any
 __all__ = ["Submitter", "executor_slots"]
 
 
-def _by_value():
-    """The two functions the workers run, made inside a function so that cloudpickle sends them by
-    value: a module-level function goes by reference (``warmbo._remote._call``), and a worker
-    without warmbo installed (a cluster built for the objective's own libraries; before, the
-    objective alone was sent, and a function of the user's script needs nothing more) could not
-    load the task, and the run waited for it for ever."""
+def _by_value(plugin_base: type):
+    """The plugin class and the function the workers run, made inside a function so that
+    cloudpickle sends them by value: a module-level one goes by reference (``warmbo._remote.call``),
+    and a worker without warmbo installed (a cluster built for the objective's own libraries; a
+    function of the user's script needs nothing more) could not load it. ``plugin_base`` is Dask's
+    ``WorkerPlugin``, passed in so that importing this module does not import Dask."""
 
-    def identity(objective: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        return objective
+    class ObjectivePlugin(plugin_base):  # type: ignore[misc, valid-type]
+        """Holds one run's objective on a worker."""
 
-    def call(objective: Callable[[dict], Any], params: dict) -> Any:
-        """Runs on a Dask worker, with the objective fetched once by that worker."""
-        return objective(params)
+        def __init__(self, objective: Callable[[dict], Any]):
+            self.objective = objective
 
-    return identity, call
+    def call(name: str, params: dict) -> Any:
+        """Runs on a Dask worker: the objective its plugin ``name`` holds, at ``params``."""
+        from distributed import get_worker
 
+        plugin = get_worker().plugins.get(name)
+        if plugin is None:  # (the run that registered it has ended: its client unregistered it)
+            raise RuntimeError(f"this worker holds no objective named {name!r}: its run has ended")
+        return plugin.objective(params)
 
-_identity, _call = _by_value()
+    return ObjectivePlugin, call
 
 
 def _dask_client(executor: Executor):
@@ -50,42 +60,39 @@ def _dask_client(executor: Executor):
 
 class Submitter:
     """``submit(params)`` starts ``objective(params)`` on ``executor``; ``close()`` releases what
-    was sent ahead (the objective's task on a Dask cluster)."""
+    was sent ahead (the objective's plugin on a Dask cluster)."""
 
     def __init__(self, executor: Executor, objective: Callable[[dict], Any]):
         self.executor = executor
         self.objective = objective
-        self.remote: Any = None
+        self.name: str | None = None
         self.client = _dask_client(executor)
         self.options = getattr(executor, "_kwargs", {})  # (get_executor's workers=, pure=, ...)
+        self._call: Callable[[str, dict], Any] | None = None
 
     def submit(self, params: dict) -> Future:
         if self.client is None:
             return self.executor.submit(self.objective, params)
-        if self.remote is None or self.remote.cancelled():
-            # at the first evaluation (a run with nothing to do sends nothing), and again after a
-            # client.restart() forgot it. A task whose result is the objective, not scattered data: a
-            # worker that dies (killed, out of memory) takes scattered data with it for good, and every
-            # later evaluation was cancelled; a lost task result is computed again by the scheduler.
-            # It goes where the executor sends evaluations (get_executor(workers=...)), and sending it
-            # once is the remedy Dask's "Sending large graph" warning asks for, not its cause.
-            where = {k: v for k, v in self.options.items() if k in ("workers", "allow_other_workers")}
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
-                self.remote = self.client.submit(_identity, self.objective, pure=False, **where)
+        if self.name is None:  # at the first evaluation: a run with nothing to do sends nothing
+            from distributed.diagnostics.plugin import WorkerPlugin
+
+            plugin_class, self._call = _by_value(WorkerPlugin)
+            name = f"warmbo-objective-{uuid.uuid4().hex}"
+            self.client.register_plugin(plugin_class(self.objective), name=name)
+            self.name = name
         # pure=False: Dask's default (pure=True) names a task by its arguments, and an evaluation of a
         # point evaluated just before (the repeats of a finite space, a noisy objective) got that
         # evaluation's result back without running the objective; every trial is an evaluation of
         # its own (unless the executor was made with pure= explicitly)
         pure = {} if "pure" in self.options else {"pure": False}
-        return self.executor.submit(_call, self.remote, params, **pure)
+        return self.executor.submit(self._call, self.name, params, **pure)
 
     def close(self) -> None:
-        remote, self.remote = self.remote, None
-        if remote is not None:
+        name, self.name = self.name, None
+        if name is not None:
             try:
-                remote.release()
-            except Exception:  # noqa: BLE001 - a closed client has released it already
+                self.client.unregister_worker_plugin(name)
+            except Exception:  # noqa: BLE001 - a closed client, a restarted scheduler: nothing to release
                 pass
 
 
