@@ -17,7 +17,8 @@ import pytest
 from dask.distributed import Client, LocalCluster
 
 import warmbo as wb
-from warmbo.optimizer import InterruptedRunWarning, TrialFailedWarning
+import warmbo.optimizer
+from warmbo.optimizer import InterruptedRunWarning, NoWorkersWarning, TrialFailedWarning
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +143,27 @@ def test_a_harmless_evaluation_is_not_queued_behind_one_that_kills_its_worker():
     }
     assert "KilledWorker" in opt.history[0].error
     assert not [name for name in registered if "warmbo" in name]  # the run's objective was released
+
+
+def test_a_run_on_a_cluster_without_workers_says_it_waits_for_one(monkeypatch):
+    # a cluster whose workers all died (seen with a LocalCluster whose nanny stopped restarting them
+    # after many deaths) left the run waiting with no word
+    monkeypatch.setattr(warmbo.optimizer, "NO_WORKERS_AFTER", 0.5)
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    with (
+        LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as empty,
+    ):
+        later = threading.Timer(3.0, cluster.scale, args=(1,))  # (a worker joins; the run ends)
+        later.start()
+        try:
+            with pytest.warns(NoWorkersWarning) as said:
+                opt.run(lambda params: params["x"], budget=1, executor=empty.get_executor(), progress=False)
+        finally:
+            later.cancel()
+    assert [t.state for t in opt.history] == ["complete"]
+    assert len([w for w in said if w.category is NoWorkersWarning]) == 1  # (said once, not every 0.5 s)
+    assert "no workers" in str(said[0].message) and "(trial(s) 1)" in str(said[0].message)
 
 
 def _slow_x(params):

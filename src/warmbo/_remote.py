@@ -87,6 +87,21 @@ class Submitter:
         pure = {} if "pure" in self.options else {"pure": False}
         return self.executor.submit(self._call, self.name, params, **pure)
 
+    def workers(self) -> int | None:
+        """How many workers the cluster has now (those the executor may use); None when this is no
+        Dask executor or the scheduler cannot say."""
+        if self.client is None:
+            return None
+        try:
+            workers = self.client.scheduler_info().get("workers", {})
+        except Exception:  # noqa: BLE001 - a client that cannot answer: nothing to say
+            return None
+        chosen = self.options.get("workers")
+        if chosen is not None and not self.options.get("allow_other_workers", False):
+            chosen = {chosen} if isinstance(chosen, str | int) else set(chosen)
+            workers = {a: w for a, w in workers.items() if chosen & {a, w.get("host"), w.get("name")}}
+        return len(workers)
+
     def close(self) -> None:
         name, self.name = self.name, None
         if name is not None:

@@ -165,6 +165,7 @@ __all__ = [
     "LiveTrialsLeftWarning",
     "RecordedElsewhereWarning",
     "InterruptedRunWarning",
+    "NoWorkersWarning",
     "RepeatedPointsWarning",
     "RepeatedFailureError",
     "UnansweredAskWarning",
@@ -447,6 +448,15 @@ class InterruptedRunWarning(UserWarning):
     """``run`` was interrupted while evaluations were running: on its threads, it waits for them and
     stores their values; on an executor it was given (a Dask cluster's), it cancels them, withdraws
     their trials and says what it kept."""
+
+
+class NoWorkersWarning(UserWarning):
+    """:meth:`Optimizer.run` on a Dask cluster's executor has evaluations waiting and the cluster has
+    had no workers for :data:`NO_WORKERS_AFTER` seconds: the run waits for one."""
+
+
+#: seconds a run on a Dask cluster waits with evaluations in flight and no worker before it says so
+NO_WORKERS_AFTER = 30.0
 
 
 class RepeatedPointsWarning(UserWarning):
@@ -4224,7 +4234,7 @@ class Optimizer:
                             break
                     if not running:
                         break
-                    done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                    done = self._wait_for_one(running, submitter)
                     for future in done:
                         suggestion = running[future]
                         if future.cancelled() and not own_executor and cancelled[suggestion.trial_id] < 3:
@@ -4436,6 +4446,30 @@ class Optimizer:
         except KeyboardInterrupt:
             return False
         return True
+
+    @staticmethod
+    def _wait_for_one(running: dict, submitter: Submitter | None) -> set:
+        """The finished futures of ``running``, once one is. On a Dask cluster that has had no
+        workers for :data:`NO_WORKERS_AFTER` seconds while evaluations wait, says so once
+        (``NoWorkersWarning``): a cluster whose workers all died (a nanny that could not restart
+        them) left the run waiting with no word (Ray/Dask user, session 50)."""
+        said = False
+        while True:
+            timeout = NO_WORKERS_AFTER if submitter is not None and submitter.client is not None else None
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED, timeout=timeout)
+            if done:
+                return done
+            if not said and submitter.workers() == 0:
+                said = True
+                trials = ", ".join(str(s.trial_id) for s in running.values())
+                warnings.warn(
+                    f"the Dask cluster has no workers (for {NO_WORKERS_AFTER:.0f} s and more): the "
+                    f"{len(running)} evaluation(s) in flight (trial(s) {trials}) wait for one. Start "
+                    "workers, or see why they died (memory limits, a nanny that cannot restart them); "
+                    "Ctrl-C stops the run and withdraws these trials",
+                    NoWorkersWarning,
+                    stacklevel=4,
+                )
 
     def _stop_submitted(self, running, queue, created, evaluate, why: str, finished) -> None:
         """A run on an executor it was given (a Dask client's, a process pool's) stopped by Ctrl-C or
