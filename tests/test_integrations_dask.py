@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import os
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -18,7 +19,12 @@ from dask.distributed import Client, LocalCluster
 
 import warmbo as wb
 import warmbo.optimizer
-from warmbo.optimizer import InterruptedRunWarning, NoWorkersWarning, TrialFailedWarning
+from warmbo.optimizer import (
+    InterruptedRunWarning,
+    NoWorkersWarning,
+    ObjectiveNotSentError,
+    TrialFailedWarning,
+)
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +149,42 @@ def test_a_harmless_evaluation_is_not_queued_behind_one_that_kills_its_worker():
     }
     assert "KilledWorker" in opt.history[0].error
     assert not [name for name in registered if "warmbo" in name]  # the run's objective was released
+
+
+def test_an_objective_that_does_not_pickle_stops_the_run_at_once_and_leaves_no_trial(client, tmp_path):
+    # an objective holding a lock: the run raised a bare "cannot pickle '_thread.lock' object" and
+    # left its first trial pending in the study for good
+    lock = threading.Lock()
+
+    def objective(params):
+        with lock:
+            return params["x"]
+
+    url = f"sqlite:///{tmp_path / 'unsent.db'}"
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, storage=url)
+    with pytest.raises(ObjectiveNotSentError, match=r"cannot pickle '_thread.lock'.*open them inside"):
+        opt.run(objective, budget=3, executor=client.get_executor(), progress=False)
+    assert wb.Optimizer.load(url).history == []
+
+
+def test_an_objective_a_worker_cannot_load_stops_the_run_at_once(client, tmp_path, monkeypatch):
+    # a module of the driver's path only: every evaluation failed with ModuleNotFoundError, three
+    # trials were spent before the run stopped; the plugin's registration now says so before any
+    (tmp_path / "only_on_the_driver.py").write_text("def objective(params):\n    return params['x']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))  # (after the workers started: theirs lacks it)
+    import only_on_the_driver
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    try:
+        with pytest.raises(
+            ObjectiveNotSentError, match="No module named 'only_on_the_driver'.*installed there"
+        ):
+            opt.run(only_on_the_driver.objective, budget=3, executor=client.get_executor(), progress=False)
+    finally:
+        del sys.modules["only_on_the_driver"]
+    assert opt.history == []
+    registered = client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+    assert not [name for name in registered if "warmbo" in name]
 
 
 def test_a_run_on_a_cluster_without_workers_says_it_waits_for_one(monkeypatch):

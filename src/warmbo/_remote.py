@@ -19,12 +19,18 @@ of the two above).
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
 
-__all__ = ["Submitter", "executor_slots"]
+__all__ = ["ObjectiveNotSentError", "Submitter", "executor_slots"]
+
+
+class ObjectiveNotSentError(RuntimeError):
+    """:meth:`warmbo.Optimizer.run` could not send its objective to a Dask cluster's workers (it does
+    not pickle, or a worker cannot load it): no evaluation could run, and the run stops before any."""
 
 
 def _by_value(plugin_base: type):
@@ -78,7 +84,18 @@ class Submitter:
 
             plugin_class, self._call = _by_value(WorkerPlugin)
             name = f"warmbo-objective-{uuid.uuid4().hex}"
-            self.client.register_plugin(plugin_class(self.objective), name=name)
+            try:
+                self.client.register_plugin(plugin_class(self.objective), name=name)
+            except Exception as exc:
+                with contextlib.suppress(Exception):  # (the workers that did load it)
+                    self.client.unregister_worker_plugin(name)
+                raise ObjectiveNotSentError(
+                    f"the objective could not be sent to the Dask cluster's workers: "
+                    f"{type(exc).__name__}: {exc}. An objective evaluated on a cluster is pickled "
+                    "(cloudpickle: a function of your script goes by value, but what it holds must "
+                    "pickle too: no locks, open files or connections; open them inside the function) "
+                    "and loaded on each worker, so every module it imports must be installed there"
+                ) from exc
             self.name = name
         # pure=False: Dask's default (pure=True) names a task by its arguments, and an evaluation of a
         # point evaluated just before (the repeats of a finite space, a noisy objective) got that

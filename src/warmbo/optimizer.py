@@ -99,7 +99,7 @@ from typing import Any, NamedTuple, overload
 import numpy as np
 
 from ._linalg import NotPositiveDefiniteError
-from ._remote import Submitter, executor_slots
+from ._remote import ObjectiveNotSentError, Submitter, executor_slots
 from ._threads import blas_limited, blas_threads, source_threads
 from ._validation import check_int, check_seconds
 from ._warnings import UnansweredAskWarning, user_stacklevel
@@ -166,6 +166,7 @@ __all__ = [
     "RecordedElsewhereWarning",
     "InterruptedRunWarning",
     "NoWorkersWarning",
+    "ObjectiveNotSentError",
     "RepeatedPointsWarning",
     "RepeatedFailureError",
     "UnansweredAskWarning",
@@ -1688,6 +1689,15 @@ class Optimizer:
         values = np.array([t.value for t in complete])
         i = int(np.argmax(values) if self.maximize else np.argmin(values))
         return Best(complete[i].params, float(values[i]))
+
+    @property
+    def n_finished(self) -> int:
+        """The study's finished trials as :meth:`run`'s ``budget`` counts them: complete or failed,
+        imported prior rows (``add_prior``, ``prior=`` with ``transfer="none"``) not counted. So
+        ``run(f, budget=opt.n_finished + N)`` evaluates ``N`` more (Optuna's ``n_trials=N``);
+        ``len(opt.study)`` counts the prior rows and pending trials too (a user test's recipe with
+        it ran 35 evaluations for 5 on a study holding 30 prior rows)."""
+        return self._finished()
 
     @property
     def output_scale(self) -> str | None:
@@ -4321,6 +4331,10 @@ class Optimizer:
                 interrupt.add_note(self._interrupted_note(finished(), budget, left))
             raise
         except BaseException as exc:
+            # the trial just asked, that no evaluation has (an objective Dask could not send, an
+            # ask's own error after its insert): withdrawn, as after an interrupt (it stayed pending)
+            with contextlib.suppress(Exception):
+                self._remove_own_pending(unstarted)
             if submitter is not None and (running or queue):
                 # (a callback's error, a client.restart() that timed out: nothing records the
                 # evaluations still running on the cluster after this)
