@@ -1451,8 +1451,16 @@ def test_the_run_budget_does_not_count_imported_prior_rows():
     y = [branin_objective({"x0": a, "x1": b}) for a, b in X]
     calls = []
     opt = wb.Optimizer(SPACE, prior=(X, y), transfer="none", seed=0)
+    assert opt.n_finished == 0 and len(opt.study) == 12
     opt.run(lambda p: calls.append(p) or branin_objective(p), budget=5, progress=False)
     assert len(calls) == 5 and len(opt.history) == 17
+    # n more, as Optuna's n_trials (a user test's recipe with len(opt.study) ran 35 for 5)
+    opt.tell_failed(opt.ask(), "diverged")
+    pending = opt.ask()  # (neither a pending trial nor the prior rows count)
+    assert opt.n_finished == 6
+    opt.tell(pending, branin_objective(dict(pending)))
+    opt.run(lambda p: calls.append(p) or branin_objective(p), budget=opt.n_finished + 3, progress=False)
+    assert len(calls) == 8 and opt.n_finished == 10
 
 
 def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp_path):
