@@ -208,14 +208,27 @@ def test_a_run_on_a_cluster_without_workers_says_it_waits_for_one(monkeypatch):
     assert "no workers" in str(said[0].message) and "(trial(s) 1)" in str(said[0].message)
 
 
-def _slow_x(params):
-    import time
+def _first_short_then_long(first: str):
+    """An objective whose first evaluation (of all workers) takes 0.5 s and every other 1.5 s: at the
+    first one's end the other worker's is surely still running. (With both at 0.5 s they ran side by
+    side on the two workers and could end together, before a restart at the first's callback: the
+    evaluations used to queue on the one worker holding the objective, which staggered them.)"""
 
-    time.sleep(0.5)  # long enough that the other worker's evaluation is running at the restart
-    return params["x"]
+    def objective(params):  # (nested: sent by value to the worker processes)
+        import os
+        import time
+
+        try:
+            os.close(os.open(first, os.O_CREAT | os.O_EXCL))
+            time.sleep(0.5)
+        except FileExistsError:
+            time.sleep(1.5)
+        return params["x"]
+
+    return objective
 
 
-def test_evaluations_cancelled_by_a_client_restart_are_evaluated_again():
+def test_evaluations_cancelled_by_a_client_restart_are_evaluated_again(tmp_path):
     # client.restart() (a leaking worker, the dashboard's button) cancels the evaluations in flight:
     # the run stopped with a bare CancelledError and left them pending; a cancellation says nothing of
     # the point, so the run evaluates it again and reaches its budget
@@ -226,12 +239,12 @@ def test_evaluations_cancelled_by_a_client_restart_are_evaluated_again():
     with LocalCluster(**two) as cluster, Client(cluster) as restarted:
 
         def restart_once(optimizer, trial):
-            if trial.id == 3:
+            if not pending_at_restart:  # (at the first evaluation's end)
                 pending_at_restart.extend(t.id for t in optimizer.study.trials(("pending",)))
                 restarted.restart()
 
         opt.run(
-            _slow_x,
+            _first_short_then_long(str(tmp_path / "first")),
             budget=8,
             n_workers=2,
             executor=restarted.get_executor(),
@@ -474,9 +487,10 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
             while not pathlib.Path(release).exists() and time.monotonic() < deadline:
                 time.sleep(0.05)
         else:
-            time.sleep(0.5)  # long enough that the other worker's evaluation is running at the restart
+            staggered(params)  # (the first evaluation ends first, the other still running)
         return params["x"]
 
+    staggered = _first_short_then_long(str(tmp_path / "first"))
     url = f"sqlite:///{tmp_path / 'restart.db'}"
     opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0), wb.Int("k", 1, 3)]), seed=0, storage=url)
     in_flight, requeued = [], []  # trial ids, and the points of those trials
@@ -486,7 +500,7 @@ def test_trials_requeued_after_a_restart_are_withdrawn_when_the_run_is_interrupt
         with LocalCluster(**two) as cluster, Client(cluster) as restarted:
 
             def restart_once(optimizer, trial):
-                if trial.id == 3:
+                if not marker.exists():  # (at the first evaluation's end)
                     pending = optimizer.study.trials(("pending",))
                     in_flight.extend(t.id for t in pending)
                     requeued.extend(repr(t.params["x"]) for t in pending)
