@@ -3586,7 +3586,20 @@ def test_observe_withdraw_takes_a_trial_out_and_status_lists_it(workdir, monkeyp
     )
     row = invoke("observe", "--storage", "imp.db", "--trial", 2, "--withdraw")
     said = " ".join(row.output.split())
-    assert row.exit_code == 1 and "trial 2 is a row of prior data" in said and "prior remove" in said, said
+    assert (
+        row.exit_code == 1
+        and "withdraw trial 2: it is a row of prior data" in said
+        and "prior remove" in said
+    ), said
+    # amended as failed, it left no failed trial of the study's own and every later suggest raised
+    # "SuccessClassifier needs both complete and failed trials" (hostile-input user test); amended
+    # to another value, a re-import of the grown file brought the old value back beside it
+    before = [(t.id, t.state, t.value) for t in wb.Study("imp.db").trials()]
+    for amend in (["--failed", "--note", "bad row"], ["--value", "1.5"]):
+        row = invoke("observe", "--storage", "imp.db", "--trial", 1, "--amend", *amend)
+        said = " ".join(row.output.split())
+        assert row.exit_code == 1 and "amend trial 1: it is a row of prior data" in said, said
+    assert [(t.id, t.state, t.value) for t in wb.Study("imp.db").trials()] == before
 
 
 def test_one_result_recorded_twice_from_a_suggestions_rounded_settings_is_pointed_out(workdir):

@@ -1463,6 +1463,21 @@ def test_the_run_budget_does_not_count_imported_prior_rows():
     assert len(calls) == 8 and opt.n_finished == 10
 
 
+def test_a_prior_row_marked_failed_does_not_stop_the_asks(tmp_path):
+    # a study whose only failed trial was an imported prior row (amended as failed before amend
+    # refused prior rows): the failure model got no failed trial of the study's own and every ask
+    # raised "SuccessClassifier needs both complete and failed trials" (hostile-input user test)
+    url = f"sqlite:///{tmp_path / 'rows.db'}"
+    X = np.random.default_rng(0).uniform([-5, 0], [10, 15], (4, 2))
+    y = [branin_objective({"x0": a, "x1": b}) for a, b in X]
+    opt = wb.Optimizer(SPACE, prior=(X, y), transfer="none", seed=0, storage=url)
+    with pytest.raises(ValueError, match="cannot amend trial 1: it is a row of prior data"):
+        opt.amend(1, failed=True, note="bad row")
+    opt.study.amend(1, failed=True, note="bad row")  # (as the study of an earlier version holds it)
+    opt.run(branin_objective, budget=6, progress=False)
+    assert opt.n_finished == 6 and opt.study.trial(1).state == "failed"
+
+
 def test_runs_sharing_a_study_leave_the_budget_to_live_evaluations_of_others(tmp_path):
     """Another worker's pending trial with a fresh heartbeat takes a place in the budget: a second
     run on the study does not add a trial beyond it. A silent one (its beat older than LIVE_BEATS

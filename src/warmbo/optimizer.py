@@ -451,6 +451,20 @@ class InterruptedRunWarning(UserWarning):
     their trials and says what it kept."""
 
 
+def _refuse_prior_row(stored: Trial, action: str) -> None:
+    """An imported prior row is not withdrawn or amended: its import's bookkeeping counts the study's
+    rows, so a re-import of the grown file would bring the old row back (an amended row came back
+    beside its correction, with "no longer in it" said of it), and `prior list` would count it. A
+    user test's amend of one as failed left no failed trial of the study's own, and every later
+    ask raised from the failure model."""
+    if stored.worker == PRIOR_WORKER:
+        raise ValueError(
+            f"cannot {action} trial {stored.id}: it is a row of prior data (imported with add_prior or "
+            "--prior --transfer none), not a trial of this study's own: correct the data and import "
+            "them again, or remove the import (opt.remove_prior, warmbo prior remove)"
+        )
+
+
 class NoWorkersWarning(UserWarning):
     """:meth:`Optimizer.run` on a Dask cluster's executor has evaluations waiting and the cluster has
     had no workers for :data:`NO_WORKERS_AFTER` seconds: the run waits for one."""
@@ -2670,7 +2684,9 @@ class Optimizer:
         success = near = None
         if failed and self.failures == "classifier" and isinstance(acquisition, EI | PI):
             finished = [t for t in trials if t.state in (COMPLETE, FAILED) and t.worker != PRIOR_WORKER]
-            if any(t.state == COMPLETE for t in finished):  # (every own trial failed: the liar's)
+            # (every own trial failed: the liar's; no own trial failed, only a prior row marked
+            # failed before amend refused it: the liar's too, where the classifier raised at every ask)
+            if {COMPLETE, FAILED} <= {t.state for t in finished}:
                 # EI weighed by the chance of success where failures are, instead of the liar there
                 # (fitted at every ask: a suggestion depends on the study, not on this object's past)
                 success = SuccessClassifier(
@@ -3622,7 +3638,10 @@ class Optimizer:
         """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed
         (``failed=True``, ``note`` says why). The earlier result is kept in the study
         (:meth:`~warmbo.storage.Study.amend`, meta ``amended:<id>``); committed before this returns."""
-        return self.study.amend(self._amended_id(trial), value, failed=failed, note=note, by=person())
+        with self.study.transaction():
+            trial_id = self._amended_id(trial)
+            _refuse_prior_row(self.study.trial(trial_id), "amend")
+            return self.study.amend(trial_id, value, failed=failed, note=note, by=person())
 
     def withdraw(self, trial, note: str | None = None) -> Trial:
         """Take a trial out of the study (:meth:`~warmbo.storage.Study.withdraw`): a result recorded
@@ -3637,14 +3656,7 @@ class Optimizer:
         trial_id = trial.id if isinstance(trial, Trial) else getattr(trial, "trial_id", trial)
         with self.study.transaction():
             stored = self.study.trial(trial_id)
-            if stored.worker == PRIOR_WORKER:
-                # (its import's bookkeeping counts the study's rows: a re-import of the grown file
-                # would bring it back, and `prior list` would count it)
-                raise ValueError(
-                    f"trial {stored.id} is a row of prior data (imported with add_prior or --prior "
-                    "--transfer none), not a trial of this study's own: correct the data and import them "
-                    "again, or remove the import (opt.remove_prior, warmbo prior remove)"
-                )
+            _refuse_prior_row(stored, "withdraw")
             silent = live_run_trials(self.study).get(stored.id) if stored.state == PENDING else None
             if silent is not None:
                 raise StorageError(
