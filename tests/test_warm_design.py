@@ -707,3 +707,22 @@ def test_the_trials_avoided_are_the_close_pairs_of_one_value_and_none_without_on
     # only the latest PLATEAU_TRIALS own trials are read (pairs cost the square of a group)
     monkeypatch.setattr(wb.optimizer, "PLATEAU_TRIALS", 4)
     assert opt._plateau(model, [t for t in trials if t.state == "complete"]) is None
+
+
+def test_a_source_model_peak_the_rows_do_not_show_is_not_used():
+    # a user test's climb ran across the space to a predicted error of -0.084 where the best row had
+    # 0.013 (an extrapolation of the GP), and that point scored 0.728 on the target in every seed. Here
+    # rows rise steeply to 1.0 at x = 0.4 and fall to 0 at x = 1: the mean goes on rising into the gap
+    # (to 1.07, 7% of the range above the best row) and is not taken for a peak ...
+    from warmbo.models.defaults import default_model
+    from warmbo.transfer.warm_design import _MAX_RISE, _climb
+
+    X = np.array([[0.0], [0.1], [0.2], [0.3], [0.4], [1.0]])
+    y = np.array([0.0, 0.25, 0.5, 0.75, 1.0, 0.0])
+    mean = default_model(1, seed=0).fit(X, y).predict(np.linspace(0, 1, 101)[:, None])[0]
+    assert mean.max() > 1.0 + _MAX_RISE  # (the extrapolation this guards against)
+    assert _climb(X[4], X, y, 0) is None
+    # ... while a peak between rows that show it is still climbed to
+    X = np.linspace(0, 1, 12)[:, None]
+    peak = _climb(X[6], X, -((X[:, 0] - 0.52) ** 2), 0)
+    assert peak is not None and abs(peak[0] - 0.52) < 0.01
