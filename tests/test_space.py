@@ -745,3 +745,16 @@ def test_a_non_positive_value_of_a_log_parameter_is_said_to_read_as_a_logarithm(
     with pytest.raises(SpaceError) as plain:
         Float("x", 0.5, 1.0).validate(-0.5)  # (not a log parameter: no hint)
     assert str(plain.value).endswith("is outside [0.5, 1.0]")
+
+
+def test_choices_written_alike_are_refused() -> None:
+    # (hostile-input user test) ["1", 1] was accepted: suggest and status printed 1, 1, the export
+    # wrote both as 1, and reading it back stored the int's trial as "1" without a word
+    for choices, written in (
+        (["1", 1, True], "'1'"),
+        (["a", "True", True], "'True'"),
+        ([0.5, "0.5"], "'0.5'"),
+    ):
+        with pytest.raises(SpaceError, match=f"written alike \\({written}\\)"):
+            Categorical("c", choices)
+    assert Categorical("c", [True, 1, "one"]).choices == (True, 1, "one")  # (written apart: kept)

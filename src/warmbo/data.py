@@ -1069,9 +1069,9 @@ class TaskData:
         Raises
         ------
         DataError
-            Column names that collide, or values whose text would read back differently
-            (a categorical whose choices include both ``"1"`` and ``1``, a task label with
-            surrounding whitespace).
+            Column names that collide, or values whose text would read back differently (a task
+            label with surrounding whitespace; a categorical's choices written alike, ``"1"`` and
+            ``1``, are refused by the space itself).
         """
         names = list(self.space.names)
         header = [*names, y] + ([task] if self.task is not None else [])

@@ -748,8 +748,10 @@ class Categorical(Parameter):
         Non-empty parameter name.
     choices : sequence of str, int, float or bool
         Non-empty, distinct, finite choices. Bools, numbers and strings are distinct kinds
-        (``True`` and ``1`` are different choices; ``1`` and ``1.0`` are the same). Numpy
-        scalars are converted to Python scalars.
+        (``True`` and ``1`` are different choices; ``1`` and ``1.0`` are the same), but two choices
+        written alike (``"1"`` and ``1``, ``"True"`` and ``True``) are refused: a table, a CSV
+        file or a typed value could not tell them apart. Numpy scalars are converted to Python
+        scalars.
 
     Notes
     -----
@@ -788,6 +790,15 @@ class Categorical(Parameter):
                 raise SpaceError(f"parameter {name!r}: choice {c!r} is not finite")
             if key in index:
                 raise SpaceError(f"parameter {name!r}: duplicate choice {c!r}")
+            same = next((other for other in choices if str(other) == str(value)), None)
+            if same is not None:
+                # (a user test: ["1", 1] printed as 1, 1 in suggest and status, exported both as 1,
+                # and a re-import stored the int's trial as "1" without a word)
+                raise SpaceError(
+                    f"parameter {name!r}: choices {same!r} and {value!r} are written alike ({str(value)!r}) "
+                    "in tables, CSV files and on the command line, so an exported or typed value could not "
+                    f"tell them apart; name one otherwise (e.g. {str(value) + '_' + type(value).__name__!r})"
+                )
             index[key] = len(choices)
             choices.append(value)
         if not choices:
