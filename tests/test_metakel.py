@@ -406,3 +406,23 @@ def test_bound_after_an_empty_support_describes_k_full():
         f = B * kernel.features(X)[:, 0]
         assert np.sqrt(f @ np.linalg.pinv(K_full) @ f) == pytest.approx(bound.B, rel=1e-8)
         assert np.sqrt(f @ np.linalg.pinv(kernel(X, X)) @ f) == pytest.approx(B, rel=1e-8)
+
+
+def test_cross_validated_lambda_scales_with_y_and_keeps_the_support():
+    # (hostile-input user test) the regulariser of the scoring ridge regression was in y's units and
+    # its kernel was not: y x 100 chose all 7 kernels where y x 1 chose the 2 true ones, y x 1e12 one
+    rng = np.random.default_rng(0)
+    base = [Legendre(j) for j in range(1, 8)]
+
+    def task(n):
+        x = rng.uniform(-1, 1, n)
+        return x, base[1].features(x)[:, 0] + 0.5 * base[4].features(x)[:, 0] + 0.01 * rng.standard_normal(n)
+
+    tasks = [task(25) for _ in range(8)]
+    unit = MetaKeL(base).fit(tasks)
+    assert unit.support_.tolist() == [1, 4]  # (the kernels the tasks are made of)
+    for s in (1e-6, 100.0, 1e6):
+        scaled = MetaKeL(base).fit([(x, s * y) for x, y in tasks])
+        assert scaled.support_.tolist() == [1, 4], s
+        assert scaled.lam_ == pytest.approx(s * unit.lam_, rel=1e-6)
+        np.testing.assert_allclose(scaled.weights_ / s, unit.weights_, rtol=1e-4, atol=1e-6)

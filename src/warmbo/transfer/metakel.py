@@ -237,7 +237,9 @@ class MetaKeL(ModelBase):
         Cross-validation (when ``lam`` and ``noise`` are both None): the tasks are split into
         ``n_folds`` folds; for each lambda on a log grid, the group lasso is fitted on the other folds
         and k_hat scored on each held-out task by the leave-one-out squared error of kernel ridge
-        regression with k_hat (regulariser: the training residual variance). This scores what k_hat
+        regression with k_hat at unit largest weight (regulariser: the training residual variance over
+        the mean of y^2, so that the chosen lambda scales with y and the support does not depend on
+        y's units). This scores what k_hat
         is for, fitting new tasks, and needs no coefficients of the held-out tasks.
         """
         check_int(self.n_folds, "n_folds (folds of tasks for cross-validation)", 2)
@@ -323,6 +325,11 @@ class MetaKeL(ModelBase):
         folds = np.array_split(np.random.default_rng(0).permutation(m), min(int(self.n_folds), m))
         grid = scale * np.logspace(0, -4, int(self.n_lambdas))
         scores = np.zeros(grid.size)
+        # the kernel ridge regression that scores k_hat has k_hat at a fixed amplitude (its largest
+        # weight 1); its regulariser, the residual variance, is in y's units squared. Taken relative
+        # to y's second moment, the pair is unit-free: lambda scales with y and the support does not
+        # move (hostile-input user test: y x 100 picked all 7 kernels where y x 1 picked the 2 true)
+        moment = float(np.mean(np.concatenate([np.ravel(y) for y in ys]) ** 2))
         for held in folds:
             train = np.setdiff1d(np.arange(m), held)
             G, c, yy, w = self._statistics([features[i] for i in train], [ys[i] for i in train])
@@ -334,7 +341,8 @@ class MetaKeL(ModelBase):
                 residual = sum(
                     float(np.sum((ys[t] - features[t] @ beta[k]) ** 2)) for k, t in enumerate(train)
                 ) / sum(features[t].shape[0] for t in train)
-                scores[i] += sum(_loo_error(features[t], ys[t], weights, groups, residual) for t in held)
+                ridge = residual / moment if moment > 0 else residual
+                scores[i] += sum(_loo_error(features[t], ys[t], weights, groups, ridge) for t in held)
         scores /= m
         self.cv_scores_ = (grid, scores)
         return float(grid[int(np.argmin(scores))])
