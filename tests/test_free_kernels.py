@@ -114,6 +114,25 @@ def test_flat_auxiliary_data_with_the_svm_learner_fall_back_as_004_section_7():
     assert tp.vanished_ and tp.bias_ == pytest.approx(1.0) and not np.any(tp.alpha_)
 
 
+def test_small_scaled_auxiliary_data_are_not_taken_for_flat():
+    # (hostile-input user test) y x 1e-6 warned "the learner's dual weights are all zero (flat
+    # auxiliary data?)" and fell back to K_2: the thresholds were absolute, while the dual weights
+    # are in y's units and K^A_2 in their square
+    import warnings
+
+    rng = np.random.default_rng(1)
+    aux = rng.uniform(0, 1, (40, 2))
+    y = -np.sin(6 * aux[:, 0]) * np.cos(4 * aux[:, 1])
+    x, x2 = rng.random((3, 2)), rng.random((3, 2))
+    unit = wb.TunedPrior(free.SE(0.6), learner="krr", centre=True, C=10.0).fit(aux, y)
+    for s in (1e-6, 1e-10, 1e6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # (no "flat auxiliary data?")
+            scaled = wb.TunedPrior(free.SE(0.6), learner="krr", centre=True, C=10.0).fit(aux, s * y)
+        assert not scaled.vanished_
+        np.testing.assert_allclose(scaled.kernel_(x, x2), unit.kernel_(x, x2), rtol=1e-6, atol=1e-9)
+
+
 def test_loo_tuning_and_a_tuned_prior_in_the_optimizer():
     rng = np.random.default_rng(13)
     A = rng.uniform(0, 1, (40, 2))

@@ -210,7 +210,7 @@ class TunedPrior(ModelBase):
         self.loo_error_, self.free_, self.C_, K = best
         self.alpha_, self.bias_ = self._dual(K, y, self.C_)
         self.X_aux_ = A
-        self._build_kernel(A)
+        self._build_kernel(A, float(np.max(np.abs(y - np.mean(y)))))
         self.truncation_error_ = 0.0
         if A.shape[0] < full[0].shape[0] and not self.vanished_:
             self.truncation_error_ = self._reduction_error(full[0], full[1])
@@ -224,14 +224,17 @@ class TunedPrior(ModelBase):
         probe = A_full[_farthest_points(A_full, min(20, A_full.shape[0]))]
         return float(np.max(np.abs(full(probe, probe) - reduced(probe, probe))))
 
-    def _build_kernel(self, A: np.ndarray) -> None:
+    def _build_kernel(self, A: np.ndarray, spread: float) -> None:
+        """``spread``: the largest deviation of y from its mean. The dual weights are in y's units, so
+        they are "all zero" relative to it (an absolute 1e-10 called the data flat once y was
+        scaled by 1e-6: hostile-input user test)."""
         alpha = self.alpha_
         scale = float(np.max(np.abs(alpha))) if alpha.size else 0.0
         base = self.free_.order(2)
-        if scale < 1e-10:
+        if scale <= 1e-10 * spread or spread == 0.0:
             self._vanish(base, "the learner's dual weights are all zero (flat auxiliary data?)")
             return
-        raw = TunedKernel(self.free_, A, alpha, normalize=False)
+        raw = TunedKernel(self.free_, A, alpha / scale, normalize=False)  # (quadratic in alpha: unit-free)
         if float(np.max(raw(A))) <= 1e-12 * max(float(np.max(np.abs(base(A)))), 1e-300):
             self._vanish(base, "K^A_2 vanishes on the auxiliary points")
             return
