@@ -497,3 +497,24 @@ def test_rgpe_align_sources_maps_each_source_onto_the_targets_scale():
     # fewer than 3 target points: no line is fitted
     few = RGPE(source=sources, seed=0, prevent_dilution=False, align_sources=True, **FIXED).fit(X[:2], y[:2])
     np.testing.assert_array_equal(few.alignment_, [[1.0, 0.0], [1.0, 0.0]])
+
+
+def test_sources_with_values_beyond_1e154_standardise_and_transfer():
+    # (hostile-input user test) np.std squares the values and overflowed above |y| ~ 1.3e154, which a
+    # study accepts: a study or CSV of such values given as prior= failed every ask ("source values
+    # are too large to standardise"), and a --prior-replace with them had already stored them
+    import warnings
+
+    from warmbo.transfer.sources import standardise
+
+    y = np.array([1e200, -1e200, 3e199])
+    mean, std = standardise(y)
+    assert mean == pytest.approx(np.mean(y / 1e200) * 1e200) and std == pytest.approx(
+        np.std(y / 1e200) * 1e200
+    )
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # (no overflow on the way)
+        opt = wb.Optimizer(space, prior=([[0.1], [0.5], [0.9]], y), seed=0)
+        first = opt.ask()
+    assert first["x"] == pytest.approx(0.5)  # (the sources' best, minimising: -1e200 at x = 0.5)

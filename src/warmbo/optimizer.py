@@ -322,7 +322,7 @@ def _informative(prior: TaskData) -> TaskData | None:
     keep = np.ones(y.size, dtype=bool)
     for label in dict.fromkeys(labels.tolist()):
         rows = labels == label
-        if y[rows].size and np.ptp(y[rows]) == 0:
+        if y[rows].size and np.all(y[rows] == y[rows][0]):  # (np.ptp overflows near 1.8e308)
             keep &= ~rows
             name = prior.source if prior.task is None else f"{label!s}"
             count = int(rows.sum())

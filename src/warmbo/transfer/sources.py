@@ -37,18 +37,26 @@ class SourceTask:
     @property
     def z(self) -> np.ndarray:
         """Standardised outputs ``(y - mean) / std``."""
-        return (self.y - self.mean) / self.std
+        return self.y / self.std - self.mean / self.std  # (y - mean overflows for |y| near 1.8e308)
 
     def __len__(self) -> int:
         return int(self.y.shape[0])
 
 
 def standardise(y: np.ndarray) -> tuple[float, float]:
-    """Mean and standard deviation used for z-scores (std 1 when y is constant or has one value)."""
-    mean = float(np.mean(y))
-    std = float(np.std(y)) if y.size > 1 else 1.0
-    if not np.isfinite(mean) or not np.isfinite(std):
-        raise ValueError("source values are too large to standardise")
+    """Mean and standard deviation used for z-scores (std 1 when y is constant or has one value).
+
+    Computed on ``y / max|y|`` and scaled back, so that any finite values have both: ``np.std``
+    squares them and overflowed above |y| ~ 1.3e154, which a study accepts (values up to 1.8e308), and
+    such a study, or a CSV of such values, given as ``prior=`` failed every ask (hostile-input user
+    test)."""
+    y = np.asarray(y, dtype=np.float64)
+    top = float(np.max(np.abs(y))) if y.size else 0.0
+    if not np.isfinite(top):
+        raise ValueError("source values must be finite")
+    unit = top if top > 0 else 1.0
+    mean = unit * float(np.mean(y / unit))
+    std = unit * float(np.std(y / unit)) if y.size > 1 else 1.0
     return mean, (std if std > 0 else 1.0)
 
 
