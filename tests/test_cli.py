@@ -2975,6 +2975,7 @@ def test_exporting_a_maximised_study_says_how_to_use_it_as_a_prior_of_a_minimise
     assert done.exit_code == 0, done.output
     said = " ".join(done.output.split())
     assert "the values were maximised" in said and "--prior acc.db" in said
+    assert "give --maximize when you create a study from it" in said  # (lab user test)
     wb.Optimizer(wb.Space.from_dict(SPACE), seed=3, storage="loss.db").study.close()
     quiet = invoke("export", "--storage", "loss.db", "--out", "loss.csv")
     assert quiet.exit_code == 0 and "maximised" not in quiet.output
@@ -4229,3 +4230,30 @@ def test_warmbo_version():
     # a first-time user test: `warmbo --version` was "No such option"
     result = invoke("--version")
     assert result.exit_code == 0 and result.output.strip() == f"warmbo {wb.__version__}"
+
+
+def test_suggest_n_0_imports_prior_rows_without_asking(workdir):
+    # (lab user test) the only import of a spreadsheet was `suggest --prior F --transfer none`, which
+    # refused -n 0, so every import (and every re-import of a corrected file) left an unwanted pending
+    # suggestion in the study
+    (workdir / "old.csv").write_text("x,mode,y\n0.5,a,1.0\n0.25,a,2.0\n")
+    (workdir / "more.csv").write_text("x,mode,y\n0.75,a,3.0\n")
+    first = invoke(
+        "suggest",
+        "--storage",
+        "imp.db",
+        "--space",
+        "space.json",
+        "--prior",
+        "old.csv",
+        "--transfer",
+        "none",
+        "-n",
+        0,
+    )
+    assert first.exit_code == 0 and "no suggestion asked (-n 0)" in first.output, first.output
+    again = invoke("suggest", "--storage", "imp.db", "--prior", "more.csv", "--transfer", "none", "-n", 0)
+    assert again.exit_code == 0, again.output
+    trials = wb.Study("imp.db").trials()
+    assert [(t.state, t.value) for t in trials] == [("complete", 1.0), ("complete", 2.0), ("complete", 3.0)]
+    assert invoke("suggest", "--storage", "imp.db", "-n", -1).exit_code == 2  # (still bounded below)

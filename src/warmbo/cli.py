@@ -1362,7 +1362,9 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
                 f"  {record['gone']} row(s) imported from an earlier version of {redacted(entry)} are "
                 "no longer "
                 f"in it and stay in the study; to keep only its current rows: 'warmbo prior remove "
-                f"{_study_arg(storage)} --file {shlex.quote(redacted(entry))}', then import it again",
+                f"{_study_arg(storage)} --file {shlex.quote(redacted(entry))}', then import it again "
+                f"('warmbo suggest {_study_arg(storage)} --prior {shlex.quote(redacted(entry))} "
+                "--transfer none -n 0': -n 0 asks for no suggestion)",
                 soft_wrap=True,
             )
 
@@ -2060,7 +2062,15 @@ def _stored_kind(storage) -> str | None:
 def suggest(
     study: StudyArgument = None,
     storage: StorageOption = None,
-    n: Annotated[int, typer.Option("-n", help="Number of points.", min=1)] = 1,
+    n: Annotated[
+        int,
+        typer.Option(
+            "-n",
+            help="Number of points; 0 asks for none (to create the study, or import --prior rows with "
+            "--transfer none, only).",
+            min=0,
+        ),
+    ] = 1,
     max_trials: MaxTrialsOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines instead of a table.")] = False,
     fixed: Annotated[
@@ -2267,6 +2277,9 @@ def suggest(
         if getattr(opt, "task_names", None):
             raise ValueError("--fixed is for single-objective studies, not multi-task ones")
         held = _parse_params(fixed, opt.space, "--fixed", partial=True)
+    if n == 0:  # (a lab user test: every import of a spreadsheet took an unwanted suggestion too)
+        errors.print("no suggestion asked (-n 0)", highlight=False)
+        return
     suggestions = _ask_all_or_nothing(opt, n, held)
     if as_json:
         for s in suggestions:
@@ -3262,9 +3275,9 @@ def export(
         # export written up for a lab book)
         said.print(
             f"the values were maximised (higher is better); a --prior file is read in the new study's "
-            f"direction, so for a study that minimises give the study itself, --prior "
-            f"{_study_arg(storage)}, which "
-            "knows its direction (or negate the values)",
+            "direction: give --maximize when you create a study from it (without it the study minimises "
+            "and takes the lowest values for the best); for a study that minimises give the study itself, "
+            f"--prior {_study_arg(storage)}, which knows its direction (or negate the values)",
             markup=False,
             highlight=False,
             soft_wrap=True,
