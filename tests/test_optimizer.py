@@ -2835,3 +2835,26 @@ def test_the_first_fit_of_a_long_told_study_is_bounded_as_a_warm_refit_is(monkey
     opt.ask()
     assert 0 < len(full) <= _WARM_MAX_EVALUATIONS + 1  # (L-BFGS-B may overrun maxfun by one)
     assert opt._current_model().kernel_ != opt.model.kernel  # it did fit
+
+
+def test_reopening_with_a_prior_study_that_grew_imports_only_its_new_rows(tmp_path):
+    # (PostgreSQL user test) prior=[study], transfer="none" was one import tagged by the hash of every
+    # row: reopened with the same line after the source study grew, every row was imported again (3
+    # trials, then 7 for 4), and `prior remove --file` knew no such source. A list of several files
+    # was refused ("prior data with several tasks needs a transfer model"); the CLI took both
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    source = wb.Optimizer(space, storage=str(tmp_path / "src.db"), seed=0)
+    for v in (0.1, 0.2, 0.3):
+        source.tell({"x": v}, v)
+    (tmp_path / "a.csv").write_text("x,y\n0.5,5\n0.6,6\n")
+    prior = [str(tmp_path / "src.db"), tmp_path / "a.csv"]
+    url = str(tmp_path / "dst.db")
+    first = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
+    assert sorted(t.params["x"] for t in first.history) == [0.1, 0.2, 0.3, 0.5, 0.6]
+    first.study.close()
+    source.tell({"x": 0.4}, 0.4)
+    again = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
+    assert sorted(t.params["x"] for t in again.history) == [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    records = list(again.priors().values())
+    assert [(r["rows"], r["skipped"]) for r in records if r["source"].endswith("src.db")] == [(3, 0), (1, 3)]
+    assert again.remove_prior(source=str((tmp_path / "a.csv").resolve())) == 2

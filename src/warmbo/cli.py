@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import json
 import math
 import os
@@ -1747,44 +1746,21 @@ def _check_distinct_priors(entries: list[str]) -> None:
 
 
 def _single_task(part):
-    """A one-task prior without its task label (a study's rows are labelled by its URL)."""
-    from .data import TaskData
+    from .prior import single_task
 
-    if part.task is None:
-        return part
-    return TaskData(part.params, part.y, None, part.space, source=part.source)
+    return single_task(part)
 
 
 def _prior_source(entry: str) -> str:
-    """Where a ``--transfer none`` import comes from, as its record keeps it (``prior list``'s
-    ``from``, ``prior remove --file``): a CSV file's or an SQLite study's absolute path, a PostgreSQL
-    study's URL without its password. Before, a study's imports kept none, so importing a study that
-    had grown since stored its earlier rows a second time (a user test: 22 rows twice), where a CSV
-    file's later version adds only its new rows."""
-    from .prior import names_a_study
-    from .storage import _is_postgres, parse_url
+    from .prior import import_source  # (the Optimizer's prior=..., transfer="none" imports alike)
 
-    if _is_postgres(entry):  # (whatever its spelling: scheme, parameters' order; no password: a review)
-        from urllib.parse import parse_qsl, urlencode, urlsplit
-
-        from .storage_postgres import split_url, study_parameter
-
-        conninfo, name = split_url(entry)
-        parts = urlsplit(conninfo)
-        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
-        where = redacted(f"postgresql://{parts.netloc}{parts.path}?{query}".rstrip("?"))
-        return f"{where}{'&' if query else '?'}{study_parameter(name)}"
-    return str(Path(parse_url(entry) if names_a_study(entry) else entry).resolve())
+    return import_source(entry)
 
 
 def _prior_tag(entry: str, part) -> str:
-    """The tag of one ``--transfer none`` import: the hash of the CSV file's bytes (so an unchanged file
-    is imported once per study), or of a study's rows."""
-    from .prior import digest, names_a_study
+    from .prior import import_tag
 
-    if names_a_study(entry):
-        return digest(_single_task(part))
-    return hashlib.sha256(Path(entry).read_bytes()).hexdigest()[:16]
+    return import_tag(entry, part)
 
 
 class _Terminated(KeyboardInterrupt):

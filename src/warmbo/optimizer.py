@@ -1327,7 +1327,7 @@ class Optimizer:
         if self.space.is_finite:
             self.n_initial = min(self.n_initial, int(self.space.cardinality))
         if self.prior is not None and self.transfer == "none":
-            self.add_prior(self.prior, tag=self._prior_digest)
+            self._import_prior(prior, storage)
         self._source_fits_stored = False
         self._source_fits_count = 0  # source GPs' fits the study holds (_store_source_fits)
         if self._source is not None and transfer is None:
@@ -3898,6 +3898,29 @@ class Optimizer:
         if current is None or current.params != entry.params or not is_waiting(current, trials):
             raise _QueueTaken
         self.study.set_meta(entry.key, replace(current, trial=suggestion.trial_id).record())
+
+    def _import_prior(self, prior, storage) -> None:
+        """``prior=..., transfer="none"``: the rows as trials of this study, once. A file or a study
+        (a path, a URL; alone or in a list of them) is imported as the command line imports it, on
+        its own, tagged by its contents and recorded with where it comes from
+        (:func:`warmbo.prior.import_source`), so that reopening with the same line after the source
+        grew adds only its new rows; before, the whole prior was one import tagged by the hash of
+        every row, and each reopening after the source changed imported every row again (a
+        PostgreSQL user test: 3 rows, then 7 for 4). Any other form is one import tagged by its rows."""
+        from .prior import as_prior, import_source, import_tag, single_task
+
+        entries = [prior] if isinstance(prior, str | os.PathLike) else prior
+        if not (
+            isinstance(entries, list | tuple)
+            and entries
+            and all(isinstance(e, str | os.PathLike) for e in entries)
+        ):
+            self.add_prior(self.prior, tag=self._prior_digest)
+            return
+        for entry in entries:
+            part = self.prior if len(entries) == 1 else as_prior(entry, self.space, self.maximize, storage)
+            part = single_task(part)
+            self.add_prior(part, tag=import_tag(entry, part), source=import_source(entry))
 
     def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).

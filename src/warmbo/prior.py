@@ -42,6 +42,7 @@ would split that reader.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -1083,3 +1084,43 @@ def prior_subset_by_source(values, labels, max_rows: int, seed: int | None) -> n
         spare -= extra
     keep = [g[prior_subset(values[g], int(q), seed)] for g, q in zip(groups, share, strict=True)]
     return np.sort(np.concatenate(keep))
+
+
+def single_task(part: TaskData) -> TaskData:
+    """A one-task prior without its task label (a study's rows are labelled by its URL)."""
+    if part.task is None:
+        return part
+    return TaskData(part.params, part.y, None, part.space, source=part.source)
+
+
+def import_source(entry: str | os.PathLike) -> str:
+    """Where a ``transfer="none"`` import of ``entry`` (a CSV file or a study) comes from, as its
+    record keeps it (``prior list``'s ``from``, ``prior remove --file``): a CSV file's or an SQLite
+    study's absolute path, a PostgreSQL study's URL without its password. A later version of the
+    same source adds only its new rows (:meth:`warmbo.Optimizer.add_prior`). Before, a study's
+    imports kept none, so importing a study that had grown since stored its earlier rows a second
+    time (a user test: 22 rows twice; in Python, ``prior=[study], transfer="none"`` reopened after
+    the source grew, every row again: a PostgreSQL user test)."""
+    from .storage import _is_postgres, parse_url, redacted
+
+    entry = os.fspath(entry)
+    if _is_postgres(entry):  # (whatever its spelling: scheme, parameters' order; no password: a review)
+        from urllib.parse import parse_qsl, urlencode, urlsplit
+
+        from .storage_postgres import split_url, study_parameter
+
+        conninfo, name = split_url(entry)
+        parts = urlsplit(conninfo)
+        query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True)))
+        where = redacted(f"postgresql://{parts.netloc}{parts.path}?{query}".rstrip("?"))
+        return f"{where}{'&' if query else '?'}{study_parameter(name)}"
+    return str(Path(parse_url(entry) if names_a_study(entry) else entry).resolve())
+
+
+def import_tag(entry: str | os.PathLike, part: TaskData) -> str:
+    """The tag of one ``transfer="none"`` import: the hash of the CSV file's bytes (so an unchanged
+    file is imported once per study), or of a study's rows (``part``, as read)."""
+    entry = os.fspath(entry)
+    if names_a_study(entry):
+        return digest(single_task(part))
+    return hashlib.sha256(Path(entry).read_bytes()).hexdigest()[:16]
