@@ -113,6 +113,9 @@ def test_studies_in_one_database_are_independent(postgres_server):
 def test_bad_postgres_urls_and_servers_are_clear_errors(postgres_server, tmp_path):
     with pytest.raises(StorageError, match="name the database"):
         Study("postgresql://user@localhost")
+    # (a read opens with ?mode=ro, which the message showed though nobody typed it: PostgreSQL user test)
+    with pytest.raises(StorageError, match=r"'postgresql://user@/\?host=/s&study=run1': name the database"):
+        Study("postgresql://user@/?host=/s&study=run1&mode=ro")
     with pytest.raises(StorageError, match="one non-empty study=NAME"):
         Study("postgresql://user@/db?study=")
     nowhere = f"postgresql://postgres@/warmbo?host={tmp_path}&study=x"  # no server on that socket
@@ -1666,3 +1669,27 @@ def test_a_dict_told_whose_commit_got_through_before_the_drop_is_one_trial(postg
     assert drops.dropped == 1
     assert told.id == s.trial_id
     assert [(t.id, t.state, t.value) for t in Study(postgres_url).trials()] == [(s.trial_id, "complete", 1.5)]
+
+
+def test_report_of_a_study_named_like_a_path_writes_inside_the_current_folder(
+    postgres_server, tmp_path, monkeypatch
+):
+    # (PostgreSQL user test) the default folder was the study's name + "-report": a study named
+    # ../escape wrote ../escape-report outside the folder, one named /tmp/x an absolute path
+    from typer.testing import CliRunner
+
+    from warmbo.cli import app
+
+    inside = tmp_path / "here"
+    inside.mkdir()
+    monkeypatch.chdir(inside)
+    for name, folder in (("../escape", "_escape-report"), ("team/lr", "team_lr-report")):
+        url = postgres_server.url(name)
+        opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), storage=url, seed=0)
+        for v in (0.1, 0.5, 0.9):
+            opt.tell({"x": v}, (v - 0.4) ** 2)
+        opt.study.close()
+        result = CliRunner().invoke(app, ["report", "--storage", url])
+        assert result.exit_code == 0, result.output
+        assert (inside / folder / "report.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["here"]  # (nothing written beside it)

@@ -3797,6 +3797,16 @@ def _check_report_paths(storage: str, out: Path | None) -> None:
         raise ValueError(f"--out {str(out)!r} is a file: give a folder for report.html and the PNGs")
 
 
+def _file_name(label: str) -> str:
+    """``label`` (a study's name) as one file name in the current folder: every character but
+    letters, digits, ``.``, ``-`` and ``_`` becomes ``_``, and leading dots go. A PostgreSQL study's
+    name is anybody's text: ``warmbo report`` of a study named ``../escape`` wrote
+    ``../escape-report`` outside the folder, ``/tmp/x`` an absolute path (PostgreSQL user test)."""
+    import re
+
+    return re.sub(r"[^\w.-]", "_", label).lstrip(".") or "study"
+
+
 @app.command()
 @friendly
 def report(
@@ -3815,7 +3825,7 @@ def report(
 
     _check_report_paths(storage, out)
     opt = load_optimizer(storage, readonly=True)
-    out = out or Path(study_label(storage) + "-report")
+    out = out or Path(_file_name(study_label(storage)) + "-report")
     from .optimizer import LargeStudyWarning
 
     _large_study_note(opt, "the slices and the calibration")

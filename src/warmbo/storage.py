@@ -1189,8 +1189,8 @@ class Study:
             raise StorageError(
                 f"study {self._label()} was created to {stored_direction} the objective, "
                 f"not to {new_direction} it: open it with {flag}; to optimise the other way, start a new "
-                f"study from its trials, prior=[{self.reference!r}] (a first-time user test: no way on)"
-            )
+                f"study from its trials, prior=[{self.reference!r}]"
+            )  # (the recipe: a first-time user test had no way on)
         self.space = stored_space
         self.created = float(meta.get("created", "nan"))
 

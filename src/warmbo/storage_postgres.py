@@ -102,13 +102,11 @@ def split_url(url: str) -> tuple[str, str]:
     parts = urlsplit(url.strip())
     query = parse_qsl(parts.query, keep_blank_values=True)
     names = [v for k, v in query if k == "study"]
+    shown = re.sub(r"[?&]mode=ro$", "", redacted(url).strip())  # (the read-only form: not what was typed)
     if len(names) > 1 or (names and not names[0]):
-        shown = re.sub(r"[?&]mode=ro$", "", redacted(url).strip())  # (the read-only form: not what was typed)
         raise StorageError(f"malformed storage URL {shown!r}: give one non-empty study=NAME")
     if not parts.path or parts.path == "/":
-        raise StorageError(
-            f"malformed storage URL {redacted(url)!r}: name the database, postgresql://user@host/db"
-        )
+        raise StorageError(f"malformed storage URL {shown!r}: name the database, postgresql://user@host/db")
     kept = [
         piece
         for piece in parts.query.split("&")
