@@ -2858,3 +2858,30 @@ def test_reopening_with_a_prior_study_that_grew_imports_only_its_new_rows(tmp_pa
     records = list(again.priors().values())
     assert [(r["rows"], r["skipped"]) for r in records if r["source"].endswith("src.db")] == [(3, 0), (1, 3)]
     assert again.remove_prior(source=str((tmp_path / "a.csv").resolve())) == 2
+
+
+def test_a_tell_the_study_cannot_store_names_the_trial_and_the_value(tmp_path):
+    # (PostgreSQL user test) a bare tell whose store failed said only "lost the connection to the
+    # server, and could not connect again within 60 s", no trial, no value, nothing on what to do;
+    # run's own message said all three. A locked SQLite file stands in for the unreachable server
+    import sqlite3
+
+    db = tmp_path / "locked.db"
+    opt = wb.Optimizer(SPACE, storage=str(db), seed=0)
+    suggestion = opt.ask()
+    blocker = sqlite3.connect(db, isolation_level=None)
+    opt.study._connect().execute("PRAGMA busy_timeout = 50")  # (instead of waiting 60 s)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StorageError) as raised:
+            opt.tell(suggestion, 0.25)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    message = str(raised.value)
+    assert f"the value of trial {suggestion.trial_id}, 0.25, could not be stored" in message
+    assert f"--trial {suggestion.trial_id} --value 0.25" in message and "is locked" in message
+    with pytest.raises(StorageError, match="already complete|withdrawn") as refused:  # (refusals unchanged)
+        opt.tell(suggestion, 0.25)
+        opt.tell(suggestion, 0.5)
+    assert "could not be stored" not in str(refused.value)

@@ -131,6 +131,7 @@ from .space import Categorical, Space
 from .storage import (
     ConnectionLostError,
     StorageError,
+    StoreUnavailableError,
     Study,
     TrialNotFoundError,
     default_worker,
@@ -3631,8 +3632,25 @@ class Optimizer:
                 # COMMIT may have got through is not inserted again
                 new_trial = bool(resolved) and resolved[0] is None
                 if attempt == LOST_CONNECTION_RETRIES or (exc.at_commit and new_trial):
-                    raise
+                    self._raise_unstored(resolved, trial_or_params, value, exc)
+            except (StoreUnavailableError, sqlite3.OperationalError) as exc:  # (not what the study refuses)
+                self._raise_unstored(resolved, trial_or_params, value, exc)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _raise_unstored(self, resolved: list, trial_or_params, value, error: Exception) -> None:
+        """Raise ``error`` for a tell that the store could not take, naming the trial and the value
+        when the tell was of a trial (``run`` said both; a bare tell gave only "lost the connection to
+        the server": PostgreSQL user test), with how to record it once the study can be written
+        again. The trial is the one the tell resolved, else the one it was given (a suggestion, a
+        trial, an id: the store may fail before anything is resolved)."""
+        trial_id = resolved[0] if resolved else None
+        if trial_id is None and not resolved:
+            given = trial_or_params.id if isinstance(trial_or_params, Trial) else trial_or_params
+            given = getattr(given, "trial_id", given)
+            trial_id = given if isinstance(given, int) and not isinstance(given, bool) else None
+        if trial_id is None:
+            raise error
+        raise StorageError(_unstored_message(self.study.url, trial_id, value, error)) from error
 
     def amend(self, trial, value=None, failed: bool = False, note: str | None = None) -> Trial:
         """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed

@@ -60,6 +60,7 @@ __all__ = [
     "Study",
     "StorageError",
     "TrialNotFoundError",
+    "StoreUnavailableError",
     "ConnectionLostError",
     "parse_url",
     "default_worker",
@@ -230,6 +231,12 @@ class ConnectionLostError(StorageError):
         super().__init__(message)
         self.at_commit = at_commit
         self.reason = reason or message
+
+
+class StoreUnavailableError(StorageError):
+    """The study's store cannot be written or reached now (a full disk, a server that stays down):
+    what was being written can be written again once it can. Not raised for what the study refuses
+    (a trial already complete, withdrawn)."""
 
 
 class SettingConflictError(StorageError):
@@ -854,8 +861,8 @@ class Study:
             )
         full = self._full_disk() if "disk" in str(exc) else ""
         if full:
-            return StorageError(f"cannot write study {self.path!r}: {full} (SQLite says: {exc})")
-        return StorageError(f"cannot write study {self.path!r} (SQLite says: {exc})")
+            return StoreUnavailableError(f"cannot write study {self.path!r}: {full} (SQLite says: {exc})")
+        return StoreUnavailableError(f"cannot write study {self.path!r} (SQLite says: {exc})")
 
     def _label(self) -> str:
         """The study as messages name it: its file (a PostgreSQL study its name and database)."""
@@ -1022,7 +1029,9 @@ class Study:
                 if "locked" not in str(exc):  # (a read-only file, a full disk: not another process)
                     raise self._write_error(exc) from None
                 if attempt == 2:
-                    raise StorageError(f"study {self.path!r} is locked by another process: {exc}") from None
+                    raise StoreUnavailableError(
+                        f"study {self.path!r} is locked by another process: {exc}"
+                    ) from None
 
     def __reduce__(self):
         # (the default would fail on the thread-local connections with "cannot pickle '_thread._local'")

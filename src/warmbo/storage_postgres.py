@@ -48,6 +48,7 @@ from .storage import (
     ConnectionLostError,
     NewStudyWarning,
     StorageError,
+    StoreUnavailableError,
     Study,
     _Closer,
     _finite_value,
@@ -264,12 +265,12 @@ class _Connection:
                     raise StorageError(f"{lost} connect again: {exc}") from None
                 if time.monotonic() > deadline:
                     if waited:
-                        raise StorageError(
+                        raise StoreUnavailableError(
                             f"{lost} connect again (the server could not be reached for "
                             f"{time.monotonic() - gave_up + RECONNECT_PATIENCE:.0f} s): {exc}"
                         ) from None
                     study._unreachable_since = time.monotonic()
-                    raise StorageError(
+                    raise StoreUnavailableError(
                         f"{lost} connect again within {RECONNECT_PATIENCE:.0f} s: {exc}"
                     ) from None
             time.sleep(pause)
