@@ -726,3 +726,16 @@ def test_a_source_model_peak_the_rows_do_not_show_is_not_used():
     X = np.linspace(0, 1, 12)[:, None]
     peak = _climb(X[6], X, -((X[:, 0] - 0.52) ** 2), 0)
     assert peak is not None and abs(peak[0] - 0.52) < 0.01
+
+
+def test_a_configuration_two_sources_hold_with_its_last_digits_apart_is_chosen_once():
+    # (lab user test) campaign 2 copied campaign 1's best on a log scale, its last digits off after
+    # the round trip (1.7531140521948603 -> ...594); a design from both campaigns chose it twice
+    a = np.array([[0.25, 0.5], [0.75, 0.5], [0.5, 0.1]])
+    b = a.copy()
+    b[0, 1] = np.nextafter(0.5, 1.0)  # the same configuration, one ulp apart
+    X = np.vstack([a, b])
+    y = np.array([3.0, 1.0, 0.0, 3.0, 1.0, 0.0])
+    design = warm_design(X, y, np.array([0, 0, 0, 1, 1, 1]), size=3)
+    assert design.points.shape == (3, 2)
+    assert len({tuple(np.round(p, 6)) for p in design.points}) == 3  # (three configurations)

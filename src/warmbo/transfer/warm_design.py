@@ -252,7 +252,11 @@ def warm_design(
     best = np.ones(len(sources))
     chosen, scores = [], []
     available = np.ones(pool.shape[0], dtype=bool)
+    from ..maximize import taken
+
     for _ in range(min(size, pool.shape[0])):
+        if not available.any():
+            break
         score = np.minimum(best[:, None], R).mean(axis=0)
         key = np.where(available, score if rule == "portfolio" else average, np.inf)
         # lexicographic: the rule's key, then the average regret, then the index
@@ -261,6 +265,10 @@ def warm_design(
         chosen.append(c)
         scores.append(float(score[c]))
         available[c] = False
+        # (and its near-copies: another source's copy of it, written back with its last digits off
+        # after a log scale's round trip, was chosen again, the same configuration twice in a design:
+        # a lab user test chaining two campaigns)
+        available &= ~taken(pool, pool[c][None, :])
         best = np.minimum(best, R[:, c])
     return WarmDesign(pool[chosen].copy(), tuple(scores), len(sources), int(pool.shape[0]))
 
