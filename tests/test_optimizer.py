@@ -2885,3 +2885,22 @@ def test_a_tell_the_study_cannot_store_names_the_trial_and_the_value(tmp_path):
         opt.tell(suggestion, 0.25)
         opt.tell(suggestion, 0.5)
     assert "could not be stored" not in str(refused.value)
+
+
+def test_a_study_that_imported_its_prior_whole_is_reopened_without_importing_it_again(tmp_path):
+    # a study made before imports went per file holds one import tagged by the whole prior's rows;
+    # reopened with the same line, the per-file import did not know it and would add every row again
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    source = wb.Optimizer(space, storage=str(tmp_path / "src.db"), seed=0)
+    for v in (0.1, 0.2, 0.3):
+        source.tell({"x": v}, v)
+    source.study.close()
+    prior = [str(tmp_path / "src.db")]
+    url = str(tmp_path / "old.db")
+    made = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
+    for tag in list(made.priors()):  # (as an earlier version recorded it: one import, whole)
+        made.remove_prior(tag=tag)
+    made.add_prior(made.prior, tag=made._prior_digest)
+    made.study.close()
+    again = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
+    assert sorted(t.params["x"] for t in again.history) == [0.1, 0.2, 0.3]

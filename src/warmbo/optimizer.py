@@ -3927,6 +3927,8 @@ class Optimizer:
         PostgreSQL user test: 3 rows, then 7 for 4). Any other form is one import tagged by its rows."""
         from .prior import as_prior, import_source, import_tag, single_task
 
+        if self.study.get_meta(f"prior:{self._prior_digest}") is not None:
+            return  # (this very prior, imported whole as before session 50: nothing new in it)
         entries = [prior] if isinstance(prior, str | os.PathLike) else prior
         if not (
             isinstance(entries, list | tuple)
