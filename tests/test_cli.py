@@ -4257,3 +4257,26 @@ def test_suggest_n_0_imports_prior_rows_without_asking(workdir):
     trials = wb.Study("imp.db").trials()
     assert [(t.state, t.value) for t in trials] == [("complete", 1.0), ("complete", 2.0), ("complete", 3.0)]
     assert invoke("suggest", "--storage", "imp.db", "-n", -1).exit_code == 2  # (still bounded below)
+
+
+def test_enqueue_on_a_file_that_holds_no_study_says_what_the_file_is(workdir):
+    # (hostile-input user test) enqueue said "no study at" of another program's database and of an
+    # empty (truncated) study file, where every other command named them
+    import os
+    import sqlite3
+
+    other = sqlite3.connect("other.db")
+    other.execute("CREATE TABLE users (name TEXT)")
+    other.commit()
+    other.close()
+    Path("empty.db").touch()
+    os.utime("empty.db", (0, 0))  # (settled: not a study another process is creating this moment)
+    said = {}
+    for name in ("other.db", "empty.db", "nowhere.db"):
+        result = invoke("enqueue", "--storage", name, "--params", '{"x": 0.5, "mode": "a"}')
+        assert result.exit_code == 1, result.output
+        said[name] = " ".join(result.output.split())
+    assert "an SQLite database of another program (tables: users)" in said["other.db"]
+    assert "is an empty file (0 bytes)" in said["empty.db"]
+    assert "no study at 'nowhere.db': create it with the configurations" in said["nowhere.db"]
+    assert not Path("nowhere.db").exists() and Path("empty.db").stat().st_size == 0

@@ -2269,6 +2269,19 @@ def suggest(
     )
 
 
+def _say_what_the_file_is(storage: str) -> None:
+    """Raise the store's own error for an SQLite file that exists but holds no study (an empty file,
+    another program's database), which says what the file is; nothing for a path with no file (a
+    hostile-input user test: `enqueue` said "no study at" of both, where `status` named them)."""
+    from .storage import Study, _is_postgres, parse_url, readonly_url
+
+    if _is_postgres(storage):
+        return
+    path = parse_url(storage)
+    if path != ":memory:" and Path(path).is_file():
+        Study(readonly_url(storage)).close()
+
+
 def _refuse_a_slip(storage: str, create: bool) -> None:
     """Before a command creates a study at an SQLite path: refuse when a study file of a close name
     lies beside it (``lab.bd`` beside ``lab.db``), since the mistyped path would start a second
@@ -3085,6 +3098,7 @@ def enqueue(
 
     if not study_exists(storage):
         if space is None:  # (the store's own message names `suggest`)
+            _say_what_the_file_is(storage)
             raise ValueError(
                 f"no study at {redacted(storage)!r}: create it with the configurations, "
                 f"`warmbo enqueue --storage {_study_arg(storage)} --space SPACE.json --params '{{...}}'` "
