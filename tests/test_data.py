@@ -956,3 +956,12 @@ def test_decimal_commas_are_read_with_decimal_comma_and_the_error_says_so(tmp_pa
     path.write_text("a;c;y\n0,5;1,5;2,5\n")
     read = TaskData.from_csv(path, labelled, delimiter=";", decimal=",")
     assert read.params == ({"a": 0.5, "c": "1,5"},) and list(read.y) == [2.5]
+
+
+def test_a_json_file_given_as_a_csv_prior_is_named_json(tmp_path: Path) -> None:
+    # (hostile-input user test) the JSON list read as one mangled header: "missing column(s) 'lr', ...
+    # (found: [{"lr":0.01, layers:2, act:"relu", y:0.3}])"
+    path = tmp_path / "prior.csv"
+    path.write_text('[{"lr": 0.01, "layers": 2, "y": 0.3}]\n')
+    with pytest.raises(DataError, match=r"looks like JSON, not a CSV file \(it starts with '\['\)"):
+        TaskData.from_csv(path, Space((Float("lr", 1e-4, 1.0), Int("layers", 1, 4))))

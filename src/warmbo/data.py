@@ -525,6 +525,16 @@ def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> 
                     f"the values look like column {values[0]!r}: rename it to 'y' "
                     f"(df.rename(columns={{{values[0]!r}: 'y'}}); warmbo optimize: --prior-y {values[0]})"
                 )
+        first = str(found[0]).lstrip("\ufeff ").lstrip() if found else ""
+        if first[:1] in ("[", "{"):
+            # (a hostile-input user test: a JSON list of objects given as a CSV prior read as one
+            # mangled header, "found: [{"lr":0.01, layers:2, ...")
+            raise DataError(
+                f"{source}: this looks like JSON, not a CSV file (it starts with {first[:1]!r}): a prior "
+                "file is CSV, one header row of parameter names and 'y', one row per evaluation; "
+                "in Python, read the JSON and give the rows as dicts with their value under 'y', "
+                "prior=[{'x': 1.0, 'y': 3.0}, ...]"
+            )
         hint = "; ".join(hints)
         raise DataError(
             f"{source}: missing column(s) {names} (found: {shown})" + (f"; {hint}" if hint else "")
