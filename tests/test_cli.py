@@ -4280,3 +4280,13 @@ def test_enqueue_on_a_file_that_holds_no_study_says_what_the_file_is(workdir):
     assert "is an empty file (0 bytes)" in said["empty.db"]
     assert "no study at 'nowhere.db': create it with the configurations" in said["nowhere.db"]
     assert not Path("nowhere.db").exists() and Path("empty.db").stat().st_size == 0
+
+
+def test_a_space_file_with_a_byte_order_mark_is_read(workdir):
+    # (hostile-input user test) a UTF-8 BOM, as Windows editors write it, was refused with Python's
+    # "Unexpected UTF-8 BOM (decode using utf-8-sig)"; a CSV with one was read
+    Path("bom.json").write_bytes(b"\xef\xbb\xbf" + json.dumps(SPACE).encode())
+    assert invoke("suggest", "--space", "bom.json", "--storage", "bom.db").exit_code == 0
+    Path("latin.json").write_bytes(json.dumps(SPACE).replace("mode", "m\xf6de").encode("latin-1"))
+    result = invoke("suggest", "--space", "latin.json", "--storage", "latin.db")
+    assert result.exit_code == 1 and "is not UTF-8 text" in " ".join(result.output.split()), result.output

@@ -469,7 +469,12 @@ def load_space(path: Path):
         raise ValueError(
             f"space file {str(path)!r} {'is a folder' if path.is_dir() else 'does not exist'}{hint}"
         )
-    text = path.read_text()
+    try:  # (utf-8-sig: a BOM, as editors on Windows write, was refused as invalid JSON; a CSV took it)
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"space file {str(path)!r} is not UTF-8 text (byte {exc.start}): save it as UTF-8 JSON"
+        ) from None
     if not text.strip():
         raise ValueError(f"space file {str(path)!r} is empty")
     try:
