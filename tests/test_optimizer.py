@@ -2904,3 +2904,15 @@ def test_a_study_that_imported_its_prior_whole_is_reopened_without_importing_it_
     made.study.close()
     again = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
     assert sorted(t.params["x"] for t in again.history) == [0.1, 0.2, 0.3]
+
+
+def test_add_prior_takes_the_forms_prior_takes():
+    # (hostile-input user test) opt.add_prior((X, y)) raised "'tuple' object has no attribute 'space'"
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+    assert opt.add_prior(([[0.1], [0.2]], [1.0, 2.0])) == 2
+    assert opt.add_prior([{"x": 0.3, "y": 3.0}]) == 1
+    assert [(t.params["x"], t.value, t.worker) for t in opt.history] == [
+        (0.1, 1.0, "prior"),
+        (0.2, 2.0, "prior"),
+        (0.3, 3.0, "prior"),
+    ]

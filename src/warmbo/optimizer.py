@@ -3943,7 +3943,8 @@ class Optimizer:
             self.add_prior(part, tag=import_tag(entry, part), source=import_source(entry))
 
     def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
-        """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`).
+        """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`, or any
+        form ``prior=`` takes: ``(X, y)``, records, a DataFrame, a CSV file, a study).
 
         Rows are stored, in one transaction (all or nothing), as complete trials with worker
         ``"prior"``; the model sees at most ``max_prior`` of them (:func:`warmbo.prior.prior_subset`).
@@ -3955,6 +3956,13 @@ class Optimizer:
         record (:meth:`priors`) says how many it skipped and how many rows of the earlier imports
         the new version no longer has. Returns the number of trials added.
         """
+        if not isinstance(data, TaskData):
+            # any form prior= takes ((X, y), records, a DataFrame, a CSV file, a study): only a
+            # TaskData was, and (X, y) met "'tuple' object has no attribute 'space'" (hostile-input
+            # user test)
+            from .prior import as_prior
+
+            data = as_prior(data, self.space, self.maximize, self.study)
         if getattr(data, "task", None) is not None and len(set(np.asarray(data.task).tolist())) > 1:
             raise ValueError(
                 "prior data with several tasks needs a transfer model; the optimizer takes one task"
