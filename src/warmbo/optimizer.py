@@ -4422,9 +4422,11 @@ class Optimizer:
             # other workers' live evaluations holding places is how runs sharing a study end together
             warnings.warn(
                 f"run stopped at {finished()} of {budget} finished trials: {len(held)} pending trial(s) of "
-                f"this worker ({self.worker}; trial(s) {', '.join(map(str, held))}), left by an "
-                "interrupted run, still beat fresh and hold the other places. Run again with "
-                f"retry_pending=True to evaluate them, or after {LIVE_BEATS * beating.interval:.0f} s",
+                f"this worker ({self.worker}; trial(s) {', '.join(map(str, held))}) still beat fresh and "
+                "hold the other places: left by an interrupted run of this worker, or being evaluated by "
+                "another process under the same worker name (each process its own worker= name keeps "
+                f"them apart). If none is running, run again with retry_pending=True to evaluate them, or "
+                f"after {LIVE_BEATS * beating.interval:.0f} s",
                 BudgetHeldWarning,
                 stacklevel=user_stacklevel(),
             )
