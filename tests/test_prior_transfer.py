@@ -1380,3 +1380,19 @@ def test_a_report_whose_sources_all_weigh_nothing_says_the_warm_design_was_their
     said = str(report)
     assert "plain GP from here; the first trials were the warm design's, the sources' picks" in said
     assert "sources' picks" not in str(TransferReport("auto", report.sources, 1.0, 12))  # no warm design
+
+
+def test_the_report_counts_the_sources_configurations_a_batch_took():
+    # (lab user test) `suggest -n 8` before any result took 6 configurations of the sources (the warm
+    # design's 2 and the batch's extension), and status and the report said "2 point(s)"
+    space = wb.Space([wb.Float("t", 20, 80), wb.Float("pH", 3, 9), wb.Categorical("cat", ["Pd", "Cu", "Fe"])])
+    X = space.sample(30, seed=1)
+    y = [-((p["t"] - 55) ** 2) / 100 - (p["pH"] - 6) ** 2 + (5 if p["cat"] == "Pd" else 0) for p in X]
+    opt = wb.Optimizer(space, seed=0, maximize=True, prior=(X, y))
+    batch = opt.ask(8)
+    rows = {tuple(sorted(p.items())) for p in X}
+    from_sources = [s for s in batch if tuple(sorted(dict(s).items())) in rows or s in batch[:2]]
+    assert len(opt.warm_design()) == 2 and len(from_sources) > 2
+    report = opt.transfer_report()
+    assert len(report.warm_design) == len(from_sources)
+    assert [dict(p) for p in report.warm_design] == [dict(s) for s in batch[: len(from_sources)]]

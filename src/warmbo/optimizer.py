@@ -2015,7 +2015,9 @@ class Optimizer:
         if warm is not None and len(warm) and not self._warm_design_used(warm):
             warm = None  # sources given after the study's own design: their design was never asked
         points = (
-            () if warm is None or not len(warm) else tuple(self.space.decode(warm.points, as_written=True))
+            ()
+            if warm is None or not len(warm)
+            else tuple(self.space.decode(self._design_asked(warm), as_written=True))
         )
         report = transfer_report(self.transfer, model, n_target, points, () if warm is None else warm.scores)
         if not report.sources:  # not fitted yet: the sources as given
@@ -2031,6 +2033,25 @@ class Optimizer:
         if self._refuted is not None:
             report = replace(report, refuted=str(self._refuted))
         return report
+
+    def _design_asked(self, warm: WarmDesign) -> np.ndarray:
+        """The warm design's points, and after them the sources' configurations a batch asked before
+        any result went on with (``_warm_points``' extension): the study's first trials that are
+        source configurations, in a row from its first. A lab user test's `suggest -n 8` took 8
+        configurations of the sources, and status and the report said "2 point(s) from the sources"."""
+        own = [t for t in self.study.snapshot() if t.worker != PRIOR_WORKER]
+        own = sorted(own, key=lambda t: t.id)[: max(self.n_initial, cold_design_size(self.space))]
+        if len(own) <= len(warm) or self._design_rows is None:
+            return warm.points
+        X_own = self._encode_trials(own)
+        sources = np.vstack([warm.points, self._design_rows[0]])
+        run = 0
+        for from_sources in taken(X_own, sources):
+            if not from_sources:
+                break
+            run += 1
+        extra = X_own[:run][~taken(X_own[:run], warm.points)]
+        return np.vstack([warm.points, extra]) if len(extra) else warm.points
 
     def _warm_design_used(self, warm: WarmDesign) -> bool:
         """Whether the study asked a point of the warm design ``warm``, or still may: a study whose
