@@ -1413,3 +1413,23 @@ def test_a_dataframe_prior_of_int_choices_with_none_reads_the_float_column_as_ch
     assert len(source.y) == 20
     read = [choices[int(np.argmax(row[:4]))] for row in source.X]  # (the one-hot columns of act)
     assert read == [None if isinstance(a, float) and math.isnan(a) else int(a) for a in frame["act"]]
+
+
+def test_optuna_studies_given_as_prior_are_named_by_their_study_names():
+    # (new-user test) an Optuna study given as prior was reported as "source", in a list as
+    # "task <prior (X, y) 1>", though its study name was 'digits'
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+    def made(name, centre):
+        study = optuna.create_study(study_name=name, sampler=optuna.samplers.RandomSampler(seed=0))
+        study.optimize(lambda t: (t.suggest_float("x", 0, 1) - centre) ** 2, n_trials=8)
+        return study
+
+    digits, madelon = made("digits", 0.3), made("madelon", 0.7)
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    for prior, names in ((digits, ["digits"]), ([digits, madelon], ["task digits", "task madelon"])):
+        opt = wb.Optimizer(space, seed=0, prior=prior)
+        for _ in range(3):
+            s = opt.ask()
+            opt.tell(s, (s["x"] - 0.3) ** 2)
+        assert [source.name for source in opt.transfer_report().sources] == names

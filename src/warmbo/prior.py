@@ -584,6 +584,19 @@ def _is_optuna_study(item) -> bool:
     return kind.__module__.startswith("optuna") and kind.__name__ == "Study" and hasattr(item, "trials")
 
 
+class _NamedPair(tuple):
+    """An ``(X, y)`` pair read from an Optuna study, with the study's name: the label of its source
+    task (a user test's Optuna study 'digits' was reported as "source", in a list as
+    "<prior (X, y) 1>")."""
+
+    name: str
+
+    def __new__(cls, pair, name: str):
+        made = super().__new__(cls, pair)
+        made.name = name
+        return made
+
+
 def _optuna_as_pairs(prior, maximize: bool):
     """``prior`` with each Optuna study in it (itself, or an item of a list) read as the ``(params,
     values)`` pair of its complete trials, the values negated when it was optimised in the other
@@ -601,7 +614,9 @@ def _optuna_as_pairs(prior, maximize: bool):
         done = [t for t in study.trials if t.state.name == "COMPLETE" and t.value is not None]
         if not done:
             raise DataError(f"prior: the Optuna study {study.study_name!r} holds no complete trial")
-        return [dict(t.params) for t in done], [t.value if same else -t.value for t in done]
+        return _NamedPair(
+            ([dict(t.params) for t in done], [t.value if same else -t.value for t in done]), study.study_name
+        )
 
     if _is_optuna_study(prior):
         return pair(prior)
@@ -697,12 +712,13 @@ def _read(
         if space is None:  # (the points need the space; y, the values, does not)
             _check_pair(X, y)
             return None
+        label = getattr(prior, "name", None) or "<prior (X, y)>"  # (an Optuna study's: its name)
         if isinstance(X[0], Mapping):
-            data = _records(list(X), y, None, space, partial, outside, "<prior (X, y)>")
+            data = _records(list(X), y, None, space, partial, outside, label)
             if not partial and len(data):
                 _columns_ignored("(X, y)", list(X), space)
         else:
-            data = TaskData.from_numpy(np.asarray(X), y, space, source="<prior (X, y)>", outside=outside)
+            data = TaskData.from_numpy(np.asarray(X), y, space, source=label, outside=outside)
         if not len(data):  # every row outside the space: said by the caller, as for a DataFrame
             raise _NoRows
         return data
@@ -772,7 +788,7 @@ def _read(
             if _is_dataframe(item):
                 return f"<prior DataFrame {k + 1}>"
             if _is_pair(item):
-                return f"<prior (X, y) {k + 1}>"
+                return getattr(item, "name", None) or f"<prior (X, y) {k + 1}>"
             return _shown(item)
 
         entries = [entry(k, item) for k, item in enumerate(prior)]
