@@ -575,3 +575,58 @@ def test_a_run_stopped_by_repeated_failures_on_a_cluster_does_not_advise_retryin
     assert stopped.value.pending == ()
     assert "retry_pending" not in str(stopped.value)
     assert "withdrew trial(s)" in str(said[0].message)
+
+
+_DRIVER = r"""
+import sys
+import numpy as np
+import warmbo as wb
+from dask.distributed import Client
+
+client = Client(sys.argv[1])
+data = np.ones((500, 500))  # (held by the objective: what the plugin keeps on the cluster)
+
+def objective(params):
+    import time
+    time.sleep(20)
+    return float(data[0, 0]) * params["x"]
+
+wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0).run(
+    objective, budget=1, executor=client.get_executor(), progress=False
+)
+"""
+
+
+def test_the_objective_of_a_killed_driver_is_released_by_the_next_run():
+    # (review) the objective's plugin is unregistered when its run ends; a driver killed (kill -9,
+    # out of memory, a kernel restart) left it on the scheduler and every worker for good, one per
+    # killed run. The next run's first evaluation releases those whose client has gone
+    import subprocess
+    import sys
+
+    def ours(scheduler_plugins):
+        return [name for name in scheduler_plugins if "warmbo" in str(name)]
+
+    options = {"n_workers": 1, "threads_per_worker": 2, "processes": True, "dashboard_address": None}
+    with LocalCluster(**options) as cluster, Client(cluster) as client:
+        driver = subprocess.Popen([sys.executable, "-c", _DRIVER, cluster.scheduler_address])
+        try:
+            deadline = time.monotonic() + 60
+            while not ours(
+                client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))
+            ):
+                assert time.monotonic() < deadline and driver.poll() is None, "the driver never registered"
+                time.sleep(0.2)
+        finally:
+            driver.kill()
+            driver.wait(timeout=30)
+        deadline = time.monotonic() + 30
+        while len(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.clients))) > 2:
+            assert time.monotonic() < deadline, "the scheduler never noticed the driver had gone"
+            time.sleep(0.2)  # (this client and the scheduler's own remain)
+        left = ours(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins)))
+        assert len(left) == 1  # (the killed run's, before the next run)
+        opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0)
+        opt.run(lambda params: params["x"], budget=1, executor=client.get_executor(), progress=False)
+        assert ours(client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.worker_plugins))) == []
+        assert [t.state for t in opt.history] == ["complete"]

@@ -442,6 +442,7 @@ def test_a_value_the_study_cannot_store_is_named_and_its_trial_stays_pending(tmp
         opt.run(objective, budget=6, progress=False)
     message = str(raised.value)
     assert "the value of trial 3, 0.125, could not be stored (study " in message
+    assert message.count("could not be stored") == 1  # (tell's own message, not wrapped again: review)
     assert "is locked by another process: database is locked)" in message
     assert f"warmbo observe --storage '{db}' --trial 3 --value 0.125" in message
     blocker.execute("ROLLBACK")
@@ -2882,6 +2883,7 @@ def test_a_tell_the_study_cannot_store_names_the_trial_and_the_value(tmp_path):
         blocker.execute("ROLLBACK")
         blocker.close()
     message = str(raised.value)
+    assert isinstance(raised.value, wb.storage.StoreUnavailableError)  # (what a caller can catch)
     assert f"the value of trial {suggestion.trial_id}, 0.25, could not be stored" in message
     assert f"--trial {suggestion.trial_id} --value 0.25" in message and "is locked" in message
     with pytest.raises(StorageError, match="already complete|withdrawn") as refused:  # (refusals unchanged)
@@ -2919,3 +2921,21 @@ def test_add_prior_takes_the_forms_prior_takes():
         (0.2, 2.0, "prior"),
         (0.3, 3.0, "prior"),
     ]
+
+
+def test_a_tell_whose_connection_is_lost_still_raises_connection_lost(monkeypatch):
+    # (review) the named message came as a plain StorageError: `except ConnectionLostError` no longer
+    # caught it, and run's record could not read at_commit from it
+    from warmbo.storage import ConnectionLostError
+
+    opt = wb.Optimizer(SPACE, seed=0)
+    suggestion = opt.ask()
+
+    def dropped(*args, **kwargs):
+        raise ConnectionLostError("server closed the connection", at_commit=True, reason="terminated")
+
+    monkeypatch.setattr(opt.study, "complete", dropped)
+    with pytest.raises(ConnectionLostError) as raised:
+        opt.tell(suggestion, 0.5)
+    assert raised.value.at_commit and raised.value.reason == "terminated"
+    assert f"the value of trial {suggestion.trial_id}, 0.5, could not be stored" in str(raised.value)

@@ -65,7 +65,8 @@ CHOICE = st.one_of(
 
 @st.composite
 def cat_params(draw: Any, name: str) -> Categorical:
-    return Categorical(name, draw(st.lists(CHOICE, min_size=1, max_size=5, unique_by=_key)))
+    # (choices written alike, "1" and 1, are refused: unique by their text too)
+    return Categorical(name, draw(st.lists(CHOICE, min_size=1, max_size=5, unique_by=(_key, str))))
 
 
 @st.composite
@@ -758,3 +759,25 @@ def test_choices_written_alike_are_refused() -> None:
         with pytest.raises(SpaceError, match=f"written alike \\({written}\\)"):
             Categorical("c", choices)
     assert Categorical("c", [True, 1, "one"]).choices == (True, 1, "one")  # (written apart: kept)
+
+
+def test_a_stored_study_whose_choices_are_written_alike_still_opens(tmp_path) -> None:
+    # (review) refusing ["1", 1] when a space is made also refused the stored space of a study made
+    # before, and status, export and Optimizer.load all failed: it opens, with a warning
+    import sqlite3
+
+    import warmbo as wb
+
+    url = str(tmp_path / "old.db")
+    opt = wb.Optimizer(wb.Space([Categorical("c", ["1", "a", "b"])]), storage=url, seed=0)
+    opt.tell({"c": "1"}, 1.0)
+    opt.study.close()
+    db = sqlite3.connect(url)  # (as an earlier version stored it: "b" was the int 1)
+    db.execute("UPDATE meta SET value = replace(value, '\"b\"]', '1]') WHERE key = 'space'")
+    db.commit()
+    db.close()
+    with pytest.warns(UserWarning, match="choices '1' and 1 are written alike"):
+        again = wb.Optimizer.load(url)
+    assert again.space.params[0].choices == ("1", "a", 1) and [t.value for t in again.history] == [1.0]
+    with pytest.raises(SpaceError, match="written alike"):  # (a new space still refuses them)
+        Categorical("c", ["1", "a", 1])

@@ -468,7 +468,8 @@ def _refuse_prior_row(stored: Trial, action: str) -> None:
 
 class NoWorkersWarning(UserWarning):
     """:meth:`Optimizer.run` on a Dask cluster's executor has evaluations waiting and the cluster has
-    had no workers for :data:`NO_WORKERS_AFTER` seconds: the run waits for one."""
+    no workers when :data:`NO_WORKERS_AFTER` seconds have passed with no evaluation ending: the run waits
+    for one."""
 
 
 #: seconds a run on a Dask cluster waits with evaluations in flight and no worker before it says so
@@ -3671,7 +3672,17 @@ class Optimizer:
             trial_id = given if isinstance(given, int) and not isinstance(given, bool) else None
         if trial_id is None:
             raise error
-        raise StorageError(_unstored_message(self.study.url, trial_id, value, error)) from error
+        message = _unstored_message(self.study.url, trial_id, value, error)
+        # (the same type as the store's: a caller's `except ConnectionLostError` still catches it, and
+        # run's record reads at_commit from it; the review)
+        if isinstance(error, ConnectionLostError):
+            raised: StorageError = ConnectionLostError(
+                message, at_commit=error.at_commit, reason=error.reason
+            )
+        else:
+            raised = StoreUnavailableError(message)
+        raised.unstored = True  # (the whole message already: run's record does not wrap it again)
+        raise raised from error
 
     def amend(self, trial, value=None, failed: bool = False, note: str | None = None) -> Trial:
         """Correct a complete trial whose value was recorded wrongly (``value``), or mark it failed
@@ -4563,12 +4574,12 @@ class Optimizer:
                 said = True
                 trials = ", ".join(str(s.trial_id) for s in running.values())
                 warnings.warn(
-                    f"the Dask cluster has no workers (for {NO_WORKERS_AFTER:.0f} s and more): the "
-                    f"{len(running)} evaluation(s) in flight (trial(s) {trials}) wait for one. Start "
+                    f"the Dask cluster has no workers, and no evaluation ended in {NO_WORKERS_AFTER:.0f} s: "
+                    f"the {len(running)} evaluation(s) in flight (trial(s) {trials}) wait for one. Start "
                     "workers, or see why they died (memory limits, a nanny that cannot restart them); "
                     "Ctrl-C stops the run and withdraws these trials",
                     NoWorkersWarning,
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
 
     def _stop_submitted(self, running, queue, created, evaluate, why: str, finished) -> None:
@@ -4763,6 +4774,8 @@ class Optimizer:
                 with contextlib.suppress(Exception):  # a multi-task dict, in task order, if it reads
                     value = self._as_values(value) if hasattr(self, "_as_values") else value
                 message = _removed_message(self.study.url, suggestion, value)
+            elif getattr(error, "unstored", False):  # (tell said it whole: not wrapped twice, the review)
+                raise error
             else:
                 message = _unstored_message(self.study.url, suggestion.trial_id, future.result(), error)
             raise StorageError(message) from error

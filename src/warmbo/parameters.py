@@ -33,10 +33,13 @@ error wording above, which needs them side by side.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import decimal
 import math
 import numbers
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -738,6 +741,23 @@ def _choice_key(value: Any) -> tuple[str, Any] | None:
     return None
 
 
+#: set while a study's stored space is rebuilt (:func:`stored_space`): what a new space refuses and an
+#: earlier version accepted is then warned about, so that the study opens
+_STORED: contextvars.ContextVar[bool] = contextvars.ContextVar("warmbo_stored_space", default=False)
+
+
+@contextlib.contextmanager
+def stored_space():
+    """Rebuild a study's stored space in this block: choices written alike (``"1"`` and ``1``),
+    refused in a new space since session 50, are warned about instead (the review: a study stored
+    before could no longer be opened, not even to export it)."""
+    token = _STORED.set(True)
+    try:
+        yield
+    finally:
+        _STORED.reset(token)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Categorical(Parameter):
     """Unordered parameter taking one of ``choices``, encoded one-hot.
@@ -791,7 +811,15 @@ class Categorical(Parameter):
             if key in index:
                 raise SpaceError(f"parameter {name!r}: duplicate choice {c!r}")
             same = next((other for other in choices if str(other) == str(value)), None)
-            if same is not None:
+            if same is not None and _STORED.get():
+                # (a study stored before they were refused still opens: exporting it is the way out)
+                warnings.warn(
+                    f"parameter {name!r}: choices {same!r} and {value!r} are written alike "
+                    f"({str(value)!r}): tables, exports and typed values cannot tell them apart",
+                    UserWarning,
+                    stacklevel=2,
+                )
+            elif same is not None:
                 # (a user test: ["1", 1] printed as 1, 1 in suggest and status, exported both as 1,
                 # and a re-import stored the int's trial as "1" without a word)
                 raise SpaceError(

@@ -53,6 +53,7 @@ import numpy as np
 from ._validation import not_a_real_number
 from ._warnings import user_stacklevel
 from .enqueued import queue_records
+from .parameters import stored_space as stored_space_block
 from .space import Space
 from .trial import COMPLETE, FAILED, PENDING, STATES, History, Trial
 
@@ -1168,7 +1169,8 @@ class Study:
         if meta.get("schema_version") != _SCHEMA_VERSION:
             raise StorageError(_schema_message(self.path, meta.get("schema_version")))
         try:
-            stored_space = Space.from_dict(json.loads(meta["space"]))
+            with stored_space_block():
+                stored_space = Space.from_dict(json.loads(meta["space"]))
             self.settings = json.loads(meta["settings"])
         except (KeyError, ValueError, TypeError) as exc:
             raise StorageError(

@@ -222,6 +222,8 @@ def warm_design(
     rule : {"average", "portfolio"}
         How points after the first are chosen (module docstring).
     """
+    from ..maximize import taken
+
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     X = np.asarray(X, dtype=np.float64)
@@ -242,8 +244,6 @@ def warm_design(
             candidates = np.unique(np.vstack([candidates[keep], pool]), axis=0)
         pool = candidates
         if exclude is not None and len(exclude):  # (source_pool has left them out of its own points)
-            from ..maximize import taken
-
             pool = pool[~taken(pool, np.asarray(exclude, dtype=np.float64))]
     if pool.shape[0] == 0:
         return WarmDesign(np.empty((0, X.shape[1])), (), len(sources), 0)
@@ -252,8 +252,6 @@ def warm_design(
     best = np.ones(len(sources))
     chosen, scores = [], []
     available = np.ones(pool.shape[0], dtype=bool)
-    from ..maximize import taken
-
     for _ in range(min(size, pool.shape[0])):
         if not available.any():
             break
