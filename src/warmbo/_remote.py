@@ -51,8 +51,12 @@ def _by_value(plugin_base: type):
         from distributed import get_worker
 
         plugin = get_worker().plugins.get(name)
-        if plugin is None:  # (the run that registered it has ended: its client unregistered it)
-            raise RuntimeError(f"this worker holds no objective named {name!r}: its run has ended")
+        if plugin is None:  # (its run has ended, or this worker joined and could not load it)
+            raise RuntimeError(
+                f"this worker holds no objective named {name!r}: its run has ended, or the worker "
+                "joined during the run and could not load the objective (its log says why: a module "
+                "it lacks?)"
+            )
         return plugin.objective(params)
 
     return ObjectivePlugin, call
