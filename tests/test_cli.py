@@ -1127,6 +1127,7 @@ def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
         (["--scalarization", "linear"], "not --scalarization linear; leave --scalarization and --ref out"),
         (["--budget-eps", 0.3], "created with --budget-eps 0.5, not --budget-eps 0.3; leave --budget-eps"),
         (["--budget-eps", 1], "--budget-eps must be between 0 and 1 (exclusive), got 1"),
+        (["--ref=0.5,nan"], "--ref must be finite numbers, got '0.5,nan'"),  # (it said "ref": hostile input)
     ]:  # fmt: skip
         refused = invoke("optimize", "twomod:f", "--budget", 7, "--storage", "mt.db", *flags)
         assert refused.exit_code == 1 and named in refused.output, refused.output

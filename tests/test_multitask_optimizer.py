@@ -134,6 +134,9 @@ def test_bad_settings():
         wb.MultiTaskOptimizer(space, n_tasks=2, budget_eps=1.5)
     with pytest.raises(ValueError, match="directions"):
         wb.MultiTaskOptimizer(space, directions=["up", "down"])
+    # (hostile input: task_names=[] was said as "n_tasks must be a positive integer, got 0")
+    with pytest.raises(ValueError, match="task_names must name at least one task"):
+        wb.MultiTaskOptimizer(space, task_names=[])
 
 
 def test_study_mismatch_is_refused(space, tmp_path):

@@ -1976,6 +1976,8 @@ def _multitask_optimizer(
             reference = tuple(float(v) for v in _split(ref, "--ref"))
         except ValueError:
             raise ValueError(f"--ref must be numbers separated by commas, got {ref!r}") from None
+        if not all(math.isfinite(v) for v in reference):  # (it said "ref must be a finite vector")
+            raise ValueError(f"--ref must be finite numbers, got {ref!r}")
     # neither given: the study's own (MultiTaskOptimizer restores it), Chebyshev at the origin for a
     # new one; the kind alone on a study of that kind keeps the study's ref
     s = None

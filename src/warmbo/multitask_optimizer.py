@@ -270,7 +270,9 @@ class MultiTaskOptimizer(Optimizer):
             )
         if len(set(given.values())) > 1:
             raise ValueError(f"inconsistent numbers of tasks: {given}")
-        n = next(iter(given.values()))
+        first, n = next(iter(given.items()))
+        if first != "n_tasks" and n < 1:  # (task_names=[] was said as "n_tasks must be ...": hostile input)
+            raise ValueError(f"{first} must name at least one task, got none")
         check_int(n, "n_tasks", 1)
         self.n_tasks = int(n)
         self.task_names = (
