@@ -2194,18 +2194,34 @@ def test_a_second_ctrl_c_leaves_the_running_evaluations_pending_and_a_rerun_says
             opt.run(blocked, budget=4, n_workers=2, progress=False)
     release.set()
     assert opt.study.count("pending") == 2 and len(opt.study) == 2
-    # their heartbeats are fresh: a rerun at once leaves them their places, and now says so (before:
-    # it returned silently one or more trials short)
+    # their heartbeats are fresh, but their run recorded that it stopped after them: a rerun at once
+    # goes on to the budget (before, they held its places for 30 s and it stopped at 2 of 4, as a
+    # notebook's stop button and the cell run again did: the notebook user test), and they stay
+    # pending, for retry_pending
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.BudgetHeldWarning)
+        opt.run(branin_objective, budget=4, progress=False)
+    assert opt.n_finished == 4 and opt.study.count("pending") == 2
+    opt.run(branin_objective, budget=6, progress=False, retry_pending=True)
+    assert opt.study.count("complete") == 6 and opt.study.count("pending") == 0
+
+
+def test_a_live_trial_of_another_process_under_the_same_worker_name_holds_its_place(tmp_path):
+    # (PostgreSQL user test) two live processes named alike: the warning spoke only of an
+    # interrupted run; it names both causes
+    url = str(tmp_path / "dup.db")
+    first = wb.Optimizer(SPACE, storage=url, seed=0, worker="dup")
+    live = first.ask()
+    first.heartbeat(live.trial_id)  # (evaluating it, and beating)
+    second = wb.Optimizer(SPACE, storage=url, seed=1, worker="dup")
     with pytest.warns(
         wb.optimizer.BudgetHeldWarning,
-        # (left by an interrupted run, or another live process under the same worker name: a
-        # PostgreSQL user test's two processes named alike were told of an interrupted run)
-        match=r"stopped at 2 of 4 finished trials: 2 pending trial\(s\) of this worker .*left by an "
-        r"interrupted run of this worker, or being evaluated by another process under the same worker name",
+        match=r"stopped at 2 of 3 finished trials: 1 pending trial\(s\) of this worker "
+        r"\(dup; trial\(s\) 1\) .*left by an interrupted run of this worker, or being evaluated by "
+        r"another process under the same worker name",
     ):
-        opt.run(branin_objective, budget=4, progress=False)
-    opt.run(branin_objective, budget=4, progress=False, retry_pending=True)
-    assert opt.study.count("complete") == 4 and opt.study.count("pending") == 0
+        second.run(branin_objective, budget=3, progress=False)
+    assert second.n_finished == 2 and second.study.trial(live.trial_id).state == "pending"
 
 
 def test_ctrl_c_while_a_finished_evaluation_is_stored_still_stores_it(tmp_path, python_sigint):

@@ -826,10 +826,7 @@ def live_run_trials(study: Study, now: float | None = None) -> dict[int, float]:
     stopped run is not live, whatever its heartbeat). ``warmbo clean-pending`` never clears them by
     default, and :meth:`Optimizer.withdraw` refuses them."""
     now = time.time() if now is None else now
-    ended = {}
-    for key, stamp in study.meta_items(RUN_ENDED_PREFIX).items():
-        with contextlib.suppress(ValueError):
-            ended[key[len(RUN_ENDED_PREFIX) :]] = float(stamp)
+    ended = _runs_ended(study)
     beating = study.last_beats(beating_only=True)
     live = {}
     for trial in study.trials((PENDING,)):
@@ -839,6 +836,15 @@ def live_run_trials(study: Study, now: float | None = None) -> dict[int, float]:
         if ended.get(trial.worker, -math.inf) < beat:
             live[trial.id] = now - beat
     return live
+
+
+def _runs_ended(study: Study) -> dict[str, float]:
+    """Worker name -> when its last run recorded that it stopped (``run_ended:<worker>``)."""
+    ended = {}
+    for key, stamp in study.meta_items(RUN_ENDED_PREFIX).items():
+        with contextlib.suppress(ValueError):
+            ended[key[len(RUN_ENDED_PREFIX) :]] = float(stamp)
+    return ended
 
 
 def _point_text(point: Mapping) -> str:
@@ -4677,14 +4683,20 @@ class Optimizer:
         a run resumed at once after ``kill -9`` stopped one trial short of its budget, its place held
         by the killed process's last trial (a user test)."""
         now = time.time()
-        ages = {i: now - beat for i, beat in self.study.last_beats(beating_only=True).items()}
-        fresh = {i: age for i, age in ages.items() if age <= LIVE_BEATS * interval}
+        beats = self.study.last_beats(beating_only=True)
+        fresh = {i: now - beat for i, beat in beats.items() if now - beat <= LIVE_BEATS * interval}
+        ended = _runs_ended(self.study) if fresh else {}
         for i in list(fresh):  # (read each time: a reclaimed trial changes worker)
             try:
                 worker = self.study.trial(i).worker
             except TrialNotFoundError:
                 continue
             if worker != self.worker and _dead_here(worker):
+                del fresh[i]
+            elif ended.get(worker, -math.inf) >= beats[i]:
+                # its run recorded that it stopped after this beat (an interrupted run: a notebook's
+                # stop button, then the cell run again at once stopped one trial short of its budget,
+                # the trial cut short holding a place for 30 s; the notebook user test)
                 del fresh[i]
         return fresh
 
