@@ -938,3 +938,16 @@ def test_the_default_gp_on_inputs_far_from_the_unit_cube_warns_what_to_do():
         GP().fit(X / np.array([1.0, 1000.0]), y)  # scaled: nothing to say
         GP(optimizer="ml2", normalize_y=True).fit(X, y)  # fitted lengthscales: nothing to say
         GP(kernel=RBF([1.0, 300.0])).fit(X, y)  # a kernel of the user's own choosing
+
+
+def test_a_prediction_shows_what_it_is_and_refuses_a_tuples_arithmetic():
+    # (notebook user test) a cell showed a bare pair of arrays; pred * 2 silently gave 4 arrays (a
+    # tuple repeated) and pred + 1 a tuple's error
+    rng = np.random.default_rng(0)
+    prediction = GP().fit(rng.random((5, 1)), rng.random(5)).predict(rng.random((3, 1)))
+    assert repr(prediction).startswith("Prediction(mean=array([") and ", std=array([" in repr(prediction)
+    for arithmetic in (lambda p: p * 2, lambda p: 2 * p, lambda p: p + 1, lambda p: (1.0,) + p):
+        with pytest.raises(TypeError, match=r"the pair \(mean, std\): do arithmetic on prediction.mean"):
+            arithmetic(prediction)
+    mean, std = prediction  # (unpacking, .mean and the array view are unchanged)
+    assert np.array_equal(np.asarray(prediction), mean) and prediction.std is std

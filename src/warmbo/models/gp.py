@@ -101,6 +101,19 @@ class Prediction(tuple):
         mean = np.asarray(self[0], dtype=dtype)
         return mean.copy() if copy else mean
 
+    def __repr__(self) -> str:  # (a notebook showed a bare pair of arrays: nothing said .mean, .std)
+        return f"{type(self).__name__}(mean={self[0]!r}, std={self[1]!r})"
+
+    def _no_arithmetic(self, other):
+        # a tuple's + and * concatenate and repeat: pred * 2 gave 4 arrays, pred + 1 a tuple error
+        # (the notebook user test); arithmetic is the mean's, asked for by name
+        raise TypeError(
+            f"{type(self).__name__} is the pair (mean, std): do arithmetic on prediction.mean (or "
+            "prediction.std), or ask predict(X, return_std=False) for the mean alone"
+        )
+
+    __add__ = __radd__ = __mul__ = __rmul__ = _no_arithmetic
+
 
 _OBJECTIVES = ("ml2", "loo", "loo-mse")
 _LOG_2PI = float(np.log(2 * np.pi))
