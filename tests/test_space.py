@@ -781,3 +781,17 @@ def test_a_stored_study_whose_choices_are_written_alike_still_opens(tmp_path) ->
     assert again.space.params[0].choices == ("1", "a", 1) and [t.value for t in again.history] == [1.0]
     with pytest.raises(SpaceError, match="written alike"):  # (a new space still refuses them)
         Categorical("c", ["1", "a", 1])
+
+
+def test_a_pandas_frame_or_row_encodes_as_its_points() -> None:
+    # (notebook user test) opt.predict(df) iterated the frame's column names: "a point must be a
+    # mapping of parameter name to value, got 'x'"
+    import pandas as pd
+
+    space = Space([Float("x", 0.0, 1.0), Categorical("c", ["a", "b"])])
+    frame = pd.DataFrame([{"x": 0.1, "c": "a"}, {"x": 0.3, "c": "b"}])
+    expected = space.encode([{"x": 0.1, "c": "a"}, {"x": 0.3, "c": "b"}])
+    np.testing.assert_array_equal(space.encode(frame), expected)
+    np.testing.assert_array_equal(space.encode(frame.iloc[1]), expected[1:])
+    with pytest.raises(SpaceError, match="'x'"):  # (an empty cell is a missing parameter)
+        space.encode(pd.DataFrame([{"x": float("nan"), "c": "a"}]))

@@ -446,6 +446,16 @@ class Space:
     def _as_points(self, points: Any) -> list[Any]:
         if isinstance(points, Mapping):
             return [points]
+        if hasattr(points, "to_dict") and hasattr(points, "columns"):
+            # a pandas DataFrame: one point per row, an empty cell (NaN) a parameter it does not have
+            # (iterated, it gave its column names: "a point must be a mapping ..., got 'x'", a
+            # notebook user test's opt.predict(df))
+            return [
+                {k: v for k, v in row.items() if not (isinstance(v, float) and math.isnan(v))}
+                for row in points.to_dict("records")
+            ]
+        if type(points).__name__ == "Series" and hasattr(points, "to_dict"):  # (one row of a frame)
+            return [points.to_dict()]
         if isinstance(points, (str, bytes)) or not isinstance(points, Iterable):
             raise SpaceError(f"expected a point (mapping) or a sequence of points, got {points!r}")
         return list(points)
