@@ -2925,6 +2925,16 @@ def test_a_study_that_imported_its_prior_whole_is_reopened_without_importing_it_
     made.study.close()
     again = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
     assert sorted(t.params["x"] for t in again.history) == [0.1, 0.2, 0.3]
+    again.study.close()
+    # the source grown by a row: only that row (the review: the old three came again); and the
+    # command line given the same study skips them too (the upgrade user test: stored twice)
+    grown = wb.Optimizer(space, storage=str(tmp_path / "src.db"), seed=0)
+    grown.tell({"x": 0.4}, 0.4)
+    grown.study.close()
+    third = wb.Optimizer(space, storage=url, seed=0, prior=prior, transfer="none")
+    assert sorted(t.params["x"] for t in third.history) == [0.1, 0.2, 0.3, 0.4]
+    records = [r for r in third.priors().values() if r.get("source")]
+    assert [(r["rows"], r["skipped"], r["gone"]) for r in records] == [(1, 3, 0)]
 
 
 def test_add_prior_takes_the_forms_prior_takes():

@@ -4018,11 +4018,18 @@ class Optimizer:
             extra: dict = {}
             if source is not None:
                 known = self._rows_of_source(source)
+                # rows of imports that recorded no source (``prior=[...], transfer="none"`` in Python
+                # before session 50 tagged the whole prior): the same rows again are not imported
+                # again (the upgrade user test: the CLI given the same study stored its 5 rows twice),
+                # nor counted as gone from this source
+                legacy = self._rows_of_source(None)
                 fresh = []
                 for params, value in rows:
                     row = _row_key(params, value)
                     if known.get(row, 0) > 0:
                         known[row] -= 1
+                    elif legacy.get(row, 0) > 0:
+                        legacy[row] -= 1
                     else:
                         fresh.append((params, value))
                 extra = {"source": source, "skipped": len(rows) - len(fresh), "gone": sum(known.values())}
@@ -4035,8 +4042,9 @@ class Optimizer:
                 self.study.set_meta(key, json.dumps({**self._prior_record(ids), **extra}))
         return len(rows)
 
-    def _rows_of_source(self, source: str) -> dict[str, int]:
-        """(parameters, value) -> count of the rows that earlier tagged imports of ``source`` stored."""
+    def _rows_of_source(self, source: str | None) -> dict[str, int]:
+        """(parameters, value) -> count of the rows that earlier tagged imports of ``source`` stored
+        (``None``: the imports that recorded no source)."""
         ranges = [
             (record["first"], record["last"])
             for record in self.priors().values()
