@@ -348,3 +348,24 @@ def test_a_study_reopened_by_the_constructor_keeps_its_output_transform(tmp_path
     assert other.output_transform == "auto"
     assert wb.Study(url).settings["output_transform"] == "none"  # the study keeps its own
     assert wb.Optimizer(space, storage=str(tmp_path / "new.db")).output_transform == "yeo-johnson"
+
+
+def test_a_study_made_before_output_transforms_stays_on_the_plain_scale(tmp_path):
+    # (upgrade user test) a study whose settings hold no output_transform (made before there were
+    # any: its GP saw the plain scale) was reopened with yeo-johnson, where the docs say "none"
+    import json
+    import sqlite3
+
+    url = str(tmp_path / "old.db")
+    space = wb.Space.box([(0.0, 1.0)])
+    made = wb.Optimizer(space, storage=url, seed=0)
+    made.tell(made.ask(), 1.0)
+    made.study.close()
+    db = sqlite3.connect(url)
+    settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    del settings["output_transform"]  # (as an early version stored them)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings),))
+    db.commit()
+    db.close()
+    assert wb.Optimizer.load(url).output_transform == "none"
+    assert wb.Optimizer(space, storage=url).output_transform == "none"

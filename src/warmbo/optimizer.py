@@ -1308,7 +1308,9 @@ class Optimizer:
         self.study = Study(storage, space, settings)
         if failures is None and self.study.settings.get("failures") in FAILURE_MODELS:
             self.failures = self.study.settings["failures"]  # (a study keeps its own unless one is given)
-        kept_transform = self.study.settings.get("output_transform")
+        # (a study made before output transforms stores none: its GP saw the plain scale, and it
+        # stays there, as the docs say; the upgrade user test found it switched to yeo-johnson)
+        kept_transform = self.study.settings.get("output_transform", "none")
         if (
             model is None
             and resolved == "none"
@@ -1630,6 +1632,8 @@ class Optimizer:
         kwargs.update(cls._restored_acquisition(settings, overrides))
         if "output_transform" in settings:  # as stored ("none" for studies made before "auto")
             kwargs["output_transform"] = settings["output_transform"]
+        elif not cls._multitask:  # (made before output transforms: the plain scale it was made on)
+            kwargs["output_transform"] = "none"
         if not {"prior", "model"} & set(overrides) and overrides.get("transfer") != "none":
             try:
                 stored = cls.stored_sources(study)
