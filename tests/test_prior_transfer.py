@@ -4,6 +4,7 @@ warmbo.transfer.registry). Sources are given in the user's own units and signed 
 from __future__ import annotations
 
 import copy
+import json
 import re
 import warnings
 
@@ -1396,3 +1397,34 @@ def test_the_report_counts_the_sources_configurations_a_batch_took():
     report = opt.transfer_report()
     assert len(report.warm_design) == len(from_sources)
     assert [dict(p) for p in report.warm_design] == [dict(s) for s in batch[: len(from_sources)]]
+
+
+def test_a_study_whose_sources_an_early_version_did_not_store_says_it_goes_on_cold(tmp_path):
+    # (upgrade user test) a transfer study made before sources were stored with it resumed cold
+    # without a word, while status still showed its last weights as current
+    import sqlite3
+
+    url = str(tmp_path / "t.db")
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0, storage=url, prior=([[0.1], [0.5], [0.9]], [3.0, 1.0, 2.0]))
+    for _ in range(4):
+        s = opt.ask()
+        opt.tell(s, (s["x"] - 0.5) ** 2)
+    opt.study.close()
+    db = sqlite3.connect(url)  # (as such a version left it: the report, no sources)
+    db.execute(
+        "DELETE FROM meta WHERE key IN ('transfer_sources', 'transfer_source_rows', 'transfer_warm_design')"
+    )
+    settings = json.loads(db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()[0])
+    settings.pop("warm_design", None)
+    db.execute("UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings),))
+    db.commit()
+    db.close()
+    with pytest.warns(
+        UserWarning, match="transferred from sources that an earlier version of warmbo did not store"
+    ):
+        again = wb.Optimizer.load(url)
+    assert again.transfer == "none"
+    report = again.stored_transfer_report()
+    assert report is not None and "its sources were not stored with the study" in str(report)
+    assert "weights after" not in str(report)

@@ -1653,6 +1653,17 @@ class Optimizer:
                     "them, as a cold start; give them again with prior= (warmbo optimize/suggest: --prior)",
                     UserWarning,
                 )
+            elif study.get_meta("transfer_report") is not None:
+                # made by a version that did not store its sources (before session 15): it asked
+                # with them, and now goes on without (the upgrade user test: silent, while status
+                # still showed its last weights)
+                shown = re.sub(r"[?&]mode=ro$", "", redacted(study.url))  # (status opens it read-only)
+                _warn(
+                    f"study {shown!r} transferred from sources that an earlier version of "
+                    "warmbo did not store with it: it is reopened without them, as a cold start; give "
+                    "them again with prior= (warmbo optimize/suggest: --prior) to go on transferring",
+                    UserWarning,
+                )
         elif overrides.get("prior") is not None and "model" not in overrides:
             # new sources for a study that transfers: the stored method (and its cap) as before,
             # not the default (auto) in its place; transfer= naming the stored method keeps its cap
@@ -1986,6 +1997,17 @@ class Optimizer:
         stored = TransferReport.from_dict(json.loads(text)) if text else None
         if self._source is None:  # (sources given but all left out as uninformative: none is used)
             left_out = self._left_out_report()
+            unstored = (
+                self.study.get_meta(_SOURCES_KEY) is None and self.study.get_meta(_SOURCE_ROWS_KEY) is None
+            )
+            if left_out is None and stored is not None and unstored:
+                # (the report of sources an earlier version did not store: its weights are no
+                # longer what the study asks with; the upgrade user test read them as current)
+                return replace(
+                    stored,
+                    refuted="its sources were not stored with the study by the version that used them: "
+                    "it goes on without them, as a cold start, unless they are given again (prior=, --prior)",
+                )
             return left_out if left_out is not None else stored
         given = self._transfer_report(self.model, self.study.count(COMPLETE))
         if self._refuted is not None:
