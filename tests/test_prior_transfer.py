@@ -1428,3 +1428,21 @@ def test_a_study_whose_sources_an_early_version_did_not_store_says_it_goes_on_co
     report = again.stored_transfer_report()
     assert report is not None and "its sources were not stored with the study" in str(report)
     assert "weights after" not in str(report)
+
+
+def test_transfer_from_rows_already_imported_as_trials_is_pointed_out(tmp_path):
+    # (upgrade user test) `suggest --prior old.db` without --transfer none on a study that had
+    # imported old.db's rows: the same rows became a source beside their copies, weight 1.00
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    source = wb.Optimizer(space, seed=0, storage=str(tmp_path / "src.db"))
+    for v in (0.1, 0.5, 0.9):
+        source.tell({"x": v}, v)
+    source.study.close()
+    prior = [str(tmp_path / "src.db")]
+    url = str(tmp_path / "t.db")
+    wb.Optimizer(space, seed=0, storage=url, prior=prior, transfer="none").study.close()
+    with pytest.warns(UserWarning, match="the 3 rows of prior= are already trials of study"):
+        wb.Optimizer(space, seed=0, storage=url, prior=prior)
+    with warnings.catch_warnings():  # (rows that are not all there: a related task, nothing said)
+        warnings.filterwarnings("error", message=".*are already trials.*")
+        wb.Optimizer(space, seed=0, storage=url, prior=([[0.2], [0.5]], [2.0, 0.5]))

@@ -1352,6 +1352,8 @@ class Optimizer:
                 )
         if self.prior is not None and self.transfer != "none" and not self.study.readonly:
             self._store_sources()  # (also sources all left out as uninformative: they replace the stored)
+        if self.prior is not None and self.transfer != "none":
+            self._warn_sources_are_trials()
         if self._source is not None and self.transfer == TRANSFORMED_TRANSFER and not self.study.readonly:
             # the scale auto's ensemble sees, for the next object that resumes the study
             # (transfer_transform): a study made without sources keeps the plain GP's in its settings
@@ -1447,6 +1449,30 @@ class Optimizer:
         if model is None:
             return default_model(self.space.dim, self.seed, kernel)
         return _seeded(model, self.seed)
+
+    def _warn_sources_are_trials(self) -> None:
+        """Say so when every row of the transfer sources is already one of the study's imported prior
+        trials (imported before with ``transfer="none"``): the model would see each evaluation twice,
+        as a trial and as a source's (the upgrade user test: `suggest --prior old.db` without
+        `--transfer none` on a study that had imported old.db gave it weight 1.00 beside its own
+        copy). Only complete prior rows are compared, exactly (parameters and value)."""
+        imported: dict[str, int] = {}
+        for trial in self.study.trials((COMPLETE,)):
+            if trial.worker == PRIOR_WORKER:
+                key = _row_key(trial.params, float(trial.value))
+                imported[key] = imported.get(key, 0) + 1
+        if not imported:
+            return
+        rows = [_row_key(p, float(v)) for p, v in zip(self.prior.params, self.prior.y, strict=True)]
+        signed = [_row_key(p, -float(v)) for p, v in zip(self.prior.params, self.prior.y, strict=True)]
+        if all(r in imported for r in rows) or all(r in imported for r in signed):
+            _warn(
+                f"the {len(rows)} rows of prior= are already trials of study "
+                f"{redacted(self.study.url)!r} (imported with transfer='none'): transferring from them "
+                "too makes the model see each twice; leave prior= out (the trials are the study's own), "
+                "or give it with transfer='none' to import only rows that are new",
+                UserWarning,
+            )
 
     def _store_sources(self) -> None:
         """Keep the transfer sources and how they are used in the study (:func:`warmbo.prior.sources_text`),
