@@ -268,6 +268,8 @@ def test_a_prior_with_unscored_candidates_arrays_as_choices_and_a_better_earlier
         ).fit(X, y)
     better = [w for w in said if "holds a better candidate from an earlier fit" in str(w.message)]
     assert again.best_score_ < best and better  # (as run: 0.915 against the first fit's 0.945)
+    # at the user's fit line, not at sklearn/base.py (hand-counted stacklevels: notebook user test)
+    assert {w.filename for w in better} == {__file__}
 
 
 def test_an_earlier_searchs_cv_results_is_a_prior_as_it_stands(digits):

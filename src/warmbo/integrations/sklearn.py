@@ -44,6 +44,7 @@ import numpy as np
 from sklearn.model_selection._search import BaseSearchCV
 from sklearn.utils import check_random_state
 
+from .._warnings import user_stacklevel
 from ..optimizer import PRIOR_WORKER, Optimizer
 from ..parameters import SpaceError
 from ..space import Categorical, Float, Int, Parameter, Space
@@ -262,7 +263,7 @@ def _labelled(prior, values: dict[str, dict]):
             f"{int((~scored).sum())} of the prior's {len(y)} candidates have no score (NaN: a fold "
             "failed) and are left out",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         rows, y = [row for row, ok in zip(rows, scored, strict=True) if ok], y[scored]
 
@@ -542,7 +543,7 @@ class WarmboSearchCV(BaseSearchCV):
                     f"the search space has {int(cardinality)} candidates, {left} of them not yet "
                     f"evaluated, fewer than n_iter={n_iter}: running {left} candidates",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
                 n_iter = left
         done, lost, evaluated, scored, stalled = 0, [], False, [], 0
@@ -557,7 +558,7 @@ class WarmboSearchCV(BaseSearchCV):
                     warnings.warn(
                         f"the search stopped after {done} candidates: every candidate was evaluated",
                         UserWarning,
-                        stacklevel=3,
+                        stacklevel=user_stacklevel(),
                     )
                     break
                 stalled = 0
@@ -636,7 +637,7 @@ class WarmboSearchCV(BaseSearchCV):
                 f"({earlier.value:.6g}); best_params_ and best_estimator_ are this fit's best, as "
                 "scikit-learn's searches choose among the candidates they evaluate",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
         if lost and not evaluated:
             raise lost[0][1]  # (every candidate failed: scikit-learn's own error, as its searches raise)
@@ -647,7 +648,7 @@ class WarmboSearchCV(BaseSearchCV):
                 f"are not in cv_results_ (they are failed trials of the search's study, which the "
                 f"optimizer moved away from): {shown}",
                 FitFailedCandidatesWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
 
     def _dicts(self) -> _Dicts | None:
@@ -707,5 +708,5 @@ class WarmboSearchCV(BaseSearchCV):
                 "candidates of different rounds would be scored on different folds. Give the splitter "
                 "a random_state (KFold(5, shuffle=True, random_state=0))",
                 RandomizedSplitsWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
