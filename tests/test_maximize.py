@@ -333,3 +333,19 @@ def test_an_integer_parameter_is_not_trapped_beside_the_incumbent_by_relaxed_can
     opt.run(lambda p: (math.log10(p["lr"]) + 2) ** 2 + abs(p["layers"] - 3), budget=30, progress=False)
     assert opt.best.params["layers"] == 3 and opt.best.value < 0.01
     assert sum(t.params["layers"] == 2 for t in opt.history) < 15
+
+
+def test_a_function_of_parameter_dicts_is_told_what_maximize_takes():
+    # (notebook user test) wb.maximize read as a one-line optimiser: a function of parameter dicts met
+    # numpy's bare "only integers, slices ... are valid indices"
+    import warmbo as wb
+
+    space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("y", -2.0, 2.0)])
+    with pytest.raises(
+        TypeError, match=r"maximises an acquisition over encoded points.*wb.Optimizer\(space\).run"
+    ):
+        wb.maximize(lambda p: -((p["x"] - 0.3) ** 2) - p["y"] ** 2, space)
+    found = wb.maximize(lambda U: -np.sum((U - 0.3) ** 2, axis=1), space)  # (on encoded points: as before)
+    np.testing.assert_allclose(found.x, [0.3, 0.3], atol=1e-6)
+    with pytest.raises(TypeError, match=r"pass EI\(...\).bind"):  # (warmbo's own refusals unchanged)
+        wb.maximize(wb.EI(), space)

@@ -387,6 +387,37 @@ def maximize(
     -------
     MaximizeResult
     """
+    try:
+        return _maximize(acq, space, seed, n_candidates, n_starts, exclude, anchors, screen, avoid, fixed)
+    except (IndexError, KeyError, TypeError) as exc:
+        if not _raised_by_caller(exc):
+            raise
+        # (a notebook user test: wb.maximize(lambda p: -(p["x"] - 0.3) ** 2, space), read as a one-line
+        # optimiser, met numpy's bare "only integers, slices ... are valid indices")
+        raise TypeError(
+            f"maximize(f, space) maximises an acquisition over encoded points: f gets an (m, d) array "
+            f"in [0, 1] (space.decode turns rows into parameter dicts) and returns m values; calling "
+            f"yours raised {type(exc).__name__}: {exc}. To optimise an objective of parameter dicts, "
+            "use wb.Optimizer(space).run(f, budget=...)"
+        ) from exc
+
+
+def _raised_by_caller(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised in a frame outside warmbo (the caller's function), not by warmbo."""
+    import os
+
+    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame.f_code.co_filename
+        tb = tb.tb_next
+    return last is not None and not os.path.abspath(last).startswith(package) and "numpy" not in last
+
+
+def _maximize(
+    acq, space, seed, n_candidates, n_starts, exclude, anchors, screen, avoid, fixed
+) -> MaximizeResult:
     # an Acquisition (EI()) has bind(); one bound to a model (EI().bind(gp)) is a function of points
     if callable(getattr(acq, "bind", None)):
         raise TypeError(
