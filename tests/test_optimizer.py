@@ -1062,6 +1062,13 @@ def test_the_repeated_points_warning_counts_the_study_as_it_is(tmp_path):
     assert len([w for w in seen if w.category is wb.optimizer.RepeatedPointsWarning]) == 1  # once a run
     with pytest.warns(wb.optimizer.RepeatedPointsWarning, match=r"\(1 more .* a budget of 6 had"):
         opt.run(lambda p: p["a"], budget=8, progress=False)
+    # the repeat that is the run's last evaluation (it read "the rest of this run (0 more
+    # evaluation(s))": PostgreSQL user test)
+    last = wb.Optimizer(space, seed=0)
+    with pytest.warns(
+        wb.optimizer.RepeatedPointsWarning, match=r"so this evaluation, the run's last, was of"
+    ):
+        last.run(lambda p: p["a"], budget=5, progress=False)
 
 
 def test_the_repeated_points_warning_counts_the_budget_that_tried_every_point_when_trials_failed():

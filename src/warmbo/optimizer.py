@@ -2588,11 +2588,17 @@ class Optimizer:
         shown = float(value[0]) if value.size == 1 else tuple(float(v) for v in value)
         left = max(0, budget - finished)
         enough = max(self._budget_trying_every_point(int(size)), started)
+        # (with none left it read "the rest of this run (0 more evaluation(s))": PostgreSQL user test)
+        rest = (
+            f"the rest of this run ({left} more evaluation(s)) evaluates known points again"
+            if left
+            else "this evaluation, the run's last, was of a point already known"
+        )
         _warn(
             f"trial {trial.id} evaluated {dict(trial.params)} again and got the value the point already "
             f"had ({shown!r}): the objective looks deterministic. The search space has {int(size)} {what} "
-            f"and every one has been tried, so the rest of this run ({left} more evaluation(s)) evaluates "
-            f"known points again. For a deterministic objective, a budget of {enough} had tried every "
+            f"and every one has been tried, so {rest}. For a deterministic objective, a budget of {enough} "
+            "had tried every "
             "point; for a noisy one, repeats are second measurements (no warning then).",
             RepeatedPointsWarning,
         )
