@@ -4200,7 +4200,7 @@ def test_small_words_of_a_user_test(workdir):
 def test_a_prior_studys_source_is_one_whatever_its_spelling_and_keeps_no_password():
     # a review: a PostgreSQL prior's source kept the URL as typed (its password too, printed in the
     # advice to remove it), and another spelling of the same study was another source
-    from warmbo.cli import _prior_source
+    from warmbo.prior import import_source as _prior_source
 
     spellings = [
         "postgres://lab:secret@db.example:5432/lab?study=enzyme&sslmode=require",

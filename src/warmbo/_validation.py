@@ -14,6 +14,7 @@ import numpy as np
 
 __all__ = [
     "NonNumericError",
+    "is_dataframe",
     "as_points",
     "as_training_points",
     "as_values",
@@ -27,6 +28,11 @@ class NonNumericError(ValueError, TypeError):
     """An array argument that is not numbers (a dict, text, None inside it). A ``ValueError``, as
     every validation error here, and a ``TypeError``, as numpy's own conversion error (and
     scikit-learn's, which comes from it) is: code that catches either keeps working."""
+
+
+def is_dataframe(obj) -> bool:
+    """A pandas-like DataFrame (duck-typed, as :meth:`warmbo.data.TaskData.from_dataframe` reads it)."""
+    return hasattr(obj, "columns") and callable(getattr(obj, "to_dict", None))
 
 
 def _is_sparse(X) -> bool:

@@ -1340,12 +1340,14 @@ def _import_priors(opt, prior: list[str], parts: list, storage: str, out) -> Non
     """``--transfer none``: each ``--prior`` imported as trials of the study, once, tagged by its
     file's hash (the rows an earlier version of the file already imported are skipped); ``out`` is
     the console the lines go to."""
+    from .prior import import_source, import_tag, single_task  # (as the Optimizer's prior=... imports)
+
     for entry, part in zip(prior, parts, strict=True):  # one import, with its own tag, per source
         started = time.perf_counter()
-        tag = _prior_tag(entry, part)
-        source = _prior_source(entry)
+        tag = import_tag(entry, part)
+        source = import_source(entry)
         fresh = opt.priors().get(tag) is None
-        added = opt.add_prior(_single_task(part), tag=tag, source=source)
+        added = opt.add_prior(single_task(part), tag=tag, source=source)
         seconds = time.perf_counter() - started
         if not fresh:
             out.print(f"{redacted(entry)} already imported (tag {tag})")
@@ -1748,24 +1750,6 @@ def _check_distinct_priors(entries: list[str]) -> None:
         raise ValueError(
             f"--prior {first} is given twice{same}; each --prior is one source task: give it once"
         )
-
-
-def _single_task(part):
-    from .prior import single_task
-
-    return single_task(part)
-
-
-def _prior_source(entry: str) -> str:
-    from .prior import import_source  # (the Optimizer's prior=..., transfer="none" imports alike)
-
-    return import_source(entry)
-
-
-def _prior_tag(entry: str, part) -> str:
-    from .prior import import_tag
-
-    return import_tag(entry, part)
 
 
 class _Terminated(KeyboardInterrupt):
@@ -3653,7 +3637,9 @@ def prior_remove(
     if all_rows:
         removed = opt.remove_prior()
     elif file is not None:
-        removed = opt.remove_prior(source=_prior_source(file))
+        from .prior import import_source
+
+        removed = opt.remove_prior(source=import_source(file))
     else:
         removed = opt.remove_prior(tag)
     console.print(f"removed {removed} prior rows from {redacted(storage)}")

@@ -403,16 +403,16 @@ def maximize(
 
 
 def _raised_by_caller(exc: BaseException) -> bool:
-    """Whether ``exc`` was raised in a frame outside warmbo (the caller's function), not by warmbo."""
-    import os
+    """Whether ``exc`` was raised in a frame outside warmbo (the caller's function), not by warmbo or
+    numpy (:func:`warmbo._warnings._inside` tells warmbo's frames)."""
+    from ._warnings import _inside
 
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
     tb = exc.__traceback__
     last = None
     while tb is not None:
         last = tb.tb_frame.f_code.co_filename
         tb = tb.tb_next
-    return last is not None and not os.path.abspath(last).startswith(package) and "numpy" not in last
+    return last is not None and not _inside(last) and "numpy" not in last
 
 
 def _maximize(

@@ -1463,9 +1463,9 @@ class Optimizer:
                 imported[key] = imported.get(key, 0) + 1
         if not imported:
             return
+        # (the prior's values are read in this study's direction, as its imported trials hold them)
         rows = [_row_key(p, float(v)) for p, v in zip(self.prior.params, self.prior.y, strict=True)]
-        signed = [_row_key(p, -float(v)) for p, v in zip(self.prior.params, self.prior.y, strict=True)]
-        if all(r in imported for r in rows) or all(r in imported for r in signed):
+        if all(r in imported for r in rows):
             _warn(
                 f"the {len(rows)} rows of prior= are already trials of study "
                 f"{redacted(self.study.url)!r} (imported with transfer='none'): transferring from them "
@@ -2598,8 +2598,7 @@ class Optimizer:
             f"trial {trial.id} evaluated {dict(trial.params)} again and got the value the point already "
             f"had ({shown!r}): the objective looks deterministic. The search space has {int(size)} {what} "
             f"and every one has been tried, so {rest}. For a deterministic objective, a budget of {enough} "
-            "had tried every "
-            "point; for a noisy one, repeats are second measurements (no warning then).",
+            "had tried every point; for a noisy one, repeats are second measurements (no warning then).",
             RepeatedPointsWarning,
         )
         return True

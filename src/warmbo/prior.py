@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import is_dataframe as _is_dataframe
 from ._warnings import user_stacklevel
 from .data import DataError, TaskData, _check_csv, _check_dataframe, _history_y
 from .source_record import (  # noqa: F401  (the stored sources' record: there since session 34)
@@ -942,11 +943,6 @@ def names_a_study(text: str) -> bool:
     return lowered.startswith(("sqlite:", "postgresql:", "postgres:")) or lowered.endswith(
         (".db", ".sqlite", ".sqlite3")
     )
-
-
-def _is_dataframe(obj) -> bool:
-    """A pandas-like DataFrame (duck-typed, as :meth:`TaskData.from_dataframe` reads it)."""
-    return hasattr(obj, "columns") and callable(getattr(obj, "to_dict", None))
 
 
 def _finished_records(prior, space: Space | None, warn: bool) -> list:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._validation import is_dataframe
 from .conditions import INACTIVE, Conditions, canonical_when
 from .parameters import (
     _SOBOL_WARNING,
@@ -446,7 +447,7 @@ class Space:
     def _as_points(self, points: Any) -> list[Any]:
         if isinstance(points, Mapping):
             return [points]
-        if hasattr(points, "to_dict") and hasattr(points, "columns"):
+        if is_dataframe(points):
             # a pandas DataFrame: one point per row, an empty cell (NaN) a parameter it does not have
             # (iterated, it gave its column names: "a point must be a mapping ..., got 'x'", a
             # notebook user test's opt.predict(df))

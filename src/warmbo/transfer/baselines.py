@@ -62,6 +62,7 @@ import time
 import numpy as np
 from scipy.stats import rankdata
 
+from .._moments import mean_std
 from .._threads import blas_limited, map_limited, source_threads
 from .._validation import as_points, as_training_points, as_values, check_int
 from ..kernels.base import Kernel
@@ -83,12 +84,9 @@ __all__ = ["GenericBO", "EfficientBO", "CollaborativeBO", "DiffGP", "RGPE", "BAS
 
 def target_scale(y: np.ndarray) -> tuple[float, float]:
     """The target's standardisation: (mean, std) with >= 3 points, (mean, 1) with fewer (std 1 if flat)."""
-    # (on y / max|y|, scaled back: np.std squares the values and overflowed above |y| ~ 1.3e154)
-    top = float(np.max(np.abs(y))) if y.size else 0.0
-    unit = top if 0.0 < top < np.inf else 1.0
-    with np.errstate(over="ignore", invalid="ignore"):
-        mean = unit * float(np.mean(y / unit))
-        std = unit * float(np.std(y / unit)) if y.shape[0] >= 3 else 1.0
+    # (mean_std: np.std squares the values and overflowed above |y| ~ 1.3e154)
+    mean, std = mean_std(y)
+    std = std if y.shape[0] >= 3 else 1.0
     if not (np.isfinite(mean) and np.isfinite(std)):
         raise ValueError("target y values are too large to standardise (their mean or spread overflows)")
     return mean, (std if std > 0 else 1.0)

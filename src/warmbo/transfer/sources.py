@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._moments import mean_std
 from .._validation import as_points, as_values
 
 __all__ = ["SourceTask", "as_sources", "standardise"]
@@ -37,7 +38,7 @@ class SourceTask:
     @property
     def z(self) -> np.ndarray:
         """Standardised outputs ``(y - mean) / std``."""
-        return self.y / self.std - self.mean / self.std  # (y - mean overflows for |y| near 1.8e308)
+        return (self.y - self.mean) / self.std
 
     def __len__(self) -> int:
         return int(self.y.shape[0])
@@ -46,17 +47,15 @@ class SourceTask:
 def standardise(y: np.ndarray) -> tuple[float, float]:
     """Mean and standard deviation used for z-scores (std 1 when y is constant or has one value).
 
-    Computed on ``y / max|y|`` and scaled back, so that any finite values have both: ``np.std``
+    :func:`~warmbo._moments.mean_std`, so that any finite values have both: ``np.std``
     squares them and overflowed above |y| ~ 1.3e154, which a study accepts (values up to 1.8e308), and
     such a study, or a CSV of such values, given as ``prior=`` failed every ask (hostile-input user
     test)."""
     y = np.asarray(y, dtype=np.float64)
-    top = float(np.max(np.abs(y))) if y.size else 0.0
-    if not np.isfinite(top):
+    if not np.all(np.isfinite(y)):
         raise ValueError("source values must be finite")
-    unit = top if top > 0 else 1.0
-    mean = unit * float(np.mean(y / unit))
-    std = unit * float(np.std(y / unit)) if y.size > 1 else 1.0
+    mean, std = mean_std(y)
+    std = std if y.size > 1 else 1.0
     return mean, (std if std > 0 else 1.0)
 
 
