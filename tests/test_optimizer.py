@@ -314,6 +314,97 @@ def test_run_with_thread_and_process_executors():
     assert len({t.id for t in opt.history}) == 18
 
 
+def _kills_its_process_above(params):
+    """x > 0.7 ends its process as the OS's out-of-memory killer would; other points take 1.5 s."""
+    import signal
+
+    if params["x"] > 0.7:
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(1.5)
+    return (params["x"] - 0.3) ** 2
+
+
+def test_a_process_that_dies_fails_its_trial_alone_and_withdraws_the_trials_beside_it():
+    """A process pool whose process was killed breaks every evaluation running on it: the one that
+    ran alone is failed (its point ended its process), several running together are withdrawn, not
+    failed (a user test: a healthy point beside the killer was stored as failed, so never proposed
+    again), and the run stops with an ExecutorBrokenError saying so, not a bare BrokenProcessPool
+    after recording them; a new executor goes on."""
+    import multiprocessing
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    opt = wb.Optimizer(space, seed=0, n_initial=2)
+    opt.enqueue([{"x": 0.9}, {"x": 0.2}])
+    fork = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=2, mp_context=fork) as pool:
+        with pytest.raises(
+            wb.optimizer.ExecutorBrokenError, match="running together, were withdrawn"
+        ) as info:
+            opt.run(_kills_its_process_above, budget=4, n_workers=2, executor=pool, progress=False)
+    assert info.value.withdrawn == (1, 2) and info.value.failed == ()
+    assert "a worker process died" in str(info.value)
+    assert opt.study.trials() == []  # nothing failed, nothing left pending
+    # (the queue's withdrawn points are queued again: x = 0.9 comes first)
+    with ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
+        with (
+            pytest.raises(
+                wb.optimizer.ExecutorBrokenError, match="only evaluation running, is marked failed"
+            ),
+            pytest.warns(wb.optimizer.TrialFailedWarning, match="BrokenProcessPool"),
+        ):
+            opt.run(_kills_its_process_above, budget=4, n_workers=1, executor=pool, progress=False)
+    [failed] = opt.study.trials()
+    assert failed.state == "failed" and failed.params == {"x": 0.9} and "BrokenProcessPool" in failed.error
+    with ProcessPoolExecutor(max_workers=1, mp_context=fork) as pool:
+        opt.run(_kills_its_process_above, budget=4, n_workers=1, executor=pool, progress=False)
+    assert opt.study.count("complete") == 3
+
+
+def test_sys_exit_in_the_objective_fails_its_trial_and_the_run_goes_on():
+    """sys.exit() in an objective (a simulation wrapper's) fails its trial as an exception does; it
+    stopped a one-at-a-time run with the trial left pending and no word (a user test)."""
+
+    def objective(params):
+        if params["x"] > 0.5:
+            sys.exit("solver gave up")
+        return params["x"]
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=2)
+    opt.enqueue([{"x": 0.9}, {"x": 0.2}])
+    with pytest.warns(wb.optimizer.TrialFailedWarning, match="SystemExit: solver gave up"):
+        opt.run(objective, budget=5, progress=False)
+    states = [t.state for t in opt.study.trials()]
+    assert states[0] == "failed" and len(states) == 5 and "pending" not in states
+
+
+def test_an_error_the_study_already_holds_beside_values_does_not_stop_a_resumed_run():
+    """A resumed run whose first three evaluations fail with an error the study's failed trials
+    already hold beside values (a solver crashing in a region: points enqueued there) goes on; a new
+    error (a typo since) still stops it (a user test was told to fix a working objective)."""
+
+    def crashes(params):
+        if params["x"] > 0.7:
+            raise RuntimeError("mesh solver crashed")
+        return (params["x"] - 0.3) ** 2
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=2)
+    opt.enqueue([{"x": 0.9}, {"x": 0.1}, {"x": 0.4}])
+    with pytest.warns(wb.optimizer.TrialFailedWarning):
+        opt.run(crashes, budget=3, progress=False)
+    opt.enqueue([{"x": 0.8}, {"x": 0.85}, {"x": 0.95}])
+    with pytest.warns(wb.optimizer.TrialFailedWarning):
+        opt.run(crashes, budget=7, progress=False)
+    assert opt.study.count("failed") == 4 and opt.study.count("complete") == 3
+
+    def typo(params):
+        raise NameError("name 'mesh' is not defined")
+
+    with pytest.raises(wb.optimizer.RepeatedFailureError, match="NameError"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+        opt.run(typo, budget=12, progress=False)
+
+
 def test_a_timeout_stops_new_evaluations_and_records_those_under_way(monkeypatch, tmp_path):
     # Optuna's optimize(timeout=): no new evaluation once the time is up, the ones under way finish
     # and are recorded, nothing is left pending, and the same call goes on to the budget. A fake clock

@@ -86,6 +86,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import (
     FIRST_COMPLETED,
+    BrokenExecutor,
     CancelledError,
     Executor,
     Future,
@@ -94,7 +95,7 @@ from concurrent.futures import (
     wait,
 )
 from dataclasses import replace
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple, NoReturn, overload
 
 import numpy as np
 
@@ -170,6 +171,7 @@ __all__ = [
     "ObjectiveNotSentError",
     "RepeatedPointsWarning",
     "RepeatedFailureError",
+    "ExecutorBrokenError",
     "UnansweredAskWarning",
     "cold_design_size",
     "default_n_initial",
@@ -524,27 +526,73 @@ class RepeatedFailureError(RuntimeError):
         )
 
 
+class ExecutorBrokenError(RuntimeError):
+    """:meth:`Optimizer.run`'s executor broke (``concurrent.futures.BrokenExecutor``: a process pool
+    one of whose processes died, killed by the OS for its memory or ended by the objective with
+    ``os._exit``, a signal or a crash in native code) and can run nothing more. ``failed``: the trial
+    marked failed, when it was the only evaluation running (it ended its process); ``withdrawn``: the
+    trials this run had asked for and that were running together, taken out of the study, since any
+    of them may have ended the process (a user test: a healthy point beside the one that killed its
+    process was stored as failed, so never proposed again); ``pending``: trials retried from an earlier
+    run, left pending as they were."""
+
+    def __init__(
+        self,
+        error: str,
+        failed: Sequence[int] = (),
+        withdrawn: Sequence[int] = (),
+        pending: Sequence[int] = (),
+    ):
+        self.error = error
+        self.failed = tuple(failed)
+        self.withdrawn = tuple(withdrawn)
+        self.pending = tuple(pending)
+        what = []
+        if self.failed:
+            what.append(f"trial {_ids(self.failed)}, the only evaluation running, is marked failed")
+        if self.withdrawn:
+            what.append(
+                f"trials {_ids(self.withdrawn)}, running together, were withdrawn: one of them may have "
+                "ended its process, and which cannot be told (with n_workers=1 such a point is marked "
+                "failed and not proposed again)"
+            )
+        if self.pending:
+            what.append(f"trial(s) {_ids(self.pending)} (retried from an earlier run) stay pending")
+        super().__init__(
+            f"the executor broke ({error}): a worker process died, killed by the operating system (out "
+            "of memory?) or ended by the objective (os._exit, a signal, a crash in native code), and the "
+            "executor can run nothing more. "
+            + "; ".join(what)
+            + (". " if what else "")
+            + "Run again with a new executor to go on"
+        )
+
+
 class _FirstFailures:
     """Whether a run's first :data:`FIRST_FAILURES` evaluations, in the order they were started (trial
     ids grow with each ask; retried trials are older and go first), all failed with the same error.
     Decided once they have all finished, so fast failures finishing before slow successes (several
     workers) do not count alone."""
 
-    def __init__(self, answered: bool = False):
+    def __init__(self, answered: bool = False, known: Iterable[str | None] = ()):
         self.outcomes: dict[int, str | None] = {}  # this run's finished trials: id -> the error, or None
         self.deciding = True
         self.failed: tuple[int, ...] = ()
         # the study holds values the objective returned before this run: a NaN or inf it returns now
         # is its answer for a region (a learning rate that diverges), not a broken objective (a
         # user test: a continued run asking three times beside a diverging region stopped with "fix
-        # the objective")
+        # the objective"); so is an error the study's failed trials already hold beside those values
+        # (a solver that crashes in a region: a resumed run, or points enqueued there, stopped with
+        # "fix the objective", a user test), where a new error (a typo since) still stops the run
         self.answered = answered
+        self.known = {_error_kind(error) for error in known} if answered else set()
 
     def stops(self, trial: Trial, unfinished: Iterable[int]) -> str | None:
         """Record a finished ``trial``; the repeated error when the run should stop there, else None
         (the failed trials' ids are then :attr:`failed`). ``unfinished``: the ids of the run's trials
         started and not finished yet."""
-        failed = trial.state == FAILED and not (self.answered and _NONFINITE.fullmatch(trial.error or ""))
+        known = _NONFINITE.fullmatch(trial.error or "") or _error_kind(trial.error) in self.known
+        failed = trial.state == FAILED and not (self.answered and known)
         self.outcomes[trial.id] = trial.error if failed else None
         if not self.deciding:
             return None
@@ -4301,7 +4349,10 @@ class Optimizer:
         # imported prior rows (add_prior, prior= with transfer="none") are complete trials that no run
         # evaluated: the budget counts the study's own
         n_prior = self._prior_rows()  # read once: a run adds no prior rows
-        first_failures = _FirstFailures(answered=self.study.count(COMPLETE) > n_prior)  # (this objective's)
+        first_failures = _FirstFailures(  # (this objective's values, and its errors beside them)
+            answered=self.study.count(COMPLETE) > n_prior,
+            known=[t.error for t in self.study.trials((FAILED,))],
+        )
 
         def finished() -> int:
             return self._finished(n_prior)
@@ -4387,7 +4438,10 @@ class Optimizer:
                             unstarted.clear()  # (an interrupt during the evaluation leaves it pending)
                             try:
                                 future.set_result(objective(dict(suggestion)))
-                            except Exception as exc:  # noqa: BLE001 - any objective failure fails the trial
+                            except (Exception, SystemExit) as exc:  # noqa: BLE001 - any objective failure
+                                # fails the trial; sys.exit() in a simulation wrapper too (it stopped
+                                # the run with its trial pending and no word, a user test), as it
+                                # already did with n_workers > 1
                                 future.set_exception(exc)
                         elif own_executor:
                             # the run's own future, registered before its thread can start: a Ctrl-C
@@ -4411,6 +4465,8 @@ class Optimizer:
                     if not running:
                         break
                     done = self._wait_for_one(running, submitter)
+                    if not own_executor and any(_broke(f) for f in done):
+                        self._executor_broke(running, queue, created, evaluate)
                     for future in done:
                         suggestion = running[future]
                         if future.cancelled() and not own_executor and cancelled[suggestion.trial_id] < 3:
@@ -4653,6 +4709,35 @@ class Optimizer:
                     stacklevel=user_stacklevel(),
                 )
 
+    def _executor_broke(self, running, queue, created, evaluate) -> NoReturn:
+        """Raise :class:`ExecutorBrokenError` for an executor that broke under this run (a process
+        pool whose process died): the evaluation that finished before are stored; one running alone
+        ended its process, so it is marked failed; several running together are withdrawn (those this
+        run asked for; a retried one stays pending), since any of them may have; the queue's too."""
+        error = next(f.exception() for f in running if _broke(f))
+        broken = [(f, s) for f, s in running.items() if _broke(f)]
+        failed, withdrawn, pending = [], [], []
+        for future, suggestion in list(running.items()):
+            if future.done() and not _broke(future):  # (finished before the break)
+                self._record(suggestion, future)
+                del running[future]
+                evaluate(suggestion.trial_id, False)
+        if len(broken) == 1 and len(running) == 1:
+            future, suggestion = broken[0]
+            self._record(suggestion, future)
+            failed.append(suggestion.trial_id)
+        else:
+            withdraw = [s for s in running.values() if s.trial_id in created]
+            withdraw += [s for s in queue if s.trial_id in created]
+            pending = [s.trial_id for s in [*running.values(), *queue] if s.trial_id not in created]
+            self._remove_own_pending([(s.trial_id, dict(s)) for s in withdraw])
+            withdrawn = [s.trial_id for s in withdraw]
+        for suggestion in running.values():
+            evaluate(suggestion.trial_id, False)
+        running.clear()
+        queue.clear()
+        raise ExecutorBrokenError(failure_text(error), failed, withdrawn, pending) from error
+
     def _stop_submitted(self, running, queue, created, evaluate, why: str, finished) -> None:
         """A run on an executor it was given (a Dask client's, a process pool's) stopped by Ctrl-C or
         an error: its evaluations still running are cancelled (on a Dask cluster at once; before, they
@@ -4692,7 +4777,7 @@ class Optimizer:
         except Exception as exc:  # noqa: BLE001 - say what is left, then stop as asked
             not_withdrawn = (
                 f"trial(s) {_ids(withdrawn)} stay pending: withdrawing them failed ({exc}); "
-                "warmbo clean-pending removes them"
+                "warmbo observe STUDY --trial ID --withdraw takes each out (clean-pending marks them failed)"
             )
             withdrawn = []
         cancelled = [s.trial_id for f, s in running.items() if f.cancelled()]
@@ -5012,6 +5097,12 @@ def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
         f"pending: once the study can be written again, record it with `warmbo observe --storage {storage} "
         f"--trial {trial_id} --value {shown}` (or opt.tell({trial_id}, ...))"
     )
+
+
+def _broke(future: Future) -> bool:
+    """Whether ``future`` ended with its executor broken (``BrokenExecutor``: a process pool's process
+    died), which says nothing of its own point when other evaluations ran beside it."""
+    return future.done() and not future.cancelled() and isinstance(future.exception(), BrokenExecutor)
 
 
 def _evaluate_into(future: Future, objective: Callable[[dict], float], params: dict) -> None:
