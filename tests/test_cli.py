@@ -92,6 +92,35 @@ def test_command_failures_mark_trials_failed_and_the_run_continues(workdir):
     assert "must be a single number" in trials[0].error  # (output that never parses: test above)
 
 
+def test_optimize_exits_1_when_no_evaluation_has_succeeded(workdir):
+    """A study whose every trial failed (values varied enough not to stop the run early) ends with
+    exit 1 and a line saying so: it exited 0, which a script or CI job read as success (a user test);
+    one success in the study is exit 0 again."""
+    (workdir / "outp.py").write_text(
+        "import sys\nx = float(sys.argv[1])\n"
+        "print(x if x > 0.9 else ['inf', 'nan', '-inf', ''][int(x * 10) % 4])\n"
+    )
+    (workdir / "unit.json").write_text(
+        json.dumps({"params": [{"type": "float", "name": "x", "low": 0, "high": 1}]})
+    )
+    args = (
+        "optimize",
+        "--cmd",
+        f"{sys.executable} outp.py {{x}}",
+        "--space",
+        "unit.json",
+        "--storage",
+        "o.db",
+    )
+    result = invoke(*args, "--budget", 4, "--seed", 3)
+    assert [t.state for t in wb.Study("o.db").trials()] == ["failed"] * 4
+    assert result.exit_code == 1, result.output
+    assert "no evaluation has succeeded: the study's 4 trial(s) all failed" in result.output
+    invoke("enqueue", "o.db", "--params", '{"x": 0.95}')
+    again = invoke(*args, "--budget", 5)
+    assert again.exit_code == 0, again.output
+
+
 def test_optimize_module_function_and_resume(workdir):
     first = invoke(
         "optimize", "objmod:f", "--space", "space.json", "--budget", 5, "--storage", "m.db", "--seed", 0
@@ -514,6 +543,24 @@ def test_cmd_refuses_a_brace_of_no_placeholder_before_anything_runs(template, me
 def test_cmd_a_quoted_placeholder_may_have_a_space_in_its_name():
     objective = CommandObjective("python obj.py '{learning rate}' {act}", ("act", "learning rate"))
     assert objective.argv({"act": "relu", "learning rate": 0.1}) == ["python", "obj.py", "0.1", "relu"]
+
+
+def test_a_command_killed_by_a_signal_is_said_so(tmp_path):
+    """A command ended by a signal is reported by the signal's name, with its stderr's last line: it
+    read 'command exited with status -9: starting sim' (Python's code, and a progress line)."""
+    script = tmp_path / "sim.py"
+    script.write_text(
+        "import os, signal, sys\nprint('starting sim', flush=True)\n"
+        "if sys.argv[1] == 'err': print('allocating 64 GB', file=sys.stderr, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    objective = CommandObjective(f"{sys.executable} {script} {{x}}", ("x",))
+    with pytest.raises(ObjectiveError) as killed:
+        objective({"x": "out"})
+    assert str(killed.value).startswith("command was killed by SIGKILL (the operating system's out-of-memory")
+    assert "starting sim" not in str(killed.value)
+    with pytest.raises(ObjectiveError, match=r"killed by SIGKILL .*: allocating 64 GB$"):
+        objective({"x": "err"})
 
 
 def test_cmd_double_braces_are_literal():
@@ -1405,7 +1452,9 @@ def test_sigterm_stops_the_run_and_kills_its_commands(workdir, workers):
     assert run.returncode == 143 and "stopped by SIGTERM" in err and "--retry-pending" in err
     # one line, not wrapped at 80 columns on a pipe (before: three lines)
     stopped = next(line for line in err.splitlines() if line.startswith("stopped by SIGTERM"))
-    assert "--retry-pending" in stopped and "clean-pending` to drop them)" in stopped, err
+    # withdrawing takes them out; clean-pending would mark them failed (it was offered as "drop them")
+    assert "--retry-pending" in stopped and "--trial ID --withdraw`" in stopped, err
+    assert "clean-pending` would mark them failed" in stopped, err
     for pid_file in workdir.glob("child-*.pid"):
         pid = int(pid_file.read_text())
         # killed with its process group, not orphaned (a killed child may stay a zombie for a moment,

@@ -1892,7 +1892,9 @@ def _run(
             f"{what}: {done}; "
             + (
                 f"trial(s) {', '.join(map(str, left))} left pending (rerun the same command with "
-                "--retry-pending to evaluate them, or `warmbo clean-pending` to drop them)"
+                "--retry-pending to evaluate them, or take each out with `warmbo observe --storage "
+                f"{shlex.quote(redacted(opt.study.url))} --trial ID --withdraw`; `warmbo clean-pending` "
+                "would mark them failed, which steers the model away from their settings)"
                 if left
                 else "no trial left pending"
             ),
@@ -1916,6 +1918,15 @@ def _run(
         )
     else:
         _print_in_flight(opt, budget)
+    failed = opt.study.count("failed")
+    if failed and opt.study.count("complete") == opt._prior_rows():
+        # (a script or CI job read exit 0 as success with every evaluation failed, a user test)
+        errors.print(
+            f"no evaluation has succeeded: the study's {failed} trial(s) all failed (warmbo status "
+            "shows their errors)",
+            highlight=False,
+        )
+        raise typer.Exit(1)
 
 
 def _print_in_flight(opt, budget: int) -> None:

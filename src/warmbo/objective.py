@@ -400,7 +400,23 @@ class CommandObjective:
             for stream in (process.stdout, process.stderr):
                 stream.close()
         if process.returncode != 0:
+            if process.returncode < 0:  # (Python's code for a signal: -9 read as a status, a user test)
+                raise ObjectiveError(_killed_by(-process.returncode, stderr))
             tail = (stderr or stdout).strip().splitlines()[-1:] or [""]
             raise ObjectiveError(f"command exited with status {process.returncode}: {tail[0][:200]}")
         regex = None if self.value_regex is None else self._pattern()
         return parse_values(stdout, self.tasks, regex)
+
+
+def _killed_by(signum: int, stderr: str) -> str:
+    """A command ended by signal ``signum``, in words: its name, the usual cause of SIGKILL, and its
+    stderr's last line if it wrote one (stdout's is its progress, not a reason)."""
+    import signal
+
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    why = " (the operating system's out-of-memory killer sends it, or a kill -9)" if name == "SIGKILL" else ""
+    tail = stderr.strip().splitlines()[-1:]
+    return f"command was killed by {name}{why}" + (f": {tail[0][:200]}" if tail else "")
