@@ -389,6 +389,93 @@ def test_a_tune_run_over_quantised_domains():
     assert search.optimizer.study.count("complete") == 6
 
 
+def test_a_started_searcher_pickles_as_tune_pickles_it_and_goes_on():
+    """Tune pickles its search_alg when a Tuner is made: a searcher warm-started with
+    add_evaluated_point (or restored) held an in-memory study and could not be given to a Tuner
+    (a user test); it pickles as its state, with its trials, the trials in flight and their last
+    reported metrics, and goes on."""
+    search = WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), metric="loss", mode="min", seed=0)
+    search.add_evaluated_point({"x": 0.25}, 0.0125)
+    config = search.suggest("t1")
+    search.on_trial_result("t1", {"loss": 0.4, "epoch": 1})
+    again = ray.cloudpickle.loads(ray.cloudpickle.dumps(search))
+    study = again.optimizer.study
+    assert [(t.params, t.state) for t in study.trials()] == [({"x": 0.25}, "complete"), (config, "pending")]
+    again.on_trial_complete("t1")  # (stopped while paused: no result; its last reported metric)
+    assert study.trials()[1].value == 0.4 and study.trials()[1].state == "complete"
+    assert set(again.suggest("t2")) == {"x"}
+
+
+def test_a_trial_completed_without_a_result_is_told_its_last_reported_metric():
+    """Tune completes a trial it stopped while paused (HyperBand) with result=None: it was stored as
+    failed, "the result has no metric" (a user test: 4 of 9 finished trials, one Tune's best); it is
+    told its last reported metric. A trial that raised, or never reported the metric, still fails."""
+    search = WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), metric="loss", mode="min", seed=0)
+    for i in range(4):
+        search.suggest(f"t{i}")
+    for epoch, value in enumerate((0.9, 0.5, 0.3)):
+        search.on_trial_result("t0", {"loss": value, "epoch": epoch})
+    search.on_trial_result("t1", {"loss": 0.2})
+    search.on_trial_result("t2", {"accuracy": 0.9})
+    search.on_trial_complete("t0", None)
+    search.on_trial_complete("t1", None, error=True)
+    search.on_trial_complete("t2", None)
+    search.on_trial_complete("t3", {"loss": 0.7})
+    trials = search.optimizer.study.trials()
+    assert [(t.state, t.value) for t in trials] == [
+        ("complete", 0.3),
+        ("failed", None),
+        ("failed", None),
+        ("complete", 0.7),
+    ]
+    assert search._last == {}  # (nothing kept for trials that ended)
+
+
+def test_hyperband_and_a_warm_started_searcher_in_a_real_tune_run(tmp_path):
+    """A real Tune run with HyperBandScheduler (which pauses trials and completes some it stops while
+    paused with no result) and a searcher warm-started with add_evaluated_point before the Tuner is
+    made: every trial's outcome is its last reported loss, none failed, and warmbo's best is Tune's."""
+
+    def trainable(config: dict) -> None:
+        for epoch in range(1, 10):
+            tune.report({"loss": (config["x"] - 0.3) ** 2 + 1.0 / epoch, "epoch": epoch})
+
+    sigint = signal.getsignal(signal.SIGINT)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        search = WarmboSearch(wb.Space([wb.Float("x", 0.0, 1.0)]), metric="loss", mode="min", seed=0)
+        search.add_evaluated_point({"x": 0.9}, 0.5)  # (a Tuner could not pickle this searcher)
+        results = tune.Tuner(
+            trainable,
+            tune_config=tune.TuneConfig(
+                search_alg=search,
+                scheduler=tune.schedulers.HyperBandScheduler(max_t=9, time_attr="epoch"),
+                num_samples=9,
+                max_concurrent_trials=2,
+                metric="loss",
+                mode="min",
+            ),
+            run_config=tune.RunConfig(storage_path=str(tmp_path), verbose=0),
+        ).fit()
+    finally:
+        ray.shutdown()
+        signal.signal(signal.SIGINT, sigint)
+    assert len(results) == 9 and results.num_errors == 0
+    # (Tune's search_alg is the searcher Tune unpickled, not this object: the trials are in the
+    # experiment's searcher checkpoint)
+    [state_file] = list(tmp_path.rglob("searcher-state-*.pkl"))
+    restored = WarmboSearch()
+    restored.restore(str(state_file))
+    trials = [t for t in restored.optimizer.study.trials() if t.params != {"x": 0.9}]
+    assert len(trials) == 9 and all(t.state == "complete" for t in trials), [
+        (t.state, t.error) for t in trials
+    ]
+    last = {round(r.config["x"], 12): r.metrics["loss"] for r in results}
+    assert {round(t.params["x"], 12): t.value for t in trials} == pytest.approx(last)
+    best = results.get_best_result(metric="loss", mode="min")
+    assert min(t.value for t in trials) == pytest.approx(best.metrics["loss"])
+
+
 def test_a_checkpoint_holds_the_prior_data_not_a_postgresql_password(postgres_server, tmp_path):
     # before: get_state kept prior= as given, so a PostgreSQL URL's password was written in clear to
     # every Tune experiment checkpoint; now a started searcher's checkpoint holds the prior's rows

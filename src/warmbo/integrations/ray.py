@@ -299,6 +299,23 @@ class WarmboSearch(Searcher):
                 self._point(i, point)
         self._optimizer: Optimizer | None = None
         self._live: dict[str, int] = {}  # Tune trial id -> pending warmbo trial id
+        self._last: dict[str, Any] = {}  # Tune trial id -> its last reported metric (on_trial_result)
+
+    # -- pickling: Tune pickles its search_alg when a Tuner is made (tuner.pkl), and a started
+    # searcher holds an in-memory study, which cannot be pickled; its state (get_state) can (a user
+    # test: a searcher warm-started with add_evaluated_point, or restored, could not be given to a Tuner)
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_warmbo_state"] = self.get_state()  # (a started one's prior as rows: set_state reads it)
+        state.update(_optimizer=None, _prior_read=None)
+        if self._optimizer is not None:
+            state["_prior"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        saved = state.pop("_warmbo_state")
+        self.__dict__.update(state)
+        self.set_state(saved)
 
     def _point(self, i: int, point: dict) -> dict:
         """``points_to_evaluate[i]`` as the flat parameter dict of the space, checked against it."""
@@ -440,11 +457,24 @@ class WarmboSearch(Searcher):
         self._live[trial_id] = suggestion.trial_id
         return self._config(dict(suggestion))
 
+    def on_trial_result(self, trial_id: str, result: dict) -> None:
+        """Keep the trial's last reported metric: Tune completes a trial it stopped while paused
+        (HyperBand's) with no result, and that value is then its outcome."""
+        if trial_id in self._live and result and result.get(self._metric) is not None:
+            self._last[trial_id] = result[self._metric]
+
     def on_trial_complete(self, trial_id: str, result: dict | None = None, error: bool = False) -> None:
+        """Tell the trial's outcome: the metric of its final result (a trial a scheduler stopped early
+        reports its last one, told as if final), else its last reported one (a trial Tune stopped
+        while paused is completed with no result: a user test's HyperBand run stored 4 of 9 finished
+        trials as failed, one of them Tune's best); failed when it raised or reported no metric."""
         warmbo_id = self._live.pop(trial_id, None)
+        last = self._last.pop(trial_id, None)
         if warmbo_id is None or self._optimizer is None:
             return
         value = None if not result else result.get(self._metric)
+        if value is None and not error:
+            value = last
         if error or value is None:
             reason = "the trial raised an error" if error else f"the result has no metric {self._metric!r}"
             self._optimizer.tell_failed(warmbo_id, error=reason)
@@ -499,6 +529,7 @@ class WarmboSearch(Searcher):
             "points": [dict(p) for p in self._points],
             "trials": trials,
             "live": dict(self._live),
+            "last": dict(self._last),
         }
 
     def set_state(self, state: dict[str, Any]) -> None:
@@ -512,6 +543,7 @@ class WarmboSearch(Searcher):
         self._n_initial, self._options = state["n_initial"], state["options"]
         self._points = [dict(p) for p in state.get("points", [])]  # (absent from older checkpoints)
         self._optimizer, self._live, self._prior_read = None, {}, None
+        self._last = dict(state.get("last", {}))  # (absent from older checkpoints)
         if not state["started"]:
             return
         self._optimizer = self._build()
