@@ -185,6 +185,9 @@ FAILURE_MODELS = ("classifier", "liar")
 #: --cmd that is not found: every further evaluation would fail too, and fill the study with failed
 #: trials). ``Optimizer.run`` and ``warmbo optimize`` share it.
 FIRST_FAILURES = 3
+#: repeats with the value measured before at their point (and none that differed) before a run
+#: says that a finite space's objective looks deterministic (RepeatedPointsWarning)
+REPEATS_BEFORE_WARNING = 2
 #: a run warns of each of its first this many failed evaluations; the others in one warning at its end
 FAILURE_WARNINGS = 5
 #: under the classifier of success, EI over the model's best mean at the complete points, not over the
@@ -2624,6 +2627,8 @@ class Optimizer:
             np.allclose(_observed(earlier[i]), value, rtol=1e-9, atol=1e-12, equal_nan=False) for i in same
         ):
             return False
+        if not self._repeats_all_equal(earlier + [trial]):
+            return False
         # (a repeat by design, MT-KB's, is not the budget running over the space: said only once every
         # point had been tried before this trial)
         if self._distinct_points([t for t in self.study.trials() if t.id != trial.id]) < size:
@@ -2646,10 +2651,31 @@ class Optimizer:
             f"trial {trial.id} evaluated {dict(trial.params)} again and got the value the point already "
             f"had ({shown!r}): the objective looks deterministic. The search space has {int(size)} {what} "
             f"and every one has been tried, so {rest}. For a deterministic objective, a budget of {enough} "
-            "had tried every point; for a noisy one, repeats are second measurements (no warning then).",
+            "had tried every point; for a noisy one, repeats are second measurements (no warning once one "
+            "differs).",
             RepeatedPointsWarning,
         )
         return True
+
+    def _repeats_all_equal(self, trials: Sequence[Trial]) -> bool:
+        """Whether the complete ``trials`` hold at least :data:`REPEATS_BEFORE_WARNING` repeats (a
+        trial at a point measured before) and every one got the value measured there before. A noisy
+        objective whose values come in steps (a success count out of 10 episodes, a capped return)
+        ties a repeat by chance, about one in four in a user test, and was called deterministic at its
+        first tie; two ties in a row, with no repeat that differed, are rarer (one in sixteen there)."""
+        X = self._encode_trials(list(trials))
+        first: dict[bytes, np.ndarray] = {}
+        repeats = 0
+        for row, trial in zip(np.round(X, 12), trials, strict=True):
+            key = row.tobytes()
+            value = _observed(trial)
+            if key not in first:
+                first[key] = value
+                continue
+            if not np.allclose(first[key], value, rtol=1e-9, atol=1e-12, equal_nan=False):
+                return False  # a repeat that differed: a noisy objective
+            repeats += 1
+        return repeats >= REPEATS_BEFORE_WARNING
 
     def _budget_trying_every_point(self, size: int) -> int:
         """The budget at which the study had tried every one of the ``size`` points of its finite space:
