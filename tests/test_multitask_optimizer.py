@@ -151,6 +151,27 @@ def test_study_mismatch_is_refused(space, tmp_path):
         wb.MultiTaskOptimizer(space, n_tasks=2, storage=str(tmp_path / "single.db"))
 
 
+def test_a_study_reopened_with_its_own_directions_or_count_keeps_its_task_names(space, tmp_path):
+    """Reopened with its own directions= or n_tasks= and no task_names, a study keeps its names (it
+    was refused as "created with task_names=['yA', 'imp'], not ['f0', 'f1']", names never given: a
+    multi-task user test); a real conflict is a SettingConflictError naming the setting, with what to
+    do, as the other settings' are."""
+    path = str(tmp_path / "named.db")
+    mt = wb.MultiTaskOptimizer(space, task_names=["yA", "imp"], directions=["max", "min"], storage=path)
+    mt.tell({"x": 0.5}, [1.0, -2.0])
+    again = wb.MultiTaskOptimizer(space, storage=path, directions=["max", "min"])
+    assert again.task_names == ("yA", "imp") and again.directions == ("maximize", "minimize")
+    assert wb.MultiTaskOptimizer(space, storage=path, n_tasks=2).task_names == ("yA", "imp")
+    with pytest.raises(wb.storage.SettingConflictError, match="leave directions out") as conflict:
+        wb.MultiTaskOptimizer(space, storage=path, task_names=["yA", "imp"], directions=["max", "max"])
+    assert conflict.value.key == "directions"
+    assert conflict.value.created == ["maximize", "minimize"]
+    with pytest.raises(
+        wb.storage.SettingConflictError, match="task_names=\\['yA', 'imp'\\], not \\['a', 'b'\\]"
+    ):
+        wb.MultiTaskOptimizer(space, storage=path, task_names=["a", "b"])
+
+
 def test_old_study_files_gain_the_vector_column(space, tmp_path):
     """A study written before multi-task support (no ``vector`` column) opens and keeps its trials."""
     path = tmp_path / "old.db"

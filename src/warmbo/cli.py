@@ -1994,9 +1994,17 @@ def _multitask_optimizer(
             storage=storage,
         )
     except SettingConflictError as exc:
-        if exc.key not in ("scalarization", "budget_eps"):
+        if exc.key not in ("scalarization", "budget_eps", "task_names", "directions"):
             raise
-        if exc.key == "budget_eps":
+        if exc.key in ("task_names", "directions"):
+            option = "--tasks" if exc.key == "task_names" else "--directions"
+            short = {"maximize": "max", "minimize": "min"}
+            created, given = (
+                f"{option} " + ",".join(short.get(v, v) for v in values)
+                for values in (exc.created, exc.given)
+            )
+            leave = option
+        elif exc.key == "budget_eps":
             created, given = (
                 f"--budget-eps {v:g}" if v is not None else "no --budget-eps"
                 for v in (exc.created, exc.given)

@@ -228,12 +228,15 @@ class MultiTaskOptimizer(Optimizer):
             if value is not None
         }
         if stored is not None:
-            if (
-                n_tasks is None
-                and task_names is None
-                and directions is None
-                and not isinstance(kernel, MultiTaskKernel)
-            ):
+            counts = (
+                n_tasks,
+                None if directions is None else len(directions),
+                kernel.n_tasks if isinstance(kernel, MultiTaskKernel) else None,
+            )
+            if task_names is None and all(c is None or c == len(stored["task_names"]) for c in counts):
+                # reopened with its own directions= or n_tasks= and no names: the study's names (they
+                # were refused as "created with task_names=['yA', 'imp'], not ['f0', 'f1']", names
+                # the user never gave: multi-task user test)
                 task_names = stored["task_names"]
             if directions is None and task_names is not None and list(task_names) == stored["task_names"]:
                 directions = stored["directions"]
@@ -439,8 +442,12 @@ class MultiTaskOptimizer(Optimizer):
         theirs = json.loads(stored)
         for key in ("n_tasks", "task_names", "directions"):
             if theirs.get(key) != mine[key]:
-                raise StorageError(
-                    f"study {self.study.path!r} was created with {key}={theirs.get(key)!r}, not {mine[key]!r}"
+                raise SettingConflictError(
+                    f"study {self.study.path!r} was created with {key}={theirs.get(key)!r}, not "
+                    f"{mine[key]!r}; leave {key} out to use the study's, or start a new study",
+                    key,
+                    theirs.get(key),
+                    mine[key],
                 )
         for key in ("scalarization", *_DEFAULTS, "kernel"):
             if key not in theirs or theirs[key] == mine[key]:
