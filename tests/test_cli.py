@@ -1175,10 +1175,15 @@ def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
         (["--budget-eps", 0.3], "created with --budget-eps 0.5, not --budget-eps 0.3; leave --budget-eps"),
         (["--budget-eps", 1], "--budget-eps must be between 0 and 1 (exclusive), got 1"),
         (["--ref=0.5,nan"], "--ref must be finite numbers, got '0.5,nan'"),  # (it said "ref": hostile input)
+        # (it said "created with directions=['maximize', 'minimize'], not [...]": multi-task user test)
+        (["--tasks", "acc,lat", "--directions", "max,max"],
+         "created with --directions max,min, not --directions max,max; leave --directions out"),
+        (["--tasks", "acc,size"], "created with --tasks acc,lat, not --tasks acc,size; leave --tasks out"),
     ]:  # fmt: skip
         refused = invoke("optimize", "twomod:f", "--budget", 7, "--storage", "mt.db", *flags)
         assert refused.exit_code == 1 and named in refused.output, refused.output
         assert "Chebyshev(" not in refused.output and "budget_eps" not in refused.output
+        assert "maximize" not in refused.output
     assert len(wb.Study("mt.db").trials()) == 6
     suggested = invoke("suggest", "--storage", "mt.db", "--json")
     assert suggested.exit_code == 0, suggested.output
