@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import re
@@ -1187,6 +1188,25 @@ def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
     assert len(wb.Study("mt.db").trials()) == 6
     suggested = invoke("suggest", "--storage", "mt.db", "--json")
     assert suggested.exit_code == 0, suggested.output
+
+
+def test_a_task_named_like_a_parameter_is_exported_as_value_name(workdir):
+    """A multi-task study with a task named like a parameter (accepted when made) exported as a whole
+    with the task's column value_<name>, as History.to_dataframe names it; export refused the study
+    ("a task is named like a parameter": multi-task user test)."""
+    (workdir / "twomod.py").write_text("def f(p):\n    return [p['x'], p['x'] ** 2]\n")
+    made = invoke("optimize", "twomod:f", "--space", "space.json", "--tasks", "x,lat", "--budget", 2,
+                  "--storage", "named.db", "--seed", 0)  # fmt: skip
+    assert made.exit_code == 0, made.output
+    out = invoke("export", "--storage", "named.db", "--out", "named.csv")
+    assert out.exit_code == 0, out.output
+    rows = list(csv.DictReader(open(workdir / "named.csv")))
+    assert [float(r["value_x"]) for r in rows] == [float(r["x"]) for r in rows]
+    assert [float(r["lat"]) for r in rows] == pytest.approx([float(r["x"]) ** 2 for r in rows])
+    status = invoke("status", "--storage", "named.db")
+    assert status.exit_code == 0 and "value_x" in status.output, status.output
+    frame = wb.MultiTaskOptimizer.load("named.db").history.to_dataframe()
+    assert {"value_x", "lat", "x"} <= set(frame.columns)
 
 
 def test_retry_pending_evaluates_the_trials_of_a_killed_run(workdir):

@@ -1464,8 +1464,9 @@ def trials_to_csv(
     complete rows read back as prior data: ``TaskData.from_csv(path, space, y=...)`` with the
     returned name of the value column.
 
-    A fixed column whose name a parameter or task already has is renamed: the value column becomes
-    ``value`` (then ``warmbo_y``), the others ``warmbo_<name>``. The file is written next to ``path``
+    A task named like a parameter has the column ``value_<name>``. A fixed column whose name a
+    parameter or task already has is renamed: the value column becomes ``value`` (then
+    ``warmbo_y``), the others ``warmbo_<name>``. The file is written next to ``path``
     and renamed into place, so an interrupted export leaves any earlier file whole. ``path`` may also
     be an open text stream (``sys.stdout``): the rows are written to it as they are made.
 
@@ -1476,10 +1477,13 @@ def trials_to_csv(
     """
     from datetime import datetime
 
-    taken = {*space.names, *task_names}
-    if len(taken) != len(space.names) + len(task_names):
+    # a task named like a parameter: its column is value_<name>, as in History.to_dataframe (export
+    # refused the whole study, which a MultiTaskOptimizer had accepted: a multi-task user test)
+    task_columns = [f"value_{t}" if t in space.names else str(t) for t in task_names]
+    taken = {*space.names, *task_columns}
+    if len(taken) != len(space.names) + len(task_columns):
         raise DataError(
-            f"cannot export: a task is named like a parameter ({sorted(set(space.names) & set(task_names))})"
+            f"cannot export: task columns {task_columns} and parameters {list(space.names)} share a name"
         )
 
     def free(*names: str) -> str:
@@ -1491,7 +1495,7 @@ def trials_to_csv(
     head = [free(c, f"warmbo_{c}") for c in TRIAL_COLUMNS]
     value = free("y", "value", "warmbo_y")
     tail = [free(c, f"warmbo_{c}") for c in TRIAL_TAIL]
-    header = [*head, *space.names, value, *task_names, *tail]
+    header = [*head, *space.names, value, *task_columns, *tail]
 
     def when(t: float | None) -> str:
         return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
