@@ -367,7 +367,13 @@ def _scale(model) -> float:
 
 
 def noise_variance(model) -> float | None:
-    """The observation noise variance of a fitted single-output model on the user's scale, or None.
+    """The observation noise variance of a fitted single-output model, or None, on the scale of the
+    values it was fitted to (its own standardisation undone). Those are the objective's values only
+    without an output transform: an :class:`~warmbo.Optimizer`'s model under its Yeo-Johnson transform
+    (``output_transform``) sees the transformed values, on whose scale this is (a noisy-objective user
+    test read 0.28 as the objective's noise variance, sd 0.53, where the noise sd was 0.15; with
+    ``output_transform="none"`` it read 0.018); a power transform has no one noise level on the
+    objective's scale.
 
     Read from (in this order) a GP's scalar ``noise_level_`` (or the mean of its per-point ``noise_``),
     Envelope's ``target_noise_``, DiffGP's target noise, or the inner GP of a transfer model
