@@ -4365,3 +4365,11 @@ def test_a_space_file_with_a_byte_order_mark_is_read(workdir):
     Path("latin.json").write_bytes(json.dumps(SPACE).replace("mode", "m\xf6de").encode("latin-1"))
     result = invoke("suggest", "--space", "latin.json", "--storage", "latin.db")
     assert result.exit_code == 1 and "is not UTF-8 text" in " ".join(result.output.split()), result.output
+
+
+@pytest.mark.parametrize("command", ["demo", "export", "audit", "report", "bench", "reproduce"])
+def test_every_out_option_takes_o_as_export_does(command):
+    # (`warmbo report rl.db -o x` said "No such option: -o" where `warmbo export rl.db -o rl.csv` works:
+    # noisy-objective user test)
+    shown = invoke(command, "--help")
+    assert shown.exit_code == 0 and re.search(r"--out\s+-o\b", shown.output), shown.output

@@ -837,7 +837,7 @@ def _split(text: str | None, option: str) -> list[str] | None:
 @friendly
 def demo(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer runs and evaluations (under 20 s).")] = False,
-    out: Annotated[Path, typer.Option("--out", help="Folder for the plots and results.")] = Path(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the plots and results.")] = Path(
         "warmbo-demo"
     ),
     panel: Annotated[
@@ -3299,7 +3299,7 @@ def audit_command(
         ),
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Folder for audit.json and calibration.png.")
+        Path | None, typer.Option("--out", "-o", help="Folder for audit.json and calibration.png.")
     ] = None,
     max_held_out: Annotated[
         int,
@@ -3844,7 +3844,7 @@ def report(
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", help="Output folder (default: the study's name with -report, e.g. lab-report)."
+            "--out", "-o", help="Output folder (default: the study's name with -report, e.g. lab-report)."
         ),
     ] = None,
 ) -> None:
@@ -3899,7 +3899,7 @@ def bench(
     runs: Annotated[
         int | None, typer.Option("--runs", help="Quality runs (seeds) instead of the preset's.", min=2)
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Results folder.")] = Path("bench/results"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Results folder.")] = Path("bench/results"),
     readme: Annotated[Path, typer.Option("--readme", help="Markdown summary to regenerate.")] = Path(
         "bench/README.md"
     ),
@@ -4033,6 +4033,7 @@ def reproduce(
         Path | None,
         typer.Option(
             "--out",
+            "-o",
             help="Output folder (default: warmbo-reproduce/EXPERIMENT); one holding an earlier run's "
             "results needs --force.",
         ),
