@@ -1113,6 +1113,25 @@ def test_the_report_gives_the_models_estimate_at_the_best_trial_as_status_does(t
     assert f"Model's estimate there: {_fmt(float(mean[0]))} (sd {_fmt(float(sd[0]))})" in page
 
 
+def test_the_report_names_the_setting_the_model_ranks_first_when_it_is_not_the_best_measured(tmp_path):
+    # status said "lowest estimate: ... at trial N" beside a lucky best measurement; the page gave
+    # only the model's estimate at that lucky one (a noisy-objective user test)
+    opt = wb.Optimizer(Space([Float("x", 0.0, 1.0)]), seed=0, storage=str(tmp_path / "lucky.db"))
+    # (x = 0.8 measured twice, 0.0 once: the lucky draw is the best measurement)
+    rows = [(0.3, 0.11), (0.3, 0.09), (0.31, 0.1), (0.29, 0.12), (0.79, 1.0), (0.81, 1.05), (0.8, 0.0)]
+    for x, y in [*rows, (0.8, 1.02), (0.6, 0.6), (0.1, 0.5)]:
+        opt.tell({"x": x}, y)
+    page = opt.report(tmp_path / "out").read_text(encoding="utf-8")
+    complete = opt.study.trials(("complete",))
+    mean, sd = wb.Optimizer.load(str(tmp_path / "lucky.db")).predict([t.params for t in complete])
+    first = int(np.argmin(mean))
+    assert opt.best.params == {"x": 0.8} and complete[first].params["x"] != 0.8
+    assert (
+        f"Lowest estimate among the measured settings: {_fmt(float(mean[first]))} "
+        f"(sd {_fmt(float(sd[first]))}) at trial {complete[first].id} (x={_fmt(complete[first].params['x'])})"
+    ) in page
+
+
 def test_sections_left_out_for_want_of_trials_or_activity_are_said_on_the_page(tmp_path):
     # one trial: no slices, importance or calibration and no word why; 4 trials: no calibration; a
     # conditional parameter inactive at the best point: 4 parameters counted, 3 panels (a user test)
