@@ -389,6 +389,27 @@ def test_a_tune_run_over_quantised_domains():
     assert search.optimizer.study.count("complete") == 6
 
 
+def test_log_quantised_values_out_of_range_are_refused_in_tunes_values():
+    """points_to_evaluate and add_evaluated_point outside a log-quantised domain are refused in the
+    values the user wrote (it said "value 10000 is outside [2, 2000]", indices, for lr = 0.5 of
+    qloguniform(1e-4, 0.1, 5e-5): a Ray Tune user test); a NaN metric is failed without advice to
+    call tell_failed."""
+    config = {"lr": tune.qloguniform(1e-4, 1e-1, 5e-5), "bs": tune.qlograndint(8, 512, 8)}
+    with pytest.raises(
+        ValueError, match=r"points_to_evaluate\[0\]: parameter 'lr': value 0.5 is outside \[0.0001, 0.1\]"
+    ):
+        WarmboSearch(config, metric="loss", mode="min", points_to_evaluate=[{"lr": 0.5, "bs": 64}])
+    with pytest.raises(ValueError, match=r"parameter 'bs': value 1024 is outside \[8, 512\]"):
+        WarmboSearch(config, metric="loss", mode="min", points_to_evaluate=[{"lr": 1e-3, "bs": 1024}])
+    search = WarmboSearch(config, metric="loss", mode="min", seed=0)
+    with pytest.raises(ValueError, match=r"'lr': value 0.5 is outside \[0.0001, 0.1\]"):
+        search.add_evaluated_point({"lr": 0.5, "bs": 64}, 1.0)
+    search.suggest("t1")
+    search.on_trial_complete("t1", {"loss": float("nan")})
+    [failed] = search.optimizer.study.trials()
+    assert failed.error == "metric 'loss' is nan, not a finite number"
+
+
 def test_a_started_searcher_pickles_as_tune_pickles_it_and_goes_on():
     """Tune pickles its search_alg when a Tuner is made: a searcher warm-started with
     add_evaluated_point (or restored) held an in-memory study and could not be given to a Tuner

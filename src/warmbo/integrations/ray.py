@@ -355,8 +355,24 @@ class WarmboSearch(Searcher):
         self._prior_read = (maximize, as_prior(prior, self._space, maximize))
 
     def _indexed(self, params: dict) -> dict:
-        """Flat params in Tune's values -> the space's (quantised parameters as their index)."""
-        return {n: self._steps[n].to_index(v) if n in self._steps else v for n, v in params.items()}
+        """Flat params in Tune's values -> the space's (quantised parameters as their index). An index
+        outside its parameter's range is refused in Tune's values (it was said in indices: "value
+        10000 is outside [2, 2000]" for lr = 0.5 of qloguniform(1e-4, 0.1, 5e-5), a user test)."""
+        out = {}
+        for name, value in params.items():
+            step = self._steps.get(name)
+            if step is None:
+                out[name] = value
+                continue
+            k = step.to_index(value)
+            bounds = next(
+                ((p.low, p.high) for p in (self._space.params if self._space else ()) if p.name == name), None
+            )
+            if bounds is not None and not bounds[0] <= k <= bounds[1]:
+                low, high = (step.to_tune(b) for b in bounds)
+                raise ValueError(f"parameter {name!r}: value {value!r} is outside [{low}, {high}]")
+            out[name] = k
+        return out
 
     def _config(self, params: dict) -> dict:
         """The space's flat params -> the config Tune runs (``k q``; nested dicts again)."""
@@ -480,8 +496,18 @@ class WarmboSearch(Searcher):
             self._optimizer.tell_failed(warmbo_id, error=reason)
             return
         try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = None
+        if number is not None and not math.isfinite(number):
+            # (it said "...; use tell_failed for a failed evaluation", which a Tune user never calls)
+            self._optimizer.tell_failed(
+                warmbo_id, error=f"metric {self._metric!r} is {number!r}, not a finite number"
+            )
+            return
+        try:
             self._optimizer.tell(warmbo_id, float(value))
-        except (TypeError, ValueError) as exc:  # NaN, inf, not a number
+        except (TypeError, ValueError) as exc:  # not a number
             self._optimizer.tell_failed(warmbo_id, error=f"metric {self._metric!r}: {exc}")
 
     def add_evaluated_point(
