@@ -607,6 +607,16 @@ def test_a_value_on_the_wrong_side_of_the_reference_point_is_warned_about_once()
         good.tell({"x": 0.1}, [0.99, 1.0])
         good.tell({"x": 0.2}, [0.01, 1.0])
     assert good.history[0].value > good.history[1].value
+    # a refused call says nothing and keeps the warning for the value that is stored (an amend of a
+    # pending trial used it up, a user test)
+    late = wb.MultiTaskOptimizer(space, **tasks)
+    pending = late.ask()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ReferencePointWarning)
+        with pytest.raises(ValueError, match="is pending, not complete"):
+            late.amend(pending.trial_id, [0.5, 3.0])
+    with pytest.warns(ReferencePointWarning, match=r"has the value 3, above"):
+        late.tell(pending, [0.5, 3.0])
 
 
 def test_a_task_value_that_is_not_finite_is_named_in_plain_words():

@@ -567,16 +567,19 @@ class MultiTaskOptimizer(Optimizer):
     def tell(self, trial_or_params, values) -> Trial:
         """Record the vector of task values (a sequence in task order, or a dict by task name)."""
         arr = self._as_values(values)
-        self._check_reference(arr)
         utility = self.utility(arr)
         self._tells += 1
         with self.study.transaction():
             trial_id = self._resolve(trial_or_params)
             if trial_id is None:
-                return self.study.add_trial(
+                trial = self.study.add_trial(
                     trial_or_params, COMPLETE, value=utility, worker=self.worker, values=arr.tolist()
                 )
-            return self.study.complete(trial_id, utility, values=arr.tolist())
+            else:
+                trial = self.study.complete(trial_id, utility, values=arr.tolist())
+        # once stored: a refused call used up the once-per-optimizer warning (multi-task user test)
+        self._check_reference(arr)
+        return trial
 
     def amend(self, trial, values=None, failed: bool = False, note: str | None = None) -> Trial:
         """Correct the task values of a complete trial (its utility is recomputed), or mark it failed;
@@ -587,8 +590,9 @@ class MultiTaskOptimizer(Optimizer):
         if values is None:
             raise ValueError("amend needs either the new task values or failed=True")
         arr = self._as_values(values)
-        self._check_reference(arr)
-        return self.study.amend(trial_id, self.utility(arr), values=arr.tolist(), note=note, by=person())
+        trial = self.study.amend(trial_id, self.utility(arr), values=arr.tolist(), note=note, by=person())
+        self._check_reference(arr)  # (once stored, as in tell)
+        return trial
 
     def add_prior(self, data, tag: str | None = None) -> int:
         """Tell earlier evaluations of these same tasks, in your own units.

@@ -71,7 +71,9 @@ def _hv(P: np.ndarray, ref: np.ndarray) -> float:
 def hypervolume(Y, ref) -> float:
     """Hypervolume dominated by the points Y (N, n) above the reference point ``ref`` (maximisation).
 
-    Points not strictly above ``ref`` in every objective contribute nothing.
+    Points not strictly above ``ref`` in every objective contribute nothing. A minimised task's
+    column and reference value are negated first (``Y * opt.signs``, ``ref * opt.signs`` of a
+    :class:`~warmbo.MultiTaskOptimizer`).
 
     Examples
     --------
