@@ -3782,18 +3782,33 @@ def test_a_suggestion_names_the_person_who_took_it(workdir):
     status = invoke("status", "--storage", "lab.db")
     assert f"{who}: 2 suggestions waiting for a result (trials 1, 2)" in status.output, status.output
     # a run's pending trials (a heartbeat) are the run's, named with its process
-    run = wb.Study("lab.db").add_trial({"x": 0.2, "mode": "a"}, worker=f"{who}:4242")
+    live = os.getpid()  # (a process of this machine that exists: this one)
+    run = wb.Study("lab.db").add_trial({"x": 0.2, "mode": "a"}, worker=f"{who}:{live}")
     wb.Study("lab.db").heartbeat([run.id])
     status = invoke("status", "--storage", "lab.db")
     said = " ".join(status.output.split())
-    assert f"run {who}:4242: 1 pending (trial 3), last heartbeat" in said, said
+    assert f"run {who}:{live}: 1 pending (trial 3), last heartbeat" in said, said
     assert "stopped or killed" not in said  # (its heartbeat is fresh)
+    # a process of this machine that no longer exists is gone at once, fresh heartbeat or not (a
+    # Python run ended by SIGTERM records no stop, and read as live for 30 s: a user test)
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+    dead = int(ended.stdout)
+    host = worker.rsplit(":", 1)[0]
+    gone = wb.Study("lab.db").add_trial({"x": 0.3, "mode": "a"}, worker=f"{host}:{dead}")
+    wb.Study("lab.db").heartbeat([gone.id])
+    said = " ".join(invoke("status", "--storage", "lab.db").output.split())
+    assert f"run {who}:{dead}: 1 pending (trial 4), last heartbeat" in said and "stopped or killed" in said, (
+        said
+    )
+    wb.Study("lab.db").withdraw(gone.id)
     # a run whose heartbeat stopped (kill -9) is said to be gone, with what clears its trials; it was
     # listed as if it still ran (a user test: 19 such lines after 30 kills)
     with wb.Study("lab.db").transaction() as conn:
         conn.execute("UPDATE trials SET heartbeat = heartbeat - 600 WHERE id = ?", (run.id,))
     said = " ".join(invoke("status", "--storage", "lab.db").output.split())
-    assert f"run {who}:4242: 1 pending (trial 3), last heartbeat 10 min ago - stopped or killed" in said, said
+    assert f"run {who}:{live}: 1 pending (trial 3), last heartbeat 10 min ago - stopped or killed" in said, (
+        said
+    )
     assert "`warmbo clean-pending` marks its trials failed" in said
 
 

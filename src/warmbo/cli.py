@@ -3538,9 +3538,9 @@ def _print_workers(opt) -> None:
     except Exception:  # noqa: BLE001 - (as above)
         running = set()
     now = _time.time()
-    try:
-        from .optimizer import live_run_trials
+    from .optimizer import _dead_here, live_run_trials
 
+    try:
         live = set(live_run_trials(opt.study, now))
     except Exception:  # noqa: BLE001 - (as above)
         live = running
@@ -3563,7 +3563,9 @@ def _print_workers(opt) -> None:
         plural = "s" if len(ages) > 1 else ""
         # a run killed (kill -9, a machine lost) or stopped keeps its trials pending: listed as if it
         # still ran (19 such lines after 30 kills, a user test); said, with what clears them
-        gone = run and not any(i in live for i in ids[run, worker])
+        # (a process of this machine that no longer exists is gone at once: a Python run ended by
+        # SIGTERM records no stop, and read as live for 30 s, a user test)
+        gone = run and (not any(i in live for i in ids[run, worker]) or _dead_here(worker))
         line = (
             f"run {worker}: {len(ages)} pending (trial{plural} {shown}), "
             f"last heartbeat {_duration(min(ages))} ago"
