@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import doctest
 import json
+import math
 import warnings
 
 import numpy as np
@@ -423,6 +424,37 @@ def test_multitask_audit_is_per_task_in_each_tasks_direction():
         assert a.theory is not None and a.theory.schedule.startswith("MultiTaskBound")
     with pytest.raises(ValueError, match="signs"):
         audit_tasks(mt.model, np.zeros((3, 2)), np.zeros((3, 2)), signs=[1, 2])
+
+
+def test_the_multitask_schedule_row_audits_the_width_the_acquisition_uses():
+    """The default acquisition (componentwise) widens each task by its own sd: the schedule's row
+    gives each task beta^1/2 times its own sd_f; eq. 3's (optimism="norm") one width for every task,
+    from the norm of Gamma. Before, every study's row was eq. 3's: on a task 20 times smaller it read
+    100% at several times the task's own 95% interval (a multi-task user test)."""
+
+    def objective(p):
+        return [40 * np.sin(5 * p["x"]) + p["z"], 0.1 * p["z"] ** 2 + 0.05 * p["x"]]
+
+    widths = {}
+    for optimism in ("componentwise", "norm"):
+        mt = wb.MultiTaskOptimizer(
+            SPACE,
+            task_names=["big", "small"],
+            seed=0,
+            optimism=optimism,
+            scalarization=wb.Chebyshev(ref=(-50, -1)),
+        )
+        mt.run(objective, budget=14, progress=False)
+        result = mt.audit()
+        widths[optimism] = {name: a.theory.width for name, a in result.items()}
+        for a in result.values():
+            if optimism == "componentwise":
+                expected = 2 * math.sqrt(a.theory.beta_t) * float(np.mean(a.sd_f))
+                assert a.theory.width == pytest.approx(expected, rel=1e-9)
+    assert widths["norm"]["big"] == pytest.approx(widths["norm"]["small"])
+    assert widths["componentwise"]["small"] < widths["componentwise"]["big"] / 20
+    with pytest.raises(ValueError, match="optimism must be"):
+        audit_tasks(mt.model, np.zeros((3, 2)), np.zeros((3, 2)), optimism="trace-ish")
 
 
 def _task_data(rng, n, n_tasks, spread, grid=False):

@@ -712,6 +712,7 @@ class MultiTaskOptimizer(Optimizer):
             max_held_out=max_held_out,
             seed=int(self.seed) % 2**32,
             labels=[f"trial {t.id}" for t in complete],
+            optimism=self.optimism,
         )
 
     @blas_limited
