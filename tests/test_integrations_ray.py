@@ -67,6 +67,23 @@ def test_tune_run_with_a_warmbo_space(tuned):
     assert sorted(t.value for t in study.trials())[0] == pytest.approx(best.metrics["loss"])
 
 
+def test_a_ray_results_table_as_a_prior_says_how_to_read_it(tuned):
+    """A previous experiment's results table (config/<name> columns and the metric) given as prior=
+    said only which columns were missing (a Ray Tune user test); it says how to rename them, and the
+    renamed table is read."""
+    _, results = tuned
+    # (the run's parameter y renamed v: a parameter named y is another message, the values' column)
+    frame = results.get_dataframe().rename(columns={"config/y": "config/v"})
+    space = wb.Space([wb.Float("x", -2.0, 2.0), wb.Float("v", -2.0, 2.0)])
+    with pytest.raises(DataError, match=r"looks like a Ray Tune results table") as info:
+        WarmboSearch(space, metric="loss", mode="min", prior=frame)
+    assert "df.rename(columns=lambda c: c.removeprefix('config/'))" in str(info.value)
+    renamed = frame.rename(columns=lambda c: c.removeprefix("config/")).rename(columns={"loss": "y"})
+    search = WarmboSearch(space, metric="loss", mode="min", prior=renamed[["x", "v", "y"]])
+    search.suggest("t0")
+    assert len(search.optimizer.prior) == 13  # every row of the table read
+
+
 def test_save_and_restore_continue_with_the_same_observations(tuned, tmp_path):
     search, _ = tuned
     path = str(tmp_path / "searcher.pkl")

@@ -516,6 +516,14 @@ def _check_missing(source: str, needed: Sequence[Any], found: Sequence[Any]) -> 
             if match:
                 near[c] = match[0]
         hints = [f"rename column {f!r} to {c!r} (names match exactly, case too)" for c, f in near.items()]
+        if any(f"config/{c}" in have for c in missing):
+            # (a Ray Tune user gave a previous experiment's results table as the prior)
+            hints.append(
+                "this looks like a Ray Tune results table (ResultGrid.get_dataframe(), "
+                "ExperimentAnalysis.dataframe()), whose parameters are config/<name>: "
+                "df.rename(columns=lambda c: c.removeprefix('config/')), and the metric's column "
+                "renamed to 'y'"
+            )
         if "y" in missing and "y" not in near:
             # (a user test: warmbo's own history frame, sliced to some columns, lost the marks that
             # tell it as such, and 'value' was not taken for the values)
