@@ -1190,6 +1190,37 @@ def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
     assert suggested.exit_code == 0, suggested.output
 
 
+def test_suggest_creates_a_multitask_study_for_a_lab(workdir):
+    """A lab's multi-task campaign from the command line: `suggest --tasks` creates the study (it
+    took `optimize --cmd true --budget 0`, a user test), later suggests go on with its settings, and
+    the options on an existing study are checked as optimize checks them."""
+    first = invoke("suggest", "--space", "space.json", "--storage", "plate.db", "--tasks", "yA,yB,imp",
+                   "--directions", "max,max,min", "--ref", "20,20,15", "-n", 3, "--seed", 0)  # fmt: skip
+    assert first.exit_code == 0, first.output
+    assert "created multi-task study plate.db (tasks yA (max), yB (max), imp (min)" in first.output
+    mt = wb.MultiTaskOptimizer.load("plate.db")
+    assert mt.directions == ("maximize", "maximize", "minimize")
+    assert mt.scalarization == wb.Chebyshev(ref=(20.0, 20.0, -15.0))  # (signed: imp is minimised)
+    assert [t.state for t in mt.study.trials()] == ["pending"] * 3
+    assert invoke("observe", "--storage", "plate.db", "--trial", 1, "--value", "50,40,3").exit_code == 0
+    again = invoke("suggest", "plate.db", "--tasks", "yA,yB,imp", "-n", 1)
+    assert again.exit_code == 0 and len(wb.Study("plate.db").trials()) == 4, again.output
+    for flags, said in [
+        (
+            ["--directions", "max,max,max"],
+            "created with --directions max,max,min, not --directions max,max,max",
+        ),
+        (["--tasks", "yA,yB,imp", "--prior", "old.csv"], "--prior is for single-objective studies"),
+    ]:
+        refused = invoke("suggest", "plate.db", *flags)
+        assert refused.exit_code == 1 and said in refused.output, refused.output
+    single = invoke("suggest", "--space", "space.json", "--storage", "one.db", "-n", 1)
+    assert single.exit_code == 0
+    refused = invoke("suggest", "one.db", "--tasks", "a,b")
+    assert refused.exit_code == 1 and "one.db holds a single-objective one" in refused.output
+    assert invoke("suggest", "--storage", "none.db", "--tasks", "a,b").exit_code == 1
+
+
 def test_a_task_named_like_a_parameter_is_exported_as_value_name(workdir):
     """A multi-task study with a task named like a parameter (accepted when made) exported as a whole
     with the task's column value_<name>, as History.to_dataframe names it; export refused the study

@@ -833,6 +833,39 @@ def _split(text: str | None, option: str) -> list[str] | None:
 
 
 # ---------------------------------------------------------------------------------------------- commands
+TasksOption = Annotated[
+    str | None,
+    typer.Option(
+        "--tasks",
+        help="Multi-task (MT-KB): comma-separated task names; the objective returns one value per task "
+        "(a --cmd prints them on its last line, or a JSON object by task name).",
+    ),
+]
+DirectionsOption = Annotated[
+    str | None, typer.Option("--directions", help="Per task: max or min, comma-separated (default max).")
+]
+ScalarizationOption = Annotated[
+    str | None,
+    typer.Option(
+        "--scalarization",
+        help="Multi-task utility: chebyshev (default) or linear; a resumed study keeps its own.",
+    ),
+]
+RefOption = Annotated[
+    str | None,
+    typer.Option(
+        "--ref", help="Chebyshev reference point, one number per task; a resumed study keeps its own."
+    ),
+]
+BudgetEpsOption = Annotated[
+    float | None,
+    typer.Option(
+        "--budget-eps",
+        help="Run MT-BKB with this Nystrom accuracy (e.g. 0.5); a resumed study keeps its own.",
+    ),
+]
+
+
 @app.command()
 @friendly
 def demo(
@@ -1021,37 +1054,11 @@ def optimize(
             "Not --timeout, which is per evaluation.",
         ),
     ] = None,
-    tasks: Annotated[
-        str | None,
-        typer.Option(
-            "--tasks",
-            help="Multi-task (MT-KB): comma-separated task names; the objective returns one value per task "
-            "(a --cmd prints them on its last line, or a JSON object by task name).",
-        ),
-    ] = None,
-    directions: Annotated[
-        str | None, typer.Option("--directions", help="Per task: max or min, comma-separated (default max).")
-    ] = None,
-    scalarization: Annotated[
-        str | None,
-        typer.Option(
-            "--scalarization",
-            help="Multi-task utility: chebyshev (default) or linear; a resumed study keeps its own.",
-        ),
-    ] = None,
-    ref: Annotated[
-        str | None,
-        typer.Option(
-            "--ref", help="Chebyshev reference point, one number per task; a resumed study keeps its own."
-        ),
-    ] = None,
-    budget_eps: Annotated[
-        float | None,
-        typer.Option(
-            "--budget-eps",
-            help="Run MT-BKB with this Nystrom accuracy (e.g. 0.5); a resumed study keeps its own.",
-        ),
-    ] = None,
+    tasks: TasksOption = None,
+    directions: DirectionsOption = None,
+    scalarization: ScalarizationOption = None,
+    ref: RefOption = None,
+    budget_eps: BudgetEpsOption = None,
     create: CreateOption = False,
 ) -> None:
     """Optimise an objective; every result is stored before the next point is chosen."""
@@ -2102,11 +2109,17 @@ def suggest(
     n_initial: NewDesignOption = None,
     create: CreateOption = False,
     direction: Annotated[str | None, typer.Option("--direction", hidden=True)] = None,
+    tasks: TasksOption = None,
+    directions: DirectionsOption = None,
+    scalarization: ScalarizationOption = None,
+    ref: RefOption = None,
+    budget_eps: BudgetEpsOption = None,
 ) -> None:
     """Ask for the next experiment(s): stored as pending trials, reported back with `observe`.
 
     With --space, a study that does not exist yet is created first (for experiments run by hand);
-    with --prior it starts warm from earlier studies or CSV files.
+    with --prior it starts warm from earlier studies or CSV files; with --tasks it is a multi-task
+    study (one value per task for each experiment, `observe --value V1,V2,...`).
 
     Each suggestion records who took it: the variable WARMBO_USER, else the login (on a computer
     that several people use under one login, set WARMBO_USER=yourname); `status` lists them.
@@ -2126,7 +2139,12 @@ def suggest(
     _check_prior_sources_options(prior, transfer, prior_add, prior_replace)
     space = None if space_file is None else load_space(space_file)
     data = parts = held = None
-    if space is not None and not study_exists(storage):
+    multitask = (tasks, directions, scalarization, ref, budget_eps)
+    if any(v is not None for v in multitask):
+        opt = _suggest_multitask(
+            storage, space, seed, n_initial, maximize, prior, transfer, fixed, create, *multitask
+        )
+    elif space is not None and not study_exists(storage):
         _refuse_a_slip(storage, create)
         from .storage import NewStudyWarning, _is_postgres
 
@@ -2280,6 +2298,76 @@ def suggest(
         f"report results with: warmbo observe --storage {_study_arg(storage)} --trial ID --value {hint}",
         soft_wrap=True,
     )
+
+
+def _suggest_multitask(
+    storage,
+    space,
+    seed,
+    n_initial,
+    maximize,
+    prior,
+    transfer,
+    fixed,
+    create,
+    tasks,
+    directions,
+    scalarization,
+    ref,
+    budget_eps,
+):
+    """``suggest`` with multi-task options: a new multi-task study (with --space and --tasks; a lab
+    could only make one with `optimize --cmd true --budget 0`, a user test), or an existing one
+    reopened with them (a conflict is refused in the options' words, as by `optimize`)."""
+    from .storage import Study, study_exists
+
+    mixed = [
+        flag
+        for flag, value in (
+            ("--prior", prior),
+            (f"--transfer {transfer}", transfer),
+            ("--fixed", fixed),
+            ("--maximize/--minimize", maximize),
+        )
+        if value not in (None, [])
+    ]
+    if mixed:
+        raise ValueError(f"{mixed[0]} is for single-objective studies, not multi-task ones (--tasks)")
+    exists = study_exists(storage)
+    if not exists:
+        if space is None or tasks is None:
+            raise ValueError(
+                "a new multi-task study needs --space and --tasks (--directions, --scalarization, --ref "
+                "and --budget-eps set it up further)"
+            )
+        _refuse_a_slip(storage, create)
+        task_names = _split(tasks, "--tasks")
+    else:
+        stored = Study(storage, readonly=True)
+        try:
+            described = stored.get_meta("multitask")
+            if described is None:
+                raise ValueError(
+                    "--tasks, --directions, --scalarization, --ref and --budget-eps are for multi-task "
+                    f"studies; {redacted(storage)} holds a single-objective one"
+                )
+            _check_creation_options(stored, storage, space, None, seed, n_initial)
+            space = stored.space
+        finally:
+            stored.close()
+        task_names = _split(tasks, "--tasks") if tasks is not None else json.loads(described)["task_names"]
+    opt = _multitask_optimizer(
+        space, task_names, directions, scalarization, ref, budget_eps, seed, storage, n_initial
+    )
+    if not exists:
+        shown = ", ".join(f"{t} ({d[:3]})" for t, d in zip(opt.task_names, opt.directions, strict=True))
+        errors.print(
+            f"created multi-task study {redacted(storage)} (tasks {shown}; the first {opt.n_initial} "
+            f"suggestions are a design, then the model chooses; seed {opt.seed})",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return opt
 
 
 def _say_what_the_file_is(storage: str) -> None:
