@@ -536,6 +536,9 @@ GRAM_AT_KERNELS = [
     Matern(2.5, [0.3, 0.5, 0.7]) * Constant(0.7),  # the constant second: its entry last
     Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, [0.3, 0.5, 0.7], bounds=(1e-2, 1e2)),  # the default's
     Matern(2.5, [0.3, 0.5, 0.7]) * RBF(0.6),  # a product of two kernels: the default path
+    # tied lengthscales (a categorical's one-hot columns), as the optimizer's default on mixed spaces
+    Constant(1.0) * Matern(2.5, [0.3, 0.5, 0.5], groups=[0, 1, 1]),
+    RBF([0.4, 0.7, 0.4], groups=[0, 1, 0]),
 ]
 
 

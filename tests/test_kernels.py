@@ -491,6 +491,71 @@ def test_gram_gradient_matches_finite_differences_of_with_theta():
         assert_matches_fd(dK[:, :, i], numeric)
 
 
+@pytest.mark.parametrize("nu", [0.5, 1.5, 2.5])
+def test_tied_lengthscales_are_ard_with_equal_values_and_summed_gradients(nu):
+    """groups ties lengthscales: the kernel is the ARD kernel with those lengthscales equal, theta
+    holds one log-lengthscale per group, and each group's gradient is the sum of its coordinates'
+    (checked against finite differences of with_theta and against the untied kernel's gradient)."""
+    ell = [0.4, 0.9, 0.9, 0.9, 1.3]
+    groups = [0, 1, 1, 1, 2]
+    tied, untied = Matern(nu, ell, groups=groups), Matern(nu, ell)
+    X = points(11, seed=21, d=5)
+    np.testing.assert_allclose(tied.gram(X), untied.gram(X), **GRAM_TOL)
+    np.testing.assert_allclose(tied.theta, np.log([0.4, 0.9, 1.3]))
+    assert tied.n_theta == 3 and tied.theta_bounds.shape == (3, 2)
+    assert tied.theta_names == ["lengthscale[0]", "lengthscale[1:4]", "lengthscale[4]"]
+    moved = tied.with_theta(np.log([0.5, 0.2, 2.0]))
+    np.testing.assert_allclose(moved.lengthscale, [0.5, 0.2, 0.2, 0.2, 2.0])
+    K, dK = tied.gram_gradient(X)
+    _, dK_untied = untied.gram_gradient(X)
+    assert dK.shape == (11, 11, 3)
+    np.testing.assert_allclose(dK[:, :, 1], dK_untied[:, :, 1:4].sum(axis=2), rtol=1e-12, atol=1e-14)
+    theta = tied.theta
+    for i in range(3):
+        e = np.zeros(3)
+        e[i] = H
+        numeric = (tied.with_theta(theta + e).gram(X) - tied.with_theta(theta - e).gram(X)) / (2 * H)
+        assert_matches_fd(dK[:, :, i], numeric)
+    W = np.random.default_rng(2).standard_normal((11, 11))
+    W = W + W.T
+    _, dot = tied.gram_with_gradient_dot(X)
+    np.testing.assert_allclose(dot(W), np.einsum("ij,ijk->k", W, dK), rtol=1e-10, atol=1e-12)
+
+
+def test_tied_lengthscales_give_one_distance_between_two_choices_of_a_one_hot_block():
+    """On a one-hot block with tied lengthscales every two different choices are at one distance,
+    sqrt(2) / ell (a Hamming distance, as Optuna's and BoTorch's mixed kernels see a categorical);
+    untied, each pair has its own."""
+    onehot = np.eye(3)
+    tied = RBF([0.7, 0.7, 0.7], groups=[0, 0, 0])
+    K = tied.gram(onehot)
+    off = K[~np.eye(3, dtype=bool)]
+    np.testing.assert_allclose(off, np.exp(-0.5 * 2 / 0.7**2), rtol=1e-14)
+    assert np.ptp(RBF([0.3, 0.7, 2.0]).gram(onehot)[~np.eye(3, dtype=bool)]) > 0.1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"lengthscale": 0.5, "groups": [0]}, "one lengthscale per coordinate"),
+        ({"lengthscale": [0.5, 0.5], "groups": [0]}, "one integer per coordinate"),
+        ({"lengthscale": [0.5, 0.5], "groups": [0.0, 1.0]}, "one integer per coordinate"),
+        ({"lengthscale": [0.5, 0.5], "groups": [0, 2]}, "none empty"),
+        ({"lengthscale": [0.5, 0.5], "groups": [-1, 0]}, "none empty"),
+        ({"lengthscale": [0.5, 0.6], "groups": [0, 0]}, "lengthscales of a group must be equal"),
+    ],
+)
+def test_tied_lengthscales_refuse_malformed_groups(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Matern(2.5, **kwargs)
+
+
+def test_tied_kernels_compare_by_their_groups():
+    assert Matern(2.5, [0.5, 0.5], groups=[0, 0]) == Matern(2.5, [0.5, 0.5], groups=[0, 0])
+    assert Matern(2.5, [0.5, 0.5], groups=[0, 0]) != Matern(2.5, [0.5, 0.5])
+    assert "groups=[0, 0]" in repr(Matern(2.5, [0.5, 0.5], groups=[0, 0]))
+
+
 @pytest.mark.parametrize("kernel", [Linear(), Polynomial(2, 1.0), Legendre(3)], ids=repr)
 def test_gram_gradient_of_kernels_without_hyperparameters(kernel):
     X = points(6, seed=14)

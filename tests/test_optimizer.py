@@ -1352,6 +1352,38 @@ def test_a_reopened_study_warm_starts_from_the_stored_hyperparameters(tmp_path):
     assert wb.Optimizer.load(url)._warm_start == {}
 
 
+def test_a_categorical_gets_one_lengthscale_for_its_one_hot_columns(tmp_path):
+    """The default kernel on a space with categoricals ties each categorical's one-hot columns to one
+    lengthscale (one hyperparameter per parameter, as Optuna's and BoTorch's mixed kernels); a study
+    whose stored hyperparameters are per column (made before) resumes from a fresh fit, not an
+    error; a kernel given is used as given, and a space without categoricals keeps plain ARD."""
+    space = wb.Space([wb.Float("t", 0.0, 1.0), wb.Categorical("c", ["a", "b", "c"]), wb.Int("n", 1, 4)])
+    np.testing.assert_array_equal(space.lengthscale_groups(), [0, 1, 1, 1, 2])
+    assert wb.Space.box([(0, 1)] * 3).lengthscale_groups() is None
+
+    def f(p):
+        return (p["t"] - 0.3) ** 2 + {"a": 0.0, "b": 0.5, "c": 1.0}[p["c"]] + 0.1 * p["n"]
+
+    url = str(tmp_path / "c.db")
+    before = wb.Optimizer(space, seed=0, storage=url)
+    before.run(f, budget=8, progress=False)
+    stored = json.loads(before.study.get_meta("warm_start"))
+    assert stored["kernel"] == "Product" and len(stored["theta"]) == 4  # amplitude, 3 lengthscales
+    # as a study made before stored it: amplitude and one lengthscale per column
+    stored["theta"] = stored["theta"][:2] + [stored["theta"][1]] * 2 + stored["theta"][2:]
+    before.study.set_meta("warm_start", json.dumps(stored))
+    opt = wb.Optimizer.load(url)
+    assert opt._warm_start == {}  # the stored record does not fit the tied kernel: ignored
+    opt.run(f, budget=10, progress=False)
+    matern = opt.model_.kernel_.k2
+    np.testing.assert_array_equal(matern.groups, [0, 1, 1, 1, 2])
+    assert opt.model_.kernel_.n_theta == 4
+    assert matern.lengthscale[1] == matern.lengthscale[2] == matern.lengthscale[3]
+    plain = wb.Optimizer(wb.Space.box([(0, 1)] * 2), seed=0)
+    plain.run(lambda p: p["x0"] ** 2 + p["x1"], budget=5, progress=False)
+    assert plain.model_.kernel_.k2.groups is None
+
+
 def test_a_power_of_two_refit_keeps_the_previous_optimum_as_a_start_only_in_large_studies():
     from warmbo.kernels import Constant, Matern
 

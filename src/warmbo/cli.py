@@ -2923,7 +2923,7 @@ def _measurement_interval(opt, trials, params: dict) -> tuple[float, float] | No
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gp = default_model(opt.space.dim, seed=0).fit(X, y)
+            gp = default_model(opt.space.dim, seed=0, kernel=opt._default_kernel(None)).fit(X, y)
             mean, sd = gp.predict(opt.space.encode([params]))
             loo_mean, loo_sd = gp.loo()
     except (ValueError, ArithmeticError):

@@ -115,6 +115,7 @@ from .fixed import Fixed, fix, free_point
 from .kernels import Kernel
 from .maximize import DUPLICATE_TOLERANCE, anchored_candidates, chained_groups, sobol_screen, taken, taken_by
 from .models import GP, Prediction, default_model
+from .models.gp import default_kernel
 from .output_transform import OUTPUT_TRANSFORMS, YeoJohnson, log_evidence
 from .parameters import Float, Parameter, SpaceError
 from .prior import (
@@ -1498,8 +1499,15 @@ class Optimizer:
             if not n_initial_given:  # the warm design's size replaces the cold default
                 self.n_initial = design_size(max(1, len(source.tasks)))
         if model is None:
-            return default_model(self.space.dim, self.seed, kernel)
+            return default_model(self.space.dim, self.seed, self._default_kernel(kernel))
         return _seeded(model, self.seed)
+
+    def _default_kernel(self, kernel: Kernel | None) -> Kernel:
+        """The kernel given, else the default kernel with one lengthscale per parameter (a
+        categorical's one-hot columns share one: Space.lengthscale_groups)."""
+        if kernel is not None:
+            return kernel
+        return default_kernel(self.space.dim, self.space.lengthscale_groups())
 
     def _warn_sources_are_trials(self) -> None:
         """Say so when every row of the transfer sources is already one of the study's imported prior
@@ -3097,7 +3105,7 @@ class Optimizer:
         )
         try:
             self._refuted = refuted
-            self.model = default_model(self.space.dim, self.seed, self._kernel)
+            self.model = default_model(self.space.dim, self.seed, self._default_kernel(self._kernel))
             if self._transform_default:
                 self.output_transform = "yeo-johnson"
             self._warm_start, self._fixed_fit, self._inspected = {}, None, None

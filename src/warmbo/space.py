@@ -283,6 +283,16 @@ class Space:
         except KeyError:
             raise SpaceError(f"unknown parameter name {name!r}; space has {list(self.names)!r}") from None
 
+    def lengthscale_groups(self) -> NDArray[np.intp] | None:
+        """The parameter of each encoded column (``(dim,)`` integers 0..len(params) - 1): the
+        optimizer's default kernel gives each parameter one lengthscale, so a categorical's one-hot
+        columns share one (:class:`~warmbo.kernels.Stationary`'s ``groups``; docs/optimizer.md).
+        None when every parameter takes one column (one lengthscale per column already)."""
+        widths = [sl.stop - sl.start for sl in self._slices]  # type: ignore[attr-defined]
+        if all(w == 1 for w in widths):
+            return None
+        return np.repeat(np.arange(len(widths), dtype=np.intp), widths)
+
     def __len__(self) -> int:
         return len(self.params)
 

@@ -37,9 +37,17 @@ class Stationary(Kernel):
     """Base of kernels ``k(x, y) = kappa(r^2)`` of the scaled squared distance.
 
     Subclasses implement ``_kappa(r2)`` and ``_dkappa(r2)`` (the derivative with respect to r^2).
+
+    ``groups`` (ARD only; one integer per coordinate, groups numbered 0..q-1) ties lengthscales:
+    the coordinates of group g share ``ell_g``, so ``r^2 = sum_g S_g / ell_g^2`` with
+    ``S_g = sum_{d in g} (x_d - y_d)^2``, and theta holds the q values ``log ell_g``
+    (``dk/dlog ell_g = -2 g S_g / ell_g^2``, the sum of its coordinates' gradients). On a
+    categorical's one-hot block this makes the distance between two different choices one value,
+    ``sqrt(2) / ell_g`` (a Hamming distance, as Optuna's and BoTorch's mixed kernels treat a
+    categorical) instead of one lengthscale per choice.
     """
 
-    def __init__(self, lengthscale=1.0, bounds: tuple[float, float] = (1e-3, 1e3)):
+    def __init__(self, lengthscale=1.0, bounds: tuple[float, float] = (1e-3, 1e3), groups=None):
         ell = check_positive(lengthscale, "lengthscale")
         lo, hi = check_positive(bounds, "bounds")
         if not lo < hi:
@@ -50,9 +58,38 @@ class Stationary(Kernel):
             bounds=(float(lo), float(hi)),
             input_dim=int(ell.shape[0]) if ard else None,
         )
+        self._set_groups(groups)
+
+    def _set_groups(self, groups) -> None:
+        """Check and keep ``groups`` (one lengthscale per group of coordinates), with the first
+        coordinate of each group and the (d, q) indicator matrix that sums per-coordinate gradients."""
+        if groups is None:
+            self._set(groups=None)
+            return
+        if not self.ard:
+            raise ValueError("groups needs one lengthscale per coordinate (an array), got one lengthscale")
+        g = np.asarray(groups)
+        if g.shape != (self.input_dim,) or not np.issubdtype(g.dtype, np.integer):
+            raise ValueError(
+                f"groups must hold one integer per coordinate ({self.input_dim}), got {groups!r}"
+            )
+        q = int(g.max()) + 1
+        if g.min() < 0 or np.unique(g).size != q:
+            raise ValueError(f"groups must number the groups 0, 1, ..., q - 1, none empty; got {groups!r}")
+        first = np.array([int(np.flatnonzero(g == k)[0]) for k in range(q)])
+        if not np.array_equal(self.lengthscale, self.lengthscale[first][g]):
+            raise ValueError(
+                f"the lengthscales of a group must be equal, got lengthscale {self.lengthscale!r} "
+                f"with groups {groups!r}"
+            )
+        indicator = np.zeros((g.size, q))
+        indicator[np.arange(g.size), g] = 1.0
+        self._set(groups=g.astype(np.intp), _first=first, _indicator=indicator)
 
     def _parameters(self) -> dict:
-        return {"lengthscale": self.lengthscale}
+        if self.groups is None:
+            return {"lengthscale": self.lengthscale}
+        return {"lengthscale": self.lengthscale, "groups": self.groups}
 
     @property
     def ard(self) -> bool:
@@ -83,18 +120,24 @@ class Stationary(Kernel):
     # ---------------------------------------------------------------- hyperparameters
     @property
     def theta(self):
+        if self.groups is not None:
+            return np.log(self.lengthscale[self._first])
         return np.log(np.atleast_1d(self.lengthscale)).astype(np.float64)
 
     @property
     def n_theta(self) -> int:
+        if self.groups is not None:
+            return int(self._first.shape[0])
         return int(self.lengthscale.shape[0]) if self.ard else 1
 
     @property
     def theta_bounds(self):
-        return np.tile(np.log(np.array(self.bounds)), (np.atleast_1d(self.lengthscale).shape[0], 1))
+        return np.tile(np.log(np.array(self.bounds)), (self.n_theta, 1))
 
     @property
     def theta_names(self):
+        if self.groups is not None:  # a group's coordinates, as i or i:j (consecutive) or i,j,...
+            return [f"lengthscale[{_span(np.flatnonzero(self.groups == k))}]" for k in range(self.n_theta)]
         if self.ard:
             return [f"lengthscale[{i}]" for i in range(self.lengthscale.shape[0])]
         return ["lengthscale"]
@@ -103,6 +146,8 @@ class Stationary(Kernel):
         theta = np.asarray(theta, dtype=np.float64).reshape(-1)
         if theta.shape != (self.n_theta,):
             raise ValueError(f"theta must have shape ({self.n_theta},), got {theta.shape}")
+        if self.groups is not None:
+            theta = theta[self.groups]
         ell = np.exp(theta) if self.ard else float(np.exp(theta[0]))
         low, high = (ell.min(), ell.max()) if self.ard else (ell, ell)  # methods: cheaper than np.min
         if not (0.0 < low and high < np.inf):
@@ -121,6 +166,8 @@ class Stationary(Kernel):
         if self.ard:
             diff2 = (X[:, None, :] - X[None, :, :]) ** 2 / self.lengthscale**2
             dK = -2.0 * g[..., None] * diff2
+            if self.groups is not None:
+                dK = dK @ self._indicator
         else:
             dK = (-2.0 * g * r2)[..., None]
         return K, dK
@@ -143,11 +190,13 @@ class Stationary(Kernel):
             return self._isotropic_gram_with_gradient_dot(r2)
         K, g = self._kappa_dkappa(r2, overwrite=True)
         Xc = (X - X.mean(axis=0)) / self.lengthscale
+        indicator = self._indicator if self.groups is not None else None
 
         def dot(W):
             M = np.multiply(W, g, out=g)  # g is not needed again: the function is called once
             pair_sums = 2.0 * (M.sum(axis=1) @ Xc**2) - 2.0 * np.einsum("id,id->d", Xc, M @ Xc)
-            return -2.0 * pair_sums
+            out = -2.0 * pair_sums
+            return out if indicator is None else out @ indicator
 
         return K, dot
 
@@ -183,6 +232,8 @@ class Stationary(Kernel):
         ard, q = self.ard, self.n_theta
         if not ard:
             D2 = D2.sum(axis=1)
+        elif self.groups is not None:  # a group's squared differences summed: one lengthscale each
+            D2 = D2 @ self._indicator
 
         def at(theta):
             theta = np.asarray(theta, dtype=np.float64)
@@ -282,6 +333,16 @@ class Stationary(Kernel):
         return np.zeros(np.asarray(Xq).shape)
 
 
+def _span(columns: np.ndarray) -> str:
+    """Coordinates as ``i``, ``i:j`` (consecutive, j excluded) or ``i,j,...``."""
+    values = [int(c) for c in columns]
+    if len(values) == 1:
+        return str(values[0])
+    if values == list(range(values[0], values[-1] + 1)):
+        return f"{values[0]}:{values[-1] + 1}"
+    return ",".join(map(str, values))
+
+
 class RBF(Stationary):
     """Squared exponential kernel ``k(x, y) = exp(-||x - y||^2 / (2 ell^2))`` (002; R&W eq. 4.9).
 
@@ -334,16 +395,21 @@ class Matern(Stationary):
         One lengthscale, or one per input dimension (ARD).
     bounds : (float, float)
         Range of each lengthscale for hyperparameter fitting.
+    groups : array of d integers, optional
+        With ARD lengthscales: coordinates sharing one lengthscale (one hyperparameter per group;
+        see :class:`Stationary`), as the optimizer's default kernel ties a categorical's one-hot columns.
     """
 
-    def __init__(self, nu: float = 2.5, lengthscale=1.0, bounds: tuple[float, float] = (1e-3, 1e3)):
+    def __init__(
+        self, nu: float = 2.5, lengthscale=1.0, bounds: tuple[float, float] = (1e-3, 1e3), groups=None
+    ):
         if nu not in (0.5, 1.5, 2.5):
             raise ValueError(f"nu must be one of 0.5, 1.5, 2.5, got {nu!r}")
-        super().__init__(lengthscale, bounds)
+        super().__init__(lengthscale, bounds, groups)
         self._set(nu=float(nu))
 
     def _parameters(self) -> dict:
-        return {"nu": self.nu, "lengthscale": self.lengthscale}
+        return {"nu": self.nu, **super()._parameters()}
 
     def _kappa(self, r2):
         return self._kappa_dkappa(r2, derivative=False)[0]

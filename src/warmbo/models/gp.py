@@ -151,11 +151,15 @@ def _as_factor(L: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(L)
 
 
-def default_kernel(dim: int) -> Kernel:
+def default_kernel(dim: int, groups=None) -> Kernel:
     """The library's default kernel on ``dim`` coordinates: ``Constant(1.0) * Matern(2.5, [0.3] * dim)``,
     one lengthscale per coordinate (ARD), amplitude and lengthscales bounded to 1e-2..1e2. What
-    :func:`~warmbo.models.default_model` fits, and what ``GP()`` without a kernel uses."""
-    return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2))
+    :func:`~warmbo.models.default_model` fits, and what ``GP()`` without a kernel uses. ``groups``:
+    coordinates sharing one lengthscale (:class:`~warmbo.kernels.Stationary`); the optimizer gives
+    :meth:`Space.lengthscale_groups <warmbo.Space.lengthscale_groups>` on a space with categoricals."""
+    return Constant(1.0, bounds=(1e-2, 1e2)) * Matern(
+        2.5, np.full(dim, 0.3), bounds=(1e-2, 1e2), groups=groups
+    )
 
 
 def _inverse_from_cholesky(L: np.ndarray, overwrite: bool = False) -> np.ndarray:
