@@ -17,6 +17,9 @@ Then the cold design counted the 4-way categorical as 3 parameters (12 points in
 warmbo found Pd on 20 of 20 seeds (mean 86.3%, worst 84.8%). Session 43 undid that rule, worse on
 seven problems outside these two (bench/categorical_design.py); the results file is this script's
 run at the design of 8 again.
+Session 51 gave each categorical one lengthscale (its one-hot columns tied): Pd found on 20 of 20
+seeds (mean best 86.6%, worst 85.0%), against 17 before on the same run
+(``bench/results/categorical_campaign_tied.json``, ``..._untied.json``; docs/optimizer.md).
 
     python bench/categorical_campaign.py            # 20 seeds, about a minute on 2 cores
     python bench/categorical_campaign.py --seeds 5
