@@ -1202,6 +1202,13 @@ def test_suggest_creates_a_multitask_study_for_a_lab(workdir):
     assert mt.directions == ("maximize", "maximize", "minimize")
     assert mt.scalarization == wb.Chebyshev(ref=(20.0, 20.0, -15.0))  # (signed: imp is minimised)
     assert [t.state for t in mt.study.trials()] == ["pending"] * 3
+    for value, said in [  # a bad item named by its task, as Python names it (a multi-task user test)
+        ("70,nan,2", "--value must hold finite numbers, got task 'yB''s value 'nan' in '70,nan,2'"),
+        ("70,60,2x", "--value must be a number, got task 'imp''s value '2x' in '70,60,2x'"),
+        ("70,60", "--value must be 3 numbers (yA, yB, imp) separated by commas, got '70,60'"),
+    ]:
+        bad = invoke("observe", "--storage", "plate.db", "--trial", 1, "--value", value)
+        assert bad.exit_code == 1 and said in " ".join(bad.output.split()), bad.output
     assert invoke("observe", "--storage", "plate.db", "--trial", 1, "--value", "50,40,3").exit_code == 0
     again = invoke("suggest", "plate.db", "--tasks", "yA,yB,imp", "-n", 1)
     assert again.exit_code == 0 and len(wb.Study("plate.db").trials()) == 4, again.output

@@ -2650,7 +2650,7 @@ def observe(
     opt = _reporting_optimizer(storage)
     tasks = list(getattr(opt, "task_names", ()))
     multitask = getattr(opt, "task_names", None) is not None
-    numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None)
+    numbers = None if value is None else _parse_values(value, len(tasks) if multitask else None, tasks)
     point = None if params is None else _parse_params(params, opt.space)
     typed = None if params is None else _typed_numbers(params)
     if trial is not None:
@@ -3063,19 +3063,26 @@ def _shown(params: dict, space) -> str:
     return ", ".join(f"{name}={text}" for name, text in pairs if name not in off)
 
 
-def _parse_values(text: str, n_tasks: int | None) -> list[float]:
-    """``--value``: one plain number, or (``n_tasks``) that many separated by commas."""
+def _parse_values(text: str, n_tasks: int | None, task_names=()) -> list[float]:
+    """``--value``: one plain number, or (``n_tasks``) that many separated by commas, a bad one named
+    by its task (``task_names``; it said only "got '70,nan,2'", where Python names the task)."""
     from .data import NUMERAL  # a plain decimal numeral (float() also reads "4_2" as 42)
 
     items = [text] if n_tasks is None else _split(text, "--value")
     if n_tasks is not None and len(items) != n_tasks:
-        raise ValueError(f"--value must be {n_tasks} numbers separated by commas, got {text!r}")
+        named = f" ({', '.join(task_names)})" if task_names else ""
+        raise ValueError(f"--value must be {n_tasks} numbers{named} separated by commas, got {text!r}")
     numbers = []
-    for item in items:
+    for k, item in enumerate(items):
         word = item.strip()
+        if n_tasks is not None:
+            task = repr(task_names[k]) if k < len(task_names) else str(k + 1)
+            which = f"task {task}'s value {word!r} in {text!r}"
+        else:
+            which = repr(text)
         if word.lower().lstrip("+-") in ("nan", "inf", "infinity"):
             raise ValueError(
-                f"--value must hold finite numbers, got {text!r}; report a failed experiment with --failed"
+                f"--value must hold finite numbers, got {which}; report a failed experiment with --failed"
             )
         if not NUMERAL.fullmatch(word):  # (warmbo.data's: a prior's cells are read alike)
             if "_" in word:
@@ -3084,7 +3091,7 @@ def _parse_values(text: str, n_tasks: int | None) -> list[float]:
                 hint = "use a decimal point (52.1, not 52,1) and no thousands separator"
             else:
                 hint = "digits 0-9, an optional decimal point and exponent, e.g. 52.1 or -1.5e-3"
-            raise ValueError(f"--value must be a number, got {text!r}: {hint}")
+            raise ValueError(f"--value must be a number, got {which}: {hint}")
         number = float(word)
         if not math.isfinite(number):
             raise ValueError(f"--value {text!r} is too large for a float (over 1.8e308)")
