@@ -318,6 +318,11 @@ def test_prior_of_a_multitask_study_is_told_once_in_user_units(tmp_path):
     assert len(again.history) == 3
     with pytest.raises(ValueError, match="missing"):
         again.add_prior(([{"x": 0.2}], [{"acc": 1.0}]))
+    # a bad row is named by its index (a user test hunted for it in a 23-row file)
+    with pytest.raises(wb.space.SpaceError, match=r"^prior row 1: parameter 'x': value 1.3 is outside"):
+        again.add_prior(([{"x": 0.2}, {"x": 1.3}], [[1.0, 2.0], [1.0, 2.0]]))
+    with pytest.raises(ValueError, match=r"^prior row 2: value of task 'lat' is nan"):
+        again.add_prior(([{"x": 0.2}, {"x": 0.3}, {"x": 0.4}], [[1.0, 2.0], [1.0, 2.0], [1.0, np.nan]]))
     assert len(again.history) == 3  # nothing of a rejected prior is stored
 
 

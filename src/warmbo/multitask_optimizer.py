@@ -612,11 +612,23 @@ class MultiTaskOptimizer(Optimizer):
         X, Y = data
         if len(X) != len(Y):
             raise ValueError(f"prior X has {len(X)} points but Y has {len(Y)} value rows")
+        # a bad row is named by its index (a user test hunted for it in 23 rows: "value 130.0 is
+        # outside [20.0, 120.0]", "value of task 'yB' is nan")
+        def row(i: int, check, value):
+            try:
+                return check(value)
+            except ValueError as exc:  # (SpaceError is one)
+                try:
+                    named = type(exc)(f"prior row {i}: {exc}")
+                except TypeError:  # (an error class that takes other arguments)
+                    named = ValueError(f"prior row {i}: {exc}")
+                raise named from None
+
         if len(X) and isinstance(X[0], dict):
-            params = [self.space.validate(p) for p in X]
+            params = [row(i, self.space.validate, p) for i, p in enumerate(X)]
         else:
             params = list(TaskData.from_numpy(np.asarray(X), np.zeros(len(X)), self.space).params)
-        rows = [self._as_values(v) for v in Y]
+        rows = [row(i, self._as_values, v) for i, v in enumerate(Y)]
         if tag is None:
             text = json.dumps(
                 [[list(p.items()), r.tolist()] for p, r in zip(params, rows, strict=True)], default=repr
