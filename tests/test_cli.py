@@ -1848,7 +1848,10 @@ PYTHON_WORDS = re.compile(
         ('{"x": null, "mode": "a"}', "x must be a number, got null"),
         ('{"x": true, "mode": "a"}', "x must be a number, got true"),
         ('{"x": [0.5], "mode": "a"}', "x must be a number, got [0.5]"),
-        ('{"x": 1e999, "mode": "a"}', "x must be a finite number, got Infinity"),
+        (
+            '{"x": 1e999, "mode": "a"}',
+            "x must be a finite number, got Infinity (a number beyond about 1.8e308",
+        ),
         ('{"x": 9, "mode": "a"}', "x = 9 is outside its range, -2 to 2"),
         ('{"x": 0.5, "mode": "b"}', 'mode must be one of "a", "; touch pwned", got "b"'),
         ('{"x": 0.5, "mode": 3}', 'mode must be one of "a", "; touch pwned", got 3'),

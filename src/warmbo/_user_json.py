@@ -89,7 +89,11 @@ def value_problem(p: Parameter, value: Any) -> str | None:
     if not _is_number(value):
         return f"{p.name} must be {number}, got {shown}{_quotes_hint(value)}"
     if not math.isfinite(value):
-        return f"{p.name} must be a finite number, got {shown}"
+        # (JSON's 1e999 is read as infinity: it said "got Infinity" of a number never typed so)
+        beyond = (
+            " (a number beyond about 1.8e308, e.g. 1e999, reads as infinity)" if math.isinf(value) else ""
+        )
+        return f"{p.name} must be a finite number, got {shown}{beyond}"
     if p.kind == "int" and not float(value).is_integer():
         return f"{p.name} must be a whole number, got {shown}"
     low, high = p.low, p.high  # type: ignore[attr-defined]

@@ -612,6 +612,7 @@ class MultiTaskOptimizer(Optimizer):
         X, Y = data
         if len(X) != len(Y):
             raise ValueError(f"prior X has {len(X)} points but Y has {len(Y)} value rows")
+
         # a bad row is named by its index (a user test hunted for it in 23 rows: "value 130.0 is
         # outside [20.0, 120.0]", "value of task 'yB' is nan")
         def row(i: int, check, value):
