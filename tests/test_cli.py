@@ -1180,6 +1180,7 @@ def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
         (["--tasks", "acc,lat", "--directions", "max,max"],
          "created with --directions max,min, not --directions max,max; leave --directions out"),
         (["--tasks", "acc,size"], "created with --tasks acc,lat, not --tasks acc,size; leave --tasks out"),
+        (["--tasks", "acc,lat,mem"], "created with --tasks acc,lat, not --tasks acc,lat,mem; leave --tasks"),
     ]:  # fmt: skip
         refused = invoke("optimize", "twomod:f", "--budget", 7, "--storage", "mt.db", *flags)
         assert refused.exit_code == 1 and named in refused.output, refused.output

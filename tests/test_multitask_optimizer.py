@@ -170,6 +170,11 @@ def test_a_study_reopened_with_its_own_directions_or_count_keeps_its_task_names(
         wb.storage.SettingConflictError, match="task_names=\\['yA', 'imp'\\], not \\['a', 'b'\\]"
     ):
         wb.MultiTaskOptimizer(space, storage=path, task_names=["a", "b"])
+    # another count given as names is said as names (it named n_tasks, never given: a review)
+    with pytest.raises(
+        wb.storage.SettingConflictError, match=r"task_names=\['yA', 'imp'\], not \['yA', 'imp', 'x'\]"
+    ):
+        wb.MultiTaskOptimizer(space, storage=path, task_names=["yA", "imp", "x"])
 
 
 def test_old_study_files_gain_the_vector_column(space, tmp_path):

@@ -361,6 +361,66 @@ def test_a_process_that_dies_fails_its_trial_alone_and_withdraws_the_trials_besi
     assert opt.study.count("complete") == 3
 
 
+def _dies_at_point_nine(params):
+    """x = 0.9 ends its process after 0.3 s; x = 0.5 takes 0.8 s; other points return at once."""
+    import signal
+
+    if params["x"] == 0.9:
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+    if params["x"] == 0.5:
+        time.sleep(0.8)
+    return params["x"]
+
+
+def test_a_pool_that_breaks_between_evaluations_withdraws_the_trials_it_broke():
+    """The pool breaks while the run is busy between evaluations (a callback, an ask's fit): the next
+    submission raises BrokenProcessPool, and the broken evaluations were recorded as failed by the
+    stop (a review); they are withdrawn and the run raises ExecutorBrokenError, the evaluation that
+    ended before kept."""
+    import multiprocessing
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=2)
+    opt.enqueue([{"x": 0.2}, {"x": 0.9}, {"x": 0.5}])
+    slow_callback = lambda opt, trial: time.sleep(1.5)  # noqa: E731  (the pool breaks meanwhile)
+    with ProcessPoolExecutor(max_workers=3, mp_context=multiprocessing.get_context("fork")) as pool:
+        with pytest.raises(
+            wb.optimizer.ExecutorBrokenError, match="running together, were withdrawn"
+        ) as info:
+            opt.run(
+                _dies_at_point_nine,
+                budget=6,
+                n_workers=3,
+                executor=pool,
+                callbacks=[slow_callback],
+                progress=False,
+            )
+    assert [(t.params, t.state) for t in opt.study.trials()] == [({"x": 0.2}, "complete")]
+    assert info.value.withdrawn == (2, 3)
+
+
+def test_an_objective_raising_broken_executor_on_a_pool_that_works_fails_its_trial_only():
+    """BrokenExecutor raised by the objective itself (its own inner pool died) on an executor that
+    still works is the trial's failure, not a dead pool: the run goes on (a review: the trial beside
+    it was withdrawn and the run stopped, "a worker process died")."""
+    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    def objective(params):
+        if params["x"] == 0.9:
+            raise BrokenProcessPool("inner solver pool died")
+        time.sleep(0.2)
+        return params["x"]
+
+    opt = wb.Optimizer(wb.Space([wb.Float("x", 0.0, 1.0)]), seed=0, n_initial=2)
+    opt.enqueue([{"x": 0.9}, {"x": 0.2}])
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        with pytest.warns(wb.optimizer.TrialFailedWarning, match="inner solver pool died"):
+            opt.run(objective, budget=4, n_workers=2, executor=pool, progress=False)
+    states = [t.state for t in opt.study.trials()]
+    assert states[0] == "failed" and states.count("complete") == 3
+
+
 def test_sys_exit_in_the_objective_fails_its_trial_and_the_run_goes_on():
     """sys.exit() in an objective (a simulation wrapper's) fails its trial as an exception does; it
     stopped a one-at-a-time run with the trial left pending and no word (a user test)."""
@@ -400,9 +460,11 @@ def test_an_error_the_study_already_holds_beside_values_does_not_stop_a_resumed_
     def typo(params):
         raise NameError("name 'mesh' is not defined")
 
-    with pytest.raises(wb.optimizer.RepeatedFailureError, match="NameError"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
-        opt.run(typo, budget=12, progress=False)
+    for _ in range(2):  # (rerun with the same bug: its errors were followed by no value, it stops again)
+        with pytest.raises(wb.optimizer.RepeatedFailureError, match="NameError"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", wb.optimizer.TrialFailedWarning)
+            opt.run(typo, budget=20, progress=False)
+    assert opt.study.count("failed") == 4 + 3 + 3
 
 
 def test_a_timeout_stops_new_evaluations_and_records_those_under_way(monkeypatch, tmp_path):

@@ -227,6 +227,7 @@ class MultiTaskOptimizer(Optimizer):
             )
             if value is not None
         }
+        self._names_given = task_names is not None  # (a count conflict is said in their words)
         if stored is not None:
             counts = (
                 n_tasks,
@@ -441,6 +442,8 @@ class MultiTaskOptimizer(Optimizer):
             return
         theirs = json.loads(stored)
         for key in ("n_tasks", "task_names", "directions"):
+            if key == "n_tasks" and self._names_given and theirs.get(key) != mine[key]:
+                key = "task_names"  # (given as names: "created with n_tasks=2" named what was not given)
             if theirs.get(key) != mine[key]:
                 raise SettingConflictError(
                     f"study {self.study.path!r} was created with {key}={theirs.get(key)!r}, not "

@@ -4384,8 +4384,7 @@ class Optimizer:
         # evaluated: the budget counts the study's own
         n_prior = self._prior_rows()  # read once: a run adds no prior rows
         first_failures = _FirstFailures(  # (this objective's values, and its errors beside them)
-            answered=self.study.count(COMPLETE) > n_prior,
-            known=[t.error for t in self.study.trials((FAILED,))],
+            answered=self.study.count(COMPLETE) > n_prior, known=self._errors_beside_values()
         )
 
         def finished() -> int:
@@ -4489,7 +4488,14 @@ class Optimizer:
                             executor.submit(_evaluate_into, future, objective, dict(suggestion))
                             continue
                         else:
-                            future = submitter.submit(dict(suggestion))
+                            try:
+                                future = submitter.submit(dict(suggestion))
+                            except BrokenExecutor as broken:
+                                # the pool broke while this run recorded, asked or ran callbacks (a
+                                # review: its futures were then recorded failed by _stop_submitted)
+                                self._remove_own_pending(unstarted)
+                                unstarted.clear()
+                                self._executor_broke(running, queue, created, evaluate, broken)
                         running[future] = suggestion
                         unstarted.clear()
                         if queue and queue[0] is suggestion:
@@ -4499,9 +4505,12 @@ class Optimizer:
                     if not running:
                         break
                     done = self._wait_for_one(running, submitter)
-                    if not own_executor and any(_broke(f) for f in done):
-                        self._executor_broke(running, queue, created, evaluate)
+                    # (an objective that raises BrokenExecutor itself, its own inner pool's, on a pool
+                    # that still works fails its trial as any exception does: a review)
+                    broke = not own_executor and any(_broke(f) for f in done) and _pool_broken(executor)
                     for future in done:
+                        if broke and _broke(future):
+                            continue  # (said below, once the evaluations that ended are recorded)
                         suggestion = running[future]
                         if future.cancelled() and not own_executor and cancelled[suggestion.trial_id] < 3:
                             # cancelled by the executor (a Dask client.restart(), a lost worker's
@@ -4559,6 +4568,8 @@ class Optimizer:
                             raise RepeatedFailureError(
                                 error, sorted(stopping), sorted(failed_here), where=_user_line(first)
                             ) from first
+                    if broke:
+                        self._executor_broke(running, queue, created, evaluate)
         except KeyboardInterrupt as interrupt:
             threads = own_executor
             if own_executor and running and not self._record_interrupted(running, evaluate):
@@ -4743,30 +4754,47 @@ class Optimizer:
                     stacklevel=user_stacklevel(),
                 )
 
-    def _executor_broke(self, running, queue, created, evaluate) -> NoReturn:
+    def _errors_beside_values(self) -> list[str | None]:
+        """The errors of the study's failed trials that a complete trial of its own followed (asked
+        later): the objective's answer for a region, which :class:`_FirstFailures` lets a resumed run
+        meet again. An error no value followed (a run stopped by it, with the same bug rerun) is not
+        one (a review: the rerun spent its whole budget failing)."""
+        own = [t for t in self.study.trials((COMPLETE,)) if t.worker != PRIOR_WORKER]
+        last = max((t.id for t in own), default=-1)
+        return [t.error for t in self.study.trials((FAILED,)) if t.id < last]
+
+    def _executor_broke(
+        self, running, queue, created, evaluate, error: BaseException | None = None
+    ) -> NoReturn:
         """Raise :class:`ExecutorBrokenError` for an executor that broke under this run (a process
-        pool whose process died): the evaluation that finished before are stored; one running alone
-        ended its process, so it is marked failed; several running together are withdrawn (those this
-        run asked for; a retried one stays pending), since any of them may have; the queue's too."""
-        error = next(f.exception() for f in running if _broke(f))
+        pool whose process died; ``error``: the break, else the broken futures' own). An evaluation
+        that ended meanwhile is stored; one broken evaluation with none beside it ended its process,
+        so it is marked failed; several broken together are withdrawn (those this run asked for; a
+        retried one stays pending), since any of them may have; so are the queue's."""
         broken = [(f, s) for f, s in running.items() if _broke(f)]
-        failed, withdrawn, pending = [], [], []
+        if error is None:
+            error = broken[0][0].exception()
         for future, suggestion in list(running.items()):
-            if future.done() and not _broke(future):  # (finished before the break)
+            if future.done() and not future.cancelled() and not _broke(future):  # (ended meanwhile)
                 self._record(suggestion, future)
                 del running[future]
                 evaluate(suggestion.trial_id, False)
+        failed = []
         if len(broken) == 1 and len(running) == 1:
             future, suggestion = broken[0]
             self._record(suggestion, future)
+            evaluate(suggestion.trial_id, False)
             failed.append(suggestion.trial_id)
-        else:
-            withdraw = [s for s in running.values() if s.trial_id in created]
-            withdraw += [s for s in queue if s.trial_id in created]
-            pending = [s.trial_id for s in [*running.values(), *queue] if s.trial_id not in created]
+            running.clear()
+        leaving = [*running.values(), *queue]
+        withdraw = [s for s in leaving if s.trial_id in created]
+        pending = [s.trial_id for s in leaving if s.trial_id not in created]
+        withdrawn = [s.trial_id for s in withdraw]
+        try:
             self._remove_own_pending([(s.trial_id, dict(s)) for s in withdraw])
-            withdrawn = [s.trial_id for s in withdraw]
-        for suggestion in running.values():
+        except Exception:  # noqa: BLE001 - a store that fails now: they stay pending, said as such
+            pending, withdrawn = pending + withdrawn, []
+        for suggestion in leaving:
             evaluate(suggestion.trial_id, False)
         running.clear()
         queue.clear()
@@ -4785,7 +4813,9 @@ class Optimizer:
         for future, suggestion in list(running.items()):
             trial_id = suggestion.trial_id
             evaluate(trial_id, False)
-            if future.done() and not future.cancelled():  # finished before the stop: stored
+            if (
+                future.done() and not future.cancelled() and not _broke(future)
+            ):  # finished before the stop: stored
                 try:
                     if self.study.trial(trial_id).state == PENDING:
                         self._record(suggestion, future)
@@ -5131,6 +5161,18 @@ def _unstored_message(url, trial_id: int, value, error: Exception) -> str:
         f"pending: once the study can be written again, record it with `warmbo observe --storage {storage} "
         f"--trial {trial_id} --value {shown}` (or opt.tell({trial_id}, ...))"
     )
+
+
+def _pool_broken(executor) -> bool:
+    """Whether ``executor`` can run nothing more (``BrokenExecutor`` on a no-op submission): a future's
+    ``BrokenExecutor`` may be the objective's own (its inner pool's) on an executor that works."""
+    try:
+        executor.submit(int).cancel()
+    except BrokenExecutor:
+        return True
+    except Exception:  # noqa: BLE001 - shut down, or any other refusal: not the break this is about
+        return False
+    return False
 
 
 def _broke(future: Future) -> bool:
