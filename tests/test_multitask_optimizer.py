@@ -261,7 +261,7 @@ def test_cli_multitask_optimize_suggest_observe_status(workdir):
     assert suggestion.exit_code == 0, suggestion.output
     trial = json.loads(suggestion.output.strip().splitlines()[-1])["trial"]
     bad = _invoke("observe", "--storage", "mt.db", "--trial", trial, "--value", "0.5")
-    assert bad.exit_code == 1 and "--value must be 2 numbers separated by commas" in bad.output
+    assert bad.exit_code == 1 and "--value must be 2 numbers (acc, lat) separated by commas" in bad.output
     ok = _invoke("observe", "--storage", "mt.db", "--trial", trial, "--value", "0.5,3.5")
     assert ok.exit_code == 0, ok.output
     assert Study("mt.db").trial(trial).values == (0.5, 3.5)

@@ -560,12 +560,14 @@ def _trials_table(optimizer, limit: int | None = None) -> Table:
     fixed = ("trial", "state", "value", "worker", "note")
     # a parameter or task named like a fixed column (state, value): the fixed one is renamed, as export
     # renames its columns (the header read "state | value | y | state | value")
-    own = {c: f"warmbo_{c}" if c in (*names, *tasks) else c for c in fixed}
+    from .trial import task_columns
+
     # a task named like a parameter: value_<name>, as export and History.to_dataframe head it (two
     # columns were headed "time": multi-task user test)
-    task_columns = [f"value_{t}" if t in names else t for t in tasks]
+    shown_tasks = task_columns(tasks, names)
+    own = {c: f"warmbo_{c}" if c in (*names, *shown_tasks) else c for c in fixed}
     columns = (
-        own["trial"], own["state"], own["value"], *task_columns, *names, own["worker"],
+        own["trial"], own["state"], own["value"], *shown_tasks, *names, own["worker"],
         *((own["note"],) if notes else ()),
     )  # fmt: skip
     numbers = {0, 2, *range(3, 3 + len(tasks))}  # trial, value and the task values: right-aligned

@@ -55,7 +55,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._warnings import user_stacklevel
 from .parameters import _is_bool, _is_real
 from .space import Categorical, Float, Int, Parameter, Space, SpaceError
-from .trial import amendment_note
+from .trial import amendment_note, task_columns
 
 __all__ = ["DataError", "TaskData", "UnfinishedRowsWarning", "read_points", "trials_to_csv"]
 
@@ -1487,12 +1487,8 @@ def trials_to_csv(
 
     # a task named like a parameter: its column is value_<name>, as in History.to_dataframe (export
     # refused the whole study, which a MultiTaskOptimizer had accepted: a multi-task user test)
-    task_columns = [f"value_{t}" if t in space.names else str(t) for t in task_names]
-    taken = {*space.names, *task_columns}
-    if len(taken) != len(space.names) + len(task_columns):
-        raise DataError(
-            f"cannot export: task columns {task_columns} and parameters {list(space.names)} share a name"
-        )
+    columns = task_columns(task_names, space.names)
+    taken = {*space.names, *columns}
 
     def free(*names: str) -> str:
         name = next((n for n in names if n not in taken), None)
@@ -1503,7 +1499,7 @@ def trials_to_csv(
     head = [free(c, f"warmbo_{c}") for c in TRIAL_COLUMNS]
     value = free("y", "value", "warmbo_y")
     tail = [free(c, f"warmbo_{c}") for c in TRIAL_TAIL]
-    header = [*head, *space.names, value, *task_columns, *tail]
+    header = [*head, *space.names, value, *columns, *tail]
 
     def when(t: float | None) -> str:
         return "" if t is None else datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")

@@ -8,6 +8,7 @@ records: the store returns new ones after every change.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,11 +98,26 @@ class Trial:
         if self.values is not None:
             names = [f"value_{i}" for i in range(len(self.values))]
             if task_names is not None and len(task_names) == len(self.values):
-                taken = set(row) | set(self.params)
-                names = [f"value_{t}" if t in taken else str(t) for t in task_names]
+                names = task_columns(task_names, set(row) | set(self.params))
             row.update(zip(names, self.values, strict=True))
         row.update(self.params)
         return row
+
+
+def task_columns(task_names: Sequence[str], taken: Iterable[str]) -> list[str]:
+    """The column of each task beside the columns ``taken`` (parameters, fixed columns): its name,
+    else ``value_<name>``, else ``warmbo_value_<name>``, else that with the task's index: distinct
+    from ``taken`` and from each other. One rule for ``History.to_dataframe``, ``warmbo export`` and
+    ``warmbo status`` (each had its own; a parameter named ``value_time`` beside a task ``time`` gave
+    two columns of one name, a review)."""
+    used = {str(t) for t in taken}
+    columns = []
+    for k, task in enumerate(task_names):
+        options = (str(task), f"value_{task}", f"warmbo_value_{task}", f"warmbo_value_{task}_{k}")
+        column = next((c for c in options if c not in used), f"warmbo_task_{k}")
+        used.add(column)
+        columns.append(column)
+    return columns
 
 
 class History(list):
