@@ -452,6 +452,36 @@ def test_a_bad_list_of_dicts_is_refused_naming_the_dict(digits, space, said):
         WarmboSearchCV(SVC(), space, n_iter=2, cv=3).fit(X, y)
 
 
+def test_an_earlier_searchs_none_choice_dropped_since_is_left_out_as_a_dropped_choice(digits):
+    """A prior whose candidates held max_depth=None, on a search that dropped None: those rows are
+    left out with a PriorOutsideSpaceWarning, as a dropped string choice's are (the fit aborted,
+    "missing value": a categorical-heavy user test)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = digits
+    earlier = RandomizedSearchCV(
+        DecisionTreeClassifier(random_state=0),
+        {"max_depth": [None, 2, 4], "criterion": ["gini", "entropy"]},
+        n_iter=6,
+        cv=3,
+        random_state=0,
+    ).fit(X, y)
+    held_none = sum(p["max_depth"] is None for p in earlier.cv_results_["params"])
+    assert 0 < held_none < 6
+    search = WarmboSearchCV(
+        DecisionTreeClassifier(random_state=0),
+        {"max_depth": [2, 4, 8], "criterion": ["gini", "entropy"]},
+        n_iter=1,
+        cv=3,
+        prior=earlier.cv_results_,
+    )
+    with pytest.warns(
+        wb.prior.PriorOutsideSpaceWarning, match=f"{held_none} row\\(s\\) .*unknown category 'None'"
+    ):
+        search.fit(X, y)
+    assert len(search.optimizer_.prior) == 6 - held_none
+
+
 def test_a_prior_candidate_of_no_dict_is_refused_naming_the_dicts(digits):
     X, y = digits
     prior = ([{"kernel": "poly", "degree": 3}], [0.9])

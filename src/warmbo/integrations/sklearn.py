@@ -226,7 +226,7 @@ def _stored_space(storage) -> Space | None:
         study.close()
 
 
-def _labelled(prior, values: dict[str, dict]):
+def _labelled(prior, values: dict[str, dict], categorical: frozenset[str] | set[str] = frozenset()):
     """``prior`` as the search reads it, when it is an ``(X, y)`` pair of parameter dicts (an earlier
     search's ``(cv_results_["params"], cv_results_["mean_test_score"])``): its unscored candidates
     (NaN) left out with a warning, and the choices warmbo holds by label (None, tuples, estimators:
@@ -280,7 +280,14 @@ def _labelled(prior, values: dict[str, dict]):
                 return text
         return value  # (not a choice: the prior's reading says so)
 
-    return [{k: label(k, v) if k in values else v for k, v in row.items()} for row in rows], y
+    def read(name: str, value):
+        if value is None and name in categorical and None not in values.get(name, {}).values():
+            # a None the earlier grid held and this one dropped: a choice this space does not have,
+            # left out as a dropped string choice is (it aborted the fit, "missing value": a user test)
+            return "None"
+        return label(name, value) if name in values else value
+
+    return [{k: read(k, v) for k, v in row.items()} for row in rows], y
 
 
 def _labelled_dicts(prior, dicts: _Dicts):
@@ -512,7 +519,9 @@ class WarmboSearchCV(BaseSearchCV):
             seed=_seed(self.random_state),
             n_initial=self.n_initial,
             storage=self.storage,
-            prior=_labelled_dicts(prior, dicts) if dicts else _labelled(prior, values),
+            prior=_labelled_dicts(prior, dicts)
+            if dicts
+            else _labelled(prior, values, {p.name for p in space.params if isinstance(p, Categorical)}),
             transfer=self.transfer,
         )
         self.optimizer_ = optimizer
