@@ -3096,6 +3096,31 @@ def test_reopening_with_a_prior_study_that_grew_imports_only_its_new_rows(tmp_pa
     assert again.remove_prior(source=str((tmp_path / "a.csv").resolve())) == 2
 
 
+def test_a_list_of_data_in_memory_is_imported_as_a_list_of_files_is(tmp_path):
+    """prior=[DataFrame, DataFrame] (or (X, y) pairs, or data beside a file), transfer="none", was
+    refused ("prior data with several tasks needs a transfer model") where a list of files was
+    imported (a transfer user test); each is one import, once per study; a list of records (dicts)
+    is still one source."""
+    import pandas as pd
+
+    space = wb.Space([wb.Float("x", 0.0, 1.0)])
+    first = pd.DataFrame({"x": [0.1, 0.2], "y": [1.0, 2.0]})
+    second = pd.DataFrame({"x": [0.3, 0.4, 0.5], "y": [3.0, 4.0, 5.0]})
+    first.to_csv(tmp_path / "first.csv", index=False)
+    for prior, values in [
+        ([first, second], [1.0, 2.0, 3.0, 4.0, 5.0]),
+        ([([{"x": 0.1}], [1.0]), ([{"x": 0.7}], [2.0])], [1.0, 2.0]),
+        ([second, tmp_path / "first.csv"], [3.0, 4.0, 5.0, 1.0, 2.0]),
+        ([{"x": 0.1, "y": 1.0}, {"x": 0.2, "y": 2.0}], [1.0, 2.0]),
+    ]:
+        opt = wb.Optimizer(space, prior=prior, transfer="none")
+        assert [t.value for t in opt.study.trials()] == values
+    url = str(tmp_path / "imported.db")
+    wb.Optimizer(space, prior=[first, second], transfer="none", storage=url).study.close()
+    again = wb.Optimizer(space, prior=[first, second], transfer="none", storage=url)
+    assert len(again.study.trials()) == 5  # (once per study)
+
+
 def test_a_tell_the_study_cannot_store_names_the_trial_and_the_value(tmp_path):
     # (PostgreSQL user test) a bare tell whose store failed said only "lost the connection to the
     # server, and could not connect again within 60 s", no trial, no value, nothing on what to do;

@@ -4107,17 +4107,17 @@ class Optimizer:
         if self.study.get_meta(f"prior:{self._prior_digest}") is not None:
             return  # (this very prior, imported whole as before session 50: nothing new in it)
         entries = [prior] if isinstance(prior, str | os.PathLike) else prior
-        if not (
-            isinstance(entries, list | tuple)
-            and entries
-            and all(isinstance(e, str | os.PathLike) for e in entries)
-        ):
+        if not (isinstance(entries, list | tuple) and entries and all(_a_source(e) for e in entries)):
             self.add_prior(self.prior, tag=self._prior_digest)
             return
         for entry in entries:
             part = self.prior if len(entries) == 1 else as_prior(entry, self.space, self.maximize, storage)
             part = single_task(part)
-            self.add_prior(part, tag=import_tag(entry, part), source=import_source(entry))
+            if isinstance(entry, str | os.PathLike):
+                self.add_prior(part, tag=import_tag(entry, part), source=import_source(entry))
+            else:  # (data in memory: one import each, tagged by its rows; a list of them was refused,
+                # "several tasks needs a transfer model", where a list of files worked: a user test)
+                self.add_prior(part, tag=digest(part))
 
     def add_prior(self, data, tag: str | None = None, source: str | None = None) -> int:
         """Tell prior observations of this same objective (a :class:`~warmbo.data.TaskData`, or any
@@ -5173,6 +5173,14 @@ def _pool_broken(executor) -> bool:
     except Exception:  # noqa: BLE001 - shut down, or any other refusal: not the break this is about
         return False
     return False
+
+
+def _a_source(entry) -> bool:
+    """Whether ``entry`` of a ``prior=`` list is one source of its own (a file or study, a DataFrame,
+    a TaskData, an ``(X, y)`` pair), not a row of a list of records (a dict)."""
+    if isinstance(entry, str | os.PathLike | TaskData) or hasattr(entry, "columns"):
+        return True
+    return isinstance(entry, tuple) and len(entry) == 2 and not isinstance(entry[0], str)
 
 
 def _broke(future: Future) -> bool:
