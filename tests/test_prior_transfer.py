@@ -562,6 +562,31 @@ def test_a_rename_reaches_the_studies_of_a_list_that_holds_csv_files_too(tmp_pat
     assert {"x": 0.5, "b": 1.0} in list(data.params) and len(data) == 2
 
 
+def test_a_rename_reaches_data_given_in_memory_and_csv_files(tmp_path):
+    """as_prior(..., rename=) read studies only: a DataFrame, an (X, y) pair, records or a CSV file
+    under the old names were refused for lacking the new ones (a transfer user test; the CLI's
+    --prior-rename renamed CSV files); every form now reads them, and a swap (a=b, b=a) applies."""
+    import pandas as pd
+
+    from warmbo.prior import as_prior
+
+    space = wb.Space([wb.Float("x1", 0.0, 1.0), wb.Float("x2", 0.0, 1.0)])
+    frame = pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.4], "y": [1.0, 2.0]})
+    frame.to_csv(tmp_path / "ab.csv", index=False)
+    rename = {"a": "x1", "b": "x2"}
+    forms = [frame, [frame], (frame[["a", "b"]], frame["y"]), ([{"a": 0.1, "b": 0.3}], [1.0])]
+    forms += [[{"a": 0.1, "b": 0.3, "y": 1.0}], [str(tmp_path / "ab.csv")]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (the CSV's old columns are not said to be ignored)
+        for form in forms:
+            assert as_prior(form, space, False, rename=rename).params[0] == {"x1": 0.1, "x2": 0.3}
+    swapped = pd.DataFrame({"x1": [0.1], "x2": [0.3], "y": [1.0]})
+    assert as_prior(swapped, space, False, rename={"x1": "x2", "x2": "x1"}).params[0] == {
+        "x1": 0.3,
+        "x2": 0.1,
+    }
+
+
 def test_a_renamed_parameter_s_error_gives_the_python_form_that_reads_it(tmp_path):
     # a user test: Optimizer(prior=[study]) with a parameter renamed since said only the CLI's
     # "--prior-rename OLD=NEW"; the Python form is as_prior(..., rename=...), which now reads as said

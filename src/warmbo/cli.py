@@ -1695,7 +1695,14 @@ def _read_prior(
     value column ``y`` and the ``delimiter``) or a finished study (its complete trials, read in this
     study's direction, as the Python API's ``prior=[url]``; not the study at ``storage`` itself)."""
     from .data import TaskData
-    from .prior import _csv_columns_ignored, as_prior, left_out_rows, names_a_study
+    from .prior import (
+        _csv_columns_ignored,
+        _csv_header,
+        applied_renames,
+        as_prior,
+        left_out_rows,
+        names_a_study,
+    )
     from .storage import redacted
 
     if names_a_study(entry):
@@ -1705,7 +1712,7 @@ def _read_prior(
     options = dict(csv_options or {})
     if rename:  # this file's column OLD holds parameter NEW (a file that has NEW itself keeps it)
         header = _csv_header(entry, options.get("delimiter", ","))
-        options["x"] = _csv_renames(rename, header)
+        options["x"] = applied_renames(rename, header)
     outside: list[str] = []  # rows outside the space's ranges: left out with a warning, as a study's
     data = TaskData.from_csv(Path(entry), space, task=task, outside=outside, **options)
     left_out_rows(outside, len(data))  # (every row outside: an error naming the first)
@@ -1713,30 +1720,6 @@ def _read_prior(
         entry, space, task, options.get("y", "y"), options.get("delimiter", ","), options.get("x")
     )
     return data
-
-
-def _csv_renames(rename: dict[str, str], header: list[str]) -> dict[str, str]:
-    """``{parameter: column}`` of the renames ``{OLD: NEW}`` that apply to a CSV file with columns
-    ``header``: those whose OLD column it has, and not NEW, unless its NEW column is itself renamed
-    away (``a=b b=a`` swaps two columns, ``a=b b=c`` shifts them, as they do for a prior study)."""
-    applied = {old: new for old, new in rename.items() if old in header}
-    while True:  # (a rename onto a column that stays where it is does not apply, nor what it frees)
-        kept = {old: new for old, new in applied.items() if new not in header or new in applied}
-        if kept == applied:
-            return {new: old for old, new in applied.items()}
-        applied = kept
-
-
-def _csv_header(path: str, delimiter: str) -> list[str]:
-    """The stripped column names of a CSV file's first row ([] when it cannot be read: reading the
-    file then says why)."""
-    import csv
-
-    try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            return [cell.strip() for cell in next(csv.reader(fh, delimiter=delimiter), [])]
-    except (OSError, UnicodeDecodeError, csv.Error):
-        return []
 
 
 def _delimiter(text: str) -> str:

@@ -47,7 +47,7 @@ import json
 import os
 import shlex
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -626,6 +626,62 @@ def _optuna_as_pairs(prior, maximize: bool):
     return prior
 
 
+def applied_renames(rename: Mapping[str, str], columns: Iterable) -> dict[str, str]:
+    """``{parameter: column}`` of the renames ``{OLD: NEW}`` that apply to data with ``columns``:
+    those whose OLD column it has, and not NEW, unless its NEW column is itself renamed away (``a=b
+    b=a`` swaps two columns, ``a=b b=c`` shifts them, as they do for a prior study)."""
+    header = [str(c) for c in columns]
+    applied = {old: new for old, new in rename.items() if old in header}
+    while True:  # (a rename onto a column that stays where it is does not apply, nor what it frees)
+        kept = {old: new for old, new in applied.items() if new not in header or new in applied}
+        if kept == applied:
+            return {new: old for old, new in applied.items()}
+        applied = kept
+
+
+def _csv_header(path: str | os.PathLike, delimiter: str = ",") -> list[str]:
+    """The stripped column names of a CSV file's first row ([] when it cannot be read: reading the
+    file then says why)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return [cell.strip() for cell in next(csv.reader(fh, delimiter=delimiter), [])]
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return []
+
+
+def _renamed(prior, rename: Mapping[str, str]):
+    """Data given in memory with ``rename`` (``{OLD: NEW}``) applied to its columns or keys: a
+    DataFrame, an ``(X, y)`` pair of dicts or of a DataFrame, a list of records (it was ignored,
+    and the rows refused for lacking the new names: a transfer user test). Files, studies, TaskData
+    and lists of sources are renamed where they are read."""
+
+    def frame(df):
+        return df.rename(
+            columns={column: name for name, column in applied_renames(rename, df.columns).items()}
+        )
+
+    def rows(items):
+        keys = {k for item in items for k in item}
+        moved = applied_renames(rename, keys)
+        back = {column: name for name, column in moved.items()}
+        return [{back.get(k, k): v for k, v in item.items()} for item in items]
+
+    if _is_dataframe(prior):
+        return frame(prior)
+    if _is_pair(prior):
+        X, y = prior
+        if _is_dataframe(X):
+            return (frame(X), y)
+        if isinstance(X, list | tuple) and X and all(isinstance(item, Mapping) for item in X):
+            return (rows(X), y)
+        return prior
+    if isinstance(prior, list | tuple) and prior and all(isinstance(item, Mapping) for item in prior):
+        return rows(prior)
+    return prior
+
+
 def _read(
     prior,
     space: Space | None,
@@ -640,6 +696,8 @@ def _read(
     when there are none; rows outside ``space``'s ranges described in ``outside``); without a
     ``space``, what needs none is checked and None returned (:func:`check_prior`)."""
     prior = _optuna_as_pairs(prior, maximize)
+    if rename:  # (data read under the parameters' new names, as studies and the CLI's CSV files are)
+        prior = _renamed(prior, rename)
     if isinstance(prior, TaskData):
         if space is None:
             return None
@@ -669,11 +727,14 @@ def _read(
         task = "task" if _has_column(text, "task") else None
         if space is None:
             return _check_csv(text, task=task)
-        data = TaskData.from_csv(text, space, task=task, skip_incomplete=partial, outside=outside)
+        x = applied_renames(rename, _csv_header(text)) if rename else None
+        data = TaskData.from_csv(
+            text, space, x=x or None, task=task, skip_incomplete=partial, outside=outside
+        )
         if not len(data):
             raise _NoRows
         if not partial:  # (a subspace's rows hold the other branches' parameters on purpose)
-            _csv_columns_ignored(text, space, task)
+            _csv_columns_ignored(text, space, task, x=x or None)
         return data
     if _is_dataframe(prior):
         task = "task" if "task" in list(prior.columns) else None
