@@ -69,19 +69,25 @@ __all__ = ["AntiCorrelatedSourceWarning", "Envelope", "explains_target", "invers
 #: p < 0.05): an unrelated source's chance correlation reached -0.64 over 10 points in the tests, a
 #: minimised objective's values given unnegated -0.999 over 3
 ANTI_CORRELATION = 0.7
+#: below this many target points the correlation must be at most minus :data:`ANTI_FEW`: a related
+#: source's values (the target shifted by 0.03 and rescaled) fell where the target's rose at 5
+#: clustered points, -0.84, in a user test (2 of 5 seeds), where globally they correlate +0.84; a
+#: minimised objective given unnegated reads -0.99 or lower at any number of points
+ANTI_FEW_POINTS = 8
+ANTI_FEW = 0.95
 
 
 def _clearly_anticorrelated(z_hat: np.ndarray, y: np.ndarray) -> float | None:
     """The correlation of a source's predictions ``z_hat`` with the target's values ``y`` when they
-    fall where the target's rise beyond chance (:data:`ANTI_CORRELATION`; the t test of a correlation
-    coefficient, n - 2 dof), else None."""
+    fall where the target's rise beyond chance (:data:`ANTI_CORRELATION`, :data:`ANTI_FEW` below
+    :data:`ANTI_FEW_POINTS` points; the t test of a correlation coefficient, n - 2 dof), else None."""
     from scipy import stats
 
     n = y.size
     if n < 3 or np.ptp(y) == 0 or np.ptp(z_hat) == 0:
         return None
     r = float(np.corrcoef(z_hat, y)[0, 1])
-    if r > -ANTI_CORRELATION:
+    if r > -(ANTI_FEW if n < ANTI_FEW_POINTS else ANTI_CORRELATION):
         return None
     t = r * np.sqrt((n - 2) / max(1.0 - r * r, 1e-300))
     return r if stats.t.cdf(t, n - 2) < 0.05 else None
@@ -335,8 +341,8 @@ class Envelope(RegressorModel):
             # model=Envelope(source=raw losses) with maximize=False) the source's values are in the
             # other convention. Either way it is left out; the warning names the likely slip
             warnings.warn(
-                f"source {task.name!r} is clearly anti-correlated with the target (correlation {r:.2f} "
-                f"at the target's {self._y.size} points), and is left out. If it measured the same "
+                f"source {task.name!r} is anti-correlated with the target (correlation {r:.2f} at the "
+                f"target's {self._y.size} points), and is left out while it is. If it measured the same "
                 "objective, its values are likely in the other direction: a model's sources "
                 "(model=Envelope(source=...)) are maximised, so negate the values of a minimised "
                 "objective; prior= takes them in the optimizer's direction (maximize=...)",
