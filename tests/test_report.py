@@ -1132,6 +1132,22 @@ def test_the_report_names_the_setting_the_model_ranks_first_when_it_is_not_the_b
     ) in page
 
 
+def test_a_one_choice_categorical_gets_no_slice_and_no_importance():
+    # a list-of-dicts search's estimator, a categorical of one choice, was drawn as a panel of one
+    # point and ranked at 0% (categorical-heavy user test)
+    from warmbo.report import _importance, _posterior_slices
+
+    space = Space([Float("x", 0.0, 1.0), Categorical("clf", ["svc"]), Categorical("k", ["a", "b"])])
+
+    def predict(U):
+        U = np.asarray(U)
+        return U[:, 0] + U[:, -1], np.full(len(U), 0.1)
+
+    best = {"x": 0.5, "clf": "svc", "k": "a"}
+    assert [s.param.name for s in _posterior_slices(space, best, predict)] == ["x", "k"]
+    assert set(_importance(space, best, predict)[0]) == {"x", "k"}
+
+
 def test_sections_left_out_for_want_of_trials_or_activity_are_said_on_the_page(tmp_path):
     # one trial: no slices, importance or calibration and no word why; 4 trials: no calibration; a
     # conditional parameter inactive at the best point: 4 parameters counted, 3 panels (a user test)

@@ -868,11 +868,19 @@ def _call_predict(predict: Predict, U: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return mean, np.maximum(np.nan_to_num(std, nan=0.0), 0.0)
 
 
+def _fixed_choice(p) -> bool:
+    """A categorical with one choice: no value to compare."""
+    return isinstance(p, Categorical) and len(p.choices) == 1
+
+
 def _posterior_slices(space: Space, best_params: Mapping[str, Any], predict: Predict) -> list[_Slice]:
     """Slices through the best point along every parameter (of a conditional space: every parameter
     active at the best point), from one batched ``predict`` call."""
     best = _check_best_params(space, best_params)
-    swept = [p for p in space.params if p.name in best]
+    # (a one-choice categorical, a list-of-dicts search's estimator, has nothing to sweep: it was
+    # drawn as a panel of one point and ranked at 0% in the importance: a user test)
+    active = [p for p in space.params if p.name in best]
+    swept = [p for p in active if not _fixed_choice(p)] or active
     points: list[dict[str, Any]] = []
     spans: list[tuple[int, int, list[Any]]] = []
     for p in swept:
