@@ -325,6 +325,43 @@ def _kills_its_process_above(params):
     return (params["x"] - 0.3) ** 2
 
 
+def test_a_fixed_slice_finds_its_last_free_points_and_a_tried_space_says_it_repeats():
+    """A slice of 500 points of a finite space (no grid) with 497 of them measured: the last 3 are
+    suggested, then SpaceExhaustedError (a draw of 256 points missed them and said the slice was used
+    up: a fixed-values user test). Once every point of the space is tried, an ask by hand repeats a
+    measured point and says so once (it did without a word, where run warns)."""
+    space = wb.Space(
+        [
+            wb.Float("temp_C", 100.0, 195.0, step=5.0),
+            wb.Int("passes", 1, 25),
+            wb.Categorical("m", ["M1", "M2"]),
+        ]
+    )
+    opt = wb.Optimizer(space, seed=0)
+    points = [{"temp_C": 100.0 + 5 * i, "passes": k, "m": "M1"} for i in range(20) for k in range(1, 26)]
+    rng = np.random.default_rng(0)
+    free = [points[i] for i in rng.choice(len(points), 3, replace=False)]
+    for point in points:
+        if point not in free:
+            opt.tell(point, float(point["temp_C"]))
+    asked = [dict(s) for s in opt.ask(3, fixed={"m": "M1"})]
+    assert sorted(map(str, asked)) == sorted(map(str, free))
+    with pytest.raises(wb.optimizer.SpaceExhaustedError, match="with m='M1'"):
+        opt.ask(fixed={"m": "M1"})
+    small = wb.Optimizer(wb.Space([wb.Int("a", 0, 1), wb.Categorical("c", ["x", "y"])]), seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.RepeatedPointsWarning)
+        for _ in range(4):
+            small.tell(small.ask(), 1.0)
+    with pytest.warns(
+        wb.optimizer.RepeatedPointsWarning, match="every point of the finite search space has been tried"
+    ):
+        small.tell(small.ask(), 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wb.optimizer.RepeatedPointsWarning)
+        small.ask(2)  # (said once per optimizer)
+
+
 def test_a_process_that_dies_fails_its_trial_alone_and_withdraws_the_trials_beside_it():
     """A process pool whose process was killed breaks every evaluation running on it: the one that
     ran alone is failed (its point ended its process), several running together are withdrawn, not

@@ -485,7 +485,9 @@ NO_WORKERS_AFTER = 30.0
 class RepeatedPointsWarning(UserWarning):
     """:meth:`Optimizer.run` evaluated a point of a finite space again (every point had been tried)
     and got the value the point already had: for a deterministic objective the rest of the budget
-    evaluates known values. Not raised for a noisy objective, whose repeats are new measurements."""
+    evaluates known values. Not raised for a noisy objective, whose repeats are new measurements.
+    Also said once by :meth:`Optimizer.ask` (``warmbo suggest``) when it suggests points measured
+    before, every point having been tried."""
 
 
 class RepeatedFailureError(RuntimeError):
@@ -1431,6 +1433,7 @@ class Optimizer:
         self._last_ask: tuple[int, int] | None = None
         self._tells = 0
         self._unanswered_warned = False
+        self._repeats_said = False  # (an ask by hand that repeats measured points: said once)
         self.model_: Any = None  # the last fitted model (its class follows model=), None before one
         # (id, value) of the complete trials model_ was fitted to (a value can be amended)
         self._model_basis: tuple[tuple[int, float], ...] = ()
@@ -3447,7 +3450,34 @@ class Optimizer:
             raise
         if by_hand:
             self._last_ask = (suggestions[0].trial_id, self._tells)
+        if self._asks_by_hand and not self._repeats_said and math.isfinite(self.space.cardinality):
+            self._say_repeated_asks(suggestions)
         return suggestions[0] if n is None else suggestions
+
+    def _say_repeated_asks(self, suggestions: Sequence[Suggestion]) -> None:
+        """Say (once per optimizer) that an ask by hand suggested points measured before: a finite
+        space whose every point has been tried offers its points again (second measurements), which
+        ``run`` says with its RepeatedPointsWarning and ``ask``/``warmbo suggest`` said nowhere (a user
+        test read a repeat as a new suggestion; a ``fixed`` slice then repeats too, where it raised
+        SpaceExhaustedError while other points were free)."""
+        measured = [t for t in self.study.trials((COMPLETE,)) if t.worker != PRIOR_WORKER]
+        if not measured:
+            return
+        trials = self.study.trials()
+        if self._busy(trials).shape[0] == len(trials):  # (not every point tried: MT-KB's own repeats)
+            return
+        again = taken(self.space.encode([dict(s) for s in suggestions]), self._encode_trials(measured))
+        if not again.any():
+            return
+        self._repeats_said = True
+        first = suggestions[int(np.flatnonzero(again)[0])]
+        _warn(
+            f"every point of the finite search space has been tried, so {int(again.sum())} of the "
+            f"{len(suggestions)} suggestion(s) repeat points measured before (trial {first.trial_id}: "
+            f"{_point_text(dict(first))}): a second measurement, which a noisy objective can use; a "
+            "deterministic one gives the value it had. (Said once per optimizer.)",
+            RepeatedPointsWarning,
+        )
 
     def _warn_unanswered_ask(self) -> None:
         """Say (once) that the trial the last ``ask()`` suggested is still pending, nothing told since."""
