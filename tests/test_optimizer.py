@@ -325,6 +325,27 @@ def _kills_its_process_above(params):
     return (params["x"] - 0.3) ** 2
 
 
+def test_free_design_asks_do_not_repeat_the_settings_of_earlier_fixed_asks():
+    """Six asks on one machine's slice, then six free ones: the free asks' design took the Sobol
+    points the fixed asks had taken, with only the machine changed (4 of 6 in a fixed-values user
+    test); each takes its own now, and the fixed asks still do not count towards the design."""
+    space = wb.Space(
+        [
+            wb.Float("temp_C", 150.0, 220.0, step=5.0),
+            wb.Float("speed", 0.5, 3.0, step=0.1),
+            wb.Float("pressure", 1.0, 5.0),
+            wb.Categorical("machine", ["M1", "M2", "M3"]),
+        ]
+    )
+    opt = wb.Optimizer(space, seed=0, n_initial=6)
+    fixed = [dict(opt.ask(fixed={"machine": "M2"})) for _ in range(1)]
+    fixed += [dict(s) for s in opt.ask(5, fixed={"machine": "M2"})]
+    free = [dict(s) for s in opt.ask(6)]
+    settings = lambda p: (p["temp_C"], p["speed"], p["pressure"])  # noqa: E731
+    assert not {settings(p) for p in free} & {settings(p) for p in fixed}
+    assert len({p["machine"] for p in free}) > 1  # (a design over the whole space, machines included)
+
+
 def test_a_fixed_slice_finds_its_last_free_points_and_a_tried_space_says_it_repeats():
     """A slice of 500 points of a finite space (no grid) with 497 of them measured: the last 3 are
     suggested, then SpaceExhaustedError (a draw of 256 points missed them and said the slice was used

@@ -2830,7 +2830,11 @@ class Optimizer:
             if probe:
                 x = self._cold_design_point(0, busy_X)
             else:
-                x = self._design_point(design_index, busy_X, before_results=n_complete < 2)
+                # (the Sobol point of the trial's own position: an ask without fixed values took the
+                # point its count gave, the one an earlier fixed ask had taken with other values
+                # held, and 4 of 6 free design points repeated a fixed trial's continuous settings:
+                # a fixed-values user test; the count still decides the design's length)
+                x = self._design_point(design_index, busy_X, before_results=n_complete < 2, cold_index=index)
             prepare = getattr(self.model, "prepare", None)
             if self._source is not None and self._refuted is None and callable(prepare):
                 # fit the transfer model's source GPs while the user evaluates design points, so the
@@ -3254,7 +3258,9 @@ class Optimizer:
         except (ValueError, KeyError, TypeError):
             return None  # a record of another version: computed again
 
-    def _design_point(self, index: int, busy_X: np.ndarray, before_results: bool = False) -> np.ndarray:
+    def _design_point(
+        self, index: int, busy_X: np.ndarray, before_results: bool = False, cold_index: int | None = None
+    ) -> np.ndarray:
         """Point ``index`` of the initial design, skipping points that must not be repeated.
 
         With transfer sources, the first points are the warm design's (best first, those already
@@ -3263,7 +3269,9 @@ class Optimizer:
         finite set would repeat points). Past the first ``n_initial`` points, a design kept on while
         fewer than two trials are complete (``before_results``: a batch ``ask(k)`` or parallel
         workers asking before results come in) continues with the warm design's next points, up to
-        the cold design's size (:meth:`_warm_points`), and Sobol after them.
+        the cold design's size (:meth:`_warm_points`), and Sobol after them. ``cold_index``: the
+        Sobol point to take (default ``index``; :meth:`_chosen_point` gives the trial's position, so
+        that asks without fixed values do not take the points asks with them took).
         """
         warm = self._warm_points(index, busy_X, before_results)
         if warm is not None and warm.shape[0]:
@@ -3272,7 +3280,7 @@ class Optimizer:
             free = warm[~taken(warm, busy_X)]
             if free.shape[0]:
                 return free[0].copy()
-        return self._cold_design_point(index, busy_X)
+        return self._cold_design_point(index if cold_index is None else cold_index, busy_X)
 
     def _cold_design_point(self, index: int, busy_X: np.ndarray) -> np.ndarray:
         """Point ``index`` of the design a study without sources takes (skipping points that must not
