@@ -367,3 +367,15 @@ def test_a_run_beyond_a_step_grid_evaluates_every_point_then_warns_that_it_repea
     points = [(t.params["temp"], t.params["vol"]) for t in opt.history]
     grid = {(t, v) for t in (20, 25, 30, 35) for v in (0.5, 1, 1.5)}
     assert len(set(points[:12])) == 12 and set(points) <= grid
+
+
+def test_a_float32_value_is_on_the_grid_to_its_own_precision():
+    # np.float32(0.7) is 0.699999988 as a float64: refused as off the grid, "the nearest grid values
+    # are 0.6 and 0.7" (a fixed-values user test's float32 line log); taken as 0.7, as the float64
+    # value within float noise is, while a float32 between two grid values is still refused
+    speed = Float("speed", 0.5, 3.0, step=0.1)
+    assert speed.validate(np.float32(0.7)) == 0.7 and speed.validate(np.float32(2.9)) == 2.9
+    with pytest.raises(SpaceError, match="nearest grid values are 0.7 and 0.8"):
+        speed.validate(np.float32(0.75))
+    with pytest.raises(SpaceError, match="not on its grid"):
+        speed.validate(0.7 + 1e-7)  # (a float64 keeps its own tolerance)

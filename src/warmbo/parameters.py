@@ -537,6 +537,11 @@ class Float(Parameter):
         # a step value is taken within float noise of the grid (1e-9 of a step, or a few ulps of a
         # value far from zero): 0.1 + 1.1 = 1.2000000000000002 is the grid value 1.2, the bound too
         tol = 0.0 if self.step is None else self._tolerance  # type: ignore[attr-defined]
+        if tol and isinstance(value, np.floating) and np.finfo(value.dtype).eps > 1e-15:
+            # a float32 (float16) value is the grid value to its own precision: np.float32(0.7) is
+            # 0.699999988 as a float64, refused as off the grid with "nearest 0.6 and 0.7" (a user
+            # test's float32 line log)
+            tol = max(tol, 4.0 * float(np.finfo(value.dtype).eps) * max(abs(v), abs(self.step)))
         if not self.low - tol <= v <= self.high + tol:
             hint = _log_hint(self, v)
             raise SpaceError(
