@@ -123,8 +123,8 @@ NewDesignOption = Annotated[
     typer.Option(
         "--n-initial",
         help="Design points of a new study before the model chooses (default min(max(3, 2 d), 20) "
-        "for d parameters, a categorical counting one; queued configurations count towards "
-        "them); an existing study keeps its own.",
+        "for d parameters, a categorical counting one; whole queued configurations count towards "
+        "them, partial ones do not); an existing study keeps its own.",
         min=1,
         show_default=False,
     ),
