@@ -1191,6 +1191,18 @@ def test_a_resumed_multitask_study_keeps_its_scalarization_and_budget(workdir):
     assert suggested.exit_code == 0, suggested.output
 
 
+def test_suggest_n_that_runs_out_of_a_slice_says_so_in_the_commands_words(workdir):
+    # it said "ask(3) found 2 point(s), then: ...", the Python call's words (fixed-values user test)
+    (workdir / "sm.json").write_text(
+        json.dumps({"params": [{"type": "float", "name": "t", "low": 100, "high": 105, "step": 5},
+                               {"type": "categorical", "name": "machine", "choices": ["M1", "M2"]}]})
+    )  # fmt: skip
+    result = invoke("suggest", "--space", "sm.json", "-s", "sm.db", "-n", 3, "--fixed", '{"machine": "M1"}')
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "-n 3: found 2 point(s), then no more: every point" in said, said
+    assert "ask(" not in said and wb.Study("sm.db").trials() == []
+
+
 def test_suggest_creates_a_multitask_study_for_a_lab(workdir):
     """A lab's multi-task campaign from the command line: `suggest --tasks` creates the study (it
     took `optimize --cmd true --budget 0`, a user test), later suggests go on with its settings, and
