@@ -609,7 +609,10 @@ def test_grid_validate_requires_candidate() -> None:
     g = Space.grid(GRID)
     ok = {"x0": 0.5 * (1 + 1e-12), "x1": 15.0, "x2": 3.0}
     assert g.validate(ok) == {"x0": 0.5, "x1": 15.0, "x2": 3.0}
-    with pytest.raises(SpaceError, match="not one of the 5 grid candidates"):
+    # (the nearest candidate named, in the encoding's distance: a user test's 190.2 for 190)
+    with pytest.raises(
+        SpaceError, match="not one of the 5 grid candidates; the nearest is {'x0': 0.75, 'x1': 11, 'x2': 3}"
+    ):
         g.validate({"x0": 0.5, "x1": 10.0, "x2": 3.0})
     with pytest.raises(SpaceError, match="'x1'.*25"):
         g.validate({"x0": 0.5, "x1": 25.0, "x2": 3.0})

@@ -70,6 +70,11 @@ __all__ = [
 # ----------------------------------------------------------------------------------------------
 
 
+def _plain(value: float) -> float | int:
+    """A grid value as typed: ``190`` for 190.0."""
+    return int(value) if float(value).is_integer() and abs(value) < 2**53 else float(value)
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Space:
     """Ordered collection of parameters with unique names, encoded to ``[0, 1]^dim``.
@@ -381,7 +386,13 @@ class Space:
                 continue
             ok = np.flatnonzero(close(X[i], P).all(axis=1))
             if ok.size == 0:
-                raise SpaceError(f"point {points[i]!r} is not one of the {P.shape[0]} grid candidates")
+                # (the nearest candidate named, as an off-grid step value names its neighbours: a user
+                # test typed 190.2 for a grid point at 190)
+                nearest = {n: _plain(v) for n, v in zip(self.names, P[idx[i]], strict=True)}
+                raise SpaceError(
+                    f"point {points[i]!r} is not one of the {P.shape[0]} grid candidates; the nearest "
+                    f"is {nearest!r}"
+                )
             idx[i] = ok[0]
         return idx
 
