@@ -1203,6 +1203,24 @@ def test_suggest_n_that_runs_out_of_a_slice_says_so_in_the_commands_words(workdi
     assert "ask(" not in said and wb.Study("sm.db").trials() == []
 
 
+def test_suggest_fixed_says_that_queued_configurations_still_wait(workdir):
+    # asks with --fixed leave the queue to the next ask without it, and said nothing of it: a user
+    # test's boss's configurations waited unseen (fixed-values user test)
+    (workdir / "sm.json").write_text(
+        json.dumps({"params": [{"type": "float", "name": "t", "low": 100, "high": 130, "step": 5},
+                               {"type": "categorical", "name": "machine", "choices": ["M1", "M2"]}]})
+    )  # fmt: skip
+    assert invoke("suggest", "--space", "sm.json", "-s", "q.db", "-n", 0).exit_code == 0
+    assert invoke("enqueue", "q.db", "--params", '{"t": 105, "machine": "M2"}').exit_code == 0
+    fixed = invoke("suggest", "q.db", "--fixed", '{"machine": "M1"}')
+    said = " ".join(fixed.output.split())
+    assert (
+        fixed.exit_code == 0 and "1 queued configuration still waits: an ask with --fixed leaves" in said
+    ), said
+    plain = invoke("suggest", "q.db")
+    assert plain.exit_code == 0 and "still wait" not in plain.output
+
+
 def test_suggest_creates_a_multitask_study_for_a_lab(workdir):
     """A lab's multi-task campaign from the command line: `suggest --tasks` creates the study (it
     took `optimize --cmd true --budget 0`, a user test), later suggests go on with its settings, and

@@ -2273,6 +2273,17 @@ def suggest(
         errors.print("no suggestion asked (-n 0)", highlight=False)
         return
     suggestions = _ask_all_or_nothing(opt, n, held)
+    waiting = len(opt.queued()) if held is not None else 0
+    if waiting:  # (said on stderr: --json keeps stdout to the suggestions)
+        # (asks with --fixed leave the queue to the next ask without it: a user test's boss's
+        # configurations waited unseen behind --fixed suggestions)
+        errors.print(
+            f"{_count(waiting, 'queued configuration')} still {'waits' if waiting == 1 else 'wait'}: an ask "
+            "with --fixed leaves the queue "
+            f"to the next suggest without --fixed (warmbo enqueue {_study_arg(storage)} lists them)",
+            highlight=False,
+            soft_wrap=True,
+        )
     if as_json:
         for s in suggestions:
             typer.echo(json.dumps({"trial": s.trial_id, "params": dict(s)}))
