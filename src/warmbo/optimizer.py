@@ -4140,12 +4140,12 @@ class Optimizer:
         grew adds only its new rows; before, the whole prior was one import tagged by the hash of
         every row, and each reopening after the source changed imported every row again (a
         PostgreSQL user test: 3 rows, then 7 for 4). Any other form is one import tagged by its rows."""
-        from .prior import as_prior, import_source, import_tag, single_task
+        from .prior import as_prior, import_source, import_tag, is_one_source, single_task
 
         if self.study.get_meta(f"prior:{self._prior_digest}") is not None:
             return  # (this very prior, imported whole as before session 50: nothing new in it)
         entries = [prior] if isinstance(prior, str | os.PathLike) else prior
-        if not (isinstance(entries, list | tuple) and entries and all(_a_source(e) for e in entries)):
+        if not (isinstance(entries, list | tuple) and entries and all(is_one_source(e) for e in entries)):
             self.add_prior(self.prior, tag=self._prior_digest)
             return
         for entry in entries:
@@ -5211,14 +5211,6 @@ def _pool_broken(executor) -> bool:
     except Exception:  # noqa: BLE001 - shut down, or any other refusal: not the break this is about
         return False
     return False
-
-
-def _a_source(entry) -> bool:
-    """Whether ``entry`` of a ``prior=`` list is one source of its own (a file or study, a DataFrame,
-    a TaskData, an ``(X, y)`` pair), not a row of a list of records (a dict)."""
-    if isinstance(entry, str | os.PathLike | TaskData) or hasattr(entry, "columns"):
-        return True
-    return isinstance(entry, tuple) and len(entry) == 2 and not isinstance(entry[0], str)
 
 
 def _broke(future: Future) -> bool:

@@ -1080,6 +1080,13 @@ def _is_data_item(item) -> bool:
     return isinstance(item, str | os.PathLike) and not names_a_study(os.fspath(item))
 
 
+def is_one_source(item) -> bool:
+    """An item of a list prior that is one source task of its own: a study (URL, path or object), a
+    CSV path, or rows given in memory (a TaskData, a DataFrame, an ``(X, y)`` pair); not a record
+    (a dict) of a list of records."""
+    return _is_location(item) or _is_source_rows(item)
+
+
 def _is_location(obj) -> bool:
     """A study given by URL, path or object (an item of a list of prior studies)."""
     from .storage import Study
