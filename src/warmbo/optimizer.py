@@ -3468,14 +3468,13 @@ class Optimizer:
         ``run`` says with its RepeatedPointsWarning and ``ask``/``warmbo suggest`` said nowhere (a user
         test read a repeat as a new suggestion; a ``fixed`` slice then repeats too, where it raised
         SpaceExhaustedError while other points were free)."""
-        measured = [t for t in self.study.trials((COMPLETE,)) if t.worker != PRIOR_WORKER]
+        trials = self.study.trials()
+        measured = [t for t in trials if t.state == COMPLETE and t.worker != PRIOR_WORKER]
         if not measured:
             return
-        trials = self.study.trials()
-        if self._busy(trials).shape[0] == len(trials):  # (not every point tried: MT-KB's own repeats)
-            return
         again = taken(self.space.encode([dict(s) for s in suggestions]), self._encode_trials(measured))
-        if not again.any():
+        # (the space's exhaustion checked only when a suggestion repeats: an ask has read it already)
+        if not again.any() or self._busy(trials).shape[0] == len(trials):  # (else MT-KB's own repeats)
             return
         self._repeats_said = True
         first = suggestions[int(np.flatnonzero(again)[0])]
