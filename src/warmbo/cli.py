@@ -2514,13 +2514,12 @@ def _ask_all_or_nothing(opt, n: int, fixed: dict | None = None):
             raise _Terminated(received[0])  # its exception was lost inside the ask
     except BaseException as exc:
         if not (received or isinstance(exc, KeyboardInterrupt)):
-            text = str(exc)
-            if isinstance(exc, ValueError) and text.startswith(f"ask({n}) found "):
-                # in the command's words: "-n 7 found 2 point(s), then: ..." (it said ask(7), the
-                # Python call's, and "every point ... is pending" of a slice it had just found 2 in)
-                found = text[len(f"ask({n}) found ") :].split(" point(s)", 1)[0]
+            found = getattr(exc, "found", None)
+            if found is not None:
+                # in the command's words: "-n 7: found 2 point(s), then no more: ..." (it said ask(7),
+                # the Python call's, and "every point ... is pending" of a slice it had just found 2 in)
                 raise type(exc)(
-                    f"-n {n}: found {found} point(s), then no more: {text.split('then: ', 1)[-1]}"
+                    f"-n {n}: found {found} point(s), then no more: {exc.then}; none of them was stored"
                 ) from None
             raise
         signum = received[0] if received else signal.SIGINT

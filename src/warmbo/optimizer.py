@@ -3450,9 +3450,11 @@ class Optimizer:
                     exc.add_note(f"(and trials {ids}, stored before it, could not be removed: {cleanup})")
                     raise
             if suggestions and type(exc) in (ValueError, SpaceExhaustedError):
-                raise type(exc)(
+                partial = type(exc)(
                     f"ask({count}) found {len(suggestions)} point(s), then: {exc}; none of them was stored"
-                ) from exc
+                )
+                partial.found, partial.then = len(suggestions), str(exc)  # (the CLI says it as -n)
+                raise partial from exc
             if suggestions:
                 exc.add_note(f"ask({count}) found {len(suggestions)} point(s) before this; none was stored")
             raise
